@@ -1,0 +1,90 @@
+"""The embedded Metro Data of the 30 ReasonMap cities, and loading any other file.
+
+Cities are addressed by their file name (``beijing``, ``new_york``, ``kl``);
+spaces, hyphens and case do not matter (``New York`` works too).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+from graphkit.errors import UnknownCity
+from graphkit.graph import TransitGraph, compile_graph
+from graphkit.metro import MetroData, load_metro
+from graphkit.names import fold
+from graphkit.overlays import Overlay, load_overlay, overlay_path_for
+
+__all__ = ["city_names", "city_path", "load_city", "city_graph", "load_metro_file", "graph_from_file"]
+
+
+def _data_root() -> Path:
+    return Path(str(resources.files("graphkit") / "data" / "metro"))
+
+
+@lru_cache(maxsize=1)
+def _catalogue() -> dict[str, Path]:
+    return {path.stem: path for path in sorted(_data_root().glob("*/*.json")) if not path.name.endswith(".overlay.json")}
+
+
+def city_names() -> tuple[str, ...]:
+    """Names of the embedded cities, sorted.
+
+    Examples
+    --------
+    >>> len(city_names()), city_names()[:2]
+    (30, ('auckland', 'beijing'))
+    """
+    return tuple(sorted(_catalogue()))
+
+
+def city_path(name: str) -> Path:
+    """The embedded Metro Data file of a city.
+
+    Raises
+    ------
+    UnknownCity
+        No embedded city has that name; the error lists the close ones.
+    """
+    catalogue = _catalogue()
+    wanted = fold(name)
+    for city, path in catalogue.items():
+        if fold(city) == wanted:
+            return path
+    import difflib
+
+    close = difflib.get_close_matches(wanted, [fold(city) for city in catalogue], n=3, cutoff=0.5)
+    hint = f"; did you mean {', '.join(close)}?" if close else f"; known cities: {', '.join(sorted(catalogue))}"
+    raise UnknownCity(f"no embedded city named {name!r}{hint}")
+
+
+def load_metro_file(path: str | Path, *, overlay: str | Path | None = None) -> tuple[MetroData, Overlay]:
+    """Load a Metro Data file and its overlay (given, or found beside it as ``<stem>.overlay.json``)."""
+    path = Path(path)
+    overlay_file = Path(overlay) if overlay is not None else overlay_path_for(path)
+    found = load_overlay(overlay_file if overlay is not None or overlay_file.exists() else None)
+    metro = load_metro(path, allowed_repeats=found.allowed_repeats)
+    return metro, found
+
+
+def load_city(name: str) -> tuple[MetroData, Overlay]:
+    """The embedded Metro Data of a city and its overlay."""
+    return load_metro_file(city_path(name))
+
+
+@lru_cache(maxsize=64)
+def city_graph(name: str) -> TransitGraph:
+    """The compiled transit graph of an embedded city (cached).
+
+    Examples
+    --------
+    >>> city_graph("rome")
+    <TransitGraph rome: 3 lines, 73 stations>
+    """
+    return compile_graph(*load_city(city_path(name).stem))
+
+
+def graph_from_file(path: str | Path, *, overlay: str | Path | None = None) -> TransitGraph:
+    """Compile any Metro Data file (and its overlay) into a transit graph."""
+    return compile_graph(*load_metro_file(path, overlay=overlay))

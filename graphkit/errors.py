@@ -1,0 +1,92 @@
+"""Exceptions raised by graphkit.
+
+Every error names what was wrong and where (file, transit line, station), so a
+user can fix a Metro Data file or a query without reading the source.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "TransitError",
+    "InvalidMetroData",
+    "InvalidOverlay",
+    "UnknownCity",
+    "UnknownStation",
+    "AmbiguousStation",
+    "UnknownLine",
+    "AmbiguousLine",
+    "NoRoute",
+]
+
+
+class TransitError(Exception):
+    """Base class of every error graphkit raises."""
+
+
+class InvalidMetroData(TransitError, ValueError):
+    """A Metro Data file or object does not follow the format."""
+
+
+class InvalidOverlay(TransitError, ValueError):
+    """A topology overlay is malformed or contradicts its Metro Data."""
+
+
+class UnknownCity(TransitError, LookupError):
+    """No embedded city has this name."""
+
+
+class _NameLookupError(TransitError, LookupError):
+    """A name that fits no entry, or several; carries the candidates."""
+
+    kind = "name"
+    ambiguous = False
+
+    def __init__(self, query: str, candidates: tuple[str, ...] = (), *, city: str = ""):
+        self.query = query
+        self.candidates = tuple(candidates)
+        self.city = city
+        where = f" in {city}" if city else ""
+        listed = ", ".join(map(repr, self.candidates))
+        if self.ambiguous:
+            message = f"ambiguous {self.kind} {query!r}{where}: it fits {listed}"
+        elif self.candidates:
+            message = f"unknown {self.kind} {query!r}{where}; did you mean {listed}?"
+        else:
+            message = f"unknown {self.kind} {query!r}{where}"
+        super().__init__(message)
+
+
+class UnknownStation(_NameLookupError):
+    """A station name that fits no station; ``candidates`` are close matches."""
+
+    kind = "station"
+
+
+class AmbiguousStation(_NameLookupError):
+    """A station name that fits several distinct stations (``candidates``)."""
+
+    kind = "station"
+    ambiguous = True
+
+
+class UnknownLine(_NameLookupError):
+    """A line name that fits no line; ``candidates`` are close matches."""
+
+    kind = "line"
+
+
+class AmbiguousLine(_NameLookupError):
+    """A line name that fits several lines (``candidates``)."""
+
+    kind = "line"
+    ambiguous = True
+
+
+class NoRoute(TransitError):
+    """The two stations are not connected by the network."""
+
+    def __init__(self, source: str, target: str, *, city: str = ""):
+        self.source = source
+        self.target = target
+        where = f" in {city}" if city else ""
+        super().__init__(f"no route from {source!r} to {target!r}{where}: they are not connected")

@@ -1,0 +1,267 @@
+"""The transit graph of a city, compiled to python-igraph.
+
+This module is the only one that touches igraph: it owns the mapping between
+station names and vertex ids and hands back names, segments and routes.
+
+The igraph graph has one vertex per station and one edge per pair of stations
+that some line serves both: riding that line between them is one *hop*. An
+edge weighs ``RIDE_WEIGHT + stops`` (the fewest stops over the lines that
+serve both), so a minimum-weight path has the fewest rides (transfers + 1)
+and, among those, the fewest stops: the route cost of the benchmark.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING
+
+import igraph
+
+from graphkit.errors import TransitError, UnknownLine
+from graphkit.matching import NameIndex
+from graphkit.metro import MetroData
+from graphkit.overlays import Overlay
+from graphkit.segments import Route, Segment
+from graphkit.topology import LineTopology, compile_line
+
+if TYPE_CHECKING:
+    import networkx
+
+__all__ = ["TransitGraph", "compile_graph", "RIDE_WEIGHT"]
+
+# Larger than any possible count of stops, so one ride more always costs more.
+RIDE_WEIGHT = 1_000_000
+
+
+class TransitGraph:
+    """A city's stations, lines and hops, ready for route queries.
+
+    Build it with :func:`compile_graph`. Public methods take and return
+    station and line names as cleaned in the data.
+    """
+
+    __slots__ = (
+        "metro",
+        "overlay",
+        "lines",
+        "stations",
+        "_station_index",
+        "_line_index",
+        "_line_rank",
+        "_lines_at",
+        "_rides",
+        "_vertex",
+        "_graph",
+        "_hop_lines",
+        "_hops",
+        "_neighbours",
+    )
+
+    def __init__(self, metro: MetroData, overlay: Overlay | None = None):
+        self.metro = metro
+        self.overlay = overlay or Overlay()
+        self.lines: dict[str, LineTopology] = {
+            line.name: compile_line(line, self.overlay, source=metro.source) for line in metro.lines
+        }
+        self.stations: tuple[str, ...] = metro.station_names
+        self._station_index: NameIndex | None = None
+        self._line_index: NameIndex | None = None
+        self._line_rank = {name: rank for rank, name in enumerate(self.lines)}
+        lines_at: dict[str, list[str]] = defaultdict(list)
+        for name, topology in self.lines.items():
+            for station in topology.stations:
+                lines_at[station].append(name)
+        self._lines_at = {station: tuple(lines_at[station]) for station in self.stations}
+        self._vertex = {name: vertex for vertex, name in enumerate(self.stations)}
+        # per line: station -> {station: (stops, via alternatives)}
+        self._rides = {
+            name: {station: topology.rides_from(station) for station in topology.stations}
+            for name, topology in self.lines.items()
+        }
+        best: dict[tuple[int, int], tuple[int, list[str]]] = {}
+        for name, rides in self._rides.items():
+            for here, reach in rides.items():
+                u = self._vertex[here]
+                for there, (stops, _) in reach.items():
+                    key = (u, self._vertex[there])
+                    found = best.get(key)
+                    if found is None or stops < found[0]:
+                        best[key] = (stops, [name])
+                    elif stops == found[0]:
+                        found[1].append(name)
+        self._hop_lines = {key: (stops, tuple(names)) for key, (stops, names) in best.items()}
+        edges = sorted(key for key in best if key[0] < key[1])
+        self._graph = igraph.Graph(n=len(self.stations), edges=edges, directed=False)
+        self._graph.es["weight"] = [RIDE_WEIGHT + best[key][0] for key in edges]
+        neighbours: dict[str, list[str]] = defaultdict(list)
+        for u, v in edges:
+            neighbours[self.stations[u]].append(self.stations[v])
+            neighbours[self.stations[v]].append(self.stations[u])
+        self._neighbours = {station: tuple(neighbours[station]) for station in self.stations}
+        self._hops: dict[tuple[int, int], tuple[Segment, ...]] = {}
+
+    # -- names ---------------------------------------------------------------
+    @property
+    def city(self) -> str:
+        return self.metro.city
+
+    @property
+    def station_index(self) -> NameIndex:
+        """Name matching over the stations (built on first use: romanizing is slow)."""
+        if self._station_index is None:
+            self._station_index = NameIndex(self.stations, kind="station", city=self.city)
+        return self._station_index
+
+    @property
+    def line_index(self) -> NameIndex:
+        """Name matching over the lines."""
+        if self._line_index is None:
+            self._line_index = NameIndex(self.lines, kind="line", city=self.city)
+        return self._line_index
+
+    def resolve_station(self, query: str) -> str:
+        """The station ``query`` names (see :class:`graphkit.matching.NameIndex`)."""
+        return self.station_index.resolve(query)
+
+    def resolve_line(self, query: str) -> str:
+        """The line ``query`` names (see :class:`graphkit.matching.NameIndex`)."""
+        return self.line_index.resolve(query)
+
+    def lines_at(self, station: str) -> tuple[str, ...]:
+        """Lines serving ``station``, in data order."""
+        return self._lines_at[station]
+
+    def line(self, name: str) -> LineTopology:
+        try:
+            return self.lines[name]
+        except KeyError:
+            raise UnknownLine(name, tuple(self.lines)[:3], city=self.city) from None
+
+    def transfer_stations(self) -> tuple[str, ...]:
+        """Stations served by two or more lines: where transfers are possible."""
+        return tuple(station for station in self.stations if len(self._lines_at[station]) > 1)
+
+    # -- rides and hops ------------------------------------------------------
+    def ride(self, line: str, departure: str, arrival: str) -> tuple[int, tuple[tuple[str, ...], ...]] | None:
+        """Fewest stops and the via-stop alternatives riding ``line`` between two stations, or ``None``."""
+        return self._rides[line].get(departure, {}).get(arrival)
+
+    def neighbours(self, station: str) -> tuple[str, ...]:
+        """Stations reachable from ``station`` in one ride."""
+        return self._neighbours[station]
+
+    def hop_segments(self, departure: str, arrival: str) -> tuple[Segment, ...]:
+        """The fewest-stop segments between two stations that share a line."""
+        return self._hop_segments(self._vertex[departure], self._vertex[arrival])
+
+    def _hop_segments(self, u: int, v: int) -> tuple[Segment, ...]:
+        found = self._hops.get((u, v))
+        if found is None:
+            _, names = self._hop_lines[(u, v)]
+            here, there = self.stations[u], self.stations[v]
+            found = tuple(
+                Segment(name, here, there, via) for name in names for via in self._rides[name][here][there][1]
+            )
+            self._hops[(u, v)] = found
+        return found
+
+    def cost_bounds(self, target: str) -> dict[str, float]:
+        """Least route weight from every station to ``target`` (``inf`` when unreachable)."""
+        row = self._graph.distances(source=self._vertex[target], weights="weight")[0]
+        return dict(zip(self.stations, row))
+
+    def shortest_routes_from(self, source: str, targets: Iterable[str] | None = None) -> Iterator[tuple[str, list[Route]]]:
+        """All least-cost routes from ``source``, per reachable target.
+
+        Yields ``(target, routes)`` in station order; ``routes`` are unsorted
+        and uncapped. Targets that cannot be reached are left out.
+        """
+        s = self._vertex[source]
+        wanted = None if targets is None else [self._vertex[name] for name in targets]
+        paths = self._graph.get_all_shortest_paths(s, to=wanted, weights="weight")
+        by_target: dict[int, list[list[int]]] = defaultdict(list)
+        for path in paths:
+            by_target[path[-1]].append(path)
+        hop = self._hop_segments
+        for t in sorted(by_target):
+            if t == s:
+                continue
+            routes: list[Route] = []
+            for path in by_target[t]:
+                if len(path) == 2:
+                    routes.extend(Route((segment,)) for segment in hop(s, t))
+                    continue
+                options = [hop(u, v) for u, v in zip(path, path[1:])]
+                for combo in itertools.product(*options):
+                    # a change to the same line is no transfer; such a path is never least-cost
+                    if all(a.route_name != b.route_name for a, b in zip(combo, combo[1:])):
+                        routes.append(Route(combo))
+            yield self.stations[t], routes
+
+    def route_sort_key(self, route: Route) -> tuple:
+        """Deterministic order of routes: fewest stops, then line and station order of the data."""
+        line_rank, vertex = self._line_rank, self._vertex
+        return (
+            route.stops,
+            tuple((line_rank[s.route_name], vertex[s.departure_stop], vertex[s.arrival_stop]) for s in route.segments),
+            tuple(tuple(vertex[v] for v in s.via_stops) for s in route.segments),
+        )
+
+    def floor_distances(self) -> None:
+        """All-pairs least route weights, computed and dropped: the speed floor."""
+        self._graph.distances(weights="weight")
+
+    # -- export --------------------------------------------------------------
+    def to_networkx(self) -> networkx.Graph:
+        """The map as a networkx graph: stations, and adjacent stations joined.
+
+        Nodes carry ``lines`` (the lines serving them); edges carry ``lines``
+        (the lines on which the two stations are neighbours).
+        """
+        import networkx
+
+        graph = networkx.Graph(city=self.city, country=self.metro.country)
+        for station in self.stations:
+            graph.add_node(station, lines=list(self._lines_at[station]))
+        for name, topology in self.lines.items():
+            for here, near in topology.adjacency.items():
+                for there in near:
+                    if graph.has_edge(here, there):
+                        if name not in graph.edges[here, there]["lines"]:
+                            graph.edges[here, there]["lines"].append(name)
+                    else:
+                        graph.add_edge(here, there, lines=[name])
+        return graph
+
+    def components(self) -> list[tuple[str, ...]]:
+        """Groups of stations connected to each other, largest first."""
+        groups = self._graph.connected_components()
+        return sorted(
+            (tuple(self.stations[v] for v in sorted(group)) for group in groups),
+            key=lambda group: (-len(group), self._vertex[group[0]]),
+        )
+
+    def __repr__(self) -> str:
+        return f"<TransitGraph {self.city or self.metro.source}: {len(self.lines)} lines, {len(self.stations)} stations>"
+
+
+def compile_graph(metro: MetroData, overlay: Overlay | None = None) -> TransitGraph:
+    """Compile Metro Data (and its overlay) into a :class:`TransitGraph`.
+
+    Raises
+    ------
+    InvalidOverlay
+        The overlay does not fit the data.
+
+    Examples
+    --------
+    >>> from graphkit.metro import load_metro
+    >>> graph = compile_graph(load_metro({"L1": ["A", "B", "C"], "L2": ["D", "B"]}))
+    >>> graph.transfer_stations()
+    ('B',)
+    """
+    if not isinstance(metro, MetroData):
+        raise TransitError(f"compile_graph needs MetroData, got {type(metro).__name__}")
+    return TransitGraph(metro, overlay)

@@ -1,0 +1,140 @@
+"""Resolve what people write to the station and line names of the data.
+
+Resolution goes by tiers: the exact name, then the normalized key, then the
+romanized keys (see :mod:`graphkit.names`). The first tier that fits decides;
+if it fits several distinct names the answer is an ambiguity, never a merge.
+A name that fits nothing gets close-match suggestions.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Literal
+
+from graphkit.errors import AmbiguousLine, AmbiguousStation, UnknownLine, UnknownStation
+from graphkit.names import fold, line_keys, station_keys
+
+__all__ = ["NameIndex", "Resolution"]
+
+Kind = Literal["station", "line"]
+_KINDS: dict[str, tuple[Callable[[str], tuple[str, ...]], type[LookupError], type[LookupError]]] = {
+    "station": (station_keys, UnknownStation, AmbiguousStation),
+    "line": (line_keys, UnknownLine, AmbiguousLine),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    """The outcome of matching one query.
+
+    ``status`` is ``"exact"`` or ``"matched"`` (one name, in ``names``),
+    ``"ambiguous"`` (several) or ``"unknown"`` (``names`` are suggestions).
+    """
+
+    query: str
+    status: Literal["exact", "matched", "ambiguous", "unknown"]
+    names: tuple[str, ...]
+
+    @property
+    def name(self) -> str | None:
+        """The single name resolved to, or ``None``."""
+        return self.names[0] if self.status in ("exact", "matched") else None
+
+
+@dataclass(slots=True)
+class NameIndex:
+    """An index of the station (or line) names of one city.
+
+    Parameters
+    ----------
+    names : iterable of str
+        The names as cleaned in the data; each is a distinct entity.
+    kind : {"station", "line"}
+    city : str, optional
+        Used in error messages.
+
+    Examples
+    --------
+    >>> index = NameIndex(["西直门站", "车公庄站"], kind="station")
+    >>> index.resolve("Xizhimen Station")
+    '西直门站'
+    >>> NameIndex(["Line 1", "Line 2"], kind="line").resolve("1号线")
+    'Line 1'
+    """
+
+    names: tuple[str, ...]
+    kind: Kind = "station"
+    city: str = ""
+    _tiers: list[dict[str, tuple[str, ...]]] = field(init=False, repr=False)
+    _memo: dict[str, Resolution] = field(init=False, repr=False)
+
+    def __init__(self, names: Iterable[str], *, kind: Kind = "station", city: str = ""):
+        if kind not in _KINDS:
+            raise ValueError(f"kind must be one of {sorted(_KINDS)}, got {kind!r}")
+        self.names = tuple(dict.fromkeys(names))
+        self.kind = kind
+        self.city = city
+        keys_of = _KINDS[kind][0]
+        depth = max((len(keys_of(name)) for name in self.names), default=1)
+        tiers: list[dict[str, list[str]]] = [{} for _ in range(depth + 1)]
+        for name in self.names:
+            tiers[0].setdefault(name, []).append(name)
+            for level, key in enumerate(keys_of(name), start=1):
+                tiers[level].setdefault(key, []).append(name)
+        self._tiers = [{key: tuple(found) for key, found in tier.items()} for tier in tiers]
+        self._memo = {}
+
+    def lookup(self, query: str) -> Resolution:
+        """Match ``query`` without raising; see :class:`Resolution`."""
+        found = self._memo.get(query)
+        if found is None:
+            found = self._memo[query] = self._lookup(query)
+        return found
+
+    def _lookup(self, query: str) -> Resolution:
+        text = query.strip()
+        if text in self._tiers[0]:
+            return Resolution(query, "exact", (text,))
+        keys_of = _KINDS[self.kind][0]
+        query_keys = keys_of(text) if text else ()
+        # a query key may sit at any level (a pinyin query meets the pinyin tier)
+        for tier in self._tiers[1:]:
+            hits = tuple(dict.fromkeys(name for key in query_keys for name in tier.get(key, ())))
+            if len(hits) == 1:
+                return Resolution(query, "matched", hits)
+            if hits:
+                return Resolution(query, "ambiguous", tuple(sorted(hits)))
+        return Resolution(query, "unknown", self.suggest(text))
+
+    def resolve(self, query: str) -> str:
+        """The one name ``query`` stands for.
+
+        Raises
+        ------
+        UnknownStation, UnknownLine
+            Nothing fits; the error lists close matches.
+        AmbiguousStation, AmbiguousLine
+            Several distinct names fit.
+        """
+        found = self.lookup(query)
+        if found.name is not None:
+            return found.name
+        _, unknown, ambiguous = _KINDS[self.kind]
+        error = ambiguous if found.status == "ambiguous" else unknown
+        raise error(query, found.names, city=self.city)
+
+    def suggest(self, query: str, *, limit: int = 3) -> tuple[str, ...]:
+        """Names whose keys are close to the query's."""
+        keys_of = _KINDS[self.kind][0]
+        by_key: dict[str, str] = {}
+        for tier in self._tiers[1:]:
+            for key, names in tier.items():
+                by_key.setdefault(key, names[0])
+        probes = keys_of(query) or (fold(query),)
+        found: list[str] = []
+        for probe in probes:
+            for key in difflib.get_close_matches(probe, list(by_key), n=limit, cutoff=0.6):
+                found.append(by_key[key])
+        return tuple(dict.fromkeys(found))[:limit]

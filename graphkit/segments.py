@@ -1,0 +1,75 @@
+"""Route values: a route is a sequence of segments ridden on one line each."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["Segment", "Route"]
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """A ride on one line from ``departure_stop`` to ``arrival_stop``.
+
+    ``via_stops`` are the stations strictly between the two, in riding order.
+
+    Examples
+    --------
+    >>> Segment("Line 2", "A", "C", ("B",)).to_dict()["num_via_stops"]
+    1
+    """
+
+    route_name: str
+    departure_stop: str
+    arrival_stop: str
+    via_stops: tuple[str, ...] = ()
+
+    @property
+    def num_via_stops(self) -> int:
+        return len(self.via_stops)
+
+    @property
+    def stops(self) -> int:
+        """Stations ridden past or to: hops along the line."""
+        return len(self.via_stops) + 1
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record form used in every file the toolkit writes."""
+        return {
+            "route_name": self.route_name,
+            "departure_stop": self.departure_stop,
+            "arrival_stop": self.arrival_stop,
+            "via_stops": list(self.via_stops),
+            "num_via_stops": len(self.via_stops),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    """Segments that chain from the first departure to the last arrival."""
+
+    segments: tuple[Segment, ...]
+
+    @property
+    def transfers(self) -> int:
+        return len(self.segments) - 1
+
+    @property
+    def stops(self) -> int:
+        return sum(len(segment.via_stops) + 1 for segment in self.segments)
+
+    @property
+    def departure(self) -> str:
+        return self.segments[0].departure_stop
+
+    @property
+    def arrival(self) -> str:
+        return self.segments[-1].arrival_stop
+
+    @property
+    def lines(self) -> tuple[str, ...]:
+        return tuple(segment.route_name for segment in self.segments)
+
+    def to_list(self) -> list[dict[str, Any]]:
+        return [segment.to_dict() for segment in self.segments]
