@@ -56,6 +56,7 @@ class TransitGraph:
         "_graph",
         "_hop_lines",
         "_hops",
+        "_direct",
         "_neighbours",
     )
 
@@ -100,7 +101,8 @@ class TransitGraph:
             neighbours[self.stations[u]].append(self.stations[v])
             neighbours[self.stations[v]].append(self.stations[u])
         self._neighbours = {station: tuple(neighbours[station]) for station in self.stations}
-        self._hops: dict[tuple[int, int], tuple[Segment, ...]] = {}
+        self._hops: dict[tuple[int, int], tuple[tuple[Segment, tuple], ...]] = {}
+        self._direct: dict[tuple[int, int], list[Route]] = {}
 
     # -- names ---------------------------------------------------------------
     @property
@@ -153,18 +155,33 @@ class TransitGraph:
         return self._neighbours[station]
 
     def hop_segments(self, departure: str, arrival: str) -> tuple[Segment, ...]:
-        """The fewest-stop segments between two stations that share a line."""
-        return self._hop_segments(self._vertex[departure], self._vertex[arrival])
+        """The fewest-stop segments between two stations that share a line, in route order."""
+        return tuple(segment for segment, _ in self._hop(self._vertex[departure], self._vertex[arrival]))
 
-    def _hop_segments(self, u: int, v: int) -> tuple[Segment, ...]:
+    def _hop(self, u: int, v: int) -> tuple[tuple[Segment, tuple], ...]:
+        """Segments of one hop with their sort keys, sorted; cached."""
         found = self._hops.get((u, v))
         if found is None:
             _, names = self._hop_lines[(u, v)]
             here, there = self.stations[u], self.stations[v]
+            vertex = self._vertex
             found = tuple(
-                Segment(name, here, there, via) for name in names for via in self._rides[name][here][there][1]
+                sorted(
+                    (
+                        (Segment(name, here, there, via), (self._line_rank[name], u, v, tuple(vertex[s] for s in via)))
+                        for name in names
+                        for via in self._rides[name][here][there][1]
+                    ),
+                    key=lambda pair: pair[1],
+                )
             )
             self._hops[(u, v)] = found
+        return found
+
+    def _one_hop_routes(self, u: int, v: int) -> list[Route]:
+        found = self._direct.get((u, v))
+        if found is None:
+            found = self._direct[(u, v)] = [Route((segment,)) for segment, _ in self._hop(u, v)]
         return found
 
     def cost_bounds(self, target: str) -> dict[str, float]:
@@ -172,11 +189,14 @@ class TransitGraph:
         row = self._graph.distances(source=self._vertex[target], weights="weight")[0]
         return dict(zip(self.stations, row))
 
-    def shortest_routes_from(self, source: str, targets: Iterable[str] | None = None) -> Iterator[tuple[str, list[Route]]]:
-        """All least-cost routes from ``source``, per reachable target.
+    def shortest_routes_from(
+        self, source: str, targets: Iterable[str] | None = None, *, max_routes: int | None = None
+    ) -> Iterator[tuple[str, list[Route]]]:
+        """All least-cost routes from ``source``, per reachable target, in route order.
 
-        Yields ``(target, routes)`` in station order; ``routes`` are unsorted
-        and uncapped. Targets that cannot be reached are left out.
+        Yields ``(target, routes)`` in station order, ``routes`` sorted as
+        :meth:`route_sort_key` says and cut to ``max_routes``. Targets that
+        cannot be reached are left out.
         """
         s = self._vertex[source]
         wanted = None if targets is None else [self._vertex[name] for name in targets]
@@ -184,29 +204,35 @@ class TransitGraph:
         by_target: dict[int, list[list[int]]] = defaultdict(list)
         for path in paths:
             by_target[path[-1]].append(path)
-        hop = self._hop_segments
+        hop = self._hop
         for t in sorted(by_target):
             if t == s:
                 continue
-            routes: list[Route] = []
-            for path in by_target[t]:
-                if len(path) == 2:
-                    routes.extend(Route((segment,)) for segment in hop(s, t))
-                    continue
-                options = [hop(u, v) for u, v in zip(path, path[1:])]
-                for combo in itertools.product(*options):
-                    # a change to the same line is no transfer; such a path is never least-cost
-                    if all(a.route_name != b.route_name for a, b in zip(combo, combo[1:])):
-                        routes.append(Route(combo))
-            yield self.stations[t], routes
+            found = by_target[t]
+            if len(found) == 1 and len(found[0]) == 2:
+                routes = self._one_hop_routes(s, t)
+            else:
+                # Consecutive segments never share a line on a least-cost path: one
+                # ride on that line would be a ride shorter (the line's distances
+                # obey the triangle inequality), so no check is needed here.
+                keyed = [
+                    (tuple(key for _, key in combo), combo)
+                    for path in found
+                    for combo in itertools.product(*(hop(u, v) for u, v in zip(path, path[1:])))
+                ]
+                keyed.sort(key=lambda pair: pair[0])
+                routes = [Route(tuple(segment for segment, _ in combo)) for _, combo in keyed[:max_routes]]
+            yield self.stations[t], routes[:max_routes] if max_routes else routes
 
     def route_sort_key(self, route: Route) -> tuple:
         """Deterministic order of routes: fewest stops, then line and station order of the data."""
         line_rank, vertex = self._line_rank, self._vertex
         return (
             route.stops,
-            tuple((line_rank[s.route_name], vertex[s.departure_stop], vertex[s.arrival_stop]) for s in route.segments),
-            tuple(tuple(vertex[v] for v in s.via_stops) for s in route.segments),
+            tuple(
+                (line_rank[s.route_name], vertex[s.departure_stop], vertex[s.arrival_stop], tuple(vertex[v] for v in s.via_stops))
+                for s in route.segments
+            ),
         )
 
     def floor_distances(self) -> None:

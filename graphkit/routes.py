@@ -64,7 +64,7 @@ def _endpoints(graph: TransitGraph, source: str, target: str) -> tuple[str, str]
 
 
 def _finish(graph: TransitGraph, source: str, target: str, routes: Iterable[Route], max_routes: int) -> RouteSet:
-    ordered = sorted(set(routes), key=graph.route_sort_key)[:max_routes]
+    ordered = sorted(routes, key=graph.route_sort_key)[:max_routes]
     if not ordered:
         raise NoRoute(source, target, city=graph.city)
     return RouteSet(graph.city, source, target, ordered[0].transfers, tuple(ordered))
@@ -106,8 +106,8 @@ def shortest_routes(
     _check_options(slack, max_routes)
     here, there = _endpoints(graph, source, target)
     if slack == 0:
-        for _, routes in graph.shortest_routes_from(here, [there]):
-            return _finish(graph, here, there, routes, max_routes)
+        for _, routes in graph.shortest_routes_from(here, [there], max_routes=max_routes):
+            return RouteSet(graph.city, here, there, routes[0].transfers, tuple(routes))
         raise NoRoute(here, there, city=graph.city)
     return _finish(graph, here, there, _routes_within(graph, here, there, slack), max_routes)
 
@@ -170,8 +170,7 @@ def reference_routes(
     departures); unconnected pairs are left out (see ``graph.components()``).
     """
     _check_options(0, max_routes)
-    key = graph.route_sort_key
+    city = graph.city
     for source in graph.stations if sources is None else sources:
-        for target, routes in graph.shortest_routes_from(source):
-            ordered = sorted(set(routes), key=key)[:max_routes] if len(routes) > 1 else routes
-            yield RouteSet(graph.city, source, target, ordered[0].transfers, tuple(ordered))
+        for target, routes in graph.shortest_routes_from(source, max_routes=max_routes):
+            yield RouteSet(city, source, target, len(routes[0].segments) - 1, tuple(routes))

@@ -1,0 +1,52 @@
+"""Small hand-made networks shared by the tests: Metro Data dicts and overlays."""
+
+from __future__ import annotations
+
+from graphkit.graph import TransitGraph, compile_graph
+from graphkit.metro import load_metro
+from graphkit.overlays import load_overlay
+
+ONE_STATION = {"Line 1": ["Solo Station"]}
+
+ONE_LINE = {"Line 1": ["A Station", "B Station", "C Station", "D Station", "E Station"]}
+
+# a loop listed open (the overlay closes it) crossed by a straight line
+LOOP = {
+    "Line 2": ["L0", "L1", "L2", "L3", "L4", "L5", "L6", "L7"],
+    "Line 9": ["X", "L2", "Y"],
+}
+LOOP_OVERLAY = {"loops": [{"line": "Line 2", "note": "Line 2 is a loop; L7 and L0 are neighbours."}]}
+
+# a loop written out by repeating its first station
+CLOSED_LOOP = {"Circle": ["P0", "P1", "P2", "P3", "P4", "P5", "P0"]}
+
+# main line M0..M5 forking at M2 (marked) for the appended branch B1..B3
+BRANCH = {
+    "Line B": ["M0", "M1", "M2 (Branch-starting Station)", "M3", "M4", "M5", "B1", "B2", "B3"],
+    "Line C": ["C0", "M4 (Transfer Station)", "C2"],
+}
+BRANCH_OVERLAY = {
+    "branches": [{"line": "Line B", "leaves_at": "M2", "first": "B1", "last": "B3", "note": "B forks at M2."}]
+}
+
+DISCONNECTED = {"Line 1": ["A", "B", "C"], "Line 2": ["D", "E"]}
+
+# two physical stations named "86 St" that the data cannot tell apart, and a near-duplicate spelling
+HOMONYMS = {
+    "1": ["72 St Station", "79 St Station", "86 St Station", "96 St Station", "Cathedral Pkwy (110 St) Station"],
+    "Q": ["72 St Station", "86 St Station", "96 St Station"],
+    "4": ["86 St Station", "125 St Station", "Cathedral Pkwy(110 St) Station"],
+}
+
+# Chinese names with annotations, a transfer and romanization
+CHINESE = {
+    "Line 1": ["苹果园站", "古城站", "复兴门站（换乘站）", "西单站"],
+    "Line 2": ["西直门站（换乘站）", "车公庄站", "阜成门站", "复兴门站（换乘站）", "长椿街站"],
+    "昌平线": ["西二旗站", "生命科学园站"],
+}
+
+
+def graph_of(data: dict, overlay: dict | None = None) -> TransitGraph:
+    """Compile a hand-made network."""
+    parsed = load_overlay(overlay)
+    return compile_graph(load_metro(data, allowed_repeats=parsed.allowed_repeats), parsed)
