@@ -16,7 +16,7 @@ from graphkit.metro import MetroData, load_metro
 from graphkit.names import fold
 from graphkit.overlays import Overlay, load_overlay, overlay_path_for
 
-__all__ = ["city_names", "city_path", "load_city", "city_graph", "load_metro_file", "graph_from_file"]
+__all__ = ["city_names", "city_path", "load_city", "city_graph", "load_metro_file", "graph_from_file", "open_graph"]
 
 
 def _data_root() -> Path:
@@ -88,3 +88,14 @@ def city_graph(name: str) -> TransitGraph:
 def graph_from_file(path: str | Path, *, overlay: str | Path | None = None) -> TransitGraph:
     """Compile any Metro Data file (and its overlay) into a transit graph."""
     return compile_graph(*load_metro_file(path, overlay=overlay))
+
+
+def open_graph(*, city: str | None = None, metro: str | Path | None = None, overlay: str | Path | None = None) -> TransitGraph:
+    """The graph of an embedded city (``city``) or of a Metro Data file (``metro``), exactly one of them."""
+    if (city is None) == (metro is None):
+        raise ValueError("give exactly one of city or metro")
+    if city is not None:
+        if overlay is not None:
+            return compile_graph(load_metro(city_path(city)), load_overlay(overlay))
+        return city_graph(city)
+    return graph_from_file(metro, overlay=overlay)

@@ -13,6 +13,7 @@ and, among those, the fewest stops: the route cost of the benchmark.
 from __future__ import annotations
 
 import itertools
+import warnings
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
@@ -200,7 +201,10 @@ class TransitGraph:
         """
         s = self._vertex[source]
         wanted = None if targets is None else [self._vertex[name] for name in targets]
-        paths = self._graph.get_all_shortest_paths(s, to=wanted, weights="weight")
+        with warnings.catch_warnings():
+            # igraph warns about unreachable targets; they are simply left out
+            warnings.simplefilter("ignore", RuntimeWarning)
+            paths = self._graph.get_all_shortest_paths(s, to=wanted, weights="weight")
         by_target: dict[int, list[list[int]]] = defaultdict(list)
         for path in paths:
             by_target[path[-1]].append(path)

@@ -128,11 +128,11 @@ class NameIndex:
     def suggest(self, query: str, *, limit: int = 3) -> tuple[str, ...]:
         """Names whose keys are close to the query's."""
         keys_of = _KINDS[self.kind][0]
-        by_key: dict[str, str] = {}
+        by_key: dict[str, str] = {fold(name): name for name in self.names}
         for tier in self._tiers[1:]:
             for key, names in tier.items():
                 by_key.setdefault(key, names[0])
-        probes = keys_of(query) or (fold(query),)
+        probes = tuple(dict.fromkeys((*keys_of(query), fold(query))))
         found: list[str] = []
         for probe in probes:
             for key in difflib.get_close_matches(probe, list(by_key), n=limit, cutoff=0.6):

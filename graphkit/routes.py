@@ -48,6 +48,21 @@ class RouteSet:
             "routes": {f"route_{number}": route.to_list() for number, route in enumerate(self.routes, start=1)},
         }
 
+    def to_text(self) -> str:
+        """A readable table of the routes, one block per route."""
+        plural = "" if self.transfers == 1 else "s"
+        lines = [f"{self.source} -> {self.target}: {self.transfers} transfer{plural}, {len(self.routes)} route(s)"]
+        for number, route in enumerate(self.routes, start=1):
+            lines.append(f"route {number} ({route.stops} stops)")
+            width = max(len(segment.route_name) for segment in route.segments)
+            for segment in route.segments:
+                via = ", ".join(segment.via_stops) if segment.via_stops else "-"
+                lines.append(
+                    f"  {segment.route_name:<{width}}  {segment.departure_stop} -> {segment.arrival_stop}"
+                    f"  [{segment.num_via_stops} via: {via}]"
+                )
+        return "\n".join(lines)
+
 
 def _check_options(slack: int, max_routes: int) -> None:
     if not isinstance(slack, int) or slack < 0:

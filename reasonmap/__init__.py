@@ -1,0 +1,1 @@
+"""The ``reasonmap`` command line: thin commands over graphkit, benchmarks, baselines and vision."""
