@@ -12,13 +12,13 @@ and, among those, the fewest stops: the route cost of the benchmark.
 
 from __future__ import annotations
 
-import itertools
-import warnings
+from operator import itemgetter
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 import igraph
+import numpy
 
 from graphkit.errors import TransitError, UnknownLine
 from graphkit.matching import NameIndex
@@ -34,6 +34,7 @@ __all__ = ["TransitGraph", "compile_graph", "RIDE_WEIGHT"]
 
 # Larger than any possible count of stops, so one ride more always costs more.
 RIDE_WEIGHT = 1_000_000
+_first = itemgetter(0)
 
 
 class TransitGraph:
@@ -57,7 +58,9 @@ class TransitGraph:
         "_graph",
         "_hop_lines",
         "_hops",
-        "_direct",
+        "_tails",
+        "_heads",
+        "_weights",
         "_neighbours",
     )
 
@@ -103,7 +106,10 @@ class TransitGraph:
             neighbours[self.stations[v]].append(self.stations[u])
         self._neighbours = {station: tuple(neighbours[station]) for station in self.stations}
         self._hops: dict[tuple[int, int], tuple[tuple[Segment, tuple], ...]] = {}
-        self._direct: dict[tuple[int, int], list[Route]] = {}
+        directed = sorted(best)
+        self._tails = numpy.array([u for u, _ in directed], dtype=numpy.int64)
+        self._heads = numpy.array([v for _, v in directed], dtype=numpy.int64)
+        self._weights = numpy.array([RIDE_WEIGHT + best[key][0] for key in directed], dtype=numpy.float64)
 
     # -- names ---------------------------------------------------------------
     @property
@@ -179,12 +185,6 @@ class TransitGraph:
             self._hops[(u, v)] = found
         return found
 
-    def _one_hop_routes(self, u: int, v: int) -> list[Route]:
-        found = self._direct.get((u, v))
-        if found is None:
-            found = self._direct[(u, v)] = [Route((segment,)) for segment, _ in self._hop(u, v)]
-        return found
-
     def cost_bounds(self, target: str) -> dict[str, float]:
         """Least route weight from every station to ``target`` (``inf`` when unreachable)."""
         row = self._graph.distances(source=self._vertex[target], weights="weight")[0]
@@ -198,35 +198,43 @@ class TransitGraph:
         Yields ``(target, routes)`` in station order, ``routes`` sorted as
         :meth:`route_sort_key` says and cut to ``max_routes``. Targets that
         cannot be reached are left out.
+
+        igraph gives the least weights from ``source``; the hops on which the
+        weight grows by exactly the hop's weight form the least-cost DAG, and
+        routes are built along it, nearest targets first, each from the routes
+        of its predecessors. Keeping only the first ``max_routes`` of every
+        station loses nothing: all least-cost routes to a station have the
+        same number of segments and stops, so route order is prefix order.
+        Consecutive segments never share a line on a least-cost path (one ride
+        on that line would be shorter: line distances obey the triangle
+        inequality), so no check is needed.
         """
         s = self._vertex[source]
-        wanted = None if targets is None else [self._vertex[name] for name in targets]
-        with warnings.catch_warnings():
-            # igraph warns about unreachable targets; they are simply left out
-            warnings.simplefilter("ignore", RuntimeWarning)
-            paths = self._graph.get_all_shortest_paths(s, to=wanted, weights="weight")
-        by_target: dict[int, list[list[int]]] = defaultdict(list)
-        for path in paths:
-            by_target[path[-1]].append(path)
+        distance = numpy.asarray(self._graph.distances(source=s, weights="weight")[0])
+        tails, heads = self._tails, self._heads
+        reached = distance[heads]
+        on_dag = (distance[tails] + self._weights == reached) & numpy.isfinite(reached)
+        predecessors: dict[int, list[int]] = defaultdict(list)
+        for tail, head in zip(tails[on_dag].tolist(), heads[on_dag].tolist()):
+            predecessors[head].append(tail)
         hop = self._hop
-        for t in sorted(by_target):
-            if t == s:
-                continue
-            found = by_target[t]
-            if len(found) == 1 and len(found[0]) == 2:
-                routes = self._one_hop_routes(s, t)
-            else:
-                # Consecutive segments never share a line on a least-cost path: one
-                # ride on that line would be a ride shorter (the line's distances
-                # obey the triangle inequality), so no check is needed here.
-                keyed = [
-                    (tuple(key for _, key in combo), combo)
-                    for path in found
-                    for combo in itertools.product(*(hop(u, v) for u, v in zip(path, path[1:])))
-                ]
-                keyed.sort(key=lambda pair: pair[0])
-                routes = [Route(tuple(segment for segment, _ in combo)) for _, combo in keyed[:max_routes]]
-            yield self.stations[t], routes[:max_routes] if max_routes else routes
+        routes_of: dict[int, list[tuple[tuple, tuple[Segment, ...]]]] = {s: [((), ())]}
+        for t in sorted(predecessors, key=distance.__getitem__):
+            before = predecessors[t]
+            found = [
+                (key + (step_key,), segments + (step,))
+                for p in before
+                for key, segments in routes_of[p]
+                for step, step_key in hop(p, t)
+            ]
+            if len(before) > 1:
+                found.sort(key=_first)
+            routes_of[t] = found[:max_routes] if max_routes else found
+        wanted = sorted(routes_of) if targets is None else [self._vertex[name] for name in targets]
+        stations = self.stations
+        for t in wanted:
+            if t != s and t in routes_of:
+                yield stations[t], [Route(segments) for _, segments in routes_of[t]]
 
     def route_sort_key(self, route: Route) -> tuple:
         """Deterministic order of routes: fewest stops, then line and station order of the data."""

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from graphkit import NoRoute, TransitError, UnknownStation, city_graph, reference_routes, shortest_routes
-from graphkit.routes import shortest_route, shortest_route_length
+from graphkit.routes import _routes_within, shortest_route, shortest_route_length
 from tests.networks import BRANCH, BRANCH_OVERLAY, CLOSED_LOOP, DISCONNECTED, HOMONYMS, LOOP, LOOP_OVERLAY, ONE_LINE
 from tests.networks import ONE_STATION, graph_of
 
@@ -257,3 +257,6 @@ def test_slack_search_agrees_with_the_bulk_search_and_respects_its_bound(network
     assert set(exact.routes) <= set(within.routes)
     if slack == 0:
         assert within.routes == exact.routes
+        # the depth-first search behind slack > 0 must find the same set at slack 0
+        searched = sorted(_routes_within(graph, source, target, 0), key=graph.route_sort_key)
+        assert tuple(searched) == exact.routes

@@ -1,0 +1,124 @@
+"""Speed of the reference routes: every ordered station pair of the 30 embedded cities.
+
+Run ``python -m benchmarks.speed.references``. It compiles every city, computes
+the references of every ordered pair (full segments and via stops, up to
+``DEFAULT_MAX_ROUTES`` routes each) with the igraph implementation, then again
+with a networkx implementation of the same semantics in the same process,
+and times the bare igraph all-pairs distance computation (the floor). The last
+line printed is one JSON object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import resource
+import sys
+import time
+
+from graphkit import city_names, compile_graph, load_city, reference_routes
+from graphkit.routes import DEFAULT_MAX_ROUTES
+from graphkit.segments import Route
+
+
+def _graphs(cities):
+    return [compile_graph(*load_city(city)) for city in cities]
+
+
+def _digest(found_sets):
+    """Order-sensitive summary of the output, to check both implementations agree."""
+    pairs = transfers = routes = stops = 0
+    for found in found_sets:
+        pairs += 1
+        transfers += found.transfers
+        routes += len(found.routes)
+        stops += sum(route.stops * number for number, route in enumerate(found.routes, start=1))
+    return pairs, transfers, routes, stops
+
+
+def networkx_references(graph, max_routes=DEFAULT_MAX_ROUTES):
+    """The same references, found with networkx's Dijkstra and predecessor lists."""
+    import networkx as nx
+
+    hop_graph = nx.Graph()
+    hop_graph.add_nodes_from(graph.stations)
+    for here in graph.stations:
+        for there in graph.neighbours(here):
+            hop_graph.add_edge(here, there, weight=1_000_000 + graph.hop_segments(here, there)[0].stops)
+    order = {name: index for index, name in enumerate(graph.stations)}
+    for source in graph.stations:
+        predecessors, distance = nx.dijkstra_predecessor_and_distance(hop_graph, source, weight="weight")
+        paths = {source: [(source,)]}
+        for target in sorted(distance, key=distance.__getitem__):
+            if target != source:
+                paths[target] = [path + (target,) for before in predecessors[target] for path in paths[before]]
+        for target in sorted(paths, key=order.__getitem__):
+            if target == source:
+                continue
+            routes = [
+                Route(combo)
+                for path in paths[target]
+                for combo in itertools.product(*(graph.hop_segments(u, v) for u, v in zip(path, path[1:])))
+            ]
+            routes.sort(key=graph.route_sort_key)
+            yield _Found(source, target, len(routes[0].segments) - 1, tuple(routes[:max_routes]))
+
+
+class _Found:
+    __slots__ = ("source", "target", "transfers", "routes")
+
+    def __init__(self, source, target, transfers, routes):
+        self.source, self.target, self.transfers, self.routes = source, target, transfers, routes
+
+
+def _peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cities", default="all", help="comma-separated cities (default: all 30)")
+    parser.add_argument("--skip-networkx", action="store_true", help="time only the igraph implementation")
+    args = parser.parse_args(argv)
+    cities = city_names() if args.cities == "all" else tuple(args.cities.split(","))
+    all_pairs = sum(len(g.stations) * (len(g.stations) - 1) for g in _graphs(cities))
+
+    started = time.perf_counter()
+    graphs = _graphs(cities)
+    compiled = time.perf_counter()
+    digest = _digest(found for graph in graphs for found in reference_routes(graph))
+    seconds = time.perf_counter() - started
+    peak = _peak_rss_mb()
+    print(f"igraph: {digest[0]} pairs in {seconds:.2f} s (compile {compiled - started:.2f} s)", file=sys.stderr)
+
+    floor_started = time.perf_counter()
+    for graph in graphs:
+        graph.floor_distances()
+    floor_seconds = time.perf_counter() - floor_started
+
+    result = {
+        "pairs": digest[0],
+        "ordered_pairs": all_pairs,
+        "seconds": round(seconds, 3),
+        "compile_seconds": round(compiled - started, 3),
+        "floor_seconds": round(floor_seconds, 3),
+        "over_floor": round(seconds / floor_seconds, 1) if floor_seconds else None,
+        "peak_rss_mb": round(peak, 1),
+    }
+    if not args.skip_networkx:
+        started = time.perf_counter()
+        nx_digest = _digest(found for graph in _graphs(cities) for found in networkx_references(graph))
+        networkx_seconds = time.perf_counter() - started
+        print(f"networkx: {nx_digest[0]} pairs in {networkx_seconds:.2f} s", file=sys.stderr)
+        result.update(
+            networkx_seconds=round(networkx_seconds, 3),
+            speedup_vs_networkx=round(networkx_seconds / seconds, 2),
+            same_output=nx_digest == digest,
+        )
+    print(json.dumps(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
