@@ -54,7 +54,8 @@ def city_path(name: str) -> Path:
             return path
     import difflib
 
-    close = difflib.get_close_matches(wanted, [fold(city) for city in catalogue], n=3, cutoff=0.5)
+    folded = {fold(city): city for city in catalogue}
+    close = [folded[key] for key in difflib.get_close_matches(wanted, list(folded), n=3, cutoff=0.5)]
     hint = f"; did you mean {', '.join(close)}?" if close else f"; known cities: {', '.join(sorted(catalogue))}"
     raise UnknownCity(f"no embedded city named {name!r}{hint}")
 

@@ -1,0 +1,98 @@
+"""The command line: output shapes other tools rely on, and clean errors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from graphkit import city_names
+from reasonmap.cli import main
+from tests.networks import BRANCH, BRANCH_OVERLAY
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_cities_json_lists_every_embedded_city_with_its_statistics(capsys):
+    code, out, _ = run(capsys, "cities", "--json")
+    assert code == 0
+    cities = json.loads(out)
+    assert [c["city"] for c in cities] == list(city_names())
+    for city in cities:
+        assert {"city", "country", "lines", "stations", "transfer_stations", "difficulty"} <= set(city)
+        assert city["difficulty"] in {"easy", "middle", "hard"}
+        assert 0 <= city["transfer_stations"] <= city["stations"]
+
+
+def test_route_json_rides_beijing_line_2_round_the_loop(capsys):
+    code, out, _ = run(capsys, "route", "--city", "beijing", "西直门站", "车公庄站", "--json")
+    assert code == 0
+    found = json.loads(out)
+    assert found["transfers"] == 0
+    assert found["routes"][0] == [
+        {"route_name": "Line 2", "departure_stop": "西直门站", "arrival_stop": "车公庄站", "via_stops": [], "num_via_stops": 0}
+    ]
+
+
+def test_route_table_is_readable(capsys):
+    code, out, _ = run(capsys, "route", "--city", "rome", "Termini Station", "Jonio Station")
+    assert code == 0
+    assert "0 transfers" in out and "Bologna Station" in out and "Line B" in out
+
+
+def test_unknown_station_is_a_clear_error_with_suggestions(capsys):
+    code, _, err = run(capsys, "route", "--city", "rome", "Termini", "Jonoi")
+    assert code == 2
+    assert "unknown station 'Jonoi'" in err and "Jonio Station" in err
+
+
+def test_unknown_city_is_a_clear_error(capsys):
+    code, _, err = run(capsys, "route", "--city", "atlantis", "A", "B")
+    assert code == 2 and "atlantis" in err
+
+
+def test_metro_file_with_its_overlay_beside_it(tmp_path, capsys):
+    metro = tmp_path / "forked.json"
+    metro.write_text(json.dumps(BRANCH), encoding="utf-8")
+    (tmp_path / "forked.overlay.json").write_text(json.dumps(BRANCH_OVERLAY), encoding="utf-8")
+    code, out, _ = run(capsys, "route", "--metro", str(metro), "M4", "B2", "--json")
+    assert code == 0
+    assert json.loads(out)["routes"][0][0]["via_stops"] == ["M3", "M2", "B1"]
+
+
+def test_malformed_metro_file_names_the_file_and_the_line(tmp_path, capsys):
+    metro = tmp_path / "broken.json"
+    metro.write_text(json.dumps({"Line 1": ["A", 7]}), encoding="utf-8")
+    code, _, err = run(capsys, "route", "--metro", str(metro), "A", "B")
+    assert code == 2
+    assert "broken.json" in err and "Line 1" in err and "#2" in err
+
+
+def test_references_writes_one_record_per_ordered_pair(tmp_path, capsys):
+    out_file = tmp_path / "refs.jsonl"
+    code, _, err = run(capsys, "references", "--city", "rome", "--out", str(out_file), "--quiet")
+    assert code == 0
+    records = [json.loads(line) for line in out_file.read_text(encoding="utf-8").splitlines()]
+    stations = {r["station_1"] for r in records}
+    assert len(records) == len(stations) * (len(stations) - 1)
+    assert {(r["station_1"], r["station_2"]) for r in records} == {(a, b) for a in stations for b in stations if a != b}
+    assert all(r["city"] == "rome" and r["routes"]["route_1"] for r in records)
+    assert f"wrote {len(records)}" in err
+
+
+def test_references_are_byte_identical_across_runs(tmp_path, capsys):
+    first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    for path in (first, second):
+        assert main(["references", "--city", "dubai", "--out", str(path), "--quiet"]) == 0
+    assert first.read_bytes() == second.read_bytes()
+
+
+@pytest.mark.parametrize("option", [["--city", "new_york"], ["--all"]])
+def test_lint_reports(capsys, option):
+    code, out, _ = run(capsys, "lint", *option)
+    assert code == 0
+    assert "new_york" in out
