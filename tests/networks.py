@@ -46,6 +46,16 @@ CHINESE = {
 }
 
 
+# a line calling twice at a name it shares between two places (declared by the overlay): the list joins there
+REPEATED = {"R": ["A", "B", "C", "D", "B", "E"]}
+REPEATED_OVERLAY = {
+    "repeated_stations": [{"line": "R", "station": "B", "note": "R calls at two different stations named B."}]
+}
+
+# one station spelled with and without its suffix on two lines, as Beijing's 西单 / 西单站
+SUFFIX_VARIANTS = {"Line 1": ["复兴门站", "西单", "天安门西站"], "Line 4": ["灵境胡同站", "西单站", "宣武门站"]}
+
+
 def graph_of(data: dict, overlay: dict | None = None) -> TransitGraph:
     """Compile a hand-made network."""
     parsed = load_overlay(overlay)

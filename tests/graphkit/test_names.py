@@ -1,0 +1,212 @@
+"""Name normalization: fold, station keys, line keys, romanization."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from graphkit.names import fold, has_cjk, line_keys, romanize, station_keys
+
+_FULL_WIDTH = str.maketrans(
+    "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz",
+    "".join(chr(ord(ch) + 0xFEE0) for ch in "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"),
+)
+_CJK_DIGITS = "零一二三四五六七八九"
+_ASCII_TEXT = st.text(alphabet="ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 -", max_size=30)
+
+
+def _cjk_number(number: int) -> str:
+    """Chinese numerals as station maps write line numbers (1 to 99)."""
+    tens, units = divmod(number, 10)
+    if not tens:
+        return _CJK_DIGITS[units]
+    return ("" if tens == 1 else _CJK_DIGITS[tens]) + "十" + (_CJK_DIGITS[units] if units else "")
+
+
+# -- fold -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("variant", "plain"),
+    [
+        ("Línea-２", "Linea 2"),
+        ("SKÅDALEN", "skadalen"),
+        ("Colégio  Militar/Luz", "colegio militar luz"),
+        ("Conca d'Oro", "Conca dOro"),
+        ("ＬＩＮＥ　１", "line 1"),
+        ("Cathedral Pkwy(110 St)", "cathedral pkwy 110 st"),
+    ],
+)
+def test_fold_ignores_case_width_accents_spaces_and_punctuation(variant, plain):
+    assert fold(variant) == fold(plain)
+
+
+@settings(max_examples=100)
+@given(_ASCII_TEXT)
+def test_fold_is_idempotent_and_ignores_case_and_width(text):
+    folded = fold(text)
+    assert fold(folded) == folded
+    assert fold(text.swapcase()) == folded
+    assert fold(text.translate(_FULL_WIDTH)) == folded
+    assert " " not in folded and "-" not in folded
+
+
+@settings(max_examples=100)
+@given(st.lists(st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789", min_size=1, max_size=8), min_size=1))
+def test_fold_keeping_spaces_collapses_separators(words):
+    assert fold(" -  ".join(words), keep_spaces=True) == " ".join(words)
+    assert fold("_".join(words), keep_spaces=True) == " ".join(words)
+
+
+def test_has_cjk():
+    assert has_cjk("西直门站") and has_cjk("Line 昌平")
+    assert not has_cjk("Skådalen Station") and not has_cjk("ＬＩＮＥ１")
+
+
+# -- station keys -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("variant", "name"),
+    [
+        ("Skådalen Station", "skadalen"),
+        ("Bologna", "Bologna Station"),
+        ("bologna station", "BOLOGNA"),
+        ("西直门", "西直门站"),
+        ("Xizhimen", "西直门站"),
+        ("xi zhi men station", "西直门站"),
+        ("Xi-Zhi-Men Stn", "西直门站"),
+        ("Cathedral Pkwy 110 St", "Cathedral Pkwy (110 St) Station"),
+        ("Colegio Militar Luz", "Colégio Militar/Luz Station"),
+    ],
+)
+def test_station_variants_share_their_first_key(variant, name):
+    assert station_keys(variant)[0] in station_keys(name)
+
+
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        ("Cathedral Pkwy (110 St) Station", "Cathedral Pkwy Station (110 St)"),
+        ("34 St-Penn Station Station", "34 St-Penn Station"),
+        ("Union Station Station", "Union"),
+        ("西单站", "西站"),
+    ],
+)
+def test_only_a_trailing_suffix_is_ignored(one, other):
+    assert not set(station_keys(one)) & set(station_keys(other))
+
+
+_BASE_WORDS = st.lists(
+    st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=8).filter(
+        lambda w: w not in {"station", "stn"}
+    ),
+    min_size=1,
+    max_size=4,
+).map(" ".join)
+
+
+@settings(max_examples=100)
+@given(base=_BASE_WORDS, suffix=st.sampled_from([" Station", " station", " STATION", "  Station", " Stn", " Stn."]))
+def test_station_suffix_does_not_change_the_key(base, suffix):
+    assert station_keys(base + suffix) == station_keys(base)
+    assert station_keys(base.title() + suffix) == station_keys(base)
+
+
+@settings(max_examples=50)
+@given(st.text(alphabet="西直门车公庄阜成复兴长椿街苹果园古城单", min_size=1, max_size=5))
+def test_chinese_station_keys_hold_the_name_and_its_pinyin(base):
+    keys = station_keys(base + "站")
+    assert keys == station_keys(base)
+    assert keys[0] == fold(base)
+    assert fold(romanize(base + "站")[0]) in keys
+    assert all(not has_cjk(key) for key in keys[1:])
+
+
+def test_keys_are_never_empty():
+    for name in ["Station", "站", "A Station", "-", "西直门站"]:
+        assert all(station_keys(name)), name
+        assert all(line_keys(name)), name
+
+
+# -- romanization -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "forms"),
+    [
+        ("西直门站", ("xi zhi men",)),
+        ("西直门", ("xi zhi men",)),
+        ("绿汀路站", ("lu ting lu", "lu ting road")),
+        ("人民广场站", ("ren min guang chang", "ren min square")),
+        ("北京南站", ("bei jing nan", "bei jing south")),
+        ("长沙火车南站", ("chang sha huo che nan", "chang sha huo che south")),
+    ],
+)
+def test_romanize(name, forms):
+    assert romanize(name) == forms
+
+
+def test_romanize_reads_u_umlaut_as_u():
+    assert romanize("绿地站")[0].startswith("lu ")
+    assert station_keys("Lüdi")[0] == station_keys("Ludi")[0]
+    assert station_keys("Ludi")[0] in station_keys("绿地站")
+
+
+# -- line keys ------------------------------------------------------------------------
+
+
+LINE_ONE_SPELLINGS = [
+    "Line 1", "Route 1", "1", "1号线", "地铁1号线", "Linea 1", "Ligne 1", "Línea 1", "LINE-１", "一号线",
+    "Metro Line 1", "Linha 1", "Lijn 1", "Linie 1", "轨道交通1号线", "MRT 1",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("spelling", LINE_ONE_SPELLINGS)
+def test_line_spellings_share_the_key_of_line_1(spelling):
+    assert line_keys(spelling)[0] == line_keys("Line 1")[0]
+
+
+@settings(max_examples=100)
+@given(
+    number=st.integers(min_value=1, max_value=99),
+    template=st.sampled_from(
+        ["Line {}", "Route {}", "{}", "{}号线", "地铁{}号线", "Linea {}", "Ligne {}", "Línea {}", "LINE-{}", "{}线"]
+    ),
+    full_width=st.booleans(),
+)
+def test_numbered_line_spellings_share_one_key(number, template, full_width):
+    digits = str(number).translate(_FULL_WIDTH) if full_width else str(number)
+    key = line_keys(f"Line {number}")[0]
+    assert line_keys(template.format(digits))[0] == key
+    assert line_keys(f"{_cjk_number(number)}号线")[0] == key
+
+
+@settings(max_examples=100)
+@given(st.integers(min_value=1, max_value=99), st.integers(min_value=1, max_value=99))
+def test_different_numbers_never_share_a_key(one, other):
+    if one != other:
+        assert not set(line_keys(f"Line {one}")) & set(line_keys(f"{other}号线"))
+
+
+@pytest.mark.parametrize(
+    ("spelling", "name"),
+    [
+        ("Red", "Red Line"),
+        ("red line", "Red Line"),
+        ("Green Line", "Metrorail Green Line"),
+        ("Changping", "昌平线"),
+        ("昌平", "昌平线"),
+        ("Line B", "B"),
+        ("Linea B", "Line B"),
+    ],
+)
+def test_named_line_spellings_share_a_key(spelling, name):
+    assert line_keys(spelling)[0] in line_keys(name)
+
+
+def test_line_words_inside_a_name_are_kept():
+    # "Airport" must not lose "port", nor "Trainsville" its "train": only whole words go
+    assert line_keys("Airport Line")[0] == "airport"
+    assert line_keys("Trainsville")[0] == "trainsville"
