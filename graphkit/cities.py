@@ -25,7 +25,9 @@ def _data_root() -> Path:
 
 @lru_cache(maxsize=1)
 def _catalogue() -> dict[str, Path]:
-    return {path.stem: path for path in sorted(_data_root().glob("*/*.json")) if not path.name.endswith(".overlay.json")}
+    return {
+        path.stem: path for path in sorted(_data_root().glob("*/*.json")) if not path.name.endswith(".overlay.json")
+    }
 
 
 def city_names() -> tuple[str, ...]:
@@ -91,7 +93,9 @@ def graph_from_file(path: str | Path, *, overlay: str | Path | None = None) -> T
     return compile_graph(*load_metro_file(path, overlay=overlay))
 
 
-def open_graph(*, city: str | None = None, metro: str | Path | None = None, overlay: str | Path | None = None) -> TransitGraph:
+def open_graph(
+    *, city: str | None = None, metro: str | Path | None = None, overlay: str | Path | None = None
+) -> TransitGraph:
     """The graph of an embedded city (``city``) or of a Metro Data file (``metro``), exactly one of them."""
     if (city is None) == (metro is None):
         raise ValueError("give exactly one of city or metro")

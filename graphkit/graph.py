@@ -12,9 +12,9 @@ and, among those, the fewest stops: the route cost of the benchmark.
 
 from __future__ import annotations
 
-from operator import itemgetter
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
+from operator import itemgetter
 from typing import TYPE_CHECKING
 
 import igraph
@@ -23,7 +23,7 @@ import numpy
 from graphkit.errors import TransitError, UnknownLine
 from graphkit.matching import NameIndex
 from graphkit.metro import MetroData
-from graphkit.overlays import Overlay
+from graphkit.overlays import Overlay, check_overlay
 from graphkit.segments import Route, Segment
 from graphkit.topology import LineTopology, compile_line
 
@@ -67,6 +67,7 @@ class TransitGraph:
     def __init__(self, metro: MetroData, overlay: Overlay | None = None):
         self.metro = metro
         self.overlay = overlay or Overlay()
+        check_overlay(self.overlay, metro)
         self.lines: dict[str, LineTopology] = {
             line.name: compile_line(line, self.overlay, source=metro.source) for line in metro.lines
         }
@@ -242,7 +243,12 @@ class TransitGraph:
         return (
             route.stops,
             tuple(
-                (line_rank[s.route_name], vertex[s.departure_stop], vertex[s.arrival_stop], tuple(vertex[v] for v in s.via_stops))
+                (
+                    line_rank[s.route_name],
+                    vertex[s.departure_stop],
+                    vertex[s.arrival_stop],
+                    tuple(vertex[v] for v in s.via_stops),
+                )
                 for s in route.segments
             ),
         )
@@ -282,7 +288,9 @@ class TransitGraph:
         )
 
     def __repr__(self) -> str:
-        return f"<TransitGraph {self.city or self.metro.source}: {len(self.lines)} lines, {len(self.stations)} stations>"
+        return (
+            f"<TransitGraph {self.city or self.metro.source}: {len(self.lines)} lines, {len(self.stations)} stations>"
+        )
 
 
 def compile_graph(metro: MetroData, overlay: Overlay | None = None) -> TransitGraph:

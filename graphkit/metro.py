@@ -23,7 +23,10 @@ _TRANSFER = {"transfer station", "换乘站"}
 _BRANCH_START = {"branch-starting station", "支线起始站"}
 # Parenthesised text that reads like an annotation but is none of the known ones
 # (a typo such as "(Transfer Statoin)") must not silently become part of a name.
-_ANNOTATION_LIKE = re.compile(r"transfer|branch|interchange|换乘|支线|起始", re.IGNORECASE)
+_ANNOTATION_LIKE = re.compile(
+    r"^(?:transfer|branch|interchange)\w*(?:\s+st\w*)?$|^(?:transfer|branch|interchange)\w*[\s-]+\w*\s+st\w*$|换乘|支线|起始",
+    re.IGNORECASE,
+)
 _PARENTHESISED = re.compile(r"\s*[(（]([^()（）]*)[)）]")
 _SPACES = re.compile(r"\s+")
 
@@ -144,7 +147,7 @@ def parse_station(raw: str, *, where: str = "") -> StationEntry:
         elif label in _BRANCH_START:
             branch = True
         elif _ANNOTATION_LIKE.search(label):
-            raise InvalidMetroData(f"{where}: unknown annotation ({match.group(1)}) in {raw!r}")
+            raise InvalidMetroData(f"{where}{': ' if where else ''}unknown annotation ({match.group(1)}) in {raw!r}")
         else:
             continue
         kept.append(raw[position : match.start()])
@@ -152,13 +155,11 @@ def parse_station(raw: str, *, where: str = "") -> StationEntry:
     kept.append(raw[position:])
     name = _SPACES.sub(" ", "".join(kept)).strip()
     if not name:
-        raise InvalidMetroData(f"{where}: empty station name {raw!r}")
+        raise InvalidMetroData(f"{where}{': ' if where else ''}empty station name {raw!r}")
     return StationEntry(raw=raw, name=name, transfer_mark=transfer, branch_start_mark=branch)
 
 
-def _parse_line(
-    line_name: Any, stations: Any, *, source: str, allowed_repeats: frozenset[tuple[str, str]]
-) -> Line:
+def _parse_line(line_name: Any, stations: Any, *, source: str, allowed_repeats: frozenset[tuple[str, str]]) -> Line:
     where = f"{source}, line {line_name!r}"
     if not isinstance(line_name, str) or not line_name.strip():
         raise InvalidMetroData(f"{source}: line names must be non-empty strings, got {line_name!r}")
@@ -201,7 +202,7 @@ def load_metro(
     Parameters
     ----------
     source : str, Path or Mapping
-        A file path, a JSON text (a string starting with ``{``) or the object itself.
+        A file path, a JSON text (a string starting with ``{`` or ``[``) or the object itself.
     city, country : str, optional
         Names to record; for a path, ``city`` defaults to the file's stem and
         ``country`` to its folder's name.
@@ -226,7 +227,7 @@ def load_metro(
     """
     if isinstance(source, Mapping):
         label, obj = "<dict>", source
-    elif isinstance(source, str) and source.lstrip().startswith("{"):
+    elif isinstance(source, str) and source.lstrip()[:1] in ("{", "["):
         label, obj = "<json>", _parse_json(source, "<json>")
     else:
         path = Path(source)
@@ -241,13 +242,13 @@ def load_metro(
         city = city or path.stem
         country = country or path.parent.name
     if not isinstance(obj, Mapping):
-        raise InvalidMetroData(f"{label}: Metro Data must be a JSON object {{line: [stations]}}, got {type(obj).__name__}")
+        raise InvalidMetroData(
+            f"{label}: Metro Data must be a JSON object {{line: [stations]}}, got {type(obj).__name__}"
+        )
     if not obj:
         raise InvalidMetroData(f"{label}: Metro Data has no lines")
     repeats = frozenset(tuple(pair) for pair in allowed_repeats)
-    lines = tuple(
-        _parse_line(name, stations, source=label, allowed_repeats=repeats) for name, stations in obj.items()
-    )
+    lines = tuple(_parse_line(name, stations, source=label, allowed_repeats=repeats) for name, stations in obj.items())
     return MetroData(city=city, country=country, source=label, lines=lines)
 
 
@@ -255,4 +256,6 @@ def _parse_json(text: str, label: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as error:
-        raise InvalidMetroData(f"{label}: not valid JSON at line {error.lineno}, column {error.colno}: {error.msg}") from None
+        raise InvalidMetroData(
+            f"{label}: not valid JSON at line {error.lineno}, column {error.colno}: {error.msg}"
+        ) from None

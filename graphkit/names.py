@@ -21,7 +21,7 @@ __all__ = ["fold", "station_keys", "line_keys", "has_cjk", "romanize"]
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _STATION_SUFFIX = re.compile(r"(?:\s+(?:station|stn\.?)|站)$")
 _LINE_WORDS = re.compile(
-    r"\b(?:line|lines|route|linea|ligne|linha|linie|lijn|metro|metrorail|subway|train|mrt|lrt)\b"
+    r"\b(?:line|lines|route|linea|ligne|linha|linie|lijn|metro|metrorail|subway|train|mrt|lrt)(?=\d|\b)"
 )
 _LINE_CJK = re.compile(r"地铁|轨道交通|线路|号线|线|号")
 _DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
@@ -29,7 +29,6 @@ _CJK_NUMBER = re.compile(r"[零一二两三四五六七八九十]+(?=号线|号|
 # English words for the generic endings of Chinese station names, so that the
 # English names the benchmark accepts (绿汀路 = Lvting Road) reach them.
 _GENERIC_ENDINGS = (
-    ("火车站", "railway station"),
     ("大道", "avenue"),
     ("广场", "square"),
     ("公园", "park"),
@@ -89,12 +88,16 @@ def romanize(name: str) -> tuple[str, ...]:
     >>> romanize("绿汀路站")
     ('lu ting lu', 'lu ting road')
     """
-    base = _STATION_SUFFIX.sub("", name.strip()) or name
+    name = name.strip()
+    base = _STATION_SUFFIX.sub("", name) or name
     forms = [_pinyin(base)]
-    for ending, english in _GENERIC_ENDINGS:
-        if base.endswith(ending) and len(base) > len(ending):
-            forms.append(f"{_pinyin(base[: -len(ending)])} {english}")
-            break
+    if name.endswith("火车站") and len(name) > 3:  # 站 here is part of the generic ending
+        forms.append(f"{_pinyin(name[:-3])} railway station")
+    else:
+        for ending, english in _GENERIC_ENDINGS:
+            if base.endswith(ending) and len(base) > len(ending):
+                forms.append(f"{_pinyin(base[: -len(ending)])} {english}")
+                break
     return tuple(dict.fromkeys(fold(form, keep_spaces=True) for form in forms))
 
 
@@ -119,10 +122,9 @@ def station_keys(name: str) -> tuple[str, ...]:
     spaced = fold(name, keep_spaces=True)
     keys = [fold(_strip_station_suffix(spaced))]
     if has_cjk(name):
-        for form in romanize(name):
-            keys.append(fold(_strip_station_suffix(form)))
-            if form.endswith(" railway station"):
-                keys.append(fold(form[: -len(" station")]))
+        keys.extend(fold(_strip_station_suffix(form)) for form in romanize(name))
+    elif "v" in keys[0]:
+        keys.append(keys[0].replace("v", "u"))  # pinyin typed with v for ü (Lvting = 绿汀)
     return tuple(dict.fromkeys(key for key in keys if key))
 
 

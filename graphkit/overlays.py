@@ -29,8 +29,18 @@ from pathlib import Path
 from typing import Any
 
 from graphkit.errors import InvalidOverlay
+from graphkit.metro import MetroData
 
-__all__ = ["Loop", "Branch", "UnlistedBranch", "RepeatedStation", "Overlay", "load_overlay", "overlay_path_for"]
+__all__ = [
+    "Loop",
+    "Branch",
+    "UnlistedBranch",
+    "RepeatedStation",
+    "Overlay",
+    "load_overlay",
+    "overlay_path_for",
+    "check_overlay",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,8 +150,31 @@ def load_overlay(source: str | Path | Mapping[str, Any] | None) -> Overlay:
             if extra or missing:
                 raise InvalidOverlay(f"{where}: missing {missing}, unexpected {extra}")
             values = {name: entry.get(name) for name in required + optional}
-            if not all(isinstance(value, str) and value for value in values.values() if value is not None):
-                raise InvalidOverlay(f"{where}: every field must be a non-empty string")
+            for name, value in values.items():
+                if not (isinstance(value, str) and value.strip()) and not (name in optional and value is None):
+                    raise InvalidOverlay(f"{where}: field {name!r} must be a non-empty string, got {value!r}")
             parsed.append(kind(**values))
         sections[section] = tuple(parsed)
     return Overlay(source=label, **sections)
+
+
+def check_overlay(overlay: Overlay, metro: MetroData) -> None:
+    """Raise :class:`InvalidOverlay` when an entry names a line the data lacks,
+    or declares a repeated station that the line does not repeat.
+
+    A typo in a line name would otherwise silently drop a loop or a branch.
+    """
+    lines = {line.name: line for line in metro.lines}
+    where = overlay.source or "overlay"
+    for section in ("loops", "branches", "unlisted_branches", "repeated_stations"):
+        for number, entry in enumerate(getattr(overlay, section), start=1):
+            if entry.line not in lines:
+                raise InvalidOverlay(
+                    f"{where}, {section} #{number}: line {entry.line!r} is not in {metro.source}"
+                    f" (lines: {', '.join(map(repr, lines))})"
+                )
+    for number, entry in enumerate(overlay.repeated_stations, start=1):
+        if lines[entry.line].stations.count(entry.station) < 2:
+            raise InvalidOverlay(
+                f"{where}, repeated_stations #{number}: {entry.station!r} is not listed twice on line {entry.line!r}"
+            )

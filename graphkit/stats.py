@@ -71,7 +71,7 @@ def difficulty_of(metro: MetroData) -> Difficulty:
     Examples
     --------
     >>> from graphkit.cities import load_city
-    >>> difficulty_of(load_city("beijing")[0]), difficulty_of(load_city("miami")[0])
+    >>> difficulty_of(load_city("beijing")[0]), difficulty_of(load_city("sydney")[0])
     ('hard', 'easy')
     """
     lines, transfers, (easy_top, middle_top), tiers = _reference()

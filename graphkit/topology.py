@@ -63,11 +63,7 @@ class LineTopology:
                 if distance[there] == distance[here] + 1 and len(paths[there]) < _MAX_RIDE_ALTERNATIVES:
                     step = () if here == source else (here,)
                     paths[there].extend(p + step for p in paths[here][: _MAX_RIDE_ALTERNATIVES - len(paths[there])])
-        return {
-            target: (distance[target], tuple(sorted(vias)))
-            for target, vias in paths.items()
-            if target != source
-        }
+        return {target: (distance[target], tuple(sorted(vias))) for target, vias in paths.items() if target != source}
 
     def simple_rides(self, source: str, target: str, *, max_stops: int) -> list[tuple[str, ...]]:
         """Every ride from ``source`` to ``target`` that visits no station twice, within ``max_stops``.
@@ -120,7 +116,9 @@ def compile_line(line: Line, overlay: Overlay, *, source: str = "") -> LineTopol
         neighbours[b].append(a)
     order = {name: index for index, name in enumerate(stations)}
     adjacency = {name: tuple(sorted(near, key=order.__getitem__)) for name, near in neighbours.items()}
-    return LineTopology(name=line.name, stations=stations, adjacency=adjacency, shape=_shape(adjacency, is_loop, has_branch))
+    return LineTopology(
+        name=line.name, stations=stations, adjacency=adjacency, shape=_shape(adjacency, is_loop, has_branch)
+    )
 
 
 def _hang_branch(

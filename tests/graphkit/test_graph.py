@@ -6,8 +6,8 @@ import networkx as nx
 import pytest
 
 from graphkit import all_city_stats, city_graph, city_names, city_stats, load_metro
-from graphkit.errors import TransitError, UnknownCity, UnknownLine
 from graphkit.cities import city_path
+from graphkit.errors import TransitError, UnknownCity, UnknownLine
 from tests.networks import BRANCH, BRANCH_OVERLAY, DISCONNECTED, LOOP, LOOP_OVERLAY, graph_of
 
 

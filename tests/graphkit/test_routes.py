@@ -11,8 +11,18 @@ from hypothesis import strategies as st
 
 from graphkit import NoRoute, TransitError, UnknownStation, city_graph, reference_routes, shortest_routes
 from graphkit.routes import _routes_within, shortest_route, shortest_route_length
-from tests.networks import BRANCH, BRANCH_OVERLAY, CLOSED_LOOP, DISCONNECTED, HOMONYMS, LOOP, LOOP_OVERLAY, ONE_LINE
-from tests.networks import ONE_STATION, graph_of
+from tests.networks import (
+    BRANCH,
+    BRANCH_OVERLAY,
+    CLOSED_LOOP,
+    DISCONNECTED,
+    HOMONYMS,
+    LOOP,
+    LOOP_OVERLAY,
+    ONE_LINE,
+    ONE_STATION,
+    graph_of,
+)
 
 
 def check_route(graph, route, source, target):

@@ -34,7 +34,13 @@ def test_route_json_rides_beijing_line_2_round_the_loop(capsys):
     found = json.loads(out)
     assert found["transfers"] == 0
     assert found["routes"][0] == [
-        {"route_name": "Line 2", "departure_stop": "西直门站", "arrival_stop": "车公庄站", "via_stops": [], "num_via_stops": 0}
+        {
+            "route_name": "Line 2",
+            "departure_stop": "西直门站",
+            "arrival_stop": "车公庄站",
+            "via_stops": [],
+            "num_via_stops": 0,
+        }
     ]
 
 
