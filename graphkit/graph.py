@@ -24,7 +24,7 @@ from graphkit.errors import TransitError, UnknownLine
 from graphkit.matching import NameIndex
 from graphkit.metro import MetroData
 from graphkit.overlays import Overlay, check_overlay
-from graphkit.segments import Route, Segment
+from graphkit.segments import Route, RouteSet, Segment
 from graphkit.topology import LineTopology, compile_line
 
 if TYPE_CHECKING:
@@ -35,6 +35,30 @@ __all__ = ["TransitGraph", "compile_graph", "RIDE_WEIGHT"]
 # Larger than any possible count of stops, so one ride more always costs more.
 RIDE_WEIGHT = 1_000_000
 _first = itemgetter(0)
+_second = itemgetter(1)
+_NO_ROUTE = Route(())  # the empty prefix every route from the source extends
+
+
+def _index_or_end(options: tuple, value: object) -> int:
+    """Position of ``value`` among ``options``; past the end when absent (a longer way round)."""
+    try:
+        return options.index(value)
+    except ValueError:
+        return len(options)
+
+
+class _Memo(dict):
+    """A dict that computes a missing value on first lookup (lookups stay C-speed)."""
+
+    __slots__ = ("build",)
+
+    def __init__(self, build):
+        super().__init__()
+        self.build = build
+
+    def __missing__(self, key):
+        value = self[key] = self.build(key)
+        return value
 
 
 class TransitGraph:
@@ -106,7 +130,7 @@ class TransitGraph:
             neighbours[self.stations[u]].append(self.stations[v])
             neighbours[self.stations[v]].append(self.stations[u])
         self._neighbours = {station: tuple(neighbours[station]) for station in self.stations}
-        self._hops: dict[tuple[int, int], tuple[tuple[Segment, tuple], ...]] = {}
+        self._hops = _Memo(self._build_hop)
         directed = sorted(best)
         self._tails = numpy.array([u for u, _ in directed], dtype=numpy.int64)
         self._heads = numpy.array([v for _, v in directed], dtype=numpy.int64)
@@ -168,23 +192,28 @@ class TransitGraph:
 
     def _hop(self, u: int, v: int) -> tuple[tuple[Segment, tuple], ...]:
         """Segments of one hop with their sort keys, sorted; cached."""
-        found = self._hops.get((u, v))
-        if found is None:
-            _, names = self._hop_lines[(u, v)]
-            here, there = self.stations[u], self.stations[v]
-            vertex = self._vertex
-            found = tuple(
-                sorted(
-                    (
-                        (Segment(name, here, there, via), (self._line_rank[name], u, v, tuple(vertex[s] for s in via)))
-                        for name in names
-                        for via in self._rides[name][here][there][1]
-                    ),
-                    key=lambda pair: pair[1],
-                )
+        return self._hops[u, v]
+
+    def _build_hop(self, key: tuple[int, int]) -> tuple[tuple[Segment, tuple], ...]:
+        u, v = key
+        _, names = self._hop_lines[key]
+        here, there = self.stations[u], self.stations[v]
+        rank = self._line_rank
+        if len(names) == 1:
+            vias = self._rides[names[0]][here][there][1]
+            if len(vias) == 1:  # the usual case: one line, one way
+                return ((Segment(names[0], here, there, vias[0]), (rank[names[0]], u, v, 0)),)
+        # via alternatives (a loop's two ways) come sorted from the line; their index orders them
+        return tuple(
+            sorted(
+                (
+                    (Segment(name, here, there, via), (rank[name], u, v, index))
+                    for name in names
+                    for index, via in enumerate(self._rides[name][here][there][1])
+                ),
+                key=_second,
             )
-            self._hops[(u, v)] = found
-        return found
+        )
 
     def cost_bounds(self, target: str) -> dict[str, float]:
         """Least route weight from every station to ``target`` (``inf`` when unreachable)."""
@@ -192,11 +221,16 @@ class TransitGraph:
         return dict(zip(self.stations, row))
 
     def shortest_routes_from(
-        self, source: str, targets: Iterable[str] | None = None, *, max_routes: int | None = None
-    ) -> Iterator[tuple[str, list[Route]]]:
+        self,
+        source: str,
+        targets: Iterable[str] | None = None,
+        *,
+        max_routes: int | None = None,
+        _distances: numpy.ndarray | None = None,
+    ) -> Iterator[RouteSet]:
         """All least-cost routes from ``source``, per reachable target, in route order.
 
-        Yields ``(target, routes)`` in station order, ``routes`` sorted as
+        Yields a :class:`RouteSet` per target in station order, ``routes`` sorted as
         :meth:`route_sort_key` says and cut to ``max_routes``. Targets that
         cannot be reached are left out.
 
@@ -211,35 +245,65 @@ class TransitGraph:
         inequality), so no check is needed.
         """
         s = self._vertex[source]
-        distance = numpy.asarray(self._graph.distances(source=s, weights="weight")[0])
+        if _distances is None:
+            distance = numpy.asarray(self._graph.distances(source=s, weights="weight")[0])
+        else:
+            distance = _distances[s]
         tails, heads = self._tails, self._heads
         reached = distance[heads]
         on_dag = (distance[tails] + self._weights == reached) & numpy.isfinite(reached)
-        predecessors: dict[int, list[int]] = defaultdict(list)
-        for tail, head in zip(tails[on_dag].tolist(), heads[on_dag].tolist()):
-            predecessors[head].append(tail)
-        hop = self._hop
-        routes_of: dict[int, list[tuple[tuple, tuple[Segment, ...]]]] = {s: [((), ())]}
-        for t in sorted(predecessors, key=distance.__getitem__):
-            before = predecessors[t]
-            found = [
-                (key + (step_key,), segments + (step,))
-                for p in before
-                for key, segments in routes_of[p]
-                for step, step_key in hop(p, t)
-            ]
-            if len(before) > 1:
-                found.sort(key=_first)
-            routes_of[t] = found[:max_routes] if max_routes else found
+        tails, heads = tails[on_dag], heads[on_dag]
+        # hops grouped by head, heads nearest first: a station's routes are complete before any use
+        order = numpy.lexsort((tails, heads, distance[heads]))
+        hops = self._hops
+        routes_of: dict[int, list[tuple[tuple, Route]]] = {s: [((), _NO_ROUTE)]}
+        current, found, merged = -1, None, False
+        for p, t in zip(tails[order].tolist(), heads[order].tolist()):
+            if t != current:
+                if merged:
+                    found.sort(key=_first)
+                    del found[max_routes or len(found) :]
+                current, found, merged = t, [], False
+                routes_of[t] = found
+            else:
+                merged = True
+            before, steps = routes_of[p], hops[p, t]
+            if len(before) == 1 and len(steps) == 1:  # the usual case, spelled out for speed
+                ((key, route),), ((step, step_key),) = before, steps
+                found.append((key + (step_key,), Route(route.segments + (step,))))
+            else:
+                found.extend(
+                    [
+                        (key + (step_key,), Route(route.segments + (step,)))
+                        for key, route in before
+                        for step, step_key in steps
+                    ]
+                )
+            if not merged and max_routes and len(found) > max_routes:
+                del found[max_routes:]
+        if merged:
+            found.sort(key=_first)
+            del found[max_routes or len(found) :]
         wanted = sorted(routes_of) if targets is None else [self._vertex[name] for name in targets]
-        stations = self.stations
+        stations, city = self.stations, self.metro.city
         for t in wanted:
-            if t != s and t in routes_of:
-                yield stations[t], [Route(segments) for _, segments in routes_of[t]]
+            found = routes_of.get(t)
+            if found is not None and t != s:
+                yield RouteSet(city, source, stations[t], len(found[0][0]) - 1, tuple(map(_second, found)))
+
+    def all_shortest_routes(self, *, max_routes: int | None = None) -> Iterator[RouteSet]:
+        """:meth:`shortest_routes_from` for every source, sharing one all-pairs distance computation."""
+        distances = numpy.asarray(self._graph.distances(weights="weight"))
+        for source in self.stations:
+            yield from self.shortest_routes_from(source, max_routes=max_routes, _distances=distances)
 
     def route_sort_key(self, route: Route) -> tuple:
-        """Deterministic order of routes: fewest stops, then line and station order of the data."""
-        line_rank, vertex = self._line_rank, self._vertex
+        """Deterministic order of routes: fewest stops, then line and station order of the data.
+
+        Equally short ways along one line (a loop's two directions) come in the
+        order of their via stops' names.
+        """
+        line_rank, vertex, rides = self._line_rank, self._vertex, self._rides
         return (
             route.stops,
             tuple(
@@ -247,7 +311,8 @@ class TransitGraph:
                     line_rank[s.route_name],
                     vertex[s.departure_stop],
                     vertex[s.arrival_stop],
-                    tuple(vertex[v] for v in s.via_stops),
+                    _index_or_end(rides[s.route_name][s.departure_stop][s.arrival_stop][1], s.via_stops),
+                    s.via_stops,
                 )
                 for s in route.segments
             ),

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 
 from graphkit.errors import NoRoute, TransitError
 from graphkit.graph import RIDE_WEIGHT, TransitGraph
-from graphkit.segments import Route, Segment
+from graphkit.segments import Route, RouteSet, Segment
 
 __all__ = [
     "DEFAULT_MAX_ROUTES",
@@ -26,42 +25,6 @@ __all__ = [
 ]
 
 DEFAULT_MAX_ROUTES = 10
-
-
-@dataclass(frozen=True, slots=True)
-class RouteSet:
-    """The reference routes of one ordered station pair."""
-
-    city: str
-    source: str
-    target: str
-    transfers: int
-    routes: tuple[Route, ...]
-
-    def to_record(self) -> dict:
-        """The references record: ``{city, station_1, station_2, question_transfer_count, routes}``."""
-        return {
-            "city": self.city,
-            "station_1": self.source,
-            "station_2": self.target,
-            "question_transfer_count": self.transfers,
-            "routes": {f"route_{number}": route.to_list() for number, route in enumerate(self.routes, start=1)},
-        }
-
-    def to_text(self) -> str:
-        """A readable table of the routes, one block per route."""
-        plural = "" if self.transfers == 1 else "s"
-        lines = [f"{self.source} -> {self.target}: {self.transfers} transfer{plural}, {len(self.routes)} route(s)"]
-        for number, route in enumerate(self.routes, start=1):
-            lines.append(f"route {number} ({route.stops} stops)")
-            width = max(len(segment.route_name) for segment in route.segments)
-            for segment in route.segments:
-                via = ", ".join(segment.via_stops) if segment.via_stops else "-"
-                lines.append(
-                    f"  {segment.route_name:<{width}}  {segment.departure_stop} -> {segment.arrival_stop}"
-                    f"  [{segment.num_via_stops} via: {via}]"
-                )
-        return "\n".join(lines)
 
 
 def _check_options(slack: int, max_routes: int) -> None:
@@ -121,8 +84,8 @@ def shortest_routes(
     _check_options(slack, max_routes)
     here, there = _endpoints(graph, source, target)
     if slack == 0:
-        for _, routes in graph.shortest_routes_from(here, [there], max_routes=max_routes):
-            return RouteSet(graph.city, here, there, routes[0].transfers, tuple(routes))
+        for found in graph.shortest_routes_from(here, [there], max_routes=max_routes):
+            return found
         raise NoRoute(here, there, city=graph.city)
     return _finish(graph, here, there, _routes_within(graph, here, there, slack), max_routes)
 
@@ -185,7 +148,8 @@ def reference_routes(
     departures); unconnected pairs are left out (see ``graph.components()``).
     """
     _check_options(0, max_routes)
-    city = graph.city
-    for source in graph.stations if sources is None else sources:
-        for target, routes in graph.shortest_routes_from(source, max_routes=max_routes):
-            yield RouteSet(city, source, target, len(routes[0].segments) - 1, tuple(routes))
+    if sources is None:
+        yield from graph.all_shortest_routes(max_routes=max_routes)
+        return
+    for source in sources:
+        yield from graph.shortest_routes_from(source, max_routes=max_routes)

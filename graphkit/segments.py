@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
-__all__ = ["Segment", "Route"]
+__all__ = ["Segment", "Route", "RouteSet"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,3 +73,42 @@ class Route:
 
     def to_list(self) -> list[dict[str, Any]]:
         return [segment.to_dict() for segment in self.segments]
+
+
+class RouteSet(NamedTuple):
+    """The reference routes of one ordered station pair.
+
+    An immutable value like the others; a named tuple because hundreds of
+    thousands are made per city and it is the cheapest to build.
+    """
+
+    city: str
+    source: str
+    target: str
+    transfers: int
+    routes: tuple[Route, ...]
+
+    def to_record(self) -> dict:
+        """The references record: ``{city, station_1, station_2, question_transfer_count, routes}``."""
+        return {
+            "city": self.city,
+            "station_1": self.source,
+            "station_2": self.target,
+            "question_transfer_count": self.transfers,
+            "routes": {f"route_{number}": route.to_list() for number, route in enumerate(self.routes, start=1)},
+        }
+
+    def to_text(self) -> str:
+        """A readable table of the routes, one block per route."""
+        plural = "" if self.transfers == 1 else "s"
+        lines = [f"{self.source} -> {self.target}: {self.transfers} transfer{plural}, {len(self.routes)} route(s)"]
+        for number, route in enumerate(self.routes, start=1):
+            lines.append(f"route {number} ({route.stops} stops)")
+            width = max(len(segment.route_name) for segment in route.segments)
+            for segment in route.segments:
+                via = ", ".join(segment.via_stops) if segment.via_stops else "-"
+                lines.append(
+                    f"  {segment.route_name:<{width}}  {segment.departure_stop} -> {segment.arrival_stop}"
+                    f"  [{segment.num_via_stops} via: {via}]"
+                )
+        return "\n".join(lines)

@@ -50,6 +50,12 @@ class LineTopology:
         the hops and each ``via_stops`` lists the stations strictly between,
         one tuple per equally short way (two on a loop's opposite stations).
         """
+        if self.shape == "path":  # the listed order is the path: slice it
+            stations = self.stations
+            i = stations.index(source)
+            rides = {t: (i - j, (stations[j + 1 : i][::-1],)) for j, t in enumerate(stations[:i])}
+            rides.update((t, (j - i, (stations[i + 1 : j],))) for j, t in enumerate(stations[i + 1 :], start=i + 1))
+            return rides
         paths: dict[str, list[tuple[str, ...]]] = {source: [()]}
         distance = {source: 0}
         queue = deque([source])
