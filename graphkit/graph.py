@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
-from operator import itemgetter
 from typing import TYPE_CHECKING
 
 import igraph
@@ -34,8 +33,6 @@ __all__ = ["TransitGraph", "compile_graph", "RIDE_WEIGHT"]
 
 # Larger than any possible count of stops, so one ride more always costs more.
 RIDE_WEIGHT = 1_000_000
-_first = itemgetter(0)
-_second = itemgetter(1)
 _NO_ROUTE = Route(())  # the empty prefix every route from the source extends
 
 
@@ -77,11 +74,11 @@ class TransitGraph:
         "_line_index",
         "_line_rank",
         "_lines_at",
-        "_rides",
         "_vertex",
         "_graph",
         "_hop_lines",
         "_hops",
+        "_segment_keys",
         "_tails",
         "_heads",
         "_weights",
@@ -105,16 +102,11 @@ class TransitGraph:
                 lines_at[station].append(name)
         self._lines_at = {station: tuple(lines_at[station]) for station in self.stations}
         self._vertex = {name: vertex for vertex, name in enumerate(self.stations)}
-        # per line: station -> {station: (stops, via alternatives)}
-        self._rides = {
-            name: {station: topology.rides_from(station) for station in topology.stations}
-            for name, topology in self.lines.items()
-        }
         best: dict[tuple[int, int], tuple[int, list[str]]] = {}
-        for name, rides in self._rides.items():
-            for here, reach in rides.items():
+        for name, topology in self.lines.items():
+            for here in topology.stations:
                 u = self._vertex[here]
-                for there, (stops, _) in reach.items():
+                for there, stops in topology.stops_from(here).items():
                     key = (u, self._vertex[there])
                     found = best.get(key)
                     if found is None or stops < found[0]:
@@ -131,6 +123,7 @@ class TransitGraph:
             neighbours[self.stations[v]].append(self.stations[u])
         self._neighbours = {station: tuple(neighbours[station]) for station in self.stations}
         self._hops = _Memo(self._build_hop)
+        self._segment_keys: dict[int, tuple] = {}
         directed = sorted(best)
         self._tails = numpy.array([u for u, _ in directed], dtype=numpy.int64)
         self._heads = numpy.array([v for _, v in directed], dtype=numpy.int64)
@@ -180,7 +173,7 @@ class TransitGraph:
     # -- rides and hops ------------------------------------------------------
     def ride(self, line: str, departure: str, arrival: str) -> tuple[int, tuple[tuple[str, ...], ...]] | None:
         """Fewest stops and the via-stop alternatives riding ``line`` between two stations, or ``None``."""
-        return self._rides[line].get(departure, {}).get(arrival)
+        return self.line(line).ride(departure, arrival)
 
     def neighbours(self, station: str) -> tuple[str, ...]:
         """Stations reachable from ``station`` in one ride."""
@@ -188,32 +181,27 @@ class TransitGraph:
 
     def hop_segments(self, departure: str, arrival: str) -> tuple[Segment, ...]:
         """The fewest-stop segments between two stations that share a line, in route order."""
-        return tuple(segment for segment, _ in self._hop(self._vertex[departure], self._vertex[arrival]))
+        return self._hops[self._vertex[departure], self._vertex[arrival]]
 
-    def _hop(self, u: int, v: int) -> tuple[tuple[Segment, tuple], ...]:
-        """Segments of one hop with their sort keys, sorted; cached."""
-        return self._hops[u, v]
-
-    def _build_hop(self, key: tuple[int, int]) -> tuple[tuple[Segment, tuple], ...]:
+    def _build_hop(self, key: tuple[int, int]) -> tuple[Segment, ...]:
+        """Segments of one hop, sorted, their sort keys filed in ``_segment_keys`` by identity."""
         u, v = key
         _, names = self._hop_lines[key]
         here, there = self.stations[u], self.stations[v]
         rank = self._line_rank
-        if len(names) == 1:
-            vias = self._rides[names[0]][here][there][1]
-            if len(vias) == 1:  # the usual case: one line, one way
-                return ((Segment(names[0], here, there, vias[0]), (rank[names[0]], u, v, 0)),)
         # via alternatives (a loop's two ways) come sorted from the line; their index orders them
-        return tuple(
-            sorted(
-                (
-                    (Segment(name, here, there, via), (rank[name], u, v, index))
-                    for name in names
-                    for index, via in enumerate(self._rides[name][here][there][1])
-                ),
-                key=_second,
-            )
+        keyed = sorted(
+            ((rank[name], u, v, index), Segment(name, here, there, via))
+            for name in names
+            for index, via in enumerate(self.lines[name].ride(here, there)[1])
         )
+        for step_key, segment in keyed:
+            self._segment_keys[id(segment)] = step_key  # the memo keeps the segment, so its id stays its own
+        return tuple(segment for _, segment in keyed)
+
+    def _route_key(self, route: Route) -> tuple:
+        keys = self._segment_keys
+        return tuple([keys[id(segment)] for segment in route.segments])
 
     def cost_bounds(self, target: str) -> dict[str, float]:
         """Least route weight from every station to ``target`` (``inf`` when unreachable)."""
@@ -256,12 +244,12 @@ class TransitGraph:
         # hops grouped by head, heads nearest first: a station's routes are complete before any use
         order = numpy.lexsort((tails, heads, distance[heads]))
         hops = self._hops
-        routes_of: dict[int, list[tuple[tuple, Route]]] = {s: [((), _NO_ROUTE)]}
+        routes_of: dict[int, list[Route]] = {s: [_NO_ROUTE]}
         current, found, merged = -1, None, False
         for p, t in zip(tails[order].tolist(), heads[order].tolist()):
             if t != current:
                 if merged:
-                    found.sort(key=_first)
+                    found.sort(key=self._route_key)
                     del found[max_routes or len(found) :]
                 current, found, merged = t, [], False
                 routes_of[t] = found
@@ -269,27 +257,20 @@ class TransitGraph:
                 merged = True
             before, steps = routes_of[p], hops[p, t]
             if len(before) == 1 and len(steps) == 1:  # the usual case, spelled out for speed
-                ((key, route),), ((step, step_key),) = before, steps
-                found.append((key + (step_key,), Route(route.segments + (step,))))
+                found.append(Route(before[0].segments + steps))
             else:
-                found.extend(
-                    [
-                        (key + (step_key,), Route(route.segments + (step,)))
-                        for key, route in before
-                        for step, step_key in steps
-                    ]
-                )
+                found.extend([Route(route.segments + (step,)) for route in before for step in steps])
             if not merged and max_routes and len(found) > max_routes:
                 del found[max_routes:]
         if merged:
-            found.sort(key=_first)
+            found.sort(key=self._route_key)
             del found[max_routes or len(found) :]
         wanted = sorted(routes_of) if targets is None else [self._vertex[name] for name in targets]
         stations, city = self.stations, self.metro.city
         for t in wanted:
             found = routes_of.get(t)
             if found is not None and t != s:
-                yield RouteSet(city, source, stations[t], len(found[0][0]) - 1, tuple(map(_second, found)))
+                yield RouteSet(city, source, stations[t], len(found[0].segments) - 1, tuple(found))
 
     def all_shortest_routes(self, *, max_routes: int | None = None) -> Iterator[RouteSet]:
         """:meth:`shortest_routes_from` for every source, sharing one all-pairs distance computation."""
@@ -303,7 +284,7 @@ class TransitGraph:
         Equally short ways along one line (a loop's two directions) come in the
         order of their via stops' names.
         """
-        line_rank, vertex, rides = self._line_rank, self._vertex, self._rides
+        line_rank, vertex, lines = self._line_rank, self._vertex, self.lines
         return (
             route.stops,
             tuple(
@@ -311,7 +292,7 @@ class TransitGraph:
                     line_rank[s.route_name],
                     vertex[s.departure_stop],
                     vertex[s.arrival_stop],
-                    _index_or_end(rides[s.route_name][s.departure_stop][s.arrival_stop][1], s.via_stops),
+                    _index_or_end(lines[s.route_name].ride(s.departure_stop, s.arrival_stop)[1], s.via_stops),
                     s.via_stops,
                 )
                 for s in route.segments

@@ -10,7 +10,7 @@ in that graph.
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from graphkit.errors import InvalidOverlay
@@ -42,6 +42,23 @@ class LineTopology:
     stations: tuple[str, ...]
     adjacency: dict[str, tuple[str, ...]]
     shape: Shape
+    _rides: dict[str, dict] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def ride(self, source: str, target: str) -> tuple[int, tuple[tuple[str, ...], ...]] | None:
+        """Fewest stops and via-stop alternatives from ``source`` to ``target``, or ``None`` (cached)."""
+        found = self._rides.get(source)
+        if found is None:
+            if source not in self.adjacency:
+                return None
+            found = self._rides[source] = self.rides_from(source)
+        return found.get(target)
+
+    def stops_from(self, source: str) -> dict[str, int]:
+        """Fewest stops from ``source`` to every other station of the line (cheap: no via stops)."""
+        if self.shape == "path":
+            i = self.stations.index(source)
+            return {t: abs(j - i) for j, t in enumerate(self.stations) if j != i}
+        return {target: ride[0] for target, ride in self.rides_from(source).items()}
 
     def rides_from(self, source: str) -> dict[str, tuple[int, tuple[tuple[str, ...], ...]]]:
         """Shortest rides from ``source`` to every station of the line.
