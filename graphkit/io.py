@@ -7,6 +7,7 @@ interrupted run never leaves a torn file behind.
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import os
 import tempfile
@@ -84,6 +85,16 @@ def write_references(
     pairs.
     """
     graphs = list(graphs)
+    # The graphs outlive the sweep: exempt them from the collector, which would
+    # otherwise re-scan them again and again while millions of routes come and go.
+    gc.freeze()
+    try:
+        return _write(path, graphs, max_routes=max_routes, progress=progress)
+    finally:
+        gc.unfreeze()
+
+
+def _write(path: str | Path, graphs: list[TransitGraph], *, max_routes: int, progress: bool) -> int:
     total = sum(len(graph.stations) * (len(graph.stations) - 1) for graph in graphs)
     count = 0
     bar = _progress(total, enabled=progress)
