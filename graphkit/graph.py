@@ -33,7 +33,9 @@ __all__ = ["TransitGraph", "compile_graph", "RIDE_WEIGHT"]
 
 # Larger than any possible count of stops, so one ride more always costs more.
 RIDE_WEIGHT = 1_000_000
-_NO_ROUTE = Route(())  # the empty prefix every route from the source extends
+_NO_ROUTE = Route(())
+# sources whose least-cost DAGs are found together: big enough for numpy, small enough for the cache
+_SOURCES_PER_BLOCK = 32  # the empty prefix every route from the source extends
 
 
 def _index_or_end(options: tuple, value: object) -> int:
@@ -189,6 +191,12 @@ class TransitGraph:
         _, names = self._hop_lines[key]
         here, there = self.stations[u], self.stations[v]
         rank = self._line_rank
+        if len(names) == 1:
+            vias = self.lines[names[0]].ride(here, there)[1]
+            if len(vias) == 1:  # the usual case: one line, one way
+                segment = Segment(names[0], here, there, vias[0])
+                self._segment_keys[id(segment)] = (rank[names[0]], u, v, 0)
+                return (segment,)
         # via alternatives (a loop's two ways) come sorted from the line; their index orders them
         keyed = sorted(
             ((rank[name], u, v, index), Segment(name, here, there, via))
@@ -209,44 +217,66 @@ class TransitGraph:
         return dict(zip(self.stations, row))
 
     def shortest_routes_from(
-        self,
-        source: str,
-        targets: Iterable[str] | None = None,
-        *,
-        max_routes: int | None = None,
-        _distances: numpy.ndarray | None = None,
+        self, source: str, targets: Iterable[str] | None = None, *, max_routes: int | None = None
     ) -> Iterator[RouteSet]:
         """All least-cost routes from ``source``, per reachable target, in route order.
 
-        Yields a :class:`RouteSet` per target in station order, ``routes`` sorted as
-        :meth:`route_sort_key` says and cut to ``max_routes``. Targets that
-        cannot be reached are left out.
-
-        igraph gives the least weights from ``source``; the hops on which the
-        weight grows by exactly the hop's weight form the least-cost DAG, and
-        routes are built along it, nearest targets first, each from the routes
-        of its predecessors. Keeping only the first ``max_routes`` of every
-        station loses nothing: all least-cost routes to a station have the
-        same number of segments and stops, so route order is prefix order.
-        Consecutive segments never share a line on a least-cost path (one ride
-        on that line would be shorter: line distances obey the triangle
-        inequality), so no check is needed.
+        Yields a :class:`RouteSet` per target (``targets``, or every station)
+        in station order, ``routes`` sorted as :meth:`route_sort_key` says and
+        cut to ``max_routes``. Targets that cannot be reached are left out.
         """
         s = self._vertex[source]
-        if _distances is None:
-            distance = numpy.asarray(self._graph.distances(source=s, weights="weight")[0])
-        else:
-            distance = _distances[s]
+        distance = numpy.asarray(self._graph.distances(source=s, weights="weight")[0])
+        tails, heads = self._least_cost_hops(distance)
+        wanted = None if targets is None else [self._vertex[name] for name in targets]
+        return iter(self._routes_along(s, tails.tolist(), heads.tolist(), max_routes, wanted))
+
+    def all_shortest_routes(self, *, max_routes: int | None = None) -> Iterator[RouteSet]:
+        """:meth:`shortest_routes_from` for every source in station order, sharing the work."""
+        distances = numpy.asarray(self._graph.distances(weights="weight"))
+        n = len(self.stations)
+        for first in range(0, n, _SOURCES_PER_BLOCK):
+            block = distances[first : first + _SOURCES_PER_BLOCK]
+            # the least-cost DAGs of a block of sources at once: the hops on which the weight grows by the hop's
+            reached = block[:, self._heads]
+            on_dag = (block[:, self._tails] + self._weights == reached) & numpy.isfinite(reached)
+            sources, hops = numpy.nonzero(on_dag)
+            tails, heads = self._tails[hops], self._heads[hops]
+            order = numpy.lexsort((tails, heads, block[sources, heads], sources))
+            tails, heads, sources = tails[order].tolist(), heads[order].tolist(), sources[order]
+            bounds = numpy.searchsorted(sources, numpy.arange(len(block) + 1)).tolist()
+            for offset in range(len(block)):
+                start, end = bounds[offset], bounds[offset + 1]
+                yield from self._routes_along(first + offset, tails[start:end], heads[start:end], max_routes)
+
+    def _least_cost_hops(self, distance: numpy.ndarray) -> tuple[numpy.ndarray, numpy.ndarray]:
+        """Hops of the least-cost DAG from one source, grouped by head, nearest heads first."""
         tails, heads = self._tails, self._heads
         reached = distance[heads]
         on_dag = (distance[tails] + self._weights == reached) & numpy.isfinite(reached)
         tails, heads = tails[on_dag], heads[on_dag]
-        # hops grouped by head, heads nearest first: a station's routes are complete before any use
         order = numpy.lexsort((tails, heads, distance[heads]))
+        return tails[order], heads[order]
+
+    def _routes_along(
+        self, s: int, tails: list[int], heads: list[int], max_routes: int | None, wanted: list[int] | None = None
+    ) -> list[RouteSet]:
+        """Routes from vertex ``s`` built along its least-cost DAG (hops grouped by head, nearest first).
+
+        The hops on which the least weight from ``s`` grows by exactly the
+        hop's weight form the least-cost DAG; routes are built along it,
+        nearest stations first, each from the routes of its predecessors.
+        Keeping only the first ``max_routes`` of every station loses nothing:
+        all least-cost routes to a station have the same number of segments
+        and stops, so route order is prefix order. Consecutive segments never
+        share a line on a least-cost path (one ride on that line would be
+        shorter: line distances obey the triangle inequality), so no check is
+        needed.
+        """
         hops = self._hops
         routes_of: dict[int, list[Route]] = {s: [_NO_ROUTE]}
         current, found, merged = -1, None, False
-        for p, t in zip(tails[order].tolist(), heads[order].tolist()):
+        for p, t in zip(tails, heads):
             if t != current:
                 if merged:
                     found.sort(key=self._route_key)
@@ -265,18 +295,14 @@ class TransitGraph:
         if merged:
             found.sort(key=self._route_key)
             del found[max_routes or len(found) :]
-        wanted = sorted(routes_of) if targets is None else [self._vertex[name] for name in targets]
+        del routes_of[s]
         stations, city = self.stations, self.metro.city
-        for t in wanted:
-            found = routes_of.get(t)
-            if found is not None and t != s:
-                yield RouteSet(city, source, stations[t], len(found[0].segments) - 1, tuple(found))
-
-    def all_shortest_routes(self, *, max_routes: int | None = None) -> Iterator[RouteSet]:
-        """:meth:`shortest_routes_from` for every source, sharing one all-pairs distance computation."""
-        distances = numpy.asarray(self._graph.distances(weights="weight"))
-        for source in self.stations:
-            yield from self.shortest_routes_from(source, max_routes=max_routes, _distances=distances)
+        source = stations[s]
+        return [
+            RouteSet(city, source, stations[t], len(found[0].segments) - 1, tuple(found))
+            for t, found in sorted(routes_of.items())
+            if wanted is None or t in wanted
+        ]
 
     def route_sort_key(self, route: Route) -> tuple:
         """Deterministic order of routes: fewest stops, then line and station order of the data.

@@ -149,7 +149,5 @@ def reference_routes(
     """
     _check_options(0, max_routes)
     if sources is None:
-        yield from graph.all_shortest_routes(max_routes=max_routes)
-        return
-    for source in sources:
-        yield from graph.shortest_routes_from(source, max_routes=max_routes)
+        return graph.all_shortest_routes(max_routes=max_routes)
+    return (found for source in sources for found in graph.shortest_routes_from(source, max_routes=max_routes))
