@@ -43,9 +43,19 @@ class LineTopology:
     adjacency: dict[str, tuple[str, ...]]
     shape: Shape
     _rides: dict[str, dict] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _position: dict[str, int] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self._position.update((name, index) for index, name in enumerate(self.stations))
 
     def ride(self, source: str, target: str) -> tuple[int, tuple[tuple[str, ...], ...]] | None:
         """Fewest stops and via-stop alternatives from ``source`` to ``target``, or ``None`` (cached)."""
+        if self.shape == "path":  # the listed order is the path: slice it
+            position = self._position
+            if source not in position or target not in position or source == target:
+                return None
+            i, j = position[source], position[target]
+            return (j - i, (self.stations[i + 1 : j],)) if i < j else (i - j, (self.stations[j + 1 : i][::-1],))
         found = self._rides.get(source)
         if found is None:
             if source not in self.adjacency:
@@ -56,7 +66,7 @@ class LineTopology:
     def stops_from(self, source: str) -> dict[str, int]:
         """Fewest stops from ``source`` to every other station of the line (cheap: no via stops)."""
         if self.shape == "path":
-            i = self.stations.index(source)
+            i = self._position[source]
             return {t: abs(j - i) for j, t in enumerate(self.stations) if j != i}
         return {target: ride[0] for target, ride in self.rides_from(source).items()}
 
@@ -69,7 +79,7 @@ class LineTopology:
         """
         if self.shape == "path":  # the listed order is the path: slice it
             stations = self.stations
-            i = stations.index(source)
+            i = self._position[source]
             rides = {t: (i - j, (stations[j + 1 : i][::-1],)) for j, t in enumerate(stations[:i])}
             rides.update((t, (j - i, (stations[i + 1 : j],))) for j, t in enumerate(stations[i + 1 :], start=i + 1))
             return rides
