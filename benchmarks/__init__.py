@@ -1,0 +1,1 @@
+"""Benchmarks built on graphkit (``reasonmap``) and the toolkit's own speed benchmarks (``speed``)."""

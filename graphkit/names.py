@@ -24,6 +24,7 @@ _LINE_WORDS = re.compile(
     r"\b(?:line|lines|route|linea|ligne|linha|linie|lijn|metro|metrorail|subway|train|mrt|lrt)(?=\d|\b)"
 )
 _LINE_CJK = re.compile(r"地铁|轨道交通|线路|号线|线|号")
+_PARENTHESISED = re.compile(r"[(（][^()（）]*[)）]")
 _DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 _CJK_NUMBER = re.compile(r"[零一二两三四五六七八九十]+(?=号线|号|线)")
 # English words for the generic endings of Chinese station names, so that the
@@ -151,11 +152,18 @@ def line_keys(name: str) -> tuple[str, ...]:
     """
     text = unicodedata.normalize("NFKC", name)
     text = _CJK_NUMBER.sub(_cjk_number, text)
+    keys = [_line_key(text)]
+    # route planners add the termini in parentheses: 地铁5号线(后关--虎滩新区)
+    plain = _PARENTHESISED.sub(" ", text).strip()
+    if plain and plain != text:
+        keys.append(_line_key(plain))
+    if has_cjk(keys[0]):
+        keys.append(fold(_pinyin(keys[0])))
+    return tuple(dict.fromkeys(k for k in keys if k))
+
+
+def _line_key(text: str) -> str:
     spaced = fold(text, keep_spaces=True)
     bare = _LINE_WORDS.sub(" ", spaced)
     bare = _LINE_CJK.sub("", bare) if has_cjk(bare) else bare
-    key = fold(bare) or fold(spaced)
-    keys = [key]
-    if has_cjk(key):
-        keys.append(fold(_pinyin(key)))
-    return tuple(dict.fromkeys(k for k in keys if k))
+    return fold(bare) or fold(spaced)

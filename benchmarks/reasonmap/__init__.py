@@ -1,0 +1,6 @@
+"""The ReasonMap benchmark: question generation, answer parsing, scoring, weighting, reports and rewards.
+
+Submodules: ``records`` (questions, predictions, verdicts), ``templates``,
+``generate``, ``official`` (the public data set's files), ``parsing``,
+``scoring``, ``weighting``, ``report``, ``rewards``, ``io``.
+"""

@@ -1,0 +1,180 @@
+"""Question generation: random station pairs per map, references from the graph.
+
+As in the paper: pairs are drawn at random per map, each question's
+difficulty comes from its reference's transfers (0 easy, 1 middle, 2+ hard),
+a per-map quota (20:15:5 by default) stops taking a level once it is full,
+and the long question's template is drawn at random. A map that cannot fill a
+level (one line: no transfers) gives fewer questions; the overall difficulty
+mix follows from that, as it did for the paper's 57.7% / 34.4% / 7.8%.
+Everything random comes from ``seed``; the same seed gives the same file.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from benchmarks.reasonmap.records import DIFFICULTIES, LONG_TEMPLATES, Difficulty, Question
+from benchmarks.reasonmap.templates import long_question, short_question
+from graphkit.graph import TransitGraph
+from graphkit.routes import DEFAULT_MAX_ROUTES, shortest_routes
+from graphkit.stats import city_stats
+
+__all__ = [
+    "TEST_CITIES",
+    "PAPER_DISTRIBUTION",
+    "Quota",
+    "parse_quota",
+    "split_cities",
+    "question_difficulty",
+    "generate_questions",
+    "difficulty_distribution",
+]
+
+# The paper's held-out test maps (cross-city split).
+TEST_CITIES: tuple[str, ...] = (
+    "auckland",
+    "los_angeles",
+    "miami",
+    "lisboa",
+    "geneva",
+    "beijing",
+    "hangzhou",
+    "budapest",
+    "singapore",
+    "rome",
+    "toronto",
+)
+# Share of easy / middle / hard questions in the paper's data set.
+PAPER_DISTRIBUTION: dict[Difficulty, float] = {"easy": 0.577, "middle": 0.344, "hard": 0.078}
+
+Split = Literal["test", "train", "all"]
+
+
+@dataclass(frozen=True, slots=True)
+class Quota:
+    """Questions per map and difficulty level."""
+
+    easy: int = 20
+    middle: int = 15
+    hard: int = 5
+
+    def of(self, level: Difficulty) -> int:
+        return getattr(self, level)
+
+    @property
+    def total(self) -> int:
+        return self.easy + self.middle + self.hard
+
+
+def parse_quota(text: str) -> Quota:
+    """``"20:15:5"`` to a :class:`Quota`.
+
+    Examples
+    --------
+    >>> parse_quota("20:15:5")
+    Quota(easy=20, middle=15, hard=5)
+    """
+    parts = text.split(":")
+    if len(parts) != 3 or not all(part.strip().isdigit() for part in parts):
+        raise ValueError(f"quota must be EASY:MIDDLE:HARD with non-negative integers, got {text!r}")
+    return Quota(*(int(part) for part in parts))
+
+
+def split_cities(split: Split, names: Sequence[str], *, test: Iterable[str] = TEST_CITIES) -> tuple[str, ...]:
+    """The cities of a cross-city split among ``names`` (test: the paper's 11 by default)."""
+    test = tuple(test)
+    if split == "test":
+        return tuple(name for name in names if name in test)
+    if split == "train":
+        return tuple(name for name in names if name not in test)
+    if split == "all":
+        return tuple(names)
+    raise ValueError(f"split must be one of ['test', 'train', 'all'], got {split!r}")
+
+
+def question_difficulty(transfers: int) -> Difficulty:
+    """0 transfers easy, 1 middle, 2 or more hard."""
+    return DIFFICULTIES[min(transfers, 2)]
+
+
+def _pairs(graph: TransitGraph, rng: random.Random) -> Iterator[tuple[str, str]]:
+    """Unordered station pairs in random order, each in a random direction."""
+    stations = graph.stations
+    pairs = [(a, b) for i, a in enumerate(stations) for b in stations[i + 1 :]]
+    rng.shuffle(pairs)
+    for a, b in pairs:
+        yield (a, b) if rng.random() < 0.5 else (b, a)
+
+
+def generate_questions(
+    graph: TransitGraph,
+    *,
+    seed: int = 0,
+    per_city: int = 40,
+    quota: Quota = Quota(),
+    max_routes: int = DEFAULT_MAX_ROUTES,
+    first_id: int = 0,
+) -> list[Question]:
+    """Questions for one map.
+
+    Parameters
+    ----------
+    graph : TransitGraph
+    seed : int
+        Seeds the pair order and the long templates (mixed with the city's name).
+    per_city : int
+        At most this many questions.
+    quota : Quota
+        At most this many questions per difficulty level.
+    max_routes : int
+        References kept per question.
+    first_id : int
+        Ids are ``f"{city}-{n:04d}"`` counting from here.
+    """
+    city = graph.city or "custom"
+    rng = random.Random(f"reasonmap:{seed}:{city}")
+    stats = city_stats(graph.metro)
+    taken: Counter[str] = Counter()
+    found: list[Question] = []
+    for a, b in _pairs(graph, rng):
+        if len(found) >= per_city or all(taken[level] >= quota.of(level) for level in DIFFICULTIES):
+            break
+        cost = graph.least_cost(a, b)
+        if cost is None:  # not connected
+            continue
+        level = question_difficulty(cost[0])
+        if taken[level] >= quota.of(level):
+            continue
+        references = shortest_routes(graph, a, b, max_routes=max_routes)
+        taken[level] += 1
+        template = rng.choice(LONG_TEMPLATES)
+        found.append(
+            Question(
+                id=f"{city}-{first_id + len(found):04d}",
+                country=graph.metro.country,
+                city=city,
+                station_1=a,
+                station_2=b,
+                question_short=short_question(a, b),
+                question_long=long_question(a, b, template),
+                long_template=template,
+                routes=tuple(route.segments for route in references.routes),
+                difficulty_question=level,
+                difficulty_city=stats.difficulty,
+                city_line_count=stats.lines,
+                city_transfer_count=stats.transfer_stations,
+                question_transfer_count=references.transfers,
+            )
+        )
+    return found
+
+
+def difficulty_distribution(questions: Iterable[Question]) -> dict[Difficulty, float]:
+    """Share of each question difficulty level."""
+    counts = Counter(question.difficulty_question for question in questions)
+    total = sum(counts.values())
+    return {level: (counts[level] / total if total else 0.0) for level in DIFFICULTIES}

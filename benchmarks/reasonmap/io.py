@@ -1,0 +1,108 @@
+"""Reading and writing the benchmark's JSON Lines files.
+
+Reading never stops at a bad record: it is reported (file, line, what is
+wrong) and skipped, and every good record is kept. Writing is atomic.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from benchmarks.reasonmap.errors import InvalidRecord
+from benchmarks.reasonmap.records import Prediction, Question
+from graphkit.io import atomic_writer
+
+__all__ = ["Problem", "read_jsonl", "read_questions", "read_predictions", "write_jsonl", "file_sha256"]
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """A record that was skipped, and why."""
+
+    path: str
+    line: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.message}"
+
+
+def read_jsonl(path: str | Path, parse: Callable[..., T]) -> tuple[list[T], list[Problem]]:
+    """Parse every line of a JSON Lines file with ``parse(obj, where=...)``.
+
+    Returns the good records and the problems (bad JSON, invalid records);
+    blank lines are ignored.
+
+    Raises
+    ------
+    InvalidRecord
+        The file cannot be read at all.
+    """
+    label = str(path)
+    try:
+        handle = open(path, encoding="utf-8", errors="strict")
+    except OSError as error:
+        raise InvalidRecord(f"{label}: cannot read ({error.strerror or error})") from None
+    records: list[T] = []
+    problems: list[Problem] = []
+    with handle:
+        number = 0
+        while True:
+            try:
+                line = handle.readline()
+            except UnicodeDecodeError as error:
+                problems.append(Problem(label, number + 1, f"not UTF-8 ({error.reason}); rest of file skipped"))
+                break
+            if not line:
+                break
+            number += 1
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as error:
+                problems.append(Problem(label, number, f"not valid JSON ({error.msg} at column {error.colno})"))
+                continue
+            try:
+                records.append(parse(obj, where=f"{label}:{number}"))
+            except InvalidRecord as error:
+                problems.append(Problem(label, number, str(error).removeprefix(f"{label}:{number}: ")))
+    return records, problems
+
+
+def read_questions(path: str | Path) -> tuple[list[Question], list[Problem]]:
+    """Question records of a JSON Lines file (the toolkit's own, or the public data set's export)."""
+    return read_jsonl(path, Question.from_dict)
+
+
+def read_predictions(path: str | Path) -> tuple[list[Prediction], list[Problem]]:
+    """Prediction records of a JSON Lines file."""
+    return read_jsonl(path, Prediction.from_dict)
+
+
+def write_jsonl(path: str | Path, records: Iterable[Any]) -> int:
+    """Write records (objects with ``to_dict`` or plain dicts) atomically, one per line; returns the count."""
+    count = 0
+    with atomic_writer(path) as stream:
+        for record in records:
+            obj = record.to_dict() if hasattr(record, "to_dict") else record
+            stream.write(json.dumps(obj, ensure_ascii=False))
+            stream.write("\n")
+            count += 1
+    return count
+
+
+def file_sha256(path: str | Path) -> str:
+    """Checksum of a file, recorded in reports so results can be traced to their inputs."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as stream:
+        for block in iter(lambda: stream.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()

@@ -1,0 +1,269 @@
+"""The benchmark's records: questions, predictions, parsed answers and verdicts.
+
+Field names follow the public ReasonMap data set. Records are frozen values;
+``from_dict`` validates and names the record and field at fault, ``to_dict``
+gives the JSON form the toolkit writes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from benchmarks.reasonmap.errors import InvalidRecord
+from graphkit.segments import Segment
+
+__all__ = [
+    "Kind",
+    "LongTemplate",
+    "Difficulty",
+    "KINDS",
+    "LONG_TEMPLATES",
+    "DIFFICULTIES",
+    "Question",
+    "Prediction",
+    "ParsedSection",
+    "ParsedAnswer",
+    "Invalid",
+    "Verdict",
+    "segment_from_dict",
+]
+
+Kind = Literal["short", "long"]
+LongTemplate = Literal["via_count", "via_stops"]
+Difficulty = Literal["easy", "middle", "hard"]
+KINDS: tuple[Kind, ...] = ("short", "long")
+LONG_TEMPLATES: tuple[LongTemplate, ...] = ("via_count", "via_stops")
+DIFFICULTIES: tuple[Difficulty, ...] = ("easy", "middle", "hard")
+
+
+def _field(record: Mapping[str, Any], name: str, kind: type | tuple[type, ...], where: str) -> Any:
+    if name not in record:
+        raise InvalidRecord(f"{where}: missing field {name!r}")
+    value = record[name]
+    if not isinstance(value, kind) or isinstance(value, bool) and kind is int:
+        expected = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
+        raise InvalidRecord(f"{where}: field {name!r} must be {expected}, got {value!r:.80}")
+    return value
+
+
+def _choice(record: Mapping[str, Any], name: str, choices: tuple[str, ...], where: str) -> Any:
+    value = _field(record, name, str, where)
+    if value not in choices:
+        raise InvalidRecord(f"{where}: field {name!r} must be one of {list(choices)}, got {value!r}")
+    return value
+
+
+def segment_from_dict(segment: Any, *, where: str = "segment") -> Segment:
+    """A reference segment from its record form (``num_via_stops`` must agree with ``via_stops``)."""
+    if not isinstance(segment, Mapping):
+        raise InvalidRecord(f"{where}: a segment must be an object, got {segment!r:.80}")
+    via = _field(segment, "via_stops", list, where)
+    if not all(isinstance(stop, str) for stop in via):
+        raise InvalidRecord(f"{where}: via_stops must be a list of station names")
+    count = segment.get("num_via_stops", len(via))
+    if count != len(via):
+        raise InvalidRecord(f"{where}: num_via_stops is {count!r} but via_stops lists {len(via)}")
+    return Segment(
+        _field(segment, "route_name", str, where),
+        _field(segment, "departure_stop", str, where),
+        _field(segment, "arrival_stop", str, where),
+        tuple(via),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    """One benchmark question: a station pair of a city, both question texts and the references."""
+
+    id: str
+    country: str
+    city: str
+    station_1: str
+    station_2: str
+    question_short: str
+    question_long: str
+    long_template: LongTemplate
+    routes: tuple[tuple[Segment, ...], ...]
+    difficulty_question: Difficulty
+    difficulty_city: Difficulty
+    city_line_count: int
+    city_transfer_count: int
+    question_transfer_count: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "country": self.country,
+            "city": self.city,
+            "station_1": self.station_1,
+            "station_2": self.station_2,
+            "question_short": self.question_short,
+            "question_long": self.question_long,
+            "long_template": self.long_template,
+            "routes": {
+                f"route_{number}": [segment.to_dict() for segment in route]
+                for number, route in enumerate(self.routes, start=1)
+            },
+            "difficulty_question": self.difficulty_question,
+            "difficulty_city": self.difficulty_city,
+            "city_line_count": self.city_line_count,
+            "city_transfer_count": self.city_transfer_count,
+            "question_transfer_count": self.question_transfer_count,
+        }
+
+    @classmethod
+    def from_dict(cls, record: Any, *, where: str = "question") -> Question:
+        """Validate a question record; errors name ``where`` and the field."""
+        if not isinstance(record, Mapping):
+            raise InvalidRecord(f"{where}: a question must be a JSON object")
+        routes = _field(record, "routes", Mapping, where)
+        if not routes:
+            raise InvalidRecord(f"{where}: field 'routes' has no reference route")
+        parsed_routes = []
+        for name in sorted(routes, key=_route_number):
+            route = routes[name]
+            if not isinstance(route, list) or not route:
+                raise InvalidRecord(f"{where}: routes[{name!r}] must be a non-empty list of segments")
+            parsed_routes.append(
+                tuple(
+                    segment_from_dict(s, where=f"{where}, routes[{name!r}][{i}]") for i, s in enumerate(route)
+                )
+            )
+        return cls(
+            id=str(_field(record, "id", (str, int), where)),
+            country=_field(record, "country", str, where),
+            city=_field(record, "city", str, where),
+            station_1=_field(record, "station_1", str, where),
+            station_2=_field(record, "station_2", str, where),
+            question_short=_field(record, "question_short", str, where),
+            question_long=_field(record, "question_long", str, where),
+            long_template=_choice(record, "long_template", LONG_TEMPLATES, where),
+            routes=tuple(parsed_routes),
+            difficulty_question=_choice(record, "difficulty_question", DIFFICULTIES, where),
+            difficulty_city=_choice(record, "difficulty_city", DIFFICULTIES, where),
+            city_line_count=_field(record, "city_line_count", int, where),
+            city_transfer_count=_field(record, "city_transfer_count", int, where),
+            question_transfer_count=_field(record, "question_transfer_count", int, where),
+        )
+
+    def text(self, kind: Kind) -> str:
+        """The question text asked for ``kind``."""
+        return self.question_short if kind == "short" else self.question_long
+
+
+def _route_number(name: str) -> tuple[int, str]:
+    digits = "".join(ch for ch in name if ch.isdigit())
+    return (int(digits) if digits else 0, name)
+
+
+@dataclass(frozen=True, slots=True)
+class Prediction:
+    """One model answer to one question kind."""
+
+    id: str
+    model: str
+    question: Kind
+    response: str
+    tokens: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "model": self.model, "question": self.question, "response": self.response, "tokens": self.tokens}
+
+    @classmethod
+    def from_dict(cls, record: Any, *, where: str = "prediction") -> Prediction:
+        if not isinstance(record, Mapping):
+            raise InvalidRecord(f"{where}: a prediction must be a JSON object")
+        tokens = record.get("tokens")
+        if tokens is not None and (not isinstance(tokens, int) or isinstance(tokens, bool) or tokens < 0):
+            raise InvalidRecord(f"{where}: field 'tokens' must be a non-negative integer or null, got {tokens!r:.80}")
+        response = record.get("response")
+        if response is None:
+            response = ""  # a failed call: scored as invalid, not dropped
+        if not isinstance(response, str):
+            raise InvalidRecord(f"{where}: field 'response' must be a string, got {type(response).__name__}")
+        return cls(
+            id=str(_field(record, "id", (str, int), where)),
+            model=_field(record, "model", str, where),
+            question=_choice(record, "question", KINDS, where),
+            response=response,
+            tokens=tokens,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedSection:
+    """One route section as the model wrote it (names not yet matched to the data)."""
+
+    route_name: str
+    departure_stop: str
+    arrival_stop: str
+    num_via_stops: int | None = None
+    via_stops: tuple[str, ...] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        record: dict[str, Any] = {
+            "route_name": self.route_name,
+            "departure_stop": self.departure_stop,
+            "arrival_stop": self.arrival_stop,
+        }
+        if self.num_via_stops is not None:
+            record["num_via_stops"] = self.num_via_stops
+        if self.via_stops is not None:
+            record["via_stops"] = list(self.via_stops)
+        return record
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedAnswer:
+    """A response that parsed into route sections."""
+
+    sections: tuple[ParsedSection, ...]
+
+    def to_list(self) -> list[dict[str, Any]]:
+        return [section.to_dict() for section in self.sections]
+
+
+@dataclass(frozen=True, slots=True)
+class Invalid:
+    """A response that did not parse; ``reason`` says why (``refusal`` among them)."""
+
+    reason: str
+    refusal: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """The score of one prediction.
+
+    ``components`` holds the map-score parts (the paper's Table A3 columns):
+    ``dep_arr``, ``route_name``, ``stops``, ``num_via``, ``via_stop``, and ``bonus``.
+    """
+
+    id: str
+    model: str
+    question: Kind
+    parsed: tuple[ParsedSection, ...] | None
+    correct: int
+    map_score: float
+    components: dict[str, float] = field(default_factory=dict)
+    weight: float = 1.0
+    failure: str | None = None
+    invalid_reason: str | None = None
+    tokens: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "model": self.model,
+            "question": self.question,
+            "parsed": None if self.parsed is None else [section.to_dict() for section in self.parsed],
+            "correct": self.correct,
+            "map_score": self.map_score,
+            **self.components,
+            "weight": self.weight,
+            "failure": self.failure,
+            "invalid_reason": self.invalid_reason,
+            "tokens": self.tokens,
+        }
