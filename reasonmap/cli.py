@@ -79,6 +79,26 @@ def cmd_lint(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_generate(args: argparse.Namespace) -> int:
+    from benchmarks.reasonmap.generate import format_distribution, generate_set, parse_quota, split_cities
+    from benchmarks.reasonmap.io import write_jsonl
+    from graphkit.cities import city_graph, city_names, open_graph
+
+    if args.metro:
+        graphs = [open_graph(metro=args.metro, overlay=args.overlay)]
+    elif args.cities:
+        graphs = [city_graph(name.strip()) for name in args.cities.split(",") if name.strip()]
+    else:
+        graphs = [city_graph(name) for name in split_cities(args.split, city_names())]
+    questions = generate_set(
+        graphs, seed=args.seed, per_city=args.per_city, quota=parse_quota(args.quota), progress=not args.quiet
+    )
+    count = write_jsonl(args.out, questions)
+    print(format_distribution(questions))
+    print(f"wrote {count} questions from {len(graphs)} map(s) to {args.out}", file=sys.stderr)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     from graphkit.routes import DEFAULT_MAX_ROUTES
 
@@ -104,6 +124,19 @@ def build_parser() -> argparse.ArgumentParser:
     references.add_argument("--max-routes", type=int, default=DEFAULT_MAX_ROUTES)
     references.add_argument("--quiet", action="store_true", help="no progress bar")
     references.set_defaults(run=cmd_references)
+
+    generate = commands.add_parser("generate", help="ReasonMap questions with references, seeded")
+    where = generate.add_mutually_exclusive_group()
+    where.add_argument("--cities", help="comma-separated embedded cities (default: the --split's)")
+    where.add_argument("--metro", metavar="PATH", help="a Metro Data file")
+    generate.add_argument("--overlay", metavar="PATH", help="its topology overlay (default: beside it)")
+    generate.add_argument("--split", choices=["test", "train", "all"], default="test", help="cross-city split")
+    generate.add_argument("--seed", type=int, default=0)
+    generate.add_argument("--per-city", type=int, default=40, help="questions per map at most (default 40)")
+    generate.add_argument("--quota", default="20:15:5", help="EASY:MIDDLE:HARD questions per map (default 20:15:5)")
+    generate.add_argument("--out", required=True, metavar="FILE", help="JSON Lines file of question records")
+    generate.add_argument("--quiet", action="store_true", help="no progress bar")
+    generate.set_defaults(run=cmd_generate)
 
     lint = commands.add_parser("lint", help="doubtful spots of the Metro Data")
     _add_city_options(lint, allow_all=True)

@@ -32,6 +32,8 @@ __all__ = [
     "question_difficulty",
     "generate_questions",
     "difficulty_distribution",
+    "generate_set",
+    "format_distribution",
 ]
 
 # The paper's held-out test maps (cross-city split).
@@ -178,3 +180,35 @@ def difficulty_distribution(questions: Iterable[Question]) -> dict[Difficulty, f
     counts = Counter(question.difficulty_question for question in questions)
     total = sum(counts.values())
     return {level: (counts[level] / total if total else 0.0) for level in DIFFICULTIES}
+
+
+def generate_set(
+    graphs: Iterable[TransitGraph],
+    *,
+    seed: int = 0,
+    per_city: int = 40,
+    quota: Quota = Quota(),
+    max_routes: int = DEFAULT_MAX_ROUTES,
+    progress: bool = False,
+) -> list[Question]:
+    """Questions for several maps, one after another (see :func:`generate_questions`)."""
+    graphs = list(graphs)
+    if progress:
+        from tqdm import tqdm
+
+        graphs = tqdm(graphs, unit="map", desc="generating")
+    questions: list[Question] = []
+    for graph in graphs:
+        questions.extend(generate_questions(graph, seed=seed, per_city=per_city, quota=quota, max_routes=max_routes))
+    return questions
+
+
+def format_distribution(questions: Sequence[Question]) -> str:
+    """The difficulty mix of a question set beside the paper's, as a small table."""
+    shares = difficulty_distribution(questions)
+    counts = Counter(question.difficulty_question for question in questions)
+    rows = [f"{'difficulty':<10} {'questions':>9} {'share':>7} {'paper':>7}"]
+    for level in DIFFICULTIES:
+        rows.append(f"{level:<10} {counts[level]:>9} {shares[level]:>7.1%} {PAPER_DISTRIBUTION[level]:>7.1%}")
+    rows.append(f"{'total':<10} {len(questions):>9} {'':>7} {'':>7}")
+    return "\n".join(rows)

@@ -127,9 +127,7 @@ class Question:
             if not isinstance(route, list) or not route:
                 raise InvalidRecord(f"{where}: routes[{name!r}] must be a non-empty list of segments")
             parsed_routes.append(
-                tuple(
-                    segment_from_dict(s, where=f"{where}, routes[{name!r}][{i}]") for i, s in enumerate(route)
-                )
+                tuple(segment_from_dict(s, where=f"{where}, routes[{name!r}][{i}]") for i, s in enumerate(route))
             )
         return cls(
             id=str(_field(record, "id", (str, int), where)),
@@ -169,7 +167,13 @@ class Prediction:
     tokens: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "model": self.model, "question": self.question, "response": self.response, "tokens": self.tokens}
+        return {
+            "id": self.id,
+            "model": self.model,
+            "question": self.question,
+            "response": self.response,
+            "tokens": self.tokens,
+        }
 
     @classmethod
     def from_dict(cls, record: Any, *, where: str = "prediction") -> Prediction:

@@ -102,3 +102,22 @@ def test_lint_reports(capsys, option):
     code, out, _ = run(capsys, "lint", *option)
     assert code == 0
     assert "new_york" in out
+
+
+def test_generate_writes_questions_and_prints_the_difficulty_mix(tmp_path, capsys):
+    out_file = tmp_path / "questions.jsonl"
+    code, out, err = run(
+        capsys, "generate", "--cities", "rome,beijing", "--seed", "5", "--out", str(out_file), "--quiet"
+    )
+    assert code == 0
+    records = [json.loads(line) for line in out_file.read_text(encoding="utf-8").splitlines()]
+    assert {r["city"] for r in records} == {"rome", "beijing"}
+    assert "57.7%" in out and "easy" in out and f"wrote {len(records)} questions" in err
+    again = tmp_path / "again.jsonl"
+    assert main(["generate", "--cities", "rome,beijing", "--seed", "5", "--out", str(again), "--quiet"]) == 0
+    assert again.read_bytes() == out_file.read_bytes()
+
+
+def test_generate_rejects_a_bad_quota(tmp_path, capsys):
+    code, _, err = run(capsys, "generate", "--cities", "rome", "--quota", "20-15-5", "--out", str(tmp_path / "q.jsonl"))
+    assert code == 2 and "EASY:MIDDLE:HARD" in err

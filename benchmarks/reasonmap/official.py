@@ -1,0 +1,175 @@
+"""The public ReasonMap data set's own files: parquet from the hub, or JSON Lines exported from it.
+
+Each record carries ``country, city, station_1, station_2, question_short,
+question_long, routes`` (``route_1`` … ``route_N``: lists of segments; a
+parquet struct may hold ``None`` for missing ones), ``json`` (the city's Metro
+Data, an object or its JSON text), ``figure`` (the map, a base64 PNG),
+``difficulty_question, difficulty_city, city_line_count,
+city_transfer_count, question_transfer_count``. Records have no id and no
+template field: the id is the record's position, and the long template is
+read off the long question (it asks for the ``Number of Via Stops`` or not).
+
+Bad records are reported and skipped; the good ones are all kept.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from benchmarks.reasonmap.errors import InvalidRecord
+from benchmarks.reasonmap.io import Problem
+from benchmarks.reasonmap.records import Question
+from graphkit.errors import InvalidMetroData
+from graphkit.metro import MetroData, load_metro
+
+__all__ = ["OfficialSet", "load_official", "official_records", "to_question", "export_figures"]
+
+_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+_DIFFICULTY_ALIASES = {"medium": "middle", "mid": "middle"}
+
+
+@dataclass(frozen=True, slots=True)
+class OfficialSet:
+    """Questions of the public data set, the Metro Data its records carry, and what was skipped."""
+
+    questions: tuple[Question, ...]
+    metro: dict[str, MetroData] = field(default_factory=dict)
+    problems: tuple[Problem, ...] = ()
+
+
+def official_records(path: str | Path) -> Iterator[tuple[int, Any]]:
+    """``(position, raw record)`` of a parquet, JSON Lines or JSON-array file; unreadable lines come as exceptions.
+
+    Raises
+    ------
+    InvalidRecord
+        The file cannot be read, or parquet support (pyarrow) is missing.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise InvalidRecord(f"{path}: no such file")
+    if path.suffix == ".parquet":
+        try:
+            import pyarrow.parquet as pq
+        except ImportError:  # pragma: no cover - pyarrow is part of the test extras
+            raise InvalidRecord(f"{path}: reading parquet needs pyarrow (pip install pyarrow)") from None
+        try:
+            table = pq.read_table(path)
+        except Exception as error:  # pyarrow raises many kinds
+            raise InvalidRecord(f"{path}: not a readable parquet file ({error})") from None
+        for position, record in enumerate(table.to_pylist()):
+            yield position, record
+        return
+    with open(path, encoding="utf-8") as stream:
+        head = stream.read(1)
+        stream.seek(0)
+        if head == "[":
+            try:
+                records = json.load(stream)
+            except json.JSONDecodeError as error:
+                raise InvalidRecord(f"{path}: not valid JSON ({error})") from None
+            yield from enumerate(records)
+            return
+        position = 0
+        for line in stream:
+            if not line.strip():
+                continue
+            try:
+                yield position, json.loads(line)
+            except json.JSONDecodeError as error:
+                yield position, InvalidRecord(f"not valid JSON ({error.msg} at column {error.colno})")
+            position += 1
+
+
+def _metro_of(record: Mapping[str, Any], where: str) -> Mapping[str, Any] | None:
+    value = record.get("json")
+    if value is None:
+        return None
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError:
+            raise InvalidRecord(f"{where}: field 'json' is not valid JSON Metro Data") from None
+    if not isinstance(value, Mapping):
+        raise InvalidRecord(f"{where}: field 'json' must be the Metro Data object")
+    return value
+
+
+def to_question(record: Any, *, position: int, where: str) -> Question:
+    """One public-data-set record as a :class:`Question` (id = its position unless it has one)."""
+    if not isinstance(record, Mapping):
+        raise InvalidRecord(f"{where}: a record must be an object")
+    routes = record.get("routes")
+    if isinstance(routes, str):
+        try:
+            routes = json.loads(routes)
+        except json.JSONDecodeError:
+            raise InvalidRecord(f"{where}: field 'routes' is not valid JSON") from None
+    if isinstance(routes, Mapping):
+        routes = {name: route for name, route in routes.items() if route}  # parquet structs pad with None
+    long_text = record.get("question_long")
+    template = record.get("long_template")
+    if template is None and isinstance(long_text, str):
+        template = "via_count" if "Number of Via Stops" in long_text else "via_stops"
+    fields = dict(record)
+    fields.update(id=str(record.get("id", position)), routes=routes, long_template=template)
+    for name in ("difficulty_question", "difficulty_city"):
+        value = fields.get(name)
+        if isinstance(value, str):
+            fields[name] = _DIFFICULTY_ALIASES.get(value.lower(), value.lower())
+    return Question.from_dict(fields, where=where)
+
+
+def load_official(path: str | Path) -> OfficialSet:
+    """Read the public data set's questions and references (and the Metro Data of each city)."""
+    label = str(path)
+    questions: list[Question] = []
+    metro: dict[str, MetroData] = {}
+    problems: list[Problem] = []
+    for position, record in official_records(path):
+        where = f"{label}, record {position}"
+        if isinstance(record, Exception):
+            problems.append(Problem(label, position, str(record)))
+            continue
+        try:
+            question = to_question(record, position=position, where=where)
+            data = _metro_of(record, where)
+            if data is not None and question.city not in metro:
+                metro[question.city] = load_metro(data, city=question.city, country=question.country)
+        except (InvalidRecord, InvalidMetroData) as error:
+            problems.append(Problem(label, position, str(error).removeprefix(f"{where}: ")))
+            continue
+        questions.append(question)
+    return OfficialSet(tuple(questions), metro, tuple(problems))
+
+
+def export_figures(path: str | Path, out_dir: str | Path) -> tuple[list[Path], list[Problem]]:
+    """Write each city's map (the records' ``figure``) as ``<country>__<city>.png``, once per city."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    written: dict[str, Path] = {}
+    problems: list[Problem] = []
+    for position, record in official_records(path):
+        if not isinstance(record, Mapping) or record.get("city") in written:
+            continue
+        figure = record.get("figure")
+        if figure is None:
+            continue
+        try:
+            data = figure if isinstance(figure, bytes) else base64.b64decode(figure, validate=True)
+        except (binascii.Error, ValueError, TypeError):
+            problems.append(Problem(str(path), position, "field 'figure' is not base64"))
+            continue
+        if not data.startswith(_PNG_SIGNATURE):
+            problems.append(Problem(str(path), position, "field 'figure' is not a PNG image"))
+            continue
+        target = out / f"{record.get('country', 'unknown')}__{record.get('city', position)}.png"
+        target.write_bytes(data)
+        written[record.get("city")] = target
+    return sorted(written.values()), problems

@@ -1,0 +1,87 @@
+"""Question generation and templates."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from benchmarks.reasonmap.generate import (
+    PAPER_DISTRIBUTION,
+    TEST_CITIES,
+    Quota,
+    difficulty_distribution,
+    generate_questions,
+    parse_quota,
+    question_difficulty,
+    split_cities,
+)
+from benchmarks.reasonmap.records import Question
+from benchmarks.reasonmap.templates import long_question, short_question
+from graphkit import city_graph, city_names, shortest_routes
+from tests.networks import ONE_LINE, graph_of
+
+
+def test_templates_reproduce_the_papers_wording_and_layout():
+    short = short_question("A Station", "B Station")
+    assert short.startswith("According to the subway map, how do I get from A Station to B Station? ")
+    assert "Provide only one optimal route, with only the line name and the departure and arrival stations." in short
+    assert short.count("Route Name: Line x\nDeparture Stop: xx Station\nArrival Stop: xx Station") == 2
+    assert "\n--\n" in short
+    count = long_question("A", "B", "via_count")
+    assert "include the number of via stops for each route section (excluding the departure and arrival stops)" in count
+    assert count.count("Number of Via Stops: x") == 2
+    via = long_question("A", "B", "via_stops")
+    assert "Provide only one optimal route, including all the via stops." in via
+    assert via.count("Via Stops: xx Station, xx Station") == 2
+    with pytest.raises(ValueError, match="via_count"):
+        long_question("A", "B", "via_everything")
+
+
+def test_questions_follow_their_references_and_the_quota():
+    graph = city_graph("beijing")
+    questions = generate_questions(graph, seed=3)
+    assert len(questions) == 40
+    levels = difficulty_distribution(questions)
+    assert levels == {"easy": 0.5, "middle": 15 / 40, "hard": 5 / 40}
+    for question in questions:
+        found = shortest_routes(graph, question.station_1, question.station_2)
+        assert question.question_transfer_count == found.transfers
+        assert question.difficulty_question == question_difficulty(found.transfers)
+        assert question.routes == tuple(route.segments for route in found.routes)
+        assert question.difficulty_city == "hard" and question.city_line_count == 21
+        assert question.station_1 in question.question_short and question.station_2 in question.question_long
+        assert (question.long_template == "via_count") == ("Number of Via Stops" in question.question_long)
+    assert len({(q.station_1, q.station_2) for q in questions}) == len(questions)
+
+
+def test_a_map_that_cannot_fill_a_level_gives_fewer_questions():
+    questions = generate_questions(graph_of(ONE_LINE), seed=0, quota=Quota(3, 2, 1))
+    assert [q.difficulty_question for q in questions] == ["easy"] * 3
+
+
+def test_generation_is_deterministic_and_seeded():
+    graph = city_graph("rome")
+    first = [q.to_dict() for q in generate_questions(graph, seed=7)]
+    again = [q.to_dict() for q in generate_questions(graph, seed=7)]
+    other = [q.to_dict() for q in generate_questions(graph, seed=8)]
+    assert json.dumps(first, ensure_ascii=False) == json.dumps(again, ensure_ascii=False)
+    assert first != other
+
+
+def test_records_round_trip():
+    for question in generate_questions(city_graph("singapore"), seed=1, per_city=10):
+        assert Question.from_dict(json.loads(json.dumps(question.to_dict()))) == question
+
+
+def test_quota_and_split_options():
+    assert parse_quota("20:15:5") == Quota() and Quota().total == 40
+    for bad in ["20:15", "a:b:c", "1:2:-3"]:
+        with pytest.raises(ValueError, match="EASY:MIDDLE:HARD"):
+            parse_quota(bad)
+    names = city_names()
+    assert set(split_cities("test", names)) == set(TEST_CITIES) and len(TEST_CITIES) == 11
+    assert len(split_cities("train", names)) == 19 and split_cities("all", names) == names
+    with pytest.raises(ValueError, match="train"):
+        split_cities("dev", names)
+    assert abs(sum(PAPER_DISTRIBUTION.values()) - 1) < 0.01
