@@ -1,0 +1,238 @@
+"""Reports of scored predictions: summary, the paper's tables, and plots.
+
+``summarize`` aggregates verdicts per model (weighted and unweighted
+accuracy and map score per question kind, invalid answers, tokens, and
+breakdowns per city and per (question, map) difficulty pair);
+``markdown_table`` renders the models × metrics table in the shape of the
+paper's Table 2; ``write_report`` writes ``summary.json``, ``table.md`` and
+the plots (accuracy over difficulty pairs, as the paper's Figure A1, and per
+city, as its Figure A2).
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from benchmarks.reasonmap.records import DIFFICULTIES, KINDS, Question, Verdict
+
+__all__ = ["summarize", "markdown_table", "write_report", "REPORT_FILES"]
+
+REPORT_FILES = ("summary.json", "table.md", "difficulty.png", "cities.png")
+
+
+def _ratio(numerator: float, denominator: float) -> float | None:
+    return round(numerator / denominator, 6) if denominator else None
+
+
+class _Tally:
+    """Sums for one group of verdicts of one question kind."""
+
+    __slots__ = (
+        "n",
+        "weight",
+        "correct",
+        "weighted_correct",
+        "score",
+        "weighted_score",
+        "invalid",
+        "tokens",
+        "counted",
+    )
+
+    def __init__(self) -> None:
+        self.n = self.invalid = self.counted = 0
+        self.weight = self.correct = self.weighted_correct = self.score = self.weighted_score = 0.0
+        self.tokens = 0
+
+    def add(self, verdict: Verdict) -> None:
+        self.n += 1
+        self.weight += verdict.weight
+        self.correct += verdict.correct
+        self.weighted_correct += verdict.weight * verdict.correct
+        self.score += verdict.map_score
+        self.weighted_score += verdict.weight * verdict.map_score
+        self.invalid += verdict.parsed is None
+        if verdict.tokens is not None:
+            self.tokens += verdict.tokens
+            self.counted += 1
+
+    def figures(self, kind: str) -> dict[str, Any]:
+        return {
+            f"weighted_accuracy_{kind}": _ratio(self.weighted_correct, self.weight),
+            f"map_score_{kind}": _ratio(self.weighted_score, self.weight),
+            f"accuracy_{kind}": _ratio(self.correct, self.n),
+            f"map_score_unweighted_{kind}": _ratio(self.score, self.n),
+            f"n_{kind}": self.n,
+            f"n_invalid_{kind}": self.invalid,
+            f"mean_tokens_{kind}": _ratio(self.tokens, self.counted),
+        }
+
+
+def _versions() -> dict[str, str]:
+    found = {"python": platform.python_version()}
+    for package in ("reasonmap-toolkit", "igraph", "numpy"):
+        try:
+            found[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            found[package] = "not installed"
+    return found
+
+
+def summarize(
+    verdicts: Iterable[Verdict],
+    questions: Mapping[str, Question],
+    *,
+    weighting: str,
+    variant: str = "paper",
+    inputs: Mapping[str, str] | None = None,
+    problems: Sequence[str] = (),
+) -> dict[str, Any]:
+    """Aggregate verdicts per model.
+
+    Parameters
+    ----------
+    verdicts : iterable of Verdict
+    questions : mapping of id to Question
+        Gives each verdict its city and difficulty pair.
+    weighting, variant : str
+        Recorded with the figures (the verdicts carry their weights already).
+    inputs : mapping, optional
+        Name to checksum of the input files, recorded for traceability.
+    problems : sequence of str
+        Skipped records, recorded with their count.
+    """
+    overall: dict[str, dict[str, _Tally]] = defaultdict(lambda: defaultdict(_Tally))
+    cities: dict[str, dict[str, dict[str, _Tally]]] = defaultdict(lambda: defaultdict(lambda: defaultdict(_Tally)))
+    pairs: dict[str, dict[str, dict[str, _Tally]]] = defaultdict(lambda: defaultdict(lambda: defaultdict(_Tally)))
+    failures: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for verdict in verdicts:
+        question = questions[verdict.id]
+        overall[verdict.model][verdict.question].add(verdict)
+        cities[verdict.model][question.city][verdict.question].add(verdict)
+        pair = f"{question.difficulty_question}/{question.difficulty_city}"
+        pairs[verdict.model][pair][verdict.question].add(verdict)
+        if verdict.failure:
+            failures[verdict.model][verdict.failure] += 1
+
+    def figures(tallies: Mapping[str, _Tally]) -> dict[str, Any]:
+        merged: dict[str, Any] = {}
+        for kind in KINDS:
+            merged.update(tallies[kind].figures(kind) if kind in tallies else _Tally().figures(kind))
+        merged["n"] = sum(tally.n for tally in tallies.values())
+        merged["n_invalid"] = sum(tally.invalid for tally in tallies.values())
+        return merged
+
+    pair_order = [f"{q}/{m}" for q in DIFFICULTIES for m in DIFFICULTIES]
+    models = {}
+    for model in sorted(overall):
+        models[model] = {
+            **figures(overall[model]),
+            "failures": dict(sorted(failures[model].items())),
+            "per_city": {city: figures(cities[model][city]) for city in sorted(cities[model])},
+            "per_difficulty": {pair: figures(pairs[model][pair]) for pair in pair_order if pair in pairs[model]},
+        }
+    return {
+        "weighting": weighting,
+        "variant": variant,
+        "models": models,
+        "skipped_records": len(problems),
+        "inputs": dict(inputs or {}),
+        "versions": _versions(),
+    }
+
+
+def _cell(value: float | None, scale: float = 1.0, digits: int = 2) -> str:
+    return "–" if value is None else f"{value * scale:.{digits}f}"
+
+
+def markdown_table(summary: Mapping[str, Any]) -> str:
+    """Models × metrics, in the shape of the paper's Table 2 (accuracy in %, weighted)."""
+    lines = [
+        f"Weighting: `{summary['weighting']}`, variant: `{summary['variant']}`.",
+        "",
+        "| Model | Short Acc. (%) | Short Map Score | Long Acc. (%) | Long Map Score | Invalid | Tokens (short/long) |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for model, row in summary["models"].items():
+        tokens = f"{_cell(row['mean_tokens_short'], digits=0)} / {_cell(row['mean_tokens_long'], digits=0)}"
+        lines.append(
+            f"| {model} | {_cell(row['weighted_accuracy_short'], 100)} | {_cell(row['map_score_short'])} "
+            f"| {_cell(row['weighted_accuracy_long'], 100)} | {_cell(row['map_score_long'])} "
+            f"| {row['n_invalid']}/{row['n']} | {tokens} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _plot_difficulty(summary: Mapping[str, Any], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    models = list(summary["models"])
+    figure, axes = plt.subplots(len(KINDS), max(1, len(models)), figsize=(3.2 * max(1, len(models)), 6), squeeze=False)
+    for column, model in enumerate(models):
+        per = summary["models"][model]["per_difficulty"]
+        for row, kind in enumerate(KINDS):
+            grid = [[per.get(f"{q}/{m}", {}).get(f"accuracy_{kind}") for m in DIFFICULTIES] for q in DIFFICULTIES]
+            values = [[float("nan") if v is None else v * 100 for v in line] for line in grid]
+            axis = axes[row][column]
+            axis.imshow(values, vmin=0, vmax=100, cmap="viridis")
+            for i, line in enumerate(values):
+                for j, value in enumerate(line):
+                    axis.text(j, i, "–" if value != value else f"{value:.0f}", ha="center", va="center", color="w")
+            axis.set_xticks(range(3), DIFFICULTIES)
+            axis.set_yticks(range(3), DIFFICULTIES)
+            axis.set_title(f"{model}\n{kind} accuracy (%)", fontsize=9)
+            axis.set_xlabel("map difficulty")
+            axis.set_ylabel("question difficulty")
+    figure.tight_layout()
+    figure.savefig(path, dpi=100, metadata={"Software": None})
+    plt.close(figure)
+
+
+def _plot_cities(summary: Mapping[str, Any], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    models = list(summary["models"])
+    cities = sorted({city for row in summary["models"].values() for city in row["per_city"]})
+    figure, axes = plt.subplots(len(KINDS), 1, figsize=(max(6, 0.5 * len(cities) * max(1, len(models))), 7))
+    width = 0.8 / max(1, len(models))
+    for axis, kind in zip(axes, KINDS):
+        for index, model in enumerate(models):
+            per = summary["models"][model]["per_city"]
+            values = [(per.get(city, {}).get(f"accuracy_{kind}") or 0.0) * 100 for city in cities]
+            axis.bar([x + index * width for x in range(len(cities))], values, width, label=model)
+        axis.set_xticks(
+            [x + width * (len(models) - 1) / 2 for x in range(len(cities))], cities, rotation=45, ha="right"
+        )
+        axis.set_ylim(0, 100)
+        axis.set_ylabel(f"{kind} accuracy (%)")
+    axes[0].legend(fontsize=8, ncols=min(4, max(1, len(models))))
+    figure.tight_layout()
+    figure.savefig(path, dpi=100, metadata={"Software": None})
+    plt.close(figure)
+
+
+def write_report(directory: str | Path, summary: Mapping[str, Any]) -> list[Path]:
+    """Write ``summary.json``, ``table.md`` and the two plots into ``directory``."""
+    from graphkit.io import atomic_writer
+
+    out = Path(directory)
+    out.mkdir(parents=True, exist_ok=True)
+    with atomic_writer(out / "summary.json") as stream:
+        stream.write(json.dumps(summary, ensure_ascii=False, indent=2, sort_keys=True) + "\n")
+    with atomic_writer(out / "table.md") as stream:
+        stream.write(markdown_table(summary))
+    _plot_difficulty(summary, out / "difficulty.png")
+    _plot_cities(summary, out / "cities.png")
+    return [out / name for name in REPORT_FILES]
