@@ -81,6 +81,7 @@ class TransitGraph:
         "_hop_lines",
         "_hops",
         "_segment_keys",
+        "_costs",
         "_tails",
         "_heads",
         "_weights",
@@ -126,6 +127,7 @@ class TransitGraph:
         self._neighbours = {station: tuple(neighbours[station]) for station in self.stations}
         self._hops = _Memo(self._build_hop)
         self._segment_keys: dict[int, tuple] = {}
+        self._costs: numpy.ndarray | None = None
         directed = sorted(best)
         self._tails = numpy.array([u for u, _ in directed], dtype=numpy.int64)
         self._heads = numpy.array([v for _, v in directed], dtype=numpy.int64)
@@ -210,6 +212,19 @@ class TransitGraph:
     def _route_key(self, route: Route) -> tuple:
         keys = self._segment_keys
         return tuple([keys[id(segment)] for segment in route.segments])
+
+    def least_cost(self, source: str, target: str) -> tuple[int, int] | None:
+        """``(transfers, stops)`` of the best route, or ``None`` when unconnected.
+
+        The first call computes all pairs at once (cheap); later calls are lookups.
+        """
+        if self._costs is None:
+            self._costs = numpy.asarray(self._graph.distances(weights="weight"))
+        weight = self._costs[self._vertex[source], self._vertex[target]]
+        if not numpy.isfinite(weight) or source == target:
+            return None
+        rides, stops = divmod(int(weight), RIDE_WEIGHT)
+        return rides - 1, stops
 
     def cost_bounds(self, target: str) -> dict[str, float]:
         """Least route weight from every station to ``target`` (``inf`` when unreachable)."""
