@@ -99,6 +99,30 @@ def cmd_generate(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_score(args: argparse.Namespace) -> int:
+    from benchmarks.reasonmap.evaluate import evaluate_files
+    from benchmarks.reasonmap.report import markdown_table
+    from graphkit.cities import open_graph
+
+    graph = open_graph(metro=args.metro, overlay=args.overlay) if args.metro else None
+    result = evaluate_files(
+        args.questions,
+        args.predictions,
+        out=args.out,
+        report_dir=args.report,
+        weighting=args.weighting,
+        variant=args.variant,
+        graph=graph,
+    )
+    for problem in result.problems[:20]:
+        print(f"skipped: {problem}", file=sys.stderr)
+    if len(result.problems) > 20:
+        print(f"skipped: ... and {len(result.problems) - 20} more (see {args.report}/summary.json)", file=sys.stderr)
+    print(markdown_table(result.summary), end="")
+    print(f"scored {len(result.verdicts)} predictions into {args.out}; report in {args.report}/", file=sys.stderr)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     from graphkit.routes import DEFAULT_MAX_ROUTES
 
@@ -137,6 +161,19 @@ def build_parser() -> argparse.ArgumentParser:
     generate.add_argument("--out", required=True, metavar="FILE", help="JSON Lines file of question records")
     generate.add_argument("--quiet", action="store_true", help="no progress bar")
     generate.set_defaults(run=cmd_generate)
+
+    score = commands.add_parser("score", help="score predictions: correctness, map score, weighting, report")
+    score.add_argument(
+        "--questions", required=True, metavar="Q", help="question records (ours, or the public data set's)"
+    )
+    score.add_argument("--predictions", required=True, metavar="P", help="prediction records (JSON Lines)")
+    score.add_argument("--out", required=True, metavar="SCORED", help="scored rows to write (JSON Lines)")
+    score.add_argument("--report", required=True, metavar="DIR", help="folder for summary.json, table.md, plots")
+    score.add_argument("--weighting", choices=["paper", "city", "none"], default="paper")
+    score.add_argument("--variant", choices=["paper", "C1", "C2"], default="paper", help="map-score variant")
+    score.add_argument("--metro", metavar="PATH", help="score every question against this Metro Data file")
+    score.add_argument("--overlay", metavar="PATH", help="its topology overlay (default: beside it)")
+    score.set_defaults(run=cmd_score)
 
     lint = commands.add_parser("lint", help="doubtful spots of the Metro Data")
     _add_city_options(lint, allow_all=True)

@@ -186,7 +186,8 @@ def _plot_difficulty(summary: Mapping[str, Any], path: Path) -> None:
             axis.imshow(values, vmin=0, vmax=100, cmap="viridis")
             for i, line in enumerate(values):
                 for j, value in enumerate(line):
-                    axis.text(j, i, "–" if value != value else f"{value:.0f}", ha="center", va="center", color="w")
+                    colour = "k" if value == value and value > 60 else "w"  # readable on the bright end of viridis
+                    axis.text(j, i, "–" if value != value else f"{value:.0f}", ha="center", va="center", color=colour)
             axis.set_xticks(range(3), DIFFICULTIES)
             axis.set_yticks(range(3), DIFFICULTIES)
             axis.set_title(f"{model}\n{kind} accuracy (%)", fontsize=9)

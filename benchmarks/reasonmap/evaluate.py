@@ -1,0 +1,127 @@
+"""Scoring files end to end: questions and predictions in, scored rows and a report out.
+
+This is what ``reasonmap score`` runs. Bad records in either file are
+reported and skipped (nothing else is lost); predictions that answer no
+question, and repeated answers to one question by one model, are reported
+too (the first answer counts).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from benchmarks.reasonmap.io import Problem, file_sha256, read_jsonl, read_predictions, write_jsonl
+from benchmarks.reasonmap.official import load_official
+from benchmarks.reasonmap.records import Prediction, Question, Verdict
+from benchmarks.reasonmap.report import summarize, write_report
+from benchmarks.reasonmap.scoring import score_predictions
+from graphkit.graph import TransitGraph
+
+__all__ = ["Evaluation", "load_questions", "evaluate_files"]
+
+
+@dataclass(frozen=True, slots=True)
+class Evaluation:
+    """What scoring files produced."""
+
+    verdicts: tuple[Verdict, ...]
+    summary: dict[str, Any]
+    problems: tuple[str, ...]
+    report_files: tuple[Path, ...]
+
+
+def _is_official(path: Path) -> bool:
+    """Public data set files have no ``long_template``; the toolkit's own question files do."""
+    if path.suffix == ".parquet":
+        return True
+    with open(path, encoding="utf-8", errors="replace") as stream:
+        for line in stream:
+            if line.strip():
+                try:
+                    first = json.loads(line)
+                except json.JSONDecodeError:
+                    return False
+                return isinstance(first, dict) and "long_template" not in first and "json" in first
+    return False
+
+
+def load_questions(path: str | Path) -> tuple[dict[str, Question], dict[str, Any], list[Problem]]:
+    """Questions of the toolkit's own files or of the public data set's, with any Metro Data they carry."""
+    path = Path(path)
+    if _is_official(path):
+        found = load_official(path)
+        return {q.id: q for q in found.questions}, dict(found.metro), list(found.problems)
+    questions, problems = read_jsonl(path, Question.from_dict)
+    unique: dict[str, Question] = {}
+    for question in questions:
+        if question.id in unique:
+            problems.append(Problem(str(path), 0, f"question id {question.id!r} appears twice; the first is used"))
+            continue
+        unique[question.id] = question
+    return unique, {}, problems
+
+
+def _graphs(metro: dict[str, Any], override: TransitGraph | None) -> Callable[[Question], TransitGraph]:
+    from graphkit.cities import city_graph, city_names
+    from graphkit.graph import compile_graph
+
+    compiled: dict[str, TransitGraph] = {}
+
+    def graph_for(question: Question) -> TransitGraph:
+        if override is not None:
+            return override
+        if question.city in city_names():
+            return city_graph(question.city)  # embedded, with its topology overlay
+        if question.city not in compiled:
+            if question.city not in metro:
+                raise ValueError(f"no Metro Data for city {question.city!r}: pass --metro")
+            compiled[question.city] = compile_graph(metro[question.city])
+        return compiled[question.city]
+
+    return graph_for
+
+
+def evaluate_files(
+    questions_path: str | Path,
+    predictions_path: str | Path,
+    *,
+    out: str | Path,
+    report_dir: str | Path,
+    weighting: str = "paper",
+    variant: str = "paper",
+    graph: TransitGraph | None = None,
+) -> Evaluation:
+    """Score a predictions file against a questions file; write scored rows and the report."""
+    questions, metro, question_problems = load_questions(questions_path)
+    predictions, prediction_problems = read_predictions(predictions_path)
+    seen: set[tuple[str, str, str]] = set()
+    kept: list[Prediction] = []
+    problems = [str(problem) for problem in question_problems + prediction_problems]
+    for prediction in predictions:
+        key = (prediction.id, prediction.model, prediction.question)
+        if key in seen:
+            problems.append(
+                f"{predictions_path}: {prediction.model} answered {prediction.id} ({prediction.question}) again; the first answer counts"
+            )
+            continue
+        seen.add(key)
+        kept.append(prediction)
+    verdicts, unmatched = score_predictions(
+        questions, kept, _graphs(metro, graph), weighting=weighting, variant=variant
+    )
+    problems.extend(f"{predictions_path}: prediction {id!r} matches no question" for id in unmatched)
+    write_jsonl(out, verdicts)
+    summary = summarize(
+        verdicts,
+        questions,
+        weighting=weighting,
+        variant=variant,
+        inputs={str(questions_path): file_sha256(questions_path), str(predictions_path): file_sha256(predictions_path)},
+        problems=problems,
+    )
+    files = write_report(report_dir, summary)
+    return Evaluation(tuple(verdicts), summary, tuple(problems), tuple(files))
