@@ -1,0 +1,184 @@
+"""Symbolic solvers: answers without a model, as floors and ceilings for model numbers.
+
+- ``oracle``: the graph's best route (the ceiling);
+- ``text-oracle``: reads only the symbolic prompt, rebuilds the network from
+  its text and solves (it scores 100% when the textualization loses nothing);
+- ``direct-line``: a line serving both stations if there is one, else the
+  first line of the departure station (the naive floor);
+- ``echo``: the two stations on one made-up line (the format-only floor);
+- ``noisy``: the oracle seen through controllable perception and reasoning
+  noise (see :class:`Noise`), seeded per question: the test bed for failure
+  diagnosis and for metric sensitivity.
+
+Every solver is deterministic for a seed.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+
+from baselines.answers import render_answer
+from benchmarks.reasonmap.records import KINDS, Kind, Prediction, Question
+from graphkit.graph import TransitGraph
+from graphkit.routes import shortest_route, shortest_routes
+from graphkit.segments import Segment
+
+__all__ = ["Noise", "SOLVERS", "solve", "run_solver"]
+
+_MADE_UP_LINE = "Line 0"
+
+
+@dataclass(frozen=True, slots=True)
+class Noise:
+    """Error rates of the ``noisy`` solver.
+
+    Attributes
+    ----------
+    wrong_line : float
+        Perception: chance that a segment is read on another line serving its
+        departure (a line of similar colour when ``colours`` are known).
+    wrong_transfer : float
+        Reasoning: chance that a transfer is planned one stop off, at a
+        neighbour of the right station.
+    detour : float
+        Reasoning: chance of a suboptimal plan (a route with up to three more
+        stops, when one exists).
+    miscount : float
+        Chance that a segment's via-stop count or list is off by one.
+    colours : mapping of line name to "#rrggbb", optional
+        Known line colours; wrong lines are then drawn by colour likeness.
+    """
+
+    wrong_line: float = 0.1
+    wrong_transfer: float = 0.1
+    detour: float = 0.1
+    miscount: float = 0.1
+    colours: Mapping[str, str] | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("wrong_line", "wrong_transfer", "detour", "miscount"):
+            value = getattr(self, name)
+            if not 0.0 <= value <= 1.0:
+                raise ValueError(f"noise {name} must be a probability in [0, 1], got {value!r}")
+
+
+def _oracle(question: Question, graph: TransitGraph, kind: Kind, rng: random.Random, **_) -> str:
+    route = shortest_route(graph, question.station_1, question.station_2)
+    return render_answer(route.segments, kind, question.long_template)
+
+
+def _text_oracle(question: Question, graph: TransitGraph, kind: Kind, rng: random.Random, **options) -> str:
+    from baselines.prompts import symbolic_prompt
+    from baselines.textualize import text_oracle_routes
+
+    prompt = symbolic_prompt(question, graph, kind, textualization=options.get("textualization", "lines"))
+    found = text_oracle_routes(prompt, question.station_1, question.station_2)
+    return render_answer(found.routes[0].segments, kind, question.long_template)
+
+
+def _via(graph: TransitGraph, line: str, here: str, there: str) -> tuple[str, ...]:
+    ride = graph.ride(line, here, there)
+    return ride[1][0] if ride else ()
+
+
+def _direct_line(question: Question, graph: TransitGraph, kind: Kind, rng: random.Random, **_) -> str:
+    here, there = question.station_1, question.station_2
+    shared = [line for line in graph.lines_at(here) if line in graph.lines_at(there)]
+    line = shared[0] if shared else graph.lines_at(here)[0]
+    segment = Segment(line, here, there, _via(graph, line, here, there) if shared else ())
+    return render_answer([segment], kind, question.long_template)
+
+
+def _echo(question: Question, graph: TransitGraph, kind: Kind, rng: random.Random, **_) -> str:
+    return render_answer([Segment(_MADE_UP_LINE, question.station_1, question.station_2)], kind, question.long_template)
+
+
+def _colour_distance(a: str, b: str) -> float:
+    ra, ga, ba = (int(a[i : i + 2], 16) for i in (1, 3, 5))
+    rb, gb, bb = (int(b[i : i + 2], 16) for i in (1, 3, 5))
+    return ((ra - rb) ** 2 + (ga - gb) ** 2 + (ba - bb) ** 2) ** 0.5
+
+
+def _wrong_line(graph: TransitGraph, segment: Segment, noise: Noise, rng: random.Random) -> str:
+    others = [line for line in graph.lines_at(segment.departure_stop) if line != segment.route_name]
+    if not others:
+        others = [line for line in graph.lines if line != segment.route_name] or [_MADE_UP_LINE]
+    colours = noise.colours or {}
+    mine = colours.get(segment.route_name)
+    if mine and all(line in colours for line in others):
+        return min(others, key=lambda line: (_colour_distance(mine, colours[line]), line))
+    return rng.choice(sorted(others))
+
+
+def _noisy(question: Question, graph: TransitGraph, kind: Kind, rng: random.Random, **options) -> str:
+    noise: Noise = options.get("noise") or Noise()
+    if rng.random() < noise.detour:
+        plans = shortest_routes(graph, question.station_1, question.station_2, slack=3, max_routes=20).routes
+        route = plans[-1]
+    else:
+        route = shortest_route(graph, question.station_1, question.station_2)
+    segments = list(route.segments)
+    for index in range(len(segments) - 1):
+        if rng.random() < noise.wrong_transfer:
+            here = segments[index].arrival_stop
+            near = sorted(graph.line(segments[index].route_name).adjacency[here])
+            if near:
+                moved = rng.choice(near)
+                first, second = segments[index], segments[index + 1]
+                segments[index] = Segment(first.route_name, first.departure_stop, moved, first.via_stops)
+                segments[index + 1] = Segment(second.route_name, moved, second.arrival_stop, second.via_stops)
+    for index, segment in enumerate(segments):
+        if rng.random() < noise.wrong_line:
+            segments[index] = Segment(
+                _wrong_line(graph, segment, noise, rng), segment.departure_stop, segment.arrival_stop, segment.via_stops
+            )
+        if rng.random() < noise.miscount:
+            via = segments[index].via_stops
+            via = via[:-1] if via and rng.random() < 0.5 else via + (segments[index].departure_stop,)
+            segments[index] = Segment(
+                segments[index].route_name, segments[index].departure_stop, segments[index].arrival_stop, via
+            )
+    return render_answer(segments, kind, question.long_template)
+
+
+# name -> (solver, one-line description)
+SOLVERS: dict[str, tuple[Callable[..., str], str]] = {
+    "oracle": (_oracle, "the graph's best route (ceiling)"),
+    "text-oracle": (_text_oracle, "solves from the symbolic prompt's text alone"),
+    "direct-line": (_direct_line, "a common line if there is one, else the departure's first line (floor)"),
+    "echo": (_echo, "the two stations on one made-up line (format-only floor)"),
+    "noisy": (_noisy, "the oracle through perception and reasoning noise"),
+}
+
+
+def solve(name: str, question: Question, graph: TransitGraph, kind: Kind, *, seed: int = 0, **options) -> str:
+    """One solver's answer text to one question kind.
+
+    Raises
+    ------
+    ValueError
+        ``name`` is not a solver; the message lists them.
+    """
+    if name not in SOLVERS:
+        raise ValueError(f"solver must be one of {sorted(SOLVERS)}, got {name!r}")
+    rng = random.Random(f"{name}:{seed}:{question.id}:{kind}")
+    return SOLVERS[name][0](question, graph, kind, rng, **options)
+
+
+def run_solver(
+    name: str,
+    questions: Iterable[Question],
+    graph_for: Callable[[Question], TransitGraph],
+    *,
+    seed: int = 0,
+    **options,
+) -> list[Prediction]:
+    """Predictions of one solver for both kinds of every question (model ``baseline:<name>``)."""
+    model = f"baseline:{name}"
+    return [
+        Prediction(question.id, model, kind, solve(name, question, graph_for(question), kind, seed=seed, **options))
+        for question in questions
+        for kind in KINDS
+    ]
