@@ -123,6 +123,63 @@ def cmd_score(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_demo(args: argparse.Namespace) -> int:
+    from baselines.demo import run_demo
+    from benchmarks.reasonmap.report import markdown_table
+
+    result = run_demo(args.out, seed=args.seed, progress=not args.quiet)
+    print(markdown_table(result.evaluation.summary), end="")
+    print(
+        f"{result.questions} questions, {result.predictions} answers scored in {result.seconds:.1f} s;"
+        f" outputs in {result.out}/ (report: {result.out}/report/)",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def cmd_baseline(args: argparse.Namespace) -> int:
+    from baselines.solvers import Noise, run_solver
+    from benchmarks.reasonmap.evaluate import load_questions
+    from benchmarks.reasonmap.io import write_jsonl
+    from graphkit.cities import city_graph
+
+    questions, _, problems = load_questions(args.questions)
+    for problem in problems:
+        print(f"skipped: {problem}", file=sys.stderr)
+    options = {}
+    if args.name == "noisy":
+        options["noise"] = Noise(args.wrong_line, args.wrong_transfer, args.detour, args.miscount)
+    if args.name == "text-oracle":
+        options["textualization"] = args.textualization
+    predictions = run_solver(
+        args.name, questions.values(), lambda question: city_graph(question.city), seed=args.seed, **options
+    )
+    count = write_jsonl(args.out, predictions)
+    print(f"wrote {count} predictions of baseline:{args.name} to {args.out}", file=sys.stderr)
+    return 0
+
+
+def cmd_prompts(args: argparse.Namespace) -> int:
+    from baselines.prompts import build_requests
+    from benchmarks.reasonmap.evaluate import load_questions
+    from benchmarks.reasonmap.io import write_jsonl
+
+    questions, _, problems = load_questions(args.questions)
+    for problem in problems:
+        print(f"skipped: {problem}", file=sys.stderr)
+    requests = build_requests(
+        questions.values(),
+        mode=args.mode,
+        textualization=args.textualization,
+        maps=args.maps,
+        pixel_budget=args.pixel_budget,
+        alias_strategy=args.alias_strategy,
+    )
+    count = write_jsonl(args.out, requests)
+    print(f"wrote {count} {args.mode} requests to {args.out}", file=sys.stderr)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     from graphkit.routes import DEFAULT_MAX_ROUTES
 
@@ -174,6 +231,32 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--metro", metavar="PATH", help="score every question against this Metro Data file")
     score.add_argument("--overlay", metavar="PATH", help="its topology overlay (default: beside it)")
     score.set_defaults(run=cmd_score)
+
+    demo = commands.add_parser("demo", help="the main job: test split, symbolic solvers, scores, report")
+    demo.add_argument("--out", default="demo-out", metavar="DIR", help="output folder (default demo-out)")
+    demo.add_argument("--seed", type=int, default=0)
+    demo.add_argument("--quiet", action="store_true", help="no progress bars")
+    demo.set_defaults(run=cmd_demo)
+
+    baseline = commands.add_parser("baseline", help="answers of a symbolic solver, in the predictions format")
+    baseline.add_argument("name", choices=["oracle", "text-oracle", "direct-line", "echo", "noisy"])
+    baseline.add_argument("--questions", required=True, metavar="Q")
+    baseline.add_argument("--out", required=True, metavar="P")
+    baseline.add_argument("--seed", type=int, default=0)
+    baseline.add_argument("--textualization", default="lines", help="for text-oracle")
+    for name, default in (("wrong-line", 0.1), ("wrong-transfer", 0.1), ("detour", 0.1), ("miscount", 0.1)):
+        baseline.add_argument(f"--{name}", type=float, default=default, help=f"noisy: probability (default {default})")
+    baseline.set_defaults(run=cmd_baseline)
+
+    prompts = commands.add_parser("prompts", help="the exact requests of a prompt mode, for any harness")
+    prompts.add_argument("--mode", required=True, choices=["full", "text-only", "symbolic", "alias"])
+    prompts.add_argument("--questions", required=True, metavar="Q")
+    prompts.add_argument("--out", required=True, metavar="FILE")
+    prompts.add_argument("--textualization", default="lines", help="symbolic/alias: lines, adjacency or stations")
+    prompts.add_argument("--maps", metavar="DIR", help="full: folder of map images (<city>.png)")
+    prompts.add_argument("--pixel-budget", type=int, default=4_000_000, help="full: downscale larger maps to this")
+    prompts.add_argument("--alias-strategy", choices=["romanize", "borrow"], default="romanize")
+    prompts.set_defaults(run=cmd_prompts)
 
     lint = commands.add_parser("lint", help="doubtful spots of the Metro Data")
     _add_city_options(lint, allow_all=True)
