@@ -1,0 +1,531 @@
+"""Scoring route answers: correctness (the paper's Algorithm 1) and map score (Algorithm 2).
+
+Two pure stages, as everywhere in the toolkit: :func:`parse_answer` reads a
+response (never raises), :func:`score_answer` judges what it read against a
+question and its city's :class:`~graphkit.graph.TransitGraph`.
+
+Names are matched with graphkit's rules, never by string surgery: a route
+name resolves through ``graph.line_index`` (``Line 1`` = ``Route 1`` = ``1``
+= ``1号线``), a station name through ``graph.station_index`` (case, spacing,
+a ``Station``/``站`` suffix, pinyin for Chinese names). A name that fits
+several stations is settled by its context (the section's line; for the first
+departure and the last arrival, the question's own station when it is among
+the candidates) and otherwise stays unresolved: distinct stations are never
+merged (``Cathedral Pkwy (110 St)`` and ``Cathedral Pkwy(110 St)`` stay two).
+
+Correctness
+    At least one section; the first departure is ``station_1`` and the last
+    arrival ``station_2``; every section's route name is a line of the city
+    and its departure and arrival lie on that line; each section arrives where
+    the next departs. Optimality is not required and via stops play no part.
+    A wrong answer gets the label of the first failing check (:data:`FAILURES`).
+
+Map score, per reference route
+    ``dep_arr``: 1 when both endpoints are right. Sections are paired with the
+    reference's segments by position (up to the shorter); each pair earns 2
+    for the line (``route_name``) and 1 each for the departure and the
+    arrival (``stops``), the arrival compared with the reference's arrival.
+    Long answers add, for the question's template only, ``num_via``
+    (``min(10, sum of 4 - 4·|a - r| / max(a, r))`` over pairs, 4 when both
+    counts are 0, 0 for a missing count) or ``via_stop`` (``(10·IoU +
+    min(10, matched)) / 2``, with the IoU of the pooled via-stop sets of the
+    pairs, 1 when both are empty, and ``matched`` the answer's via stops found
+    in their paired segment). Short: ``min(10, points) + 10`` when correct
+    (≤ 20); long: ``min(20, points) + 20`` when correct (≤ 40). The references
+    are aggregated as the :data:`VARIANTS` entry says (the paper: the best).
+
+Decisions where the public evaluation code differs (see the design notes):
+segment points are earned whether or not the endpoints are right (each
+component is scored on its own; the public code gives none when an endpoint
+is wrong), via stops count whatever the pair's line, and the per-reference
+components kept are those of the best reference (the first on ties).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+from benchmarks.reasonmap.parsing import parse_answer
+from benchmarks.reasonmap.records import KINDS, Invalid, ParsedAnswer, ParsedSection, Prediction, Question, Verdict
+from benchmarks.reasonmap.resolution import (
+    GraphNames,
+    PreparedQuestion,
+    Reference,
+    Unresolved,
+    graph_names,
+)
+from benchmarks.reasonmap.weighting import get_weighting, weight_of
+from graphkit.graph import TransitGraph
+
+__all__ = [
+    "COMPONENTS",
+    "FAILURES",
+    "VARIANTS",
+    "Score",
+    "Variant",
+    "max_map_score",
+    "score_answer",
+    "score_prediction",
+    "score_predictions",
+    "get_variant",
+]
+
+Kind = Literal["short", "long"]
+
+#: Map-score components of a :class:`Score` (the paper's Table A3 columns); ``None`` where not applicable.
+COMPONENTS: tuple[str, ...] = ("dep_arr", "route_name", "stops", "num_via", "via_stop", "bonus")
+
+#: Failure labels of wrong answers, in the order the checks run.
+FAILURES: dict[str, str] = {
+    "invalid_format": "the response did not parse into route sections",
+    "refusal": "the model declined to answer",
+    "wrong_endpoints": "the first departure is not station_1 or the last arrival is not station_2",
+    "unknown_line": "a route name is no line of the city (or fits several)",
+    "unknown_station": "a departure or arrival names no station of the city",
+    "ambiguous_station": "a departure or arrival fits several stations of the section's line",
+    "station_not_on_line": "a departure or arrival is not on the section's line",
+    "broken_chain": "a section does not depart where the previous one arrived",
+}
+
+# floats throughout, so that every score and component is written the same way
+_SHORT_CAP, _SHORT_BONUS = 10.0, 10.0
+_LONG_CAP, _LONG_BONUS = 20.0, 20.0
+_VIA_CAP = 10.0
+
+
+@dataclass(frozen=True, slots=True)
+class Variant:
+    """A way of turning per-reference points into one map score (the paper's Table A4).
+
+    Attributes
+    ----------
+    name, description : str
+    aggregate : {"best", "mean"}
+        The best reference's score, or the mean over references.
+    endpoint_point : bool
+        Whether right endpoints earn the ``dep_arr`` point.
+    """
+
+    name: str
+    description: str
+    aggregate: Literal["best", "mean"]
+    endpoint_point: bool
+
+
+#: Map-score variants by name.
+VARIANTS: dict[str, Variant] = {
+    "paper": Variant("paper", "the paper's map score: the best over the reference routes", "best", True),
+    "C1": Variant("C1", "Table A4 C1: the mean over the reference routes instead of the best", "mean", True),
+    "C2": Variant("C2", "Table A4 C2: no point for right endpoints", "best", False),
+}
+
+
+def get_variant(name: str) -> Variant:
+    """The map-score variant called ``name``.
+
+    Raises
+    ------
+    ValueError
+        No variant has that name; the message lists the valid ones.
+
+    Examples
+    --------
+    >>> get_variant("C1").aggregate
+    'mean'
+    """
+    found = VARIANTS.get(name) if isinstance(name, str) else None
+    if found is None:
+        raise ValueError(f"variant must be one of {sorted(VARIANTS)}, got {name!r}")
+    return found
+
+
+def _kind(kind: str) -> bool:
+    """Whether ``kind`` is ``"long"``; checks it is a kind."""
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {list(KINDS)}, got {kind!r}")
+    return kind == "long"
+
+
+@dataclass(frozen=True, slots=True)
+class Score:
+    """The judgement of one answer.
+
+    Attributes
+    ----------
+    correct : int
+        1 when the route is valid (Algorithm 1), else 0.
+    map_score : float
+        0 to 20 (short) or 0 to 40 (long).
+    components : dict
+        :data:`COMPONENTS` to points, for the best reference (the mean ones
+        for a mean variant); ``num_via`` and ``via_stop`` are ``None`` where
+        the question does not ask for them.
+    failure : str or None
+        The :data:`FAILURES` label of a wrong answer.
+    invalid_reason : str or None
+        Why the response did not parse.
+    """
+
+    correct: int
+    map_score: float
+    components: dict[str, float | None]
+    failure: str | None = None
+    invalid_reason: str | None = None
+
+
+# -- scoring -----------------------------------------------------------------
+
+
+def _empty_components(via: str | None) -> dict[str, float | None]:
+    return {
+        "dep_arr": 0.0,
+        "route_name": 0.0,
+        "stops": 0.0,
+        "num_via": 0.0 if via == "via_count" else None,
+        "via_stop": 0.0 if via == "via_stops" else None,
+        "bonus": 0.0,
+    }
+
+
+def _failure(lines: list, departures: list, arrivals: list, prepared: PreparedQuestion, on_line: dict) -> str | None:
+    """The first failing check of Algorithm 1, in its order, or ``None`` for a valid route."""
+    if departures[0] != prepared.station_1 or arrivals[-1] != prepared.station_2:
+        return "wrong_endpoints"
+    last = len(lines) - 1
+    for index, line in enumerate(lines):
+        if line is None:
+            return "unknown_line"
+        departure, arrival = departures[index], arrivals[index]
+        if isinstance(departure, Unresolved):
+            return departure.failure
+        if isinstance(arrival, Unresolved):
+            return arrival.failure
+        stations = on_line[line]
+        if departure not in stations or arrival not in stations:
+            return "station_not_on_line"
+        if index < last and arrival != departures[index + 1]:
+            return "broken_chain"
+    return None
+
+
+def _via_count_points(sections: tuple[ParsedSection, ...], reference: Reference, pairs: int) -> float:
+    """``num_via``: up to 4 per pair, less by the count's error relative to the larger count; at most 10."""
+    points = 0.0
+    counts = reference.via_counts
+    for index in range(pairs):
+        answer = sections[index].num_via_stops
+        if answer is None or answer < 0:  # missing (or impossible): no points for the pair
+            continue
+        expected = counts[index]
+        if answer == expected:
+            points += 4.0
+        else:
+            points += max(0.0, 4 - abs(answer - expected) / max(answer, expected) * 4)
+    return min(_VIA_CAP, points)
+
+
+def _via_stop_points(names: GraphNames, sections: tuple[ParsedSection, ...], reference: Reference, pairs: int) -> float:
+    """``via_stop``: the mean of 10 × the IoU of the pooled via stops and the matches (at most 10)."""
+    given: set = set()
+    expected: set = set()
+    matched = 0
+    stated = True
+    for index in range(pairs):
+        via_set = reference.via_sets[index]
+        expected |= via_set
+        stops = sections[index].via_stops
+        if stops is None:
+            stated = False
+            continue
+        line = reference.contexts[index]  # an ambiguous via stop is read on the reference's line
+        identity = names.identity
+        resolved = {identity(stop, line) for stop in stops}
+        matched += len(resolved & via_set)
+        given |= resolved
+    union = given | expected
+    if union:
+        iou = len(given & expected) / len(union)
+    else:
+        iou = 1.0 if stated else 0.0  # an exact empty list is right; an absent one is not
+    return (iou * 10 + min(_VIA_CAP, matched)) / 2
+
+
+def score_answer(
+    answer: ParsedAnswer | Invalid,
+    question: Question,
+    graph: TransitGraph,
+    *,
+    kind: Kind,
+    variant: str = "paper",
+) -> Score:
+    """Judge a parsed answer: correctness, map score and its components.
+
+    Parameters
+    ----------
+    answer : ParsedAnswer or Invalid
+        What :func:`~benchmarks.reasonmap.parsing.parse_answer` read.
+    question : Question
+    graph : TransitGraph
+        The question's city.
+    kind : {"short", "long"}
+        The question asked (the long one is scored with its template's via part).
+    variant : str
+        A :data:`VARIANTS` name.
+
+    Returns
+    -------
+    Score
+
+    Raises
+    ------
+    ValueError
+        ``kind`` or ``variant`` is not one of the choices, or the graph is another city's.
+    TypeError
+        ``answer`` is neither a ``ParsedAnswer`` nor an ``Invalid``.
+
+    Examples
+    --------
+    >>> from graphkit import city_graph
+    >>> from benchmarks.reasonmap.generate import generate_questions
+    >>> from benchmarks.reasonmap.records import ParsedAnswer, ParsedSection
+    >>> graph = city_graph("rome")
+    >>> question = generate_questions(graph, seed=1, per_city=1)[0]
+    >>> answer = ParsedAnswer(
+    ...     tuple(ParsedSection(s.route_name, s.departure_stop, s.arrival_stop) for s in question.routes[0])
+    ... )
+    >>> score = score_answer(answer, question, graph, kind="short")
+    >>> score.correct, score.failure, score.components["bonus"]
+    (1, None, 10.0)
+    """
+    long = _kind(kind)
+    chosen = VARIANTS.get(variant) if isinstance(variant, str) else None
+    if chosen is None:
+        get_variant(variant)  # raises, listing the choices
+    if not isinstance(answer, (ParsedAnswer, Invalid)):
+        raise TypeError(f"answer must be a ParsedAnswer or an Invalid, got {type(answer).__name__}")
+    return Score(*_judge(answer, question, graph, long, chosen))
+
+
+def _judge(
+    answer: ParsedAnswer | Invalid, question: Question, graph: TransitGraph, long: bool, chosen: Variant
+) -> tuple[int, float, dict[str, float | None], str | None, str | None]:
+    """:func:`score_answer` on checked options, as the fields of a :class:`Score`."""
+    names = graph_names(graph)
+    prepared = names.prepared(question)
+    via = question.long_template if long else None
+    if isinstance(answer, Invalid):
+        return 0, 0.0, _empty_components(via), "refusal" if answer.refusal else "invalid_format", answer.reason
+    sections = answer.sections
+    if not sections:
+        return 0, 0.0, _empty_components(via), "invalid_format", "no route section"
+
+    # the answer's names are resolved once; every reference is compared with these
+    lines, departures, arrivals = names.sections(sections, prepared.station_1, prepared.station_2)
+    failure = _failure(lines, departures, arrivals, prepared, names.on_line)
+    dep_arr = (
+        1.0
+        if chosen.endpoint_point and departures[0] == prepared.station_1 and arrivals[-1] == prepared.station_2
+        else 0.0
+    )
+    cap = _LONG_CAP if long else _SHORT_CAP
+    size = len(sections)
+    mean = chosen.aggregate == "mean"
+    best = None
+    sums = [0.0, 0.0, 0.0, 0.0]  # capped total, route_name, stops, via part: for a mean
+    for reference in prepared.references:
+        pairs = size if size < reference.size else reference.size
+        ref_lines, ref_departures, ref_arrivals = reference.lines, reference.departures, reference.arrivals
+        route_points = stop_points = 0.0
+        for index in range(pairs):
+            if lines[index] == ref_lines[index]:
+                route_points += 2.0
+            if departures[index] == ref_departures[index]:
+                stop_points += 1.0
+            if arrivals[index] == ref_arrivals[index]:
+                stop_points += 1.0
+        if via is None:
+            via_points = 0.0
+        elif via == "via_count":
+            via_points = _via_count_points(sections, reference, pairs)
+        else:
+            via_points = _via_stop_points(names, sections, reference, pairs)
+        total = dep_arr + route_points + stop_points + via_points
+        if total > cap:
+            total = cap
+        if mean:
+            sums[0] += total
+            sums[1] += route_points
+            sums[2] += stop_points
+            sums[3] += via_points
+        elif best is None or total > best[0]:
+            best = (total, route_points, stop_points, via_points)
+    if mean:
+        count = len(prepared.references)
+        best = (sums[0] / count, sums[1] / count, sums[2] / count, sums[3] / count)
+    total, route_points, stop_points, via_points = best
+    bonus = 0.0 if failure is not None else (_LONG_BONUS if long else _SHORT_BONUS)
+    components = {
+        "dep_arr": dep_arr,
+        "route_name": route_points,
+        "stops": stop_points,
+        "num_via": via_points if via == "via_count" else None,
+        "via_stop": via_points if via == "via_stops" else None,
+        "bonus": bonus,
+    }
+    return (0 if failure else 1), total + bonus, components, failure, None
+
+
+def max_map_score(question: Question, kind: Kind, *, variant: str = "paper") -> float:
+    """The highest map score an answer can get on ``question``.
+
+    A reference route written out as the answer gets it. It is 20 (short) or
+    40 (long) only when the references are long enough to reach the caps: a
+    one-section reference route earns at most 1 + 4 segment points (+ the via
+    part), so its short maximum is 15. For a ``mean`` variant this is the mean
+    of the per-reference maxima: an upper bound that only one-reference
+    questions reach.
+
+    Examples
+    --------
+    >>> from graphkit import city_graph
+    >>> from benchmarks.reasonmap.generate import generate_questions
+    >>> question = generate_questions(city_graph("rome"), seed=1, per_city=1)[0]
+    >>> len(question.routes[0]), max_map_score(question, "short")
+    (1, 15.0)
+    """
+    long = _kind(kind)
+    chosen = get_variant(variant)
+    endpoint = 1 if chosen.endpoint_point else 0
+    maxima = []
+    for route in question.routes:
+        points = endpoint + 4 * len(route)
+        if long and question.long_template == "via_count":
+            points += min(_VIA_CAP, 4 * len(route))
+        elif long:
+            points += (10 + min(_VIA_CAP, sum(len(segment.via_stops) for segment in route))) / 2
+        maxima.append(min(_LONG_CAP if long else _SHORT_CAP, points))
+    best = max(maxima) if chosen.aggregate == "best" else sum(maxima) / len(maxima)
+    return float(best + (_LONG_BONUS if long else _SHORT_BONUS))
+
+
+# -- predictions -------------------------------------------------------------
+
+
+def _verdict(
+    prediction: Prediction, question: Question, graph: TransitGraph, weight: float, chosen: Variant
+) -> Verdict:
+    kind = prediction.question
+    long = kind == "long"
+    answer = parse_answer(prediction.response, kind=kind, template=question.long_template if long else None)
+    correct, map_score, components, failure, invalid_reason = _judge(answer, question, graph, long, chosen)
+    return Verdict(
+        prediction.id,
+        prediction.model,
+        kind,
+        answer.sections if isinstance(answer, ParsedAnswer) else None,
+        correct,
+        map_score,
+        components,
+        weight,
+        failure,
+        invalid_reason,
+        prediction.tokens,
+    )
+
+
+def score_prediction(
+    prediction: Prediction,
+    question: Question,
+    graph: TransitGraph,
+    *,
+    weighting: str = "paper",
+    variant: str = "paper",
+) -> Verdict:
+    """Parse and score one prediction; the verdict carries the question's weight.
+
+    Raises
+    ------
+    ValueError
+        The prediction answers another question, or ``weighting`` or
+        ``variant`` is not one of the choices.
+
+    Examples
+    --------
+    >>> from graphkit import city_graph
+    >>> from benchmarks.reasonmap.generate import generate_questions
+    >>> from benchmarks.reasonmap.records import Prediction
+    >>> graph = city_graph("rome")
+    >>> question = generate_questions(graph, seed=1, per_city=1)[0]
+    >>> question.station_1, question.station_2, question.routes[0][0].route_name
+    ('Colosseo Station', 'Marconi Station', 'Line B')
+    >>> text = "**Route Name:** Metro B\\nDeparture Stop: colosseo\\nArrival Stop: Marconi Station."
+    >>> verdict = score_prediction(Prediction(question.id, "m", "short", text), question, graph)
+    >>> verdict.correct, verdict.map_score, verdict.weight
+    (1, 15.0, 1.0)
+    """
+    if prediction.id != question.id:
+        raise ValueError(f"prediction {prediction.id!r} answers another question than {question.id!r}")
+    return _verdict(prediction, question, graph, weight_of(question, weighting), get_variant(variant))
+
+
+def score_predictions(
+    questions: Mapping[str, Question],
+    predictions: Iterable[Prediction],
+    graph_for: Callable[[Question], TransitGraph],
+    *,
+    weighting: str = "paper",
+    variant: str = "paper",
+) -> tuple[list[Verdict], list[str]]:
+    """Score a batch of predictions.
+
+    Parameters
+    ----------
+    questions : mapping
+        Question id to question.
+    predictions : iterable of Prediction
+    graph_for : callable
+        The graph of a question's city (called once per question).
+    weighting, variant : str
+        A weighting scheme and a map-score variant, by name.
+
+    Returns
+    -------
+    verdicts : list of Verdict
+        One per prediction that matches a question, in input order.
+    unmatched : list of str
+        Ids of predictions that match no question (skipped; nothing else is lost).
+
+    Raises
+    ------
+    ValueError
+        ``weighting`` or ``variant`` is not one of the choices.
+
+    Examples
+    --------
+    >>> from graphkit import city_graph
+    >>> from benchmarks.reasonmap.generate import generate_questions
+    >>> questions = {q.id: q for q in generate_questions(city_graph("rome"), seed=1, per_city=2)}
+    >>> predictions = [Prediction(id, "m", "short", "Sorry, I cannot read it.") for id in [*questions, "x"]]
+    >>> verdicts, unmatched = score_predictions(questions, predictions, lambda q: city_graph(q.city))
+    >>> [v.failure for v in verdicts], unmatched
+    (['refusal', 'refusal'], ['x'])
+    """
+    scheme = get_weighting(weighting)
+    chosen = get_variant(variant)
+    graphs: dict[str, TransitGraph] = {}
+    weights: dict[str, float] = {}
+    verdicts: list[Verdict] = []
+    unmatched: list[str] = []
+    for prediction in predictions:
+        question = questions.get(prediction.id)
+        if question is None:
+            unmatched.append(prediction.id)
+            continue
+        graph = graphs.get(question.id)
+        if graph is None:
+            graph = graphs[question.id] = graph_for(question)
+            weights[question.id] = weight_of(question, scheme.name)
+        verdicts.append(_verdict(prediction, question, graph, weights[question.id], chosen))
+    return verdicts, unmatched

@@ -1,0 +1,239 @@
+"""Speed of answer scoring: parse and score a realistic mix of predictions in one process.
+
+Run ``python -m benchmarks.speed.scoring``. It generates questions on the
+paper's test cities, then builds ``--answers`` predictions (short and long,
+both templates): reference routes written in the answer format with
+formatting noise (markdown, ``<think>`` and ``<answer>`` wrappers, prose,
+other spellings of line and station names), corrupted ones (a wrong line or
+station, a hallucinated station, a dropped section, wrong via counts or via
+stops) and unusable ones (refusals, truncated or empty answers). It then
+times :func:`benchmarks.reasonmap.scoring.score_predictions` over all of
+them (parsing and resolving the answers' names included; building graphs,
+their name indexes and the questions is not) and, apart, parsing alone.
+Progress goes to stderr; the last line printed is one JSON
+object with ``answers``, ``seconds`` and ``answers_per_second``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import random
+import sys
+import time
+from collections import Counter
+
+from benchmarks.reasonmap.generate import TEST_CITIES, generate_questions
+from benchmarks.reasonmap.parsing import parse_answer
+from benchmarks.reasonmap.records import Prediction, Question
+from benchmarks.reasonmap.scoring import score_predictions
+from graphkit import city_graph
+from graphkit.names import has_cjk
+
+_LABELS = {
+    "plain": ("Route Name: ", "Departure Stop: ", "Arrival Stop: ", "Number of Via Stops: ", "Via Stops: "),
+    "bold": (
+        "**Route Name:** ",
+        "**Departure Stop:** ",
+        "**Arrival Stop:** ",
+        "**Number of Via Stops:** ",
+        "**Via Stops:** ",
+    ),
+    "bullets": ("- Route Name: ", "- Departure Stop: ", "- Arrival Stop: ", "- Number of Via Stops: ", "- Via Stops: "),
+    "fullwidth": ("Route Name： ", "Departure Stop： ", "Arrival Stop： ", "Number of Via Stops： ", "Via Stops： "),
+}
+_SEPARATORS = ("--", "--", "---", "\n--\n")
+_VIA_SEPARATORS = (", ", ", ", ",", "，", "、")
+_REFUSALS = (
+    "Sorry, I cannot read the station names on this map.",
+    "I'm unable to determine a route from the image.",
+    "抱歉，我无法确定路线。",
+)
+_FAKE_WORDS = ("North", "Central", "Harbour", "Park", "Bridge", "Market", "Hill", "Garden", "Lake", "Gate")
+
+
+def _line_variant(name: str, rng: random.Random) -> str:
+    """Another way of writing a line name that graphkit matches (or the name itself)."""
+    key = name.removeprefix("Line ").strip()
+    if has_cjk(name) or len(key) > 3:
+        return name
+    return rng.choice((name, f"Line {key}", f"Route {key}", key, f"{key}号线" if key.isdigit() else f"Metro {key}"))
+
+
+def _station_variant(name: str, rng: random.Random) -> str:
+    """Another way of writing a station name that graphkit matches (or the name itself)."""
+    roll = rng.random()
+    if roll < 0.5:
+        return name
+    if roll < 0.75:
+        return name.removesuffix(" Station").removesuffix("站")
+    return name.lower() if not has_cjk(name) else name.removesuffix("站")
+
+
+def _fake_station(city: str, rng: random.Random, unique: bool) -> str:
+    """A hallucinated station: mostly from a small per-city pool (models repeat themselves), sometimes new."""
+    if unique:
+        return f"{rng.choice(_FAKE_WORDS)} {rng.randrange(10**6)} Station"
+    return f"{city.title()} {rng.choice(_FAKE_WORDS)} {rng.randrange(40)} Station"
+
+
+def _segments(question: Question, graph, rng: random.Random) -> tuple[list[list], str]:
+    """One reference route as editable ``[line, departure, arrival, via_stops]`` rows, maybe corrupted."""
+    rows = [[s.route_name, s.departure_stop, s.arrival_stop, list(s.via_stops)] for s in rng.choice(question.routes)]
+    roll = rng.random()
+    if roll < 0.60:
+        return rows, "reference"
+    row = rng.choice(rows)
+    if roll < 0.66:
+        row[0] = rng.choice(list(graph.lines))
+        return rows, "wrong line"
+    if roll < 0.72:
+        row[rng.choice((1, 2))] = rng.choice(graph.stations)
+        return rows, "wrong station"
+    if roll < 0.78:
+        row[rng.choice((1, 2))] = _fake_station(question.city, rng, unique=rng.random() < 0.1)
+        return rows, "hallucinated station"
+    if roll < 0.82 and len(rows) > 1:
+        del rows[rng.randrange(len(rows))]
+        return rows, "dropped section"
+    if roll < 0.86:
+        row[0] = f"Line {rng.randrange(30, 99)}"
+        return rows, "unknown line"
+    if row[3] and roll < 0.93:
+        del row[3][rng.randrange(len(row[3]))]
+        return rows, "via stop missing"
+    row[3] = row[3] + [rng.choice(graph.stations)]
+    return rows, "extra via stop"
+
+
+def render(rows: list[list], kind: str, template: str, rng: random.Random, *, clean: bool = False) -> str:
+    """Rows in the answer format, with formatting noise unless ``clean``."""
+    labels = _LABELS["plain"] if clean else _LABELS[rng.choice(tuple(_LABELS))]
+    blocks = []
+    for line, departure, arrival, via in rows:
+        if not clean:
+            line, departure, arrival = (
+                _line_variant(line, rng),
+                _station_variant(departure, rng),
+                _station_variant(arrival, rng),
+            )
+        fields = [labels[0] + line, labels[1] + departure, labels[2] + arrival]
+        if kind == "long" and template == "via_count":
+            count = len(via) if clean or rng.random() < 0.7 else max(0, len(via) + rng.choice((-2, -1, 1, 3)))
+            fields.append(f"{labels[3]}{count}")
+        elif kind == "long":
+            names = via if clean else [_station_variant(stop, rng) for stop in via]
+            fields.append(labels[4] + (rng.choice(_VIA_SEPARATORS) if not clean else ", ").join(names))
+        blocks.append("\n".join(fields))
+    text = f"\n{'--' if clean else rng.choice(_SEPARATORS)}\n".join(blocks)
+    if clean:
+        return text
+    roll = rng.random()
+    if roll < 0.25:
+        text = f"<think>The map shows the lines near {rows[0][1]}; a transfer may be needed.</think>\n{text}"
+    elif roll < 0.35:
+        text = f"<answer>\n{text}\n</answer>"
+    elif roll < 0.50:
+        text = f"Here is the optimal route:\n\n{text}\n\nThis route needs {len(rows) - 1} transfer(s)."
+    return text
+
+
+def _unusable(rows: list[list], kind: str, template: str, rng: random.Random) -> str:
+    roll = rng.random()
+    if roll < 0.4:
+        return rng.choice(_REFUSALS)
+    if roll < 0.7:
+        return render(rows, kind, template, rng).rsplit("Arrival", 1)[0]  # cut off mid-answer
+    if roll < 0.85:
+        return ""
+    return "<think>Let me trace the lines on the map... the first line goes north"
+
+
+def build_predictions(
+    questions: list[Question], graphs: dict, count: int, *, seed: int = 0
+) -> tuple[list[Prediction], Counter]:
+    """``count`` predictions over ``questions`` and the mix of cases they hold."""
+    rng = random.Random(seed)
+    predictions = []
+    cases: Counter = Counter()
+    for number in range(count):
+        question = questions[number % len(questions)]
+        kind = rng.choice(("short", "long"))
+        rows, case = _segments(question, graphs[question.city], rng)
+        if rng.random() < 0.06:
+            text, case = _unusable(rows, kind, question.long_template, rng), "unusable"
+        elif case == "reference" and rng.random() < 0.3:
+            text, case = render(rows, kind, question.long_template, rng, clean=True), "reference, clean"
+        else:
+            text = render(rows, kind, question.long_template, rng)
+        cases[case] += 1
+        predictions.append(Prediction(question.id, "bench", kind, text))
+    return predictions, cases
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--answers", type=int, default=100_000, help="predictions to score (default 100,000)")
+    parser.add_argument("--cities", default=",".join(TEST_CITIES), help="comma-separated cities (default: test split)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--chunks", type=int, default=10, help="progress reports while scoring")
+    args = parser.parse_args(argv)
+    if args.answers < 1:
+        parser.error("--answers must be at least 1")
+
+    started = time.perf_counter()
+    graphs = {city: city_graph(city) for city in args.cities.split(",")}
+    questions = [q for graph in graphs.values() for q in generate_questions(graph, seed=args.seed)]
+    by_id = {question.id: question for question in questions}
+    predictions, cases = build_predictions(questions, graphs, args.answers, seed=args.seed)
+    for graph in graphs.values():  # the graphs' name indexes are part of the graphs (built lazily)
+        graph.station_index.lookup(graph.stations[0])
+        graph.line_index.lookup(next(iter(graph.lines)))
+    gc.freeze()  # the inputs live for the whole run: exempt them from collections, as the references benchmark does
+    print(
+        f"{len(predictions)} predictions on {len(questions)} questions of {len(graphs)} cities"
+        f" built in {time.perf_counter() - started:.1f} s",
+        file=sys.stderr,
+    )
+
+    def graph_for(question: Question):
+        return graphs[question.city]
+
+    size = -(-len(predictions) // max(1, args.chunks))
+    verdicts = []
+    seconds = 0.0
+    for first in range(0, len(predictions), size):
+        chunk = predictions[first : first + size]
+        tick = time.perf_counter()
+        found, unmatched = score_predictions(by_id, chunk, graph_for)
+        seconds += time.perf_counter() - tick
+        verdicts.extend(found)
+        if unmatched:
+            raise RuntimeError(f"{len(unmatched)} predictions matched no question")
+        print(f"scored {len(verdicts)}/{len(predictions)} ({len(verdicts) / seconds:,.0f}/s)", file=sys.stderr)
+
+    tick = time.perf_counter()
+    for prediction in predictions:
+        template = by_id[prediction.id].long_template if prediction.question == "long" else None
+        parse_answer(prediction.response, kind=prediction.question, template=template)
+    parse_seconds = time.perf_counter() - tick
+
+    failures = Counter(verdict.failure or "correct" for verdict in verdicts)
+    result = {
+        "answers": len(verdicts),
+        "seconds": round(seconds, 3),
+        "answers_per_second": round(len(verdicts) / seconds),
+        "parse_seconds": round(parse_seconds, 3),
+        "questions": len(questions),
+        "cities": len(graphs),
+        "cases": dict(sorted(cases.items())),
+        "outcomes": dict(sorted(failures.items())),
+    }
+    gc.unfreeze()
+    print(json.dumps(result, ensure_ascii=False))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,20 @@
+"""The scoring speed benchmark runs on a small mix and reports its figures (no timing is asserted)."""
+
+from __future__ import annotations
+
+import json
+
+from benchmarks.speed.scoring import main
+
+
+def test_benchmark_scores_a_mixed_batch_and_prints_one_json_object_last(capsys):
+    assert main(["--answers", "400", "--cities", "rome,beijing", "--chunks", "2"]) == 0
+    captured = capsys.readouterr()
+    figures = json.loads(captured.out.strip().splitlines()[-1])
+    assert {"answers", "seconds", "answers_per_second"} <= set(figures)
+    assert figures["answers"] == 400 and figures["seconds"] > 0 and figures["answers_per_second"] > 0
+    outcomes = figures["outcomes"]
+    assert sum(outcomes.values()) == 400
+    assert outcomes["correct"] > 100 and len(outcomes) > 3, "right and wrong answers, and several kinds of wrong"
+    assert sum(figures["cases"].values()) == 400
+    assert "scored 400/400" in captured.err
