@@ -180,6 +180,42 @@ def cmd_prompts(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_run(args: argparse.Namespace) -> int:
+    from baselines.client import run_requests
+    from baselines.requests import Request
+    from benchmarks.reasonmap.evaluate import load_questions
+    from benchmarks.reasonmap.io import read_jsonl
+
+    if args.requests:
+        requests, problems = read_jsonl(args.requests, Request.from_dict)
+    elif args.mode:
+        from baselines.prompts import build_requests
+
+        questions, _, problems = load_questions(args.questions)
+        requests = build_requests(
+            questions.values(), mode=args.mode, textualization=args.textualization, maps=args.maps
+        )
+    else:
+        raise ValueError("--questions needs --mode (or pass --requests FILE)")
+    for problem in problems:
+        print(f"skipped: {problem}", file=sys.stderr)
+    summary = run_requests(
+        requests,
+        endpoint=args.endpoint,
+        model=args.model,
+        out=args.out,
+        concurrency=args.concurrency,
+        max_tokens=args.max_tokens,
+        timeout=args.timeout,
+        max_retries=args.max_retries,
+        temperature=args.temperature,
+        progress=not args.quiet,
+        retry_errors=args.retry_errors,
+    )
+    print(f"{args.out}: {summary}", file=sys.stderr)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     from graphkit.routes import DEFAULT_MAX_ROUTES
 
@@ -257,6 +293,25 @@ def build_parser() -> argparse.ArgumentParser:
     prompts.add_argument("--pixel-budget", type=int, default=4_000_000, help="full: downscale larger maps to this")
     prompts.add_argument("--alias-strategy", choices=["romanize", "borrow"], default="romanize")
     prompts.set_defaults(run=cmd_prompts)
+
+    run = commands.add_parser("run", help="ask an OpenAI-compatible endpoint; resumable, appends to --out")
+    run.add_argument("--endpoint", required=True, metavar="URL", help="base URL, e.g. http://host:8000/v1")
+    run.add_argument("--model", required=True, help="model name served there (key: OPENAI_API_KEY)")
+    given = run.add_mutually_exclusive_group(required=True)
+    given.add_argument("--questions", metavar="Q", help="question records (with --mode)")
+    given.add_argument("--requests", metavar="FILE", help="request records, as `reasonmap prompts` writes them")
+    run.add_argument("--mode", choices=["full", "text-only", "symbolic", "alias"])
+    run.add_argument("--textualization", default="lines", help="symbolic/alias: lines, adjacency or stations")
+    run.add_argument("--maps", metavar="DIR", help="full: folder of map images (<city>.png)")
+    run.add_argument("--out", required=True, metavar="P", help="prediction rows (JSON Lines), appended and resumed")
+    run.add_argument("--concurrency", type=int, default=4)
+    run.add_argument("--max-tokens", type=int)
+    run.add_argument("--temperature", type=float)
+    run.add_argument("--timeout", type=float, default=60.0, help="seconds per attempt (default 60)")
+    run.add_argument("--max-retries", type=int, default=6)
+    run.add_argument("--retry-errors", action="store_true", help="ask again where --out holds an error row")
+    run.add_argument("--quiet", action="store_true", help="no progress bar")
+    run.set_defaults(run=cmd_run)
 
     lint = commands.add_parser("lint", help="doubtful spots of the Metro Data")
     _add_city_options(lint, allow_all=True)

@@ -1,0 +1,315 @@
+"""One chat-completions request, sent until it is answered: HTTP, retries and what is kept of the answer.
+
+The worker side of :mod:`baselines.client`, standard library only
+(``http.client``, one connection per attempt, no proxy). :func:`ask` turns a
+:class:`~baselines.requests.Request` into an :class:`Outcome`:
+
+- 429 (honouring ``Retry-After``, capped), 408, 5xx, timeouts, dropped or
+  reset connections, and bodies that are not a chat completion are retried
+  with exponential backoff and deterministic jitter (:class:`Backoff`), up to
+  ``max_retries`` times; then the request gets an error row;
+- other 4xx (a prompt too long, say) get an error row at once;
+- 401, 403 and 404 (wrong key, URL or model) and an endpoint that cannot be
+  reached at all are ``fatal`` / ``unreachable``: the run stops, and no error
+  row blames the model for them.
+
+Error rows have ``response`` ``""`` (scored as invalid) and the reason in
+``error``. Texts from the server are redacted of the key before they are
+kept anywhere.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import random
+import socket
+import threading
+import time
+from dataclasses import dataclass, field
+from email.utils import parsedate_to_datetime
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+from baselines.requests import Request
+
+__all__ = ["RETRY_STATUSES", "FATAL_STATUSES", "Backoff", "ChatSession", "Outcome", "chat_url", "ask"]
+
+RETRY_STATUSES = frozenset({408, 429})
+FATAL_STATUSES = frozenset({401, 403, 404})
+_EXCERPT = 300
+
+
+@dataclass(frozen=True, slots=True)
+class Backoff:
+    """When to retry: exponential backoff with deterministic jitter.
+
+    Retry ``n`` (1, 2, ...) waits ``min(cap, base * 2**(n-1))`` scaled by a
+    jitter in [0.5, 1], drawn from a generator seeded by ``seed``, the request
+    key and ``n``. A ``Retry-After`` from the server is honoured instead (at
+    most ``retry_after_cap`` seconds, plus up to 10 % jitter).
+
+    Examples
+    --------
+    >>> policy = Backoff(base=1.0, cap=8.0)
+    >>> [0.5 <= policy.delay(n, key="q1") / min(8.0, 2 ** (n - 1)) <= 1.0 for n in (1, 2, 5)]
+    [True, True, True]
+    >>> policy.delay(3, key="q1") == policy.delay(3, key="q1")
+    True
+    >>> 2.0 <= policy.delay(1, key="q1", retry_after=2.0) <= 2.2
+    True
+    """
+
+    base: float = 1.0
+    cap: float = 30.0
+    retry_after_cap: float = 60.0
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        for name in ("base", "cap", "retry_after_cap"):
+            value = getattr(self, name)
+            if not isinstance(value, int | float) or isinstance(value, bool) or value < 0:
+                raise ValueError(f"Backoff: {name} must be a non-negative number of seconds, got {value!r}")
+
+    def delay(self, retry: int, *, key: str, retry_after: float | None = None) -> float:
+        """Seconds to wait before retry number ``retry`` (from 1) of the request ``key``."""
+        jitter = random.Random(f"{self.seed}/{key}/{retry}").random()
+        if retry_after is not None:
+            return min(max(retry_after, 0.0), self.retry_after_cap) * (1.0 + 0.1 * jitter)
+        return min(self.cap, self.base * 2 ** (retry - 1)) * (0.5 + 0.5 * jitter)
+
+
+def chat_url(endpoint: str) -> str:
+    """The chat-completions URL of an OpenAI-compatible base URL.
+
+    Examples
+    --------
+    >>> chat_url("http://localhost:8000/v1")
+    'http://localhost:8000/v1/chat/completions'
+    >>> chat_url("http://localhost:8000/")
+    'http://localhost:8000/v1/chat/completions'
+    >>> chat_url("https://api.example.com/openai/v1/chat/completions")
+    'https://api.example.com/openai/v1/chat/completions'
+    """
+    parts = urlsplit(endpoint.strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(
+            f"endpoint: expected an http:// or https:// base URL such as http://host:8000/v1, got {endpoint!r}"
+        )
+    path = parts.path.rstrip("/")
+    if not path:
+        path = "/v1"
+    if not path.endswith("/chat/completions"):
+        path += "/chat/completions"
+    return parts._replace(path=path, fragment="").geturl()
+
+
+class _Retry(Exception):
+    def __init__(self, message: str, *, retry_after: float | None = None, unreachable: bool = False) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+        self.unreachable = unreachable
+
+
+class _Final(Exception):
+    """Not worth retrying: the request gets an error row."""
+
+
+class _Fatal(Exception):
+    """The whole run cannot succeed (wrong key, URL or model)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ChatSession:
+    """Everything a worker needs to ask: the chat URL (see :func:`chat_url`), model, options, the key
+    (never shown in the repr) and the run's stop event (set: no more retries)."""
+
+    url: str
+    model: str
+    max_tokens: int | None
+    temperature: float | None
+    timeout: float
+    max_retries: int
+    backoff: Backoff
+    api_key: str = field(repr=False)
+    stop: threading.Event = field(repr=False)
+
+    def redact(self, text: str) -> str:
+        return text.replace(self.api_key, "[redacted]") if self.api_key else text
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How one request ended: a ``row`` to write (answer or error row), or ``fatal``, ``unreachable`` (the run
+    must stop, ``message`` says why) or ``stopped`` (the run is stopping; nothing to write)."""
+
+    kind: Literal["row", "fatal", "unreachable", "stopped"]
+    request: Request
+    row: dict[str, Any] | None = None
+    message: str = ""
+
+
+def _post(session: ChatSession, body: bytes) -> tuple[int, http.client.HTTPMessage, bytes]:
+    """One POST within ``session.timeout`` seconds in all (connect, send, wait, read)."""
+    deadline = time.monotonic() + session.timeout
+
+    def remaining() -> float:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("deadline passed")
+        return left
+
+    parts = urlsplit(session.url)
+    connection_type = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
+    connection = connection_type(parts.hostname, parts.port, timeout=session.timeout)
+    headers = {"Content-Type": "application/json", "Accept": "application/json", "User-Agent": "reasonmap-toolkit"}
+    if session.api_key:
+        headers["Authorization"] = f"Bearer {session.api_key}"
+    path = parts.path + (f"?{parts.query}" if parts.query else "")
+    try:
+        connection.connect()
+        sock = connection.sock
+        sock.settimeout(remaining())
+        connection.request("POST", path, body=body, headers=headers)
+        sock.settimeout(remaining())
+        response = connection.getresponse()
+        chunks = []
+        while True:
+            sock.settimeout(remaining())
+            chunk = response.read1(1 << 16)
+            if not chunk:
+                break
+            chunks.append(chunk)
+        return response.status, response.headers, b"".join(chunks)
+    finally:
+        connection.close()
+
+
+def _retry_after(value: str | None) -> float | None:
+    """Seconds from a ``Retry-After`` header (seconds or an HTTP date); ``None`` when absent or unreadable."""
+    if not value:
+        return None
+    try:
+        return max(float(value), 0.0)
+    except ValueError:
+        pass
+    try:
+        return max(parsedate_to_datetime(value).timestamp() - time.time(), 0.0)
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+
+
+def _excerpt(data: bytes) -> str:
+    text = data.decode("utf-8", errors="replace")
+    try:
+        error = json.loads(text).get("error")
+        if isinstance(error, dict) and isinstance(error.get("message"), str):
+            text = error["message"]
+        elif isinstance(error, str):
+            text = error
+    except (ValueError, AttributeError):
+        pass
+    text = " ".join(text.split())
+    return text if len(text) <= _EXCERPT else text[:_EXCERPT] + "..."
+
+
+def _attempt(session: ChatSession, body: bytes) -> dict[str, Any]:
+    """One call; returns the completion fields or raises ``_Retry``, ``_Final`` or ``_Fatal``."""
+    try:
+        status, headers, data = _post(session, body)
+    except TimeoutError:
+        raise _Retry(f"timed out after {session.timeout:g} s") from None
+    except (ConnectionRefusedError, socket.gaierror) as error:
+        raise _Retry(f"cannot connect: {error}", unreachable=True) from None
+    except (OSError, http.client.HTTPException) as error:
+        raise _Retry(f"connection failed: {type(error).__name__}: {error}") from None
+    if status != 200:
+        message = f"HTTP {status}: {_excerpt(data)}"
+        if status in RETRY_STATUSES or status >= 500:
+            raise _Retry(message, retry_after=_retry_after(headers.get("Retry-After")))
+        if status in FATAL_STATUSES:
+            raise _Fatal(message)
+        raise _Final(message)
+    try:
+        return _completion(json.loads(data))
+    except ValueError as error:
+        raise _Retry(f"malformed response: {error}") from None
+
+
+def _completion(payload: Any) -> dict[str, Any]:
+    """The fields kept from a chat-completion body; ``ValueError`` when it is not one."""
+    choices = payload.get("choices") if isinstance(payload, dict) else None
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        raise ValueError(f"no choices in the body ({_excerpt(json.dumps(payload).encode())})")
+    message = choices[0].get("message")
+    if not isinstance(message, dict):
+        raise ValueError("choices[0] has no message")
+    content = message.get("content")
+    if isinstance(content, list):  # content parts, as some servers send
+        content = "".join(part.get("text") or "" for part in content if isinstance(part, dict))
+    if content is not None and not isinstance(content, str):
+        raise ValueError(f"choices[0].message.content is a {type(content).__name__}")
+    usage = payload.get("usage")
+    tokens = usage.get("completion_tokens") if isinstance(usage, dict) else None
+    if not isinstance(tokens, int) or isinstance(tokens, bool) or tokens < 0:
+        tokens = None
+    reasoning = message.get("reasoning_content")
+    if reasoning is None:
+        reasoning = message.get("reasoning")
+    return {
+        "response": content or "",
+        "tokens": tokens,
+        "reasoning": reasoning,
+        "usage": usage,
+        "finish_reason": choices[0].get("finish_reason"),
+    }
+
+
+def _row(request: Request, model: str, fields: dict[str, Any], attempts: int, latency: float) -> dict[str, Any]:
+    return {
+        "id": request.id,
+        "model": model,
+        "question": request.question,
+        "mode": request.mode,
+        "response": fields.get("response", ""),
+        "tokens": fields.get("tokens"),
+        "reasoning": fields.get("reasoning"),
+        "usage": fields.get("usage"),
+        "finish_reason": fields.get("finish_reason"),
+        "error": fields.get("error"),
+        "attempts": attempts,
+        "latency_s": round(latency, 3),
+    }
+
+
+def ask(session: ChatSession, request: Request) -> Outcome:
+    """Send ``request`` until it is answered, fails for good, or retries run out."""
+    payload: dict[str, Any] = {"model": session.model, "messages": list(request.messages)}
+    if session.max_tokens is not None:
+        payload["max_tokens"] = session.max_tokens
+    if session.temperature is not None:
+        payload["temperature"] = session.temperature
+    body = json.dumps(payload, ensure_ascii=False).encode("utf-8")
+    key = f"{request.id}/{request.question}"
+    attempts = 0
+    while True:
+        attempts += 1
+        started = time.monotonic()
+        try:
+            fields = _attempt(session, body)
+        except _Fatal as error:
+            return Outcome("fatal", request, message=session.redact(str(error)))
+        except _Final as error:
+            fields = {"error": session.redact(str(error))}
+        except _Retry as error:
+            if attempts <= session.max_retries and not session.stop.is_set():
+                wait = session.backoff.delay(attempts, key=key, retry_after=error.retry_after)
+                if not session.stop.wait(wait):
+                    continue
+            if session.stop.is_set():
+                return Outcome("stopped", request)
+            message = session.redact(str(error))
+            if error.unreachable:
+                return Outcome("unreachable", request, message=message)
+            fields = {"error": f"{message} (gave up after {attempts} attempts)"}
+        return Outcome("row", request, _row(request, session.model, fields, attempts, time.monotonic() - started))

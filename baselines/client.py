@@ -1,0 +1,428 @@
+"""A resumable client for OpenAI-compatible chat endpoints (vLLM, SGLang, llama.cpp server, hosted APIs).
+
+``run_requests`` sends each :class:`~baselines.requests.Request` to
+``POST {endpoint}/chat/completions`` and appends one prediction row per
+request to a JSON Lines file the scorer reads. Standard library only.
+
+The endpoint is the base URL a user would give an OpenAI SDK, such as
+``http://host:8000/v1``; a bare ``http://host:8000`` means ``/v1`` there, and a
+full ``.../chat/completions`` URL is used as it is. The key comes from
+``OPENAI_API_KEY`` (or ``api_key=``) and is sent as ``Authorization: Bearer``;
+it is never printed, written, or part of an error message (server texts that
+echo it are redacted).
+
+Failures and retries
+    See :mod:`baselines.chat`: transient failures are retried with backoff,
+    then (like other 4xx) recorded as an *error row* (``response`` ``""``,
+    scored as invalid, the reason in ``error``); a wrong key, URL or model
+    (401, 403, 404) or an unreachable endpoint stops the run instead.
+
+Resuming
+    Each finished request is appended as one complete line (one ``os.write``
+    on an ``O_APPEND`` descriptor, then ``fsync``), by the main thread only. A
+    new run reads the file first, drops a torn last line (one without its
+    newline, or not JSON) left by a killed run, and skips every request whose
+    ``(id, question, model)`` is already there, error rows included: error
+    rows are final unless ``retry_errors=True`` (``--retry-errors``), which
+    removes them (atomically rewriting the file) and asks again. At most
+    ``concurrency`` requests are in flight, so a run killed at any moment
+    repeats at most that many calls. An advisory lock refuses a second run on
+    the same file (POSIX only).
+
+Rows are written in completion order; scoring does not depend on it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import sys
+import threading
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from baselines.chat import Backoff, ChatSession, Outcome, ask, chat_url
+from baselines.requests import Request
+from graphkit.io import atomic_writer
+
+try:
+    import fcntl
+except ImportError:  # Windows: no advisory lock, the rest works
+    fcntl = None  # type: ignore[assignment]
+
+__all__ = [
+    "ClientError",
+    "EndpointRefused",
+    "EndpointUnreachable",
+    "OutputFileError",
+    "Backoff",
+    "RunSummary",
+    "chat_url",
+    "run_requests",
+]
+
+
+class ClientError(Exception):
+    """Base class of the model client's errors."""
+
+
+class EndpointRefused(ClientError, ValueError):
+    """The endpoint answered 401, 403 or 404: the key, URL or model name is wrong; the run stopped."""
+
+
+class EndpointUnreachable(ClientError, ConnectionError):
+    """No connection could be made to the endpoint after every retry; the run stopped."""
+
+
+class OutputFileError(ClientError, ValueError):
+    """The prediction file cannot be resumed (a bad row before its end, or another run writing to it)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RunSummary:
+    """What a run did: ``total`` requests, ``done_before`` already in the file, ``done_now`` rows written
+    (``errors`` of them error rows), in ``seconds``."""
+
+    total: int
+    done_before: int
+    done_now: int
+    errors: int
+    seconds: float
+
+    def __str__(self) -> str:
+        left = self.total - self.done_before - self.done_now
+        return (
+            f"{self.done_now} answered now ({self.errors} errors), {self.done_before} done before, "
+            f"{left} left, of {self.total} requests in {self.seconds:.1f} s"
+        )
+
+
+# -- the prediction file (main thread) ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Existing:
+    """What a prediction file already holds: its sound length in bytes, and each row's key and error flag."""
+
+    length: int
+    rows: tuple[tuple[tuple[str, str, str], bool, bytes], ...]
+    torn: int
+
+
+def _scan(data: bytes, label: str) -> _Existing:
+    """Rows of a prediction file; a torn last line is left out, a bad line before it is an error."""
+    rows = []
+    start = length = number = 0
+    while (end := data.find(b"\n", start)) >= 0:  # bytes after the last newline are a torn line
+        line = data[start : end + 1]
+        number += 1
+        start = end + 1
+        if line.strip():
+            try:
+                row = json.loads(line)
+                if not isinstance(row, dict):
+                    raise ValueError("not a JSON object")
+                key = (str(row["id"]), row["question"], row["model"])
+            except (ValueError, KeyError) as error:
+                if start == len(data):
+                    break  # the last line is not a row: torn
+                what = f"missing field {error}" if isinstance(error, KeyError) else f"not a prediction row ({error})"
+                raise OutputFileError(
+                    f"{label}: line {number}: {what}; the file cannot be resumed until this line is fixed or removed"
+                ) from None
+            rows.append((key, bool(row.get("error")), line))
+        length = start
+    return _Existing(length, tuple(rows), len(data) - length)
+
+
+def _open_locked(path: Path) -> int:
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o666)
+    if fcntl is not None:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise OutputFileError(f"{path}: another run is writing to this file") from None
+    return fd
+
+
+def _read_all(fd: int) -> bytes:
+    size = os.fstat(fd).st_size
+    chunks = []
+    offset = 0
+    while offset < size:
+        chunk = os.pread(fd, min(size - offset, 1 << 24), offset)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        offset += len(chunk)
+    return b"".join(chunks)
+
+
+def _fsync_dir(path: Path) -> None:
+    try:
+        fd = os.open(path.parent, os.O_RDONLY)
+    except OSError:  # not supported (Windows): the rename or create is durable enough there
+        return
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _prepare(
+    out: Path, model: str, wanted: set[tuple[str, str]], *, retry_errors: bool
+) -> tuple[int, set[tuple[str, str]], int]:
+    """Open ``out`` for appending after repairing and, with ``retry_errors``, pruning it.
+
+    Returns the locked descriptor, the keys ``(id, question)`` already done for
+    ``model``, and the bytes of a torn last line that were dropped.
+    """
+    out.parent.mkdir(parents=True, exist_ok=True)
+    created = not out.exists()
+    fd = _open_locked(out)
+    try:
+        existing = _scan(_read_all(fd), str(out))
+        if existing.torn:
+            os.ftruncate(fd, existing.length)
+            os.fsync(fd)
+        elif created:
+            _fsync_dir(out)
+        answered = {key for key, is_error, _ in existing.rows if not is_error}
+        drop = {
+            key
+            for key, is_error, _ in existing.rows
+            if retry_errors and is_error and key[2] == model and key[:2] in wanted and key not in answered
+        }
+        if drop:
+            with atomic_writer(out) as stream:
+                for key, _, line in existing.rows:
+                    if key not in drop:
+                        stream.write(line.decode("utf-8"))
+            os.close(fd)
+            fd = _open_locked(out)  # the rename replaced the file: lock the new one
+    except BaseException:
+        os.close(fd)
+        raise
+    done = {key[:2] for key, _, _ in existing.rows if key[2] == model and key not in drop}
+    return fd, done, existing.torn
+
+
+def _append(fd: int, row: dict[str, Any]) -> None:
+    """One complete line, written by one ``os.write`` on the ``O_APPEND`` descriptor, then made durable."""
+    data = (json.dumps(row, ensure_ascii=False) + "\n").encode("utf-8")
+    written = os.write(fd, data)
+    while written < len(data):  # a short write (disk nearly full): finish the line, still in append mode
+        written += os.write(fd, data[written:])
+    os.fsync(fd)
+
+
+# -- the run ------------------------------------------------------------------------------------------------------
+
+
+def _check_options(
+    *, model: str, concurrency: int, max_tokens: int | None, timeout: float, max_retries: int, temperature: float | None
+) -> None:
+    def whole(value: Any, low: int) -> bool:
+        return isinstance(value, int) and not isinstance(value, bool) and value >= low
+
+    if not isinstance(model, str) or not model.strip():
+        raise ValueError(f"model: expected the model name the endpoint serves, got {model!r}")
+    if not whole(concurrency, 1):
+        raise ValueError(f"concurrency: expected an integer >= 1, got {concurrency!r}")
+    if max_tokens is not None and not whole(max_tokens, 1):
+        raise ValueError(f"max_tokens: expected an integer >= 1 or None, got {max_tokens!r}")
+    if not whole(max_retries, 0):
+        raise ValueError(f"max_retries: expected an integer >= 0, got {max_retries!r}")
+    if not isinstance(timeout, int | float) or isinstance(timeout, bool) or not timeout > 0:
+        raise ValueError(f"timeout: expected a positive number of seconds, got {timeout!r}")
+    if temperature is not None and (not isinstance(temperature, int | float) or not temperature >= 0):
+        raise ValueError(f"temperature: expected a number >= 0 or None, got {temperature!r}")
+
+
+def run_requests(
+    requests: Iterable[Request],
+    *,
+    endpoint: str,
+    model: str,
+    out: str | Path,
+    concurrency: int = 4,
+    max_tokens: int | None = None,
+    timeout: float = 60.0,
+    max_retries: int = 6,
+    temperature: float | None = None,
+    progress: bool = True,
+    api_key: str | None = None,
+    retry_errors: bool = False,
+    backoff: Backoff | None = None,
+) -> RunSummary:
+    """Ask ``model`` at ``endpoint`` every request not yet answered in ``out``, appending one row each.
+
+    Parameters
+    ----------
+    requests
+        The requests; their keys ``(id, question)`` must be unique.
+    endpoint
+        The OpenAI-compatible base URL, e.g. ``http://host:8000/v1`` (see :func:`chat_url`).
+    model
+        The model name sent to the endpoint and written in each row.
+    out
+        The prediction file (JSON Lines), created or resumed; it may hold rows of other models.
+    concurrency
+        Requests in flight at once.
+    max_tokens, temperature
+        Sent when given; otherwise the server's defaults apply.
+    timeout
+        Seconds one attempt may take in all (connect, wait, read).
+    max_retries
+        Retries of a request after its first attempt.
+    progress
+        Show a progress bar (and notes) on stderr.
+    api_key
+        The key; ``None`` reads ``OPENAI_API_KEY`` (no ``Authorization`` header when unset).
+    retry_errors
+        Ask again the requests whose row in ``out`` is an error row (those rows are removed first).
+    backoff
+        The retry waits (default :class:`Backoff()`).
+
+    Returns
+    -------
+    RunSummary
+
+    Raises
+    ------
+    ValueError
+        An option is invalid or two requests share a key.
+    OutputFileError
+        ``out`` has a bad row before its last line, or another run holds it.
+    EndpointRefused
+        The endpoint answered 401, 403 or 404; rows finished so far are kept.
+    EndpointUnreachable
+        The endpoint could not be reached after every retry; rows finished so far are kept.
+
+    Each row holds ``id, model, question, mode, response, tokens`` (completion
+    tokens), ``reasoning`` (``reasoning_content`` or ``reasoning`` as returned),
+    ``usage`` (as returned), ``finish_reason``, ``error`` (``None`` unless the
+    request failed), ``attempts`` and ``latency_s`` (of the last attempt).
+    """
+    started = time.monotonic()
+    _check_options(
+        model=model,
+        concurrency=concurrency,
+        max_tokens=max_tokens,
+        timeout=timeout,
+        max_retries=max_retries,
+        temperature=temperature,
+    )
+    url = chat_url(endpoint)
+    requests = list(requests)
+    seen: set[tuple[str, str]] = set()
+    for number, request in enumerate(requests, start=1):
+        if not isinstance(request, Request):
+            raise ValueError(f"requests[{number - 1}]: expected a Request, got {type(request).__name__}")
+        if request.key in seen:
+            raise ValueError(
+                f"requests[{number - 1}]: duplicate request id={request.id!r}, question={request.question!r}"
+            )
+        seen.add(request.key)
+    out = Path(out)
+    fd, done, torn = _prepare(out, model, seen, retry_errors=retry_errors)
+    if torn and progress:
+        print(f"{out}: dropped a torn last line ({torn} bytes) left by an interrupted run", file=sys.stderr)
+    todo = [request for request in requests if request.key not in done]
+    session = ChatSession(
+        url=url,
+        model=model,
+        max_tokens=max_tokens,
+        temperature=temperature,
+        timeout=float(timeout),
+        max_retries=max_retries,
+        backoff=backoff if backoff is not None else Backoff(),
+        api_key=api_key if api_key is not None else os.environ.get("OPENAI_API_KEY", ""),
+        stop=threading.Event(),
+    )
+    from tqdm import tqdm
+
+    bar = tqdm(
+        total=len(requests),
+        initial=len(requests) - len(todo),
+        unit="req",
+        desc=model,
+        disable=not progress,
+        dynamic_ncols=True,
+        file=sys.stderr,
+    )
+    written = errors = 0
+    try:
+        written, errors = _pump(session, todo, fd, bar, concurrency)
+    finally:
+        session.stop.set()
+        bar.close()
+        os.close(fd)
+    return RunSummary(len(requests), len(requests) - len(todo), written, errors, round(time.monotonic() - started, 3))
+
+
+def _pump(session: ChatSession, todo: list[Request], fd: int, bar: Any, concurrency: int) -> tuple[int, int]:
+    """Keep ``concurrency`` requests in flight in daemon threads; write each answer as it comes back."""
+    work: queue.SimpleQueue[Request | None] = queue.SimpleQueue()
+    results: queue.SimpleQueue[Outcome | BaseException] = queue.SimpleQueue()
+
+    def worker() -> None:
+        while (request := work.get()) is not None:
+            try:
+                results.put(ask(session, request))
+            except BaseException as error:  # a bug: hand it to the main thread rather than lose it
+                results.put(error)
+
+    pending = iter(todo)
+    in_flight = 0
+    for _ in range(min(concurrency, len(todo))):
+        threading.Thread(target=worker, name="chat-client", daemon=True).start()
+        work.put(next(pending))
+        in_flight += 1
+    written = errors = 0
+    bar.set_postfix(errors=0)
+
+    def write(outcome: Outcome) -> None:
+        nonlocal written, errors
+        _append(fd, outcome.row)
+        written += 1
+        errors += bool(outcome.row["error"])
+        bar.set_postfix(errors=errors, refresh=False)
+        bar.update(1)
+
+    try:
+        while in_flight:
+            outcome = results.get()
+            in_flight -= 1
+            if isinstance(outcome, BaseException):
+                raise outcome
+            if outcome.kind == "fatal":
+                raise EndpointRefused(f"{session.url}: {outcome.message} (check the endpoint, model and key)")
+            if outcome.kind == "unreachable":
+                raise EndpointUnreachable(f"{session.url}: {outcome.message}")
+            if outcome.kind == "row":
+                write(outcome)
+            # the next request starts only once this answer is on disk: a kill repeats at most `concurrency` calls
+            request = next(pending, None)
+            if request is not None:
+                work.put(request)
+                in_flight += 1
+    except BaseException:
+        session.stop.set()
+        while True:  # keep what already came back
+            try:
+                outcome = results.get_nowait()
+            except queue.Empty:
+                break
+            if isinstance(outcome, Outcome) and outcome.kind == "row":
+                write(outcome)
+        raise
+    finally:
+        for _ in range(concurrency):
+            work.put(None)
+    return written, errors

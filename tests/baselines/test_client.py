@@ -1,0 +1,432 @@
+"""The model client against a real HTTP server on loopback that injects faults per request.
+
+Invariants checked throughout: every request ends with exactly one row, every
+line of the prediction file is complete JSON, the scorer reads the file, and
+the key never appears in anything the client writes or prints.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from baselines.client import (
+    Backoff,
+    EndpointRefused,
+    EndpointUnreachable,
+    OutputFileError,
+    RunSummary,
+    chat_url,
+    run_requests,
+)
+from baselines.requests import Request
+from benchmarks.reasonmap.evaluate import load_questions
+from benchmarks.reasonmap.io import read_predictions, write_jsonl
+from reasonmap.cli import main
+from tests.baselines.chat_server import ChatServer, Reply
+
+REPO = Path(__file__).resolve().parents[2]
+FAST = Backoff(base=0.01, cap=0.05)
+SECRET = "sk-test-Zq8VbXw3-do-not-leak"
+FIXTURE = REPO / "tests" / "benchmarks" / "reasonmap" / "fixtures" / "official_sample.jsonl"
+
+
+def make_requests(count: int, kinds: tuple[str, ...] = ("short", "long")) -> list[Request]:
+    """Requests whose message text is ``"<id>/<kind>"``: the server's call key."""
+    return [
+        Request(str(number), kind, "text-only", ({"role": "user", "content": f"{number}/{kind}"},))
+        for number in range(count)
+        for kind in kinds
+    ]
+
+
+def read_rows(path: Path) -> list[dict]:
+    """Every row of a prediction file, checking that each line is whole."""
+    data = path.read_bytes()
+    assert data == b"" or data.endswith(b"\n"), "the file ends with a torn line"
+    return [json.loads(line) for line in data.decode("utf-8").splitlines()]
+
+
+def row_keys(rows: list[dict]) -> list[tuple[str, str]]:
+    return sorted((row["id"], row["question"]) for row in rows)
+
+
+def ask(server: ChatServer, requests: list[Request], out: Path, **options) -> RunSummary:
+    options = {"model": "m", "progress": False, "api_key": "", "backoff": FAST, "timeout": 5.0, **options}
+    return run_requests(requests, endpoint=server.url, out=out, **options)
+
+
+@pytest.fixture
+def server():
+    with ChatServer() as running:
+        yield running
+
+
+@pytest.fixture(autouse=True)
+def no_key_from_the_environment(monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+
+
+# -- endpoint URL -------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "url"),
+    [
+        ("http://host:8000/v1", "http://host:8000/v1/chat/completions"),
+        ("http://host:8000/v1/", "http://host:8000/v1/chat/completions"),
+        ("http://host:8000", "http://host:8000/v1/chat/completions"),
+        ("https://api.example.com/openai/v1", "https://api.example.com/openai/v1/chat/completions"),
+        ("https://h/v1/chat/completions", "https://h/v1/chat/completions"),
+        ("https://h/deploy/v1?api-version=2", "https://h/deploy/v1/chat/completions?api-version=2"),
+    ],
+)
+def test_chat_url_accepts_the_base_url_with_or_without_v1(endpoint, url):
+    assert chat_url(endpoint) == url
+
+
+@pytest.mark.parametrize("endpoint", ["host:8000/v1", "ftp://host/v1", "http:///v1", ""])
+def test_chat_url_rejects_what_is_not_an_http_url(endpoint):
+    with pytest.raises(ValueError, match="endpoint: expected an http"):
+        chat_url(endpoint)
+
+
+def test_the_endpoint_may_be_given_without_v1(server, tmp_path):
+    requests = make_requests(2)
+    summary = run_requests(requests, endpoint=server.base_url, model="m", out=tmp_path / "p.jsonl", progress=False)
+    assert summary.done_now == 4 and summary.errors == 0
+
+
+# -- answers ------------------------------------------------------------------------------------------------------
+
+
+def test_every_request_gets_one_row_with_response_tokens_usage_and_reasoning(server, tmp_path):
+    usage = {"prompt_tokens": 30, "completion_tokens": 11, "total_tokens": 41, "completion_tokens_details": {"x": 1}}
+    server.script = {
+        "0/short": [Reply(reasoning="think A", usage=usage)],
+        "1/short": [Reply(reasoning="think B", reasoning_field="reasoning")],
+        "2/short": [Reply(content=None, usage=None, finish_reason="length")],
+        "3/short": [Reply(content="only answer", reasoning=None)],
+    }
+    out = tmp_path / "p.jsonl"
+    requests = make_requests(6)
+    summary = ask(server, requests, out, concurrency=3, max_tokens=64, temperature=0.0)
+    assert (summary.total, summary.done_before, summary.done_now, summary.errors) == (12, 0, 12, 0)
+    rows = {(row["id"], row["question"]): row for row in read_rows(out)}
+    assert sorted(rows) == sorted(request.key for request in requests)
+    assert rows["0", "short"]["reasoning"] == "think A"
+    assert rows["0", "short"]["usage"] == usage and rows["0", "short"]["tokens"] == 11
+    assert rows["1", "short"]["reasoning"] == "think B"
+    assert rows["2", "short"]["response"] == "" and rows["2", "short"]["tokens"] is None
+    assert rows["2", "short"]["usage"] is None and rows["2", "short"]["finish_reason"] == "length"
+    assert rows["3", "short"]["reasoning"] is None
+    for (number, kind), row in rows.items():
+        assert row["model"] == "m" and row["mode"] == "text-only" and row["error"] is None
+        assert row["attempts"] == 1 and row["latency_s"] >= 0
+        if number not in {"2", "3"} or kind == "long":
+            assert row["response"] == f"answer to {number}/{kind}"
+    predictions, problems = read_predictions(out)
+    assert problems == [] and len(predictions) == 12
+
+
+def test_the_body_carries_model_messages_and_only_the_options_given(server, tmp_path):
+    ask(server, make_requests(1, ("short",)), tmp_path / "a.jsonl", max_tokens=99, temperature=0.5)
+    ask(server, make_requests(1, ("long",)), tmp_path / "b.jsonl")
+    with_options, without = server.calls
+    assert with_options.body == {
+        "model": "m",
+        "messages": [{"role": "user", "content": "0/short"}],
+        "max_tokens": 99,
+        "temperature": 0.5,
+    }
+    assert without.body == {"model": "m", "messages": [{"role": "user", "content": "0/long"}]}
+    assert "Authorization" not in without.headers
+
+
+def test_concurrency_is_bounded(server, tmp_path):
+    server.default = Reply(delay=0.05)
+    ask(server, make_requests(8), tmp_path / "p.jsonl", concurrency=3)
+    assert 2 <= server.max_in_flight <= 3
+
+
+# -- faults -------------------------------------------------------------------------------------------------------
+
+
+def test_each_fault_is_retried_or_recorded_and_every_request_ends_with_one_row(server, tmp_path):
+    server.script = {
+        "0/short": [Reply(status=429, headers={"Retry-After": "0.2"})],
+        "1/short": [Reply(status=500), Reply(status=503), Reply(status=502)],
+        "2/short": [Reply(delay=3.0)],  # longer than the client's timeout
+        "3/short": [Reply(drop="close"), Reply(drop="reset")],
+        "4/short": [Reply(body=b'{"choices": [{"mess'), Reply(body=b'{"object": "error"}')],
+        "5/short": [Reply(status=400, error="prompt too long")],
+        "6/short": [Reply(status=503)] * 10,
+        "7/short": [Reply(status=408)],
+    }
+    out = tmp_path / "p.jsonl"
+    requests = make_requests(8)
+    started = time.monotonic()
+    summary = ask(server, requests, out, concurrency=8, timeout=0.4, max_retries=3)
+    assert time.monotonic() - started < 3.0
+    assert (summary.done_now, summary.errors) == (16, 2)
+    rows = read_rows(out)
+    assert row_keys(rows) == sorted(request.key for request in requests)
+    by_key = {(row["id"], row["question"]): row for row in rows}
+    expected_hits = {"0/short": 2, "1/short": 4, "2/short": 2, "3/short": 3, "4/short": 3, "5/short": 1}
+    expected_hits |= {"6/short": 4, "7/short": 2}
+    for key, hits in expected_hits.items():
+        assert server.hits(key) == hits, key
+        number, kind = key.split("/")
+        assert by_key[number, kind]["attempts"] == hits
+    assert all(server.hits(f"{number}/long") == 1 for number in range(8))
+    for number in ("0", "1", "2", "3", "4", "7"):
+        assert by_key[number, "short"]["response"] == f"answer to {number}/short"
+        assert by_key[number, "short"]["error"] is None
+    refused = by_key["5", "short"]
+    assert refused["response"] == "" and refused["tokens"] is None
+    assert refused["error"] == "HTTP 400: prompt too long"
+    exhausted = by_key["6", "short"]
+    assert exhausted["response"] == "" and "HTTP 503" in exhausted["error"] and "after 4 attempts" in exhausted["error"]
+    predictions, problems = read_predictions(out)
+    assert problems == [] and len(predictions) == 16
+
+
+def test_retry_after_is_capped(server, tmp_path):
+    server.script = {"0/short": [Reply(status=503, headers={"Retry-After": "100"})]}
+    policy = Backoff(base=0.0, cap=0.0, retry_after_cap=0.2)
+    ask(server, make_requests(1, ("short",)), tmp_path / "p.jsonl", backoff=policy)
+    first, second = (call.received for call in server.calls)
+    assert 0.2 <= second - first < 0.2 * 1.1 + 0.3
+
+
+def test_retry_after_below_the_cap_is_waited_in_full(server, tmp_path):
+    server.script = {"0/short": [Reply(status=429, headers={"Retry-After": "0.2"})]}
+    ask(server, make_requests(1, ("short",)), tmp_path / "p.jsonl", backoff=Backoff(base=0.0, cap=0.0))
+    first, second = (call.received for call in server.calls)
+    assert second - first >= 0.2
+
+
+@pytest.mark.parametrize("status", [401, 403, 404])
+def test_a_wrong_key_url_or_model_stops_the_run_without_error_rows(server, tmp_path, status):
+    server.default = Reply(status=status, error="invalid model or key")
+    out = tmp_path / "p.jsonl"
+    with pytest.raises(EndpointRefused, match=f"HTTP {status}: invalid model or key"):
+        ask(server, make_requests(10), out, concurrency=2)
+    assert read_rows(out) == []
+    assert server.hits() <= 2
+
+
+def test_an_unreachable_endpoint_stops_the_run(tmp_path):
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    out = tmp_path / "p.jsonl"
+    with pytest.raises(EndpointUnreachable, match="cannot connect"):
+        run_requests(
+            make_requests(3), endpoint=f"http://127.0.0.1:{port}/v1", model="m", out=out, progress=False, backoff=FAST
+        )
+    assert read_rows(out) == []
+
+
+# -- the key ------------------------------------------------------------------------------------------------------
+
+
+def test_the_key_is_sent_but_never_written_printed_or_raised(server, tmp_path, monkeypatch, capfd):
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    leaky = json.dumps({"object": "error", "detail": f"Bearer {SECRET}"}).encode()
+    server.script = {
+        "0/short": [Reply(status=500, echo_headers=True)] * 3,
+        "1/short": [Reply(status=400, echo_headers=True)],
+        "2/short": [Reply(body=leaky)] * 3,
+        "3/short": [Reply(status=503, echo_headers=True)],
+    }
+    out = tmp_path / "p.jsonl"
+    run_requests(make_requests(4), endpoint=server.url, model="m", out=out, max_retries=1, backoff=FAST, progress=True)
+    assert all(call.headers["Authorization"] == f"Bearer {SECRET}" for call in server.calls)
+    rows = {(row["id"], row["question"]): row for row in read_rows(out)}
+    for number in ("0", "1", "2"):
+        assert "[redacted]" in rows[number, "short"]["error"]  # the server did echo it
+    assert rows["3", "short"]["error"] is None
+
+    server.script = {}
+    server.default = Reply(status=401, echo_headers=True)
+    with pytest.raises(EndpointRefused) as refused:
+        run_requests(make_requests(5), endpoint=server.url, model="m", out=out, backoff=FAST, progress=True)
+    assert "[redacted]" in str(refused.value) and SECRET not in str(refused.value)
+    assert SECRET not in repr(refused.value)
+    captured = capfd.readouterr()
+    assert SECRET not in captured.out and SECRET not in captured.err
+    assert SECRET.encode() not in out.read_bytes()
+
+
+# -- resuming -----------------------------------------------------------------------------------------------------
+
+
+def test_a_second_run_asks_only_what_is_missing(server, tmp_path):
+    out = tmp_path / "p.jsonl"
+    requests = make_requests(5)
+    first = ask(server, requests[:4], out)
+    second = ask(server, requests, out)
+    third = ask(server, requests, out)
+    assert (first.done_now, second.done_before, second.done_now, third.done_now) == (4, 4, 6, 0)
+    assert set(server.hit_counts().values()) == {1} and server.hits() == 10
+    assert row_keys(read_rows(out)) == sorted(request.key for request in requests)
+
+
+def test_rows_of_another_model_are_kept_and_do_not_count(server, tmp_path):
+    out = tmp_path / "p.jsonl"
+    requests = make_requests(2)
+    ask(server, requests, out, model="other")
+    summary = ask(server, requests, out, model="m")
+    assert summary.done_before == 0 and summary.done_now == 4
+    rows = read_rows(out)
+    assert sorted(row["model"] for row in rows) == ["m"] * 4 + ["other"] * 4
+
+
+def test_error_rows_are_final_unless_retry_errors(server, tmp_path):
+    out = tmp_path / "p.jsonl"
+    requests = make_requests(3)
+    server.script = {"1/long": [Reply(status=400)], "2/short": [Reply(status=400)]}
+    assert ask(server, requests, out).errors == 2
+    assert ask(server, requests, out).done_now == 0
+    server.script = {}
+    server.reset()
+    summary = ask(server, requests[:4], out, retry_errors=True)  # 2/short is not asked for: its error row stays
+    assert (summary.done_before, summary.done_now, summary.errors) == (3, 1, 0)
+    assert server.hit_counts() == {"1/long": 1}
+    rows = read_rows(out)
+    assert row_keys(rows) == sorted(request.key for request in requests)
+    assert [row["id"] for row in rows if row["error"]] == ["2"]
+
+
+@pytest.mark.parametrize(
+    "tail",
+    [
+        b'{"id": "1", "model": "m", "question": "sho',  # cut inside the row
+        b'{"id": "1", "model": "m", "question": "short", "response": "x", "tokens": 1}',  # cut before its newline
+        b"\x00\x00\x00\x00\n",  # a complete line that is not a row
+    ],
+)
+def test_a_torn_last_line_is_dropped_and_asked_again(server, tmp_path, tail, capsys):
+    out = tmp_path / "p.jsonl"
+    requests = make_requests(2, ("short",))
+    ask(server, requests[:1], out)
+    sound = out.read_bytes()
+    out.write_bytes(sound + tail)
+    summary = ask(server, requests, out, progress=True)
+    assert (summary.done_before, summary.done_now) == (1, 1)
+    assert f"dropped a torn last line ({len(tail)} bytes)" in capsys.readouterr().err
+    rows = read_rows(out)
+    assert out.read_bytes().startswith(sound)
+    assert row_keys(rows) == [("0", "short"), ("1", "short")]
+
+
+def test_a_bad_line_before_the_end_is_an_error_naming_the_line(server, tmp_path):
+    out = tmp_path / "p.jsonl"
+    ask(server, make_requests(2), out)
+    lines = out.read_bytes().splitlines(keepends=True)
+    out.write_bytes(b"".join(lines[:2] + [b"not json\n"] + lines[2:]))
+    with pytest.raises(OutputFileError, match=r"p\.jsonl: line 3: not a prediction row"):
+        ask(server, make_requests(3), out)
+    out.write_bytes(b'{"id": "0", "question": "short"}\n' + b"".join(lines))
+    with pytest.raises(OutputFileError, match=r"line 1: missing field 'model'"):
+        ask(server, make_requests(3), out)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="advisory locks are POSIX-only")
+def test_a_second_writer_on_the_same_file_is_refused(server, tmp_path):
+    import fcntl
+
+    out = tmp_path / "p.jsonl"
+    with open(out, "a") as holder:
+        fcntl.flock(holder.fileno(), fcntl.LOCK_EX)
+        with pytest.raises(OutputFileError, match="another run is writing to this file"):
+            ask(server, make_requests(1), out)
+    assert ask(server, make_requests(1), out).done_now == 2
+
+
+def test_killed_at_any_moment_and_restarted_every_answer_is_there_exactly_once(server, tmp_path):
+    server.default = Reply(delay=0.04)
+    requests = make_requests(30)
+    requests_file = tmp_path / "requests.jsonl"
+    write_jsonl(requests_file, requests)
+    out = tmp_path / "p.jsonl"
+    command = [sys.executable, "-m", "reasonmap.cli", "run", "--endpoint", server.url, "--model", "m"]
+    command += ["--requests", str(requests_file), "--out", str(out), "--concurrency", "4", "--quiet"]
+    environment = {key: value for key, value in os.environ.items() if key != "OPENAI_API_KEY"}
+    kills = 0
+    for rows_before_kill in (8, 30):
+        process = subprocess.Popen(command, cwd=REPO, env=environment, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 15
+        while (not out.exists() or out.read_bytes().count(b"\n") < rows_before_kill) and time.monotonic() < deadline:
+            time.sleep(0.005)
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        kills += 1
+        assert 0 < out.read_bytes().count(b"\n") < len(requests)
+    finished = subprocess.run(command, cwd=REPO, env=environment, capture_output=True, text=True, timeout=30)
+    assert finished.returncode == 0, finished.stderr
+    rows = read_rows(out)
+    assert row_keys(rows) == sorted(request.key for request in requests)
+    assert all(row["error"] is None for row in rows)
+    repeated = server.hits() - len(requests)
+    assert 0 <= repeated <= 4 * kills
+    assert max(server.hit_counts().values()) <= 1 + kills
+
+
+# -- options ------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [("concurrency", 0), ("timeout", 0), ("max_retries", -1), ("max_tokens", 0), ("model", " "), ("temperature", -1)],
+)
+def test_bad_options_are_named(server, tmp_path, option, value):
+    with pytest.raises(ValueError, match=f"^{option}: expected"):
+        ask(server, make_requests(1), tmp_path / "p.jsonl", **{option: value})
+    assert not (tmp_path / "p.jsonl").exists()
+
+
+def test_duplicate_requests_are_refused(server, tmp_path):
+    with pytest.raises(ValueError, match=r"requests\[2\]: duplicate request id='0', question='short'"):
+        ask(server, make_requests(1) + make_requests(1), tmp_path / "p.jsonl")
+
+
+# -- the command line ---------------------------------------------------------------------------------------------
+
+
+def test_reasonmap_run_with_a_requests_file(server, tmp_path, capsys):
+    requests_file = tmp_path / "requests.jsonl"
+    write_jsonl(requests_file, make_requests(3))
+    out = tmp_path / "p.jsonl"
+    argv = ["run", "--endpoint", server.url, "--model", "m", "--requests", str(requests_file), "--out", str(out)]
+    assert main([*argv, "--quiet", "--max-tokens", "16"]) == 0
+    assert "6 answered now (0 errors), 0 done before, 0 left, of 6 requests" in capsys.readouterr().err
+    assert len(read_rows(out)) == 6 and all(call.body["max_tokens"] == 16 for call in server.calls)
+
+
+def test_reasonmap_run_builds_requests_from_questions(server, tmp_path, capsys):
+    out = tmp_path / "p.jsonl"
+    argv = ["run", "--endpoint", server.url, "--model", "m", "--questions", str(FIXTURE), "--out", str(out)]
+    assert main([*argv, "--mode", "text-only", "--quiet"]) == 0
+    questions, _, problems = load_questions(FIXTURE)  # the fixture holds bad records too: skipped, reported
+    assert questions and problems
+    assert row_keys(read_rows(out)) == sorted((id, kind) for id in questions for kind in ("short", "long"))
+    sent = {call.body["messages"][-1]["content"] for call in server.calls}
+    assert sent == {question.text(kind) for question in questions.values() for kind in ("short", "long")}
+    err = capsys.readouterr().err
+    assert all(f"skipped: {problem}" in err for problem in problems)
+
+
+def test_reasonmap_run_needs_a_mode_with_questions(server, tmp_path, capsys):
+    argv = ["run", "--endpoint", server.url, "--model", "m", "--questions", str(FIXTURE), "--out", str(tmp_path / "p")]
+    assert main(argv) == 2
+    assert "--questions needs --mode" in capsys.readouterr().err
