@@ -105,7 +105,8 @@ def evaluate_files(
         key = (prediction.id, prediction.model, prediction.question)
         if key in seen:
             problems.append(
-                f"{predictions_path}: {prediction.model} answered {prediction.id} ({prediction.question}) again; the first answer counts"
+                f"{predictions_path}: {prediction.model} answered {prediction.id} ({prediction.question}) again;"
+                " the first answer counts"
             )
             continue
         seen.add(key)
