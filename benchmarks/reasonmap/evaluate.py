@@ -121,7 +121,11 @@ def evaluate_files(
         questions,
         weighting=weighting,
         variant=variant,
-        inputs={str(questions_path): file_sha256(questions_path), str(predictions_path): file_sha256(predictions_path)},
+        # file names, not paths: the same inputs give the same summary wherever they lie
+        inputs={
+            "questions": {"file": Path(questions_path).name, "sha256": file_sha256(questions_path)},
+            "predictions": {"file": Path(predictions_path).name, "sha256": file_sha256(predictions_path)},
+        },
         problems=problems,
     )
     files = write_report(report_dir, summary)

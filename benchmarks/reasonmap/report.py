@@ -90,7 +90,7 @@ def summarize(
     *,
     weighting: str,
     variant: str = "paper",
-    inputs: Mapping[str, str] | None = None,
+    inputs: Mapping[str, Any] | None = None,
     problems: Sequence[str] = (),
 ) -> dict[str, Any]:
     """Aggregate verdicts per model.
@@ -103,7 +103,7 @@ def summarize(
     weighting, variant : str
         Recorded with the figures (the verdicts carry their weights already).
     inputs : mapping, optional
-        Name to checksum of the input files, recorded for traceability.
+        What was read (file names and checksums), recorded for traceability.
     problems : sequence of str
         Skipped records, recorded with their count.
     """

@@ -72,7 +72,8 @@ def test_scoring_files_writes_rows_summary_table_and_plots(tmp_path, questions):
     assert refuser["accuracy_short"] == 0.0 and refuser["n_invalid"] == refuser["n"] == 2 * len(questions)
     assert set(oracle["per_city"]) == {"rome", "beijing"}
     assert summary["weighting"] == "paper" and summary["skipped_records"] == 2
-    assert len(summary["inputs"]) == 2 and all(len(digest) == 64 for digest in summary["inputs"].values())
+    assert summary["inputs"]["questions"]["file"] == "q.jsonl"
+    assert all(len(found["sha256"]) == 64 for found in summary["inputs"].values())
     assert any("nope" in problem for problem in result.problems)
     assert "| oracle | 100.00 |" in markdown_table(summary)
 
@@ -129,3 +130,19 @@ def test_rewards_accept_a_records_own_metro_data(questions):
     text = render(question.routes[0], "short", None)
     assert accuracy_reward([text], question=[record]) == [1.0]
     assert Question.from_dict(record).id == question.id
+
+
+def test_a_repeated_answer_is_reported_and_the_first_counts(tmp_path, questions):
+    write_jsonl(tmp_path / "q.jsonl", questions[:1])
+    question = questions[0]
+    right = {
+        "id": question.id,
+        "model": "m",
+        "question": "short",
+        "response": render(question.routes[0], "short", None),
+    }
+    wrong = {**right, "response": "I cannot."}
+    write_jsonl(tmp_path / "p.jsonl", [right, wrong])
+    result = evaluate_files(tmp_path / "q.jsonl", tmp_path / "p.jsonl", out=tmp_path / "s", report_dir=tmp_path / "r")
+    assert [v.correct for v in result.verdicts] == [1]
+    assert any("again" in problem for problem in result.problems)
