@@ -4,7 +4,10 @@ Run ``python -m benchmarks.speed.references``. It compiles every city, computes
 the references of every ordered pair (full segments and via stops, up to
 ``DEFAULT_MAX_ROUTES`` routes each) with the igraph implementation, then again
 with a networkx implementation of the same semantics in the same process,
-and times the bare igraph all-pairs distance computation (the floor). Each
+and times the bare igraph all-pairs distance computation (the floor).
+``speedup_vs_networkx`` compares the route computations: both runs compile
+the Metro Data with the same code, and that time is left out of the ratio
+(``speedup_vs_networkx_end_to_end`` keeps it in). Each
 implementation runs ``--repeat`` times, alternating, and the best run counts
 (this machine's timings vary by a third from run to run). The last line
 printed is one JSON object; ``peak_rss_mb`` is the process's peak before the
@@ -126,10 +129,12 @@ def _time_igraph(cities):
 
 def _time_networkx(cities):
     started = time.perf_counter()
-    digest = _digest(found for graph in _graphs_frozen(cities) for found in networkx_references(graph))
+    graphs = _graphs_frozen(cities)
+    compiled = time.perf_counter()
+    digest = _digest(found for graph in graphs for found in networkx_references(graph))
     seconds = time.perf_counter() - started
     gc.unfreeze()
-    return seconds, digest
+    return seconds, compiled - started, digest
 
 
 def main(argv=None) -> int:
@@ -148,7 +153,7 @@ def main(argv=None) -> int:
         print(f"igraph: {ours[-1][2][0]} pairs in {ours[-1][0]:.2f} s (compile {ours[-1][1]:.2f} s)", file=sys.stderr)
         if not args.skip_networkx:
             theirs.append(_time_networkx(cities))
-            print(f"networkx: {theirs[-1][1][0]} pairs in {theirs[-1][0]:.2f} s", file=sys.stderr)
+            print(f"networkx: {theirs[-1][2][0]} pairs in {theirs[-1][0]:.2f} s", file=sys.stderr)
     seconds, compile_seconds, digest, graphs = min(ours, key=lambda run: run[0])
 
     floor_started = time.perf_counter()
@@ -175,10 +180,12 @@ def main(argv=None) -> int:
             for _ in nx.all_pairs_dijkstra_path_length(hop_graph):
                 pass
         result["networkx_floor_seconds"] = round(time.perf_counter() - floor_started, 3)
-        networkx_seconds, nx_digest = min(theirs, key=lambda run: run[0])
+        networkx_seconds, networkx_compile, nx_digest = min(theirs, key=lambda run: run[0])
         result.update(
             networkx_seconds=round(networkx_seconds, 3),
-            speedup_vs_networkx=round(networkx_seconds / seconds, 2),
+            # the route computations compared; compiling the Metro Data is the same code for both
+            speedup_vs_networkx=round((networkx_seconds - networkx_compile) / (seconds - compile_seconds), 2),
+            speedup_vs_networkx_end_to_end=round(networkx_seconds / seconds, 2),
             networkx_runs_seconds=[round(run[0], 3) for run in theirs],
             same_output=nx_digest == digest and _identical(_CHECKED & set(cities) or cities[:1]),
         )
