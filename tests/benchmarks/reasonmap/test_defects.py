@@ -13,28 +13,12 @@ import pytest
 from benchmarks.reasonmap.generate import generate_questions
 from benchmarks.reasonmap.records import Prediction, Question
 from benchmarks.reasonmap.scoring import score_prediction
-from graphkit import city_graph, shortest_routes
+from graphkit import city_graph
+from tests.benchmarks.reasonmap.test_scoring import make_question
 
 
 def question_for(city: str, station_1: str, station_2: str, template: str = "via_count") -> Question:
-    graph = city_graph(city)
-    routes = tuple(route.segments for route in shortest_routes(graph, station_1, station_2).routes)
-    return Question(
-        id="q",
-        country="",
-        city=city,
-        station_1=station_1,
-        station_2=station_2,
-        question_short="",
-        question_long="",
-        long_template=template,
-        routes=routes,
-        difficulty_question="easy",
-        difficulty_city="easy",
-        city_line_count=len(graph.lines),
-        city_transfer_count=0,
-        question_transfer_count=len(routes[0]) - 1,
-    )
+    return make_question(city_graph(city), station_1, station_2, template=template)
 
 
 def verdict(question: Question, text: str, kind: str = "short", **options):

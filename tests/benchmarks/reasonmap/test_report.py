@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from baselines.answers import render_answer
 from benchmarks.reasonmap.evaluate import evaluate_files
 from benchmarks.reasonmap.generate import generate_set
 from benchmarks.reasonmap.io import write_jsonl
@@ -17,19 +18,7 @@ from graphkit import city_graph
 
 def render(route, kind, template):
     """A reference route written in the answer format."""
-    blocks = []
-    for segment in route:
-        lines = [
-            f"Route Name: {segment.route_name}",
-            f"Departure Stop: {segment.departure_stop}",
-            f"Arrival Stop: {segment.arrival_stop}",
-        ]
-        if kind == "long" and template == "via_count":
-            lines.append(f"Number of Via Stops: {len(segment.via_stops)}")
-        elif kind == "long":
-            lines.append(f"Via Stops: {', '.join(segment.via_stops) or 'None'}")
-        blocks.append("\n".join(lines))
-    return "\n--\n".join(blocks)
+    return render_answer(route, kind, template)
 
 
 @pytest.fixture(scope="module")
