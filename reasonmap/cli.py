@@ -90,6 +90,14 @@ def cmd_generate(args: argparse.Namespace) -> int:
         graphs = [city_graph(name.strip()) for name in args.cities.split(",") if name.strip()]
     else:
         graphs = [city_graph(name) for name in split_cities(args.split, city_names())]
+    if args.kind == "plus":
+        from benchmarks.reasonmap.plus import format_type_counts, generate_plus_set
+
+        records = generate_plus_set(graphs, seed=args.seed, per_type=args.per_type, progress=not args.quiet)
+        count = write_jsonl(args.out, records)
+        print(format_type_counts(records))
+        print(f"wrote {count} plus questions from {len(graphs)} map(s) to {args.out}", file=sys.stderr)
+        return 0
     questions = generate_set(
         graphs, seed=args.seed, per_city=args.per_city, quota=parse_quota(args.quota), progress=not args.quiet
     )
@@ -118,7 +126,12 @@ def cmd_score(args: argparse.Namespace) -> int:
         print(f"skipped: {problem}", file=sys.stderr)
     if len(result.problems) > 20:
         print(f"skipped: ... and {len(result.problems) - 20} more (see {args.report}/summary.json)", file=sys.stderr)
-    print(markdown_table(result.summary), end="")
+    if result.summary.get("question_set") == "plus":
+        from benchmarks.reasonmap.plus_report import plus_markdown_table
+
+        print(plus_markdown_table(result.summary), end="")
+    else:
+        print(markdown_table(result.summary), end="")
     print(f"scored {len(result.verdicts)} predictions into {args.out}; report in {args.report}/", file=sys.stderr)
     return 0
 
@@ -217,6 +230,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from benchmarks.reasonmap.plus import DEFAULT_PER_TYPE
     from graphkit.routes import DEFAULT_MAX_ROUTES
 
     parser = argparse.ArgumentParser(prog="reasonmap", description=__doc__.splitlines()[0])
@@ -243,6 +257,9 @@ def build_parser() -> argparse.ArgumentParser:
     references.set_defaults(run=cmd_references)
 
     generate = commands.add_parser("generate", help="ReasonMap questions with references, seeded")
+    generate.add_argument(
+        "--kind", choices=["route", "plus"], default="route", help="route questions, or ReasonMap-Plus questions"
+    )
     where = generate.add_mutually_exclusive_group()
     where.add_argument("--cities", help="comma-separated embedded cities (default: the --split's)")
     where.add_argument("--metro", metavar="PATH", help="a Metro Data file")
@@ -251,6 +268,12 @@ def build_parser() -> argparse.ArgumentParser:
     generate.add_argument("--seed", type=int, default=0)
     generate.add_argument("--per-city", type=int, default=40, help="questions per map at most (default 40)")
     generate.add_argument("--quota", default="20:15:5", help="EASY:MIDDLE:HARD questions per map (default 20:15:5)")
+    generate.add_argument(
+        "--per-type",
+        type=int,
+        default=DEFAULT_PER_TYPE,
+        help=f"plus: questions per type and map at most ({DEFAULT_PER_TYPE})",
+    )
     generate.add_argument("--out", required=True, metavar="FILE", help="JSON Lines file of question records")
     generate.add_argument("--quiet", action="store_true", help="no progress bar")
     generate.set_defaults(run=cmd_generate)

@@ -95,7 +95,17 @@ def evaluate_files(
     variant: str = "paper",
     graph: TransitGraph | None = None,
 ) -> Evaluation:
-    """Score a predictions file against a questions file; write scored rows and the report."""
+    """Score a predictions file against a questions file; write scored rows and the report.
+
+    A ReasonMap-Plus question file (records with a plus ``type``) is scored by exact match instead
+    (see :func:`benchmarks.reasonmap.plus_evaluate.evaluate_plus_files`; ``variant`` and ``graph`` play no part).
+    """
+    from benchmarks.reasonmap.plus_evaluate import evaluate_plus_files, is_plus_file
+
+    if is_plus_file(questions_path):
+        return evaluate_plus_files(
+            questions_path, predictions_path, out=out, report_dir=report_dir, weighting=weighting
+        )
     questions, metro, question_problems = load_questions(questions_path)
     predictions, prediction_problems = read_predictions(predictions_path)
     seen: set[tuple[str, str, str]] = set()

@@ -1,0 +1,64 @@
+"""The oracle for ReasonMap-Plus questions: answers worked out from the graph, never read from the record.
+
+It is the ceiling of the plus table (100% when generation and scoring agree)
+and a cross-check of the generator: each answer is computed again here from
+the graph's own queries.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from benchmarks.reasonmap.plus import OPTION_LETTERS, PlusPrediction, PlusQuestion
+from graphkit.graph import TransitGraph
+
+__all__ = ["PLUS_ORACLE_MODEL", "plus_oracle_answer", "plus_oracle_predictions"]
+
+PLUS_ORACLE_MODEL = "baseline:plus-oracle"
+
+
+def plus_oracle_answer(question: PlusQuestion, graph: TransitGraph) -> str:
+    """The oracle's response to one plus question, written as a model would (``The answer is B.``).
+
+    Raises
+    ------
+    UnknownLine, KeyError
+        The question names a line or station the graph lacks.
+
+    Examples
+    --------
+    >>> from graphkit import city_graph
+    >>> from benchmarks.reasonmap.plus import generate_plus_questions
+    >>> graph = city_graph("rome")
+    >>> question = generate_plus_questions(graph, per_type=1, types=["Counting2"])[0]
+    >>> question.station, plus_oracle_answer(question, graph)
+    ('San Giovanni Station', 'The answer is 2.')
+    """
+    if question.type == "Counting1":
+        ride = graph.ride(question.line, question.station_1, question.station_2)
+        via = ride[0] - 1 if ride else None
+        options = question.options or ()
+        answer = OPTION_LETTERS[options.index(via)] if via in options else via
+    elif question.type == "Counting2":
+        answer = len(graph.lines_at(question.station))
+    elif question.type == "Counting3":
+        answer = len(graph.line(question.line).stations)
+    elif question.type == "TorF1":
+        answer = "yes" if question.line in graph.lines_at(question.station) else "no"
+    else:
+        shared = set(graph.lines_at(question.station_1)) & set(graph.lines_at(question.station_2))
+        answer = "yes" if shared else "no"
+    return f"The answer is {answer}."
+
+
+def plus_oracle_predictions(
+    questions: Iterable[PlusQuestion],
+    graph_for: Callable[[PlusQuestion], TransitGraph],
+    *,
+    model: str = PLUS_ORACLE_MODEL,
+) -> list[PlusPrediction]:
+    """The oracle's predictions for plus questions, in the predictions format (``question`` = the type)."""
+    return [
+        PlusPrediction(question.id, model, plus_oracle_answer(question, graph_for(question)), None, question.type)
+        for question in questions
+    ]

@@ -1,0 +1,539 @@
+"""ReasonMap-Plus questions: dense counting and true/false questions with exact answers.
+
+The follow-up work (RewardMap) adds easier questions to ReasonMap whose
+answers are an option letter, an integer, or yes/no. This module holds their
+records, their templates and their seeded generation from the transit graph.
+The field's own wording is not public; the templates below are the toolkit's.
+
+=============  ===========================================================  ==========================
+Type           Asks                                                         Answer
+=============  ===========================================================  ==========================
+``Counting1``  stops between two stations of a line (both excluded)         option letter ``A``–``D``
+``Counting2``  lines serving a station                                      integer
+``Counting3``  stations of a line                                           integer
+``TorF1``      is a station on a line?                                      ``yes`` / ``no``
+``TorF2``      can one ride between two stations without a transfer?       ``yes`` / ``no``
+=============  ===========================================================  ==========================
+
+Generation, per map and type, from ``random.Random(f"reasonmap-plus:{seed}:{city}:{type}")``
+(so one type's count never shifts another's draws):
+
+- ``Counting1``: lines with two stations or more in shuffled order, taken in
+  turn, each giving an unused random station pair; the truth is the via count
+  of the line's shortest ride (``graph.ride``: loops and branches included).
+  The truth's letter follows a shuffled A–D cycle (letters balanced within one
+  per map); the three distractors are distinct non-negative integers drawn
+  from within 3 of the truth, placed in the other letters in random order.
+- ``Counting2``: transfer stations and one-line stations in turn (a shuffled
+  cycle), so that answers are not all 1.
+- ``Counting3``: at most one question per line.
+- ``TorF1`` and ``TorF2``: as many ``yes`` as ``no`` (one more of either,
+  drawn, for an odd count); when a map cannot give enough of one (a one-line
+  map has no ``no``), the other is cut to match and the map gives fewer.
+
+Plus questions have no question difficulty (each is one lookup); they carry
+the map's difficulty, which weights them (1 / 1.5 / 2).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from benchmarks.reasonmap.errors import InvalidRecord
+from benchmarks.reasonmap.records import DIFFICULTIES, Difficulty
+from graphkit.graph import TransitGraph
+from graphkit.stats import city_stats
+
+__all__ = [
+    "PlusType",
+    "AnswerKind",
+    "PLUS_TYPES",
+    "ANSWER_KINDS",
+    "OPTION_LETTERS",
+    "DEFAULT_PER_TYPE",
+    "PlusQuestion",
+    "PlusPrediction",
+    "line_label",
+    "plus_question_text",
+    "generate_plus_questions",
+    "generate_plus_set",
+    "format_type_counts",
+]
+
+PlusType = Literal["Counting1", "Counting2", "Counting3", "TorF1", "TorF2"]
+AnswerKind = Literal["choice", "integer", "yes_no"]
+PLUS_TYPES: tuple[PlusType, ...] = ("Counting1", "Counting2", "Counting3", "TorF1", "TorF2")
+#: What each type's answer is.
+ANSWER_KINDS: dict[str, AnswerKind] = {
+    "Counting1": "choice",
+    "Counting2": "integer",
+    "Counting3": "integer",
+    "TorF1": "yes_no",
+    "TorF2": "yes_no",
+}
+OPTION_LETTERS: tuple[str, ...] = ("A", "B", "C", "D")
+DEFAULT_PER_TYPE = 10
+# The entities each type names, in record order.
+_ENTITIES: dict[str, tuple[str, ...]] = {
+    "Counting1": ("station_1", "station_2", "line"),
+    "Counting2": ("station",),
+    "Counting3": ("line",),
+    "TorF1": ("station", "line"),
+    "TorF2": ("station_1", "station_2"),
+}
+_DISTRACTOR_SPREAD = 3
+_CJK = re.compile(r"[\u3400-\u9fff]")
+
+_OPENING = "According to the subway map, "
+_TEMPLATES: dict[str, str] = {
+    "Counting1": (
+        "how many stops are there between {station_1} and {station_2} on {line}, riding the shortest way "
+        "and counting neither {station_1} nor {station_2}?\n{options}\n"
+        "Answer with the letter of the correct option."
+    ),
+    "Counting2": "how many lines serve {station}? Answer with a single integer.",
+    "Counting3": (
+        "how many stations does {line} have? Count every station of the line once, both ends and any branches "
+        "included. Answer with a single integer."
+    ),
+    "TorF1": "is {station} a station of {line}? Answer yes or no.",
+    "TorF2": "can one ride from {station_1} to {station_2} without changing lines? Answer yes or no.",
+}
+
+
+def _field(record: Mapping[str, Any], name: str, kind: type | tuple[type, ...], where: str) -> Any:
+    if name not in record:
+        raise InvalidRecord(f"{where}: missing field {name!r}")
+    value = record[name]
+    if not isinstance(value, kind) or isinstance(value, bool):
+        expected = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
+        raise InvalidRecord(f"{where}: field {name!r} must be {expected}, got {value!r:.80}")
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class PlusQuestion:
+    """One ReasonMap-Plus question.
+
+    Attributes
+    ----------
+    id, type, country, city : str
+    question : str
+        The text asked.
+    answer : str or int
+        ``"A"``–``"D"`` (``Counting1``), an integer (``Counting2``, ``Counting3``)
+        or ``"yes"``/``"no"`` (``TorF1``, ``TorF2``).
+    difficulty_city : {"easy", "middle", "hard"}
+        The map's difficulty.
+    station, line, station_1, station_2 : str or None
+        The entities the type names (see the module table); the others are ``None``.
+    options : tuple of int or None
+        ``Counting1``: the values of options A–D.
+    """
+
+    id: str
+    type: PlusType
+    country: str
+    city: str
+    question: str
+    answer: str | int
+    difficulty_city: Difficulty
+    station: str | None = None
+    line: str | None = None
+    station_1: str | None = None
+    station_2: str | None = None
+    options: tuple[int, ...] | None = None
+
+    @property
+    def answer_kind(self) -> AnswerKind:
+        return ANSWER_KINDS[self.type]
+
+    def to_dict(self) -> dict[str, Any]:
+        record: dict[str, Any] = {"id": self.id, "type": self.type, "country": self.country, "city": self.city}
+        record.update((name, getattr(self, name)) for name in _ENTITIES[self.type])
+        record["question"] = self.question
+        if self.options is not None:
+            record["options"] = dict(zip(OPTION_LETTERS, self.options))
+        record["answer"] = self.answer
+        record["difficulty_city"] = self.difficulty_city
+        return record
+
+    @classmethod
+    def from_dict(cls, record: Any, *, where: str = "question") -> PlusQuestion:
+        """Validate a plus question record; errors name ``where`` and the field."""
+        if not isinstance(record, Mapping):
+            raise InvalidRecord(f"{where}: a question must be a JSON object")
+        kind = _field(record, "type", str, where)
+        if kind not in PLUS_TYPES:
+            raise InvalidRecord(f"{where}: field 'type' must be one of {list(PLUS_TYPES)}, got {kind!r}")
+        entities = {name: _field(record, name, str, where) for name in _ENTITIES[kind]}
+        difficulty = _field(record, "difficulty_city", str, where)
+        if difficulty not in DIFFICULTIES:
+            raise InvalidRecord(f"{where}: field 'difficulty_city' must be one of {list(DIFFICULTIES)}")
+        options = None
+        answer: str | int
+        if ANSWER_KINDS[kind] == "choice":
+            options = _options(_field(record, "options", Mapping, where), where)
+            answer = _field(record, "answer", str, where)
+            if answer not in OPTION_LETTERS:
+                raise InvalidRecord(f"{where}: field 'answer' must be one of {list(OPTION_LETTERS)}, got {answer!r}")
+        elif ANSWER_KINDS[kind] == "integer":
+            answer = _field(record, "answer", int, where)
+            if answer < 0:
+                raise InvalidRecord(f"{where}: field 'answer' must be a non-negative integer, got {answer}")
+        else:
+            answer = _field(record, "answer", str, where)
+            if answer not in ("yes", "no"):
+                raise InvalidRecord(f"{where}: field 'answer' must be 'yes' or 'no', got {answer!r}")
+        return cls(
+            id=str(_field(record, "id", (str, int), where)),
+            type=kind,
+            country=_field(record, "country", str, where),
+            city=_field(record, "city", str, where),
+            question=_field(record, "question", str, where),
+            answer=answer,
+            difficulty_city=difficulty,
+            options=options,
+            **entities,
+        )
+
+
+def _options(options: Mapping[str, Any], where: str) -> tuple[int, ...]:
+    if list(options) != list(OPTION_LETTERS):
+        raise InvalidRecord(f"{where}: field 'options' must map exactly {list(OPTION_LETTERS)}, in order")
+    values = tuple(options.values())
+    if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in values) or len(set(values)) != 4:
+        raise InvalidRecord(f"{where}: field 'options' must hold 4 distinct non-negative integers, got {values}")
+    return values
+
+
+@dataclass(frozen=True, slots=True)
+class PlusPrediction:
+    """One model answer to a plus question.
+
+    ``question`` is the type the row says it answers: the type's name, or
+    ``None`` when the row leaves it out (route rows say ``short``/``long``).
+    """
+
+    id: str
+    model: str
+    response: str
+    tokens: int | None = None
+    question: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "model": self.model,
+            "question": self.question,
+            "response": self.response,
+            "tokens": self.tokens,
+        }
+
+    @classmethod
+    def from_dict(cls, record: Any, *, where: str = "prediction") -> PlusPrediction:
+        if not isinstance(record, Mapping):
+            raise InvalidRecord(f"{where}: a prediction must be a JSON object")
+        tokens = record.get("tokens")
+        if tokens is not None and (not isinstance(tokens, int) or isinstance(tokens, bool) or tokens < 0):
+            raise InvalidRecord(f"{where}: field 'tokens' must be a non-negative integer or null, got {tokens!r:.80}")
+        response = record.get("response")
+        if response is None:
+            response = ""  # a failed call: scored as invalid, not dropped
+        if not isinstance(response, str):
+            raise InvalidRecord(f"{where}: field 'response' must be a string, got {type(response).__name__}")
+        kind = record.get("question")
+        if kind is not None and kind not in PLUS_TYPES:
+            raise InvalidRecord(f"{where}: field 'question' must be a plus type {list(PLUS_TYPES)} or absent")
+        return cls(
+            id=str(_field(record, "id", (str, int), where)),
+            model=_field(record, "model", str, where),
+            response=response,
+            tokens=tokens,
+            question=kind,
+        )
+
+
+# -- templates -----------------------------------------------------------------
+
+
+def line_label(name: str) -> str:
+    """A line's name as questions write it: ``Line 1`` for a bare key such as New York's ``1``.
+
+    Names that say they are a line (``Line 2``, ``Red Line``, ``昌平线``) stay as they are.
+
+    Examples
+    --------
+    >>> line_label("1"), line_label("Azul"), line_label("Red Line"), line_label("昌平线")
+    ('Line 1', 'Line Azul', 'Red Line', '昌平线')
+    """
+    if "line" in name.lower() or _CJK.search(name):
+        return name
+    return f"Line {name}"
+
+
+def plus_question_text(
+    kind: str,
+    *,
+    station: str | None = None,
+    line: str | None = None,
+    station_1: str | None = None,
+    station_2: str | None = None,
+    options: Sequence[int] | None = None,
+) -> str:
+    """The question text of a plus type for its entities.
+
+    Raises
+    ------
+    ValueError
+        ``kind`` is not a plus type, or an entity it needs is missing.
+
+    Examples
+    --------
+    >>> print(plus_question_text("Counting1", station_1="P", station_2="Q", line="1", options=(3, 1, 2, 4)))
+    According to the subway map, how many stops are there between P and Q on Line 1, riding the shortest way \
+and counting neither P nor Q?
+    A. 3
+    B. 1
+    C. 2
+    D. 4
+    Answer with the letter of the correct option.
+    >>> plus_question_text("TorF2", station_1="P", station_2="Q")
+    'According to the subway map, can one ride from P to Q without changing lines? Answer yes or no.'
+    """
+    if kind not in PLUS_TYPES:
+        raise ValueError(f"type must be one of {list(PLUS_TYPES)}, got {kind!r}")
+    given = {"station": station, "line": line, "station_1": station_1, "station_2": station_2}
+    missing = [name for name in _ENTITIES[kind] if given[name] is None]
+    if missing:
+        raise ValueError(f"{kind} needs {', '.join(missing)}")
+    if kind == "Counting1" and (options is None or len(options) != len(OPTION_LETTERS)):
+        raise ValueError(f"Counting1 needs {len(OPTION_LETTERS)} options, got {options!r}")
+    fields = dict(given, line=line_label(line) if line is not None else None)
+    if options is not None:
+        fields["options"] = "\n".join(f"{letter}. {value}" for letter, value in zip(OPTION_LETTERS, options))
+    return _OPENING + _TEMPLATES[kind].format(**fields)
+
+
+# -- generation ----------------------------------------------------------------
+
+
+def _balanced(values: Sequence[Any], count: int, rng: random.Random) -> list[Any]:
+    """``count`` values in random order, each of ``values`` equally often (the remainder drawn)."""
+    found = list(values) * (count // len(values)) + rng.sample(list(values), count % len(values))
+    rng.shuffle(found)
+    return found
+
+
+def _counting1(graph: TransitGraph, count: int, rng: random.Random) -> Iterator[dict[str, Any]]:
+    lines = [name for name, topology in graph.lines.items() if len(topology.stations) >= 2]
+    rng.shuffle(lines)
+    pairs: dict[str, list[tuple[str, str]]] = {}
+    letters = _balanced(OPTION_LETTERS, count, rng)
+    made = 0
+    while lines and made < count:
+        for name in list(lines):
+            if made == count:
+                break
+            if name not in pairs:
+                stations = graph.lines[name].stations
+                pairs[name] = [(a, b) for i, a in enumerate(stations) for b in stations[i + 1 :]]
+                rng.shuffle(pairs[name])
+            if not pairs[name]:
+                lines.remove(name)
+                continue
+            a, b = pairs[name].pop()
+            if rng.random() < 0.5:
+                a, b = b, a
+            stops, _ = graph.ride(name, a, b)
+            truth = stops - 1
+            near = [
+                v for v in range(truth - _DISTRACTOR_SPREAD, truth + _DISTRACTOR_SPREAD + 1) if v >= 0 and v != truth
+            ]
+            values = rng.sample(near, len(OPTION_LETTERS) - 1)
+            letter = letters[made]
+            values.insert(OPTION_LETTERS.index(letter), truth)
+            made += 1
+            yield {"station_1": a, "station_2": b, "line": name, "options": tuple(values), "answer": letter}
+
+
+def _counting2(graph: TransitGraph, count: int, rng: random.Random) -> Iterator[dict[str, Any]]:
+    transfer = list(graph.transfer_stations())
+    single = [station for station in graph.stations if len(graph.lines_at(station)) == 1]
+    rng.shuffle(transfer)
+    rng.shuffle(single)
+    pools = [transfer, single]
+    for turn in _balanced((0, 1), count, rng):
+        pool = pools[turn] or pools[1 - turn]
+        if not pool:
+            return
+        station = pool.pop()
+        yield {"station": station, "answer": len(graph.lines_at(station))}
+
+
+def _counting3(graph: TransitGraph, count: int, rng: random.Random) -> Iterator[dict[str, Any]]:
+    lines = list(graph.lines)
+    rng.shuffle(lines)
+    for name in lines[:count]:
+        yield {"line": name, "answer": len(graph.lines[name].stations)}
+
+
+def _yes_no(
+    yes: list[tuple[str, str]], no: list[tuple[str, str]], count: int, rng: random.Random
+) -> Iterator[tuple[tuple[str, str], str]]:
+    """Entity pairs with balanced answers: both lists shuffled, taken in a balanced yes/no order."""
+    rng.shuffle(yes)
+    rng.shuffle(no)
+    each = min(len(yes), len(no), count // 2 + count % 2)
+    answers = _balanced(("yes", "no"), min(count, 2 * each), rng)
+    pools = {"yes": yes, "no": no}
+    for answer in answers:
+        yield pools[answer].pop(), answer
+
+
+def _torf1(graph: TransitGraph, count: int, rng: random.Random) -> Iterator[dict[str, Any]]:
+    yes = [(station, name) for name, topology in graph.lines.items() for station in topology.stations]
+    no = [(station, name) for name in graph.lines for station in graph.stations if name not in graph.lines_at(station)]
+    for (station, name), answer in _yes_no(yes, no, count, rng):
+        yield {"station": station, "line": name, "answer": answer}
+
+
+def _torf2(graph: TransitGraph, count: int, rng: random.Random) -> Iterator[dict[str, Any]]:
+    served = {station: set(graph.lines_at(station)) for station in graph.stations}
+    stations = graph.stations
+    yes: list[tuple[str, str]] = []
+    no: list[tuple[str, str]] = []
+    for i, a in enumerate(stations):
+        lines_a = served[a]
+        for b in stations[i + 1 :]:
+            (no if lines_a.isdisjoint(served[b]) else yes).append((a, b))
+    for (a, b), answer in _yes_no(yes, no, count, rng):
+        if rng.random() < 0.5:
+            a, b = b, a
+        yield {"station_1": a, "station_2": b, "answer": answer}
+
+
+_GENERATORS = {
+    "Counting1": _counting1,
+    "Counting2": _counting2,
+    "Counting3": _counting3,
+    "TorF1": _torf1,
+    "TorF2": _torf2,
+}
+
+
+def generate_plus_questions(
+    graph: TransitGraph,
+    *,
+    seed: int = 0,
+    per_type: int = DEFAULT_PER_TYPE,
+    types: Iterable[str] = PLUS_TYPES,
+) -> list[PlusQuestion]:
+    """Plus questions for one map, type after type.
+
+    Parameters
+    ----------
+    graph : TransitGraph
+    seed : int
+        Seeds every draw, mixed with the city's name and the type.
+    per_type : int
+        At most this many questions of each type (fewer where the map has
+        fewer: one ``Counting3`` per line, balanced ``TorF`` answers).
+    types : iterable of str
+        The types to generate, in :data:`PLUS_TYPES` order whatever the order given.
+
+    Returns
+    -------
+    list of PlusQuestion
+        Ids are ``f"{city}-plus-{type}-{n:03d}"``, ``n`` counting from 0 per type.
+
+    Raises
+    ------
+    ValueError
+        A type is not a plus type, or ``per_type`` is negative.
+
+    Examples
+    --------
+    >>> from graphkit import city_graph
+    >>> questions = generate_plus_questions(city_graph("rome"), seed=0, per_type=2)
+    >>> [(q.id, q.answer) for q in questions if q.type == "Counting3"]
+    [('rome-plus-Counting3-000', 27), ('rome-plus-Counting3-001', 22)]
+    """
+    wanted = set(types)
+    unknown = sorted(wanted - set(PLUS_TYPES))
+    if unknown:
+        raise ValueError(f"types must be among {list(PLUS_TYPES)}, got {unknown}")
+    if per_type < 0:
+        raise ValueError(f"per_type must be non-negative, got {per_type}")
+    city = graph.city or "custom"
+    difficulty = city_stats(graph.metro).difficulty
+    found: list[PlusQuestion] = []
+    for kind in PLUS_TYPES:
+        if kind not in wanted:
+            continue
+        rng = random.Random(f"reasonmap-plus:{seed}:{city}:{kind}")
+        for number, drawn in enumerate(_GENERATORS[kind](graph, per_type, rng)):
+            answer = drawn.pop("answer")
+            found.append(
+                PlusQuestion(
+                    id=f"{city}-plus-{kind}-{number:03d}",
+                    type=kind,
+                    country=graph.metro.country,
+                    city=city,
+                    question=plus_question_text(kind, **drawn),
+                    answer=answer,
+                    difficulty_city=difficulty,
+                    **drawn,
+                )
+            )
+    return found
+
+
+def generate_plus_set(
+    graphs: Iterable[TransitGraph],
+    *,
+    seed: int = 0,
+    per_type: int = DEFAULT_PER_TYPE,
+    types: Iterable[str] = PLUS_TYPES,
+    progress: bool = False,
+) -> list[PlusQuestion]:
+    """Plus questions for several maps, one after another (see :func:`generate_plus_questions`)."""
+    graphs = list(graphs)
+    types = tuple(types)
+    if progress:
+        from tqdm import tqdm
+
+        graphs = tqdm(graphs, unit="map", desc="generating")
+    questions: list[PlusQuestion] = []
+    for graph in graphs:
+        questions.extend(generate_plus_questions(graph, seed=seed, per_type=per_type, types=types))
+    return questions
+
+
+def format_type_counts(questions: Sequence[PlusQuestion]) -> str:
+    """Questions per type and their answers' spread, as a small table.
+
+    Examples
+    --------
+    >>> from graphkit import city_graph
+    >>> print(format_type_counts(generate_plus_questions(city_graph("rome"), per_type=4)))
+    type        questions  answers
+    Counting1           4  A:1 B:1 C:1 D:1
+    Counting2           4  1:2 2:2
+    Counting3           3  22:1 26:1 27:1
+    TorF1               4  no:2 yes:2
+    TorF2               4  no:2 yes:2
+    total              19
+    """
+    rows = [f"{'type':<10} {'questions':>10}  answers"]
+    for kind in PLUS_TYPES:
+        answers = Counter(q.answer for q in questions if q.type == kind)
+        spread = " ".join(f"{answer}:{answers[answer]}" for answer in sorted(answers, key=lambda a: (str(type(a)), a)))
+        rows.append(f"{kind:<10} {sum(answers.values()):>10}  {spread}".rstrip())
+    rows.append(f"{'total':<10} {len(questions):>10}")
+    return "\n".join(rows)

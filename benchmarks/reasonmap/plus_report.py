@@ -1,0 +1,204 @@
+"""Reports of scored ReasonMap-Plus predictions: summary, table and a plot.
+
+``summarize_plus`` aggregates verdicts per model: accuracy weighted by map
+difficulty (1 / 1.5 / 2) and plain, ``n`` and ``n_invalid``, overall and per
+type, per city and per map difficulty. ``plus_markdown_table`` renders models ×
+types; ``write_plus_report`` writes ``summary.json``, ``table.md`` and
+``types.png`` (weighted accuracy per type, one bar per model).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from benchmarks.reasonmap.plus import PLUS_TYPES
+from benchmarks.reasonmap.plus_scoring import PlusVerdict
+from benchmarks.reasonmap.records import DIFFICULTIES
+from benchmarks.reasonmap.report import _versions
+from benchmarks.reasonmap.weighting import get_weighting
+
+__all__ = ["PLUS_REPORT_FILES", "summarize_plus", "plus_markdown_table", "write_plus_report"]
+
+PLUS_REPORT_FILES = ("summary.json", "table.md", "types.png")
+
+
+def _ratio(numerator: float, denominator: float) -> float | None:
+    return round(numerator / denominator, 6) if denominator else None
+
+
+class _Tally:
+    """Sums over one group of verdicts."""
+
+    __slots__ = ("n", "weight", "correct", "weighted_correct", "invalid", "tokens", "counted")
+
+    def __init__(self) -> None:
+        self.n = self.invalid = self.counted = self.tokens = 0
+        self.weight = self.correct = self.weighted_correct = 0.0
+
+    def add(self, verdict: PlusVerdict) -> None:
+        self.n += 1
+        self.weight += verdict.weight
+        self.correct += verdict.correct
+        self.weighted_correct += verdict.weight * verdict.correct
+        self.invalid += verdict.parsed is None
+        if verdict.tokens is not None:
+            self.tokens += verdict.tokens
+            self.counted += 1
+
+    def figures(self) -> dict[str, Any]:
+        return {
+            "weighted_accuracy": _ratio(self.weighted_correct, self.weight),
+            "accuracy": _ratio(self.correct, self.n),
+            "n": self.n,
+            "n_invalid": self.invalid,
+            "mean_tokens": _ratio(self.tokens, self.counted),
+        }
+
+
+def summarize_plus(
+    verdicts: Iterable[PlusVerdict],
+    *,
+    weighting: str,
+    inputs: Mapping[str, Any] | None = None,
+    problems: Sequence[str] = (),
+) -> dict[str, Any]:
+    """Aggregate plus verdicts per model.
+
+    Parameters
+    ----------
+    verdicts : iterable of PlusVerdict
+        They carry their type, city, map difficulty and weight.
+    weighting : str
+        The scheme the weights came from, recorded with the weights it gives.
+    inputs : mapping, optional
+        What was read (file names and checksums).
+    problems : sequence of str
+        Skipped records, recorded with their count.
+
+    Examples
+    --------
+    >>> from benchmarks.reasonmap.plus_scoring import PlusVerdict
+    >>> rows = [PlusVerdict("1", "m", "TorF1", "rome", "easy", "yes", "yes", "yes", 1, 1.0),
+    ...         PlusVerdict("2", "m", "TorF1", "kl", "hard", None, None, "no", 0, 2.0, "empty response")]
+    >>> row = summarize_plus(rows, weighting="city")["models"]["m"]
+    >>> row["weighted_accuracy"], row["accuracy"], row["n_invalid"], row["per_type"]["TorF1"]["n"]
+    (0.333333, 0.5, 1, 2)
+    """
+    scheme = get_weighting(weighting)
+    overall: dict[str, _Tally] = defaultdict(_Tally)
+    groups: dict[str, dict[str, dict[str, _Tally]]] = {
+        "per_type": defaultdict(lambda: defaultdict(_Tally)),
+        "per_city": defaultdict(lambda: defaultdict(_Tally)),
+        "per_difficulty": defaultdict(lambda: defaultdict(_Tally)),
+    }
+    for verdict in verdicts:
+        overall[verdict.model].add(verdict)
+        groups["per_type"][verdict.model][verdict.type].add(verdict)
+        groups["per_city"][verdict.model][verdict.city].add(verdict)
+        groups["per_difficulty"][verdict.model][verdict.difficulty_city].add(verdict)
+    orders = {"per_type": PLUS_TYPES, "per_difficulty": DIFFICULTIES}
+    models = {}
+    for model in sorted(overall):
+        row = overall[model].figures()
+        for name, group in groups.items():
+            tallies = group[model]
+            order = orders.get(name, sorted(tallies))
+            row[name] = {key: tallies[key].figures() for key in order if key in tallies}
+        models[model] = row
+    return {
+        "question_set": "plus",
+        "weighting": scheme.name,
+        "weights": {level: scheme.weight("easy", level) for level in DIFFICULTIES},
+        "models": models,
+        "skipped_records": len(problems),
+        "inputs": dict(inputs or {}),
+        "versions": _versions(),
+    }
+
+
+def _cell(value: float | None) -> str:
+    return "–" if value is None else f"{value * 100:.2f}"
+
+
+def plus_markdown_table(summary: Mapping[str, Any]) -> str:
+    """Models × types (weighted accuracy, %), then models × map difficulty.
+
+    Examples
+    --------
+    >>> summary = {"weighting": "city", "weights": {"easy": 1.0, "middle": 1.5, "hard": 2.0}, "models": {
+    ...     "m": {"weighted_accuracy": 0.5, "n": 2, "n_invalid": 1,
+    ...           "per_type": {"TorF1": {"weighted_accuracy": 0.5}}, "per_difficulty": {}}}}
+    >>> print(plus_markdown_table(summary))
+    Weighting: `city` (map difficulty: easy 1, middle 1.5, hard 2); weighted accuracy in %.
+    <BLANKLINE>
+    | Model | Counting1 | Counting2 | Counting3 | TorF1 | TorF2 | Overall | Invalid |
+    |---|---:|---:|---:|---:|---:|---:|---:|
+    | m | – | – | – | 50.00 | – | 50.00 | 1/2 |
+    <BLANKLINE>
+    | Model | easy maps | middle maps | hard maps |
+    |---|---:|---:|---:|
+    | m | – | – | – |
+    <BLANKLINE>
+    """
+    weights = ", ".join(f"{level} {summary['weights'][level]:g}" for level in DIFFICULTIES)
+    lines = [
+        f"Weighting: `{summary['weighting']}` (map difficulty: {weights}); weighted accuracy in %.",
+        "",
+        "| Model | " + " | ".join(PLUS_TYPES) + " | Overall | Invalid |",
+        "|---|" + "---:|" * (len(PLUS_TYPES) + 2),
+    ]
+    for model, row in summary["models"].items():
+        cells = [_cell(row["per_type"].get(kind, {}).get("weighted_accuracy")) for kind in PLUS_TYPES]
+        lines.append(
+            f"| {model} | "
+            + " | ".join(cells)
+            + f" | {_cell(row['weighted_accuracy'])} | {row['n_invalid']}/{row['n']} |"
+        )
+    lines += ["", "| Model | " + " | ".join(f"{level} maps" for level in DIFFICULTIES) + " |"]
+    lines.append("|---|" + "---:|" * len(DIFFICULTIES))
+    for model, row in summary["models"].items():
+        cells = [_cell(row["per_difficulty"].get(level, {}).get("weighted_accuracy")) for level in DIFFICULTIES]
+        lines.append(f"| {model} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _plot_types(summary: Mapping[str, Any], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    models = list(summary["models"])
+    figure, axis = plt.subplots(figsize=(max(6.0, 1.2 * len(PLUS_TYPES) * max(1, len(models)) ** 0.5), 4))
+    width = 0.8 / max(1, len(models))
+    for index, model in enumerate(models):
+        per = summary["models"][model]["per_type"]
+        values = [(per.get(kind, {}).get("weighted_accuracy") or 0.0) * 100 for kind in PLUS_TYPES]
+        axis.bar([x + index * width for x in range(len(PLUS_TYPES))], values, width, label=model)
+    axis.set_xticks([x + width * (len(models) - 1) / 2 for x in range(len(PLUS_TYPES))], PLUS_TYPES)
+    axis.set_ylim(0, 100)
+    axis.set_ylabel("weighted accuracy (%)")
+    axis.set_title("ReasonMap-Plus accuracy per question type")
+    if models:  # below the axes: bars reach 100%
+        axis.legend(fontsize=8, ncols=min(4, len(models)), loc="upper center", bbox_to_anchor=(0.5, -0.1))
+    figure.tight_layout()
+    figure.savefig(path, dpi=100, metadata={"Software": None})
+    plt.close(figure)
+
+
+def write_plus_report(directory: str | Path, summary: Mapping[str, Any]) -> list[Path]:
+    """Write ``summary.json``, ``table.md`` and ``types.png`` into ``directory``."""
+    from graphkit.io import atomic_writer
+
+    out = Path(directory)
+    out.mkdir(parents=True, exist_ok=True)
+    with atomic_writer(out / "summary.json") as stream:
+        stream.write(json.dumps(summary, ensure_ascii=False, indent=2, sort_keys=True) + "\n")
+    with atomic_writer(out / "table.md") as stream:
+        stream.write(plus_markdown_table(summary))
+    _plot_types(summary, out / "types.png")
+    return [out / name for name in PLUS_REPORT_FILES]
