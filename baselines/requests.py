@@ -16,13 +16,16 @@ __all__ = ["Request"]
 class Request:
     """One chat request: OpenAI-style ``messages`` for question ``id`` and kind ``question``.
 
+    ``question`` is ``short`` or ``long`` for ReasonMap questions (the only
+    kinds :meth:`from_dict` reads); other harnesses name their own kind
+    (``mapqa``, and ``describe`` for the descriptions of :mod:`baselines.vdi`).
     ``mode`` names the prompt mode (``full``, ``text-only``, ``symbolic``,
     ``alias``); ``meta`` holds what a harness may want beside the messages
     (textualization, its size, the alias strategy).
     """
 
     id: str
-    question: Kind
+    question: Kind | str
     mode: str
     messages: tuple[dict[str, Any], ...]
     meta: dict[str, Any] = field(default_factory=dict)

@@ -229,6 +229,50 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_mapqa_score(args: argparse.Namespace) -> int:
+    from benchmarks.mapqa.evaluate import evaluate_map_files
+    from benchmarks.mapqa.report import markdown_table
+
+    result = evaluate_map_files(args.questions, args.predictions, out=args.out, report_dir=args.report)
+    for problem in result.problems[:20]:
+        print(f"skipped: {problem}", file=sys.stderr)
+    if len(result.problems) > 20:
+        print(f"skipped: ... and {len(result.problems) - 20} more (see {args.report}/summary.json)", file=sys.stderr)
+    print(markdown_table(result.summary), end="")
+    print(f"scored {len(result.verdicts)} predictions into {args.out}; report in {args.report}/", file=sys.stderr)
+    return 0
+
+
+def cmd_vdi(args: argparse.Namespace) -> int:
+    from baselines.vdi import parse_budgets, run_vdi, vdi_table
+    from baselines.vdi_samples import load_samples
+
+    budgets = parse_budgets(args.budgets)
+    samples = load_samples(args.questions, maps=args.maps, benchmark=args.benchmark)
+    result = run_vdi(
+        samples,
+        endpoint=args.endpoint,
+        model=args.model,
+        budgets=budgets,
+        out=args.out,
+        pixel_budget=args.pixel_budget,
+        answer_max_tokens=args.max_tokens,
+        concurrency=args.concurrency,
+        timeout=args.timeout,
+        max_retries=args.max_retries,
+        temperature=args.temperature,
+        retry_errors=args.retry_errors,
+        progress=not args.quiet,
+    )
+    for problem in result.problems:
+        print(f"skipped: {problem}", file=sys.stderr)
+    for stage, summary in result.runs:
+        print(f"{stage}: {summary}", file=sys.stderr)
+    print(vdi_table(result.summary), end="")
+    print(f"wrote {', '.join(path.name for path in result.files)} to {args.out}/", file=sys.stderr)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     from benchmarks.reasonmap.plus import DEFAULT_PER_TYPE
     from graphkit.routes import DEFAULT_MAX_ROUTES
@@ -335,6 +379,33 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--retry-errors", action="store_true", help="ask again where --out holds an error row")
     run.add_argument("--quiet", action="store_true", help="no progress bar")
     run.set_defaults(run=cmd_run)
+
+    mapqa_score = commands.add_parser("mapqa-score", help="score map QA answers: exact match, Jaccard, Kendall tau")
+    mapqa_score.add_argument("--questions", required=True, metavar="Q", help="map QA question records (JSON Lines)")
+    mapqa_score.add_argument("--predictions", required=True, metavar="P", help="prediction rows (JSON Lines)")
+    mapqa_score.add_argument("--out", required=True, metavar="SCORED", help="scored rows to write (JSON Lines)")
+    mapqa_score.add_argument("--report", required=True, metavar="DIR", help="folder for summary.json and table.md")
+    mapqa_score.set_defaults(run=cmd_mapqa_score)
+
+    vdi = commands.add_parser("vdi", help="visual dependency (VDI) and descriptive saturation (DSI) per token budget")
+    vdi.add_argument("--endpoint", required=True, metavar="URL", help="base URL, e.g. http://host:8000/v1")
+    vdi.add_argument("--model", required=True, help="model name served there (key: OPENAI_API_KEY)")
+    vdi.add_argument("--questions", required=True, metavar="Q", help="map QA, ReasonMap or ReasonMap-Plus questions")
+    vdi.add_argument(
+        "--maps", metavar="DIR", help="map images: <city>.png for ReasonMap; for map QA, the base of `image` paths"
+    )
+    vdi.add_argument("--benchmark", choices=["auto", "mapqa", "reasonmap", "plus"], default="auto")
+    vdi.add_argument("--budgets", default="128,256,512,1024", help="description budgets k_max (default 128,...,1024)")
+    vdi.add_argument("--out", required=True, metavar="DIR", help="output folder, resumed when it holds rows")
+    vdi.add_argument("--concurrency", type=int, default=4)
+    vdi.add_argument("--max-tokens", type=int, help="max_tokens of the answer calls (default: the server's)")
+    vdi.add_argument("--temperature", type=float)
+    vdi.add_argument("--timeout", type=float, default=60.0, help="seconds per attempt (default 60)")
+    vdi.add_argument("--max-retries", type=int, default=6)
+    vdi.add_argument("--retry-errors", action="store_true", help="ask again where a file holds an error row")
+    vdi.add_argument("--pixel-budget", type=int, default=4_000_000, help="downscale larger maps to this")
+    vdi.add_argument("--quiet", action="store_true", help="no progress bars")
+    vdi.set_defaults(run=cmd_vdi)
 
     lint = commands.add_parser("lint", help="doubtful spots of the Metro Data")
     _add_city_options(lint, allow_all=True)

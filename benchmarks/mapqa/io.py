@@ -1,0 +1,61 @@
+"""Reading map QA files: questions and predictions, bad records reported and skipped.
+
+Reading never stops at a bad record: it is reported (file, line, what is
+wrong) and skipped, and every good record is kept (as for ReasonMap, through
+:func:`benchmarks.reasonmap.io.read_jsonl`).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from benchmarks.mapqa.records import QUESTION_TYPES, MapPrediction, MapQuestion
+from benchmarks.reasonmap.io import Problem, read_jsonl
+
+__all__ = ["read_map_questions", "read_map_predictions", "image_path", "is_mapqa_file"]
+
+
+def read_map_questions(path: str | Path) -> tuple[dict[str, MapQuestion], list[Problem]]:
+    """The questions of a JSON Lines file by id, and the records skipped (a repeated id keeps the first).
+
+    Raises
+    ------
+    InvalidRecord
+        The file cannot be read at all.
+    """
+    questions, problems = read_jsonl(path, MapQuestion.from_dict)
+    unique: dict[str, MapQuestion] = {}
+    for question in questions:
+        if question.id in unique:
+            problems.append(Problem(str(path), 0, f"question id {question.id!r} appears twice; the first is used"))
+            continue
+        unique[question.id] = question
+    return unique, problems
+
+
+def read_map_predictions(path: str | Path) -> tuple[list[MapPrediction], list[Problem]]:
+    """The prediction rows of a JSON Lines file, and the records skipped."""
+    return read_jsonl(path, MapPrediction.from_dict)
+
+
+def image_path(question: MapQuestion, images: str | Path) -> Path:
+    """Where a question's map image lies: its ``image`` field, relative to ``images`` unless absolute."""
+    given = Path(question.image)
+    return given if given.is_absolute() else Path(images) / given
+
+
+def is_mapqa_file(path: str | Path) -> bool:
+    """Whether a JSON Lines file holds map questions (its first record has ``options`` and a map QA ``type``)."""
+    path = Path(path)
+    if path.suffix == ".parquet":
+        return False
+    with open(path, encoding="utf-8", errors="replace") as stream:
+        for line in stream:
+            if line.strip():
+                try:
+                    first = json.loads(line)
+                except json.JSONDecodeError:
+                    return False
+                return isinstance(first, dict) and "options" in first and first.get("type") in QUESTION_TYPES
+    return False

@@ -1,0 +1,182 @@
+"""Reports of scored map answers: a summary per model, per type, level, category and language, and tables.
+
+:func:`summarize` aggregates verdicts (accuracy, the mean of every other
+metric over the questions it applies to, invalid answers, unanswered
+questions); :func:`markdown_table` renders it; :func:`write_report` writes
+``summary.json`` and ``table.md``.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from benchmarks.mapqa.records import LEVELS, QUESTION_TYPES, MapQuestion, MapVerdict
+from benchmarks.mapqa.scoring import METRICS
+
+__all__ = ["summarize", "markdown_table", "write_report", "REPORT_FILES"]
+
+REPORT_FILES = ("summary.json", "table.md")
+
+
+def _mean(total: float, count: int) -> float | None:
+    return round(total / count, 6) if count else None
+
+
+def _figures(verdicts: Sequence[MapVerdict]) -> dict[str, Any]:
+    """Counts, accuracy, and the mean of every metric over the verdicts it scored (None when it scored none)."""
+    figures: dict[str, Any] = {
+        "n": len(verdicts),
+        "n_invalid": sum(verdict.parsed is None for verdict in verdicts),
+        "accuracy": _mean(sum(verdict.correct for verdict in verdicts), len(verdicts)),
+    }
+    for name in METRICS:
+        if name != "exact":
+            values = [verdict.scores[name] for verdict in verdicts if name in verdict.scores]
+            figures[f"mean_{name}"] = _mean(sum(values), len(values))
+    return figures
+
+
+def _versions() -> dict[str, str]:
+    found = {"python": platform.python_version()}
+    try:
+        found["reasonmap-toolkit"] = metadata.version("reasonmap-toolkit")
+    except metadata.PackageNotFoundError:
+        found["reasonmap-toolkit"] = "not installed"
+    return found
+
+
+def summarize(
+    verdicts: Iterable[MapVerdict],
+    questions: Mapping[str, MapQuestion],
+    *,
+    inputs: Mapping[str, Any] | None = None,
+    problems: Sequence[str] = (),
+) -> dict[str, Any]:
+    """Aggregate verdicts per model, overall and per type, level, category and language.
+
+    Parameters
+    ----------
+    verdicts : iterable of MapVerdict
+        Each must answer a question of ``questions``.
+    questions : mapping of id to MapQuestion
+        Tags each verdict; its size is the count of questions a model could answer.
+    inputs : mapping, optional
+        What was read (file names and checksums), recorded for traceability.
+    problems : sequence of str
+        Skipped records, recorded by their count.
+
+    Examples
+    --------
+    >>> record = {"id": "q", "image": "m.png", "question": "Which?", "options": ["x", "y"], "answer": "A",
+    ...           "type": "single", "level": 1, "category": "metro", "language": "en"}
+    >>> question = MapQuestion.from_dict(record)
+    >>> summary = summarize([MapVerdict("q", "m", ("A",), {"exact": 1.0})], {"q": question})
+    >>> row = summary["models"]["m"]
+    >>> row["accuracy"], row["per_level"]["1"]["accuracy"], row["per_type"]["single"]["n"]
+    (1.0, 1.0, 1)
+    """
+    by_model: dict[str, list[MapVerdict]] = defaultdict(list)
+    for verdict in verdicts:
+        by_model[verdict.model].append(verdict)
+    models = {}
+    for model in sorted(by_model):
+        rows = by_model[model]
+        groups: dict[str, dict[str, list[MapVerdict]]] = {
+            "per_type": defaultdict(list),
+            "per_level": defaultdict(list),
+            "per_category": defaultdict(list),
+            "per_language": defaultdict(list),
+        }
+        for verdict in rows:
+            question = questions[verdict.id]
+            groups["per_type"][question.type].append(verdict)
+            groups["per_level"][str(question.level)].append(verdict)
+            groups["per_category"][question.category].append(verdict)
+            groups["per_language"][question.language].append(verdict)
+        order = {"per_type": list(QUESTION_TYPES), "per_level": [str(level) for level in LEVELS]}
+        models[model] = {
+            **_figures(rows),
+            "n_unanswered": len(set(questions) - {verdict.id for verdict in rows}),
+            **{
+                name: {key: _figures(members[key]) for key in order.get(name, sorted(members)) if key in members}
+                for name, members in groups.items()
+            },
+        }
+    return {
+        "models": models,
+        "metrics": {
+            name: {
+                "types": list(metric.types),
+                "higher_is_better": metric.higher_is_better,
+                "aggregation": metric.aggregation,
+                "description": metric.description,
+            }
+            for name, metric in METRICS.items()
+        },
+        "n_questions": len(questions),
+        "skipped_records": len(problems),
+        "inputs": dict(inputs or {}),
+        "versions": _versions(),
+    }
+
+
+def _percent(value: float | None) -> str:
+    return "–" if value is None else f"{value * 100:.2f}"
+
+
+def _number(value: float | None) -> str:
+    return "–" if value is None else f"{value:.3f}"
+
+
+def markdown_table(summary: Mapping[str, Any]) -> str:
+    """Models × accuracy per type and level (multiple choice with its mean Jaccard credit, sorting with its mean
+    Kendall tau), then accuracy per category and per language."""
+    lines = [
+        "| Model | Acc. (%) | Single (%) | Multiple (%) | Jaccard | Sorting (%) | Tau | L1 (%) | L2 (%) | L3 (%) "
+        "| Invalid | Unanswered |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for model, row in summary["models"].items():
+        per_type, per_level = row["per_type"], row["per_level"]
+        cells = [
+            _percent(row["accuracy"]),
+            _percent(per_type.get("single", {}).get("accuracy")),
+            _percent(per_type.get("multiple", {}).get("accuracy")),
+            _number(row["mean_jaccard"]),
+            _percent(per_type.get("sorting", {}).get("accuracy")),
+            _number(row["mean_kendall_tau"]),
+            *(_percent(per_level.get(str(level), {}).get("accuracy")) for level in LEVELS),
+            f"{row['n_invalid']}/{row['n']}",
+            str(row["n_unanswered"]),
+        ]
+        lines.append(f"| {model} | " + " | ".join(cells) + " |")
+    for group, title in (("per_category", "category"), ("per_language", "language")):
+        keys = sorted({key for row in summary["models"].values() for key in row[group]})
+        if not keys:
+            continue
+        lines += ["", f"Accuracy (%) by {title}:", "", "| Model | " + " | ".join(keys) + " |"]
+        lines.append("|---|" + "---:|" * len(keys))
+        lines += [
+            f"| {model} | " + " | ".join(_percent(row[group].get(key, {}).get("accuracy")) for key in keys) + " |"
+            for model, row in summary["models"].items()
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def write_report(directory: str | Path, summary: Mapping[str, Any]) -> list[Path]:
+    """Write ``summary.json`` and ``table.md`` into ``directory`` (atomically); returns their paths."""
+    from graphkit.io import atomic_writer
+
+    out = Path(directory)
+    out.mkdir(parents=True, exist_ok=True)
+    with atomic_writer(out / "summary.json") as stream:
+        stream.write(json.dumps(summary, ensure_ascii=False, indent=2, sort_keys=True) + "\n")
+    with atomic_writer(out / "table.md") as stream:
+        stream.write(markdown_table(summary))
+    return [out / name for name in REPORT_FILES]
