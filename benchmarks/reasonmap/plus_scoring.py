@@ -10,16 +10,18 @@ Where the answer is looked for, first hit wins:
    non-empty ``<answer>`` block when there is one;
 2. the last ``\\boxed{...}``;
 3. after an answer phrase (``the answer is``, ``Answer:``, ``final answer =``,
-   ``the correct option is``, ``答案是``), the last first: the rest of its line,
-   or the next non-empty line;
+   ``the correct option is``, ``答案是``), the last first (of the last 16): the
+   rest of its line, or the next non-empty line;
 4. the start of the first, then of the last, non-empty line (``Yes, ...``,
    ``No.``, ``B) 4``, ``**3**``);
 5. anywhere: the last marked letter (``(B)``, ``**B**``, ``option B``, ``B.``),
-   the last integer, or the last yes/no word.
+   the last integer, or the last yes/no word (a line's letter or number, as in
+   ``Line C.`` or ``Line 2``, is not taken for an answer).
 
-In 2–4 an option letter must stand alone: a letter followed by a word (``A
-station lies...``) is the article, not option A, unless it is marked
-(``(A)``, ``option A``). Markdown, quotes, LaTeX wrappers, case, whitespace
+In 2–4 an option letter is read at the start only, and ``A`` or a lowercase
+letter followed by a word (``A station lies...``) is the article, not an
+option, unless it is marked (``(A)``, ``option a``) or the word is a verb
+(``A is correct``); ``B``–``D`` are options whatever follows. Markdown, quotes, LaTeX wrappers, case, whitespace
 and punctuation around the answer never matter. ``true``/``false`` count as
 ``yes``/``no``; numbers may be digits or words up to twenty.
 
@@ -30,6 +32,7 @@ are ordered. A value that is no option is wrong, not invalid.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -159,8 +162,11 @@ _PHRASE = re.compile(
     re.IGNORECASE,
 )
 _MAX_REGION = 120
+_MAX_PHRASES = 16  # the last ones; more is not an answer but a loop
+# The next non-empty line after a phrase that ends its own line (the whitespace run is scanned once).
+_NEXT_LINE = re.compile(rf"[^\n]{{0,{_MAX_REGION}}}\n\s*+([^\n]{{1,{_MAX_REGION}}})")
 _LATEX_WRAPPER = re.compile(r"\\(?:text|textbf|textit|textrm|mathrm|mathbf|mbox|fbox|boxed)\s*+\{")
-_DROPPED = str.maketrans({ch: " " for ch in '*_`~${}"“”‘’„「」『』«»＂＇'})
+_DROPPED = str.maketrans({ch: " " for ch in "*_`~${}\"'“”‘’„「」『』«»＂＇"})
 _LEAD = " \t\u00a0\u3000\u200b\ufeff#>:：-–—•·+=,"
 # A letter at the start of a region: with its marker ("(", "option") when there is one, and what follows.
 _LEAD_LETTER = re.compile(
@@ -168,7 +174,7 @@ _LEAD_LETTER = re.compile(
 )
 _WORD_AFTER = re.compile(r"[\s\u00a0]++[^\W\d_]")
 # The article "A" may precede one of these and still be option A ("A is correct").
-_VERB_AFTER = re.compile(r"[\s\u00a0]++(?:is|was|would|should|it)\b", re.IGNORECASE)
+_VERB_AFTER = re.compile(r"[\s\u00a0]++(?:is|was|would|should)\b", re.IGNORECASE)
 _NUMBER_WORDS = {
     word: value
     for value, word in enumerate(
@@ -208,13 +214,17 @@ def _after_reasoning(text: str) -> str | None:
 
 def _answer_block(text: str) -> str:
     """The content of the last non-empty ``<answer>`` block, or the text when there is none."""
-    openings = [match.end() for match in _ANSWER_OPEN.finditer(text)]
+    openings = list(_ANSWER_OPEN.finditer(text))
     closings = [match.start() for match in _ANSWER_CLOSE.finditer(text)]
     for index in range(len(openings) - 1, -1, -1):
-        start = openings[index]
-        end = min([len(text)] + [at for at in closings if at >= start] + openings[index + 1 : index + 2])
-        if text[start:end].strip():
-            return text[start:end]
+        start = openings[index].end()
+        end = len(text) if index + 1 == len(openings) else openings[index + 1].start()
+        after = bisect.bisect_left(closings, start)
+        if after < len(closings):
+            end = min(end, closings[after])
+        content = text[start:end]
+        if content and not content.isspace():
+            return content
     return text
 
 
@@ -268,15 +278,14 @@ def _read_region(region: str, kind: AnswerKind, *, at_start: bool) -> str | int 
 
 
 def _phrase_regions(text: str) -> list[str]:
-    """What follows each answer phrase (its line, or the next non-empty line), the last phrase first."""
+    """What follows the last answer phrases (the rest of the line, or the next non-empty line), the last first."""
     regions = []
-    for match in reversed(list(_PHRASE.finditer(text))):
-        end = text.find("\n", match.end())
-        region = text[match.end() : end if end >= 0 else len(text)]
-        if not _normalized(region).strip() and end >= 0:
-            following = text[end:].lstrip()
-            region = following.split("\n", 1)[0] if following else ""
-        regions.append(region[:_MAX_REGION])
+    for match in list(_PHRASE.finditer(text))[-_MAX_PHRASES:][::-1]:
+        region = text[match.end() : match.end() + _MAX_REGION].split("\n", 1)[0]
+        if not _normalized(region).strip():
+            following = _NEXT_LINE.match(text, match.end())
+            region = following[1] if following else ""
+        regions.append(region)
     return regions
 
 
@@ -350,9 +359,10 @@ def parse_plus_answer(text: str, question_type: str) -> PlusAnswer | Invalid:
         value = _read_region(region, kind, at_start=False)
         if value is not None:
             return PlusAnswer(value)
-    lines = [line for line in answer.split("\n") if _normalized(line).strip()]
-    for line in lines[:1] + lines[-1:]:
-        value = _read_region(line, kind, at_start=True)
+    lines = answer.split("\n")
+    for ordered in (lines, reversed(lines)):  # the first non-empty line, then the last
+        line = next((line for line in ordered if _normalized(line).strip()), None)
+        value = None if line is None else _read_region(line, kind, at_start=True)
         if value is not None:
             return PlusAnswer(value)
     value = _anywhere(answer, kind)
