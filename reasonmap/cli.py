@@ -310,8 +310,10 @@ def build_parser() -> argparse.ArgumentParser:
     generate.add_argument("--overlay", metavar="PATH", help="its topology overlay (default: beside it)")
     generate.add_argument("--split", choices=["test", "train", "all"], default="test", help="cross-city split")
     generate.add_argument("--seed", type=int, default=0)
-    generate.add_argument("--per-city", type=int, default=40, help="questions per map at most (default 40)")
-    generate.add_argument("--quota", default="20:15:5", help="EASY:MIDDLE:HARD questions per map (default 20:15:5)")
+    generate.add_argument("--per-city", type=int, default=40, help="route: questions per map at most (default 40)")
+    generate.add_argument(
+        "--quota", default="20:15:5", help="route: EASY:MIDDLE:HARD questions per map (default 20:15:5)"
+    )
     generate.add_argument(
         "--per-type",
         type=int,

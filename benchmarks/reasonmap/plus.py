@@ -524,16 +524,22 @@ def format_type_counts(questions: Sequence[PlusQuestion]) -> str:
     >>> print(format_type_counts(generate_plus_questions(city_graph("rome"), per_type=4)))
     type        questions  answers
     Counting1           4  A:1 B:1 C:1 D:1
-    Counting2           4  1:2 2:2
-    Counting3           3  22:1 26:1 27:1
+    Counting2           4  1 to 2, mean 1.5
+    Counting3           3  22 to 27, mean 25.0
     TorF1               4  no:2 yes:2
     TorF2               4  no:2 yes:2
     total              19
     """
     rows = [f"{'type':<10} {'questions':>10}  answers"]
     for kind in PLUS_TYPES:
-        answers = Counter(q.answer for q in questions if q.type == kind)
-        spread = " ".join(f"{answer}:{answers[answer]}" for answer in sorted(answers, key=lambda a: (str(type(a)), a)))
-        rows.append(f"{kind:<10} {sum(answers.values()):>10}  {spread}".rstrip())
+        answers = [q.answer for q in questions if q.type == kind]
+        if not answers:
+            spread = ""
+        elif ANSWER_KINDS[kind] == "integer":
+            spread = f"{min(answers)} to {max(answers)}, mean {sum(answers) / len(answers):.1f}"
+        else:
+            counts = Counter(answers)
+            spread = " ".join(f"{answer}:{counts[answer]}" for answer in sorted(counts))
+        rows.append(f"{kind:<10} {len(answers):>10}  {spread}".rstrip())
     rows.append(f"{'total':<10} {len(questions):>10}")
     return "\n".join(rows)
