@@ -2,5 +2,6 @@
 
 Submodules: ``records`` (questions, predictions, verdicts), ``templates``,
 ``generate``, ``official`` (the public data set's files), ``parsing``,
-``scoring``, ``weighting``, ``report``, ``rewards``, ``io``.
+``scoring``, ``weighting``, ``report``, ``rewards``, ``io``, ``evaluate``;
+ReasonMap-Plus: ``plus``, ``plus_scoring``, ``plus_report``, ``plus_evaluate``.
 """
