@@ -43,14 +43,13 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from benchmarks.answer_text import after_reasoning, mentions_refusal
 from benchmarks.mapqa.records import LETTERS, MapQuestion, QuestionType
 from benchmarks.reasonmap.records import Invalid
 
 __all__ = ["Choice", "parse_response", "parse_letters"]
 
 _MAX_VALUE = 300  # longer values are prose (the letters-only pattern is not tried on them)
-_THINK_CLOSE = re.compile(r"</think>", re.IGNORECASE)
-_THINK_OPEN = re.compile(r"<think>", re.IGNORECASE)
 _ANSWER_BLOCK = re.compile(r"<answer>(.*?)(?:</answer>|\Z)", re.IGNORECASE | re.DOTALL)
 _BOXED = re.compile(r"\\boxed\s*\{")
 _LATEX_TEXT = re.compile(r"\\(?:text|textbf|textrm|mathrm|mathbf|mbox)\s*\{([^{}]*)\}")
@@ -78,7 +77,6 @@ _NEXT_WORD = re.compile(r"\s+([a-z]+)")
 _LETTER_CONTEXT = frozenset(
     "and or is are was were then seems seem appears looks would should must could can has to also only too".split()
 )
-_REFUSALS = ("cannot", "can't", "can’t", "unable to", "not able to", "sorry", "无法", "抱歉", "不能")
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,34 +120,17 @@ def parse_letters(text: str, kind: QuestionType, options: tuple[str, ...]) -> Ch
         return Invalid("not text")
     if not text or text.isspace():
         return Invalid("empty response")
-    answer = _after_reasoning(text)
+    answer = after_reasoning(text)
     if answer is None:
         return Invalid("no answer after reasoning")
     answer = _MARKDOWN.sub("", unicodedata.normalize("NFKC", answer).replace("\r\n", "\n").replace("\r", "\n"))
     valid = LETTERS[: len(options)]
     found = _find(answer, kind, valid, tuple(_normal(option) for option in options))
     if isinstance(found, Invalid):
-        if found.reason == "no option found" and any(phrase in answer.lower() for phrase in _REFUSALS):
+        if found.reason == "no option found" and mentions_refusal(answer):
             return Invalid("refusal", refusal=True)
         return found
     return _checked(found, kind)
-
-
-def _after_reasoning(text: str) -> str | None:
-    """The text after the last ``</think>``, cut at a later ``<think>``; None when nothing is left."""
-    closing = None
-    for match in _THINK_CLOSE.finditer(text):
-        closing = match.end()
-    reasoned = closing is not None
-    if closing is not None:
-        text = text[closing:]
-    opening = _THINK_OPEN.search(text)
-    if opening is not None:
-        text = text[: opening.start()]
-        reasoned = True
-    if reasoned and not text.strip():
-        return None
-    return text
 
 
 def _boxed(text: str) -> str | None:

@@ -24,6 +24,7 @@ import bisect
 import re
 from typing import Literal
 
+from benchmarks.answer_text import after_reasoning, mentions_refusal
 from benchmarks.reasonmap.records import KINDS, LONG_TEMPLATES, Invalid, ParsedAnswer, ParsedSection
 
 __all__ = ["MAX_VIA_STOPS", "parse_answer"]
@@ -66,8 +67,6 @@ _BREAK_LINE = re.compile(_BREAK_BODY)
 _BULLET = re.compile(r"(?:[-*•·▪◦+]|\d{1,3}[.)、])[ \t\u00a0\u3000]++")
 _VIA_SPLIT = re.compile(r",|，|、|;|；|->|=>|→|⟶|➔|➜|➡|⇒")
 _LEADING_INT = re.compile(r"\d++")
-_THINK_CLOSE = re.compile(r"</think>", re.IGNORECASE)
-_THINK_OPEN = re.compile(r"<think>", re.IGNORECASE)
 _ANSWER_OPEN = re.compile(r"<answer>", re.IGNORECASE)
 _ANSWER_CLOSE = re.compile(r"</answer>", re.IGNORECASE)
 _LATEX_WRAPPER = re.compile(r"\\(?:boxed|text|textbf|textit|textrm|mathrm|mathbf|mbox|fbox)\s*+\{")
@@ -81,7 +80,6 @@ _TRAILING = ".。,，;；"
 _QUOTES = frozenset("\"'“”‘’„‟「」『』«»＂＇")
 _LIST_ENDS = (",", "，", "、", ";", "；", "->", "=>", "→", "⟶", "➔", "➜", "➡", "⇒")
 _NO_STOPS = frozenset({"", "none", "n/a", "na", "nil", "null", "-", "--", "—", "–", "no", "no via stops", "无", "没有"})
-_REFUSALS = ("cannot", "can't", "can’t", "can not", "unable to", "not able to", "sorry", "无法", "抱歉", "不能")
 _NUMBER_WORDS = {
     word: value
     for value, word in enumerate(
@@ -170,7 +168,7 @@ num_via_stops=None, via_stops=('B', 'C')),))
         return Invalid("not text")
     if not text or text.isspace():
         return Invalid("empty response")
-    answer = _after_reasoning(text)
+    answer = after_reasoning(text)
     if answer is None:
         return Invalid("no answer after reasoning")
     answer, latex = _unwrap_markup(_last_answer_block(answer))
@@ -179,35 +177,10 @@ num_via_stops=None, via_stops=('B', 'C')),))
     if isinstance(found, Invalid):
         return found
     if not found:
-        lowered = answer.lower()
-        if not reader.saw_field and any(phrase in lowered for phrase in _REFUSALS):
+        if not reader.saw_field and mentions_refusal(answer):
             return Invalid("refusal", refusal=True)
         return Invalid("no route section")
     return ParsedAnswer(tuple(found))
-
-
-def _after_reasoning(text: str) -> str | None:
-    """The text after the last ``</think>``, cut at a later ``<think>``; None when no answer is left."""
-    closing = None
-    for match in _THINK_CLOSE.finditer(text):
-        closing = match.end()
-    kimi = text.rfind("◁/think▷")  # Kimi-VL-Thinking's tags
-    if kimi >= 0 and (closing is None or kimi > closing):
-        closing = kimi + len("◁/think▷")
-    reasoned = closing is not None
-    if closing is not None:
-        text = text[closing:]
-    opening = _THINK_OPEN.search(text)
-    cut = len(text) if opening is None else opening.start()
-    kimi = text.find("◁think▷", 0, cut)
-    if kimi >= 0:
-        cut = kimi
-    if cut < len(text):
-        text = text[:cut]
-        reasoned = True
-    if reasoned and (not text or text.isspace()):
-        return None
-    return text
 
 
 def _last_answer_block(text: str) -> str:

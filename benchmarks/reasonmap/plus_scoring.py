@@ -38,6 +38,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from benchmarks.answer_text import after_reasoning, mentions_refusal
 from benchmarks.reasonmap.plus import ANSWER_KINDS, OPTION_LETTERS, PLUS_TYPES, AnswerKind, PlusPrediction, PlusQuestion
 from benchmarks.reasonmap.records import Invalid
 from benchmarks.reasonmap.weighting import get_weighting
@@ -149,8 +150,6 @@ class PlusVerdict:
 
 # -- parsing ---------------------------------------------------------------------
 
-_THINK_CLOSE = re.compile(r"</think>", re.IGNORECASE)
-_THINK_OPEN = re.compile(r"<think>", re.IGNORECASE)
 _ANSWER_OPEN = re.compile(r"<answer>", re.IGNORECASE)
 _ANSWER_CLOSE = re.compile(r"</answer>", re.IGNORECASE)
 _BOXED = re.compile(r"\\boxed\s*+\{")
@@ -192,24 +191,6 @@ _MARKED_LETTER = re.compile(
     r"[(\[]([A-Da-d])[)\]]|\*\*([A-Da-d])\*\*|(?i:\b(?:option|choice)\s++\(?([A-D])\b)"
     r"|(?<![\w.])(?<![Ll]ine )(?<!LINE )([A-D])[.):](?![\w.])"
 )
-_REFUSALS = ("cannot", "can't", "can’t", "can not", "unable to", "not able to", "sorry", "无法", "抱歉", "不能")
-
-
-def _after_reasoning(text: str) -> str | None:
-    """The text after the last ``</think>``, cut at a later ``<think>``; None when no answer is left."""
-    closing = None
-    for match in _THINK_CLOSE.finditer(text):
-        closing = match.end()
-    reasoned = closing is not None
-    if closing is not None:
-        text = text[closing:]
-    opening = _THINK_OPEN.search(text)
-    if opening is not None:
-        text = text[: opening.start()]
-        reasoned = True
-    if not text or reasoned and text.isspace():
-        return None
-    return text
 
 
 def _answer_block(text: str) -> str:
@@ -346,7 +327,7 @@ def parse_plus_answer(text: str, question_type: str) -> PlusAnswer | Invalid:
         return Invalid("not text")
     if not text.strip():
         return Invalid("empty response")
-    answer = _after_reasoning(text.replace("\r\n", "\n").replace("\r", "\n"))
+    answer = after_reasoning(text.replace("\r\n", "\n").replace("\r", "\n"))
     if answer is None:
         return Invalid("no answer after reasoning")
     answer = _answer_block(answer)
@@ -368,8 +349,7 @@ def parse_plus_answer(text: str, question_type: str) -> PlusAnswer | Invalid:
     value = _anywhere(answer, kind)
     if value is not None:
         return PlusAnswer(value)
-    lowered = answer.lower()
-    if any(phrase in lowered for phrase in _REFUSALS):
+    if mentions_refusal(answer):
         return Invalid("refusal", refusal=True)
     return Invalid("no answer found")
 
