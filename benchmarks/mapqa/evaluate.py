@@ -16,7 +16,7 @@ from benchmarks.mapqa.io import read_map_predictions, read_map_questions
 from benchmarks.mapqa.records import MapPrediction, MapVerdict
 from benchmarks.mapqa.report import summarize, write_report
 from benchmarks.mapqa.scoring import score_predictions
-from benchmarks.reasonmap.io import file_sha256, write_jsonl
+from benchmarks.reasonmap.io import file_sha256, first_answers, write_jsonl
 
 __all__ = ["MapEvaluation", "evaluate_map_files"]
 
@@ -29,6 +29,10 @@ class MapEvaluation:
     summary: dict[str, Any]
     problems: tuple[str, ...]
     report_files: tuple[Path, ...]
+
+
+def _answer_key(prediction: MapPrediction) -> tuple[str, str]:
+    return (prediction.id, prediction.model)
 
 
 def evaluate_map_files(
@@ -44,15 +48,8 @@ def evaluate_map_files(
     questions, question_problems = read_map_questions(questions_path)
     predictions, prediction_problems = read_map_predictions(predictions_path)
     problems = [str(problem) for problem in question_problems + prediction_problems]
-    seen: set[tuple[str, str]] = set()
-    kept: list[MapPrediction] = []
-    for prediction in predictions:
-        key = (prediction.id, prediction.model)
-        if key in seen:
-            problems.append(f"{predictions_path}: {prediction.model} answered {prediction.id} again; the first counts")
-            continue
-        seen.add(key)
-        kept.append(prediction)
+    kept, repeated = first_answers(predictions, _answer_key, predictions_path)
+    problems.extend(repeated)
     verdicts, unmatched = score_predictions(questions, kept)
     problems.extend(f"{predictions_path}: prediction {id!r} matches no question" for id in unmatched)
     write_jsonl(out, verdicts)

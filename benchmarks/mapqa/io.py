@@ -7,11 +7,10 @@ wrong) and skipped, and every good record is kept (as for ReasonMap, through
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from benchmarks.mapqa.records import QUESTION_TYPES, MapPrediction, MapQuestion
-from benchmarks.reasonmap.io import Problem, read_jsonl
+from benchmarks.reasonmap.io import Problem, first_record, read_jsonl, unique_by_id
 
 __all__ = ["read_map_questions", "read_map_predictions", "image_path", "is_mapqa_file"]
 
@@ -25,13 +24,8 @@ def read_map_questions(path: str | Path) -> tuple[dict[str, MapQuestion], list[P
         The file cannot be read at all.
     """
     questions, problems = read_jsonl(path, MapQuestion.from_dict)
-    unique: dict[str, MapQuestion] = {}
-    for question in questions:
-        if question.id in unique:
-            problems.append(Problem(str(path), 0, f"question id {question.id!r} appears twice; the first is used"))
-            continue
-        unique[question.id] = question
-    return unique, problems
+    unique, repeated = unique_by_id(questions, path)
+    return unique, problems + repeated
 
 
 def read_map_predictions(path: str | Path) -> tuple[list[MapPrediction], list[Problem]]:
@@ -47,15 +41,5 @@ def image_path(question: MapQuestion, images: str | Path) -> Path:
 
 def is_mapqa_file(path: str | Path) -> bool:
     """Whether a JSON Lines file holds map questions (its first record has ``options`` and a map QA ``type``)."""
-    path = Path(path)
-    if path.suffix == ".parquet":
-        return False
-    with open(path, encoding="utf-8", errors="replace") as stream:
-        for line in stream:
-            if line.strip():
-                try:
-                    first = json.loads(line)
-                except json.JSONDecodeError:
-                    return False
-                return isinstance(first, dict) and "options" in first and first.get("type") in QUESTION_TYPES
-    return False
+    first = first_record(path)
+    return isinstance(first, dict) and "options" in first and first.get("type") in QUESTION_TYPES

@@ -8,13 +8,21 @@ too (the first answer counts).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmarks.reasonmap.io import Problem, file_sha256, read_jsonl, read_predictions, write_jsonl
+from benchmarks.reasonmap.io import (
+    Problem,
+    file_sha256,
+    first_answers,
+    first_record,
+    read_jsonl,
+    read_predictions,
+    unique_by_id,
+    write_jsonl,
+)
 from benchmarks.reasonmap.official import load_official
 from benchmarks.reasonmap.records import Prediction, Question, Verdict
 from benchmarks.reasonmap.report import summarize, write_report
@@ -38,15 +46,8 @@ def _is_official(path: Path) -> bool:
     """Public data set files have no ``long_template``; the toolkit's own question files do."""
     if path.suffix == ".parquet":
         return True
-    with open(path, encoding="utf-8", errors="replace") as stream:
-        for line in stream:
-            if line.strip():
-                try:
-                    first = json.loads(line)
-                except json.JSONDecodeError:
-                    return False
-                return isinstance(first, dict) and "long_template" not in first and "json" in first
-    return False
+    first = first_record(path)
+    return isinstance(first, dict) and "long_template" not in first and "json" in first
 
 
 def load_questions(path: str | Path) -> tuple[dict[str, Question], dict[str, Any], list[Problem]]:
@@ -56,13 +57,8 @@ def load_questions(path: str | Path) -> tuple[dict[str, Question], dict[str, Any
         found = load_official(path)
         return {q.id: q for q in found.questions}, dict(found.metro), list(found.problems)
     questions, problems = read_jsonl(path, Question.from_dict)
-    unique: dict[str, Question] = {}
-    for question in questions:
-        if question.id in unique:
-            problems.append(Problem(str(path), 0, f"question id {question.id!r} appears twice; the first is used"))
-            continue
-        unique[question.id] = question
-    return unique, {}, problems
+    unique, repeated = unique_by_id(questions, path)
+    return unique, {}, problems + repeated
 
 
 def _graphs(metro: dict[str, Any], override: TransitGraph | None) -> Callable[[Question], TransitGraph]:
@@ -83,6 +79,10 @@ def _graphs(metro: dict[str, Any], override: TransitGraph | None) -> Callable[[Q
         return compiled[question.city]
 
     return graph_for
+
+
+def _answer_key(prediction: Prediction) -> tuple[str, str, str]:
+    return (prediction.id, prediction.model, prediction.question)
 
 
 def evaluate_files(
@@ -108,19 +108,8 @@ def evaluate_files(
         )
     questions, metro, question_problems = load_questions(questions_path)
     predictions, prediction_problems = read_predictions(predictions_path)
-    seen: set[tuple[str, str, str]] = set()
-    kept: list[Prediction] = []
-    problems = [str(problem) for problem in question_problems + prediction_problems]
-    for prediction in predictions:
-        key = (prediction.id, prediction.model, prediction.question)
-        if key in seen:
-            problems.append(
-                f"{predictions_path}: {prediction.model} answered {prediction.id} ({prediction.question}) again;"
-                " the first answer counts"
-            )
-            continue
-        seen.add(key)
-        kept.append(prediction)
+    kept, repeated = first_answers(predictions, _answer_key, predictions_path)
+    problems = [str(problem) for problem in question_problems + prediction_problems] + repeated
     verdicts, unmatched = score_predictions(
         questions, kept, _graphs(metro, graph), weighting=weighting, variant=variant
     )

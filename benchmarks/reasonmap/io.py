@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -17,7 +17,17 @@ from benchmarks.reasonmap.errors import InvalidRecord
 from benchmarks.reasonmap.records import Prediction, Question
 from graphkit.io import atomic_writer
 
-__all__ = ["Problem", "read_jsonl", "read_questions", "read_predictions", "write_jsonl", "file_sha256"]
+__all__ = [
+    "Problem",
+    "read_jsonl",
+    "read_questions",
+    "read_predictions",
+    "write_jsonl",
+    "file_sha256",
+    "first_record",
+    "unique_by_id",
+    "first_answers",
+]
 
 T = TypeVar("T")
 
@@ -106,3 +116,51 @@ def file_sha256(path: str | Path) -> str:
         for block in iter(lambda: stream.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+def first_record(path: str | Path) -> Any:
+    """The first non-blank record of a JSON Lines file, to tell what kind of file it is.
+
+    ``None`` for parquet files, unreadable files, bad JSON and empty files:
+    telling the kind is not the place to report them (the loader does).
+    """
+    path = Path(path)
+    if path.suffix == ".parquet":
+        return None
+    try:
+        with open(path, encoding="utf-8", errors="replace") as stream:
+            for line in stream:
+                if line.strip():
+                    return json.loads(line)
+    except (OSError, json.JSONDecodeError):
+        return None
+    return None
+
+
+def unique_by_id(records: Iterable[T], path: str | Path) -> tuple[dict[str, T], list[Problem]]:
+    """Records by their ``id``; a repeated id is reported and the first record kept."""
+    unique: dict[str, T] = {}
+    problems: list[Problem] = []
+    for record in records:
+        if record.id in unique:
+            problems.append(Problem(str(path), 0, f"question id {record.id!r} appears twice; the first is used"))
+            continue
+        unique[record.id] = record
+    return unique, problems
+
+
+def first_answers(
+    predictions: Iterable[T], key: Callable[[T], Hashable], path: str | Path
+) -> tuple[list[T], list[str]]:
+    """Predictions with repeats dropped: a model's second answer to one question is reported, the first counts."""
+    seen: set[Hashable] = set()
+    kept: list[T] = []
+    problems: list[str] = []
+    for prediction in predictions:
+        found = key(prediction)
+        if found in seen:
+            problems.append(f"{path}: {prediction.model} answered {prediction.id} again; the first answer counts")
+            continue
+        seen.add(found)
+        kept.append(prediction)
+    return kept, problems

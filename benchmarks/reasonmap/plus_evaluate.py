@@ -11,11 +11,18 @@ graph: the answers are in the records.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from benchmarks.reasonmap.evaluate import Evaluation
-from benchmarks.reasonmap.io import Problem, file_sha256, read_jsonl, write_jsonl
+from benchmarks.reasonmap.io import (
+    Problem,
+    file_sha256,
+    first_answers,
+    first_record,
+    read_jsonl,
+    unique_by_id,
+    write_jsonl,
+)
 from benchmarks.reasonmap.plus import PLUS_TYPES, PlusPrediction, PlusQuestion
 from benchmarks.reasonmap.plus_report import summarize_plus, write_plus_report
 from benchmarks.reasonmap.plus_scoring import score_plus_predictions
@@ -25,30 +32,19 @@ __all__ = ["is_plus_file", "load_plus_questions", "evaluate_plus_files"]
 
 def is_plus_file(path: str | Path) -> bool:
     """Whether the first record of a JSON Lines file is a plus question (a ``type`` among the plus types)."""
-    path = Path(path)
-    if path.suffix == ".parquet":
-        return False
-    try:
-        with open(path, encoding="utf-8", errors="replace") as stream:
-            for line in stream:
-                if line.strip():
-                    first = json.loads(line)
-                    return isinstance(first, dict) and first.get("type") in PLUS_TYPES
-    except (OSError, json.JSONDecodeError):
-        return False  # not ours to report: the route loader names the file and what is wrong
-    return False
+    first = first_record(path)
+    return isinstance(first, dict) and first.get("type") in PLUS_TYPES
 
 
 def load_plus_questions(path: str | Path) -> tuple[dict[str, PlusQuestion], list[Problem]]:
     """Plus questions of a JSON Lines file by id (a repeated id is reported; the first is used)."""
     questions, problems = read_jsonl(path, PlusQuestion.from_dict)
-    unique: dict[str, PlusQuestion] = {}
-    for question in questions:
-        if question.id in unique:
-            problems.append(Problem(str(path), 0, f"question id {question.id!r} appears twice; the first is used"))
-            continue
-        unique[question.id] = question
-    return unique, problems
+    unique, repeated = unique_by_id(questions, path)
+    return unique, problems + repeated
+
+
+def _answer_key(prediction: PlusPrediction) -> tuple[str, str]:
+    return (prediction.id, prediction.model)
 
 
 def evaluate_plus_files(
@@ -68,16 +64,8 @@ def evaluate_plus_files(
     """
     questions, question_problems = load_plus_questions(questions_path)
     predictions, prediction_problems = read_jsonl(predictions_path, PlusPrediction.from_dict)
-    problems = [str(problem) for problem in question_problems + prediction_problems]
-    seen: set[tuple[str, str]] = set()
-    kept: list[PlusPrediction] = []
-    for prediction in predictions:
-        key = (prediction.id, prediction.model)
-        if key in seen:
-            problems.append(f"{predictions_path}: {prediction.model} answered {prediction.id} again; the first counts")
-            continue
-        seen.add(key)
-        kept.append(prediction)
+    kept, repeated = first_answers(predictions, _answer_key, predictions_path)
+    problems = [str(problem) for problem in question_problems + prediction_problems] + repeated
     verdicts, skipped = score_plus_predictions(questions, kept, weighting=weighting)
     problems.extend(f"{predictions_path}: {reason}" for reason in skipped)
     write_jsonl(out, verdicts)
