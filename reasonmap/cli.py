@@ -31,6 +31,20 @@ def _graphs(args: argparse.Namespace) -> list:
     return [open_graph(city=args.city, metro=args.metro, overlay=args.overlay)]
 
 
+def _report_skipped(problems) -> None:
+    for problem in problems:
+        print(f"skipped: {problem}", file=sys.stderr)
+
+
+def _questions(path: str) -> dict:
+    """Question records by id (ours or the public data set's); skipped records are reported."""
+    from benchmarks.reasonmap.evaluate import load_questions
+
+    questions, _, problems = load_questions(path)
+    _report_skipped(problems)
+    return questions
+
+
 def _print_json(value: object) -> None:
     sys.stdout.write(json.dumps(value, ensure_ascii=False, indent=2) + "\n")
 
@@ -152,13 +166,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def cmd_baseline(args: argparse.Namespace) -> int:
     from baselines.solvers import Noise, run_solver
-    from benchmarks.reasonmap.evaluate import load_questions
     from benchmarks.reasonmap.io import write_jsonl
     from graphkit.cities import city_graph
 
-    questions, _, problems = load_questions(args.questions)
-    for problem in problems:
-        print(f"skipped: {problem}", file=sys.stderr)
+    questions = _questions(args.questions)
     options = {}
     if args.name == "noisy":
         options["noise"] = Noise(args.wrong_line, args.wrong_transfer, args.detour, args.miscount)
@@ -174,12 +185,9 @@ def cmd_baseline(args: argparse.Namespace) -> int:
 
 def cmd_prompts(args: argparse.Namespace) -> int:
     from baselines.prompts import build_requests
-    from benchmarks.reasonmap.evaluate import load_questions
     from benchmarks.reasonmap.io import write_jsonl
 
-    questions, _, problems = load_questions(args.questions)
-    for problem in problems:
-        print(f"skipped: {problem}", file=sys.stderr)
+    questions = _questions(args.questions)
     requests = build_requests(
         questions.values(),
         mode=args.mode,
@@ -210,8 +218,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         )
     else:
         raise ValueError("--questions needs --mode (or pass --requests FILE)")
-    for problem in problems:
-        print(f"skipped: {problem}", file=sys.stderr)
+    _report_skipped(problems)
     summary = run_requests(
         requests,
         endpoint=args.endpoint,

@@ -121,3 +121,45 @@ def test_generate_writes_questions_and_prints_the_difficulty_mix(tmp_path, capsy
 def test_generate_rejects_a_bad_quota(tmp_path, capsys):
     code, _, err = run(capsys, "generate", "--cities", "rome", "--quota", "20-15-5", "--out", str(tmp_path / "q.jsonl"))
     assert code == 2 and "EASY:MIDDLE:HARD" in err
+
+
+def test_baseline_prompts_and_score_chain_from_generated_questions(tmp_path, capsys):
+    questions = tmp_path / "q.jsonl"
+    assert main(["generate", "--cities", "rome", "--per-city", "6", "--out", str(questions), "--quiet"]) == 0
+    predictions = tmp_path / "p.jsonl"
+    assert main(["baseline", "text-oracle", "--questions", str(questions), "--out", str(predictions)]) == 0
+    rows = [json.loads(line) for line in predictions.read_text(encoding="utf-8").splitlines()]
+    assert len(rows) == 12 and {row["model"] for row in rows} == {"baseline:text-oracle"}
+    requests = tmp_path / "r.jsonl"
+    assert main(["prompts", "--mode", "symbolic", "--questions", str(questions), "--out", str(requests)]) == 0
+    first = json.loads(requests.read_text(encoding="utf-8").splitlines()[0])
+    assert '<map name="lines">' in first["messages"][0]["content"] and first["meta"]["textualization"] == "lines"
+    capsys.readouterr()
+    report = tmp_path / "report"
+    code, out, err = run(
+        capsys,
+        "score",
+        "--questions", str(questions),
+        "--predictions", str(predictions),
+        "--out", str(tmp_path / "s.jsonl"),
+        "--report", str(report),
+        "--weighting", "city",
+    )  # fmt: skip
+    assert code == 0 and "| baseline:text-oracle | 100.00 |" in out and "scored 12 predictions" in err
+    assert json.loads((report / "summary.json").read_text(encoding="utf-8"))["weighting"] == "city"
+
+
+def test_noisy_baseline_options_reach_the_solver(tmp_path, capsys):
+    questions = tmp_path / "q.jsonl"
+    assert main(["generate", "--cities", "beijing", "--per-city", "10", "--out", str(questions), "--quiet"]) == 0
+    quiet, loud = tmp_path / "quiet.jsonl", tmp_path / "loud.jsonl"
+    zero = ["--wrong-line", "0", "--wrong-transfer", "0", "--detour", "0", "--miscount", "0"]
+    assert main(["baseline", "noisy", "--questions", str(questions), "--out", str(quiet), *zero]) == 0
+    assert main(["baseline", "noisy", "--questions", str(questions), "--out", str(loud), "--wrong-line", "1"]) == 0
+    oracle = tmp_path / "oracle.jsonl"
+    assert main(["baseline", "oracle", "--questions", str(questions), "--out", str(oracle)]) == 0
+    responses = [
+        [json.loads(row)["response"] for row in f.read_text(encoding="utf-8").splitlines()]
+        for f in (quiet, loud, oracle)
+    ]
+    assert responses[0] == responses[2] and responses[1] != responses[2]
