@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 
 from graphkit.errors import AmbiguousLine, AmbiguousStation, UnknownLine, UnknownStation
@@ -43,7 +43,6 @@ class Resolution:
         return self.names[0] if self.status in ("exact", "matched") else None
 
 
-@dataclass(slots=True)
 class NameIndex:
     """An index of the station (or line) names of one city.
 
@@ -64,11 +63,7 @@ class NameIndex:
     'Line 1'
     """
 
-    names: tuple[str, ...]
-    kind: Kind = "station"
-    city: str = ""
-    _tiers: list[dict[str, tuple[str, ...]]] = field(init=False, repr=False)
-    _memo: dict[str, Resolution] = field(init=False, repr=False)
+    __slots__ = ("names", "kind", "city", "_tiers", "_memo")
 
     def __init__(self, names: Iterable[str], *, kind: Kind = "station", city: str = ""):
         if kind not in _KINDS:
@@ -83,8 +78,13 @@ class NameIndex:
             tiers[0].setdefault(name, []).append(name)
             for level, key in enumerate(keys_of(name), start=1):
                 tiers[level].setdefault(key, []).append(name)
-        self._tiers = [{key: tuple(found) for key, found in tier.items()} for tier in tiers]
-        self._memo = {}
+        self._tiers: list[dict[str, tuple[str, ...]]] = [
+            {key: tuple(found) for key, found in tier.items()} for tier in tiers
+        ]
+        self._memo: dict[str, Resolution] = {}
+
+    def __repr__(self) -> str:
+        return f"NameIndex({len(self.names)} {self.kind} names{f' of {self.city}' if self.city else ''})"
 
     def lookup(self, query: str) -> Resolution:
         """Match ``query`` without raising; see :class:`Resolution`."""
