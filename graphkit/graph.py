@@ -84,6 +84,9 @@ class TransitGraph:
         "_costs",
         "_tails",
         "_heads",
+        "_tail_list",
+        "_head_list",
+        "_edge_hops",
         "_weights",
         "_neighbours",
     )
@@ -131,6 +134,10 @@ class TransitGraph:
         directed = sorted(best)
         self._tails = numpy.array([u for u, _ in directed], dtype=numpy.int64)
         self._heads = numpy.array([v for _, v in directed], dtype=numpy.int64)
+        # the same, as lists, and each directed hop's segments once built: the route loop's lookups
+        self._tail_list = [u for u, _ in directed]
+        self._head_list = [v for _, v in directed]
+        self._edge_hops: list[tuple[Segment, ...] | None] = [None] * len(directed)
         self._weights = numpy.array([RIDE_WEIGHT + best[key][0] for key in directed], dtype=numpy.float64)
 
     # -- names ---------------------------------------------------------------
@@ -242,9 +249,9 @@ class TransitGraph:
         """
         s = self._vertex[source]
         distance = numpy.asarray(self._graph.distances(source=s, weights="weight")[0])
-        tails, heads = self._least_cost_hops(distance)
+        edges = self._least_cost_hops(distance)
         wanted = None if targets is None else [self._vertex[name] for name in targets]
-        return iter(self._routes_along(s, tails.tolist(), heads.tolist(), max_routes, wanted))
+        return iter(self._routes_along(s, edges.tolist(), max_routes, wanted))
 
     def all_shortest_routes(self, *, max_routes: int | None = None) -> Iterator[RouteSet]:
         """:meth:`shortest_routes_from` for every source in station order, sharing the work."""
@@ -255,28 +262,27 @@ class TransitGraph:
             # the least-cost DAGs of a block of sources at once: the hops on which the weight grows by the hop's
             reached = block[:, self._heads]
             on_dag = (block[:, self._tails] + self._weights == reached) & numpy.isfinite(reached)
-            sources, hops = numpy.nonzero(on_dag)
-            tails, heads = self._tails[hops], self._heads[hops]
+            sources, edges = numpy.nonzero(on_dag)
+            tails, heads = self._tails[edges], self._heads[edges]
             order = numpy.lexsort((tails, heads, block[sources, heads], sources))
-            tails, heads, sources = tails[order].tolist(), heads[order].tolist(), sources[order]
+            edges, sources = edges[order].tolist(), sources[order]
             bounds = numpy.searchsorted(sources, numpy.arange(len(block) + 1)).tolist()
             for offset in range(len(block)):
                 start, end = bounds[offset], bounds[offset + 1]
-                yield from self._routes_along(first + offset, tails[start:end], heads[start:end], max_routes)
+                yield from self._routes_along(first + offset, edges[start:end], max_routes)
 
-    def _least_cost_hops(self, distance: numpy.ndarray) -> tuple[numpy.ndarray, numpy.ndarray]:
-        """Hops of the least-cost DAG from one source, grouped by head, nearest heads first."""
+    def _least_cost_hops(self, distance: numpy.ndarray) -> numpy.ndarray:
+        """Hops (as edge numbers) of the least-cost DAG from one source, grouped by head, nearest heads first."""
         tails, heads = self._tails, self._heads
         reached = distance[heads]
-        on_dag = (distance[tails] + self._weights == reached) & numpy.isfinite(reached)
-        tails, heads = tails[on_dag], heads[on_dag]
-        order = numpy.lexsort((tails, heads, distance[heads]))
-        return tails[order], heads[order]
+        edges = numpy.flatnonzero((distance[tails] + self._weights == reached) & numpy.isfinite(reached))
+        tails, heads = tails[edges], heads[edges]
+        return edges[numpy.lexsort((tails, heads, distance[heads]))]
 
     def _routes_along(
-        self, s: int, tails: list[int], heads: list[int], max_routes: int | None, wanted: list[int] | None = None
+        self, s: int, edges: list[int], max_routes: int | None, wanted: list[int] | None = None
     ) -> list[RouteSet]:
-        """Routes from vertex ``s`` built along its least-cost DAG (hops grouped by head, nearest first).
+        """Routes from vertex ``s`` along its least-cost DAG (hops as edge numbers, grouped by head, nearest first).
 
         The hops on which the least weight from ``s`` grows by exactly the
         hop's weight form the least-cost DAG; routes are built along it,
@@ -288,10 +294,11 @@ class TransitGraph:
         shorter: line distances obey the triangle inequality), so no check is
         needed.
         """
-        hops = self._hops
+        tails, heads, by_edge = self._tail_list, self._head_list, self._edge_hops
         routes_of: dict[int, list[Route]] = {s: [_NO_ROUTE]}
         current, found, merged = -1, None, False
-        for p, t in zip(tails, heads):
+        for e in edges:
+            t = heads[e]
             if t != current:
                 if merged:
                     found.sort(key=self._route_key)
@@ -300,7 +307,11 @@ class TransitGraph:
                 routes_of[t] = found
             else:
                 merged = True
-            before, steps = routes_of[p], hops[p, t]
+            p = tails[e]
+            steps = by_edge[e]
+            if steps is None:
+                steps = by_edge[e] = self._hops[p, t]
+            before = routes_of[p]
             if len(before) == 1 and len(steps) == 1:  # the usual case, spelled out for speed
                 found.append(Route(before[0].segments + steps))
             else:
