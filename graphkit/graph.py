@@ -295,7 +295,8 @@ class TransitGraph:
         needed.
         """
         tails, heads, by_edge = self._tail_list, self._head_list, self._edge_hops
-        routes_of: dict[int, list[Route]] = {s: [_NO_ROUTE]}
+        routes_of: list[list[Route] | None] = [None] * len(self.stations)  # by vertex
+        routes_of[s] = [_NO_ROUTE]
         current, found, merged = -1, None, False
         for e in edges:
             t = heads[e]
@@ -321,13 +322,13 @@ class TransitGraph:
         if merged:
             found.sort(key=self._route_key)
             del found[max_routes or len(found) :]
-        del routes_of[s]
+        routes_of[s] = None
         stations, city = self.stations, self.metro.city
         source = stations[s]
         return [
             RouteSet(city, source, stations[t], len(found[0].segments) - 1, tuple(found))
-            for t, found in sorted(routes_of.items())
-            if wanted is None or t in wanted
+            for t, found in enumerate(routes_of)
+            if found is not None and (wanted is None or t in wanted)
         ]
 
     def route_sort_key(self, route: Route) -> tuple:
