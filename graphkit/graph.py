@@ -317,8 +317,8 @@ class TransitGraph:
                 found.append(Route(before[0].segments + steps))
             else:
                 found.extend([Route(route.segments + (step,)) for route in before for step in steps])
-            if not merged and max_routes and len(found) > max_routes:
-                del found[max_routes:]
+                if not merged and max_routes and len(found) > max_routes:
+                    del found[max_routes:]
         if merged:
             found.sort(key=self._route_key)
             del found[max_routes or len(found) :]
