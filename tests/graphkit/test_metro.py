@@ -16,7 +16,7 @@ from tests.networks import BRANCH, CHINESE, CLOSED_LOOP, HOMONYMS, LOOP, ONE_LIN
 
 NETWORKS = [ONE_STATION, ONE_LINE, LOOP, CLOSED_LOOP, BRANCH, HOMONYMS, CHINESE]
 
-# The data notice (shared/data/NOTICE.md): "30 cities, 3,888 stations, 830,840 ordered station pairs".
+# The notice published with the data says "30 cities, 3,888 stations, 830,840 ordered station pairs".
 NOTICE_CITIES = 30
 NOTICE_STATIONS = 3_888
 NOTICE_ORDERED_PAIRS = 830_840
