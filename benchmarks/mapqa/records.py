@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from benchmarks.reasonmap.errors import InvalidRecord
+from benchmarks.reasonmap.records import answer_fields
 
 __all__ = [
     "KIND",
@@ -223,23 +224,10 @@ class MapPrediction:
 
     @classmethod
     def from_dict(cls, record: Any, *, where: str = "prediction") -> MapPrediction:
-        if not isinstance(record, Mapping):
-            raise InvalidRecord(f"{where}: a prediction must be a JSON object")
-        identifier = record.get("id")
-        if isinstance(identifier, bool) or not isinstance(identifier, str | int):
-            raise InvalidRecord(f"{where}: field 'id' must be a string or an integer, got {identifier!r:.80}")
-        model = record.get("model")
-        if not isinstance(model, str) or not model:
-            raise InvalidRecord(f"{where}: field 'model' must be a non-empty string, got {model!r:.80}")
-        response = record.get("response")
-        if response is None:
-            response = ""  # a failed call: scored as invalid, not dropped
-        if not isinstance(response, str):
-            raise InvalidRecord(f"{where}: field 'response' must be a string, got {type(response).__name__}")
-        tokens = record.get("tokens")
-        if tokens is not None and (not isinstance(tokens, int) or isinstance(tokens, bool) or tokens < 0):
-            raise InvalidRecord(f"{where}: field 'tokens' must be a non-negative integer or null, got {tokens!r:.80}")
-        return cls(str(identifier), model, response, tokens)
+        identifier, model, response, tokens = answer_fields(record, where)
+        if not model:
+            raise InvalidRecord(f"{where}: field 'model' must be a non-empty string")
+        return cls(identifier, model, response, tokens)
 
 
 @dataclass(frozen=True, slots=True)

@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from benchmarks.reasonmap.errors import InvalidRecord
-from benchmarks.reasonmap.records import DIFFICULTIES, Difficulty
+from benchmarks.reasonmap.records import DIFFICULTIES, Difficulty, answer_fields
 from graphkit.graph import TransitGraph
 from graphkit.stats import city_stats
 
@@ -237,26 +237,11 @@ class PlusPrediction:
 
     @classmethod
     def from_dict(cls, record: Any, *, where: str = "prediction") -> PlusPrediction:
-        if not isinstance(record, Mapping):
-            raise InvalidRecord(f"{where}: a prediction must be a JSON object")
-        tokens = record.get("tokens")
-        if tokens is not None and (not isinstance(tokens, int) or isinstance(tokens, bool) or tokens < 0):
-            raise InvalidRecord(f"{where}: field 'tokens' must be a non-negative integer or null, got {tokens!r:.80}")
-        response = record.get("response")
-        if response is None:
-            response = ""  # a failed call: scored as invalid, not dropped
-        if not isinstance(response, str):
-            raise InvalidRecord(f"{where}: field 'response' must be a string, got {type(response).__name__}")
+        identifier, model, response, tokens = answer_fields(record, where)
         kind = record.get("question")
         if kind is not None and kind not in PLUS_TYPES:
             raise InvalidRecord(f"{where}: field 'question' must be a plus type {list(PLUS_TYPES)} or absent")
-        return cls(
-            id=str(_field(record, "id", (str, int), where)),
-            model=_field(record, "model", str, where),
-            response=response,
-            tokens=tokens,
-            question=kind,
-        )
+        return cls(id=identifier, model=model, response=response, tokens=tokens, question=kind)
 
 
 # -- templates -----------------------------------------------------------------

@@ -28,6 +28,7 @@ __all__ = [
     "Invalid",
     "Verdict",
     "segment_from_dict",
+    "answer_fields",
 ]
 
 Kind = Literal["short", "long"]
@@ -177,23 +178,27 @@ class Prediction:
 
     @classmethod
     def from_dict(cls, record: Any, *, where: str = "prediction") -> Prediction:
-        if not isinstance(record, Mapping):
-            raise InvalidRecord(f"{where}: a prediction must be a JSON object")
-        tokens = record.get("tokens")
-        if tokens is not None and (not isinstance(tokens, int) or isinstance(tokens, bool) or tokens < 0):
-            raise InvalidRecord(f"{where}: field 'tokens' must be a non-negative integer or null, got {tokens!r:.80}")
-        response = record.get("response")
-        if response is None:
-            response = ""  # a failed call: scored as invalid, not dropped
-        if not isinstance(response, str):
-            raise InvalidRecord(f"{where}: field 'response' must be a string, got {type(response).__name__}")
-        return cls(
-            id=str(_field(record, "id", (str, int), where)),
-            model=_field(record, "model", str, where),
-            question=_choice(record, "question", KINDS, where),
-            response=response,
-            tokens=tokens,
-        )
+        identifier, model, response, tokens = answer_fields(record, where)
+        return cls(identifier, model, _choice(record, "question", KINDS, where), response, tokens)
+
+
+def answer_fields(record: Any, where: str) -> tuple[str, str, str, int | None]:
+    """``id, model, response, tokens`` of any prediction row, checked; every benchmark's predictions share them.
+
+    A ``null`` response (a failed call) reads as ``""``: scored as invalid, not dropped.
+    """
+    if not isinstance(record, Mapping):
+        raise InvalidRecord(f"{where}: a prediction must be a JSON object")
+    tokens = record.get("tokens")
+    if tokens is not None and (not isinstance(tokens, int) or isinstance(tokens, bool) or tokens < 0):
+        raise InvalidRecord(f"{where}: field 'tokens' must be a non-negative integer or null, got {tokens!r:.80}")
+    response = record.get("response")
+    if response is None:
+        response = ""
+    if not isinstance(response, str):
+        raise InvalidRecord(f"{where}: field 'response' must be a string, got {type(response).__name__}")
+    identifier = str(_field(record, "id", (str, int), where))
+    return identifier, _field(record, "model", str, where), response, tokens
 
 
 @dataclass(frozen=True, slots=True)
