@@ -93,16 +93,9 @@ def reasonmap_samples(
         def graph_for(question: Question) -> TransitGraph:
             return city_graph(question.city)
 
-    by_id: dict[str, Question] = {}
-    samples, problems = [], []
-    for question in questions:
-        try:
-            path = find_map(maps, question)
-        except FileNotFoundError as error:
-            problems.append(f"question {question.id!r}: {error}; skipped")
-            continue
-        by_id[question.id] = question
-        samples.append(Sample(question.id, "short", path.name, path, question.question_short))
+    by_id, samples, problems = _with_maps(
+        questions, maps, lambda question, path: Sample(question.id, "short", path.name, path, question.question_short)
+    )
 
     def judge(sample: Sample, response: str) -> bool:
         question = by_id[sample.id]
@@ -118,16 +111,9 @@ def plus_samples(questions: Iterable[PlusQuestion], *, maps: str | Path) -> Samp
     from benchmarks.reasonmap.plus import PlusPrediction
     from benchmarks.reasonmap.plus_scoring import score_plus_prediction
 
-    by_id: dict[str, PlusQuestion] = {}
-    samples, problems = [], []
-    for question in questions:
-        try:
-            path = find_map(maps, question)
-        except FileNotFoundError as error:
-            problems.append(f"question {question.id!r}: {error}; skipped")
-            continue
-        by_id[question.id] = question
-        samples.append(Sample(question.id, question.type, path.name, path, question.question))
+    by_id, samples, problems = _with_maps(
+        questions, maps, lambda question, path: Sample(question.id, question.type, path.name, path, question.question)
+    )
 
     def judge(sample: Sample, response: str) -> bool:
         return score_plus_prediction(PlusPrediction(sample.id, "vdi", response), by_id[sample.id]).correct == 1
@@ -205,3 +191,17 @@ def _graphs(metro: Mapping[str, Any]) -> Callable[[Question], TransitGraph]:
         return compiled[question.city]
 
     return graph_for
+
+
+def _with_maps(questions, maps, make_sample):
+    """Questions by id and their samples, for those whose city map is in ``maps``; the others are reported."""
+    by_id, samples, problems = {}, [], []
+    for question in questions:
+        try:
+            path = find_map(maps, question)
+        except FileNotFoundError as error:
+            problems.append(f"question {question.id!r}: {error}; skipped")
+            continue
+        by_id[question.id] = question
+        samples.append(make_sample(question, path))
+    return by_id, samples, problems
