@@ -1,0 +1,173 @@
+"""Font files for drawing station labels: a Latin font and a CJK (Simplified Chinese) font.
+
+Where a font comes from, in order: an environment variable (``REASONMAP_FONT``
+for Latin, ``REASONMAP_CJK_FONT`` for CJK), ``fc-match`` when fontconfig is
+installed, then a scan of the usual font folders. A font is accepted only if it
+has glyphs for the script (checked in its character map), so a fontconfig
+fallback to a Latin-only font is never taken for CJK.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from vision.errors import EngineUnavailable
+
+__all__ = ["Script", "SCRIPTS", "find_font", "font_index", "load_font", "script_of"]
+
+Script = Literal["latin", "cjk"]
+SCRIPTS: frozenset[str] = frozenset({"latin", "cjk"})
+
+_ENVIRONMENT = {"latin": "REASONMAP_FONT", "cjk": "REASONMAP_CJK_FONT"}
+_FC_PATTERNS = {"latin": ("DejaVu Sans", "sans-serif"), "cjk": ("sans-serif:lang=zh-cn", ":lang=zh")}
+# file names tried in the folder scan, best first
+_KNOWN = {
+    "latin": ("DejaVuSans.ttf", "NotoSans-Regular.ttf", "LiberationSans-Regular.ttf", "FreeSans.ttf"),
+    "cjk": (
+        "NotoSansCJK-Regular.ttc",
+        "NotoSansCJKsc-Regular.otf",
+        "NotoSansSC-Regular.otf",
+        "wqy-microhei.ttc",
+        "wqy-zenhei.ttc",
+        "NotoSerifCJK-Regular.ttc",
+    ),
+}
+_FOLDERS = ("/usr/share/fonts", "/usr/local/share/fonts", "~/.local/share/fonts", "~/.fonts", "/Library/Fonts")
+# characters a font must have: a few letters, or common station-name characters (站 is "station")
+_PROBES = {"latin": "AZaz09", "cjk": "站门路西"}
+_ADVICE = {
+    "latin": "install fonts-dejavu-core (apt-get install fonts-dejavu-core) or set REASONMAP_FONT to a .ttf file",
+    "cjk": "install fonts-noto-cjk (apt-get install fonts-noto-cjk) or set REASONMAP_CJK_FONT to a .ttf/.ttc/.otf file",
+}
+
+
+def _check_script(script: str) -> None:
+    if script not in SCRIPTS:
+        raise ValueError(f"script must be one of {sorted(SCRIPTS)}, got {script!r}")
+
+
+def script_of(text: str) -> Script:
+    """``"cjk"`` when ``text`` has a CJK ideograph or kana, else ``"latin"``.
+
+    Examples
+    --------
+    >>> script_of("西直门站"), script_of("Colosseo Station"), script_of("T2航站楼")
+    ('cjk', 'latin', 'cjk')
+    """
+    for char in text:
+        code = ord(char)
+        if 0x3040 <= code <= 0x30FF or 0x3400 <= code <= 0x9FFF or 0xF900 <= code <= 0xFAFF or 0x20000 <= code:
+            return "cjk"
+    return "latin"
+
+
+@lru_cache(maxsize=64)
+def _faces(path: str) -> tuple[tuple[str, frozenset[int]], ...]:
+    """Each face of a font file: its family name and the probe characters it maps (empty when unreadable)."""
+    from fontTools.ttLib import TTCollection, TTFont, TTLibError
+
+    probes = frozenset(ord(char) for text in _PROBES.values() for char in text)
+    try:
+        if path.lower().endswith((".ttc", ".otc")):
+            fonts = list(TTCollection(path, lazy=True).fonts)
+        else:
+            fonts = [TTFont(path, lazy=True)]
+        faces = []
+        for font in fonts:
+            cmap = font["cmap"].getBestCmap() or {}
+            faces.append((str(font["name"].getDebugName(1) or ""), frozenset(code for code in probes if code in cmap)))
+        return tuple(faces)
+    except (OSError, TTLibError, KeyError, AssertionError, ValueError):
+        return ()
+
+
+def font_index(path: str | Path, script: Script = "cjk") -> int | None:
+    """The face of ``path`` to use for ``script`` (Simplified Chinese preferred for CJK), or ``None`` if none fits."""
+    _check_script(script)
+    needed = {ord(char) for char in _PROBES[script]}
+    fitting = [index for index, (_, codes) in enumerate(_faces(str(path))) if needed <= codes]
+    if not fitting:
+        return None
+    if script == "cjk":  # the Noto and Source Han collections hold JP, KR, SC, TC faces: SC draws mainland names
+        for index in fitting:
+            name = _faces(str(path))[index][0]
+            if name.endswith(" SC") or " SC " in name or "Simplified" in name or "GB" in name:
+                return index
+    return fitting[0]
+
+
+def _fc_match(pattern: str) -> Path | None:
+    program = shutil.which("fc-match")
+    if program is None:
+        return None
+    try:
+        found = subprocess.run(
+            [program, "--format=%{file}", pattern], capture_output=True, text=True, timeout=10, check=False
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return Path(found) if found and Path(found).is_file() else None
+
+
+def _scan(script: str) -> Path | None:
+    found: dict[str, Path] = {}
+    for folder in _FOLDERS:
+        root = Path(folder).expanduser()
+        if root.is_dir():
+            for path in sorted(root.rglob("*")):
+                if path.name in _KNOWN[script] and path.name not in found:
+                    found[path.name] = path
+    for name in _KNOWN[script]:
+        if name in found and font_index(found[name], script) is not None:
+            return found[name]
+    return None
+
+
+@lru_cache(maxsize=4)
+def find_font(script: Script) -> Path:
+    """A font file that draws ``script`` (``"latin"`` or ``"cjk"``).
+
+    Raises
+    ------
+    ValueError
+        ``script`` is not one of the two.
+    EngineUnavailable
+        No such font is installed; the message says what to install or set.
+
+    Examples
+    --------
+    >>> find_font("latin").suffix.lower() in {".ttf", ".otf", ".ttc"}
+    True
+    """
+    _check_script(script)
+    variable = _ENVIRONMENT[script]
+    chosen = os.environ.get(variable)
+    if chosen:
+        path = Path(chosen).expanduser()
+        if not path.is_file():
+            raise EngineUnavailable(f"{variable}={chosen}: no such font file; {_ADVICE[script]}")
+        if font_index(path, script) is None:
+            raise EngineUnavailable(f"{variable}={chosen}: the font has no {script} glyphs; {_ADVICE[script]}")
+        return path
+    for pattern in _FC_PATTERNS[script]:
+        path = _fc_match(pattern)
+        if path is not None and font_index(path, script) is not None:
+            return path
+    path = _scan(script)
+    if path is None:
+        raise EngineUnavailable(f"no {script} font found; {_ADVICE[script]}")
+    return path
+
+
+@lru_cache(maxsize=256)
+def load_font(script: Script, size: int):
+    """A Pillow ``FreeTypeFont`` of :func:`find_font` at ``size`` pixels (the right face of a collection)."""
+    from PIL import ImageFont
+
+    path = find_font(script)
+    return ImageFont.truetype(str(path), size=size, index=font_index(path, script) or 0)

@@ -1,0 +1,515 @@
+"""A synthetic transit map drawn from Metro Data, with its ground truth.
+
+:func:`render_map` lays the stations out on a grid (:mod:`vision.layout`),
+draws every line octilinearly in its colour, a white marker at each station
+and the station's name beside it, and records what it drew: each marker
+centre and label box, each line's colour and drawn path. :func:`write_rendered`
+writes ``MAP.png`` and ``MAP.truth.json`` beside it (format in
+:mod:`vision.evidence`). The same graph, seed and options give byte-identical
+files.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import os
+import random
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from graphkit.graph import TransitGraph
+from vision.evidence import ciede2000, hex_to_rgb, rgb_to_hex
+from vision.fonts import load_font, script_of
+from vision.layout import GridLayout, grid_layout, hop_route, line_hops, line_walk, offset_polyline
+
+__all__ = [
+    "PALETTES",
+    "MIN_SIZE",
+    "MAX_SIZE",
+    "RenderedMap",
+    "default_size",
+    "line_colours",
+    "render_map",
+    "truth_json",
+    "truth_path",
+    "write_rendered",
+]
+
+Palette = Literal["normal", "confusable"]
+PALETTES: frozenset[str] = frozenset({"normal", "confusable"})
+MIN_SIZE, MAX_SIZE = 256, 8000
+# at the default size a grid cell is this many pixels: a label is about 3/10 of it, a line about 1/8
+_CELL_PX = 66
+_MARGIN_CELLS = 1.2
+_TEXT, _OUTLINE, _WHITE = (26, 26, 26), (34, 34, 34), (255, 255, 255)
+# label directions around a marker, most readable first: east, west, the diagonals, north, south
+_DIRECTIONS = ((1, 0), (-1, 0), (1, -1), (1, 1), (-1, -1), (-1, 1), (0, -1), (0, 1))
+# transit-like colours tried first for the normal palette (red, blue, green, orange, purple, ...)
+_PRESETS = (
+    "#e3001b", "#0065bd", "#009a44", "#f28c00", "#8b3fa6", "#00a7e1", "#e6007e",
+    "#a05a2c", "#7ab51d", "#f7c600", "#00857c", "#1d3f91", "#c2185b", "#5d4037",
+)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class RenderedMap:
+    """A drawn map: ``image`` (Pillow, RGB) and ``truth`` (what was drawn where; see :mod:`vision.evidence`)."""
+
+    image: Any
+    truth: dict[str, Any]
+
+
+def _check_options(palette: str, size: int | None, seed: int) -> None:
+    if palette not in PALETTES:
+        raise ValueError(f"palette must be one of {sorted(PALETTES)}, got {palette!r}")
+    if size is not None and (isinstance(size, bool) or not isinstance(size, int)):
+        raise TypeError(f"size must be an int number of pixels, got {size!r}")
+    if size is not None and not MIN_SIZE <= size <= MAX_SIZE:
+        raise ValueError(f"size must be between {MIN_SIZE} and {MAX_SIZE} pixels (the longest side), got {size}")
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise TypeError(f"seed must be an int, got {seed!r}")
+
+
+# -- colours -------------------------------------------------------------------------------------------------------
+def _lab(colours: list[str]):
+    import numpy
+    from skimage.color import rgb2lab
+
+    return rgb2lab(numpy.array([[hex_to_rgb(c) for c in colours]], dtype=numpy.float64) / 255.0)[0]
+
+
+def _candidate_pool() -> list[str]:
+    """Saturated, mid-light colours: never white, black or grey, and apart from the dark label text."""
+    import colorsys
+
+    import numpy
+
+    pool = [
+        rgb_to_hex(tuple(255 * c for c in colorsys.hsv_to_rgb(hue / 360, saturation, value)))
+        for hue in range(0, 360, 6)
+        for saturation in (0.6, 0.8, 1.0)
+        for value in (0.55, 0.75, 0.95)
+    ]
+    lab = _lab(pool)
+    chroma = numpy.hypot(lab[:, 1], lab[:, 2])
+    return [colour for colour, (light, c) in zip(pool, zip(lab[:, 0], chroma)) if 30 <= light <= 82 and c >= 40]
+
+
+def _normal_palette(count: int) -> list[str]:
+    """``count`` colours chosen far apart: the presets that keep a CIEDE2000 of 20, then farthest-point picks."""
+    import numpy
+    from skimage.color import deltaE_ciede2000
+
+    chosen: list[str] = []
+    for colour in _PRESETS:
+        if len(chosen) < count and all(ciede2000(colour, other) > 20 for other in chosen):
+            chosen.append(colour)
+    pool = _candidate_pool()
+    pool_lab = _lab(pool)
+    nearest = numpy.full(len(pool), numpy.inf)
+    for colour in chosen:
+        nearest = numpy.minimum(
+            nearest, deltaE_ciede2000(pool_lab, numpy.broadcast_to(_lab([colour])[0], pool_lab.shape))
+        )
+    while len(chosen) < count:
+        pick = int(numpy.argmax(nearest))
+        chosen.append(pool[pick])
+        nearest = numpy.minimum(nearest, deltaE_ciede2000(pool_lab, numpy.broadcast_to(pool_lab[pick], pool_lab.shape)))
+    return chosen
+
+
+def _twin(colour: str, taken: list[str], rng: random.Random) -> str:
+    """A colour 4–9 CIEDE2000 from ``colour`` and at least 4 from every other taken colour."""
+    import numpy
+    from skimage.color import lab2rgb
+
+    base = _lab([colour])[0]
+    fallback = colour
+    for _ in range(400):
+        angle, tilt = rng.uniform(0, 2 * math.pi), rng.uniform(-0.5, 0.5)
+        step = rng.uniform(4.0, 12.0)
+        lab = base + step * numpy.array(
+            [math.sin(tilt), math.cos(tilt) * math.cos(angle), math.cos(tilt) * math.sin(angle)]
+        )
+        candidate = rgb_to_hex(tuple(255 * numpy.clip(lab2rgb(lab[None, None, :])[0, 0], 0, 1)))
+        distance = ciede2000(colour, candidate)
+        if 4.0 <= distance <= 9.0:
+            fallback = candidate
+            if all(other == colour or ciede2000(other, candidate) >= 4.0 for other in taken):
+                return candidate
+    return fallback
+
+
+def line_colours(graph: TransitGraph, palette: Palette = "normal", *, seed: int = 0) -> dict[str, str]:
+    """The ``#rrggbb`` colour of each line of ``graph`` under ``palette``.
+
+    ``"normal"`` gives well-separated colours (CIEDE2000 above 20 for up to a
+    dozen lines). ``"confusable"`` gives each line that shares a station with
+    an earlier, still unpaired line (else the previous unpaired line) a colour
+    4–9 CIEDE2000 from that line's: close enough to be confused.
+
+    Examples
+    --------
+    >>> from graphkit.cities import city_graph
+    >>> colours = line_colours(city_graph("rome"), "normal")
+    >>> sorted(colours) == ["Line A", "Line B", "Line C"]
+    True
+    >>> a, b, c = colours.values()
+    >>> min(ciede2000(a, b), ciede2000(a, c), ciede2000(b, c)) > 20
+    True
+    """
+    _check_options(palette, None, seed)
+    lines = list(graph.lines)
+    rng = random.Random(seed)
+    base = _normal_palette(len(lines))
+    rng.shuffle(base)
+    if palette == "normal":
+        return dict(zip(lines, base))
+    colours: dict[str, str] = {}
+    unpaired: list[str] = []
+    fresh = iter(base)
+    for line in lines:
+        stations = set(graph.lines[line].stations)
+        sharing = [other for other in unpaired if stations & set(graph.lines[other].stations)]
+        partner = sharing[0] if sharing else (unpaired[-1] if unpaired else None)
+        if partner is None:
+            colours[line] = next(fresh)
+            unpaired.append(line)
+        else:
+            colours[line] = _twin(colours[partner], list(colours.values()), rng)
+            unpaired.remove(partner)
+    return colours
+
+
+# -- geometry ------------------------------------------------------------------------------------------------------
+def _label_cells(graph: TransitGraph) -> float:
+    """Mean label width in grid cells at the default size (CJK characters are square, Latin ones about half)."""
+    widths = [sum(1.0 if script_of(char) == "cjk" else 0.56 for char in name) for name in graph.stations]
+    return 0.3 * sum(widths) / max(1, len(widths))
+
+
+def _layout(graph: TransitGraph, seed: int) -> GridLayout:
+    return grid_layout(graph, seed=seed, density=3.0 + 1.6 * _label_cells(graph))
+
+
+def _extent(layout: GridLayout) -> float:
+    """The longest side of the map in cells, margins included."""
+    return max(layout.columns, layout.rows) - 1 + 2 * _MARGIN_CELLS
+
+
+def default_size(graph: TransitGraph, *, seed: int = 0) -> int:
+    """The longest side (pixels) at which labels are drawn about 20 px high, within the size limits.
+
+    Examples
+    --------
+    >>> from graphkit.cities import city_graph
+    >>> 1000 < default_size(city_graph("rome")) < 2500
+    True
+    """
+    return _default_size(_layout(graph, seed))
+
+
+def _default_size(layout: GridLayout) -> int:
+    return min(MAX_SIZE, max(MIN_SIZE, round(_CELL_PX * _extent(layout))))
+
+
+@dataclass(frozen=True, slots=True)
+class _Scale:
+    cell: float
+    width: int
+    height: int
+    line_width: int
+    font_px: int
+
+    def point(self, cell: tuple[int, int]) -> tuple[int, int]:
+        margin = _MARGIN_CELLS * self.cell
+        return round(margin + cell[0] * self.cell), round(margin + cell[1] * self.cell)
+
+
+def _scale(layout: GridLayout, size: int) -> _Scale:
+    cell = size / _extent(layout)
+    width = round(cell * (layout.columns - 1 + 2 * _MARGIN_CELLS))
+    height = round(cell * (layout.rows - 1 + 2 * _MARGIN_CELLS))
+    return _Scale(cell, width, height, max(2, round(cell * 0.125)), max(5, round(cell * 0.3)))
+
+
+# -- drawing -------------------------------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class _Patch:
+    """A label drawn on its own: text and halo masks of the same size, and the text ink box inside them."""
+
+    text: Any
+    halo: Any
+    ink: tuple[int, int, int, int]
+
+
+def _patch(name: str, font_px: int, angle: int) -> _Patch:
+    from PIL import Image, ImageDraw
+
+    font = load_font(script_of(name), font_px)
+    halo = max(1, round(font_px * 0.12))
+    x0, y0, x1, y1 = font.getbbox(name, stroke_width=halo)
+    pad = 2
+    size = (x1 - x0 + 2 * pad, y1 - y0 + 2 * pad)
+    text, around = Image.new("L", size, 0), Image.new("L", size, 0)
+    origin = (pad - x0, pad - y0)
+    ImageDraw.Draw(text).text(origin, name, font=font, fill=255)
+    ImageDraw.Draw(around).text(origin, name, font=font, fill=255, stroke_width=halo, stroke_fill=255)
+    if angle:
+        text = text.rotate(angle, resample=Image.Resampling.BICUBIC, expand=True)
+        around = around.rotate(angle, resample=Image.Resampling.BICUBIC, expand=True)
+    box = around.getbbox() or (0, 0, 1, 1)
+    text, around = text.crop(box), around.crop(box)
+    return _Patch(text, around, text.getbbox() or (0, 0, 1, 1))
+
+
+class _Placer:
+    """Greedy label placement on occupancy masks: labels and markers are hard obstacles, line strokes soft."""
+
+    def __init__(self, width: int, height: int, strokes, markers: list[tuple[int, int, int]]):
+        import numpy
+
+        self.width, self.height = width, height
+        self.strokes = strokes
+        self.hard = numpy.zeros((height, width), dtype=bool)
+        for x, y, radius in markers:
+            self.hard[max(0, y - radius - 2) : y + radius + 3, max(0, x - radius - 2) : x + radius + 3] = True
+
+    def _free(self, x: int, y: int, w: int, h: int) -> bool:
+        return (
+            0 <= x
+            and 0 <= y
+            and x + w <= self.width
+            and y + h <= self.height
+            and not self.hard[y : y + h, x : x + w].any()
+        )
+
+    def _cost(self, x: int, y: int, w: int, h: int) -> float:
+        import numpy
+
+        return numpy.count_nonzero(self.strokes[y : y + h, x : x + w]) / (w * h)
+
+    def place(self, centre: tuple[int, int], gap: float, size: tuple[int, int], step: float) -> tuple[int, int] | None:
+        """The top-left corner for a ``size`` label near ``centre`` (nearest ring that has room), or ``None``."""
+        w, h = size
+        best: tuple[float, int, int] | None = None
+        for ring in range(6):
+            distance = gap + ring * step
+            for dx, dy in _DIRECTIONS:
+                reach = distance * (0.75 if dx and dy else 1.0)
+                x = centre[0] + (round(reach) if dx > 0 else -round(reach) - w if dx < 0 else -(w // 2))
+                y = centre[1] + (round(reach) if dy > 0 else -round(reach) - h if dy < 0 else -(h // 2))
+                if self._free(x, y, w, h):
+                    cost = self._cost(x, y, w, h) + 0.2 * ring
+                    if best is None or cost < best[0]:
+                        best = (cost, x, y)
+            if best is not None and best[0] <= 0.2 * ring:
+                break
+        if best is None:
+            return None
+        self.hard[max(0, best[2] - 1) : best[2] + h + 1, max(0, best[1] - 1) : best[1] + w + 1] = True
+        return best[1], best[2]
+
+    def anywhere(self, centre: tuple[int, int], size: tuple[int, int]) -> tuple[int, int] | None:
+        """The free spot nearest ``centre`` on a coarse scan of the whole canvas, or ``None``."""
+        w, h = size
+        stride = max(2, h // 2)
+        spots = sorted(
+            ((x - centre[0]) ** 2 + (y - centre[1]) ** 2, y, x)
+            for y in range(0, self.height - h + 1, stride)
+            for x in range(0, self.width - w + 1, stride)
+        )
+        for _, y, x in spots:
+            if self._free(x, y, w, h):
+                self.hard[max(0, y - 1) : y + h + 1, max(0, x - 1) : x + w + 1] = True
+                return x, y
+        return None
+
+
+def _marker_radii(graph: TransitGraph, hop_lines: dict[tuple[str, str], list[str]], line_width: int) -> dict[str, int]:
+    outline = max(1, round(line_width / 4))
+    single = round(line_width * 0.8) + outline
+    widest = dict.fromkeys(graph.stations, 1)
+    for (a, b), lines in hop_lines.items():
+        widest[a], widest[b] = max(widest[a], len(lines)), max(widest[b], len(lines))
+    radii = {}
+    for station in graph.stations:
+        spread = (widest[station] - 1) * line_width / 2 + line_width / 2 + outline + 1
+        transfer = len(graph.lines_at(station)) > 1
+        radii[station] = max(round(single * 1.4) if transfer else single, math.ceil(spread))
+    return radii
+
+
+def render_map(
+    graph: TransitGraph,
+    *,
+    seed: int = 0,
+    size: int | None = None,
+    palette: Palette = "normal",
+    rotate_labels: bool = False,
+) -> RenderedMap:
+    """Draw ``graph`` as a transit map and record what was drawn where.
+
+    Parameters
+    ----------
+    graph : TransitGraph
+    seed : int
+        Chooses the layout and the colour order; the same seed gives the same map, pixel for pixel.
+    size : int, optional
+        The longest side in pixels, 256 to 8000; by default about 20 px high labels (:func:`default_size`).
+    palette : {"normal", "confusable"}
+        Well-separated line colours, or lines that share stations drawn in near-identical colours.
+    rotate_labels : bool
+        Draw every third station's label at 45°.
+
+    Returns
+    -------
+    RenderedMap
+        ``truth`` has ``stations`` (``x``, ``y`` marker centre; ``label_box`` ``[x0, y0, x1, y1]`` of the text
+        ink, pixel edges, ``x1``/``y1`` exclusive), ``lines`` (``color``, drawn ``path``), and ``city``,
+        ``width``, ``height``, ``seed``, ``palette``.
+
+    Raises
+    ------
+    ValueError
+        An unknown palette, a size outside the limits, or a size too small to place every label.
+
+    Examples
+    --------
+    >>> from graphkit.cities import city_graph
+    >>> rendered = render_map(city_graph("miami"), seed=3, size=1200)
+    >>> max(rendered.image.size), sorted(rendered.truth["lines"])
+    (1200, ['Metrorail Green Line', 'Metrorail Orange Line'])
+    """
+    import numpy
+    from PIL import Image, ImageDraw
+
+    _check_options(palette, size, seed)
+    layout = _layout(graph, seed)
+    scale = _scale(layout, size if size is not None else _default_size(layout))
+    points = {station: scale.point(cell) for station, cell in layout.cells.items()}
+    colours = line_colours(graph, palette, seed=seed)
+    lw = scale.line_width
+
+    hops = {line: line_hops(graph, line) for line in graph.lines}
+    rank = {name: index for index, name in enumerate(graph.stations)}
+    hop_lines: dict[tuple[str, str], list[str]] = {}
+    for line, pairs in hops.items():
+        for a, b in pairs:
+            hop_lines.setdefault((a, b) if rank[a] < rank[b] else (b, a), []).append(line)
+
+    image = Image.new("RGB", (scale.width, scale.height), _WHITE)
+    draw = ImageDraw.Draw(image)
+    paths: dict[str, list[tuple[float, float]]] = {}
+    for line, pairs in hops.items():
+        routes: dict[tuple[str, str], list[tuple[float, float]]] = {}
+        for a, b in pairs:
+            key = (a, b) if rank[a] < rank[b] else (b, a)
+            sharing = hop_lines[key]
+            offset = (sharing.index(line) - (len(sharing) - 1) / 2) * lw
+            route = offset_polyline(hop_route(points[key[0]], points[key[1]]), offset)
+            routes[key], routes[(key[1], key[0])] = route, route[::-1]
+            draw.line(route, fill=colours[line], width=lw, joint="curve")
+        paths[line] = line_walk(pairs, routes)
+
+    radii = _marker_radii(graph, hop_lines, lw)
+    strokes = (numpy.asarray(image) != 255).any(axis=2)
+    outline = max(1, round(lw / 4))
+    for station in graph.stations:
+        (x, y), r = points[station], radii[station]
+        draw.ellipse((x - r, y - r, x + r, y + r), fill=_WHITE, outline=_OUTLINE, width=outline)
+
+    placer = _Placer(scale.width, scale.height, strokes, [(*points[s], radii[s]) for s in graph.stations])
+    order = sorted(graph.stations, key=lambda s: (-len(graph.lines_at(s)), rank[s]))
+    boxes: dict[str, list[int]] = {}
+    for station in order:
+        angle = 45 if rotate_labels and rank[station] % 3 == 1 else 0
+        font_px = scale.font_px
+        while True:
+            patch = _patch(station, font_px, angle)
+            gap = radii[station] + 2
+            corner = placer.place(points[station], gap, patch.halo.size, scale.cell * 0.4)
+            if corner is not None or font_px <= 5:
+                break
+            font_px = max(5, round(font_px * 0.85))
+        if corner is None:
+            corner = placer.anywhere(points[station], patch.halo.size)
+        if corner is None:
+            raise ValueError(
+                f"{graph.city}: size {max(scale.width, scale.height)} px is too small to place the label of "
+                f"{station!r}; use a larger size (default {_default_size(layout)})"
+            )
+        x, y = corner
+        image.paste(_WHITE, (x, y, x + patch.halo.width, y + patch.halo.height), patch.halo)
+        image.paste(_TEXT, (x, y, x + patch.text.width, y + patch.text.height), patch.text)
+        x0, y0, x1, y1 = patch.ink
+        boxes[station] = [x + x0, y + y0, x + x1, y + y1]
+
+    truth = {
+        "city": graph.city,
+        "width": scale.width,
+        "height": scale.height,
+        "seed": seed,
+        "palette": palette,
+        "stations": {
+            station: {"x": float(points[station][0]), "y": float(points[station][1]), "label_box": boxes[station]}
+            for station in graph.stations
+        },
+        "lines": {
+            line: {"color": colours[line], "path": [[round(x, 2), round(y, 2)] for x, y in paths[line]]}
+            for line in graph.lines
+        },
+    }
+    return RenderedMap(image, truth)
+
+
+# -- files ---------------------------------------------------------------------------------------------------------
+def truth_path(map_path: str | Path) -> Path:
+    """Where a map's ground truth lives: ``MAP.png`` → ``MAP.truth.json`` beside it.
+
+    Examples
+    --------
+    >>> truth_path("out/rome.png").as_posix()
+    'out/rome.truth.json'
+    """
+    path = Path(map_path)
+    return path.with_name(path.stem + ".truth.json")
+
+
+def truth_json(truth: dict[str, Any]) -> str:
+    """The truth as JSON text: keys sorted, UTF-8 names as written, one trailing newline (byte-stable)."""
+    return json.dumps(truth, ensure_ascii=False, sort_keys=True) + "\n"
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temporary, 0o666 & ~umask)  # mkstemp makes files private; maps are ordinary outputs
+        os.replace(temporary, path)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise
+
+
+def write_rendered(rendered: RenderedMap, out_png: str | Path) -> tuple[Path, Path]:
+    """Write the map as ``out_png`` and its truth as ``<stem>.truth.json`` beside it, each atomically.
+
+    The PNG carries no metadata and a fixed compression, so equal maps give equal bytes.
+    """
+    png = Path(out_png)
+    buffer = io.BytesIO()
+    rendered.image.save(buffer, format="PNG", compress_level=6, optimize=False)
+    _write_atomically(png, buffer.getvalue())
+    truth = truth_path(png)
+    _write_atomically(truth, truth_json(rendered.truth).encode("utf-8"))
+    return png, truth
