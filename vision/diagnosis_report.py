@@ -1,0 +1,284 @@
+"""Diagnosis runs and their summaries: read the files, label every answer, write the labels and a table.
+
+:func:`diagnose_files` is what ``reasonmap diagnose`` calls: it reads the
+questions and the raw prediction rows (keeping each row's ``error`` field,
+which :class:`~benchmarks.reasonmap.records.Prediction` drops), labels every
+answer with :func:`vision.diagnose.diagnose`, and writes, atomically:
+
+- ``OUT`` (JSON Lines): one :class:`~vision.diagnose.Diagnosis` per prediction, in input order;
+- ``OUT.summary.json`` (``OUT`` without its suffix): :func:`summarise`'s counts and shares;
+- ``OUT.summary.md``: :func:`summary_markdown`'s tables.
+
+Bad records are reported and skipped; every good one is kept.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from benchmarks.reasonmap.io import read_jsonl, read_questions, unique_by_id, write_jsonl
+from benchmarks.reasonmap.records import Prediction, Question
+from graphkit.graph import TransitGraph
+from graphkit.io import atomic_writer
+from graphkit.names import fold
+from vision.diagnose import (
+    CATEGORIES,
+    DEFAULT_COLOUR_THRESHOLD,
+    LABELS,
+    Diagnosis,
+    diagnose_predictions,
+)
+from vision.evidence import MapEvidence
+
+__all__ = ["DiagnosisRun", "prediction_row", "summarise", "summary_markdown", "diagnose_files", "summary_paths"]
+
+_FAILURE_CATEGORIES = ("grounding", "reasoning", "other")
+
+
+@dataclass(frozen=True, slots=True)
+class DiagnosisRun:
+    """What :func:`diagnose_files` did.
+
+    Attributes
+    ----------
+    diagnoses : tuple of Diagnosis
+        One per good prediction, in input order.
+    problems : tuple of str
+        Skipped records and other warnings, each naming its file and line where known.
+    summary : dict
+        :func:`summarise` of the diagnoses.
+    outputs : tuple of Path
+        The files written: the JSON Lines, the summary JSON, the markdown table.
+    """
+
+    diagnoses: tuple[Diagnosis, ...]
+    problems: tuple[str, ...]
+    summary: dict[str, Any]
+    outputs: tuple[Path, ...]
+
+
+def prediction_row(record: Any, *, where: str = "prediction") -> tuple[Prediction, str | None]:
+    """A prediction row as ``(prediction, error)``: the checked prediction and its client ``error``, if any.
+
+    Raises
+    ------
+    InvalidRecord
+        The row is not a prediction (the message names ``where`` and the field).
+
+    Examples
+    --------
+    >>> prediction_row({"id": "q1", "model": "m", "question": "short", "response": None, "error": "timeout"})
+    (Prediction(id='q1', model='m', question='short', response='', tokens=None), 'timeout')
+    """
+    prediction = Prediction.from_dict(record, where=where)
+    error = record.get("error")
+    if error is not None and not isinstance(error, str):
+        error = json.dumps(error, ensure_ascii=False, sort_keys=True)
+    return prediction, error
+
+
+def _share(count: int, total: int) -> float:
+    return round(count / total, 4) if total else 0.0
+
+
+def _counts(diagnoses: list[Diagnosis]) -> dict[str, Any]:
+    total = len(diagnoses)
+    labels = Counter(diagnosis.label for diagnosis in diagnoses)
+    categories = Counter(diagnosis.category for diagnosis in diagnoses)
+    failures = sum(categories[category] for category in _FAILURE_CATEGORIES)
+    return {
+        "total": total,
+        "labels": {label: {"count": labels[label], "share": _share(labels[label], total)} for label in LABELS},
+        "categories": {
+            category: {"count": categories[category], "share": _share(categories[category], total)}
+            for category in CATEGORIES
+        },
+        # grounding vs reasoning vs other among the answers that are not labelled correct
+        "failure_split": {category: _share(categories[category], failures) for category in _FAILURE_CATEGORIES},
+    }
+
+
+def summarise(diagnoses: Iterable[Diagnosis]) -> dict[str, Any]:
+    """Counts and shares per label and category, per model and per model and city.
+
+    Models and cities are sorted; labels and categories follow :data:`~vision.diagnose.LABELS`
+    and :data:`~vision.diagnose.CATEGORIES` (every one is listed, zeros included).
+
+    Examples
+    --------
+    >>> rows = [Diagnosis("q1", "m", "short", "correct", "correct", {}, "rome"),
+    ...         Diagnosis("q2", "m", "short", "suboptimal", "reasoning", {}, "rome")]
+    >>> summary = summarise(rows)
+    >>> summary["models"]["m"]["labels"]["suboptimal"], summary["models"]["m"]["failure_split"]["reasoning"]
+    ({'count': 1, 'share': 0.5}, 1.0)
+    """
+    by_model: dict[str, list[Diagnosis]] = {}
+    for diagnosis in diagnoses:
+        by_model.setdefault(diagnosis.model, []).append(diagnosis)
+    models: dict[str, Any] = {}
+    for model in sorted(by_model):
+        rows = by_model[model]
+        by_city: dict[str, list[Diagnosis]] = {}
+        for diagnosis in rows:
+            by_city.setdefault(diagnosis.city, []).append(diagnosis)
+        models[model] = _counts(rows) | {"cities": {city: _counts(by_city[city]) for city in sorted(by_city)}}
+    return {
+        "labels": {label: {"category": category, "description": text} for label, (category, text) in LABELS.items()},
+        "models": models,
+    }
+
+
+def _percent(value: float) -> str:
+    return f"{100 * value:.1f}%"
+
+
+def summary_markdown(summary: Mapping[str, Any]) -> str:
+    """Markdown tables of a :func:`summarise` result: categories, labels, and categories per city.
+
+    Examples
+    --------
+    >>> rows = [Diagnosis("q1", "m", "short", "correct", "correct", {}, "rome")]
+    >>> print(summary_markdown(summarise(rows)).splitlines()[2])
+    | m | 1 | 100.0% | 0.0% | 0.0% | 0.0% |
+    """
+    models = summary["models"]
+    lines = [
+        "| model | answers | correct | grounding | reasoning | other |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for model, found in models.items():
+        shares = [_percent(found["categories"][category]["share"]) for category in CATEGORIES]
+        lines.append(f"| {model} | {found['total']} | {' | '.join(shares)} |")
+    labels = list(summary["labels"])
+    lines += ["", "| model | " + " | ".join(labels) + " |", "|---|" + "---:|" * len(labels)]
+    for model, found in models.items():
+        cells = [f"{found['labels'][label]['count']}" for label in labels]
+        lines.append(f"| {model} | {' | '.join(cells)} |")
+    lines += [
+        "",
+        "| model | city | answers | correct | grounding | reasoning | other |",
+        "|---|---|---:|---:|---:|---:|---:|",
+    ]
+    for model, found in models.items():
+        for city, counts in found["cities"].items():
+            shares = [_percent(counts["categories"][category]["share"]) for category in CATEGORIES]
+            lines.append(f"| {model} | {city or '-'} | {counts['total']} | {' | '.join(shares)} |")
+    return "\n".join(lines) + "\n"
+
+
+def summary_paths(out: str | Path) -> tuple[Path, Path]:
+    """Where the summary JSON and markdown of ``out`` go: ``OUT.summary.json`` and ``OUT.summary.md``.
+
+    Examples
+    --------
+    >>> [path.name for path in summary_paths("runs/diagnosis.jsonl")]
+    ['diagnosis.summary.json', 'diagnosis.summary.md']
+    """
+    out = Path(out)
+    return out.with_name(f"{out.stem}.summary.json"), out.with_name(f"{out.stem}.summary.md")
+
+
+def _evidence_for(
+    evidence: MapEvidence | Mapping[str, MapEvidence] | None, problems: list[str]
+) -> Callable[[Question], MapEvidence | None]:
+    """The map evidence of a question's city; a city without one is reported once."""
+    if isinstance(evidence, MapEvidence):
+        by_city = {fold(evidence.city): evidence} if evidence.city else None
+        single = evidence
+    else:
+        by_city = {fold(city): found for city, found in (evidence or {}).items()}
+        single = None
+    missing: set[str] = set()
+
+    def lookup(question: Question) -> MapEvidence | None:
+        if by_city is None:
+            return single
+        found = by_city.get(fold(question.city))
+        if found is None and question.city not in missing:
+            missing.add(question.city)
+            problems.append(f"no map evidence for city {question.city!r}: line confusions there are 'wrong_line'")
+        return found
+
+    return lookup
+
+
+def _first_answers(
+    rows: list[tuple[Prediction, str | None]], path: str | Path, problems: list[str]
+) -> list[tuple[Prediction, str | None]]:
+    """Rows with repeats dropped: a model's second answer to one question kind is reported, the first counts."""
+    seen: set[tuple[str, str, str]] = set()
+    kept = []
+    for row in rows:
+        key = (row[0].model, row[0].id, row[0].question)
+        if key in seen:
+            problems.append(f"{path}: {key[0]} answered {key[1]} ({key[2]}) again; the first answer counts")
+            continue
+        seen.add(key)
+        kept.append(row)
+    return kept
+
+
+def diagnose_files(
+    questions_path: str | Path,
+    predictions_path: str | Path,
+    evidence: MapEvidence | Mapping[str, MapEvidence] | None,
+    graph_for: Callable[[Question], TransitGraph],
+    *,
+    out: str | Path,
+    colour_threshold: float = DEFAULT_COLOUR_THRESHOLD,
+    layout_threshold: float | None = None,
+) -> DiagnosisRun:
+    """Diagnose a predictions file against its questions and map; write the labels and their summary.
+
+    Parameters
+    ----------
+    questions_path, predictions_path : str or Path
+        JSON Lines files (the toolkit's, or the public data set's for questions).
+    evidence : MapEvidence, mapping of city to MapEvidence, or None
+        What the map shows (:func:`vision.evidence.read_truth`, or the OCR
+        pipeline's). One ``MapEvidence`` with an empty ``city`` serves every
+        question; otherwise questions of cities without evidence are
+        diagnosed without it (and that is reported).
+    graph_for : callable
+        The graph of a question's city (for ``--city NAME``: ``lambda q: city_graph(NAME)``).
+    out : str or Path
+        The JSON Lines file to write; the summaries go beside it (:func:`summary_paths`).
+    colour_threshold, layout_threshold : float
+        See :func:`vision.diagnose.diagnose`.
+
+    Returns
+    -------
+    DiagnosisRun
+
+    Raises
+    ------
+    InvalidRecord
+        A file cannot be read at all (bad records are skipped and reported instead).
+    """
+    questions_list, question_problems = read_questions(questions_path)
+    questions, repeated = unique_by_id(questions_list, questions_path)
+    rows, row_problems = read_jsonl(predictions_path, prediction_row)
+    problems = [str(problem) for problem in (*question_problems, *repeated, *row_problems)]
+    rows = _first_answers(rows, predictions_path, problems)
+    diagnoses, skipped = diagnose_predictions(
+        rows,
+        questions,
+        graph_for,
+        _evidence_for(evidence, problems),
+        colour_threshold=colour_threshold,
+        layout_threshold=layout_threshold,
+    )
+    problems.extend(f"{predictions_path}: {message}" for message in skipped)
+    summary = summarise(diagnoses)
+    summary_json, summary_md = summary_paths(out)
+    write_jsonl(out, diagnoses)
+    with atomic_writer(summary_json) as stream:
+        stream.write(json.dumps(summary, ensure_ascii=False, indent=2, sort_keys=True) + "\n")
+    with atomic_writer(summary_md) as stream:
+        stream.write(summary_markdown(summary))
+    return DiagnosisRun(tuple(diagnoses), tuple(problems), summary, (Path(out), summary_json, summary_md))
