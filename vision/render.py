@@ -123,21 +123,20 @@ def _normal_palette(count: int) -> list[str]:
 
 
 def _twin(colour: str, taken: list[str], rng: random.Random) -> str:
-    """A colour 4–9 CIEDE2000 from ``colour`` and at least 4 from every other taken colour."""
+    """A colour 4–9 CIEDE2000 from ``colour`` (near a drawn target) and at least 4 from every other taken colour."""
     import numpy
     from skimage.color import lab2rgb
 
     base = _lab([colour])[0]
+    target = rng.uniform(5.0, 8.0)
     fallback = colour
     for _ in range(400):
         angle, tilt = rng.uniform(0, 2 * math.pi), rng.uniform(-0.5, 0.5)
-        step = rng.uniform(4.0, 12.0)
-        lab = base + step * numpy.array(
-            [math.sin(tilt), math.cos(tilt) * math.cos(angle), math.cos(tilt) * math.sin(angle)]
-        )
+        direction = numpy.array([math.sin(tilt), math.cos(tilt) * math.cos(angle), math.cos(tilt) * math.sin(angle)])
+        lab = base + rng.uniform(4.0, 14.0) * direction
         candidate = rgb_to_hex(tuple(255 * numpy.clip(lab2rgb(lab[None, None, :])[0, 0], 0, 1)))
         distance = ciede2000(colour, candidate)
-        if 4.0 <= distance <= 9.0:
+        if 4.0 <= distance <= 9.0 and abs(distance - target) <= 1.0:
             fallback = candidate
             if all(other == colour or ciede2000(other, candidate) >= 4.0 for other in taken):
                 return candidate

@@ -1,0 +1,279 @@
+"""The synthetic map renderer: deterministic output and ground truth that matches the pixels."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+
+import numpy
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from graphkit.cities import city_graph
+from tests.networks import BRANCH, BRANCH_OVERLAY, CHINESE, HOMONYMS, LOOP, LOOP_OVERLAY, ONE_STATION, graph_of
+from vision.errors import EngineUnavailable
+from vision.evidence import ciede2000, hex_to_rgb, read_truth
+from vision.fonts import find_font, font_index, script_of
+from vision.render import (
+    MAX_SIZE,
+    MIN_SIZE,
+    default_size,
+    line_colours,
+    render_map,
+    truth_json,
+    truth_path,
+    write_rendered,
+)
+
+
+def _has_cjk_font() -> bool:
+    try:
+        find_font("cjk")
+    except EngineUnavailable:
+        return False
+    return True
+
+
+needs_cjk_font = pytest.mark.skipif(not _has_cjk_font(), reason="no CJK font (apt-get install fonts-noto-cjk)")
+
+
+@pytest.fixture(scope="module")
+def rome():
+    return city_graph("rome")
+
+
+@pytest.fixture(scope="module")
+def rome_map(rome):
+    return render_map(rome, seed=0)
+
+
+def _check_truth(graph, rendered) -> None:
+    """Every station and line present; markers and label boxes inside the image; label boxes pairwise disjoint."""
+    truth = rendered.truth
+    width, height = rendered.image.size
+    assert (truth["width"], truth["height"]) == (width, height)
+    assert list(truth["stations"]) == list(graph.stations)
+    assert list(truth["lines"]) == list(graph.lines)
+    boxes = []
+    for record in truth["stations"].values():
+        assert 0 <= record["x"] < width and 0 <= record["y"] < height
+        x0, y0, x1, y1 = record["label_box"]
+        assert 0 <= x0 < x1 <= width and 0 <= y0 < y1 <= height
+        boxes.append((x0, y0, x1, y1))
+    boxes.sort()
+    for index, (x0, y0, x1, y1) in enumerate(boxes):
+        for u0, v0, u1, v1 in boxes[index + 1 :]:
+            if u0 >= x1:
+                break
+            assert v0 >= y1 or v1 <= y0, f"label boxes overlap: {(x0, y0, x1, y1)} and {(u0, v0, u1, v1)}"
+    for line in truth["lines"].values():
+        hex_to_rgb(line["color"])
+
+
+def _path_agreement(rendered, margin: float = 30.0) -> float:
+    """Share of points along the lines' truth paths, away from markers and labels, drawn in the line's colour."""
+    pixels = numpy.asarray(rendered.image)
+    truth = rendered.truth
+    centres = numpy.array([[s["x"], s["y"]] for s in truth["stations"].values()])
+    boxes = numpy.array([s["label_box"] for s in truth["stations"].values()], dtype=float)
+    hits = total = 0
+    for line in truth["lines"].values():
+        colour = hex_to_rgb(line["color"])
+        for (x0, y0), (x1, y1) in itertools.pairwise(line["path"]):
+            steps = int(math.hypot(x1 - x0, y1 - y0) // 4)
+            for t in numpy.linspace(0, 1, steps + 1)[1:-1]:
+                x, y = x0 + t * (x1 - x0), y0 + t * (y1 - y0)
+                if numpy.hypot(centres[:, 0] - x, centres[:, 1] - y).min() < margin:
+                    continue
+                near_label = (
+                    (boxes[:, 0] - 8 <= x) & (x <= boxes[:, 2] + 8) & (boxes[:, 1] - 8 <= y) & (y <= boxes[:, 3] + 8)
+                )
+                if near_label.any():
+                    continue
+                total += 1
+                hits += tuple(pixels[round(y), round(x)]) == colour
+    assert total > 0
+    return hits / total
+
+
+def _png_bytes(rendered, tmp_path, name: str) -> tuple[bytes, bytes]:
+    png, truth = write_rendered(rendered, tmp_path / f"{name}.png")
+    return png.read_bytes(), truth.read_bytes()
+
+
+def test_same_seed_gives_identical_files_and_another_seed_differs(rome, rome_map, tmp_path):
+    first = _png_bytes(rome_map, tmp_path, "a")
+    assert _png_bytes(render_map(rome, seed=0), tmp_path, "b") == first
+    other = _png_bytes(render_map(rome, seed=1), tmp_path, "c")
+    assert other[0] != first[0] and other[1] != first[1]
+
+
+def test_truth_covers_the_graph_and_labels_never_overlap(rome, rome_map):
+    _check_truth(rome, rome_map)
+    assert rome_map.truth["city"] == "rome" and rome_map.truth["palette"] == "normal"
+
+
+def test_default_size_keeps_labels_legible(rome, rome_map):
+    assert max(rome_map.image.size) == default_size(rome)
+    heights = [box[3] - box[1] for box in (s["label_box"] for s in rome_map.truth["stations"].values())]
+    assert sorted(heights)[len(heights) // 2] >= 14  # ink of "Station" (cap height and descender) at a 20 px font
+
+
+def test_lines_are_drawn_in_their_truth_colour_along_their_truth_path(rome_map):
+    assert _path_agreement(rome_map) >= 0.9
+
+
+def test_drawn_colours_are_the_truth_colours(rome, rome_map):
+    assert {line["color"] for line in rome_map.truth["lines"].values()} == set(line_colours(rome).values())
+    pixels = numpy.asarray(rome_map.image).reshape(-1, 3).astype(numpy.int64)
+    drawn = set(numpy.unique(pixels[:, 0] << 16 | pixels[:, 1] << 8 | pixels[:, 2]).tolist())
+    for line in rome_map.truth["lines"].values():
+        assert int(line["color"][1:], 16) in drawn
+
+
+@pytest.mark.parametrize("city", ["rome", "geneva", "hefei", "beijing", "new_york"])
+def test_normal_palette_is_well_separated(city):
+    colours = list(line_colours(city_graph(city), "normal").values())
+    assert len(set(colours)) == len(colours)
+    least = min(ciede2000(a, b) for a, b in itertools.combinations(colours, 2))
+    assert least > (20 if len(colours) <= 12 else 12)
+    for colour in colours:
+        assert ciede2000(colour, "#ffffff") > 15 and ciede2000(colour, "#1a1a1a") > 15
+
+
+@pytest.mark.parametrize("city", ["rome", "geneva", "beijing"])
+def test_confusable_palette_pairs_lines_that_meet(city):
+    graph = city_graph(city)
+    colours = line_colours(graph, "confusable", seed=2)
+    close = [
+        (a, b)
+        for a, b in itertools.combinations(colours, 2)
+        if ciede2000(colours[a], colours[b]) <= 10 and set(graph.lines[a].stations) & set(graph.lines[b].stations)
+    ]
+    assert close
+    assert all(ciede2000(colours[a], colours[b]) >= 3.5 for a, b in close)
+
+
+def test_confusable_render_draws_its_colours(rome):
+    rendered = render_map(rome, seed=0, palette="confusable", size=1000)
+    assert rendered.truth["palette"] == "confusable"
+    assert {v["color"] for v in rendered.truth["lines"].values()} == set(line_colours(rome, "confusable").values())
+    assert _path_agreement(rendered, margin=20) >= 0.85
+
+
+def test_rotated_labels_change_some_boxes(rome, rome_map):
+    rotated = render_map(rome, seed=0, rotate_labels=True)
+    _check_truth(rome, rotated)
+
+    def aspect(rendered):
+        return {
+            name: (b[2] - b[0]) / (b[3] - b[1])
+            for name, b in ((n, s["label_box"]) for n, s in rendered.truth["stations"].items())
+        }
+
+    flat, turned = aspect(rome_map), aspect(rotated)
+    squarer = [name for name in flat if turned[name] < flat[name] / 2]
+    assert len(rome.stations) // 5 <= len(squarer) < len(rome.stations)
+
+
+@pytest.mark.parametrize(
+    ("data", "overlay"), [(ONE_STATION, None), (LOOP, LOOP_OVERLAY), (BRANCH, BRANCH_OVERLAY), (HOMONYMS, None)]
+)
+def test_small_networks(data, overlay):
+    graph = graph_of(data, overlay)
+    rendered = render_map(graph, seed=5)
+    _check_truth(graph, rendered)
+
+
+def test_a_loop_path_closes_and_a_branch_path_stays_on_its_strokes():
+    loop = render_map(graph_of(LOOP, LOOP_OVERLAY), seed=0).truth["lines"]["Line 2"]["path"]
+    assert math.dist(loop[0], loop[-1]) < 30  # back at L0, up to the offset of the crossing line
+    assert _path_agreement(render_map(graph_of(BRANCH, BRANCH_OVERLAY), seed=0), margin=25) >= 0.9
+
+
+@needs_cjk_font
+def test_cjk_names_are_drawn_with_glyphs():
+    graph = graph_of(CHINESE)
+    rendered = render_map(graph, seed=0)
+    _check_truth(graph, rendered)
+    pixels = numpy.asarray(rendered.image.convert("L"))
+    for name, record in rendered.truth["stations"].items():
+        assert script_of(name) == "cjk"
+        x0, y0, x1, y1 = record["label_box"]
+        ink = pixels[y0:y1, x0:x1] < 100
+        # about one glyph per character, each with many dark strokes (not an empty box or a single tofu)
+        assert x1 - x0 >= 0.8 * len(name) * (y1 - y0) * 0.8
+        assert ink.mean() > 0.12, name
+
+
+@needs_cjk_font
+def test_cjk_font_face_is_simplified_chinese():
+    from PIL import ImageFont
+
+    path = find_font("cjk")
+    name = ImageFont.truetype(str(path), 20, index=font_index(path, "cjk") or 0).getname()[0]
+    if path.suffix.lower() == ".ttc" and "CJK" in name:
+        assert name.endswith("SC")
+
+
+@pytest.mark.parametrize("size", [MIN_SIZE - 1, 100, MAX_SIZE + 1, 20000])
+def test_size_outside_the_limits_is_refused(rome, size):
+    with pytest.raises(ValueError, match=f"{MIN_SIZE} and {MAX_SIZE}"):
+        render_map(rome, size=size)
+
+
+def test_unknown_palette_lists_the_choices(rome):
+    with pytest.raises(ValueError, match=r"\['confusable', 'normal'\]"):
+        render_map(rome, palette="pastel")
+
+
+def test_size_sets_the_longest_side(rome):
+    image = render_map(graph_of(BRANCH, BRANCH_OVERLAY), size=MIN_SIZE).image
+    assert max(image.size) == MIN_SIZE
+    assert max(render_map(rome, size=1234).image.size) == 1234
+
+
+def test_write_rendered_writes_a_map_and_a_readable_truth(rome_map, tmp_path):
+    png, truth = write_rendered(rome_map, tmp_path / "maps" / "rome.png")
+    assert truth == truth_path(png) == tmp_path / "maps" / "rome.truth.json"
+    assert png.read_bytes().startswith(b"\x89PNG")
+    evidence = read_truth(truth, city="rome")
+    assert set(evidence.stations) == set(rome_map.truth["stations"])
+    assert evidence.lines["Line A"].colour == rome_map.truth["lines"]["Line A"]["color"]
+    assert json.loads(truth.read_text(encoding="utf-8")) == json.loads(truth_json(rome_map.truth))
+    assert not list((tmp_path / "maps").glob(".*.part"))
+
+
+def test_find_font_refuses_a_missing_file(monkeypatch):
+    find_font.cache_clear()
+    monkeypatch.setenv("REASONMAP_CJK_FONT", "/nowhere/font.ttc")
+    try:
+        with pytest.raises(EngineUnavailable, match="fonts-noto-cjk"):
+            find_font("cjk")
+    finally:
+        find_font.cache_clear()
+    with pytest.raises(ValueError, match="latin"):
+        find_font("greek")
+
+
+_NAMES = [f"{word} Station" for word in ("Oak", "Elm", "Pine", "Bay", "Hill", "Port", "Mill", "Lake", "Glen", "Ash")]
+
+
+@st.composite
+def _networks(draw):
+    count = draw(st.integers(1, 4))
+    data = {}
+    for index in range(count):
+        stations = draw(st.lists(st.sampled_from(_NAMES), min_size=1, max_size=7, unique=True))
+        data[f"Line {index + 1}"] = stations
+    return data
+
+
+@settings(max_examples=12)
+@given(data=_networks(), seed=st.integers(0, 2**16), rotate=st.booleans(), size=st.sampled_from([None, 600, 1500]))
+def test_random_networks_keep_the_truth_invariants(data, seed, rotate, size):
+    graph = graph_of(data)
+    rendered = render_map(graph, seed=seed, size=size, rotate_labels=rotate)
+    _check_truth(graph, rendered)
