@@ -28,8 +28,8 @@ How each label is decided
 
     Stations: a departure or arrival that names no station of the city is
     ``misread_station`` when it is a near miss of a real name (at most 2
-    edits and at most a third of the name, on graphkit's match keys: case,
-    accents, ``Station``/``站`` and pinyin do not count), else
+    edits and at most half the name, on the folded name or graphkit's match
+    keys: case, accents, ``Station``/``站`` and pinyin do not count), else
     ``hallucinated_station``. A real station in a place where it breaks the
     route (a wrong first departure or last arrival, a broken chain, a ride no
     line makes) is ``misread_station`` when the map evidence cannot read
@@ -96,7 +96,7 @@ from benchmarks.reasonmap.records import Invalid, ParsedSection, Prediction, Que
 from benchmarks.reasonmap.resolution import GraphNames, Unresolved, graph_names
 from benchmarks.reasonmap.scoring import score_answer
 from graphkit.graph import TransitGraph
-from graphkit.names import station_keys
+from graphkit.names import fold, station_keys
 from vision.evidence import MapEvidence
 
 __all__ = [
@@ -230,18 +230,23 @@ def _station_keys_of(graph: TransitGraph) -> dict[str, str]:
             del _KEYS[next(iter(_KEYS))]
         keys: dict[str, str] = {}
         for name in graph.stations:
-            for key in station_keys(name):
+            for key in _forms(name):
                 keys.setdefault(key, name)
         entry = _KEYS[id(graph)] = (graph, keys)
     return entry[1]
 
 
+def _forms(name: str) -> tuple[str, ...]:
+    """What a station name is compared by: its match keys and its folded self."""
+    return tuple(dict.fromkeys((*station_keys(name), fold(name))))
+
+
 def _close(a: str, b: str) -> int | None:
-    """The edit distance of two match keys when it makes a near miss (≤ 2 and ≤ a third of the longer)."""
+    """The edit distance of two names when it makes a near miss (≤ 2 and ≤ half the longer)."""
     from rapidfuzz.distance import Levenshtein
 
     distance = Levenshtein.distance(a, b, score_cutoff=2)
-    if distance > 2 or distance > max(1, max(len(a), len(b)) // 3):
+    if distance > 2 or distance > max(1, max(len(a), len(b)) // 2):
         return None
     return distance
 
@@ -261,9 +266,9 @@ def near_miss(text: str, graph: TransitGraph) -> tuple[str, int] | None:
     from rapidfuzz.distance import Levenshtein
 
     keys = _station_keys_of(graph)
-    choices = list(keys)
+    choices = list(keys)  # the station keys and folded names
     best: tuple[int, str] | None = None
-    for key in station_keys(text.strip()) if isinstance(text, str) else ():
+    for key in _forms(text) if isinstance(text, str) else ():
         found = process.extractOne(key, choices, scorer=Levenshtein.distance, score_cutoff=2)
         if found is None:
             continue
@@ -433,7 +438,7 @@ class _Check:
             return
         for name in expected[:1]:
             if (index == 0 and not arrival) or (arrival and index == len(self.sections) - 1):
-                close = [_close(a, b) for a in station_keys(text) for b in station_keys(name)]
+                close = [_close(a, b) for a in _forms(text) for b in _forms(name)]
                 distances = [distance for distance in close if distance is not None]
                 if distances:
                     self.add(
