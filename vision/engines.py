@@ -1,0 +1,164 @@
+"""OCR engines behind one small interface: PP-OCR through rapidocr (bundled ONNX models) or PaddleOCR.
+
+No engine ever downloads weights: rapidocr's wheel carries its models, and the
+PaddleOCR backend only loads model directories the user names.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal, Protocol
+
+from vision.errors import EngineUnavailable
+
+__all__ = ["ENGINES", "DEVICES", "Reading", "Engine", "EngineConfig", "open_engine", "cuda_available"]
+
+ENGINES = ("rapidocr", "paddleocr")
+DEVICES = ("auto", "cpu", "cuda")
+Device = Literal["auto", "cpu", "cuda"]
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """One text line an engine read: its four corners (x, y) in the input array, the text and its score."""
+
+    quad: tuple[tuple[float, float], ...]
+    text: str
+    score: float
+
+
+class Engine(Protocol):
+    name: str
+    device: str
+
+    def read(self, image) -> list[Reading]:
+        """Detect and recognise text in a BGR ``uint8`` array."""
+
+    def detect(self, image) -> list[tuple[tuple[float, float], ...]]:
+        """Detect text-line quads only (used to measure label height)."""
+
+
+@dataclass(frozen=True, slots=True)
+class EngineConfig:
+    """Which engine, on which device; ``model_dirs`` name PaddleOCR's local detection and recognition models."""
+
+    engine: str = "rapidocr"
+    device: Device = "auto"
+    tile: int = 1280
+    det_model_dir: str | None = None
+    rec_model_dir: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.engine not in ENGINES:
+            raise ValueError(f"engine must be one of {list(ENGINES)}, got {self.engine!r}")
+        if self.device not in DEVICES:
+            raise ValueError(f"device must be one of {list(DEVICES)}, got {self.device!r}")
+
+
+def cuda_available() -> bool:
+    """Whether onnxruntime was installed with its CUDA provider (``pip install onnxruntime-gpu``)."""
+    try:
+        import onnxruntime
+    except ImportError:
+        return False
+    return "CUDAExecutionProvider" in onnxruntime.get_available_providers()
+
+
+def _quad(points) -> tuple[tuple[float, float], ...]:
+    return tuple((float(x), float(y)) for x, y in points)
+
+
+class _RapidOCR:
+    name = "rapidocr"
+
+    def __init__(self, config: EngineConfig):
+        try:
+            import rapidocr
+            from rapidocr import RapidOCR
+        except ImportError as error:
+            raise EngineUnavailable(f"rapidocr is not installed ({error}): pip install rapidocr onnxruntime") from None
+        use_cuda = config.device == "cuda" or (config.device == "auto" and cuda_available())
+        if config.device == "cuda" and not cuda_available():
+            raise EngineUnavailable(
+                "device 'cuda' asked for, but onnxruntime has no CUDA provider: pip install onnxruntime-gpu"
+            )
+        self.device = "cuda" if use_cuda else "cpu"
+        self.version = getattr(rapidocr, "__version__", "")
+        params = {
+            "Global.log_level": "critical",
+            "Global.use_cls": False,  # map labels are never upside down; the rotated passes handle slants
+            "Global.max_side_len": max(2000, config.tile),
+            "Det.limit_type": "max",
+            "Det.limit_side_len": config.tile,
+            "EngineConfig.onnxruntime.use_cuda": use_cuda,
+        }
+        try:
+            self._engine = RapidOCR(params=params)
+        except Exception as error:  # rapidocr raises bare exceptions for missing models and bad providers
+            raise EngineUnavailable(f"rapidocr could not start ({type(error).__name__}: {error})") from None
+
+    def read(self, image) -> list[Reading]:
+        result = self._engine(image, use_cls=False)
+        if result.txts is None:
+            return []
+        found = zip(result.boxes, result.txts, result.scores)
+        return [Reading(_quad(box), text, float(score)) for box, text, score in found]
+
+    def detect(self, image) -> list[tuple[tuple[float, float], ...]]:
+        result = self._engine(image, use_det=True, use_cls=False, use_rec=False)
+        return [] if result.boxes is None else [_quad(box) for box in result.boxes]
+
+
+class _PaddleOCR:
+    name = "paddleocr"
+
+    def __init__(self, config: EngineConfig):
+        if not config.det_model_dir or not config.rec_model_dir:
+            raise EngineUnavailable(
+                "the paddleocr engine needs local models: pass det_model_dir and rec_model_dir"
+                " (--det-model-dir, --rec-model-dir); nothing is downloaded"
+            )
+        for label, folder in (("det_model_dir", config.det_model_dir), ("rec_model_dir", config.rec_model_dir)):
+            if not Path(folder).is_dir():
+                raise EngineUnavailable(f"paddleocr {label} {folder!r} is not a folder")
+        try:
+            import paddleocr
+            from paddleocr import PaddleOCR
+        except ImportError as error:
+            raise EngineUnavailable(
+                f"paddleocr is not installed ({error}): pip install 'reasonmap-toolkit[paddle]' paddlepaddle"
+            ) from None
+        self.device = "gpu:0" if config.device == "cuda" else "cpu" if config.device == "cpu" else None
+        self.version = getattr(paddleocr, "__version__", "")
+        options = {"device": self.device} if self.device else {}
+        self._engine = PaddleOCR(
+            text_detection_model_dir=config.det_model_dir,
+            text_recognition_model_dir=config.rec_model_dir,
+            use_doc_orientation_classify=False,
+            use_doc_unwarping=False,
+            use_textline_orientation=False,
+            **options,
+        )
+        self.device = self.device or "auto"
+
+    def read(self, image) -> list[Reading]:
+        readings = []
+        for page in self._engine.predict(image):
+            for quad, text, score in zip(page["rec_polys"], page["rec_texts"], page["rec_scores"]):
+                readings.append(Reading(_quad(quad), str(text), float(score)))
+        return readings
+
+    def detect(self, image) -> list[tuple[tuple[float, float], ...]]:
+        return [reading.quad for reading in self.read(image)]
+
+
+def open_engine(config: EngineConfig) -> Engine:
+    """Start the configured engine.
+
+    Raises
+    ------
+    EngineUnavailable
+        The engine, its models or the device asked for are not installed; the message says what to install.
+    """
+    return _RapidOCR(config) if config.engine == "rapidocr" else _PaddleOCR(config)

@@ -1,0 +1,418 @@
+"""Reading every label of a transit map: tiles, a working scale, rotated passes, duplicates merged.
+
+OCR engines shrink big inputs until small labels vanish, so a map is read in
+overlapping tiles at a working scale chosen from the height of its labels
+(measured on sample crops): big maps with big lettering are read smaller,
+which is what keeps a 278-megapixel map fast. Slanted labels (Rome's Line C
+stands at 45°) are read again in a pass rotated to make them level. Results
+are cached by image content and settings, so a second run is instant.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from vision.engines import Engine, EngineConfig, open_engine
+from vision.images import DEFAULT_PIXEL_LIMIT, file_digest, read_rgb
+
+__all__ = ["TextBox", "OcrSettings", "OcrResult", "read_map_texts", "ocr_array", "default_cache_dir"]
+
+Quad = tuple[tuple[float, float], ...]
+CACHE_FORMAT = 1
+ROTATIONS = ("auto", "all", "none")
+
+
+@dataclass(frozen=True, slots=True)
+class TextBox:
+    """A text line read on the map, in the original image's pixel coordinates."""
+
+    text: str
+    score: float
+    quad: Quad
+
+    @property
+    def box(self) -> tuple[float, float, float, float]:
+        xs = [x for x, _ in self.quad]
+        ys = [y for _, y in self.quad]
+        return min(xs), min(ys), max(xs), max(ys)
+
+    @property
+    def height(self) -> float:
+        """The text line's height: the quad's shorter side."""
+        (x0, y0), (x1, y1), (x2, y2) = self.quad[:3]
+        return min(math.hypot(x1 - x0, y1 - y0), math.hypot(x2 - x1, y2 - y1))
+
+    @property
+    def angle(self) -> float:
+        """The slant of the quad's longer side in degrees, in (-90, 90]; 0 is level."""
+        (x0, y0), (x1, y1), (x2, y2) = self.quad[:3]
+        first, second = (x1 - x0, y1 - y0), (x2 - x1, y2 - y1)
+        dx, dy = first if math.hypot(*first) >= math.hypot(*second) else second
+        angle = math.degrees(math.atan2(dy, dx))
+        return angle - 180 if angle > 90 else angle + 180 if angle <= -90 else angle
+
+    def to_dict(self) -> dict[str, Any]:
+        quad = [[round(x, 1), round(y, 1)] for x, y in self.quad]
+        return {"text": self.text, "score": round(self.score, 4), "quad": quad}
+
+
+@dataclass(frozen=True, slots=True)
+class OcrSettings:
+    """How a map is read.
+
+    Attributes
+    ----------
+    engine, device, det_model_dir, rec_model_dir
+        See :class:`vision.engines.EngineConfig`.
+    tile, overlap : int
+        Tile side and overlap in working-scale pixels; a label narrower than
+        ``overlap`` always lies whole in some tile.
+    scale : float or None
+        The working scale; ``None`` picks it so labels are about ``text_height`` px high (never enlarging).
+    rotations : {"auto", "all", "none"}
+        ``"auto"`` re-reads the regions where slanted labels were found, level;
+        ``"all"`` re-reads the whole map at +45° and -45°.
+    min_score : float
+        Readings below this recognition score are dropped.
+    """
+
+    engine: str = "rapidocr"
+    device: Literal["auto", "cpu", "cuda"] = "auto"
+    tile: int = 1280
+    overlap: int = 320
+    scale: float | None = None
+    text_height: float = 30.0
+    rotations: Literal["auto", "all", "none"] = "auto"
+    min_score: float = 0.5
+    det_model_dir: str | None = None
+    rec_model_dir: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.rotations not in ROTATIONS:
+            raise ValueError(f"rotations must be one of {list(ROTATIONS)}, got {self.rotations!r}")
+        if not 256 <= self.tile <= 4096 or not 0 <= self.overlap < self.tile // 2:
+            raise ValueError(f"tile must be 256..4096 px and overlap under half of it, got {self.tile}, {self.overlap}")
+        if self.scale is not None and not 0.05 <= self.scale <= 4:
+            raise ValueError(f"scale must be between 0.05 and 4, got {self.scale}")
+        self.engine_config()  # checks engine and device
+
+    def engine_config(self) -> EngineConfig:
+        return EngineConfig(self.engine, self.device, self.tile, self.det_model_dir, self.rec_model_dir)
+
+
+@dataclass(frozen=True, slots=True)
+class OcrResult:
+    """Every text line read on one map."""
+
+    texts: tuple[TextBox, ...]
+    width: int
+    height: int
+    scale: float
+    seconds: float
+    engine: str
+    device: str
+    cached: bool = False
+    passes: dict[str, int] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "width": self.width,
+            "height": self.height,
+            "scale": self.scale,
+            "seconds": round(self.seconds, 3),
+            "engine": self.engine,
+            "device": self.device,
+            "passes": self.passes,
+            "texts": [text.to_dict() for text in self.texts],
+        }
+
+    @classmethod
+    def from_dict(cls, record: dict[str, Any], *, cached: bool = False) -> OcrResult:
+        texts = tuple(
+            TextBox(item["text"], float(item["score"]), tuple((float(x), float(y)) for x, y in item["quad"]))
+            for item in record["texts"]
+        )
+        return cls(
+            texts,
+            int(record["width"]),
+            int(record["height"]),
+            float(record["scale"]),
+            float(record["seconds"]),
+            record["engine"],
+            record["device"],
+            cached,
+            dict(record.get("passes", {})),
+        )
+
+
+def default_cache_dir() -> Path:
+    """``$REASONMAP_CACHE/ocr``, else ``~/.cache/reasonmap/ocr``."""
+    root = os.environ.get("REASONMAP_CACHE")
+    return Path(root) / "ocr" if root else Path.home() / ".cache" / "reasonmap" / "ocr"
+
+
+# -- geometry of tiles and rotations -------------------------------------------
+
+
+def _starts(length: int, tile: int, overlap: int) -> list[int]:
+    if length <= tile:
+        return [0]
+    step = tile - overlap
+    starts = list(range(0, length - tile, step))
+    return starts + [length - tile]
+
+
+def _tiles(width: int, height: int, tile: int, overlap: int) -> list[tuple[int, int, int, int]]:
+    return [
+        (x, y, min(width, x + tile), min(height, y + tile))
+        for y in _starts(height, tile, overlap)
+        for x in _starts(width, tile, overlap)
+    ]
+
+
+def _rotation(width: int, height: int, degrees: float):
+    """The affine map rotating a ``width``×``height`` image by ``degrees`` onto a canvas that holds all of it."""
+    import cv2
+
+    matrix = cv2.getRotationMatrix2D((width / 2, height / 2), degrees, 1.0)
+    cos, sin = abs(matrix[0, 0]), abs(matrix[0, 1])
+    new_width, new_height = int(math.ceil(height * sin + width * cos)), int(math.ceil(height * cos + width * sin))
+    matrix[0, 2] += new_width / 2 - width / 2
+    matrix[1, 2] += new_height / 2 - height / 2
+    return matrix, (new_width, new_height)
+
+
+def _map_quad(quad: Quad, matrix) -> Quad:
+    return tuple(
+        (matrix[0][0] * x + matrix[0][1] * y + matrix[0][2], matrix[1][0] * x + matrix[1][1] * y + matrix[1][2])
+        for x, y in quad
+    )
+
+
+# -- reading -------------------------------------------------------------------
+
+
+def _read_tiled(engine: Engine, image, settings: OcrSettings, progress) -> list[tuple[TextBox, bool]]:
+    """Read an array tile by tile; each box comes with whether it touches a cut tile edge."""
+    height, width = image.shape[:2]
+    found: list[tuple[TextBox, bool]] = []
+    for x0, y0, x1, y1 in _tiles(width, height, settings.tile, settings.overlap):
+        for reading in engine.read(image[y0:y1, x0:x1]):
+            if reading.score < settings.min_score or not reading.text.strip():
+                continue
+            xs = [x for x, _ in reading.quad]
+            ys = [y for _, y in reading.quad]
+            cut = (
+                (x0 > 0 and min(xs) <= 2)
+                or (y0 > 0 and min(ys) <= 2)
+                or (x1 < width and max(xs) >= x1 - x0 - 3)
+                or (y1 < height and max(ys) >= y1 - y0 - 3)
+            )
+            quad = tuple((x + x0, y + y0) for x, y in reading.quad)
+            found.append((TextBox(reading.text.strip(), reading.score, quad), cut))
+        progress.update((x1 - x0) * (y1 - y0))
+    return found
+
+
+def _read_rotated(engine, image, degrees: float, region, settings, progress) -> list[tuple[TextBox, bool]]:
+    """Read ``region`` (x0, y0, x1, y1) of the working image turned by ``degrees``; boxes mapped back."""
+    import cv2
+
+    x0, y0, x1, y1 = region
+    crop = image[y0:y1, x0:x1]
+    matrix, size = _rotation(crop.shape[1], crop.shape[0], degrees)
+    turned = cv2.warpAffine(crop, matrix, size, flags=cv2.INTER_LINEAR, borderValue=(255, 255, 255))
+    back = cv2.invertAffineTransform(matrix)
+    found = []
+    for box, cut in _read_tiled(engine, turned, settings, progress):
+        quad = tuple((x + x0, y + y0) for x, y in _map_quad(box.quad, back))
+        found.append((TextBox(box.text, box.score, quad), cut))
+    return found
+
+
+def _slanted_regions(boxes: list[TextBox], width: int, height: int) -> dict[int, list[tuple[int, int, int, int]]]:
+    """Regions around labels read at a slant, grouped by the rotation (±45°) that levels them."""
+    from shapely import box as rectangle
+    from shapely import unary_union
+
+    groups: dict[int, list] = {45: [], -45: []}
+    for found in boxes:
+        if 20 <= abs(found.angle) <= 70 and len(found.text) >= 2:
+            margin = 4 * found.height
+            x0, y0, x1, y1 = found.box
+            # image y grows downward: a label rising to the right has a negative angle, levelled by turning +45°
+            groups[45 if found.angle < 0 else -45].append(rectangle(x0 - margin, y0 - margin, x1 + margin, y1 + margin))
+    regions: dict[int, list[tuple[int, int, int, int]]] = {}
+    for degrees, shapes in groups.items():
+        if not shapes:
+            continue
+        merged = unary_union(shapes)
+        parts = getattr(merged, "geoms", [merged])
+        regions[degrees] = sorted(
+            (max(0, int(a)), max(0, int(b)), min(width, int(c) + 1), min(height, int(d) + 1))
+            for a, b, c, d in (part.bounds for part in parts)
+        )
+    return regions
+
+
+def _merge(found: list[tuple[TextBox, bool]]) -> list[TextBox]:
+    """One box per label: where boxes overlap, a whole, confident, longer reading wins."""
+    from shapely import Polygon, STRtree
+
+    order = sorted(
+        range(len(found)),
+        key=lambda i: (found[i][1], found[i][0].score < 0.8, -len(found[i][0].text), -found[i][0].score, i),
+    )
+    shapes = [Polygon(found[i][0].quad).buffer(0) for i in range(len(found))]
+    tree = STRtree(shapes) if shapes else None
+    kept: list[int] = []
+    taken = [False] * len(found)
+    for index in order:
+        if taken[index]:
+            continue
+        kept.append(index)
+        shape = shapes[index]
+        for other in tree.query(shape):
+            if other == index or taken[other]:
+                continue
+            smaller = min(shape.area, shapes[other].area)
+            if smaller > 0 and shape.intersection(shapes[other]).area / smaller > 0.5:
+                taken[other] = True
+        taken[index] = True
+    boxes = [found[i][0] for i in kept]
+    return sorted(boxes, key=lambda b: (round(b.box[1]), round(b.box[0]), b.text))
+
+
+def _working_scale(engine: Engine, image, settings: OcrSettings) -> float:
+    """A scale that makes typical labels about ``settings.text_height`` px high, measured on sample crops."""
+    if settings.scale is not None:
+        return settings.scale
+    height, width = image.shape[:2]
+    if width * height <= 16_000_000:
+        return 1.0
+    side = settings.tile
+    heights: list[float] = []
+    for fx in (0.25, 0.5, 0.75):
+        for fy in (0.25, 0.5, 0.75):
+            x0 = int(min(max(0, fx * width - side / 2), width - side))
+            y0 = int(min(max(0, fy * height - side / 2), height - side))
+            for quad in engine.detect(image[y0 : y0 + side, x0 : x0 + side]):
+                heights.append(TextBox("", 1.0, quad).height)
+    if len(heights) < 10:
+        return 1.0
+    heights.sort()
+    typical = heights[len(heights) // 4]  # the smaller labels set the scale
+    return round(min(1.0, max(0.1, settings.text_height / typical)), 3)
+
+
+def ocr_array(image, settings: OcrSettings = OcrSettings(), *, engine: Engine | None = None, progress: bool = False):
+    """Read an RGB ``uint8`` array; see :func:`read_map_texts` (which adds the file cache)."""
+    import cv2
+    from tqdm import tqdm
+
+    started = time.perf_counter()
+    engine = engine or open_engine(settings.engine_config())
+    height, width = image.shape[:2]
+    bgr = cv2.cvtColor(image, cv2.COLOR_RGB2BGR)
+    scale = _working_scale(engine, bgr, settings)
+    if scale != 1.0:
+        interpolation = cv2.INTER_AREA if scale < 1 else cv2.INTER_CUBIC
+        size = (max(1, round(width * scale)), max(1, round(height * scale)))
+        bgr = cv2.resize(bgr, size, interpolation=interpolation)
+    work_height, work_width = bgr.shape[:2]
+    bar = tqdm(
+        total=work_width * work_height, unit="px", unit_scale=True, desc="OCR", file=sys.stderr, disable=not progress
+    )
+    found = _read_tiled(engine, bgr, settings, bar)
+    passes = {"level": len(found)}
+    if settings.rotations == "all":
+        regions = {45: [(0, 0, work_width, work_height)], -45: [(0, 0, work_width, work_height)]}
+    elif settings.rotations == "auto":
+        regions = _slanted_regions([box for box, _ in found], work_width, work_height)
+    else:
+        regions = {}
+    for degrees, parts in regions.items():
+        bar.total += sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in parts) * 2
+        extra = [box for part in parts for box in _read_rotated(engine, bgr, degrees, part, settings, bar)]
+        passes[f"rotated{degrees:+d}"] = len(extra)
+        found.extend(extra)
+    bar.close()
+    merged = _merge(found)
+    if scale != 1.0:
+        merged = [TextBox(b.text, b.score, tuple((x / scale, y / scale) for x, y in b.quad)) for b in merged]
+    return OcrResult(
+        tuple(merged), width, height, scale, time.perf_counter() - started, engine.name, engine.device, False, passes
+    )
+
+
+def _cache_key(digest: str, settings: OcrSettings, engine: Engine) -> str:
+    import hashlib
+
+    described = {
+        "format": CACHE_FORMAT,
+        "image": digest,
+        "settings": asdict(settings),
+        "engine": [engine.name, getattr(engine, "version", ""), engine.device],
+    }
+    return hashlib.sha256(json.dumps(described, sort_keys=True).encode()).hexdigest()[:32]
+
+
+def read_map_texts(
+    path: str | Path,
+    settings: OcrSettings = OcrSettings(),
+    *,
+    pixel_limit: int = DEFAULT_PIXEL_LIMIT,
+    cache_dir: str | Path | None = None,
+    use_cache: bool = True,
+    progress: bool = False,
+) -> OcrResult:
+    """Every text line on the map image at ``path``.
+
+    Parameters
+    ----------
+    path : str or Path
+        A PNG, JPEG or other image Pillow and OpenCV read.
+    settings : OcrSettings
+    pixel_limit : int
+        Images with more pixels are refused before decoding (a decompression-bomb guard).
+    cache_dir : path, optional
+        Where results are kept, by image content and settings (default :func:`default_cache_dir`).
+    use_cache : bool
+        ``False`` neither reads nor writes the cache.
+    progress : bool
+        Show a progress bar on standard error.
+
+    Raises
+    ------
+    InvalidImage, ImageTooLarge
+        The file is not a readable image, or is over ``pixel_limit``.
+    EngineUnavailable
+        The engine or device is not installed.
+    """
+    from graphkit.io import atomic_writer
+    from vision.images import image_size
+
+    image_size(path, pixel_limit=pixel_limit)
+    engine = open_engine(settings.engine_config())
+    cache_file = None
+    if use_cache:
+        folder = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+        cache_file = folder / f"{_cache_key(file_digest(path), settings, engine)}.json"
+        if cache_file.is_file():
+            try:
+                return OcrResult.from_dict(json.loads(cache_file.read_text(encoding="utf-8")), cached=True)
+            except (ValueError, KeyError, TypeError):
+                pass  # a damaged cache entry is simply recomputed
+    result = ocr_array(read_rgb(path, pixel_limit=pixel_limit), settings, engine=engine, progress=progress)
+    if cache_file is not None:
+        cache_file.parent.mkdir(parents=True, exist_ok=True)
+        with atomic_writer(cache_file) as handle:
+            json.dump(result.to_dict(), handle, ensure_ascii=False, sort_keys=True)
+    return result
