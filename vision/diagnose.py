@@ -87,7 +87,7 @@ Examples
 from __future__ import annotations
 
 import statistics
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -105,7 +105,6 @@ __all__ = [
     "PRECEDENCE",
     "Diagnosis",
     "diagnose",
-    "diagnose_predictions",
     "layout_threshold_of",
     "near_miss",
 ]
@@ -346,6 +345,8 @@ def _label(
     answer = parse_answer(prediction.response, kind=kind, template=template)
     if isinstance(answer, Invalid):
         return ("refusal" if answer.refusal else "format_error"), {"reason": answer.reason}
+    if not answer.sections:
+        return "format_error", {"reason": "no route section"}
     score = score_answer(answer, question, graph, kind=kind)
     names = graph_names(graph)
     check = _Check(names, question, answer.sections, evidence, colour_threshold, layout_threshold)
@@ -445,7 +446,7 @@ class _Check:
                         "misread_station", **where, claimed_station=text, near_miss=name, edit_distance=min(distances)
                     )
                     return
-        self.add("transfer_error", **where, reason=reason, station=text, expected=expected[:3], **found)
+        self.add("transfer_error", **where, reason=reason, claimed_station=text, expected=expected[:3], **found)
 
     def wrong_route(self) -> None:
         sections, lines = self.sections, self.lines
@@ -529,7 +530,7 @@ class _Check:
                 if self.layout_threshold is not None and distance < self.layout_threshold:
                     self.add("line_confusion_layout", **found, threshold=self.layout_threshold)
                     return
-        self.add("wrong_line", **found, reason="serves not both stations")
+        self.add("wrong_line", **found, reason="does not serve both stations")
 
     # -- valid routes --------------------------------------------------------
 
@@ -539,7 +540,7 @@ class _Check:
         stops = 0
         alternatives: list[tuple[tuple[str, ...], ...]] = []
         for line, departure, arrival in zip(lines, self.departures, self.arrivals):
-            ride = graph.ride(line, departure, arrival)
+            ride = (0, ((),)) if departure == arrival else graph.ride(line, departure, arrival)
             stops += ride[0] if ride else 0
             alternatives.append(ride[1] if ride else ())
         costs = [
@@ -596,59 +597,3 @@ class _Check:
 def _transfers(lines: Iterable[str]) -> int:
     lines = list(lines)
     return sum(1 for a, b in zip(lines, lines[1:]) if a != b)
-
-
-# -- batches -----------------------------------------------------------------
-
-
-def diagnose_predictions(
-    rows: Iterable[tuple[Prediction, str | None]],
-    questions: Mapping[str, Question],
-    graph_for: Callable[[Question], TransitGraph],
-    evidence_for: Callable[[Question], MapEvidence | None] | None = None,
-    *,
-    colour_threshold: float = DEFAULT_COLOUR_THRESHOLD,
-    layout_threshold: float | None = None,
-) -> tuple[list[Diagnosis], list[str]]:
-    """Diagnose a batch of ``(prediction, error)`` rows, in input order.
-
-    Returns
-    -------
-    diagnoses : list of Diagnosis
-    problems : list of str
-        Rows skipped, and why (an unknown question id, a city without a graph).
-    """
-    diagnoses: list[Diagnosis] = []
-    problems: list[str] = []
-    graphs: dict[str, TransitGraph | str] = {}
-    for prediction, error in rows:
-        question = questions.get(prediction.id)
-        if question is None:
-            problems.append(f"prediction {prediction.id!r} ({prediction.model}) answers no question; skipped")
-            continue
-        graph = graphs.get(question.city)
-        if graph is None:
-            try:
-                graph = graphs[question.city] = graph_for(question)
-            except Exception as failure:  # any failure to build a graph is reported once and skips its city
-                graph = graphs[question.city] = f"no graph for city {question.city!r} ({failure})"
-                problems.append(graph)
-        if isinstance(graph, str):
-            problems.append(f"prediction {prediction.id!r} ({prediction.model}) skipped: {graph}")
-            continue
-        evidence = evidence_for(question) if evidence_for is not None else None
-        try:
-            diagnoses.append(
-                diagnose(
-                    prediction,
-                    question,
-                    graph,
-                    evidence,
-                    error=error,
-                    colour_threshold=colour_threshold,
-                    layout_threshold=layout_threshold,
-                )
-            )
-        except ValueError as failure:
-            problems.append(f"prediction {prediction.id!r} ({prediction.model}) skipped: {failure}")
-    return diagnoses, problems

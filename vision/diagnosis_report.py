@@ -26,16 +26,18 @@ from benchmarks.reasonmap.records import Prediction, Question
 from graphkit.graph import TransitGraph
 from graphkit.io import atomic_writer
 from graphkit.names import fold
-from vision.diagnose import (
-    CATEGORIES,
-    DEFAULT_COLOUR_THRESHOLD,
-    LABELS,
-    Diagnosis,
-    diagnose_predictions,
-)
+from vision.diagnose import CATEGORIES, DEFAULT_COLOUR_THRESHOLD, LABELS, Diagnosis, diagnose
 from vision.evidence import MapEvidence
 
-__all__ = ["DiagnosisRun", "prediction_row", "summarise", "summary_markdown", "diagnose_files", "summary_paths"]
+__all__ = [
+    "DiagnosisRun",
+    "prediction_row",
+    "diagnose_predictions",
+    "diagnose_files",
+    "summarise",
+    "summary_markdown",
+    "summary_paths",
+]
 
 _FAILURE_CATEGORIES = ("grounding", "reasoning", "other")
 
@@ -221,6 +223,59 @@ def _first_answers(
         seen.add(key)
         kept.append(row)
     return kept
+
+
+def diagnose_predictions(
+    rows: Iterable[tuple[Prediction, str | None]],
+    questions: Mapping[str, Question],
+    graph_for: Callable[[Question], TransitGraph],
+    evidence_for: Callable[[Question], MapEvidence | None] | None = None,
+    *,
+    colour_threshold: float = DEFAULT_COLOUR_THRESHOLD,
+    layout_threshold: float | None = None,
+) -> tuple[list[Diagnosis], list[str]]:
+    """Diagnose a batch of ``(prediction, error)`` rows, in input order.
+
+    Returns
+    -------
+    diagnoses : list of Diagnosis
+    problems : list of str
+        Rows skipped, and why (an unknown question id, a city without a graph).
+    """
+    diagnoses: list[Diagnosis] = []
+    problems: list[str] = []
+    graphs: dict[str, TransitGraph | str] = {}
+    for prediction, error in rows:
+        question = questions.get(prediction.id)
+        if question is None:
+            problems.append(f"prediction {prediction.id!r} ({prediction.model}) answers no question; skipped")
+            continue
+        graph = graphs.get(question.city)
+        if graph is None:
+            try:
+                graph = graphs[question.city] = graph_for(question)
+            except Exception as failure:  # any failure to build a graph is reported once and skips its city
+                graph = graphs[question.city] = f"no graph for city {question.city!r} ({failure})"
+                problems.append(graph)
+        if isinstance(graph, str):
+            problems.append(f"prediction {prediction.id!r} ({prediction.model}) skipped: {graph}")
+            continue
+        evidence = evidence_for(question) if evidence_for is not None else None
+        try:
+            diagnoses.append(
+                diagnose(
+                    prediction,
+                    question,
+                    graph,
+                    evidence,
+                    error=error,
+                    colour_threshold=colour_threshold,
+                    layout_threshold=layout_threshold,
+                )
+            )
+        except ValueError as failure:
+            problems.append(f"prediction {prediction.id!r} ({prediction.model}) skipped: {failure}")
+    return diagnoses, problems
 
 
 def diagnose_files(
