@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 __all__ = ["ColourPair", "StationColour", "station_colours", "estimate_line_colours", "colour_pairs", "with_lines"]
 
 _MIN_CHROMA = 15.0  # below this C* a pixel is background, text, marker or anti-aliasing towards them
+# ... except a muted mid-tone (a brown or slate line) down to this C*; paper and tints are lighter, ink darker
+_MUTED_CHROMA, _MUTED_L = 8.0, (15.0, 85.0)
 _BIN = 3.0  # Lab units per histogram bin
 _ABSORB = 8.0  # Lab distance within which bins join a peak's count
 _CORE = 4.0  # Lab distance within which bins make a peak's colour
@@ -106,7 +108,9 @@ def _clusters(pixels: numpy.ndarray) -> list[tuple[numpy.ndarray, numpy.ndarray,
     import cv2
 
     lab = cv2.cvtColor(pixels.reshape(1, -1, 3).astype(numpy.float32) / 255.0, cv2.COLOR_RGB2Lab).reshape(-1, 3)
-    coloured = numpy.hypot(lab[:, 1], lab[:, 2]) >= _MIN_CHROMA
+    chroma = numpy.hypot(lab[:, 1], lab[:, 2])
+    muted = (chroma >= _MUTED_CHROMA) & (lab[:, 0] >= _MUTED_L[0]) & (lab[:, 0] <= _MUTED_L[1])
+    coloured = (chroma >= _MIN_CHROMA) | muted
     if int(coloured.sum()) < _MIN_PIXELS:
         return []
     lab, rgb = lab[coloured].astype(numpy.float64), pixels[coloured].astype(numpy.float64)
@@ -258,7 +262,10 @@ def estimate_line_colours(
     lab = numpy.array([colour.lab for colour in candidates], dtype=numpy.float64).reshape(-1, 3)
     weight = numpy.array([colour.weight for colour in candidates], dtype=numpy.float64)
     pixels = numpy.array([colour.pixels for colour in candidates], dtype=numpy.float64)
-    difference = _differences(lab, lab)
+    # rendered maps repeat exact colours: compare each distinct colour once
+    distinct, inverse = numpy.unique(lab.round(2), axis=0, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    difference = _differences(distinct, distinct)[numpy.ix_(inverse, inverse)]
     # presence[c, s]: how clearly station s shows candidate c's colour
     presence = numpy.zeros((len(candidates), len(names)))
     if candidates:
