@@ -250,7 +250,7 @@ def _patch(name: str, font_px: int, angle: int) -> _Patch:
     from PIL import Image, ImageDraw
 
     font = load_font(script_of(name), font_px)
-    halo = max(1, round(font_px * 0.12))
+    halo = max(1, round(font_px * 0.18))
     x0, y0, x1, y1 = font.getbbox(name, stroke_width=halo)
     pad = 2
     size = (x1 - x0 + 2 * pad, y1 - y0 + 2 * pad)
@@ -267,34 +267,48 @@ def _patch(name: str, font_px: int, angle: int) -> _Patch:
 
 
 class _Placer:
-    """Greedy label placement on occupancy masks: labels and markers are hard obstacles, line strokes soft."""
+    """Greedy label placement on occupancy masks: labels and markers are hard obstacles, line strokes soft.
 
-    def __init__(self, width: int, height: int, strokes, markers: list[tuple[int, int, int]]):
+    Labels keep a clear space around them (wide to the sides, about a character): a text detector would
+    otherwise read two labels on one row as one text, or take a marker for a letter.
+    """
+
+    def __init__(self, width: int, height: int, strokes, markers: list[tuple[int, int, int]], font_px: int):
         import numpy
 
         self.width, self.height = width, height
         self.strokes = strokes
-        self.hard = numpy.zeros((height, width), dtype=bool)
+        self.pad_x, self.pad_y = max(2, round(2.0 * font_px)), max(1, round(0.3 * font_px))
+        self.marker_pad = max(2, round(0.3 * font_px))
+        self.labels = numpy.zeros((height, width), dtype=bool)
+        self.markers = numpy.zeros((height, width), dtype=bool)
+        pad = self.marker_pad
         for x, y, radius in markers:
-            self.hard[max(0, y - radius - 2) : y + radius + 3, max(0, x - radius - 2) : x + radius + 3] = True
+            self.markers[
+                max(0, y - radius - pad) : y + radius + pad + 1, max(0, x - radius - pad) : x + radius + pad + 1
+            ] = True
 
     def _free(self, x: int, y: int, w: int, h: int) -> bool:
-        return (
-            0 <= x
-            and 0 <= y
-            and x + w <= self.width
-            and y + h <= self.height
-            and not self.hard[y : y + h, x : x + w].any()
-        )
+        if x < 0 or y < 0 or x + w > self.width or y + h > self.height or self.markers[y : y + h, x : x + w].any():
+            return False
+        px, py = self.pad_x, self.pad_y
+        return not self.labels[max(0, y - py) : y + h + py, max(0, x - px) : x + w + px].any()
 
     def _cost(self, x: int, y: int, w: int, h: int) -> float:
         import numpy
 
-        return numpy.count_nonzero(self.strokes[y : y + h, x : x + w]) / (w * h)
+        py = self.pad_y
+        crossed = numpy.count_nonzero(self.strokes[max(0, y - py) : y + h + py, x : x + w])
+        return (0.3 if crossed else 0.0) + crossed / (w * h)  # any stroke through a label hinders reading it
+
+    def _take(self, x: int, y: int, w: int, h: int) -> tuple[int, int]:
+        self.labels[y : y + h, x : x + w] = True
+        return x, y
 
     def place(self, centre: tuple[int, int], gap: float, size: tuple[int, int], step: float) -> tuple[int, int] | None:
         """The top-left corner for a ``size`` label near ``centre`` (nearest ring that has room), or ``None``."""
         w, h = size
+        gap += self.marker_pad
         best: tuple[float, int, int] | None = None
         for ring in range(6):
             distance = gap + ring * step
@@ -308,10 +322,7 @@ class _Placer:
                         best = (cost, x, y)
             if best is not None and best[0] <= 0.2 * ring:
                 break
-        if best is None:
-            return None
-        self.hard[max(0, best[2] - 1) : best[2] + h + 1, max(0, best[1] - 1) : best[1] + w + 1] = True
-        return best[1], best[2]
+        return None if best is None else self._take(best[1], best[2], w, h)
 
     def anywhere(self, centre: tuple[int, int], size: tuple[int, int]) -> tuple[int, int] | None:
         """The free spot nearest ``centre`` on a coarse scan of the whole canvas, or ``None``."""
@@ -324,8 +335,7 @@ class _Placer:
         )
         for _, y, x in spots:
             if self._free(x, y, w, h):
-                self.hard[max(0, y - 1) : y + h + 1, max(0, x - 1) : x + w + 1] = True
-                return x, y
+                return self._take(x, y, w, h)
         return None
 
 
@@ -422,7 +432,8 @@ def render_map(
         (x, y), r = points[station], radii[station]
         draw.ellipse((x - r, y - r, x + r, y + r), fill=_WHITE, outline=_OUTLINE, width=outline)
 
-    placer = _Placer(scale.width, scale.height, strokes, [(*points[s], radii[s]) for s in graph.stations])
+    markers = [(*points[s], radii[s]) for s in graph.stations]
+    placer = _Placer(scale.width, scale.height, strokes, markers, scale.font_px)
     order = sorted(graph.stations, key=lambda s: (-len(graph.lines_at(s)), rank[s]))
     boxes: dict[str, list[int]] = {}
     for station in order:
@@ -430,7 +441,7 @@ def render_map(
         font_px = scale.font_px
         while True:
             patch = _patch(station, font_px, angle)
-            gap = radii[station] + 2
+            gap = radii[station] + 1
             corner = placer.place(points[station], gap, patch.halo.size, scale.cell * 0.4)
             if corner is not None or font_px <= 5:
                 break
