@@ -420,11 +420,16 @@ def build_parser() -> argparse.ArgumentParser:
     _add_city_options(lint, allow_all=True)
     lint.add_argument("--json", action="store_true")
     lint.set_defaults(run=cmd_lint)
+
+    from reasonmap.vision_commands import add_vision_commands
+
+    add_vision_commands(commands, _add_city_options)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     from graphkit.errors import TransitError
+    from vision.errors import VisionError
 
     args = build_parser().parse_args(argv)
     try:
@@ -432,7 +437,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # output piped into `head` and the like
         sys.stderr.close()
         return 0
-    except (TransitError, ValueError, OSError) as error:
+    except (TransitError, VisionError, ValueError, OSError) as error:
         print(f"reasonmap {args.command}: error: {error}", file=sys.stderr)
         return 2
 

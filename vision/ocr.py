@@ -161,20 +161,24 @@ def default_cache_dir() -> Path:
 # -- geometry of tiles and rotations -------------------------------------------
 
 
-def _starts(length: int, tile: int, overlap: int) -> list[int]:
+def _spans(length: int, tile: int, overlap: int) -> list[tuple[int, int]]:
+    """As few windows of at most ``tile`` px as cover ``length``, evenly spread, overlapping by ``overlap`` or more.
+
+    Examples
+    --------
+    >>> _spans(2006, 1280, 320)
+    [(0, 1163), (843, 2006)]
+    """
     if length <= tile:
-        return [0]
-    step = tile - overlap
-    starts = list(range(0, length - tile, step))
-    return starts + [length - tile]
+        return [(0, length)]
+    count = math.ceil((length - overlap) / (tile - overlap))
+    size = math.ceil((length + (count - 1) * overlap) / count)
+    starts = [round(i * (length - size) / (count - 1)) for i in range(count)]
+    return [(start, start + size) for start in starts]
 
 
 def _tiles(width: int, height: int, tile: int, overlap: int) -> list[tuple[int, int, int, int]]:
-    return [
-        (x, y, min(width, x + tile), min(height, y + tile))
-        for y in _starts(height, tile, overlap)
-        for x in _starts(width, tile, overlap)
-    ]
+    return [(x0, y0, x1, y1) for y0, y1 in _spans(height, tile, overlap) for x0, x1 in _spans(width, tile, overlap)]
 
 
 def _rotation(width: int, height: int, degrees: float):
@@ -204,7 +208,11 @@ def _read_tiled(engine: Engine, image, settings: OcrSettings, progress) -> list[
     height, width = image.shape[:2]
     found: list[tuple[TextBox, bool]] = []
     for x0, y0, x1, y1 in _tiles(width, height, settings.tile, settings.overlap):
-        for reading in engine.read(image[y0:y1, x0:x1]):
+        window = image[y0:y1, x0:x1]
+        progress.update((x1 - x0) * (y1 - y0))
+        if int(window.max()) - int(window.min()) < 40:
+            continue  # one flat colour: nothing to read
+        for reading in engine.read(window):
             if reading.score < settings.min_score or not reading.text.strip():
                 continue
             xs = [x for x, _ in reading.quad]
@@ -217,7 +225,6 @@ def _read_tiled(engine: Engine, image, settings: OcrSettings, progress) -> list[
             )
             quad = tuple((x + x0, y + y0) for x, y in reading.quad)
             found.append((TextBox(reading.text.strip(), reading.score, quad), cut))
-        progress.update((x1 - x0) * (y1 - y0))
     return found
 
 
@@ -344,9 +351,11 @@ def ocr_array(image, settings: OcrSettings = OcrSettings(), *, engine: Engine | 
         passes[f"rotated{degrees:+d}"] = len(extra)
         found.extend(extra)
     bar.close()
-    merged = _merge(found)
-    if scale != 1.0:
-        merged = [TextBox(b.text, b.score, tuple((x / scale, y / scale) for x, y in b.quad)) for b in merged]
+    # rounded as the cache stores them, so a cached result equals a fresh one
+    merged = [
+        TextBox(b.text, round(b.score, 4), tuple((round(x / scale, 1), round(y / scale, 1)) for x, y in b.quad))
+        for b in _merge(found)
+    ]
     return OcrResult(
         tuple(merged), width, height, scale, time.perf_counter() - started, engine.name, engine.device, False, passes
     )

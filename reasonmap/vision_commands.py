@@ -1,0 +1,170 @@
+"""The vision subcommands of ``reasonmap``: ``ocr``, ``render`` and ``diagnose``.
+
+Kept beside :mod:`reasonmap.cli` so that each file stays short; like it,
+each command parses options and calls one library function.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+
+def _graph(args: argparse.Namespace):
+    from graphkit.cities import open_graph
+
+    return open_graph(city=args.city, metro=args.metro, overlay=args.overlay)
+
+
+def _settings(args: argparse.Namespace):
+    from vision.ocr import OcrSettings
+
+    return OcrSettings(
+        engine=args.engine,
+        device=args.device,
+        scale=args.scale,
+        rotations=args.rotations,
+        det_model_dir=args.det_model_dir,
+        rec_model_dir=args.rec_model_dir,
+    )
+
+
+def _analyse(args: argparse.Namespace, graph, *, lines: bool):
+    from vision.analyse import analyse_map
+
+    return analyse_map(
+        args.map,
+        graph,
+        settings=_settings(args),
+        pixel_limit=args.pixel_limit,
+        cache_dir=args.cache_dir,
+        use_cache=not args.no_cache,
+        lines=lines,
+        progress=not args.quiet,
+    )
+
+
+def cmd_ocr(args: argparse.Namespace) -> int:
+    from vision.analyse import ocr_report, write_evidence
+
+    graph = _graph(args)
+    wants_lines = args.lines or args.evidence is not None
+    analysis = _analyse(args, graph, lines=wants_lines)
+    report = ocr_report(analysis, graph, pairs=args.lines)
+    if args.evidence:
+        write_evidence(args.evidence, analysis.evidence)
+    if args.json:
+        print(json.dumps(report, ensure_ascii=False, indent=1))
+    else:
+        found = sum(station["found"] for station in report["stations"])
+        print(f"{report['map']}: {found}/{len(report['stations'])} stations found (recall {report['recall']:.1%})")
+        print(f"{report['seconds']:.1f} s{' (OCR from the cache)' if report['ocr_cached'] else ''}")
+        missing = [station["name"] for station in report["stations"] if not station["found"]]
+        if missing:
+            print("not found: " + ", ".join(missing))
+        for name, line in report.get("lines", {}).items():
+            print(f"{name}: {line['colour']} (seen at {line['support']:.0%} of its found stations)")
+    return 0
+
+
+def cmd_render(args: argparse.Namespace) -> int:
+    from vision.render import render_map, write_rendered
+
+    rendered = render_map(
+        _graph(args), seed=args.seed, size=args.size, palette=args.palette, rotate_labels=args.rotate_labels
+    )
+    image, truth = write_rendered(rendered, args.out)
+    width, height = rendered.image.size
+    print(f"wrote {image} ({width}x{height}) and {truth}", file=sys.stderr)
+    return 0
+
+
+def cmd_diagnose(args: argparse.Namespace) -> int:
+    from vision.analyse import read_evidence
+    from vision.diagnosis_report import diagnose_files, summary_markdown
+    from vision.evidence import read_truth
+    from vision.render import truth_path
+
+    graph = _graph(args)
+    if args.evidence:
+        evidence = read_evidence(args.evidence)
+    elif args.truth:
+        evidence = read_truth(truth_path(args.map), city=graph.city)
+    else:
+        evidence = _analyse(args, graph, lines=True).evidence
+    run = diagnose_files(
+        args.questions,
+        args.predictions,
+        evidence,
+        lambda question: graph,
+        out=args.out,
+        colour_threshold=args.colour_threshold,
+        layout_threshold=args.layout_threshold,
+    )
+    for problem in run.problems:
+        print(f"skipped: {problem}", file=sys.stderr)
+    print(summary_markdown(run.summary), end="")
+    print(f"wrote {', '.join(str(path) for path in run.outputs)}", file=sys.stderr)
+    return 0
+
+
+def _add_map_options(parser: argparse.ArgumentParser) -> None:
+    from vision.engines import DEVICES, ENGINES
+    from vision.images import DEFAULT_PIXEL_LIMIT
+    from vision.ocr import ROTATIONS
+
+    parser.add_argument("--device", choices=DEVICES, default="auto", help="OCR on cpu or cuda (auto: cuda if present)")
+    parser.add_argument("--engine", choices=ENGINES, default="rapidocr", help="OCR engine (default rapidocr)")
+    parser.add_argument("--det-model-dir", help="paddleocr engine: local text-detection model folder")
+    parser.add_argument("--rec-model-dir", help="paddleocr engine: local text-recognition model folder")
+    parser.add_argument("--scale", type=float, help="working scale (default: chosen from the labels' height)")
+    parser.add_argument("--rotations", choices=ROTATIONS, default="auto", help="passes for slanted labels")
+    parser.add_argument(
+        "--pixel-limit",
+        type=int,
+        default=DEFAULT_PIXEL_LIMIT,
+        help=f"refuse bigger images (default {DEFAULT_PIXEL_LIMIT:,})",
+    )
+    parser.add_argument("--cache-dir", help="OCR cache (default $REASONMAP_CACHE/ocr or ~/.cache/reasonmap/ocr)")
+    parser.add_argument("--no-cache", action="store_true", help="neither read nor write the OCR cache")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def add_vision_commands(commands, add_city_options) -> None:
+    """Add ``ocr``, ``render`` and ``diagnose`` to the subcommands."""
+    from vision.render import PALETTES
+
+    ocr = commands.add_parser("ocr", help="read a map: station recall, boxes, unmatched texts (and line colours)")
+    ocr.add_argument("map", metavar="MAP", help="the map image")
+    add_city_options(ocr)
+    _add_map_options(ocr)
+    ocr.add_argument("--json", action="store_true", help="print the JSON report")
+    ocr.add_argument("--lines", action="store_true", help="also estimate line colours, paths and alike pairs")
+    ocr.add_argument("--evidence", metavar="FILE", help="write the map evidence for `diagnose --evidence`")
+    ocr.set_defaults(run=cmd_ocr)
+
+    render = commands.add_parser("render", help="draw a synthetic map with its ground truth (MAP.truth.json)")
+    add_city_options(render)
+    render.add_argument("--seed", type=int, default=0)
+    render.add_argument("--size", type=int, help="longest side in px, up to 8000 (default: from the station count)")
+    render.add_argument("--palette", choices=sorted(PALETTES), default="normal")
+    render.add_argument("--rotate-labels", action="store_true", help="draw every third label at 45°")
+    render.add_argument("--out", required=True, metavar="MAP.png")
+    render.set_defaults(run=cmd_render)
+
+    diagnose = commands.add_parser("diagnose", help="label each answer: a grounding or a reasoning failure")
+    diagnose.add_argument("--questions", required=True)
+    diagnose.add_argument("--predictions", required=True)
+    source = diagnose.add_mutually_exclusive_group(required=True)
+    source.add_argument("--map", help="the map image the model saw (read with OCR; cached)")
+    source.add_argument("--evidence", help="map evidence written by `reasonmap ocr --evidence`")
+    diagnose.add_argument("--truth", action="store_true", help="with --map: use MAP.truth.json of a rendered map")
+    add_city_options(diagnose)
+    _add_map_options(diagnose)
+    diagnose.add_argument(
+        "--colour-threshold", type=float, default=10.0, help="CIEDE2000 under which colours are alike"
+    )
+    diagnose.add_argument("--layout-threshold", type=float, help="px under which a line runs near (default: 3 labels)")
+    diagnose.add_argument("--out", required=True, help="diagnoses (JSON Lines); summaries are written beside it")
+    diagnose.set_defaults(run=cmd_diagnose)

@@ -1,0 +1,171 @@
+"""One map, end to end: OCR, grounding, line colours and paths, line pairs.
+
+:func:`analyse_map` is what ``reasonmap ocr`` and ``reasonmap diagnose --map``
+run; its :class:`MapAnalysis` carries the :class:`~vision.evidence.MapEvidence`
+the diagnosis reads.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from graphkit.graph import TransitGraph
+from vision.evidence import MapEvidence
+from vision.images import DEFAULT_PIXEL_LIMIT
+from vision.ocr import OcrResult, OcrSettings
+
+__all__ = ["MapAnalysis", "analyse_map", "ocr_report", "write_evidence", "read_evidence"]
+
+
+@dataclass(frozen=True, slots=True)
+class MapAnalysis:
+    """What the vision side found on one map."""
+
+    evidence: MapEvidence
+    ocr: OcrResult
+    seconds: float
+
+    @property
+    def recall(self) -> float:
+        """The share of the city's stations found on the map."""
+        stations = self.evidence.stations
+        return sum(found.found for found in stations.values()) / len(stations) if stations else 0.0
+
+
+def analyse_map(
+    path: str | Path,
+    graph: TransitGraph,
+    *,
+    settings: OcrSettings = OcrSettings(),
+    pixel_limit: int = DEFAULT_PIXEL_LIMIT,
+    cache_dir: str | Path | None = None,
+    use_cache: bool = True,
+    lines: bool = True,
+    progress: bool = False,
+) -> MapAnalysis:
+    """Read a map and ground it in ``graph``'s Metro Data.
+
+    Parameters
+    ----------
+    path : str or Path
+        The map image.
+    graph : TransitGraph
+        The city the map shows.
+    settings, pixel_limit, cache_dir, use_cache, progress
+        As :func:`vision.ocr.read_map_texts`.
+    lines : bool
+        Also estimate each line's colour and path (reads the image once more).
+
+    Raises
+    ------
+    InvalidImage, ImageTooLarge, EngineUnavailable
+        As :func:`vision.ocr.read_map_texts`.
+    """
+    from vision.grounding import ground_stations
+    from vision.ocr import read_map_texts
+
+    started = time.perf_counter()
+    ocr = read_map_texts(
+        path, settings, pixel_limit=pixel_limit, cache_dir=cache_dir, use_cache=use_cache, progress=progress
+    )
+    grounding = ground_stations(ocr.texts, graph.stations)
+    found_lines: dict = {}
+    if lines:
+        from vision.colours import with_lines
+        from vision.images import read_rgb
+
+        found_lines = with_lines(grounding.stations, read_rgb(path, pixel_limit=pixel_limit), graph)
+    evidence = MapEvidence(graph.city, grounding.stations, found_lines, grounding.unmatched_texts, str(path))
+    return MapAnalysis(evidence, ocr, time.perf_counter() - started)
+
+
+def ocr_report(analysis: MapAnalysis, graph: TransitGraph, *, pairs: bool = False) -> dict[str, Any]:
+    """The JSON ``reasonmap ocr`` prints.
+
+    ``recall``, ``seconds`` (OCR and grounding; ``ocr_cached`` says whether the
+    OCR came from the cache), ``stations`` (``name``, ``found``, ``box``,
+    ``score``, ``text``), ``unmatched_texts``; with line estimates, ``lines``
+    (``colour``, ``support``, ``path``) and, with ``pairs``, ``colour_pairs``
+    (CIEDE2000, most alike first) and ``close_runs`` (where lines run close).
+    """
+    evidence = analysis.evidence
+    report: dict[str, Any] = {
+        "map": evidence.source,
+        "city": evidence.city,
+        "recall": round(analysis.recall, 4),
+        "seconds": round(analysis.seconds, 3),
+        "ocr_seconds": round(analysis.ocr.seconds, 3),
+        "ocr_cached": analysis.ocr.cached,
+        "scale": analysis.ocr.scale,
+        "engine": analysis.ocr.engine,
+        "device": analysis.ocr.device,
+        "stations": [
+            {
+                "name": found.name,
+                "found": found.found,
+                "box": None if found.box is None else [round(v, 1) for v in found.box],
+                "score": round(found.score, 4),
+                "text": found.text,
+            }
+            for found in evidence.stations.values()
+        ],
+        "unmatched_texts": list(evidence.unmatched_texts),
+    }
+    if evidence.lines:
+        report["lines"] = {name: line.to_dict() for name, line in evidence.lines.items()}
+    if pairs and evidence.lines:
+        from vision.colours import colour_pairs
+        from vision.geometry import close_runs, line_stations
+
+        within = _close_distance(evidence)
+        served = {name: set(stations) for name, stations in line_stations(graph).items()}
+        report["colour_pairs"] = [
+            {"lines": [pair.line_a, pair.line_b], "ciede2000": round(pair.difference, 2)}
+            for pair in colour_pairs(evidence.lines)
+        ]
+        report["close_runs"] = [
+            {
+                "lines": [run.line_a, run.line_b],
+                "distance": round(run.distance, 1),
+                "near_a": list(run.near_a),
+                "near_b": list(run.near_b),
+            }
+            for run in close_runs(evidence, within=within, served=served)
+        ]
+    return report
+
+
+def _close_distance(evidence: MapEvidence) -> float:
+    """Three typical label heights: lines that near are easily taken for one another."""
+    heights = sorted(found.box[3] - found.box[1] for found in evidence.stations.values() if found.box)
+    return 3 * heights[len(heights) // 2] if heights else 50.0
+
+
+def write_evidence(path: str | Path, evidence: MapEvidence) -> Path:
+    """Write map evidence as JSON (atomically), for ``reasonmap diagnose --evidence``."""
+    from graphkit.io import atomic_writer
+
+    with atomic_writer(path) as handle:
+        json.dump(evidence.to_dict(), handle, ensure_ascii=False, sort_keys=True, indent=1)
+        handle.write("\n")
+    return Path(path)
+
+
+def read_evidence(path: str | Path) -> MapEvidence:
+    """Read what :func:`write_evidence` wrote.
+
+    Raises
+    ------
+    InvalidTruth
+        The file is not map evidence; the message names it.
+    """
+    from vision.errors import InvalidTruth
+
+    try:
+        return MapEvidence.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError) as error:
+        raise InvalidTruth(f"{path}: not a map evidence file ({type(error).__name__}: {error})") from None
