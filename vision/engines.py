@@ -100,14 +100,15 @@ class _RapidOCR:
 
     def read(self, image) -> list[Reading]:
         result = self._engine(image, use_cls=False)
-        if result.txts is None:
+        if getattr(result, "txts", None) is None:  # nothing detected: rapidocr returns a detection-only output
             return []
         found = zip(result.boxes, result.txts, result.scores)
         return [Reading(_quad(box), text, float(score)) for box, text, score in found]
 
     def detect(self, image) -> list[tuple[tuple[float, float], ...]]:
         result = self._engine(image, use_det=True, use_cls=False, use_rec=False)
-        return [] if result.boxes is None else [_quad(box) for box in result.boxes]
+        boxes = getattr(result, "boxes", None)
+        return [] if boxes is None else [_quad(box) for box in boxes]
 
 
 class _PaddleOCR:
