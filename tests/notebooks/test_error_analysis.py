@@ -1,0 +1,142 @@
+"""The error-analysis notebook runs end to end on the embedded data, and its numbers hold together."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from vision.errors import EngineUnavailable
+from vision.fonts import find_font
+
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOK = ROOT / "notebooks" / "error_analysis.py"
+CITIES = ("rome", "beijing")  # one Latin map, one CJK map
+TABLES = ("by_model.md", "by_city.md", "by_difficulty.md", "diagnosis.summary.md")
+FILES = (
+    *TABLES,
+    "questions.jsonl",
+    "predictions.jsonl",
+    "diagnoses.jsonl",
+    "labels_by_model.png",
+    "confusions.png",
+    "summary.json",
+)
+
+
+def _run(out: Path) -> subprocess.CompletedProcess:
+    try:
+        find_font("cjk")
+    except EngineUnavailable as error:
+        pytest.skip(f"no CJK font to draw {CITIES[1]}: {error}")
+    env = dict(
+        os.environ,
+        ERROR_ANALYSIS_OUT=str(out),
+        ERROR_ANALYSIS_CITIES=",".join(CITIES),
+        ERROR_ANALYSIS_QUESTIONS="8",
+        ERROR_ANALYSIS_SEED="3",
+        ERROR_ANALYSIS_CROPS="6",
+        MPLBACKEND="Agg",
+    )
+    return subprocess.run(
+        [sys.executable, str(NOTEBOOK)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("error-analysis")
+    done = _run(out)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return out, done
+
+
+@pytest.fixture(scope="module")
+def summary(run):
+    return json.loads((run[0] / "summary.json").read_text(encoding="utf-8"))
+
+
+def test_writes_every_output(run):
+    out, _ = run
+    for name in FILES:
+        assert (out / name).is_file() and (out / name).stat().st_size > 0, name
+    for city in CITIES:
+        assert (out / "maps" / f"{city}.png").is_file()
+        assert (out / "maps" / f"{city}.truth.json").is_file()
+    for name in TABLES:
+        assert (out / name).read_text(encoding="utf-8").startswith("| ")
+
+
+def test_counts_add_up_to_the_predictions(summary):
+    predictions = summary["predictions"]
+    assert predictions == summary["diagnoses"] == 2 * 5 * summary["questions"]  # two kinds, five models
+    assert summary["settings"]["cities"] == list(CITIES)
+    assert sum(model["categories"]["total"] for model in summary["models"].values()) == predictions
+    for model in summary["models"].values():
+        categories = model["categories"]
+        assert sum(categories[name] for name in ("correct", "grounding", "reasoning", "other")) == categories["total"]
+        assert sum(model["labels"].values()) == categories["total"]
+    for grouping in ("cities", "difficulty_pairs"):
+        totals = [counts["total"] for models in summary[grouping].values() for counts in models.values()]
+        assert sum(totals) == predictions, grouping
+    assert set(summary["cities"]) == set(CITIES)
+    assert not summary["problems"]
+
+
+def test_the_models_fail_as_designed(summary):
+    models = summary["models"]
+    oracle = models["oracle"]["categories"]
+    assert oracle["correct"] == oracle["total"]
+    perception, reasoning = models["perception-heavy"]["categories"], models["reasoning-heavy"]["categories"]
+    assert perception["grounding"] > reasoning["grounding"]
+    assert reasoning["reasoning"] > perception["reasoning"]
+
+
+def test_crops_of_confused_stations(run, summary):
+    from PIL import Image
+
+    crops = summary["crops"]
+    assert 0 < len(crops) <= 6
+    assert all(crop["label"] in ("line_confusion_colour", "line_confusion_layout", "misread_station") for crop in crops)
+    with Image.open(run[0] / "confusions.png") as image:
+        image.verify()
+    with Image.open(run[0] / "confusions.png") as image:
+        assert image.format == "PNG" and min(image.size) >= 200
+        extrema = image.convert("L").getextrema()
+        assert extrema[1] - extrema[0] > 100  # not a blank canvas
+        assert len(image.convert("RGB").getcolors(maxcolors=1 << 20)) > 50  # map colours, not just text
+
+
+def test_same_seed_same_numbers(run, tmp_path):
+    again = _run(tmp_path)
+    assert again.returncode == 0, again.stderr[-3000:]
+    for name in ("summary.json", *TABLES):
+        assert (tmp_path / name).read_bytes() == (run[0] / name).read_bytes(), name
+
+
+def test_is_jupytext_percent_format():
+    text = NOTEBOOK.read_text(encoding="utf-8")
+    lines = text.splitlines()
+    first = next(index for index, line in enumerate(lines) if line.startswith("# %%"))
+    assert all(not line or line.startswith("#") for line in lines[:first])  # only the optional header above
+    markers = [line for line in lines if line.startswith("# %%")]
+    assert any(marker.startswith("# %% [markdown]") for marker in markers)
+    assert sum(1 for marker in markers if marker.strip() == "# %%") >= 5
+    for index, line in enumerate(lines):  # a markdown cell holds comments only
+        if line.startswith("# %% [markdown]"):
+            body = []
+            for following in lines[index + 1 :]:
+                if following.startswith("# %%"):
+                    break
+                body.append(following)
+            assert all(not part or part.startswith("#") for part in body), line
+    try:
+        import jupytext
+    except ImportError:
+        return
+    notebook = jupytext.reads(text, fmt="py:percent")
+    assert {cell.cell_type for cell in notebook.cells} == {"code", "markdown"}
