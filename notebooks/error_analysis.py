@@ -120,7 +120,8 @@ for city, graph in graphs.items():
 # Symbolic solvers stand in for models whose failure profile we know, so the breakdown can be checked:
 #
 # - `oracle`: the best route; every answer should be labelled `correct`;
-# - `direct-line`: one line from the departure, whatever the question (the naive floor);
+# - `direct-line`: a line serving both stations if there is one, else the departure's first line, with no
+#   transfer (the naive floor: its failures are reasoning failures);
 # - `perception-heavy`: the oracle, but half of its segments are read on the line *most alike in colour*
 #   on the rendered map: grounding failures;
 # - `reasoning-heavy`: the oracle with transfers planned one stop off, detours and via-stop miscounts,
@@ -319,6 +320,7 @@ plt.close(figure)
 # happened: the claimed line's drawn path dashed, the right line's path dotted, the station ringed, and
 # the colour distance (CIEDE2000) between the two lines. A colour confusion is a line within the
 # threshold of the right one's colour; a layout confusion is a line drawn near the station.
+# The symbolic models never misspell a name, so misread stations show up only with real model answers.
 
 # %%
 CONFUSIONS = ("line_confusion_colour", "line_confusion_layout", "misread_station")
