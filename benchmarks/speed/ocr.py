@@ -1,0 +1,120 @@
+"""Speed and recall of map OCR: seconds per megapixel, rotated passes included.
+
+Run ``python -m benchmarks.speed.ocr [--maps DIR] [--only rome,miami] [--device cpu|cuda]``.
+It reads each ``<country>__<city>.png`` under ``--maps`` (default: the
+workplace's ``../shared/data/maps``) with :func:`vision.ocr.read_map_texts`,
+the cache off, grounds the readings in the city's Metro Data and prints one
+line per map. With no real maps at hand (``--rendered``, or when the folder
+is missing) it renders synthetic maps of a few embedded cities instead. The
+last line printed is one JSON object: ``seconds_per_megapixel`` (all the
+maps' seconds over all their megapixels), ``mean_recall``, ``device`` and
+per-map figures under ``maps``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from graphkit.cities import city_graph, city_names
+from vision.grounding import ground_stations
+from vision.images import DEFAULT_PIXEL_LIMIT
+from vision.ocr import OcrSettings, read_map_texts
+
+DEFAULT_MAPS = Path(__file__).resolve().parents[3] / "shared" / "data" / "maps"
+RENDERED_CITIES = ("rome", "geneva", "hefei")
+
+
+def _real_maps(folder: Path, only: set[str] | None) -> list[tuple[str, Path]]:
+    found = []
+    known = set(city_names())
+    for path in sorted(folder.glob("*.png")):
+        city = path.stem.split("__")[-1]
+        if city in known and (only is None or city in only):
+            found.append((city, path))
+    return found
+
+
+def _rendered_maps(folder: Path, only: set[str] | None) -> list[tuple[str, Path]]:
+    from vision.render import render_map, write_rendered
+
+    cities = sorted(only) if only else RENDERED_CITIES
+    made = []
+    for city in cities:
+        image, _ = write_rendered(render_map(city_graph(city), seed=0), folder / f"{city}.png")
+        made.append((city, image))
+    return made
+
+
+def run(maps: list[tuple[str, Path]], settings: OcrSettings, *, pixel_limit: int) -> dict:
+    figures: dict[str, dict] = {}
+    total_seconds = total_megapixels = 0.0
+    for city, path in maps:
+        started = time.perf_counter()
+        result = read_map_texts(path, settings, pixel_limit=pixel_limit, use_cache=False, progress=True)
+        seconds = time.perf_counter() - started
+        graph = city_graph(city)
+        grounding = ground_stations(result.texts, graph.stations)
+        megapixels = result.width * result.height / 1e6
+        total_seconds += seconds
+        total_megapixels += megapixels
+        figures[path.stem] = {
+            "city": city,
+            "megapixels": round(megapixels, 2),
+            "seconds": round(seconds, 2),
+            "seconds_per_megapixel": round(seconds / megapixels, 3),
+            "recall": round(grounding.recall, 4),
+            "stations": len(graph.stations),
+            "scale": result.scale,
+            "passes": result.passes,
+            "missing": [name for name, found in grounding.stations.items() if not found.found],
+        }
+        print(
+            f"{path.stem}: {megapixels:.1f} MP in {seconds:.1f} s ({seconds / megapixels:.2f} s/MP, scale"
+            f" {result.scale}), recall {grounding.recall:.1%} of {len(graph.stations)}",
+            file=sys.stderr,
+        )
+        device = result.device
+    recalls = [entry["recall"] for entry in figures.values()]
+    return {
+        "maps": figures,
+        "megapixels": round(total_megapixels, 2),
+        "seconds": round(total_seconds, 2),
+        "seconds_per_megapixel": round(total_seconds / total_megapixels, 3) if total_megapixels else None,
+        "mean_recall": round(sum(recalls) / len(recalls), 4) if recalls else None,
+        "device": device if figures else None,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.speed.ocr", description=__doc__.splitlines()[0])
+    parser.add_argument("--maps", type=Path, default=DEFAULT_MAPS, help="folder of <country>__<city>.png maps")
+    parser.add_argument("--only", help="comma-separated cities (e.g. rome,miami)")
+    parser.add_argument("--rendered", action="store_true", help="render synthetic maps instead of reading --maps")
+    parser.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
+    parser.add_argument("--rotations", choices=("auto", "all", "none"), default="auto")
+    parser.add_argument("--pixel-limit", type=int, default=DEFAULT_PIXEL_LIMIT)
+    args = parser.parse_args(argv)
+    only = set(args.only.split(",")) if args.only else None
+    settings = OcrSettings(device=args.device, rotations=args.rotations)
+    with tempfile.TemporaryDirectory() as scratch:
+        if args.rendered or not args.maps.is_dir():
+            if not args.rendered:
+                print(f"no maps at {args.maps}: rendering synthetic ones", file=sys.stderr)
+            maps = _rendered_maps(Path(scratch), only)
+            source = "rendered"
+        else:
+            maps = _real_maps(args.maps, only)
+            source = str(args.maps)
+        figures = run(maps, settings, pixel_limit=args.pixel_limit)
+    figures["source"] = source
+    print(json.dumps(figures, ensure_ascii=False, sort_keys=True))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

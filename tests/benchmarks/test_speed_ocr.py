@@ -1,0 +1,26 @@
+"""The OCR speed benchmark runs and reports its figures (no timing is asserted)."""
+
+from __future__ import annotations
+
+import json
+
+from benchmarks.speed.ocr import main
+from tests.vision.maps import real_map
+
+
+def test_benchmark_on_a_rendered_map_prints_one_json_object_last(capsys):
+    assert main(["--rendered", "--only", "geneva"]) == 0
+    captured = capsys.readouterr()
+    figures = json.loads(captured.out.strip().splitlines()[-1])
+    assert figures["source"] == "rendered"
+    assert figures["seconds_per_megapixel"] > 0 and figures["mean_recall"] >= 0.97
+    assert set(figures["maps"]) == {"geneva"} and figures["maps"]["geneva"]["stations"] == 83
+    assert "geneva: " in captured.err
+
+
+def test_benchmark_on_a_real_map(capsys):
+    folder = real_map("america__miami").parent
+    assert main(["--maps", str(folder), "--only", "miami"]) == 0
+    figures = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert figures["source"] == str(folder)
+    assert set(figures["maps"]) == {"america__miami"} and figures["mean_recall"] >= 0.9
