@@ -29,11 +29,15 @@ def image_size(path: str | Path, *, pixel_limit: int = DEFAULT_PIXEL_LIMIT) -> t
     """
     from PIL import Image, UnidentifiedImageError
 
+    # our own limit replaces Pillow's global guard, which would warn or refuse below it
+    previous, Image.MAX_IMAGE_PIXELS = Image.MAX_IMAGE_PIXELS, None
     try:
         with Image.open(path) as probe:
             width, height = probe.size
-    except (OSError, UnidentifiedImageError, Image.DecompressionBombError) as error:
+    except (OSError, UnidentifiedImageError) as error:
         raise InvalidImage(f"{path}: not a readable image ({error})") from None
+    finally:
+        Image.MAX_IMAGE_PIXELS = previous
     if width * height > pixel_limit:
         raise ImageTooLarge(
             f"{path}: {width}x{height} = {width * height:,} pixels exceeds the limit of {pixel_limit:,}"

@@ -1,0 +1,131 @@
+"""``reasonmap render``, ``ocr`` and ``diagnose`` end to end on a rendered map, and their clean errors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from benchmarks.reasonmap.generate import generate_questions
+from benchmarks.reasonmap.io import write_jsonl
+from graphkit.cities import city_graph
+from reasonmap.cli import main
+from vision.analyse import read_evidence
+from vision.evidence import read_truth
+
+
+def run(capsys, *argv):
+    code = main([str(arg) for arg in argv])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("map")
+    assert (
+        main(["render", "--city", "rome", "--seed", "2", "--palette", "confusable", "--out", str(folder / "rome.png")])
+        == 0
+    )
+    return folder / "rome.png"
+
+
+def test_render_writes_the_map_and_its_truth_deterministically(rendered, tmp_path, capsys):
+    truth = read_truth(rendered.with_name("rome.truth.json"))
+    assert set(truth.stations) == set(city_graph("rome").stations)
+    code, _, err = run(
+        capsys, "render", "--city", "rome", "--seed", "2", "--palette", "confusable", "--out", tmp_path / "again.png"
+    )
+    assert code == 0 and "again.truth.json" in err
+    assert (tmp_path / "again.png").read_bytes() == rendered.read_bytes()
+
+
+def test_ocr_json_reports_recall_boxes_and_unmatched_texts(rendered, tmp_path, capsys):
+    code, out, _ = run(
+        capsys,
+        "ocr",
+        rendered,
+        "--city",
+        "rome",
+        "--json",
+        "--lines",
+        "--cache-dir",
+        tmp_path,
+        "--quiet",
+        "--evidence",
+        tmp_path / "evidence.json",
+    )
+    assert code == 0
+    report = json.loads(out)
+    assert {"recall", "seconds", "stations", "unmatched_texts"} <= set(report)
+    assert report["recall"] >= 0.97 and not report["ocr_cached"]
+    station = report["stations"][0]
+    assert set(station) >= {"name", "found", "box", "score"}
+    found = [s for s in report["stations"] if s["found"]]
+    assert all(len(s["box"]) == 4 and s["score"] > 0 for s in found)
+    assert report["recall"] == round(len(found) / len(report["stations"]), 4)
+    truth = read_truth(rendered.with_name("rome.truth.json"))
+    for name, line in report["lines"].items():
+        assert line["colour"] is not None, name
+    assert report["colour_pairs"] and all(len(pair["lines"]) == 2 for pair in report["colour_pairs"])
+    evidence = read_evidence(tmp_path / "evidence.json")
+    assert evidence.stations.keys() == truth.stations.keys()
+    code, out, _ = run(capsys, "ocr", rendered, "--city", "rome", "--json", "--cache-dir", tmp_path, "--quiet")
+    assert json.loads(out)["ocr_cached"]
+
+
+def test_diagnose_labels_answers_from_the_truth_or_from_ocr(rendered, tmp_path, capsys):
+    graph = city_graph("rome")
+    questions = generate_questions(graph, seed=4, per_city=4)
+    write_jsonl(tmp_path / "q.jsonl", questions)
+    rows = [{"id": q.id, "model": "m", "question": "short", "response": "I cannot see the map."} for q in questions]
+    rows.append({"id": questions[0].id, "model": "m", "question": "long", "response": "", "error": "HTTP 500"})
+    rows.append({"id": "nope", "model": "m", "question": "short", "response": "x"})
+    write_jsonl(tmp_path / "p.jsonl", rows)
+    code, out, err = run(
+        capsys,
+        "diagnose",
+        "--questions",
+        tmp_path / "q.jsonl",
+        "--predictions",
+        tmp_path / "p.jsonl",
+        "--map",
+        rendered,
+        "--truth",
+        "--city",
+        "rome",
+        "--out",
+        tmp_path / "d.jsonl",
+    )
+    assert code == 0 and "skipped:" in err and "nope" in err
+    labels = [json.loads(line)["label"] for line in (tmp_path / "d.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert labels == ["refusal"] * len(questions) + ["endpoint_error"]
+    code, _, _ = run(
+        capsys,
+        "diagnose",
+        "--questions",
+        tmp_path / "q.jsonl",
+        "--predictions",
+        tmp_path / "p.jsonl",
+        "--map",
+        rendered,
+        "--city",
+        "rome",
+        "--out",
+        tmp_path / "ocr.jsonl",
+        "--cache-dir",
+        tmp_path,
+        "--quiet",
+    )
+    assert code == 0
+    assert (tmp_path / "ocr.jsonl").read_text(encoding="utf-8") == (tmp_path / "d.jsonl").read_text(encoding="utf-8")
+
+
+def test_vision_commands_fail_cleanly(rendered, tmp_path, capsys):
+    (tmp_path / "bad.png").write_text("not an image", encoding="utf-8")
+    code, _, err = run(capsys, "ocr", tmp_path / "bad.png", "--city", "rome", "--no-cache", "--quiet")
+    assert code == 2 and "bad.png: not a readable image" in err
+    code, _, err = run(capsys, "render", "--city", "rome", "--size", "9000", "--out", tmp_path / "x.png")
+    assert code == 2 and "8000" in err
+    code, _, err = run(capsys, "ocr", rendered, "--city", "rome", "--engine", "paddleocr", "--no-cache", "--quiet")
+    assert code == 2 and "det_model_dir" in err
