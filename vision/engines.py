@@ -99,7 +99,8 @@ class _RapidOCR:
             raise EngineUnavailable(f"rapidocr could not start ({type(error).__name__}: {error})") from None
 
     def read(self, image) -> list[Reading]:
-        result = self._engine(image, use_cls=False)
+        # explicit flags each call: rapidocr keeps the last call's flags (a detect-only call would stick)
+        result = self._engine(image, use_det=True, use_cls=False, use_rec=True)
         if getattr(result, "txts", None) is None:  # nothing detected: rapidocr returns a detection-only output
             return []
         found = zip(result.boxes, result.txts, result.scores)

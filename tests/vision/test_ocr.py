@@ -179,3 +179,15 @@ def test_recall_on_real_maps(name, city, tmp_path):
     if city == "rome":  # Line C's labels stand at 45°
         line_c = graph.lines["Line C"].stations
         assert sum(grounding.stations[s].found for s in line_c) >= 0.9 * len(line_c)
+
+
+def test_detecting_alone_does_not_stop_later_reads(engine):
+    image = _text_image([("Rockville", (40, 40), 0)])[:, :, ::-1].copy()
+    assert engine.detect(image)
+    assert [reading.text for reading in engine.read(image)] == ["Rockville"]
+
+
+def test_a_tile_with_lines_but_no_text_reads_nothing(engine):
+    image = numpy.full((300, 300, 3), 255, numpy.uint8)
+    image[140:160, :] = (200, 30, 30)
+    assert ocr_array(image, engine=engine).texts == ()
