@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 OUT ?= demo-out
 
-.PHONY: install demo test lint bench clean
+.PHONY: install fonts demo test lint bench clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -15,12 +15,22 @@ $(BIN)/.installed: pyproject.toml
 
 install: $(BIN)/.installed
 
+# The map renderer draws Chinese labels with a CJK font from the system
+# (Debian/Ubuntu: fonts-noto-cjk); installed here when missing and allowed.
+fonts:
+	@if fc-list :lang=zh 2>/dev/null | grep -q .; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-noto-cjk >/dev/null; \
+	elif command -v apt-get >/dev/null && sudo -n true 2>/dev/null; then \
+	  sudo -n apt-get update -qq && sudo -n env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-noto-cjk >/dev/null; \
+	else echo "note: no CJK font found: install one (e.g. fonts-noto-cjk) for the renderer's Chinese labels" >&2; fi
+
 # The main job on the embedded data: generate the test split, answer it with
 # every symbolic solver, score, and write the summary, tables and plots.
 demo: install
 	$(BIN)/reasonmap demo --out $(OUT)
 
-test: install
+test: install fonts
 	$(BIN)/python -m pytest
 
 lint: install
@@ -29,6 +39,8 @@ lint: install
 
 bench: install
 	$(BIN)/python -m benchmarks.speed.references
+	$(BIN)/python -m benchmarks.speed.scoring
+	$(BIN)/python -m benchmarks.speed.ocr
 
 clean:
-	rm -rf $(VENV) $(OUT) .pytest_cache .hypothesis
+	rm -rf $(VENV) $(OUT) error-analysis-out .pytest_cache .hypothesis
