@@ -25,7 +25,7 @@ from vision.images import DEFAULT_PIXEL_LIMIT, file_digest, read_rgb
 __all__ = ["TextBox", "OcrSettings", "OcrResult", "read_map_texts", "ocr_array", "default_cache_dir"]
 
 Quad = tuple[tuple[float, float], ...]
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2  # raise when reading changes, so old results are not reused
 ROTATIONS = ("auto", "all", "none")
 
 
