@@ -36,8 +36,11 @@ _MUTED_CHROMA, _MUTED_L = 8.0, (15.0, 85.0)
 _BIN = 3.0  # Lab units per histogram bin
 _ABSORB = 8.0  # Lab distance within which bins join a peak's count
 _CORE = 4.0  # Lab distance within which bins make a peak's colour
+_BLEND_RESIDUAL = 12.0  # RGB units off the line from a colour to paper or ink that still counts as a blend of them
+_WHITE = (255.0, 255.0, 255.0)
 _MIN_SHARE = 0.08  # a peak smaller than this share of the window's largest is noise
 _MIN_PIXELS = 6
+_MAX_PEAKS = 16
 _MAX_PIXELS = 40_000  # larger windows are subsampled on a regular grid
 _KERNEL = 3.5  # CIEDE2000 scale of the soft match between a colour and a station's candidates
 _SAME = 6.0  # CIEDE2000 within which two candidates count as the same colour
@@ -113,6 +116,8 @@ def _clusters(pixels: numpy.ndarray) -> list[tuple[numpy.ndarray, numpy.ndarray,
     coloured = (chroma >= _MIN_CHROMA) | muted
     if int(coloured.sum()) < _MIN_PIXELS:
         return []
+    paper = pixels[~coloured & (lab[:, 0] >= 60)]
+    neutrals = [_WHITE] + ([numpy.median(paper, axis=0)] if len(paper) else [])
     lab, rgb = lab[coloured].astype(numpy.float64), pixels[coloured].astype(numpy.float64)
     quantised = numpy.floor(lab / _BIN).astype(numpy.int64) + 64
     codes = (quantised[:, 0] * 128 + quantised[:, 1]) * 128 + quantised[:, 2]
@@ -121,7 +126,7 @@ def _clusters(pixels: numpy.ndarray) -> list[tuple[numpy.ndarray, numpy.ndarray,
     centres = numpy.stack([numpy.bincount(inverse, lab[:, i]) for i in range(3)], axis=1) / counts[:, None]
     rgb_sums = numpy.stack([numpy.bincount(inverse, rgb[:, i]) for i in range(3)], axis=1)
     free = numpy.ones(len(counts), dtype=bool)
-    found: list[tuple[numpy.ndarray, numpy.ndarray, int]] = []
+    peaks: list[list] = []  # [lab, rgb, pixels]
     # mode finding: the fullest free bin is a peak; its neighbourhood joins it
     for peak in numpy.lexsort((numpy.arange(len(counts)), -counts)):
         if not free[peak]:
@@ -130,14 +135,45 @@ def _clusters(pixels: numpy.ndarray) -> list[tuple[numpy.ndarray, numpy.ndarray,
         members = free & (distance <= _ABSORB)
         core = members & (distance <= _CORE)
         free &= ~members
-        size = int(counts[members].sum())
-        if found and size < max(_MIN_PIXELS, _MIN_SHARE * found[0][2]):
-            continue
         weight = counts[core].sum()
         colour_lab = (centres[core] * counts[core, None]).sum(axis=0) / weight
-        found.append((colour_lab, rgb_sums[core].sum(axis=0) / weight, size))
-    largest = max(size for _, _, size in found)
-    return [cluster for cluster in found if cluster[2] >= max(_MIN_PIXELS, _MIN_SHARE * largest)]
+        peaks.append([colour_lab, rgb_sums[core].sum(axis=0) / weight, int(counts[members].sum())])
+    # tiny peaks are noise; the largest few are enough to explain the blends between them
+    peaks = _absorb_blends([peak for peak in peaks if peak[2] >= _MIN_PIXELS][:_MAX_PEAKS], neutrals)
+    if not peaks:
+        return []
+    largest = max(size for _, _, size in peaks)
+    kept = [(lab, rgb, size) for lab, rgb, size in peaks if size >= max(_MIN_PIXELS, _MIN_SHARE * largest)]
+    return sorted(kept, key=lambda cluster: -cluster[2])
+
+
+def _absorb_blends(peaks: list[list], neutrals: list) -> list[list]:
+    """Peaks that are a larger, more saturated peak mixed with paper (anti-aliasing, blur, JPEG) join that peak.
+
+    Blends with ink are left alone: a brown line is not a dark orange one.
+    """
+    order = sorted(range(len(peaks)), key=lambda i: float(numpy.hypot(*peaks[i][0][1:])))
+    absorbed: set[int] = set()
+    for position, weak in enumerate(order):
+        pale = peaks[weak][1]
+        best, best_residual = None, _BLEND_RESIDUAL
+        for strong in order[position + 1 :]:
+            if strong in absorbed or peaks[strong][2] <= peaks[weak][2]:
+                continue  # a blend is rarer than the colour it comes from
+            colour = peaks[strong][1]
+            for neutral in neutrals:
+                towards = numpy.asarray(neutral, dtype=numpy.float64) - colour
+                span = float(towards @ towards)
+                if span < 1.0:
+                    continue
+                share = float((pale - colour) @ towards) / span
+                residual = float(numpy.linalg.norm(pale - colour - share * towards))
+                if 0.0 < share < 1.0 and residual < best_residual:
+                    best, best_residual = strong, residual
+        if best is not None:
+            peaks[best][2] += peaks[weak][2]
+            absorbed.add(weak)
+    return [peak for i, peak in enumerate(peaks) if i not in absorbed]
 
 
 def station_colours(
@@ -273,19 +309,27 @@ def estimate_line_colours(
         starts = numpy.flatnonzero(numpy.r_[True, owner[1:] != owner[:-1]])
         presence[:, owner[starts]] = numpy.maximum.reduceat(match, starts, axis=1)
 
-    estimated: dict[str, LineEvidence] = {}
+    ranked: dict[str, tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]] = {}  # served, own ranked, scores
     for line, walk in lines.items():
         served = numpy.zeros(len(names), dtype=bool)
         served[[index[name] for name in set(walk) if name in index]] = True
         own = numpy.flatnonzero(served[owner]) if candidates else numpy.zeros(0, dtype=numpy.int64)
         if not own.size:
-            estimated[line] = LineEvidence(line, None, (), 0.0)
             continue
         support = presence[numpy.ix_(own, numpy.flatnonzero(served))].mean(axis=1)
         others = numpy.flatnonzero(~served)
         elsewhere = presence[numpy.ix_(own, others)].mean(axis=1) if others.size else numpy.zeros(own.size)
         # best score, then best support, then the first candidate (station names sorted): deterministic
-        best = own[numpy.lexsort((numpy.arange(own.size), -support, -(support - elsewhere)))[0]]
+        order = numpy.lexsort((numpy.arange(own.size), -support, -(support - elsewhere)))
+        ranked[line] = (served, own[order], (support - elsewhere)[order])
+
+    estimated: dict[str, LineEvidence] = {}
+    for line in lines:
+        if line not in ranked:
+            estimated[line] = LineEvidence(line, None, (), 0.0)
+            continue
+        served, own = ranked[line][:2]
+        best = own[0]
         alike = own[difference[best, own] <= _SAME / 2]
         rgb = (
             sum((numpy.array(hex_to_rgb(candidates[c].colour)) * pixels[c] for c in alike), start=numpy.zeros(3))
