@@ -25,7 +25,7 @@ from vision.images import DEFAULT_PIXEL_LIMIT, file_digest, read_rgb
 __all__ = ["TextBox", "OcrSettings", "OcrResult", "read_map_texts", "ocr_array", "default_cache_dir"]
 
 Quad = tuple[tuple[float, float], ...]
-CACHE_FORMAT = 2  # raise when reading changes, so old results are not reused
+CACHE_FORMAT = 3  # raise when reading changes, so old results are not reused
 ROTATIONS = ("auto", "all", "none")
 
 
@@ -228,45 +228,57 @@ def _read_tiled(engine: Engine, image, settings: OcrSettings, progress) -> list[
     return found
 
 
-def _read_rotated(engine, image, degrees: float, region, settings, progress) -> list[tuple[TextBox, bool]]:
-    """Read ``region`` (x0, y0, x1, y1) of the working image turned by ``degrees``; boxes mapped back."""
+def _read_rotated(engine, image, matrix, strip, settings, progress) -> list[tuple[TextBox, bool]]:
+    """Read one strip (x0, y0, x1, y1) of the working image as turned by ``matrix``; boxes mapped back.
+
+    Only the strip is warped, so levelling a few slanted labels costs their area, not the map's.
+    """
     import cv2
+    import numpy
 
-    x0, y0, x1, y1 = region
-    crop = image[y0:y1, x0:x1]
-    matrix, size = _rotation(crop.shape[1], crop.shape[0], degrees)
-    turned = cv2.warpAffine(crop, matrix, size, flags=cv2.INTER_LINEAR, borderValue=(255, 255, 255))
-    back = cv2.invertAffineTransform(matrix)
-    found = []
-    for box, cut in _read_tiled(engine, turned, settings, progress):
-        quad = tuple((x + x0, y + y0) for x, y in _map_quad(box.quad, back))
-        found.append((TextBox(box.text, box.score, quad), cut))
-    return found
+    x0, y0, x1, y1 = strip
+    shifted = numpy.array(matrix, dtype=numpy.float64)
+    shifted[:, 2] -= (x0, y0)
+    turned = cv2.warpAffine(image, shifted, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR, borderValue=(255, 255, 255))
+    back = cv2.invertAffineTransform(shifted)
+    return [
+        (TextBox(box.text, box.score, _map_quad(box.quad, back)), cut)
+        for box, cut in _read_tiled(engine, turned, settings, progress)
+    ]
 
 
-def _slanted_regions(boxes: list[TextBox], width: int, height: int) -> dict[int, list[tuple[int, int, int, int]]]:
-    """Regions around labels read at a slant, grouped by the rotation (±45°) that levels them."""
+def _slanted_strips(boxes: list[TextBox], width: int, height: int, *, everything: bool = False):
+    """For each turn (±45°) that levels some labels: its matrix and the strips, in the turned frame, to read.
+
+    A strip covers labels read at a slant, a little beyond their ends so that
+    words the level pass missed beside them are read too.
+    """
     from shapely import box as rectangle
     from shapely import unary_union
 
-    groups: dict[int, list] = {45: [], -45: []}
-    for found in boxes:
-        if 20 <= abs(found.angle) <= 70 and len(found.text) >= 2:
-            margin = 4 * found.height
-            x0, y0, x1, y1 = found.box
+    plans = []
+    for degrees in (45, -45):
+        matrix, (turned_width, turned_height) = _rotation(width, height, degrees)
+        if everything:
+            plans.append((degrees, matrix, [(0, 0, turned_width, turned_height)]))
+            continue
+        shapes = []
+        for found in boxes:
             # image y grows downward: a label rising to the right has a negative angle, levelled by turning +45°
-            groups[45 if found.angle < 0 else -45].append(rectangle(x0 - margin, y0 - margin, x1 + margin, y1 + margin))
-    regions: dict[int, list[tuple[int, int, int, int]]] = {}
-    for degrees, shapes in groups.items():
+            if not (20 <= abs(found.angle) <= 70 and len(found.text) >= 2 and (found.angle < 0) == (degrees > 0)):
+                continue
+            xs, ys = zip(*_map_quad(found.quad, matrix))
+            along, across = 1.5 * found.height, 0.6 * found.height
+            shapes.append(rectangle(min(xs) - along, min(ys) - across, max(xs) + along, max(ys) + across))
         if not shapes:
             continue
         merged = unary_union(shapes)
-        parts = getattr(merged, "geoms", [merged])
-        regions[degrees] = sorted(
-            (max(0, int(a)), max(0, int(b)), min(width, int(c) + 1), min(height, int(d) + 1))
-            for a, b, c, d in (part.bounds for part in parts)
+        strips = sorted(
+            (max(0, int(a)), max(0, int(b)), min(turned_width, int(c) + 1), min(turned_height, int(d) + 1))
+            for a, b, c, d in (part.bounds for part in getattr(merged, "geoms", [merged]))
         )
-    return regions
+        plans.append((degrees, matrix, strips))
+    return plans
 
 
 def _merge(found: list[tuple[TextBox, bool]]) -> list[TextBox]:
@@ -339,17 +351,15 @@ def ocr_array(image, settings: OcrSettings = OcrSettings(), *, engine: Engine | 
     )
     found = _read_tiled(engine, bgr, settings, bar)
     passes = {"level": len(found)}
-    if settings.rotations == "all":
-        regions = {45: [(0, 0, work_width, work_height)], -45: [(0, 0, work_width, work_height)]}
-    elif settings.rotations == "auto":
-        regions = _slanted_regions([box for box, _ in found], work_width, work_height)
-    else:
-        regions = {}
-    for degrees, parts in regions.items():
-        bar.total += sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in parts) * 2
-        extra = [box for part in parts for box in _read_rotated(engine, bgr, degrees, part, settings, bar)]
-        passes[f"rotated{degrees:+d}"] = len(extra)
-        found.extend(extra)
+    if settings.rotations != "none":
+        level = [box for box, _ in found]
+        for degrees, matrix, strips in _slanted_strips(
+            level, work_width, work_height, everything=settings.rotations == "all"
+        ):
+            bar.total += sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in strips)
+            extra = [box for strip in strips for box in _read_rotated(engine, bgr, matrix, strip, settings, bar)]
+            passes[f"rotated{degrees:+d}"] = len(extra)
+            found.extend(extra)
     bar.close()
     # rounded as the cache stores them, so a cached result equals a fresh one
     merged = [
