@@ -40,7 +40,7 @@ def analyse_map(
     path: str | Path,
     graph: TransitGraph,
     *,
-    settings: OcrSettings = OcrSettings(),
+    settings: OcrSettings | None = None,
     pixel_limit: int = DEFAULT_PIXEL_LIMIT,
     cache_dir: str | Path | None = None,
     use_cache: bool = True,
@@ -70,7 +70,12 @@ def analyse_map(
 
     started = time.perf_counter()
     ocr = read_map_texts(
-        path, settings, pixel_limit=pixel_limit, cache_dir=cache_dir, use_cache=use_cache, progress=progress
+        path,
+        settings or OcrSettings(),
+        pixel_limit=pixel_limit,
+        cache_dir=cache_dir,
+        use_cache=use_cache,
+        progress=progress,
     )
     grounding = ground_stations(ocr.texts, graph.stations)
     found_lines: dict = {}

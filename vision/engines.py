@@ -7,6 +7,7 @@ PaddleOCR backend only loads model directories the user names.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Literal, Protocol
 
@@ -155,8 +156,11 @@ class _PaddleOCR:
         return [reading.quad for reading in self.read(image)]
 
 
+@lru_cache(maxsize=4)
 def open_engine(config: EngineConfig) -> Engine:
     """Start the configured engine.
+
+    Engines are kept per configuration: loading the models is the slow part of reading a small map.
 
     Raises
     ------

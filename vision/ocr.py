@@ -264,11 +264,13 @@ def _slanted_strips(boxes: list[TextBox], width: int, height: int, *, everything
             continue
         shapes = []
         for found in boxes:
-            # image y grows downward: a label rising to the right has a negative angle, levelled by turning +45°
-            if not (20 <= abs(found.angle) <= 70 and len(found.text) >= 2 and (found.angle < 0) == (degrees > 0)):
+            # image y grows downward: a label rising to the right has a negative angle and is levelled by
+            # OpenCV's negative (clockwise) turn
+            if not (20 <= abs(found.angle) <= 70 and len(found.text) >= 2 and (found.angle < 0) == (degrees < 0)):
                 continue
             xs, ys = zip(*_map_quad(found.quad, matrix))
-            along, across = 1.5 * found.height, 0.6 * found.height
+            # a slanted fragment may be one word of a long name: reach as far again along the line
+            along, across = max(3 * found.height, max(xs) - min(xs)), 1.0 * found.height
             shapes.append(rectangle(min(xs) - along, min(ys) - across, max(xs) + along, max(ys) + across))
         if not shapes:
             continue

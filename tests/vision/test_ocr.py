@@ -191,3 +191,22 @@ def test_a_tile_with_lines_but_no_text_reads_nothing(engine):
     image = numpy.full((300, 300, 3), 255, numpy.uint8)
     image[140:160, :] = (200, 30, 30)
     assert ocr_array(image, engine=engine).texts == ()
+
+
+def test_slanted_labels_are_levelled_by_their_strips():
+    from vision.ocr import _map_quad, _slanted_strips
+
+    c, s = math.cos(math.radians(45)), math.sin(math.radians(45))
+    for sign in (1, -1):  # rising and falling to the right
+        quad = (
+            (100, 300),
+            (100 + 200 * c, 300 - sign * 200 * s),
+            (100 + 200 * c + 20 * s, 300 - sign * 200 * s + 20 * c),
+            (100 + 20 * s, 300 + 20 * c),
+        )
+        label = TextBox("Torrenova", 1.0, quad)
+        ((degrees, matrix, strips),) = _slanted_strips([label], 600, 600)
+        assert abs(TextBox("", 1.0, _map_quad(quad, matrix)).angle) < 3
+        ((x0, y0, x1, y1),) = strips
+        xs, ys = zip(*_map_quad(quad, matrix))
+        assert x0 <= min(xs) and max(xs) <= x1 and y0 <= min(ys) and max(ys) <= y1
