@@ -14,6 +14,8 @@ def test_benchmark_on_a_rendered_map_prints_one_json_object_last(capsys):
     figures = json.loads(captured.out.strip().splitlines()[-1])
     assert figures["source"] == "rendered"
     assert figures["seconds_per_megapixel"] > 0 and figures["mean_recall"] >= 0.97
+    good, lines = figures["colours_within_10"]
+    assert lines == 5 and good >= 4
     assert set(figures["maps"]) == {"geneva"} and figures["maps"]["geneva"]["stations"] == 83
     assert "geneva: " in captured.err
 
