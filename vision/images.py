@@ -72,7 +72,7 @@ def read_rgb(path: str | Path, *, pixel_limit: int = DEFAULT_PIXEL_LIMIT):
         colour = image[:, :, :3].astype(numpy.uint16)
         flat = (colour * alpha + 255 * (255 - alpha) + 127) // 255
         return cv2.cvtColor(flat.astype(numpy.uint8), cv2.COLOR_BGR2RGB)
-    return cv2.cvtColor(image, cv2.COLOR_BGR2RGB)
+    return cv2.cvtColor(image, cv2.COLOR_BGR2RGB, dst=image)  # in place: no second full-size copy
 
 
 def file_digest(path: str | Path) -> str:

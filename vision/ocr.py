@@ -312,7 +312,12 @@ def _merge(found: list[tuple[TextBox, bool]]) -> list[TextBox]:
 
 
 def _working_scale(engine: Engine, image, settings: OcrSettings) -> float:
-    """A scale that makes typical labels about ``settings.text_height`` px high, measured on sample crops."""
+    """A scale that makes typical labels about ``settings.text_height`` px high, measured on sample crops.
+
+    ``image`` is RGB; only the crops are turned into the engine's BGR.
+    """
+    import cv2
+
     if settings.scale is not None:
         return settings.scale
     height, width = image.shape[:2]
@@ -324,7 +329,8 @@ def _working_scale(engine: Engine, image, settings: OcrSettings) -> float:
         for fy in (0.25, 0.5, 0.75):
             x0 = int(min(max(0, fx * width - side / 2), width - side))
             y0 = int(min(max(0, fy * height - side / 2), height - side))
-            for quad in engine.detect(image[y0 : y0 + side, x0 : x0 + side]):
+            crop = cv2.cvtColor(image[y0 : y0 + side, x0 : x0 + side], cv2.COLOR_RGB2BGR)
+            for quad in engine.detect(crop):
                 heights.append(TextBox("", 1.0, quad).height)
     if len(heights) < 10:
         return 1.0
@@ -341,12 +347,14 @@ def ocr_array(image, settings: OcrSettings = OcrSettings(), *, engine: Engine | 
     started = time.perf_counter()
     engine = engine or open_engine(settings.engine_config())
     height, width = image.shape[:2]
-    bgr = cv2.cvtColor(image, cv2.COLOR_RGB2BGR)
-    scale = _working_scale(engine, bgr, settings)
-    if scale != 1.0:
+    scale = _working_scale(engine, image, settings)
+    working = image
+    if scale != 1.0:  # scaled before anything else is copied: a 278 MP map is held once at full size
         interpolation = cv2.INTER_AREA if scale < 1 else cv2.INTER_CUBIC
         size = (max(1, round(width * scale)), max(1, round(height * scale)))
-        bgr = cv2.resize(bgr, size, interpolation=interpolation)
+        working = cv2.resize(image, size, interpolation=interpolation)
+    bgr = cv2.cvtColor(working, cv2.COLOR_RGB2BGR)
+    del working
     work_height, work_width = bgr.shape[:2]
     bar = tqdm(
         total=work_width * work_height, unit="px", unit_scale=True, desc="OCR", file=sys.stderr, disable=not progress
