@@ -309,7 +309,7 @@ def estimate_line_colours(
         starts = numpy.flatnonzero(numpy.r_[True, owner[1:] != owner[:-1]])
         presence[:, owner[starts]] = numpy.maximum.reduceat(match, starts, axis=1)
 
-    ranked: dict[str, tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]] = {}  # served, own ranked, scores
+    ranked: dict[str, tuple[numpy.ndarray, numpy.ndarray]] = {}  # served stations, own candidates best first
     for line, walk in lines.items():
         served = numpy.zeros(len(names), dtype=bool)
         served[[index[name] for name in set(walk) if name in index]] = True
@@ -321,14 +321,14 @@ def estimate_line_colours(
         elsewhere = presence[numpy.ix_(own, others)].mean(axis=1) if others.size else numpy.zeros(own.size)
         # best score, then best support, then the first candidate (station names sorted): deterministic
         order = numpy.lexsort((numpy.arange(own.size), -support, -(support - elsewhere)))
-        ranked[line] = (served, own[order], (support - elsewhere)[order])
+        ranked[line] = (served, own[order])
 
     estimated: dict[str, LineEvidence] = {}
     for line in lines:
         if line not in ranked:
             estimated[line] = LineEvidence(line, None, (), 0.0)
             continue
-        served, own = ranked[line][:2]
+        served, own = ranked[line]
         best = own[0]
         alike = own[difference[best, own] <= _SAME / 2]
         rgb = (
