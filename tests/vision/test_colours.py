@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import numpy
 import pytest
 
 from tests.networks import graph_of
+from tests.vision.fonts import needs_cjk_font
 from vision.colours import colour_pairs, estimate_line_colours, station_colours, with_lines
 from vision.errors import InvalidImage
 from vision.evidence import LineEvidence, MapEvidence, StationEvidence, ciede2000, hex_to_rgb
@@ -206,7 +206,7 @@ def test_with_lines_gives_colours_and_paths(drawn):
     MapEvidence("toy", labels, lines)  # what the lead builds from it
 
 
-# --- the renderer's maps, when vision.render is present -------------------------------------------------------
+# --- the renderer's maps ---------------------------------------------------------------------------------------
 
 RENDER_CITIES = ("rome", "geneva", "miami", "hefei", "beijing")
 
@@ -220,7 +220,7 @@ def _rendered(city: str, palette: str):
     return graph, numpy.asarray(rendered.image.convert("RGB")), rendered.truth
 
 
-@pytest.mark.skipif(importlib.util.find_spec("vision.render") is None, reason="vision.render is not written yet")
+@needs_cjk_font  # Hefei and Beijing have Chinese labels
 @pytest.mark.parametrize("palette", ["normal", "confusable"])
 def test_rendered_maps_colours_from_label_boxes(palette):
     hits, total, misses = 0, 0, []

@@ -20,10 +20,14 @@ from benchmarks.reasonmap.scoring import score_prediction
 from graphkit.cities import city_graph
 from graphkit.routes import shortest_route, shortest_routes
 from graphkit.segments import Segment
+from tests.vision.fonts import needs_cjk_font
 from vision.diagnose import CATEGORIES, LABELS, PRECEDENCE, Diagnosis, diagnose, layout_threshold_of, near_miss
 from vision.diagnosis_report import diagnose_files, summarise, summary_markdown, summary_paths
 from vision.evidence import MapEvidence, StationEvidence
 from vision.render import render_map
+
+# Beijing and Hefei are rendered with Chinese labels
+pytestmark = needs_cjk_font
 
 CITIES = ("rome", "geneva", "beijing", "hefei")
 PER_CITY = 10

@@ -16,6 +16,7 @@ import pytest
 from benchmarks.reasonmap.generate import generate_questions
 from benchmarks.reasonmap.records import KINDS, Prediction
 from graphkit.cities import city_graph
+from tests.vision.fonts import needs_cjk_font
 from tests.vision.test_diagnose import INJECTIONS, TARGET, City
 from vision.colours import with_lines
 from vision.diagnose import diagnose
@@ -23,6 +24,8 @@ from vision.evidence import MapEvidence, ciede2000
 from vision.grounding import ground_stations
 from vision.ocr import ocr_array
 from vision.render import render_map
+
+pytestmark = needs_cjk_font  # Hefei's labels are Chinese
 
 CITIES = ("rome", "hefei")
 

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from PIL import Image, ImageDraw
 
 from graphkit.cities import city_graph
+from tests.vision.fonts import needs_cjk_font
 from tests.vision.maps import real_map
 from vision.engines import EngineConfig, cuda_available, open_engine
 from vision.errors import EngineUnavailable, ImageTooLarge, InvalidImage
@@ -155,7 +156,7 @@ def test_unavailable_engines_say_what_to_install():
             open_engine(EngineConfig(device="cuda"))
 
 
-@pytest.mark.parametrize(("city", "rotate"), [("geneva", False), ("hefei", True)])
+@pytest.mark.parametrize(("city", "rotate"), [("geneva", False), pytest.param("hefei", True, marks=needs_cjk_font)])
 def test_recall_on_rendered_maps(city, rotate, engine):
     graph = city_graph(city)
     rendered = render_map(graph, seed=3, rotate_labels=rotate)

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from graphkit.cities import city_graph
 from tests.networks import BRANCH, BRANCH_OVERLAY, CHINESE, HOMONYMS, LOOP, LOOP_OVERLAY, ONE_STATION, graph_of
+from tests.vision.fonts import needs_cjk_font
 from vision.errors import EngineUnavailable
 from vision.evidence import ciede2000, hex_to_rgb, read_truth
 from vision.fonts import find_font, font_index, script_of
@@ -26,17 +27,6 @@ from vision.render import (
     truth_path,
     write_rendered,
 )
-
-
-def _has_cjk_font() -> bool:
-    try:
-        find_font("cjk")
-    except EngineUnavailable:
-        return False
-    return True
-
-
-needs_cjk_font = pytest.mark.skipif(not _has_cjk_font(), reason="no CJK font (apt-get install fonts-noto-cjk)")
 
 
 @pytest.fixture(scope="module")
