@@ -49,6 +49,9 @@ class Noise:
         Chance that a segment's via-stop count or list is off by one.
     colours : mapping of line name to "#rrggbb", optional
         Known line colours; wrong lines are then drawn by colour likeness.
+    misread : float
+        Perception: chance that one station of the route is misread, spelt
+        one or two letters off wherever the answer names it.
     """
 
     wrong_line: float = 0.1
@@ -56,9 +59,10 @@ class Noise:
     detour: float = 0.1
     miscount: float = 0.1
     colours: Mapping[str, str] | None = None
+    misread: float = 0.0
 
     def __post_init__(self) -> None:
-        for name in ("wrong_line", "wrong_transfer", "detour", "miscount"):
+        for name in ("wrong_line", "wrong_transfer", "detour", "miscount", "misread"):
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"noise {name} must be a probability in [0, 1], got {value!r}")
@@ -140,7 +144,41 @@ def _noisy(question: Question, graph: TransitGraph, kind: Kind, rng: random.Rand
             segments[index] = Segment(
                 segments[index].route_name, segments[index].departure_stop, segments[index].arrival_stop, via
             )
+    if noise.misread and rng.random() < noise.misread:  # drawn last: the other noises stay as they were
+        stops = sorted({name for segment in segments for name in (segment.departure_stop, segment.arrival_stop)})
+        misread = rng.choice(stops)
+        wrong = misspell(misread, rng)
+        segments = [
+            Segment(
+                segment.route_name,
+                wrong if segment.departure_stop == misread else segment.departure_stop,
+                wrong if segment.arrival_stop == misread else segment.arrival_stop,
+                segment.via_stops,
+            )
+            for segment in segments
+        ]
     return render_answer(segments, kind, question.long_template)
+
+
+def misspell(name: str, rng: random.Random) -> str:
+    """``name`` as a misread label: two neighbouring letters swapped, or a Chinese character doubled.
+
+    Examples
+    --------
+    >>> misspell("Colosseo Station", random.Random(1))
+    'Cloosseo Station'
+    >>> misspell("西直门站", random.Random(1))
+    '西直直门站'
+    """
+    base, suffix = (name[:-8], name[-8:]) if name.endswith(" Station") else (name, "")
+    letters = [
+        i for i in range(len(base) - 1) if base[i].isalpha() and base[i + 1].isalpha() and base[i] != base[i + 1]
+    ]
+    if any("\u3400" <= ch <= "\u9fff" for ch in base) or not letters:
+        at = rng.randrange(len(base))
+        return base[: at + 1] + base[at:] + suffix
+    at = rng.choice(letters)
+    return base[:at] + base[at + 1] + base[at] + base[at + 2 :] + suffix
 
 
 # name -> (solver, one-line description)

@@ -172,7 +172,7 @@ def cmd_baseline(args: argparse.Namespace) -> int:
     questions = _questions(args.questions)
     options = {}
     if args.name == "noisy":
-        options["noise"] = Noise(args.wrong_line, args.wrong_transfer, args.detour, args.miscount)
+        options["noise"] = Noise(args.wrong_line, args.wrong_transfer, args.detour, args.miscount, misread=args.misread)
     if args.name == "text-oracle":
         options["textualization"] = args.textualization
     predictions = run_solver(
@@ -358,6 +358,7 @@ def build_parser() -> argparse.ArgumentParser:
     baseline.add_argument("--textualization", default="lines", help="for text-oracle")
     for name, default in (("wrong-line", 0.1), ("wrong-transfer", 0.1), ("detour", 0.1), ("miscount", 0.1)):
         baseline.add_argument(f"--{name}", type=float, default=default, help=f"noisy: probability (default {default})")
+    baseline.add_argument("--misread", type=float, default=0.0, help="noisy: probability of a misspelt station (0)")
     baseline.set_defaults(run=cmd_baseline)
 
     prompts = commands.add_parser("prompts", help="the exact requests of a prompt mode, for any harness")

@@ -84,3 +84,19 @@ def test_colour_likeness_picks_the_closest_line():
         assert f"Route Name: {expected}" in text
     else:  # the departure is served by one line only: any other line is a guess
         assert f"Route Name: {line}" not in text
+
+
+def test_misread_noise_misspells_one_station_wherever_it_is_named(questions):
+    from graphkit.names import fold
+
+    for question in questions[:40]:
+        graph = city_graph(question.city)
+        text = solve("noisy", question, graph, "short", noise=Noise(0, 0, 0, 0, misread=1.0))
+        parsed = parse_answer(text)
+        assert isinstance(parsed, ParsedAnswer)
+        named = {s.departure_stop for s in parsed.sections} | {s.arrival_stop for s in parsed.sections}
+        unknown = [name for name in named if graph.station_index.lookup(name).name is None]
+        assert len(unknown) == 1, (text, unknown)
+        assert not {fold(name) for name in graph.stations} & {fold(unknown[0])}
+    quiet = [solve("noisy", q, city_graph(q.city), "long", noise=Noise()) for q in questions[:40]]
+    assert quiet == [solve("noisy", q, city_graph(q.city), "long", noise=Noise(misread=0.0)) for q in questions[:40]]

@@ -334,6 +334,8 @@ ALLOWED = {
     },
     "detour": {"correct", "suboptimal"},
     "miscount": {"correct", "via_stop_error"},
+    # a misread via stop alone leaves the route valid: then only the via stops are wrong
+    "misread": {"misread_station", "via_stop_error", "correct"},
 }
 
 
@@ -369,6 +371,11 @@ def test_noisy_miscounts_are_via_errors_on_long_answers(noisy_labels):
     counts = noisy_labels["miscount"]
     assert {label for kind, label in counts if kind == "short"} == {"correct"}
     assert {label for kind, label in counts if kind == "long"} == {"via_stop_error"}
+
+
+def test_noisy_misreads_are_misread_stations(noisy_labels):
+    counts = Counter(label for (_, label) in noisy_labels["misread"].elements())
+    assert counts["misread_station"] >= TARGET * sum(counts.values()), counts
 
 
 def test_noisy_wrong_transfers_are_mostly_transfer_errors(noisy_labels):
