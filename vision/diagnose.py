@@ -154,7 +154,8 @@ class Diagnosis:
         What decided the label (JSON-ready): ``section`` (0-based) and
         ``field`` where one is at fault, ``claimed_station`` / ``near_miss`` /
         ``edit_distance`` / ``unreadable``, ``claimed_line`` / ``right_line`` /
-        ``colour_distance`` / ``pixel_distance`` / ``threshold``,
+        ``station`` (the departure; for a layout confusion the end nearer the
+        claimed line) / ``colour_distance`` / ``pixel_distance`` / ``threshold``,
         ``transfers`` / ``stops`` against ``reference_*``, ``scorer_failure``
         and ``also`` (the other labels that applied, by precedence).
     city : str
@@ -511,7 +512,8 @@ class _Check:
                 if not on:
                     self.station_fault(index, arrival_side, claimed, "no_common_line", claimed_line=line)
             return
-        found: dict[str, Any] = {"section": index, "claimed_line": line, "right_line": right[0]}
+        found: dict[str, Any] = {"section": index, "station": departure[0], "claimed_line": line}
+        found["right_line"] = right[0]
         evidence = self.evidence
         if evidence is not None:
             colours = [(d, other) for other in right if (d := evidence.colour_difference(line, other)) is not None]
