@@ -7,12 +7,11 @@ raise.
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 from vision.errors import ImageTooLarge, InvalidImage
 
-__all__ = ["DEFAULT_PIXEL_LIMIT", "image_size", "read_rgb", "file_digest"]
+__all__ = ["DEFAULT_PIXEL_LIMIT", "image_size", "read_rgb"]
 
 DEFAULT_PIXEL_LIMIT = 300_000_000
 
@@ -73,12 +72,3 @@ def read_rgb(path: str | Path, *, pixel_limit: int = DEFAULT_PIXEL_LIMIT):
         flat = (colour * alpha + 255 * (255 - alpha) + 127) // 255
         return cv2.cvtColor(flat.astype(numpy.uint8), cv2.COLOR_BGR2RGB)
     return cv2.cvtColor(image, cv2.COLOR_BGR2RGB, dst=image)  # in place: no second full-size copy
-
-
-def file_digest(path: str | Path) -> str:
-    """The SHA-256 of a file's bytes (the OCR cache key's image part)."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()

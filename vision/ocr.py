@@ -19,8 +19,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from benchmarks.reasonmap.io import file_sha256
 from vision.engines import Engine, EngineConfig, open_engine
-from vision.images import DEFAULT_PIXEL_LIMIT, file_digest, read_rgb
+from vision.images import DEFAULT_PIXEL_LIMIT, read_rgb
 
 __all__ = ["TextBox", "OcrSettings", "OcrResult", "read_map_texts", "ocr_array", "default_cache_dir"]
 
@@ -433,7 +434,7 @@ def read_map_texts(
     cache_file = None
     if use_cache:
         folder = Path(cache_dir) if cache_dir is not None else default_cache_dir()
-        cache_file = folder / f"{_cache_key(file_digest(path), settings, engine)}.json"
+        cache_file = folder / f"{_cache_key(file_sha256(path), settings, engine)}.json"
         if cache_file.is_file():
             try:
                 return OcrResult.from_dict(json.loads(cache_file.read_text(encoding="utf-8")), cached=True)
