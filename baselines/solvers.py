@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from baselines.answers import render_answer
 from benchmarks.reasonmap.records import KINDS, Kind, Prediction, Question
 from graphkit.graph import TransitGraph
+from graphkit.names import has_cjk
 from graphkit.routes import shortest_route, shortest_routes
 from graphkit.segments import Segment
 
@@ -174,7 +175,7 @@ def misspell(name: str, rng: random.Random) -> str:
     letters = [
         i for i in range(len(base) - 1) if base[i].isalpha() and base[i + 1].isalpha() and base[i] != base[i + 1]
     ]
-    if any("\u3400" <= ch <= "\u9fff" for ch in base) or not letters:
+    if has_cjk(base) or not letters:
         at = rng.randrange(len(base))
         return base[: at + 1] + base[at:] + suffix
     at = rng.choice(letters)

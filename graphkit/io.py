@@ -23,13 +23,14 @@ __all__ = ["atomic_writer", "write_references", "reference_lines"]
 
 
 @contextlib.contextmanager
-def atomic_writer(path: str | Path) -> Iterator[IO[str]]:
-    """Open ``path`` for writing text; it appears only once the block succeeds."""
+def atomic_writer(path: str | Path, *, binary: bool = False) -> Iterator[IO]:
+    """Open ``path`` for writing UTF-8 text (or bytes); it appears only once the block succeeds."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".part")
     try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
+        opened = os.fdopen(handle, "wb") if binary else os.fdopen(handle, "w", encoding="utf-8", newline="\n")
+        with opened as stream:
             yield stream
         umask = os.umask(0)
         os.umask(umask)

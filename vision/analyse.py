@@ -95,7 +95,8 @@ def ocr_report(analysis: MapAnalysis, graph: TransitGraph, *, pairs: bool = Fals
     OCR came from the cache), ``stations`` (``name``, ``found``, ``box``,
     ``score``, ``text``), ``unmatched_texts``; with line estimates, ``lines``
     (``colour``, ``support``, ``path``) and, with ``pairs``, ``colour_pairs``
-    (CIEDE2000, most alike first) and ``close_runs`` (where lines run close).
+    (CIEDE2000, most alike first) and ``close_runs`` (where lines run within
+    the diagnosis's layout threshold, three median label heights).
     """
     evidence = analysis.evidence
     report: dict[str, Any] = {
@@ -124,9 +125,11 @@ def ocr_report(analysis: MapAnalysis, graph: TransitGraph, *, pairs: bool = Fals
         report["lines"] = {name: line.to_dict() for name, line in evidence.lines.items()}
     if pairs and evidence.lines:
         from vision.colours import colour_pairs
+        from vision.diagnose import layout_threshold_of
         from vision.geometry import close_runs, line_stations
 
-        within = _close_distance(evidence)
+        # "close" as the diagnosis means it for a layout confusion
+        within = layout_threshold_of(evidence) or 0.0
         served = {name: set(stations) for name, stations in line_stations(graph).items()}
         report["colour_pairs"] = [
             {"lines": [pair.line_a, pair.line_b], "ciede2000": round(pair.difference, 2)}
@@ -142,12 +145,6 @@ def ocr_report(analysis: MapAnalysis, graph: TransitGraph, *, pairs: bool = Fals
             for run in close_runs(evidence, within=within, served=served)
         ]
     return report
-
-
-def _close_distance(evidence: MapEvidence) -> float:
-    """Three typical label heights: lines that near are easily taken for one another."""
-    heights = sorted(found.box[3] - found.box[1] for found in evidence.stations.values() if found.box)
-    return 3 * heights[len(heights) // 2] if heights else 50.0
 
 
 def write_evidence(path: str | Path, evidence: MapEvidence) -> Path:

@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from graphkit.names import fold, station_keys
+from graphkit.names import fold, has_cjk, station_keys
 from vision.evidence import StationEvidence
 from vision.ocr import TextBox
 
@@ -135,14 +135,10 @@ def label_candidates(texts: Sequence[TextBox]) -> list[Candidate]:
 
 def _joined(texts: Sequence[TextBox], parts: tuple[int, ...]) -> Candidate:
     pieces = [texts[index].text for index in parts]
-    text = "".join(pieces) if _is_cjk("".join(pieces)) else " ".join(pieces)
+    text = "".join(pieces) if has_cjk("".join(pieces)) else " ".join(pieces)
     boxes = [texts[index].box for index in parts]
     box = (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
     return Candidate(text, _key(text), box, parts, min(texts[index].score for index in parts))
-
-
-def _is_cjk(text: str) -> bool:
-    return any("\u3400" <= ch <= "\u9fff" for ch in text)
 
 
 def _words(text: str) -> tuple[str, ...]:

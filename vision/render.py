@@ -14,14 +14,13 @@ from __future__ import annotations
 import io
 import json
 import math
-import os
 import random
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from graphkit.graph import TransitGraph
+from graphkit.io import atomic_writer
 from vision.evidence import ciede2000, hex_to_rgb, rgb_to_hex
 from vision.fonts import load_font, script_of
 from vision.layout import GridLayout, grid_layout, hop_route, line_hops, line_walk, offset_polyline
@@ -495,22 +494,6 @@ def truth_json(truth: dict[str, Any]) -> str:
     return json.dumps(truth, ensure_ascii=False, sort_keys=True) + "\n"
 
 
-def _write_atomically(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(temporary, 0o666 & ~umask)  # mkstemp makes files private; maps are ordinary outputs
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
-
-
 def write_rendered(rendered: RenderedMap, out_png: str | Path) -> tuple[Path, Path]:
     """Write the map as ``out_png`` and its truth as ``<stem>.truth.json`` beside it, each atomically.
 
@@ -519,7 +502,9 @@ def write_rendered(rendered: RenderedMap, out_png: str | Path) -> tuple[Path, Pa
     png = Path(out_png)
     buffer = io.BytesIO()
     rendered.image.save(buffer, format="PNG", compress_level=6, optimize=False)
-    _write_atomically(png, buffer.getvalue())
+    with atomic_writer(png, binary=True) as stream:
+        stream.write(buffer.getvalue())
     truth = truth_path(png)
-    _write_atomically(truth, truth_json(rendered.truth).encode("utf-8"))
+    with atomic_writer(truth) as stream:
+        stream.write(truth_json(rendered.truth))
     return png, truth

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tempfile
 import time
@@ -28,7 +29,9 @@ from vision.grounding import ground_stations
 from vision.images import DEFAULT_PIXEL_LIMIT
 from vision.ocr import OcrSettings, read_map_texts
 
-DEFAULT_MAPS = Path(__file__).resolve().parents[3] / "shared" / "data" / "maps"
+# the workplace's copy of the benchmark's maps, beside the checkout (or where $REASONMAP_SHARED_DATA says)
+SHARED_DATA = Path(os.environ.get("REASONMAP_SHARED_DATA", Path(__file__).resolve().parents[3] / "shared" / "data"))
+DEFAULT_MAPS = SHARED_DATA / "maps"
 RENDERED_CITIES = ("rome", "geneva", "hefei")
 
 

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
-SHARED_DATA = Path(os.environ.get("REASONMAP_SHARED_DATA", Path(__file__).resolve().parents[3] / "shared" / "data"))
-MAPS = SHARED_DATA / "maps"
+from benchmarks.speed.ocr import DEFAULT_MAPS as MAPS
 
 
 def real_map(name: str) -> Path:
