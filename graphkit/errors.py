@@ -41,12 +41,12 @@ class _NameLookupError(TransitError, LookupError):
     kind = "name"
     ambiguous = False
 
-    def __init__(self, query: str, candidates: tuple[str, ...] = (), *, city: str = ""):
+    def __init__(self, query: str, candidates: tuple[str, ...] = (), *, city: str = "", hint: str = ""):
         self.query = query
         self.candidates = tuple(candidates)
         self.city = city
         where = f" in {city}" if city else ""
-        listed = ", ".join(map(repr, self.candidates))
+        listed = hint or ", ".join(map(repr, self.candidates))
         if self.ambiguous:
             message = f"ambiguous {self.kind} {query!r}{where}: it fits {listed}"
         elif self.candidates:

@@ -14,12 +14,14 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import igraph
 import numpy
 
-from graphkit.errors import TransitError, UnknownLine
+from graphkit.errors import AmbiguousStation, TransitError, UnknownLine, UnknownStation
+from graphkit.identities import QUALIFIER, station_identities
 from graphkit.matching import NameIndex
 from graphkit.metro import MetroData
 from graphkit.overlays import Overlay, check_overlay
@@ -70,6 +72,8 @@ class TransitGraph:
     __slots__ = (
         "metro",
         "overlay",
+        "_display",
+        "_spellings",
         "lines",
         "stations",
         "_station_index",
@@ -92,11 +96,15 @@ class TransitGraph:
     )
 
     def __init__(self, metro: MetroData, overlay: Overlay | None = None):
-        self.metro = metro
         self.overlay = overlay or Overlay()
         check_overlay(self.overlay, metro)
+        # stations are identities: aliases merged, homonyms split (the raw texts stay as written)
+        identities = station_identities(metro, self.overlay)
+        self.metro = metro = identities.metro
+        self._display = identities.display
+        self._spellings = identities.spellings
         self.lines: dict[str, LineTopology] = {
-            line.name: compile_line(line, self.overlay, source=metro.source) for line in metro.lines
+            line.name: compile_line(line, identities.overlay, source=metro.source) for line in metro.lines
         }
         self.stations: tuple[str, ...] = metro.station_names
         self._station_index: NameIndex | None = None
@@ -149,7 +157,7 @@ class TransitGraph:
     def station_index(self) -> NameIndex:
         """Name matching over the stations (built on first use: romanizing is slow)."""
         if self._station_index is None:
-            self._station_index = NameIndex(self.stations, kind="station", city=self.city)
+            self._station_index = NameIndex(self.stations, kind="station", city=self.city, spellings=self._spellings)
         return self._station_index
 
     @property
@@ -160,8 +168,71 @@ class TransitGraph:
         return self._line_index
 
     def resolve_station(self, query: str) -> str:
-        """The station ``query`` names (see :class:`graphkit.matching.NameIndex`)."""
-        return self.station_index.resolve(query)
+        """The station ``query`` names (see :class:`graphkit.matching.NameIndex`).
+
+        A name that several stations share is told apart by a line serving it:
+        ``"125 St@1"`` is the 125 St on the 1.
+
+        Raises
+        ------
+        UnknownStation
+            Nothing fits; the error lists close matches.
+        AmbiguousStation
+            Several stations fit; the error lists them with their lines.
+        """
+        index = self.station_index
+        found = index.lookup(query)
+        name, qualifier = query, None
+        if found.status == "unknown" and QUALIFIER in query:
+            name, _, qualifier = query.rpartition(QUALIFIER)
+            found = index.lookup(name)
+        if qualifier is not None and found.status != "unknown":
+            line = self.resolve_line(qualifier)
+            on_line = tuple(station for station in found.names if line in self._lines_at[station])
+            if len(on_line) == 1:
+                return on_line[0]
+            if not on_line:
+                raise UnknownStation(query, found.names, city=self.city)
+            found = replace(found, names=on_line)
+        if found.status in ("exact", "matched"):
+            return found.names[0]
+        if found.status == "unknown":
+            raise UnknownStation(query, found.names, city=self.city)
+        described = tuple(f"{station} (lines {', '.join(self._lines_at[station])})" for station in found.names)
+        raise AmbiguousStation(
+            query,
+            found.names,
+            city=self.city,
+            hint=f"{'; '.join(described)}; pick one as NAME{QUALIFIER}LINE, e.g. "
+            f"{self.display_name(found.names[0])}{QUALIFIER}{self._lines_at[found.names[0]][0]}",
+        )
+
+    def display_name(self, station: str) -> str:
+        """The name to show for ``station``: its own, or for one of several sharing a name, that name."""
+        return self._display.get(station, station)
+
+    def spellings(self, station: str) -> tuple[str, ...]:
+        """Every name ``station`` answers to, the shown one first (an alias's spellings too)."""
+        return self._spellings.get(station, (station,))
+
+    def namesakes(self, station: str) -> tuple[str, ...]:
+        """The stations shown under ``station``'s name, itself included (several for a homonym)."""
+        if station not in self._display:
+            return (station,)
+        shown = self._display[station]
+        return tuple(other for other, name in self._display.items() if name == shown)
+
+    def display_route(self, route: Route) -> Route:
+        """``route`` with its stations shown by name (see :meth:`display_name`)."""
+        if not self._display:
+            return route
+        show = self.display_name
+        return Route(
+            tuple(
+                Segment(s.route_name, show(s.departure_stop), show(s.arrival_stop), tuple(show(v) for v in s.via_stops))
+                for s in route.segments
+            )
+        )
 
     def resolve_line(self, query: str) -> str:
         """The line ``query`` names (see :class:`graphkit.matching.NameIndex`)."""

@@ -20,6 +20,8 @@ data deserves a human look. Every finding has a *kind*:
     lines is reported, and where marks are missing on one line (several
     Chinese cities) a real interchange is. A station that a line lists twice
     (an overlay's ``repeated_stations``) is a homonym too.
+    An overlay decides a name: its ``homonyms`` split it into stations (each
+    no longer reported), its ``interchanges`` confirm it is one station.
 ``transfer_mark_mismatch``
     A station marked as a transfer station that only one listed line serves,
     or a station that several lines serve without a transfer mark on any of
@@ -31,7 +33,8 @@ data deserves a human look. Every finding has a *kind*:
     of at least ``NEAR_DUPLICATE_MIN_LENGTH`` characters with the same numbers
     (``Cathedral Pkwy(110 St)`` / ``Cathedral Pkwy (110 St)``), or one name
     abbreviating words of the other (``Arts Dist`` / ``Arts District``). The
-    graph keeps them apart; a reader may not.
+    graph keeps them apart; a reader may not. An overlay decides a pair: its
+    ``aliases`` make it one station, its ``distinct`` entries say it is two.
 ``suspicious_spelling``
     A name ending in a misspelt station word (``UAE Exchange Staton``,
     ``135 St Stations``) or with a lowercase ``l`` standing for an ``I``
@@ -272,7 +275,10 @@ def _quoted(names: Iterable[str]) -> str:
 
 def _homonyms(graph: TransitGraph) -> Iterator[_Raw]:
     marked = _marked(graph)
+    confirmed = {entry.station for entry in graph.overlay.interchanges}
     for station in graph.transfer_stations():
+        if station in confirmed or graph.display_name(station) != station:
+            continue  # decided by the overlay: one station, or one of the stations a name was split into
         lines = graph.lines_at(station)
         around = {line: _within(graph.lines[line], station, NEIGHBOURHOOD_STOPS) for line in lines}
         meeting = [
@@ -292,7 +298,10 @@ def _homonyms(graph: TransitGraph) -> Iterator[_Raw]:
                 (station,),
                 lines,
             )
+    split = {homonym.station for homonym in graph.overlay.homonyms}
     for repeat in graph.overlay.repeated_stations:
+        if repeat.station in split:
+            continue
         yield (
             "homonym",
             f"{repeat.station!r} is listed twice on line {repeat.line}: two stations share the name ({repeat.note})",
@@ -393,7 +402,9 @@ def _compass_twins(words: list[str], others: list[str]) -> bool:
 
 
 def _near_duplicates(graph: TransitGraph) -> Iterator[_Raw]:
-    names = graph.stations
+    stations = graph.stations
+    names = [graph.display_name(station) for station in stations]
+    told_apart = {frozenset(pair) for entry in graph.overlay.distinct for pair in combinations(entry.stations, 2)}
     keys = [_duplicate_key(name) for name in names]
     numbers = [_DIGITS.findall(name) for name in names]
     words = [fold(name, keep_spaces=True).split() for name in names]
@@ -402,6 +413,8 @@ def _near_duplicates(graph: TransitGraph) -> Iterator[_Raw]:
     for position, i in enumerate(order):
         for j in order[position + 1 :]:
             a, b = keys[i], keys[j]
+            if names[i] == names[j] or frozenset((names[i], names[j])) in told_apart:
+                continue  # one name split by the overlay, or a pair it says is two stations
             if a == b:
                 reason = f"have the same match key {a!r}"
             elif 2 * len(a) / (len(a) + len(b)) < NEAR_DUPLICATE_RATIO:
@@ -420,7 +433,7 @@ def _near_duplicates(graph: TransitGraph) -> Iterator[_Raw]:
                     continue
                 reason = f"are {ratio:.0%} alike"
             first, second = sorted((i, j))
-            pair = (names[first], names[second])
+            pair = (stations[first], stations[second])
             lines = tuple(dict.fromkeys(graph.lines_at(pair[0]) + graph.lines_at(pair[1])))
             yield (
                 "near_duplicate",
@@ -433,15 +446,16 @@ def _near_duplicates(graph: TransitGraph) -> Iterator[_Raw]:
 
 def _spellings(graph: TransitGraph) -> Iterator[_Raw]:
     for station in graph.stations:
-        last = station.split()[-1]
-        if last != station and last.casefold() != _STATION_WORD and _station_word(last):
+        name = graph.display_name(station)
+        last = name.split()[-1]
+        if last != name and last.casefold() != _STATION_WORD and _station_word(last):
             yield (
                 "suspicious_spelling",
                 f"{station!r} ends in {last!r}, a misspelt station word",
                 (station,),
                 graph.lines_at(station),
             )
-        if _LOWERCASE_L.search(station):
+        if _LOWERCASE_L.search(name):
             yield (
                 "suspicious_spelling",
                 f"{station!r} has a word starting with a lowercase 'l' that reads as an 'I'",

@@ -9,7 +9,7 @@ A name that fits nothing gets close-match suggestions.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
@@ -53,6 +53,10 @@ class NameIndex:
     kind : {"station", "line"}
     city : str, optional
         Used in error messages.
+    spellings : mapping, optional
+        Name to the texts it answers to, in place of the name itself (a
+        station of several sharing a name answers to that name; an alias's
+        station to each of its spellings). The name itself always matches exactly.
 
     Examples
     --------
@@ -65,21 +69,31 @@ class NameIndex:
 
     __slots__ = ("names", "kind", "city", "_tiers", "_memo")
 
-    def __init__(self, names: Iterable[str], *, kind: Kind = "station", city: str = ""):
+    def __init__(
+        self,
+        names: Iterable[str],
+        *,
+        kind: Kind = "station",
+        city: str = "",
+        spellings: Mapping[str, Iterable[str]] | None = None,
+    ):
         if kind not in _KINDS:
             raise ValueError(f"kind must be one of {sorted(_KINDS)}, got {kind!r}")
         self.names = tuple(dict.fromkeys(names))
         self.kind = kind
         self.city = city
         keys_of = _KINDS[kind][0]
-        depth = max((len(keys_of(name)) for name in self.names), default=1)
+        texts = {name: tuple((spellings or {}).get(name, (name,))) for name in self.names}
+        depth = max((len(keys_of(text)) for found in texts.values() for text in found), default=1)
         tiers: list[dict[str, list[str]]] = [{} for _ in range(depth + 1)]
         for name in self.names:
             tiers[0].setdefault(name, []).append(name)
-            for level, key in enumerate(keys_of(name), start=1):
-                tiers[level].setdefault(key, []).append(name)
+            for text in texts[name]:
+                tiers[0].setdefault(text, []).append(name)
+                for level, key in enumerate(keys_of(text), start=1):
+                    tiers[level].setdefault(key, []).append(name)
         self._tiers: list[dict[str, tuple[str, ...]]] = [
-            {key: tuple(found) for key, found in tier.items()} for tier in tiers
+            {key: tuple(dict.fromkeys(found)) for key, found in tier.items()} for tier in tiers
         ]
         self._memo: dict[str, Resolution] = {}
 
@@ -95,8 +109,9 @@ class NameIndex:
 
     def _lookup(self, query: str) -> Resolution:
         text = query.strip()
-        if text in self._tiers[0]:
-            return Resolution(query, "exact", (text,))
+        exact = self._tiers[0].get(text)
+        if exact is not None:
+            return Resolution(query, "exact", exact) if len(exact) == 1 else Resolution(query, "ambiguous", exact)
         keys_of = _KINDS[self.kind][0]
         query_keys = keys_of(text) if text else ()
         # a query key may sit at any level (a pinyin query meets the pinyin tier)

@@ -2,8 +2,11 @@
 
 An overlay is a JSON file beside the Metro Data (``<city>.overlay.json``)
 declaring loop lines, where an appended branch leaves its main line, branches
-that are marked but not listed, and distinct stations that share a name on one
-line. Every entry carries a one-line ``note`` with the fact it encodes::
+that are marked but not listed, distinct stations that share a name on one
+line, and what the names get wrong: one station spelt two ways, one name
+shared by several stations, a shared name lint doubts that is one station
+after all, and look-alike names that are distinct stations. Every entry
+carries a one-line ``note`` with the fact it encodes::
 
     {
       "loops": [{"line": "Line 2", "note": "..."}],
@@ -11,13 +14,26 @@ line. Every entry carries a one-line ``note`` with the fact it encodes::
                     "first": "S. Agnese Annibaliano Station",
                     "last": "Jonio Station", "note": "..."}],
       "unlisted_branches": [{"line": "Line 6", "at": "美院象山站", "note": "..."}],
-      "repeated_stations": [{"line": "R", "station": "36 St Station", "note": "..."}]
+      "repeated_stations": [{"line": "R", "station": "36 St Station", "note": "..."}],
+      "aliases": [{"station": "西单站", "spellings": ["西单"], "note": "..."}],
+      "homonyms": [{"station": "36 St Station", "groups": [["M", "R#1"], ["D", "N", "R#2"]],
+                    "note": "..."}],
+      "interchanges": [{"station": "望京站", "note": "..."}],
+      "distinct": [{"stations": ["Hunts Point Av Station", "Hunters Point Av Station"],
+                    "note": "..."}]
     }
 
 ``first`` .. ``last`` is a contiguous run of the line's list (``last``
 defaults to the end of the list): the branch, in order from the junction
 outwards. The compiler cuts it out of the list, joins its neighbours, and
 hangs it on ``leaves_at``.
+
+An alias renames each of its ``spellings`` to ``station`` (the spellings
+still resolve). A homonym's ``groups`` list the lines that serve each of the
+stations sharing the name, every line serving it in exactly one group
+(``R#2``: the second time line R lists it); each becomes a station of its own,
+identified as ``<name>@<first member>`` (see :mod:`graphkit.identities`).
+Names are the data's cleaned names; aliases apply before homonyms.
 """
 
 from __future__ import annotations
@@ -36,6 +52,10 @@ __all__ = [
     "Branch",
     "UnlistedBranch",
     "RepeatedStation",
+    "Alias",
+    "Homonym",
+    "Interchange",
+    "Distinct",
     "Overlay",
     "load_overlay",
     "overlay_path_for",
@@ -73,21 +93,59 @@ class RepeatedStation:
 
 
 @dataclass(frozen=True, slots=True)
+class Alias:
+    """One station that the data spells several ways: ``spellings`` are renamed to ``station``."""
+
+    station: str
+    spellings: tuple[str, ...]
+    note: str
+
+
+@dataclass(frozen=True, slots=True)
+class Homonym:
+    """Several stations sharing one name: ``groups`` are the lines (``line`` or ``line#n``) serving each."""
+
+    station: str
+    groups: tuple[tuple[str, ...], ...]
+    note: str
+
+
+@dataclass(frozen=True, slots=True)
+class Interchange:
+    """A shared name that lint doubts but that is one station where its lines meet."""
+
+    station: str
+    note: str
+
+
+@dataclass(frozen=True, slots=True)
+class Distinct:
+    """Names that look like one station spelt several ways but are different stations."""
+
+    stations: tuple[str, ...]
+    note: str
+
+
+@dataclass(frozen=True, slots=True)
 class Overlay:
-    """The topology facts of one city (empty by default)."""
+    """The topology and naming facts of one city (empty by default)."""
 
     source: str = ""
     loops: tuple[Loop, ...] = ()
     branches: tuple[Branch, ...] = ()
     unlisted_branches: tuple[UnlistedBranch, ...] = ()
     repeated_stations: tuple[RepeatedStation, ...] = ()
+    aliases: tuple[Alias, ...] = ()
+    homonyms: tuple[Homonym, ...] = ()
+    interchanges: tuple[Interchange, ...] = ()
+    distinct: tuple[Distinct, ...] = ()
 
     @property
     def allowed_repeats(self) -> tuple[tuple[str, str], ...]:
         return tuple((entry.line, entry.station) for entry in self.repeated_stations)
 
     def covers(self, line: str) -> bool:
-        """Whether any entry speaks about ``line``."""
+        """Whether any topology entry speaks about ``line``."""
         return any(
             entry.line == line
             for group in (self.loops, self.branches, self.unlisted_branches, self.repeated_stations)
@@ -101,7 +159,14 @@ _FIELDS: dict[str, tuple[type, tuple[str, ...], tuple[str, ...]]] = {
     "branches": (Branch, ("line", "leaves_at", "first", "note"), ("last",)),
     "unlisted_branches": (UnlistedBranch, ("line", "at", "note"), ()),
     "repeated_stations": (RepeatedStation, ("line", "station", "note"), ()),
+    "aliases": (Alias, ("station", "spellings", "note"), ()),
+    "homonyms": (Homonym, ("station", "groups", "note"), ()),
+    "interchanges": (Interchange, ("station", "note"), ()),
+    "distinct": (Distinct, ("stations", "note"), ()),
 }
+# fields holding a list of names (at least this many), or a list of such lists; every other field is one name
+_LISTS = {"spellings": 1, "stations": 2}
+_GROUPS = {"groups": 2}
 
 
 def overlay_path_for(metro_path: str | Path) -> Path:
@@ -149,13 +214,34 @@ def load_overlay(source: str | Path | Mapping[str, Any] | None) -> Overlay:
             missing = [name for name in required if name not in entry]
             if extra or missing:
                 raise InvalidOverlay(f"{where}: missing {missing}, unexpected {extra}")
-            values = {name: entry.get(name) for name in required + optional}
-            for name, value in values.items():
-                if not (isinstance(value, str) and value.strip()) and not (name in optional and value is None):
-                    raise InvalidOverlay(f"{where}: field {name!r} must be a non-empty string, got {value!r}")
+            values = {name: _field(name, entry.get(name), name in optional, where) for name in required + optional}
             parsed.append(kind(**values))
         sections[section] = tuple(parsed)
     return Overlay(source=label, **sections)
+
+
+def _names(value: Any, least: int, what: str) -> tuple[str, ...]:
+    if not (isinstance(value, list) and len(value) >= least and all(isinstance(v, str) and v.strip() for v in value)):
+        raise InvalidOverlay(f"{what} must be a list of at least {least} non-empty string(s), got {value!r}")
+    if len(set(value)) != len(value):
+        raise InvalidOverlay(f"{what} lists a name twice: {value!r}")
+    return tuple(value)
+
+
+def _field(name: str, value: Any, optional: bool, where: str) -> Any:
+    """One field's value, checked: a name, a list of names, or a list of groups of names."""
+    what = f"{where}: field {name!r}"
+    if name in _LISTS:
+        return _names(value, _LISTS[name], what)
+    if name in _GROUPS:
+        if not (isinstance(value, list) and len(value) >= _GROUPS[name]):
+            raise InvalidOverlay(f"{what} must be a list of at least {_GROUPS[name]} groups, got {value!r}")
+        groups = tuple(_names(group, 1, f"{what}, group #{n}") for n, group in enumerate(value, start=1))
+        _names([member for group in groups for member in group], 1, what)
+        return groups
+    if not (isinstance(value, str) and value.strip()) and not (optional and value is None):
+        raise InvalidOverlay(f"{what} must be a non-empty string, got {value!r}")
+    return value
 
 
 def check_overlay(overlay: Overlay, metro: MetroData) -> None:

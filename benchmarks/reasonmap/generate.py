@@ -104,8 +104,12 @@ def question_difficulty(transfers: int) -> Difficulty:
 
 
 def _pairs(graph: TransitGraph, rng: random.Random) -> Iterator[tuple[str, str]]:
-    """Unordered station pairs in random order, each in a random direction."""
-    stations = graph.stations
+    """Unordered station pairs in random order, each in a random direction.
+
+    A station that shares its name with another (an overlay's homonym) is never
+    an endpoint: a question naming it would not say which one it means.
+    """
+    stations = tuple(station for station in graph.stations if len(graph.namesakes(station)) == 1)
     pairs = [(a, b) for i, a in enumerate(stations) for b in stations[i + 1 :]]
     rng.shuffle(pairs)
     for a, b in pairs:
@@ -154,6 +158,7 @@ def generate_questions(
         references = shortest_routes(graph, a, b, max_routes=max_routes)
         taken[level] += 1
         template = rng.choice(LONG_TEMPLATES)
+        a, b = graph.display_name(a), graph.display_name(b)
         found.append(
             Question(
                 id=f"{city}-{first_id + len(found):04d}",
@@ -164,7 +169,8 @@ def generate_questions(
                 question_short=short_question(a, b),
                 question_long=long_question(a, b, template),
                 long_template=template,
-                routes=tuple(route.segments for route in references.routes),
+                # stations as the map names them; a section's line tells namesakes apart
+                routes=tuple(graph.display_route(route).segments for route in references.routes),
                 difficulty_question=level,
                 difficulty_city=stats.difficulty,
                 city_line_count=stats.lines,

@@ -6,7 +6,9 @@ pinyin, ``Line 1`` = ``1号线``). A station name that fits several stations is
 settled by context: the question's own station for the first departure and
 the last arrival when it is among the candidates, else the one candidate on
 the section's line; otherwise it stays unresolved. Distinct stations are
-never merged.
+never merged. Stations are the graph's identities: a name an overlay splits
+(New York's ``125 St Station``) resolves within the section's line to that
+line's station, and an alias's spellings resolve to its one station.
 
 Everything is memoized per graph (the scorer meets the same names again and
 again), and a question's references are resolved once per graph.
@@ -89,7 +91,9 @@ class GraphNames:
         self._stations = frozenset(graph.stations)
         # every key of every name: a query that shares none is unknown, and is told so without asking
         # the index (which would compute close-match suggestions: milliseconds for each new name)
-        self._station_keys = frozenset(key for name in graph.stations for key in station_keys(name))
+        self._station_keys = frozenset(
+            key for name in graph.stations for text in graph.spellings(name) for key in station_keys(text)
+        )
         self._line_keys = frozenset(key for name in graph.lines for key in line_keys(name))
         self._lines: dict[str, str | None] = {}
         self._plain: dict[str, str | Unresolved | None] = {}  # None: fits several stations, context decides

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import get_args
 
 import pytest
@@ -214,14 +215,22 @@ def test_chinese_network_with_marked_transfers():
 # -- the real cities ---------------------------------------------------------------
 
 
-def test_new_york_has_the_86_st_homonym_and_the_cathedral_pkwy_near_duplicate():
-    findings = lint_city("new_york")
+def test_without_its_overlay_new_york_has_the_86_st_homonym_and_the_cathedral_pkwy_near_duplicate():
+    metro, overlay = load_city("new_york")
+    topology_only = replace(overlay, aliases=(), homonyms=(), interchanges=(), distinct=())
+    findings = lint_graph(compile_graph(metro, topology_only))
     homonym = [f for f in of_kind(findings, "homonym") if f.stations == ("86 St Station",)]
     assert homonym and {"1", "4", "N"} <= set(homonym[0].lines)
     assert any(
         set(f.stations) == {"Cathedral Pkwy(110 St) Station", "Cathedral Pkwy (110 St) Station"}
         for f in of_kind(findings, "near_duplicate")
     )
+
+
+def test_with_its_overlay_new_york_has_no_homonym_or_near_duplicate_left():
+    findings = lint_city("new_york")
+    assert not of_kind(findings, "homonym") and not of_kind(findings, "near_duplicate")
+    assert not of_kind(findings, "suspicious_spelling")  # 135 St Stations is an alias of the B's 135 St now
 
 
 def test_new_york_times_square_is_no_homonym():

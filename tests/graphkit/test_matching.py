@@ -218,7 +218,7 @@ def _spelled_as_another(rewrite: str, name: str, names: tuple[str, ...]) -> bool
 def noisy_stations(draw):
     city = draw(st.sampled_from(NOISE_CITIES))
     name = draw(st.sampled_from(city_graph(city).stations))
-    text = name
+    text = city_graph(city).display_name(name)  # a station split from a shared name is spelt by that name
     if draw(st.booleans()):
         text = _SUFFIX.sub("", text) if _SUFFIX.search(text) else text + draw(st.sampled_from([" Station", " station"]))
     flips = draw(st.lists(st.booleans(), min_size=len(text), max_size=len(text)))

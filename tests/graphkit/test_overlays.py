@@ -191,7 +191,15 @@ def test_embedded_overlay_names_lines_and_stations_that_exist(city):
         *((entry.line, (entry.at,)) for entry in overlay.unlisted_branches),
         *((entry.line, (entry.station,)) for entry in overlay.repeated_stations),
     ]
-    assert named
+    spelt = {spelling: alias.station for alias in overlay.aliases for spelling in alias.spellings}
+    stations = {spelt.get(name, name) for name in metro.station_names}
+    decided = [
+        *(alias.spellings for alias in overlay.aliases),
+        *((entry.station,) for entry in (*overlay.homonyms, *overlay.interchanges)),
+        *(entry.stations for entry in overlay.distinct),
+    ]
+    assert named or decided
+    assert all(name in stations or name in spelt for names in decided for name in names)
     for line, stations in named:
         assert line in metro.line_names
         listed = metro.line(line).stations
@@ -203,7 +211,16 @@ def test_embedded_overlay_names_lines_and_stations_that_exist(city):
 @pytest.mark.parametrize("city", CITIES_WITH_OVERLAYS)
 def test_embedded_overlay_entries_carry_notes(city):
     _, overlay = load_city(city)
-    for group in (overlay.loops, overlay.branches, overlay.unlisted_branches, overlay.repeated_stations):
+    for group in (
+        overlay.loops,
+        overlay.branches,
+        overlay.unlisted_branches,
+        overlay.repeated_stations,
+        overlay.aliases,
+        overlay.homonyms,
+        overlay.interchanges,
+        overlay.distinct,
+    ):
         assert all(entry.note.strip() for entry in group)
 
 
