@@ -63,9 +63,11 @@ def test_route_names_earn_credit_outside_china(city, station_1, station_2, lines
 @pytest.mark.parametrize("written", ["Line 1", "Route 1", "1", "1 Train", "line 1"])
 def test_new_york_line_1_is_the_data_key_1(written):
     # the public code needs the Metro Data key exactly ("1"), though the template asks for "Line x"
-    question = question_for("new_york", "116 St-Columbia University Station", "96 St Station")
+    question = question_for("new_york", "116 St-Columbia University Station", "66 St-Lincoln Center Station")
     assert [route[0].route_name for route in question.routes] == ["1"]
-    found = verdict(question, as_text([(written, "116 St-Columbia University Station", "96 St Station")]))
+    found = verdict(
+        question, as_text([(written, "116 St-Columbia University Station", "66 St-Lincoln Center Station")])
+    )
     assert (found.correct, found.components["route_name"]) == (1, 2)
 
 
@@ -83,13 +85,13 @@ def test_the_arrival_is_compared_with_the_reference_arrival():
 
 def test_parenthesised_names_are_not_merged():
     # the public code deletes all parenthesised text, so these two New York stations become one
-    question = question_for("new_york", "96 St Station", "Cathedral Pkwy(110 St) Station")
+    question = question_for("new_york", "96 St Station@1", "Cathedral Pkwy(110 St) Station")  # 96 St on the 1
     other = verdict(question, as_text([("1", "96 St Station", "Cathedral Pkwy (110 St) Station")]))
     assert other.correct == 0 and other.failure == "wrong_endpoints"
     assert other.components["stops"] == 1 and other.components["dep_arr"] == 0
     right = verdict(question, as_text([("1", "96 St Station", "Cathedral Pkwy(110 St) Station")]))
     assert right.correct == 1 and right.components["stops"] == 2
-    on_line_1 = question_for("new_york", "Cathedral Pkwy(110 St) Station", "96 St Station")
+    on_line_1 = question_for("new_york", "Cathedral Pkwy(110 St) Station", "96 St Station@1")
     wrong_one = verdict(on_line_1, as_text([("1", "Cathedral Pkwy (110 St) Station", "96 St Station")]))
     assert wrong_one.failure == "wrong_endpoints"
 

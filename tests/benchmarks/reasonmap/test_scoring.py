@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from benchmarks.reasonmap.generate import generate_questions
 from benchmarks.reasonmap.records import Invalid, ParsedAnswer, ParsedSection, Prediction, Question
+from benchmarks.reasonmap.resolution import graph_names
 from benchmarks.reasonmap.scoring import (
     COMPONENTS,
     FAILURES,
@@ -565,15 +566,18 @@ def test_name_equivalent_rewrites_change_nothing(found, kind, data):
         line = data.draw(
             st.sampled_from([f for f in line_rewrites(s.route_name) if graph.line_index.lookup(f).name == s.route_name])
         )
-        ends = [data.draw(st.sampled_from(unambiguous(graph, name))) for name in (s.departure_stop, s.arrival_stop)]
-        vias = tuple(data.draw(st.sampled_from(unambiguous(graph, stop))) for stop in s.via_stops)
+        on = graph_names(graph).line(s.route_name)
+        ends = [data.draw(st.sampled_from(unambiguous(graph, name, on))) for name in (s.departure_stop, s.arrival_stop)]
+        vias = tuple(data.draw(st.sampled_from(unambiguous(graph, stop, on))) for stop in s.via_stops)
         sections.append(ParsedSection(line, *ends, s.num_via_stops, vias))
     assert judge(ParsedAnswer(tuple(sections)), question, graph, kind) == judge(original, question, graph, kind)
 
 
-def unambiguous(graph, name: str) -> list[str]:
-    """The rewrites of a station name that still name it alone."""
-    return [form for form in station_rewrites(name) if graph.station_index.lookup(form).name == name]
+def unambiguous(graph, name: str, line: str) -> list[str]:
+    """The rewrites of a station name that still name its station on ``line`` (where a shared name is read)."""
+    names = graph_names(graph)
+    meant = names.station(name, line)
+    return [form for form in station_rewrites(name) if names.station(form, line) == meant]
 
 
 @PROPERTY_SETTINGS
