@@ -54,6 +54,32 @@ REPEATED_OVERLAY = {
 
 # one station spelled with and without its suffix on two lines, as Beijing's 西单 / 西单站
 SUFFIX_VARIANTS = {"Line 1": ["复兴门站", "西单", "天安门西站"], "Line 4": ["灵境胡同站", "西单站", "宣武门站"]}
+# ... and the overlay that says they are one station (the transfer the spellings split)
+SUFFIX_VARIANTS_OVERLAY = {
+    "aliases": [{"station": "西单站", "spellings": ["西单"], "note": "Line 1 and Line 4 meet at one 西单."}]
+}
+
+# "Hub" names two stations (one on the Red line, one shared by Blue and Green): without the overlay, Red
+# and Blue seem to meet there; "Far" is named once but two spellings make the Blue/Green transfer look absent
+SPLIT = {
+    "Red": ["R1", "Hub", "R3 (Transfer Station)"],
+    "Blue": ["B1", "Hub", "B3", "Far Stn (Transfer Station)", "B5"],
+    "Green": ["G1", "Hub", "G3"],
+    "Gold": ["Far Station (Transfer Station)", "D2", "R3 (Transfer Station)"],
+}
+SPLIT_OVERLAY = {
+    "homonyms": [{"station": "Hub", "groups": [["Red"], ["Blue", "Green"]], "note": "Two stations named Hub."}],
+    "aliases": [{"station": "Far Station", "spellings": ["Far Stn"], "note": "Blue and Gold meet at Far."}],
+}
+
+# a line calling at two stations of one name, each shared with another line
+REPEATED_SPLIT = {"R": ["A", "B", "C", "D", "B", "E"], "M": ["X", "B", "Y"], "N": ["U", "B", "V"]}
+REPEATED_SPLIT_OVERLAY = {
+    **REPEATED_OVERLAY,
+    "homonyms": [
+        {"station": "B", "groups": [["M", "R#1"], ["N", "R#2"]], "note": "M meets R at one B, N at the other."}
+    ],
+}
 
 
 def graph_of(data: dict, overlay: dict | None = None) -> TransitGraph:

@@ -25,6 +25,11 @@ from tests.networks import (
     LOOP_OVERLAY,
     ONE_LINE,
     ONE_STATION,
+    REPEATED_OVERLAY,
+    REPEATED_SPLIT,
+    REPEATED_SPLIT_OVERLAY,
+    SPLIT,
+    SPLIT_OVERLAY,
     graph_of,
 )
 
@@ -318,3 +323,47 @@ def test_lint_never_raises_and_is_sorted_on_random_networks(lines):
     assert findings == lint_graph(graph)
     assert all(finding.kind in KINDS for finding in findings)
     assert len(of_kind(findings, "disconnected")) == len(graph.components()) - 1
+
+
+# -- what overlays decide --------------------------------------------------------------
+
+
+def test_a_homonym_lint_reports_is_silenced_by_the_split_that_decides_it():
+    assert [f.stations for f in of_kind(lint_graph(graph_of(SPLIT)), "homonym")] == [("Hub",)]
+    assert not of_kind(lint_graph(graph_of(SPLIT, SPLIT_OVERLAY)), "homonym")
+
+
+def test_a_confirmed_interchange_is_no_homonym():
+    overlay = {"interchanges": [{"station": "Hub", "note": "Red, Blue and Green meet at one Hub."}]}
+    assert not of_kind(lint_graph(graph_of(SPLIT, overlay)), "homonym")
+
+
+def test_an_alias_silences_its_near_duplicate_and_lint_flags_what_remains():
+    near = [f.stations for f in of_kind(lint_graph(graph_of(SPLIT)), "near_duplicate")]
+    assert near == [("Far Stn", "Far Station")]
+    assert not of_kind(lint_graph(graph_of(SPLIT, SPLIT_OVERLAY)), "near_duplicate")
+    homonyms_only = {"homonyms": SPLIT_OVERLAY["homonyms"]}
+    assert [f.stations for f in of_kind(lint_graph(graph_of(SPLIT, homonyms_only)), "near_duplicate")] == near
+
+
+def test_names_declared_distinct_are_no_near_duplicate():
+    data = {"6": ["Hunts Point Av Station", "Longwood Av Station"], "7": ["Hunters Point Av Station", "Vernon Blvd"]}
+    assert of_kind(lint_graph(graph_of(data)), "near_duplicate")
+    overlay = {"distinct": [{"stations": ["Hunts Point Av Station", "Hunters Point Av Station"], "note": "two"}]}
+    assert not of_kind(lint_graph(graph_of(data, overlay)), "near_duplicate")
+
+
+def test_a_split_repeated_station_is_no_longer_reported():
+    assert of_kind(lint_graph(graph_of(REPEATED_SPLIT, REPEATED_OVERLAY)), "homonym")
+    assert not of_kind(lint_graph(graph_of(REPEATED_SPLIT, REPEATED_SPLIT_OVERLAY)), "homonym")
+
+
+def test_split_stations_are_not_misspelt_station_words():
+    # "Hub@Red" must not read as a misspelt word; lint looks at the shown name
+    assert not of_kind(lint_graph(graph_of(SPLIT, SPLIT_OVERLAY)), "suspicious_spelling")
+
+
+@pytest.mark.parametrize("city", city_names())
+def test_the_embedded_overlays_decide_every_homonym_and_near_duplicate(city):
+    findings = lint_city(city)
+    assert not of_kind(findings, "homonym") and not of_kind(findings, "near_duplicate")
