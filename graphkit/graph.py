@@ -204,7 +204,7 @@ class TransitGraph:
             found.names,
             city=self.city,
             hint=f"{'; '.join(described)}; pick one as NAME{QUALIFIER}LINE, e.g. "
-            f"{self.display_name(found.names[0])}{QUALIFIER}{self._lines_at[found.names[0]][0]}",
+            f"{name.strip()}{QUALIFIER}{self._lines_at[found.names[0]][0]}",
         )
 
     def display_name(self, station: str) -> str:

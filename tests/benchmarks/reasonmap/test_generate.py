@@ -19,7 +19,7 @@ from benchmarks.reasonmap.generate import (
 from benchmarks.reasonmap.records import Question
 from benchmarks.reasonmap.templates import long_question, short_question
 from graphkit import city_graph, city_names, shortest_routes
-from tests.networks import ONE_LINE, graph_of
+from tests.networks import ONE_LINE, SPLIT, SPLIT_OVERLAY, graph_of
 
 
 def test_templates_reproduce_the_papers_wording_and_layout():
@@ -85,3 +85,31 @@ def test_quota_and_split_options():
     with pytest.raises(ValueError, match="train"):
         split_cities("dev", names)
     assert abs(sum(PAPER_DISTRIBUTION.values()) - 1) < 0.01
+
+
+def test_split_stations_are_never_endpoints_and_references_show_the_maps_names():
+    graph = graph_of(SPLIT, SPLIT_OVERLAY)
+    questions = generate_questions(graph, seed=0, per_city=200, quota=Quota(100, 100, 100))
+    assert questions
+    endpoints = {name for q in questions for name in (q.station_1, q.station_2)}
+    assert "Hub" not in endpoints and not any("@" in name for name in endpoints)
+    shown = {
+        name
+        for q in questions
+        for route in q.routes
+        for s in route
+        for name in (s.departure_stop, s.arrival_stop, *s.via_stops)
+    }
+    assert "Hub" in shown and not any("@" in name for name in shown)  # R1 to R3 rides through the Red line's Hub
+    # the quota takes all 36 pairs of the 9 stations whose names are their own
+    assert len(questions) == 36
+    assert endpoints == {"R1", "R3", "B1", "B3", "Far Station", "B5", "G1", "G3", "D2"}
+
+
+def test_new_york_questions_never_ask_for_a_shared_name():
+    graph = city_graph("new_york")
+    for question in generate_questions(graph, seed=0):
+        for name in (question.station_1, question.station_2):
+            assert graph.namesakes(graph.resolve_station(name)) == (graph.resolve_station(name),)
+        for route in question.routes:
+            assert not any("@" in name for s in route for name in (s.departure_stop, s.arrival_stop, *s.via_stops))
