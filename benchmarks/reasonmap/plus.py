@@ -315,8 +315,14 @@ def _balanced(values: Sequence[Any], count: int, rng: random.Random) -> list[Any
     return found
 
 
+def _named(graph: TransitGraph) -> tuple[str, ...]:
+    """The stations a question can name: those whose name no other station shares (see overlays' homonyms)."""
+    return tuple(station for station in graph.stations if len(graph.namesakes(station)) == 1)
+
+
 def _counting1(graph: TransitGraph, count: int, rng: random.Random) -> Iterator[dict[str, Any]]:
-    lines = [name for name, topology in graph.lines.items() if len(topology.stations) >= 2]
+    named = set(_named(graph))
+    lines = [name for name, topology in graph.lines.items() if len(named.intersection(topology.stations)) >= 2]
     rng.shuffle(lines)
     pairs: dict[str, list[tuple[str, str]]] = {}
     letters = _balanced(OPTION_LETTERS, count, rng)
@@ -326,7 +332,7 @@ def _counting1(graph: TransitGraph, count: int, rng: random.Random) -> Iterator[
             if made == count:
                 break
             if name not in pairs:
-                stations = graph.lines[name].stations
+                stations = [station for station in graph.lines[name].stations if station in named]
                 pairs[name] = [(a, b) for i, a in enumerate(stations) for b in stations[i + 1 :]]
                 rng.shuffle(pairs[name])
             if not pairs[name]:
@@ -348,8 +354,9 @@ def _counting1(graph: TransitGraph, count: int, rng: random.Random) -> Iterator[
 
 
 def _counting2(graph: TransitGraph, count: int, rng: random.Random) -> Iterator[dict[str, Any]]:
-    transfer = list(graph.transfer_stations())
-    single = [station for station in graph.stations if len(graph.lines_at(station)) == 1]
+    named = _named(graph)
+    transfer = [station for station in named if len(graph.lines_at(station)) > 1]
+    single = [station for station in named if len(graph.lines_at(station)) == 1]
     rng.shuffle(transfer)
     rng.shuffle(single)
     pools = [transfer, single]
@@ -382,15 +389,19 @@ def _yes_no(
 
 
 def _torf1(graph: TransitGraph, count: int, rng: random.Random) -> Iterator[dict[str, Any]]:
-    yes = [(station, name) for name, topology in graph.lines.items() for station in topology.stations]
-    no = [(station, name) for name in graph.lines for station in graph.stations if name not in graph.lines_at(station)]
+    named = _named(graph)
+    kept = set(named)
+    yes = [
+        (station, name) for name, topology in graph.lines.items() for station in topology.stations if station in kept
+    ]
+    no = [(station, name) for name in graph.lines for station in named if name not in graph.lines_at(station)]
     for (station, name), answer in _yes_no(yes, no, count, rng):
         yield {"station": station, "line": name, "answer": answer}
 
 
 def _torf2(graph: TransitGraph, count: int, rng: random.Random) -> Iterator[dict[str, Any]]:
-    served = {station: set(graph.lines_at(station)) for station in graph.stations}
-    stations = graph.stations
+    stations = _named(graph)
+    served = {station: set(graph.lines_at(station)) for station in stations}
     yes: list[tuple[str, str]] = []
     no: list[tuple[str, str]] = []
     for i, a in enumerate(stations):

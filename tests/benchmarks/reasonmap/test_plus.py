@@ -36,6 +36,8 @@ from tests.networks import (
     LOOP_OVERLAY,
     ONE_LINE,
     ONE_STATION,
+    SPLIT,
+    SPLIT_OVERLAY,
     graph_of,
 )
 
@@ -296,3 +298,15 @@ def test_cli_generates_plus_records_and_prints_the_type_table(tmp_path, capsys):
     assert format_type_counts(questions) == printed.rstrip("\n")
     assert main(["generate", "--kind", "plus", "--cities", "rome,lisboa", "--per-type", "4", "--out", str(out)]) == 0
     assert out.read_bytes() == first
+
+
+def test_plus_questions_never_name_a_station_whose_name_others_share():
+    graph = graph_of(SPLIT, SPLIT_OVERLAY)
+    questions = generate_plus_questions(graph, seed=0, per_type=40)
+    named = {name for q in questions for name in (q.station, q.station_1, q.station_2) if name is not None}
+    assert named and not named & {"Hub", "Hub@Red", "Hub@Blue"}
+    assert named <= set(graph.stations)
+    new_york = city_graph("new_york")
+    for question in generate_plus_questions(new_york, seed=0, per_type=20):
+        for name in (question.station, question.station_1, question.station_2):
+            assert name is None or new_york.namesakes(name) == (name,)
