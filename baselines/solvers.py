@@ -24,7 +24,7 @@ from benchmarks.reasonmap.records import KINDS, Kind, Prediction, Question
 from graphkit.graph import TransitGraph
 from graphkit.names import has_cjk
 from graphkit.routes import shortest_route, shortest_routes
-from graphkit.segments import Segment
+from graphkit.segments import Route, Segment
 
 __all__ = ["Noise", "SOLVERS", "solve", "run_solver"]
 
@@ -71,7 +71,7 @@ class Noise:
 
 def _oracle(question: Question, graph: TransitGraph, kind: Kind, rng: random.Random, **_) -> str:
     route = shortest_route(graph, question.station_1, question.station_2)
-    return render_answer(route.segments, kind, question.long_template)
+    return render_answer(graph.display_route(route).segments, kind, question.long_template)
 
 
 def _text_oracle(question: Question, graph: TransitGraph, kind: Kind, rng: random.Random, **options) -> str:
@@ -89,11 +89,11 @@ def _via(graph: TransitGraph, line: str, here: str, there: str) -> tuple[str, ..
 
 
 def _direct_line(question: Question, graph: TransitGraph, kind: Kind, rng: random.Random, **_) -> str:
-    here, there = question.station_1, question.station_2
+    here, there = graph.resolve_station(question.station_1), graph.resolve_station(question.station_2)
     shared = [line for line in graph.lines_at(here) if line in graph.lines_at(there)]
     line = shared[0] if shared else graph.lines_at(here)[0]
     segment = Segment(line, here, there, _via(graph, line, here, there) if shared else ())
-    return render_answer([segment], kind, question.long_template)
+    return render_answer(graph.display_route(Route((segment,))).segments, kind, question.long_template)
 
 
 def _echo(question: Question, graph: TransitGraph, kind: Kind, rng: random.Random, **_) -> str:
@@ -145,6 +145,7 @@ def _noisy(question: Question, graph: TransitGraph, kind: Kind, rng: random.Rand
             segments[index] = Segment(
                 segments[index].route_name, segments[index].departure_stop, segments[index].arrival_stop, via
             )
+    segments = list(graph.display_route(Route(tuple(segments))).segments)  # as the map names them
     if noise.misread and rng.random() < noise.misread:  # drawn last: the other noises stay as they were
         stops = sorted({name for segment in segments for name in (segment.departure_stop, segment.arrival_stop)})
         misread = rng.choice(stops)
