@@ -339,7 +339,9 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--out", required=True, metavar="SCORED", help="scored rows to write (JSON Lines)")
     score.add_argument("--report", required=True, metavar="DIR", help="folder for summary.json, table.md, plots")
     score.add_argument("--weighting", choices=["paper", "city", "none"], default="paper")
-    score.add_argument("--variant", choices=["paper", "C1", "C2"], default="paper", help="map-score variant")
+    score.add_argument(
+        "--variant", choices=["paper", "C1", "C2", "ungated"], default="paper", help="map-score variant (default paper)"
+    )
     score.add_argument("--metro", metavar="PATH", help="score every question against this Metro Data file")
     score.add_argument("--overlay", metavar="PATH", help="its topology overlay (default: beside it)")
     score.set_defaults(run=cmd_score)
