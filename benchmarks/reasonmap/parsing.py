@@ -186,6 +186,8 @@ num_via_stops=None, via_stops=('B', 'C')),))
 
 def _last_answer_block(text: str) -> str:
     """The content of the last non-empty ``<answer>`` block, or the text when there is none."""
+    if "<" not in text:
+        return text
     openings = [match.end() for match in _ANSWER_OPEN.finditer(text)]
     if not openings:
         return text
