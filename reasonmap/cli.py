@@ -135,6 +135,9 @@ def cmd_score(args: argparse.Namespace) -> int:
         weighting=args.weighting,
         variant=args.variant,
         graph=graph,
+        source=args.source,
+        model=args.model,
+        kind=args.kind,
     )
     for problem in result.problems[:20]:
         print(f"skipped: {problem}", file=sys.stderr)
@@ -147,6 +150,15 @@ def cmd_score(args: argparse.Namespace) -> int:
     else:
         print(markdown_table(result.summary), end="")
     print(f"scored {len(result.verdicts)} predictions into {args.out}; report in {args.report}/", file=sys.stderr)
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from reasonmap.exports import export_hf
+
+    result = export_hf(args.questions, args.out, maps=args.maps, metro=args.metro, overlay=args.overlay)
+    _report_skipped(result.problems)
+    print(f"wrote {result.count} questions as a Hugging Face dataset to {args.out}/", file=sys.stderr)
     return 0
 
 
@@ -335,7 +347,20 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument(
         "--questions", required=True, metavar="Q", help="question records (ours, or the public data set's)"
     )
-    score.add_argument("--predictions", required=True, metavar="P", help="prediction records (JSON Lines)")
+    score.add_argument(
+        "--predictions", required=True, metavar="P", help="prediction records (JSON Lines), or another harness's file"
+    )
+    score.add_argument(
+        "--from",
+        dest="source",
+        choices=["jsonl", "lmms-eval", "vlmevalkit", "inspect"],
+        default="jsonl",
+        help="who wrote P: the toolkit (jsonl), an lmms-eval samples log, a VLMEvalKit sheet, an Inspect eval log",
+    )
+    score.add_argument("--model", help="--from: the model's name, where the file does not say it")
+    score.add_argument(
+        "--kind", choices=["short", "long"], help="--from: the question kind, where the file does not say it"
+    )
     score.add_argument("--out", required=True, metavar="SCORED", help="scored rows to write (JSON Lines)")
     score.add_argument("--report", required=True, metavar="DIR", help="folder for summary.json, table.md, plots")
     score.add_argument("--weighting", choices=["paper", "city", "none"], default="paper")
@@ -345,6 +370,15 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--metro", metavar="PATH", help="score every question against this Metro Data file")
     score.add_argument("--overlay", metavar="PATH", help="its topology overlay (default: beside it)")
     score.set_defaults(run=cmd_score)
+
+    export = commands.add_parser("export", help="a question set as a Hugging Face dataset (the public set's schema)")
+    export.add_argument("--format", choices=["hf"], default="hf", help="hf: a folder for datasets.load_from_disk")
+    export.add_argument("--questions", required=True, metavar="Q", help="question records (ours, or the public set's)")
+    export.add_argument("--maps", metavar="DIR", help="map images (<city>.png), stored as each question's figure")
+    export.add_argument("--metro", metavar="PATH", help="Metro Data for every question (default: the embedded city's)")
+    export.add_argument("--overlay", metavar="PATH", help="its topology overlay (default: beside it)")
+    export.add_argument("--out", required=True, metavar="D", help="the dataset folder to write (replaced)")
+    export.set_defaults(run=cmd_export)
 
     demo = commands.add_parser("demo", help="the main job: test split, symbolic solvers, scores, report")
     demo.add_argument("--out", default="demo-out", metavar="DIR", help="output folder (default demo-out)")

@@ -19,7 +19,6 @@ from benchmarks.reasonmap.io import (
     first_answers,
     first_record,
     read_jsonl,
-    read_predictions,
     unique_by_id,
     write_jsonl,
 )
@@ -29,7 +28,7 @@ from benchmarks.reasonmap.report import summarize, write_report
 from benchmarks.reasonmap.scoring import score_predictions
 from graphkit.graph import TransitGraph
 
-__all__ = ["Evaluation", "load_questions", "evaluate_files"]
+__all__ = ["Evaluation", "load_questions", "graph_lookup", "evaluate_files"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,25 +42,37 @@ class Evaluation:
 
 
 def _is_official(path: Path) -> bool:
-    """Public data set files have no ``long_template``; the toolkit's own question files do."""
-    if path.suffix == ".parquet":
+    """Public data set files have no ``long_template``; the toolkit's own question files do.
+
+    Parquet files and Hugging Face dataset folders are read as the public data set's (whatever columns they add).
+    """
+    if path.suffix == ".parquet" or path.is_dir():
         return True
     first = first_record(path)
     return isinstance(first, dict) and "long_template" not in first and "json" in first
 
 
 def load_questions(path: str | Path) -> tuple[dict[str, Question], dict[str, Any], list[Problem]]:
-    """Questions of the toolkit's own files or of the public data set's, with any Metro Data they carry."""
+    """Questions of the toolkit's own files or of the public data set's, with any Metro Data they carry.
+
+    The public data set's may be a Hugging Face dataset folder (``reasonmap export --format hf`` writes one);
+    a repeated id there is reported too.
+    """
     path = Path(path)
     if _is_official(path):
         found = load_official(path)
-        return {q.id: q for q in found.questions}, dict(found.metro), list(found.problems)
+        unique, repeated = unique_by_id(found.questions, path)
+        return unique, dict(found.metro), list(found.problems) + repeated
     questions, problems = read_jsonl(path, Question.from_dict)
     unique, repeated = unique_by_id(questions, path)
     return unique, {}, problems + repeated
 
 
-def _graphs(metro: dict[str, Any], override: TransitGraph | None) -> Callable[[Question], TransitGraph]:
+def graph_lookup(metro: dict[str, Any], override: TransitGraph | None = None) -> Callable[[Question], TransitGraph]:
+    """The graph of a question's city: ``override``, else the embedded city, else one compiled from ``metro``.
+
+    ``metro`` maps a city to the Metro Data its question file carried (see :func:`load_questions`).
+    """
     from graphkit.cities import city_graph, city_names
     from graphkit.graph import compile_graph
 
@@ -94,24 +105,40 @@ def evaluate_files(
     weighting: str = "paper",
     variant: str = "paper",
     graph: TransitGraph | None = None,
+    source: str = "jsonl",
+    model: str | None = None,
+    kind: str | None = None,
 ) -> Evaluation:
     """Score a predictions file against a questions file; write scored rows and the report.
 
+    ``source`` names who wrote the predictions: the toolkit (``jsonl``), or
+    ``lmms-eval``, ``vlmevalkit`` or ``inspect``, whose files are mapped onto
+    prediction rows (``model`` and ``kind`` fill in what they leave out; see
+    :mod:`benchmarks.reasonmap.harnesses`).
+
     A ReasonMap-Plus question file (records with a plus ``type``) is scored by exact match instead
     (see :func:`benchmarks.reasonmap.plus_evaluate.evaluate_plus_files`; ``variant`` and ``graph`` play no part).
+
+    Raises
+    ------
+    ValueError
+        An unknown ``source``, or another harness's predictions of plus questions.
     """
+    from benchmarks.reasonmap.harnesses import read_harness_predictions
     from benchmarks.reasonmap.plus_evaluate import evaluate_plus_files, is_plus_file
 
     if is_plus_file(questions_path):
+        if source != "jsonl":
+            raise ValueError(f"--from {source} reads route answers; plus predictions are JSON Lines rows")
         return evaluate_plus_files(
             questions_path, predictions_path, out=out, report_dir=report_dir, weighting=weighting
         )
     questions, metro, question_problems = load_questions(questions_path)
-    predictions, prediction_problems = read_predictions(predictions_path)
+    predictions, prediction_problems = read_harness_predictions(predictions_path, source, model=model, kind=kind)
     kept, repeated = first_answers(predictions, _answer_key, predictions_path)
     problems = [str(problem) for problem in question_problems + prediction_problems] + repeated
     verdicts, unmatched = score_predictions(
-        questions, kept, _graphs(metro, graph), weighting=weighting, variant=variant
+        questions, kept, graph_lookup(metro, graph), weighting=weighting, variant=variant
     )
     problems.extend(f"{predictions_path}: prediction {id!r} matches no question" for id in unmatched)
     write_jsonl(out, verdicts)
