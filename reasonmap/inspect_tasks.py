@@ -37,6 +37,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 from inspect_ai import Task, task
@@ -62,11 +63,27 @@ def _ratio(numerator: float, denominator: float) -> float | None:
 # -- question sets ----------------------------------------------------------------------------
 
 
-@lru_cache(maxsize=8)
+def _stamp(questions: str | None) -> int | None:
+    """When the question file last changed: a set is loaded once for the task and its scorer, and again when edited."""
+    return None if questions is None else Path(questions).stat().st_mtime_ns
+
+
 def _route_set(
     questions: str | None, split: str, seed: int
 ) -> tuple[dict[str, Question], Callable[[Question], TransitGraph]]:
-    """Questions by id and the graph of each question's city (loaded once per task and scorer)."""
+    """Questions by id and the graph of each question's city."""
+    return _load_route_set(questions, _stamp(questions), split, seed)
+
+
+def _plus_set(questions: str | None, split: str, seed: int) -> dict[str, Any]:
+    """Plus questions by id."""
+    return _load_plus_set(questions, _stamp(questions), split, seed)
+
+
+@lru_cache(maxsize=8)
+def _load_route_set(
+    questions: str | None, stamp: int | None, split: str, seed: int
+) -> tuple[dict[str, Question], Callable[[Question], TransitGraph]]:
     from benchmarks.reasonmap.evaluate import graph_lookup, load_questions
 
     if questions is not None:
@@ -83,7 +100,7 @@ def _route_set(
 
 
 @lru_cache(maxsize=8)
-def _plus_set(questions: str | None, split: str, seed: int) -> dict[str, Any]:
+def _load_plus_set(questions: str | None, stamp: int | None, split: str, seed: int) -> dict[str, Any]:
     if questions is not None:
         from benchmarks.reasonmap.plus_evaluate import load_plus_questions
 
