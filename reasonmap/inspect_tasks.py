@@ -35,6 +35,7 @@ Scores
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -53,6 +54,7 @@ from graphkit.graph import TransitGraph
 __all__ = ["route", "plus", "route_scorer", "route_metrics", "plus_scorer", "plus_metrics", "route_samples"]
 
 _PACKAGE = "reasonmap"
+_LOG = logging.getLogger(__name__)
 _KIND_CHOICES = ("both", *KINDS)
 
 
@@ -61,6 +63,12 @@ def _ratio(numerator: float, denominator: float) -> float | None:
 
 
 # -- question sets ----------------------------------------------------------------------------
+
+
+def _report(problems: Sequence[Any]) -> None:
+    """Skipped records go to the log Inspect shows; the good ones are all asked."""
+    for problem in problems:
+        _LOG.warning("skipped: %s", problem)
 
 
 def _stamp(questions: str | None) -> int | None:
@@ -88,6 +96,7 @@ def _load_route_set(
 
     if questions is not None:
         found, metro, problems = load_questions(questions)
+        _report(problems)
         if not found:
             reasons = "; ".join(str(problem) for problem in problems[:3])
             raise ValueError(f"{questions}: no readable question{f' ({reasons})' if reasons else ''}")
@@ -105,6 +114,7 @@ def _load_plus_set(questions: str | None, stamp: int | None, split: str, seed: i
         from benchmarks.reasonmap.plus_evaluate import load_plus_questions
 
         found, problems = load_plus_questions(questions)
+        _report(problems)
         if not found:
             reasons = "; ".join(str(problem) for problem in problems[:3])
             raise ValueError(f"{questions}: no readable plus question{f' ({reasons})' if reasons else ''}")
