@@ -7,6 +7,9 @@ found by name through Inspect's entry point (``inspect_ai`` →
     inspect eval reasonmap/route --model openai/gpt-4o -T mode=full -T maps=maps/ -T split=test
     inspect eval reasonmap/plus  --model vllm/Qwen/Qwen2.5-VL-7B-Instruct -T maps=maps/
 
+``maps`` defaults to the folder the environment variable ``REASONMAP_MAPS``
+names, so that a machine that keeps its maps in one place can leave it out.
+
 or from Python, ``inspect_ai.eval("reasonmap/route", model=..., task_args={...})``.
 
 Samples
@@ -36,6 +39,7 @@ Scores
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -300,6 +304,12 @@ def plus_scorer(questions: str | None = None, split: str = "test", seed: int = 0
 
 # -- tasks ------------------------------------------------------------------------------------
 
+_MAPS_VARIABLE = "REASONMAP_MAPS"
+
+
+def _maps(maps: str | None) -> str | None:
+    return maps if maps is not None else os.environ.get(_MAPS_VARIABLE) or None
+
 
 def _route(
     mode: str = "full",
@@ -314,6 +324,7 @@ def _route(
     pixel_budget: int = 4_000_000,
 ) -> Task:
     """ReasonMap route questions, short and long, in a prompt mode (``full`` needs ``maps``, a folder of maps)."""
+    maps = _maps(maps)
     by_id, graph_for = _route_set(questions, split, seed)
     samples = route_samples(
         list(by_id.values()),
@@ -341,12 +352,15 @@ def _plus(
     pixel_budget: int = 4_000_000,
 ) -> Task:
     """ReasonMap-Plus counting and true/false questions, in ``full`` (needs ``maps``) or ``text-only`` mode."""
+    maps = _maps(maps)
     from baselines.prompts import find_map, image_data_url
 
     if mode not in ("full", "text-only"):
         raise ValueError(f"mode must be one of ['full', 'text-only'] for plus questions, got {mode!r}")
     if mode == "full" and maps is None:
-        raise ValueError("mode 'full' needs the folder of map images (maps=...; the toolkit ships none)")
+        raise ValueError(
+            f"mode 'full' needs the folder of map images (maps=... or ${_MAPS_VARIABLE}; the toolkit ships none)"
+        )
     samples = []
     for question in _plus_set(questions, split, seed).values():
         content: Any = question.question

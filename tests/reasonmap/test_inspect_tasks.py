@@ -154,6 +154,19 @@ def test_full_mode_sends_the_map_as_image_content(tmp_path):
         route(questions=str(path))
 
 
+def test_the_maps_folder_may_come_from_the_environment(tmp_path, monkeypatch):
+    questions = generate_plus_questions(city_graph("rome"), seed=2, per_type=1)
+    path = tmp_path / "plus.jsonl"
+    write_jsonl(path, questions)
+    monkeypatch.setenv("REASONMAP_MAPS", str(_tiny_map(tmp_path / "maps", "rome")))
+    task = plus(questions=str(path))
+    assert len(task.dataset) == len(questions)
+    assert all(sample.input[0].content[0].image.startswith("data:image/png") for sample in task.dataset)
+    monkeypatch.delenv("REASONMAP_MAPS")
+    with pytest.raises(ValueError, match="REASONMAP_MAPS"):
+        plus(questions=str(path))
+
+
 def test_the_plus_task_scores_exact_matches(tmp_path):
     questions = generate_plus_questions(city_graph("rome"), seed=2, per_type=1)
     path = tmp_path / "plus.jsonl"
