@@ -162,6 +162,15 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_predictions(args: argparse.Namespace) -> int:
+    from benchmarks.reasonmap.harnesses import convert_predictions
+
+    count, problems = convert_predictions(args.file, args.source, args.out, model=args.model, kind=args.kind)
+    _report_skipped(problems)
+    print(f"wrote {count} prediction rows from {args.source} to {args.out}", file=sys.stderr)
+    return 0
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from baselines.demo import run_demo
     from benchmarks.reasonmap.report import markdown_table
@@ -379,6 +388,18 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--overlay", metavar="PATH", help="its topology overlay (default: beside it)")
     export.add_argument("--out", required=True, metavar="D", help="the dataset folder to write (replaced)")
     export.set_defaults(run=cmd_export)
+
+    predictions = commands.add_parser(
+        "predictions", help="another harness's predictions as the toolkit's rows (for diagnose and the rest)"
+    )
+    predictions.add_argument("file", metavar="FILE", help="an lmms-eval samples log, VLMEvalKit sheet or Inspect log")
+    predictions.add_argument("--from", dest="source", required=True, choices=["lmms-eval", "vlmevalkit", "inspect"])
+    predictions.add_argument("--model", help="the model's name, where the file does not say it")
+    predictions.add_argument(
+        "--kind", choices=["short", "long"], help="the question kind, where the file does not say it"
+    )
+    predictions.add_argument("--out", required=True, metavar="P", help="prediction rows to write (JSON Lines)")
+    predictions.set_defaults(run=cmd_predictions)
 
     demo = commands.add_parser("demo", help="the main job: test split, symbolic solvers, scores, report")
     demo.add_argument("--out", default="demo-out", metavar="DIR", help="output folder (default demo-out)")

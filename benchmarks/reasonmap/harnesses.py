@@ -44,7 +44,14 @@ from benchmarks.reasonmap.errors import InvalidRecord
 from benchmarks.reasonmap.io import Problem, read_jsonl, read_predictions
 from benchmarks.reasonmap.records import KINDS, Prediction
 
-__all__ = ["SOURCES", "read_harness_predictions", "read_lmms_eval", "read_vlmevalkit", "read_inspect_log"]
+__all__ = [
+    "SOURCES",
+    "read_harness_predictions",
+    "read_lmms_eval",
+    "read_vlmevalkit",
+    "read_inspect_log",
+    "convert_predictions",
+]
 
 #: Where predictions may come from: the toolkit's own JSON Lines, or another harness's files.
 SOURCES: tuple[str, ...] = ("jsonl", "lmms-eval", "vlmevalkit", "inspect")
@@ -277,3 +284,16 @@ def read_harness_predictions(
     if source == "jsonl":
         return read_predictions(path)
     return _READERS[source](path, model=model, kind=kind)
+
+
+def convert_predictions(
+    path: str | Path, source: str, out: str | Path, *, model: str | None = None, kind: str | None = None
+) -> tuple[int, list[Problem]]:
+    """Write another harness's predictions as the toolkit's JSON Lines rows (for ``diagnose`` and the rest).
+
+    Returns the count written and the rows skipped (see :func:`read_harness_predictions`).
+    """
+    from benchmarks.reasonmap.io import write_jsonl
+
+    predictions, problems = read_harness_predictions(path, source, model=model, kind=kind)
+    return write_jsonl(out, predictions), problems

@@ -83,3 +83,16 @@ def test_score_from_a_harness_needs_the_kind_it_cannot_tell(tmp_path, capsys, sc
     )  # fmt: skip
     assert code == 0 and "--kind" in err
     assert (tmp_path / "s.jsonl").read_text(encoding="utf-8") == ""
+
+
+def test_predictions_converts_a_harness_file_into_the_toolkits_rows(tmp_path, capsys):
+    sheet = tmp_path / "m_ReasonMap.csv"
+    sheet.write_text("index,kind,prediction\nrome-0000,short,Route Name: Line A\n,long,x\n", encoding="utf-8")
+    code, _, err = run(
+        capsys, "predictions", str(sheet), "--from", "vlmevalkit", "--model", "m", "--out", str(tmp_path / "p")
+    )
+    assert code == 0 and "wrote 1 prediction rows" in err and ":3:" in err
+    rows = [json.loads(line) for line in (tmp_path / "p").read_text(encoding="utf-8").splitlines()]
+    assert rows == [
+        {"id": "rome-0000", "model": "m", "question": "short", "response": "Route Name: Line A", "tokens": None}
+    ]
