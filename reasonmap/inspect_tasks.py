@@ -8,7 +8,9 @@ found by name through Inspect's entry point (``inspect_ai`` →
     inspect eval reasonmap/plus  --model vllm/Qwen/Qwen2.5-VL-7B-Instruct -T maps=maps/
 
 ``maps`` defaults to the folder the environment variable ``REASONMAP_MAPS``
-names, so that a machine that keeps its maps in one place can leave it out.
+names, so that a machine that keeps its maps in one place can leave it out;
+without either, a question file of the public data set's (parquet, JSON Lines,
+a dataset folder) gives the maps its records carry (``figure``).
 
 or from Python, ``inspect_ai.eval("reasonmap/route", model=..., task_args={...})``.
 
@@ -40,6 +42,7 @@ from __future__ import annotations
 
 import logging
 import os
+import tempfile
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -307,8 +310,32 @@ def plus_scorer(questions: str | None = None, split: str = "test", seed: int = 0
 _MAPS_VARIABLE = "REASONMAP_MAPS"
 
 
-def _maps(maps: str | None) -> str | None:
-    return maps if maps is not None else os.environ.get(_MAPS_VARIABLE) or None
+def _maps(maps: str | None, questions: str | None = None) -> str | None:
+    """The map folder: given, else ``$REASONMAP_MAPS``, else the maps the question file carries, if any."""
+    found = maps if maps is not None else os.environ.get(_MAPS_VARIABLE) or None
+    if found is None and questions is not None:
+        folder = _carried_maps(questions, _stamp(questions))
+        found = None if folder is None else folder.name
+    return found
+
+
+@lru_cache(maxsize=4)
+def _carried_maps(questions: str, stamp: int | None) -> tempfile.TemporaryDirectory | None:
+    """The public data set's ``figure`` of each city, written once to a folder that lives as long as the process."""
+    from benchmarks.reasonmap.official import export_figures
+
+    if not (Path(questions).is_dir() or Path(questions).suffix in (".parquet", ".jsonl", ".json")):
+        return None
+    folder = tempfile.TemporaryDirectory(prefix="reasonmap-maps-")
+    try:
+        written, problems = export_figures(questions, folder.name)
+    except ValueError:  # not the public set's format: it carries no maps
+        written, problems = [], []
+    _report(problems)
+    if not written:
+        folder.cleanup()
+        return None
+    return folder
 
 
 def _route(
@@ -324,7 +351,7 @@ def _route(
     pixel_budget: int = 4_000_000,
 ) -> Task:
     """ReasonMap route questions, short and long, in a prompt mode (``full`` needs ``maps``, a folder of maps)."""
-    maps = _maps(maps)
+    maps = _maps(maps, questions) if mode == "full" else maps
     by_id, graph_for = _route_set(questions, split, seed)
     samples = route_samples(
         list(by_id.values()),
@@ -352,7 +379,7 @@ def _plus(
     pixel_budget: int = 4_000_000,
 ) -> Task:
     """ReasonMap-Plus counting and true/false questions, in ``full`` (needs ``maps``) or ``text-only`` mode."""
-    maps = _maps(maps)
+    maps = _maps(maps) if mode == "full" else maps
     from baselines.prompts import find_map, image_data_url
 
     if mode not in ("full", "text-only"):

@@ -154,6 +154,16 @@ def test_full_mode_sends_the_map_as_image_content(tmp_path):
         route(questions=str(path))
 
 
+def test_the_public_sets_own_maps_serve_full_mode(monkeypatch):
+    from inspect_ai.model import ContentImage
+
+    monkeypatch.delenv("REASONMAP_MAPS", raising=False)
+    official = ROOT / "tests" / "benchmarks" / "reasonmap" / "fixtures" / "official_sample.jsonl"
+    task = route(questions=str(official), kinds="short")
+    assert [sample.metadata["city"] for sample in task.dataset] == ["rome", "rome", "beijing"]
+    assert all(isinstance(sample.input[0].content[0], ContentImage) for sample in task.dataset)
+
+
 def test_the_maps_folder_may_come_from_the_environment(tmp_path, monkeypatch):
     questions = generate_plus_questions(city_graph("rome"), seed=2, per_type=1)
     path = tmp_path / "plus.jsonl"
