@@ -247,3 +247,37 @@ def test_the_task_loads_by_name_through_the_entry_point(tmp_path):
     result = json.loads(done.stdout.strip().splitlines()[-1])
     assert result["status"] == "success" and result["task"] == "reasonmap/route" and result["samples"] == 5
     assert "weighted_accuracy_short" in result["metrics"] and "map_score_long" in result["metrics"]
+
+
+def test_logs_of_other_inspect_tasks_map_ids_kinds_and_epochs(tmp_path):
+    from inspect_ai import Task
+    from inspect_ai.dataset import MemoryDataset, Sample
+    from inspect_ai.solver import generate
+
+    from benchmarks.reasonmap.harnesses import read_inspect_log
+
+    questions = generate_questions(city_graph("rome"), seed=1, per_city=2)
+    first, second = questions
+    path = tmp_path / "q.jsonl"
+    write_jsonl(path, questions)
+    # someone's own task: the kind in the sample id, or nowhere (then --kind says it); two epochs
+    samples = [Sample(input=first.question_long, id=f"{first.id}:long"), Sample(input="?", id=second.id)]
+    answers = {first.question_long: render_answer(first.routes[0], "long", first.long_template)}
+    (log,) = inspect_ai.eval(
+        Task(dataset=MemoryDataset(samples), solver=generate(), epochs=2),
+        model=_mock(answers),
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+    )
+    predictions, problems = read_inspect_log(log.location, model="mine")
+    assert [(p.id, p.question, p.model) for p in predictions] == [(first.id, "long", "mine")] * 2
+    assert len(problems) == 2 and all("--kind" in problem.message for problem in problems)
+    result = evaluate_files(
+        path, log.location, out=tmp_path / "s.jsonl", report_dir=tmp_path / "r", source="inspect", kind="short"
+    )
+    assert sorted((v.id, v.question, v.correct) for v in result.verdicts) == [
+        (first.id, "long", 1),
+        (second.id, "short", 0),
+    ]
+    repeats = [problem for problem in result.problems if "again" in problem]
+    assert len(repeats) == 2  # the second epoch of each sample: the first answer counts
