@@ -366,7 +366,7 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--weighting", choices=["paper", "city", "none"], default="paper")
     score.add_argument(
         "--variant",
-        choices=["paper", "C1", "C2", "official"],
+        choices=["paper", "C1", "C2", "ungated", "official"],
         default="paper",
         help="map-score variant (official: the public evaluation code's numbers)",
     )
