@@ -89,7 +89,7 @@ DEVIATIONS: dict[str, str] = {
     "line_key_exact": "a route name must be a Metro Data key as written",
     "via_only_china": "outside China the reference gives no via stops",
     "via_needs_zhan": "via stops read only when the text contains '站'",
-    "via_ascii_comma": "via stops split on ASCII commas only, entries not stripped",
+    "via_ascii_comma": "via stops split on ASCII commas only, entries not stripped ('None' is a stop)",
     "duplicate_via_counted": "a via stop named twice is matched twice",
     "empty_iou_zero": "the via-stop IoU is 0 when nothing was pooled",
     "count_from_section": "a missing via count is the section's first number",
@@ -106,6 +106,7 @@ _DIGITS = re.compile(r"\d+")
 _NUMBER = re.compile(r"(\d+)")
 _PARENTHESES = re.compile(r"\(.*?\)")
 _VIA_SEPARATORS = re.compile(r"[,，、]")
+_NO_STOPS = ("none", "无", "n/a", "-")  # an empty list, as written (read so only when via_ascii_comma is off)
 # the answer-derived line name outside China: the first of these that matches names "Line <group 1>"
 _ANSWER_LINE = (
     re.compile(r"Metro\s+([A-Z0-9]{1,2})[-\s]?Line", re.IGNORECASE),
@@ -296,7 +297,8 @@ def _via_list(text: str, on: frozenset) -> list[str]:
         return []
     if "via_ascii_comma" in on:
         return text.split(",")
-    return [entry.strip() for entry in _VIA_SEPARATORS.split(text) if entry.strip()]
+    entries = [entry.strip() for entry in _VIA_SEPARATORS.split(text)]
+    return [entry for entry in entries if entry and entry.lower() not in _NO_STOPS]
 
 
 def _count(section: OfficialSection, on: frozenset) -> int | None:
