@@ -91,7 +91,7 @@ DEVIATIONS: dict[str, str] = {
     "via_needs_zhan": "via stops read only when the text contains '站'",
     "via_ascii_comma": "via stops split on ASCII commas only, entries not stripped ('None' is a stop)",
     "duplicate_via_counted": "a via stop named twice is matched twice",
-    "empty_iou_zero": "the via-stop IoU is 0 when nothing was pooled",
+    "empty_iou_zero": "the via-stop IoU is 0 when the pooled via lists are all empty",
     "count_from_section": "a missing via count is the section's first number",
     "count_over_reference": "the via-count error is divided by the reference count",
 }
@@ -339,6 +339,7 @@ def _reference_points(
 
     route_points = stop_points = count_points = 0.0
     matched = 0
+    pooled = False
     union: set[str] = set()
     common: set[str] = set()
     for section, segment in zip(sections, route):
@@ -370,12 +371,13 @@ def _reference_points(
         found = [stop for stop in given if stop in expected]
         matched += len(found) if "duplicate_via_counted" in on else len(set(found))
         if same_line:
+            pooled = True
             union.update(expected, given)
             common.update(set(expected) & set(given))
     if union:
         iou = len(common) / len(union)
     else:
-        iou = 0.0 if "empty_iou_zero" in on else 1.0
+        iou = 1.0 if pooled and "empty_iou_zero" not in on else 0.0  # off: the paper's 1 for pooled empty lists
     via_part = (iou * 10 + min(10, matched)) / 2 if long and not counts else 0.0
     count_part = min(10.0, count_points)
     return route_points, stop_points, count_part, via_part, via_part + count_part
