@@ -34,9 +34,22 @@ from benchmarks.reasonmap.plus_scoring import score_plus_predictions
 __all__ = ["is_plus_file", "load_plus_questions", "evaluate_plus_files", "compare_plus"]
 
 
+def _first(path: str | Path) -> Any:
+    """The first record of a JSON Lines or parquet file (``None`` when there is none or it cannot be read)."""
+    if Path(path).suffix != ".parquet":
+        return first_record(path)
+    from benchmarks.reasonmap.errors import InvalidRecord
+    from benchmarks.reasonmap.official import official_records
+
+    try:
+        return next((record for _, record in official_records(path)), None)
+    except InvalidRecord:
+        return None
+
+
 def is_plus_file(path: str | Path) -> bool:
-    """Whether the first record of a JSON Lines file is a plus question (a ``type`` among the plus types)."""
-    first = first_record(path)
+    """Whether the first record of a JSON Lines or parquet file is a plus question (a plus ``type``)."""
+    first = _first(path)
     return isinstance(first, dict) and first.get("type") in PLUS_TYPES
 
 
@@ -48,7 +61,7 @@ def load_plus_questions(path: str | Path) -> tuple[dict[str, PlusQuestion], list
     """
     from benchmarks.reasonmap.plus_official import is_hub_record, load_hub_plus
 
-    if is_hub_record(first_record(path)):
+    if is_hub_record(_first(path)):
         return load_hub_plus(path)
     questions, problems = read_jsonl(path, PlusQuestion.from_dict)
     unique, repeated = unique_by_id(questions, path)

@@ -119,3 +119,15 @@ def test_hub_files_score_with_both_readers_and_compare(tmp_path):
     assert "| m | TorF1 | 1 | 100.00 | 0.00 | -100.00 | 1 |" in (tmp_path / "c" / "compare.md").read_text(
         encoding="utf-8"
     )
+
+
+def test_hub_parquet_files_are_plus_files(tmp_path):
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    from benchmarks.reasonmap.plus_evaluate import is_plus_file, load_plus_questions
+
+    pq.write_table(pa.Table.from_pylist([hub("TorF2", 0), hub("Counting3", 5)]), tmp_path / "plus.parquet")
+    assert is_plus_file(tmp_path / "plus.parquet")
+    questions, problems = load_plus_questions(tmp_path / "plus.parquet")
+    assert ({q.id: q.answer for q in questions.values()}, problems) == ({"0": "no", "1": 5}, [])
