@@ -100,7 +100,8 @@ _ALL = frozenset(DEVIATIONS)
 _THINK_ENDS = ("</think>", "◁/think▷")
 _MARKS = ("（换乘站）", "（支线起始站）", " (Transfer Station)", " (Branch-starting Station)")
 _DROPPED = ("Metro", "metro", ",", "*", "\n")
-_BRACKETED = re.compile(r"[(（][^)）]*[)）]")
+_OPENER = re.compile(r"[(（]")
+_CLOSER = re.compile(r"[)）]")
 _BLANKS = re.compile(r"[\s\-]+")
 _DIGITS = re.compile(r"\d+")
 _NUMBER = re.compile(r"(\d+)")
@@ -126,7 +127,26 @@ def clean_name(name: str) -> str:
     """
     for dropped in _DROPPED:
         name = name.replace(dropped, "")
-    return _BLANKS.sub("", _BRACKETED.sub("", name)).lower()
+    return _BLANKS.sub("", _unbracketed(name)).lower()
+
+
+def _unbracketed(name: str) -> str:
+    """``name`` without each opening bracket and the text up to the first closing one after it.
+
+    The public code does this with a regular expression that takes quadratic time on many unclosed
+    brackets; this scan gives the same result in one pass.
+    """
+    kept = []
+    start = 0
+    while True:
+        opener = _OPENER.search(name, start)
+        closer = _CLOSER.search(name, opener.end()) if opener else None
+        if closer is None:
+            break
+        kept.append(name[start : opener.start()])
+        start = closer.end()
+    kept.append(name[start:])
+    return "".join(kept)
 
 
 def official_answer_text(response: str) -> str:

@@ -159,3 +159,14 @@ def test_compare_refuses_a_bad_pair(files, capsys):
     with pytest.raises(SystemExit):
         main(["score", "--questions", "q", "--predictions", "p", "--out", "o", "--report", "r", "--compare", "paper"])
     assert "two different variants" in capsys.readouterr().err
+
+
+def test_the_cli_offers_every_scoring_variant():
+    import argparse
+
+    from benchmarks.reasonmap.evaluate import SCORING_VARIANTS
+    from reasonmap.cli import build_parser
+
+    commands = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    variant = next(a for a in commands.choices["score"]._actions if a.dest == "variant")
+    assert sorted(variant.choices) == sorted(SCORING_VARIANTS)

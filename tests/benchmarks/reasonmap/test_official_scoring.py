@@ -255,3 +255,25 @@ def test_unknown_deviations_and_kinds_are_refused():
         official("", q, HANZI, deviations={"nope"})
     with pytest.raises(ValueError, match="kind"):
         official("", q, HANZI, kind="medium")
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        # each opener up to the first closer after it goes, inner openers included; an unclosed one stays
+        ("A (b (c) d) E", "ad)e"),
+        ("X（换乘站）Y (z", "xy(z"),
+        ("((((", "(((("),
+    ],
+)
+def test_bracketed_text_is_dropped_as_the_public_code_does(name, expected):
+    assert clean_name(name) == expected
+
+
+def test_hostile_answers_are_scored_without_raising():
+    q = question(HANZI, "甲站", "丁站", ONE_RIDE)
+    # many unclosed brackets: the public code's expression is quadratic there; this must still finish
+    for text in ("(" * 200_000, section("Line 1", "甲站", "(" * 100_000) * 3, "--" * 50_000, "\x00\ud800"):
+        for kind in ("short", "long"):
+            score = official(text, q, HANZI, kind=kind)
+            assert score.correct == 0 and score.map_score == 0.0
