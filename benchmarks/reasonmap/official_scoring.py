@@ -8,7 +8,8 @@ shares nothing with the paper-faithful scorer (:mod:`~benchmarks.reasonmap.scori
 
 What the public code does, step by step
     *Answer text*: after the last ``</think>`` or ``◁/think▷`` (stripped) when
-    there is one, else the response as it is. *Sections*: the text split on
+    there is one, else the response as it is (the public code chooses by
+    model; its ``\boxed{\text{}}`` reading for QVQ is not reproduced). *Sections*: the text split on
     every ``--``; a part counts when it holds ``Route Name:``, ``Departure
     Stop:`` and ``Arrival Stop:``. A field is the text between ``<Label>: ``
     (one space) and the next line break (``Wrong`` when there is none); the
