@@ -121,12 +121,40 @@ def cmd_generate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _compare_variants(text: str) -> tuple[str, str]:
+    from benchmarks.reasonmap.evaluate import SCORING_VARIANTS
+
+    names = tuple(name.strip() for name in text.split(","))
+    if len(names) != 2 or names[0] == names[1] or not set(names) <= set(SCORING_VARIANTS):
+        raise argparse.ArgumentTypeError(f"two different variants of {', '.join(SCORING_VARIANTS)}, got {text!r}")
+    return names  # type: ignore[return-value]
+
+
 def cmd_score(args: argparse.Namespace) -> int:
-    from benchmarks.reasonmap.evaluate import evaluate_files
+    from benchmarks.reasonmap.evaluate import compare_files, evaluate_files
     from benchmarks.reasonmap.report import markdown_table
     from graphkit.cities import open_graph
 
     graph = open_graph(metro=args.metro, overlay=args.overlay) if args.metro else None
+    if args.compare:
+        compared = compare_files(
+            args.questions,
+            args.predictions,
+            out=args.out,
+            report_dir=args.report,
+            variants=args.compare,
+            weighting=args.weighting,
+            graph=graph,
+            source=args.source,
+            model=args.model,
+            kind=args.kind,
+        )
+        first = compared.evaluations[args.compare[0]]
+        for problem in first.problems[:20]:
+            print(f"skipped: {problem}", file=sys.stderr)
+        print(compared.files[-1].read_text(encoding="utf-8"), end="")
+        print(f"compared {len(first.verdicts)} predictions; reports in {args.report}/", file=sys.stderr)
+        return 0
     result = evaluate_files(
         args.questions,
         args.predictions,
@@ -374,7 +402,16 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--report", required=True, metavar="DIR", help="folder for summary.json, table.md, plots")
     score.add_argument("--weighting", choices=["paper", "city", "none"], default="paper")
     score.add_argument(
-        "--variant", choices=["paper", "C1", "C2", "ungated"], default="paper", help="map-score variant (default paper)"
+        "--variant",
+        choices=["paper", "C1", "C2", "ungated", "official"],
+        default="paper",
+        help="map-score variant (official: the public evaluation code's numbers)",
+    )
+    score.add_argument(
+        "--compare",
+        type=_compare_variants,
+        metavar="A,B",
+        help="score with two variants (e.g. paper,official): both reports and compare.md/json, why they differ",
     )
     score.add_argument("--metro", metavar="PATH", help="score every question against this Metro Data file")
     score.add_argument("--overlay", metavar="PATH", help="its topology overlay (default: beside it)")
