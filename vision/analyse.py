@@ -77,7 +77,7 @@ def analyse_map(
         use_cache=use_cache,
         progress=progress,
     )
-    grounding = ground_stations(ocr.texts, graph.stations)
+    grounding = ground_stations(ocr.texts, graph.stations, shown={s: graph.display_name(s) for s in graph.stations})
     found_lines: dict = {}
     if lines:
         from vision.colours import with_lines

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from graphkit.names import fold, has_cjk, station_keys
@@ -162,7 +162,13 @@ def _match_score(key: str, words: tuple[str, ...], candidate: Candidate, ratio: 
     return score
 
 
-def ground_stations(texts: Sequence[TextBox], stations: Iterable[str], *, min_score: float = MIN_SCORE) -> Grounding:
+def ground_stations(
+    texts: Sequence[TextBox],
+    stations: Iterable[str],
+    *,
+    min_score: float = MIN_SCORE,
+    shown: Mapping[str, str] | None = None,
+) -> Grounding:
     """Match OCR readings to station names.
 
     Parameters
@@ -173,6 +179,10 @@ def ground_stations(texts: Sequence[TextBox], stations: Iterable[str], *, min_sc
         The city's station names as cleaned in the Metro Data.
     min_score : float
         The lowest match score (0 to 1) taken as a sighting.
+    shown : mapping, optional
+        Station to the name its label shows, where they differ (a station
+        split from a shared name, ``125 St Station@1``, is labelled ``125 St``;
+        see ``TransitGraph.display_name``).
 
     Returns
     -------
@@ -194,8 +204,9 @@ def ground_stations(texts: Sequence[TextBox], stations: Iterable[str], *, min_sc
 
     names = list(dict.fromkeys(stations))
     candidates = label_candidates(list(texts))
-    flat = [(name, key) for name in names for key in station_keys(name) if key]
-    words_of = {name: _words(name) for name in names}
+    label = {name: (shown or {}).get(name, name) for name in names}
+    flat = [(name, key) for name in names for key in station_keys(label[name]) if key]
+    words_of = {name: _words(label[name]) for name in names}
     best: dict[str, tuple[float, int]] = {}
     if flat and candidates:
         keys = [key for _, key in flat]

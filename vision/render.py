@@ -186,7 +186,10 @@ def line_colours(graph: TransitGraph, palette: Palette = "normal", *, seed: int 
 # -- geometry ------------------------------------------------------------------------------------------------------
 def _label_cells(graph: TransitGraph) -> float:
     """Mean label width in grid cells at the default size (CJK characters are square, Latin ones about half)."""
-    widths = [sum(1.0 if script_of(char) == "cjk" else 0.56 for char in name) for name in graph.stations]
+    widths = [
+        sum(1.0 if script_of(char) == "cjk" else 0.56 for char in name)
+        for name in map(graph.display_name, graph.stations)
+    ]
     return 0.3 * sum(widths) / max(1, len(widths))
 
 
@@ -439,7 +442,7 @@ def render_map(
         angle = 45 if rotate_labels and rank[station] % 3 == 1 else 0
         font_px = scale.font_px
         while True:
-            patch = _patch(station, font_px, angle)
+            patch = _patch(graph.display_name(station), font_px, angle)  # the name a map shows
             gap = radii[station] + 1
             corner = placer.place(points[station], gap, patch.halo.size, scale.cell * 0.4)
             if corner is not None or font_px <= 5:

@@ -94,7 +94,9 @@ def run(maps: list[tuple[str, Path]], settings: OcrSettings, *, pixel_limit: int
         result = read_map_texts(path, settings, pixel_limit=pixel_limit, use_cache=False, progress=True)
         seconds = time.perf_counter() - started
         graph = city_graph(city)
-        grounding = ground_stations(result.texts, graph.stations)
+        grounding = ground_stations(
+            result.texts, graph.stations, shown={s: graph.display_name(s) for s in graph.stations}
+        )
         megapixels = result.width * result.height / 1e6
         colours = _colour_check(path, grounding, graph)
         total_seconds += seconds

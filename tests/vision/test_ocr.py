@@ -211,3 +211,15 @@ def test_slanted_labels_are_levelled_by_their_strips():
         ((x0, y0, x1, y1),) = strips
         xs, ys = zip(*_map_quad(quad, matrix))
         assert x0 <= min(xs) and max(xs) <= x1 and y0 <= min(ys) and max(ys) <= y1
+
+
+def test_stations_split_from_a_shared_name_are_grounded_by_the_name_their_label_shows():
+    from tests.networks import SPLIT, SPLIT_OVERLAY, graph_of
+
+    graph = graph_of(SPLIT, SPLIT_OVERLAY)
+    texts = [TextBox("Hub", 0.99, ((10, 10), (40, 10), (40, 24), (10, 24)))]
+    bare = ground_stations(texts, graph.stations)
+    assert not bare.stations["Hub@Red"].found  # "Hub@Red" is no label a map shows
+    found = ground_stations(texts, graph.stations, shown={s: graph.display_name(s) for s in graph.stations})
+    assert found.stations["Hub@Red"].found and found.stations["Hub@Blue"].found
+    assert found.stations["Hub@Red"].text == "Hub" and not found.stations["R1"].found
