@@ -129,8 +129,10 @@ def alias_graph(graph: TransitGraph, mapping: dict[str, str]) -> TransitGraph:
         "unlisted_branches": [
             {"line": rename(e.line), "at": rename(e.at), "note": e.note} for e in overlay.unlisted_branches
         ],
-        "repeated_stations": [
-            {"line": rename(e.line), "station": rename(e.station), "note": e.note} for e in overlay.repeated_stations
+        "repeated_stations": [  # a repeat an overlay's homonyms split is two names in graph.metro already
+            {"line": rename(e.line), "station": rename(e.station), "note": e.note}
+            for e in overlay.repeated_stations
+            if graph.metro.line(e.line).stations.count(e.station) > 1
         ],
     }
     parsed = load_overlay(renamed_overlay)

@@ -90,3 +90,11 @@ def test_english_cities_need_no_alias():
     assert alias_mapping(city_graph("rome")) == {}
     with pytest.raises(ValueError, match="romanize"):
         alias_mapping(city_graph("rome"), "translate")
+
+
+def test_a_city_whose_overlay_splits_a_repeated_name_keeps_its_stations_when_aliased():
+    # New York's R lists 36 St twice; the overlay makes it two stations, which stay two
+    graph = city_graph("new_york")
+    renamed = alias_graph(graph, alias_mapping(graph))
+    assert renamed.stations == graph.stations
+    assert renamed.lines_at("36 St Station@M") == ("M", "R") and renamed.lines_at("36 St Station@D") == ("D", "N", "R")
