@@ -264,8 +264,10 @@ def _prepare(names: GraphNames, question: Question) -> PreparedQuestion:
     city = names.graph.city
     if city and question.city and fold(city) != fold(question.city):
         raise ValueError(f"question {question.id!r} is about {question.city!r} but the graph is {city!r}")
-    station_1 = names.identity(question.station_1, None)
-    station_2 = names.identity(question.station_2, None)
+    # a name several stations share (New York's 125 St) is the one on the reference's first / last line
+    first = question.routes[0] if question.routes else ()
+    station_1 = names.identity(question.station_1, names.line(first[0].route_name) if first else None)
+    station_2 = names.identity(question.station_2, names.line(first[-1].route_name) if first else None)
     references = tuple(Reference(names, route, station_1, station_2) for route in question.routes)
     if not references:
         raise ValueError(f"question {question.id!r} has no reference route")

@@ -100,3 +100,24 @@ def test_the_false_transfer_at_125_st_is_wrong():
     assert judged(question, false_transfer).correct == 0
     reference = [(s.route_name, s.departure_stop, s.arrival_stop) for s in question.routes[0]]
     assert judged(question, reference).correct == 1
+
+
+def test_a_question_naming_a_shared_name_means_the_one_its_reference_rides_from():
+    # the public data set may ask from "125 St Station": its reference's line says which one
+    routes = (
+        (
+            Segment(
+                "1",
+                "125 St Station",
+                "96 St Station",
+                ("116 St-Columbia University Station", "Cathedral Pkwy(110 St) Station", "103 St Station"),
+            ),
+        ),
+    )
+    question = shown_question("new_york", "125 St Station", "96 St Station", routes=routes)
+    assert judged(question, [("1", "125 St Station", "96 St Station")]).correct == 1
+    assert judged(question, [("Line 1", "125 St", "96 St")]).correct == 1
+    assert (
+        judged(question, [("4", "125 St Station", "86 St Station"), ("6", "86 St Station", "96 St Station")]).correct
+        == 0
+    )
