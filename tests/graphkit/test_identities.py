@@ -5,14 +5,17 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 from graphkit.cities import city_graph, load_city
 from graphkit.errors import AmbiguousStation, InvalidOverlay, NoRoute, UnknownStation
 from graphkit.graph import compile_graph
 from graphkit.metro import load_metro
 from graphkit.overlays import load_overlay
-from graphkit.routes import shortest_route, shortest_routes
+from graphkit.routes import reference_routes, shortest_route, shortest_routes
 from graphkit.segments import Route, Segment
+from tests.graphkit.test_routes import brute_force_cost, check_route, networks
 from tests.networks import (
     REPEATED,
     REPEATED_OVERLAY,
@@ -200,3 +203,41 @@ def test_the_repeated_station_overlay_alone_still_loads():
     parsed = load_overlay(REPEATED_OVERLAY)
     graph = compile_graph(load_metro(REPEATED, allowed_repeats=parsed.allowed_repeats), parsed)
     assert graph.stations == ("A", "B", "C", "D", "E")
+
+
+@st.composite
+def split_networks(draw):
+    """A random network, and an overlay splitting one shared station's lines into random groups."""
+    lines, overlay = draw(networks())
+    serving: dict[str, list[str]] = {}
+    for line, stations in lines.items():
+        for station in stations:
+            serving.setdefault(station, []).append(line)
+    shared = sorted(station for station, on in serving.items() if len(on) > 1)
+    assume(shared)
+    station = draw(st.sampled_from(shared))
+    labels = draw(st.lists(st.integers(0, 2), min_size=len(serving[station]), max_size=len(serving[station])))
+    assume(len(set(labels)) > 1)
+    groups = [
+        [line for line, label in zip(serving[station], labels) if label == wanted] for wanted in sorted(set(labels))
+    ]
+    overlay = {**overlay, "homonyms": [{"station": station, "groups": groups, "note": "drawn"}]}
+    return lines, overlay, station, groups
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(split_networks())
+def test_routes_over_a_split_station_change_lines_only_within_one_of_its_groups(case):
+    lines, overlay, station, groups = case
+    graph = graph_of(lines, overlay)
+    split = {f"{station}@{group[0]}": tuple(group) for group in groups}
+    assert station not in graph.stations
+    assert {name: graph.lines_at(name) for name in split} == split
+    for found in reference_routes(graph):
+        expected = brute_force_cost(graph, found.source, found.target)
+        for route in found.routes:
+            check_route(graph, route, found.source, found.target)
+            assert (route.transfers, route.stops) == expected
+            for before, after in zip(route.segments, route.segments[1:]):
+                if before.arrival_stop in split:  # a change of lines there stays within the group
+                    assert {before.route_name, after.route_name} <= set(split[before.arrival_stop])
