@@ -4,7 +4,9 @@ A map's difficulty comes from its line count and its transfer-station count,
 ranked against the 30 embedded ReasonMap cities: each city gets the mean of
 its two percentile ranks, and the cities split into thirds by that score
 (easy, middle, hard; ties broken by name). A city outside the 30 is placed
-by comparing its score with the boundaries of those thirds.
+by comparing its score with the boundaries of those thirds. Stations are
+counted as the overlays identify them: Beijing's 西单 / 西单站 is one transfer
+station, New York's four 125 St stations are four.
 """
 
 from __future__ import annotations
@@ -51,9 +53,9 @@ def _percentile(value: int, population: list[int]) -> float:
 @lru_cache(maxsize=1)
 def _reference() -> tuple[list[int], list[int], tuple[float, float], dict[str, Difficulty]]:
     """Line and transfer counts of the embedded cities, the tier boundaries, and their tiers."""
-    from graphkit.cities import city_names, load_city
+    from graphkit.cities import city_names
 
-    counts = {name: _counts(load_city(name)[0]) for name in city_names()}
+    counts = {name: _counts(_identified(name)) for name in city_names()}
     lines = [c[0] for c in counts.values()]
     transfers = [c[2] for c in counts.values()]
     scores = {name: (_percentile(c[0], lines) + _percentile(c[2], transfers)) / 2 for name, c in counts.items()}
@@ -92,6 +94,14 @@ def city_stats(metro: MetroData) -> CityStats:
 
 def all_city_stats() -> tuple[CityStats, ...]:
     """Statistics of the 30 embedded cities, by name."""
-    from graphkit.cities import city_names, load_city
+    from graphkit.cities import city_names
 
-    return tuple(city_stats(load_city(name)[0]) for name in city_names())
+    return tuple(city_stats(_identified(name)) for name in city_names())
+
+
+def _identified(name: str) -> MetroData:
+    """An embedded city's data with stations as its overlay identifies them (aliases joined, homonyms split)."""
+    from graphkit.cities import load_city
+    from graphkit.identities import station_identities
+
+    return station_identities(*load_city(name)).metro
