@@ -111,9 +111,9 @@ def weight_of(question: Question, scheme: str = "paper") -> float:
     >>> from benchmarks.reasonmap.generate import generate_questions
     >>> question = generate_questions(city_graph("beijing"), seed=0, per_city=1)[0]
     >>> question.difficulty_question, question.difficulty_city
-    ('easy', 'hard')
+    ('middle', 'hard')
     >>> weight_of(question), weight_of(question, "city"), weight_of(question, "none")
-    (2.0, 2.0, 1.0)
+    (2.5, 2.0, 1.0)
     """
     return get_weighting(scheme).weight(question.difficulty_question, question.difficulty_city)
 
