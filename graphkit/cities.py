@@ -6,6 +6,7 @@ spaces, hyphens and case do not matter (``New York`` works too).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -16,7 +17,16 @@ from graphkit.metro import MetroData, load_metro
 from graphkit.names import fold
 from graphkit.overlays import Overlay, load_overlay, overlay_path_for
 
-__all__ = ["city_names", "city_path", "load_city", "city_graph", "load_metro_file", "graph_from_file", "open_graph"]
+__all__ = [
+    "city_names",
+    "city_path",
+    "load_city",
+    "city_graph",
+    "load_metro_file",
+    "graph_from_file",
+    "open_graph",
+    "graphs_by_city",
+]
 
 
 def _data_root() -> Path:
@@ -104,3 +114,34 @@ def open_graph(
             return compile_graph(load_metro(city_path(city)), load_overlay(overlay))
         return city_graph(city)
     return graph_from_file(metro, overlay=overlay)
+
+
+def graphs_by_city(folder: str | Path | None = None) -> Callable[[str], TransitGraph]:
+    """A city name to its graph: a Metro Data file ``<city>.json`` anywhere under ``folder``
+    (with its overlay beside it), else an embedded city. Each graph is compiled once.
+
+    A synthetic benchmark's folder (``reasonmap synth --count``) is such a folder.
+
+    Raises
+    ------
+    UnknownCity
+        (From the returned function.) The city is neither in the folder nor embedded.
+    """
+    files: dict[str, Path] = {}
+    if folder is not None:
+        root = Path(folder)
+        if not root.is_dir():
+            raise UnknownCity(f"{root}: no such folder of Metro Data")
+        for path in sorted(root.rglob("*.json")):
+            if not path.name.endswith(".overlay.json"):
+                files.setdefault(path.stem, path)
+    compiled: dict[str, TransitGraph] = {}
+
+    def graph_of(city: str) -> TransitGraph:
+        if city not in files:
+            return city_graph(city)
+        if city not in compiled:
+            compiled[city] = graph_from_file(files[city])
+        return compiled[city]
+
+    return graph_of

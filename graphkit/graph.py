@@ -226,7 +226,7 @@ class TransitGraph:
         The first call computes all pairs at once (cheap); later calls are lookups.
         """
         if self._costs is None:
-            self._costs = numpy.asarray(self._graph.distances(weights="weight"))
+            self._costs = self._distance_matrix()
         weight = self._costs[self._vertex[source], self._vertex[target]]
         if not numpy.isfinite(weight) or source == target:
             return None
@@ -253,12 +253,27 @@ class TransitGraph:
         wanted = None if targets is None else [self._vertex[name] for name in targets]
         return iter(self._routes_along(s, edges.tolist(), max_routes, wanted))
 
-    def all_shortest_routes(self, *, max_routes: int | None = None) -> Iterator[RouteSet]:
-        """:meth:`shortest_routes_from` for every source in station order, sharing the work."""
-        distances = numpy.asarray(self._graph.distances(weights="weight"))
+    def _distance_matrix(self) -> numpy.ndarray:
+        """All-pairs least weights, filled a block of rows at a time (igraph hands back lists of floats,
+        which would take four times the array's memory all at once)."""
         n = len(self.stations)
+        matrix = numpy.empty((n, n), dtype=numpy.float64)
         for first in range(0, n, _SOURCES_PER_BLOCK):
-            block = distances[first : first + _SOURCES_PER_BLOCK]
+            rows = range(first, min(n, first + _SOURCES_PER_BLOCK))
+            matrix[first : rows.stop] = self._graph.distances(source=rows, weights="weight")
+        return matrix
+
+    def all_shortest_routes(
+        self, *, max_routes: int | None = None, sources: Iterable[str] | None = None
+    ) -> Iterator[RouteSet]:
+        """:meth:`shortest_routes_from` for every source (or ``sources``) in order, sharing the work.
+
+        Distances are computed a block of sources at a time: memory grows with the stations, not their square.
+        """
+        vertices = range(len(self.stations)) if sources is None else [self._vertex[name] for name in sources]
+        for first in range(0, len(vertices), _SOURCES_PER_BLOCK):
+            chunk = vertices[first : first + _SOURCES_PER_BLOCK]
+            block = numpy.asarray(self._graph.distances(source=chunk, weights="weight"))
             # the least-cost DAGs of a block of sources at once: the hops on which the weight grows by the hop's
             reached = block[:, self._heads]
             on_dag = (block[:, self._tails] + self._weights == reached) & numpy.isfinite(reached)
@@ -267,9 +282,9 @@ class TransitGraph:
             order = numpy.lexsort((tails, heads, block[sources, heads], sources))
             edges, sources = edges[order].tolist(), sources[order]
             bounds = numpy.searchsorted(sources, numpy.arange(len(block) + 1)).tolist()
-            for offset in range(len(block)):
+            for offset, s in enumerate(chunk):
                 start, end = bounds[offset], bounds[offset + 1]
-                yield from self._routes_along(first + offset, edges[start:end], max_routes)
+                yield from self._routes_along(s, edges[start:end], max_routes)
 
     def _least_cost_hops(self, distance: numpy.ndarray) -> numpy.ndarray:
         """Hops (as edge numbers) of the least-cost DAG from one source, grouped by head, nearest heads first."""

@@ -182,7 +182,7 @@ def synthesize_network(
     """
     transfers = default_transfers(stations, lines) if transfers is None else transfers
     _check(stations, lines, transfers, loops, branches, script)
-    rng = random.Random(f"graphkit.synth:{seed}:{stations}:{lines}:{transfers}:{loops}:{branches}:{script}")
+    rng = random.Random(f"graphkit.synth:{seed}:{city}:{stations}:{lines}:{transfers}:{loops}:{branches}:{script}")
     kinds = ["path"] * lines
     special = rng.sample(range(lines), loops + branches)
     for index in special[:loops]:

@@ -45,6 +45,19 @@ def _questions(path: str) -> dict:
     return questions
 
 
+def _graph_of_city(args: argparse.Namespace):
+    """A city's graph from ``--metro-dir`` (a synthetic benchmark's folder, say), else an embedded city."""
+    from graphkit.cities import graphs_by_city
+
+    return graphs_by_city(getattr(args, "metro_dir", None))
+
+
+def _add_metro_dir(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--metro-dir", metavar="DIR", help="Metro Data of non-embedded cities: DIR/**/<city>.json (a synth set's DIR)"
+    )
+
+
 def _print_json(value: object) -> None:
     sys.stdout.write(json.dumps(value, ensure_ascii=False, indent=2) + "\n")
 
@@ -76,8 +89,13 @@ def cmd_route(args: argparse.Namespace) -> int:
 
 def cmd_references(args: argparse.Namespace) -> int:
     from graphkit.io import write_references
+    from reasonmap.batch import executor_from
 
-    count = write_references(args.out, _graphs(args), max_routes=args.max_routes, progress=not args.quiet)
+    graphs = _graphs(args)
+    with executor_from(args) as executor:
+        count = write_references(
+            args.out, graphs, max_routes=args.max_routes, progress=not args.quiet, executor=executor
+        )
     print(f"wrote {count} station pairs to {args.out}", file=sys.stderr)
     return 0
 
@@ -135,6 +153,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         weighting=args.weighting,
         variant=args.variant,
         graph=graph,
+        graph_of_city=_graph_of_city(args) if args.metro_dir else None,
     )
     for problem in result.problems[:20]:
         print(f"skipped: {problem}", file=sys.stderr)
@@ -167,7 +186,6 @@ def cmd_demo(args: argparse.Namespace) -> int:
 def cmd_baseline(args: argparse.Namespace) -> int:
     from baselines.solvers import Noise, run_solver
     from benchmarks.reasonmap.io import write_jsonl
-    from graphkit.cities import city_graph
 
     questions = _questions(args.questions)
     options = {}
@@ -175,8 +193,9 @@ def cmd_baseline(args: argparse.Namespace) -> int:
         options["noise"] = Noise(args.wrong_line, args.wrong_transfer, args.detour, args.miscount, misread=args.misread)
     if args.name == "text-oracle":
         options["textualization"] = args.textualization
+    graph_of = _graph_of_city(args)
     predictions = run_solver(
-        args.name, questions.values(), lambda question: city_graph(question.city), seed=args.seed, **options
+        args.name, questions.values(), lambda question: graph_of(question.city), seed=args.seed, **options
     )
     count = write_jsonl(args.out, predictions)
     print(f"wrote {count} predictions of baseline:{args.name} to {args.out}", file=sys.stderr)
@@ -188,8 +207,10 @@ def cmd_prompts(args: argparse.Namespace) -> int:
     from benchmarks.reasonmap.io import write_jsonl
 
     questions = _questions(args.questions)
+    graph_of = _graph_of_city(args)
     requests = build_requests(
         questions.values(),
+        graph_for=lambda question: graph_of(question.city),
         mode=args.mode,
         textualization=args.textualization,
         maps=args.maps,
@@ -283,6 +304,7 @@ def cmd_vdi(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     from benchmarks.reasonmap.plus import DEFAULT_PER_TYPE
     from graphkit.routes import DEFAULT_MAX_ROUTES
+    from reasonmap.batch import add_executor_options, add_synth_command
 
     parser = argparse.ArgumentParser(prog="reasonmap", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -305,6 +327,7 @@ def build_parser() -> argparse.ArgumentParser:
     references.add_argument("--out", required=True, metavar="FILE", help="JSON Lines file to write")
     references.add_argument("--max-routes", type=int, default=DEFAULT_MAX_ROUTES)
     references.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_executor_options(references)
     references.set_defaults(run=cmd_references)
 
     generate = commands.add_parser("generate", help="ReasonMap questions with references, seeded")
@@ -342,6 +365,7 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--variant", choices=["paper", "C1", "C2"], default="paper", help="map-score variant")
     score.add_argument("--metro", metavar="PATH", help="score every question against this Metro Data file")
     score.add_argument("--overlay", metavar="PATH", help="its topology overlay (default: beside it)")
+    _add_metro_dir(score)
     score.set_defaults(run=cmd_score)
 
     demo = commands.add_parser("demo", help="the main job: test split, symbolic solvers, scores, report")
@@ -359,6 +383,7 @@ def build_parser() -> argparse.ArgumentParser:
     for name, default in (("wrong-line", 0.1), ("wrong-transfer", 0.1), ("detour", 0.1), ("miscount", 0.1)):
         baseline.add_argument(f"--{name}", type=float, default=default, help=f"noisy: probability (default {default})")
     baseline.add_argument("--misread", type=float, default=0.0, help="noisy: probability of a misspelt station (0)")
+    _add_metro_dir(baseline)
     baseline.set_defaults(run=cmd_baseline)
 
     prompts = commands.add_parser("prompts", help="the exact requests of a prompt mode, for any harness")
@@ -369,6 +394,7 @@ def build_parser() -> argparse.ArgumentParser:
     prompts.add_argument("--maps", metavar="DIR", help="full: folder of map images (<city>.png)")
     prompts.add_argument("--pixel-budget", type=int, default=4_000_000, help="full: downscale larger maps to this")
     prompts.add_argument("--alias-strategy", choices=["romanize", "borrow"], default="romanize")
+    _add_metro_dir(prompts)
     prompts.set_defaults(run=cmd_prompts)
 
     run = commands.add_parser("run", help="ask an OpenAI-compatible endpoint; resumable, appends to --out")
@@ -425,6 +451,7 @@ def build_parser() -> argparse.ArgumentParser:
     from reasonmap.vision_commands import add_vision_commands
 
     add_vision_commands(commands, _add_city_options)
+    add_synth_command(commands)
     return parser
 
 

@@ -61,7 +61,9 @@ def load_questions(path: str | Path) -> tuple[dict[str, Question], dict[str, Any
     return unique, {}, problems + repeated
 
 
-def _graphs(metro: dict[str, Any], override: TransitGraph | None) -> Callable[[Question], TransitGraph]:
+def _graphs(
+    metro: dict[str, Any], override: TransitGraph | None, by_city: Callable[[str], TransitGraph] | None = None
+) -> Callable[[Question], TransitGraph]:
     from graphkit.cities import city_graph, city_names
     from graphkit.graph import compile_graph
 
@@ -70,6 +72,8 @@ def _graphs(metro: dict[str, Any], override: TransitGraph | None) -> Callable[[Q
     def graph_for(question: Question) -> TransitGraph:
         if override is not None:
             return override
+        if by_city is not None:
+            return by_city(question.city)
         if question.city in city_names():
             return city_graph(question.city)  # embedded, with its topology overlay
         if question.city not in compiled:
@@ -94,11 +98,14 @@ def evaluate_files(
     weighting: str = "paper",
     variant: str = "paper",
     graph: TransitGraph | None = None,
+    graph_of_city: Callable[[str], TransitGraph] | None = None,
 ) -> Evaluation:
     """Score a predictions file against a questions file; write scored rows and the report.
 
     A ReasonMap-Plus question file (records with a plus ``type``) is scored by exact match instead
     (see :func:`benchmarks.reasonmap.plus_evaluate.evaluate_plus_files`; ``variant`` and ``graph`` play no part).
+    ``graph``, when given, is every question's city; ``graph_of_city`` finds a question's city by name
+    (:func:`graphkit.cities.graphs_by_city`, for a folder of Metro Data such as a synthetic benchmark's).
     """
     from benchmarks.reasonmap.plus_evaluate import evaluate_plus_files, is_plus_file
 
@@ -111,7 +118,7 @@ def evaluate_files(
     kept, repeated = first_answers(predictions, _answer_key, predictions_path)
     problems = [str(problem) for problem in question_problems + prediction_problems] + repeated
     verdicts, unmatched = score_predictions(
-        questions, kept, _graphs(metro, graph), weighting=weighting, variant=variant
+        questions, kept, _graphs(metro, graph, graph_of_city), weighting=weighting, variant=variant
     )
     problems.extend(f"{predictions_path}: prediction {id!r} matches no question" for id in unmatched)
     write_jsonl(out, verdicts)
