@@ -63,27 +63,34 @@ def reference_lines(
 
     ``sources`` limits the departures (see :func:`graphkit.routes.reference_routes`).
 
-    Segments are shared between many pairs, so each is serialized once.
+    Segments are shared between many pairs, so each is serialized once, as is each station's name.
     """
     cache: dict[int, str] = {}
     keep: list[Segment] = []  # holds the segments alive so their ids stay unique
 
-    def segment_json(segment: Segment) -> str:
-        found = cache.get(id(segment))
-        if found is None:
-            found = cache[id(segment)] = _dump(segment.to_dict())
-            keep.append(segment)
-        return found
+    def segments_json(segments: tuple[Segment, ...]) -> str:
+        parts = []
+        for segment in segments:
+            found = cache.get(id(segment))
+            if found is None:
+                found = cache[id(segment)] = _dump(segment.to_dict())
+                keep.append(segment)
+            parts.append(found)
+        return ", ".join(parts)
 
-    city = _dump(graph.city)
+    names = {station: _dump(station) for station in graph.stations}
+    head = f'{{"city": {_dump(graph.city)}, "station_1": '
     for found in reference_routes(graph, max_routes=max_routes, sources=sources):
-        routes = ", ".join(
-            f'"route_{number}": [{", ".join(segment_json(s) for s in route.segments)}]'
-            for number, route in enumerate(found.routes, start=1)
-        )
+        routes = found.routes
+        if len(routes) == 1:  # the usual case, spelled out for speed
+            text = f'"route_1": [{segments_json(routes[0].segments)}]'
+        else:
+            text = ", ".join(
+                f'"route_{number}": [{segments_json(route.segments)}]' for number, route in enumerate(routes, start=1)
+            )
         yield (
-            f'{{"city": {city}, "station_1": {_dump(found.source)}, "station_2": {_dump(found.target)}, '
-            f'"question_transfer_count": {found.transfers}, "routes": {{{routes}}}}}'
+            f'{head}{names[found.source]}, "station_2": {names[found.target]}, '
+            f'"question_transfer_count": {found.transfers}, "routes": {{{text}}}}}'
         )
 
 
