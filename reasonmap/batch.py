@@ -1,9 +1,23 @@
-"""The executor options every batch command shares: ``--executor``, ``--workers``, ``--ray-address``."""
+"""Batch work of the command line: the executor options every batch command shares (``--executor``,
+``--workers``, ``--ray-address``), the ``synth`` command, and the per-map jobs of ``render`` and ``ocr``
+over folders.
+
+Jobs carry what a worker needs (Metro Data travels with the job; a map to read is a path every worker
+must see) and hand back texts and bytes; the command writes the files, in order, so the outputs are the
+same whichever executor ran the jobs.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from graphkit.metro import MetroData
+    from graphkit.overlays import Overlay
 
 
 def add_executor_options(parser: argparse.ArgumentParser) -> None:
@@ -25,8 +39,6 @@ def executor_from(args: argparse.Namespace):
 
 
 def cmd_synth(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     if args.count is None:
         from graphkit.io import write_network
         from graphkit.stats import city_stats
@@ -104,3 +116,80 @@ def add_synth_command(commands) -> None:
     synth.add_argument("--quiet", action="store_true", help="no progress bar")
     add_executor_options(synth)
     synth.set_defaults(run=cmd_synth)
+
+
+# -- the vision batch jobs: one map per job; the driver writes every file, in map order --------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RenderJob:
+    """One map to draw: the network (its data travels with the job, no shared disk needed) and the options."""
+
+    metro: MetroData
+    overlay: Overlay
+    seed: int
+    size: int | None
+    palette: str
+    rotate_labels: bool
+
+
+def render_job(job: RenderJob) -> tuple[str, bytes, str]:
+    """The city, the PNG bytes and the truth text of one map (run by a worker)."""
+    from graphkit.graph import compile_graph
+    from vision.render import png_bytes, render_map, truth_json
+
+    rendered = render_map(
+        compile_graph(job.metro, job.overlay),
+        seed=job.seed,
+        size=job.size,
+        palette=job.palette,  # type: ignore[arg-type]
+        rotate_labels=job.rotate_labels,
+    )
+    return job.metro.city, png_bytes(rendered), truth_json(rendered.truth)
+
+
+@dataclass(frozen=True, slots=True)
+class OcrJob:
+    """One map to read: its image's path (every worker must see it) and its city's network."""
+
+    map_path: str
+    metro: MetroData
+    overlay: Overlay
+    settings: Any
+    pixel_limit: int
+    cache_dir: str | None
+    use_cache: bool
+
+
+def ocr_job(job: OcrJob) -> tuple[Any, float, float]:
+    """The map evidence, the station recall and the seconds of one map (run by a worker; one OCR engine
+    per worker process, loaded by its first map)."""
+    from graphkit.graph import compile_graph
+    from vision.analyse import analyse_map
+
+    analysis = analyse_map(
+        job.map_path,
+        compile_graph(job.metro, job.overlay),
+        settings=job.settings,
+        pixel_limit=job.pixel_limit,
+        cache_dir=job.cache_dir,
+        use_cache=job.use_cache,
+        lines=True,
+    )
+    return analysis.evidence, analysis.recall, analysis.seconds
+
+
+def metro_files(folder: str | Path) -> list[Path]:
+    """The Metro Data files under ``folder`` (overlays left out), sorted."""
+    root = Path(folder)
+    if not root.is_dir():
+        raise ValueError(f"{root}: no such folder of Metro Data")
+    return [path for path in sorted(root.rglob("*.json")) if not path.name.endswith(".overlay.json")]
+
+
+def map_files(folder: str | Path) -> list[tuple[str, Path]]:
+    """``(city, path)`` of the maps in ``folder``: ``<city>.png`` or the benchmark's ``<country>__<city>.png``."""
+    root = Path(folder)
+    if not root.is_dir():
+        raise ValueError(f"{root}: no such folder of maps")
+    return [(path.stem.split("__")[-1], path) for path in sorted(root.glob("*.png"))]

@@ -12,12 +12,16 @@ import sys
 from collections.abc import Sequence
 
 
-def _add_city_options(parser: argparse.ArgumentParser, *, allow_all: bool = False) -> None:
+def _add_city_options(parser: argparse.ArgumentParser, *, allow_all: bool = False, allow_dir: bool = False) -> None:
     where = parser.add_mutually_exclusive_group(required=True)
     where.add_argument("--city", help="an embedded city (beijing, new_york, kl, ...; see `reasonmap cities`)")
     where.add_argument("--metro", metavar="PATH", help="a Metro Data file ({line: [stations]} JSON)")
     if allow_all:
         where.add_argument("--all", action="store_true", help="all 30 embedded cities")
+    if allow_dir:
+        where.add_argument(
+            "--metro-dir", metavar="DIR", help="every Metro Data file under DIR (a synthetic set's DIR/metro)"
+        )
     parser.add_argument(
         "--overlay", metavar="PATH", help="a topology overlay (default: <metro stem>.overlay.json beside it)"
     )
@@ -28,6 +32,11 @@ def _graphs(args: argparse.Namespace) -> list:
 
     if getattr(args, "all", False):
         return [city_graph(name) for name in city_names()]
+    if getattr(args, "metro_dir", None):
+        from graphkit.cities import graph_from_file
+        from reasonmap.batch import metro_files
+
+        return [graph_from_file(path) for path in metro_files(args.metro_dir)]
     return [open_graph(city=args.city, metro=args.metro, overlay=args.overlay)]
 
 
@@ -323,7 +332,7 @@ def build_parser() -> argparse.ArgumentParser:
     route.set_defaults(run=cmd_route)
 
     references = commands.add_parser("references", help="reference routes of every ordered station pair")
-    _add_city_options(references, allow_all=True)
+    _add_city_options(references, allow_all=True, allow_dir=True)
     references.add_argument("--out", required=True, metavar="FILE", help="JSON Lines file to write")
     references.add_argument("--max-routes", type=int, default=DEFAULT_MAX_ROUTES)
     references.add_argument("--quiet", action="store_true", help="no progress bar")
