@@ -111,3 +111,42 @@ def test_a_set_is_the_same_bytes_on_ray(synthetic_set, tmp_path):
     finally:
         ray.shutdown()
     assert files_of(tmp_path / "ray") == files_of(folder)
+
+
+def test_render_of_a_folder_draws_the_same_maps_as_the_set(capsys, synthetic_set, tmp_path):
+    folder, _ = synthetic_set
+    code, _, err = run(capsys, "render", "--metro-dir", folder / "metro", "--out", tmp_path / "maps", "--workers", 2)
+    assert code == 0 and "wrote 2 maps" in err
+    assert files_of(tmp_path / "maps") == files_of(folder / "maps")
+
+
+def test_references_of_a_folder_cover_every_network(capsys, synthetic_set, tmp_path):
+    folder, _ = synthetic_set
+    code, _, err = run(capsys, "references", "--metro-dir", folder / "metro", "--out", tmp_path / "r.jsonl", "--quiet")
+    assert code == 0 and f"wrote {2 * 24 * 23} station pairs" in err
+
+
+def test_ocr_of_a_folder_writes_the_evidence_one_map_gives(capsys, tmp_path):
+    folder = tmp_path / "small"
+    assert main(["synth", "--count", "1", "--stations", "8", "--lines", "2", "--render", "--out", str(folder)]) == 0
+    metro, png, cache = folder / "metro" / "synthetic" / "synth_0000.json", folder / "maps" / "synth_0000.png", tmp_path
+    single = tmp_path / "single.json"
+    code, _, _ = run(capsys, "ocr", png, "--metro", metro, "--evidence", single, "--cache-dir", cache, "--quiet")
+    assert code == 0
+    code, out, _ = run(
+        capsys,
+        "ocr",
+        "--maps",
+        folder / "maps",
+        "--metro-dir",
+        folder / "metro",
+        "--evidence-dir",
+        tmp_path / "ev",
+        "--cache-dir",
+        cache,
+        "--quiet",
+        "--workers",
+        1,
+    )
+    assert code == 0 and "synth_0000.png: recall" in out
+    assert (tmp_path / "ev" / "synth_0000.evidence.json").read_bytes() == single.read_bytes()
