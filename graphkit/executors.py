@@ -26,6 +26,7 @@ Examples
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -81,6 +82,11 @@ class LocalExecutor:
     def map(self, function: Callable[[Item], Result], items: Iterable[Item]) -> Iterator[Result]:
         if self.workers == 1:
             return map(function, items)
+        items = iter(items)
+        first = list(itertools.islice(items, 2))
+        if len(first) < 2:  # one job: a pool would only add its start-up
+            return map(function, first)
+        items = itertools.chain(first, items)
         if self._pool is None:
             from concurrent.futures import ProcessPoolExecutor
 

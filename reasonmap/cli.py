@@ -152,18 +152,21 @@ def cmd_score(args: argparse.Namespace) -> int:
     from benchmarks.reasonmap.evaluate import evaluate_files
     from benchmarks.reasonmap.report import markdown_table
     from graphkit.cities import open_graph
+    from reasonmap.batch import executor_from
 
     graph = open_graph(metro=args.metro, overlay=args.overlay) if args.metro else None
-    result = evaluate_files(
-        args.questions,
-        args.predictions,
-        out=args.out,
-        report_dir=args.report,
-        weighting=args.weighting,
-        variant=args.variant,
-        graph=graph,
-        graph_of_city=_graph_of_city(args) if args.metro_dir else None,
-    )
+    with executor_from(args) as executor:
+        result = evaluate_files(
+            args.questions,
+            args.predictions,
+            out=args.out,
+            report_dir=args.report,
+            weighting=args.weighting,
+            variant=args.variant,
+            graph=graph,
+            metro_dir=args.metro_dir,
+            executor=executor,
+        )
     for problem in result.problems[:20]:
         print(f"skipped: {problem}", file=sys.stderr)
     if len(result.problems) > 20:
@@ -375,6 +378,7 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--metro", metavar="PATH", help="score every question against this Metro Data file")
     score.add_argument("--overlay", metavar="PATH", help="its topology overlay (default: beside it)")
     _add_metro_dir(score)
+    add_executor_options(score)
     score.set_defaults(run=cmd_score)
 
     demo = commands.add_parser("demo", help="the main job: test split, symbolic solvers, scores, report")

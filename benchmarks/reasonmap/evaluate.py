@@ -9,9 +9,9 @@ too (the first answer counts).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from benchmarks.reasonmap.io import (
     Problem,
@@ -28,8 +28,16 @@ from benchmarks.reasonmap.records import Prediction, Question, Verdict
 from benchmarks.reasonmap.report import summarize, write_report
 from benchmarks.reasonmap.scoring import score_predictions
 from graphkit.graph import TransitGraph
+from graphkit.metro import MetroData
+from graphkit.overlays import Overlay
 
-__all__ = ["Evaluation", "load_questions", "evaluate_files"]
+if TYPE_CHECKING:
+    from graphkit.executors import Executor
+
+__all__ = ["Evaluation", "load_questions", "evaluate_files", "ScoreJob", "score_block"]
+
+# predictions per job handed to an executor: about a second of scoring
+_PREDICTIONS_PER_JOB = 10_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,12 +70,13 @@ def load_questions(path: str | Path) -> tuple[dict[str, Question], dict[str, Any
 
 
 def _graphs(
-    metro: dict[str, Any], override: TransitGraph | None, by_city: Callable[[str], TransitGraph] | None = None
+    metro: dict[str, Any], override: TransitGraph | None, metro_dir: str | Path | None = None
 ) -> Callable[[Question], TransitGraph]:
-    from graphkit.cities import city_graph, city_names
+    from graphkit.cities import city_graph, city_names, graphs_by_city
     from graphkit.graph import compile_graph
 
     compiled: dict[str, TransitGraph] = {}
+    by_city = graphs_by_city(metro_dir) if metro_dir is not None else None
 
     def graph_for(question: Question) -> TransitGraph:
         if override is not None:
@@ -78,11 +87,57 @@ def _graphs(
             return city_graph(question.city)  # embedded, with its topology overlay
         if question.city not in compiled:
             if question.city not in metro:
-                raise ValueError(f"no Metro Data for city {question.city!r}: pass --metro")
+                raise ValueError(f"no Metro Data for city {question.city!r}: pass --metro or --metro-dir")
             compiled[question.city] = compile_graph(metro[question.city])
         return compiled[question.city]
 
     return graph_for
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreJob:
+    """A block of predictions with their questions and where their cities' graphs come from (for a worker)."""
+
+    questions: dict[str, Question]
+    predictions: tuple[Prediction, ...]
+    metro: dict[str, Any]
+    network: tuple[MetroData, Overlay] | None
+    metro_dir: str | None
+    weighting: str
+    variant: str
+
+
+def score_block(job: ScoreJob) -> tuple[list[Verdict], list[str]]:
+    """:func:`~benchmarks.reasonmap.scoring.score_predictions` of one block (run by a worker)."""
+    from graphkit.graph import compile_graph
+
+    override = compile_graph(*job.network) if job.network is not None else None
+    graph_for = _graphs(job.metro, override, job.metro_dir)
+    return score_predictions(job.questions, job.predictions, graph_for, weighting=job.weighting, variant=job.variant)
+
+
+def _score_on(
+    executor: Executor,
+    questions: dict[str, Question],
+    predictions: list[Prediction],
+    template: ScoreJob,
+) -> tuple[list[Verdict], list[str]]:
+    """Score blocks of predictions on ``executor``; verdicts and unmatched ids come back in input order."""
+    jobs = (
+        replace(
+            template,
+            questions={p.id: questions[p.id] for p in block if p.id in questions},
+            predictions=block,
+        )
+        for start in range(0, len(predictions), _PREDICTIONS_PER_JOB)
+        for block in [tuple(predictions[start : start + _PREDICTIONS_PER_JOB])]
+    )
+    verdicts: list[Verdict] = []
+    unmatched: list[str] = []
+    for block_verdicts, block_unmatched in executor.map(score_block, jobs):
+        verdicts.extend(block_verdicts)
+        unmatched.extend(block_unmatched)
+    return verdicts, unmatched
 
 
 def _answer_key(prediction: Prediction) -> tuple[str, str, str]:
@@ -98,14 +153,17 @@ def evaluate_files(
     weighting: str = "paper",
     variant: str = "paper",
     graph: TransitGraph | None = None,
-    graph_of_city: Callable[[str], TransitGraph] | None = None,
+    metro_dir: str | Path | None = None,
+    executor: Executor | None = None,
 ) -> Evaluation:
     """Score a predictions file against a questions file; write scored rows and the report.
 
     A ReasonMap-Plus question file (records with a plus ``type``) is scored by exact match instead
     (see :func:`benchmarks.reasonmap.plus_evaluate.evaluate_plus_files`; ``variant`` and ``graph`` play no part).
-    ``graph``, when given, is every question's city; ``graph_of_city`` finds a question's city by name
-    (:func:`graphkit.cities.graphs_by_city`, for a folder of Metro Data such as a synthetic benchmark's).
+    ``graph``, when given, is every question's city; ``metro_dir`` is a folder of Metro Data files named
+    after their cities (a synthetic benchmark's; :func:`graphkit.cities.graphs_by_city`). With an
+    ``executor`` (:mod:`graphkit.executors`), blocks of predictions are scored by its workers; the
+    outputs are the same byte for byte.
     """
     from benchmarks.reasonmap.plus_evaluate import evaluate_plus_files, is_plus_file
 
@@ -117,9 +175,15 @@ def evaluate_files(
     predictions, prediction_problems = read_predictions(predictions_path)
     kept, repeated = first_answers(predictions, _answer_key, predictions_path)
     problems = [str(problem) for problem in question_problems + prediction_problems] + repeated
-    verdicts, unmatched = score_predictions(
-        questions, kept, _graphs(metro, graph, graph_of_city), weighting=weighting, variant=variant
-    )
+    if executor is None:
+        verdicts, unmatched = score_predictions(
+            questions, kept, _graphs(metro, graph, metro_dir), weighting=weighting, variant=variant
+        )
+    else:
+        network = (graph.metro, graph.overlay) if graph is not None else None
+        where = str(metro_dir) if metro_dir is not None else None
+        template = ScoreJob({}, (), metro, network, where, weighting, variant)
+        verdicts, unmatched = _score_on(executor, questions, list(kept), template)
     problems.extend(f"{predictions_path}: prediction {id!r} matches no question" for id in unmatched)
     write_jsonl(out, verdicts)
     summary = summarize(
