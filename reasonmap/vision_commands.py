@@ -154,8 +154,9 @@ def _render_folder(args: argparse.Namespace) -> int:
 
 
 def cmd_diagnose(args: argparse.Namespace) -> int:
+    from reasonmap.batch import executor_from
     from vision.analyse import read_evidence
-    from vision.diagnosis_report import diagnose_files, summary_markdown
+    from vision.diagnosis_report import OneNetwork, diagnose_files, summary_markdown
     from vision.evidence import read_truth
     from vision.render import truth_path
 
@@ -166,15 +167,17 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
         evidence = read_truth(truth_path(args.map), city=graph.city)
     else:
         evidence = _analyse(args, graph, lines=True).evidence
-    run = diagnose_files(
-        args.questions,
-        args.predictions,
-        evidence,
-        lambda question: graph,
-        out=args.out,
-        colour_threshold=args.colour_threshold,
-        layout_threshold=args.layout_threshold,
-    )
+    with executor_from(args) as executor:
+        run = diagnose_files(
+            args.questions,
+            args.predictions,
+            evidence,
+            OneNetwork(graph.metro, graph.overlay),
+            out=args.out,
+            colour_threshold=args.colour_threshold,
+            layout_threshold=args.layout_threshold,
+            executor=executor,
+        )
     for problem in run.problems:
         print(f"skipped: {problem}", file=sys.stderr)
     print(summary_markdown(run.summary), end="")
@@ -245,4 +248,5 @@ def add_vision_commands(commands, add_city_options) -> None:
     )
     diagnose.add_argument("--layout-threshold", type=float, help="px under which a line runs near (default: 3 labels)")
     diagnose.add_argument("--out", required=True, help="diagnoses (JSON Lines); summaries are written beside it")
+    add_executor_options(diagnose)
     diagnose.set_defaults(run=cmd_diagnose)
