@@ -6,10 +6,12 @@ network (:func:`graphkit.synth.synthesize_network`, about 25 stations a
 line, the embedded cities' share of interchanges), compiles it, and streams
 the references of every ordered station pair, as ``reasonmap references``
 writes them, to a null sink. One line per size is printed,
-``{stations, lines, pairs, seconds, pairs_per_second, peak_rss_mb}``
-(``seconds``: compiling and streaming; generating is left out), and last one
-JSON object with ``sizes`` and ``exponent``: the least-squares slope of log
-seconds on log pairs (1 means the cost grows as the work does).
+``{stations, lines, pairs, seconds, pairs_per_second, cpu_seconds,
+pairs_per_cpu_second, peak_rss_mb}`` (``seconds``: compiling and streaming;
+generating is left out; ``cpu_seconds``, the process's CPU time, is the
+figure to read on a shared machine), and last one JSON object with ``sizes``
+and ``exponent``: the least-squares slope of log seconds on log pairs (1
+means the cost grows as the work does; ``cpu_exponent`` the same in CPU time).
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ def measure(stations: int, *, seed: int = 0) -> dict:
     """Generate, compile and stream one size in this process; its figures."""
     network = synthesize_network(stations=stations, lines=max(2, stations // STATIONS_PER_LINE), seed=seed)
     gc.collect()
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), time.process_time()
     graph = compile_graph(network.metro, network.overlay)
     gc.freeze()  # as write_references does: the graph outlives the sweep
     pairs = 0
@@ -44,23 +46,25 @@ def measure(stations: int, *, seed: int = 0) -> dict:
         for line in reference_lines(graph):
             sink.write(line)
             pairs += 1
-    seconds = time.perf_counter() - started
+    seconds, cpu_seconds = time.perf_counter() - started, time.process_time() - cpu_started
     return {
         "stations": stations,
         "lines": len(network.metro.lines),
         "pairs": pairs,
         "seconds": round(seconds, 3),
         "pairs_per_second": round(pairs / seconds),
+        "cpu_seconds": round(cpu_seconds, 3),
+        "pairs_per_cpu_second": round(pairs / cpu_seconds),
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
     }
 
 
-def exponent(sizes: list[dict]) -> float | None:
-    """Least-squares slope of log seconds on log pairs (``None`` with fewer than two sizes)."""
+def exponent(sizes: list[dict], *, key: str = "seconds") -> float | None:
+    """Least-squares slope of log ``key`` (seconds) on log pairs (``None`` with fewer than two sizes)."""
     if len(sizes) < 2:
         return None
     xs = [math.log(size["pairs"]) for size in sizes]
-    ys = [math.log(size["seconds"]) for size in sizes]
+    ys = [math.log(size[key]) for size in sizes]
     mean_x, mean_y = sum(xs) / len(xs), sum(ys) / len(ys)
     slope = sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys)) / sum((x - mean_x) ** 2 for x in xs)
     return round(slope, 3)
@@ -86,7 +90,7 @@ def main(argv=None) -> int:
         sizes.append(json.loads(child.stdout.strip().splitlines()[-1]))
         print(json.dumps(sizes[-1]))
         sys.stdout.flush()
-    print(json.dumps({"sizes": sizes, "exponent": exponent(sizes)}))
+    print(json.dumps({"sizes": sizes, "exponent": exponent(sizes), "cpu_exponent": exponent(sizes, key="cpu_seconds")}))
     return 0
 
 

@@ -20,5 +20,5 @@ def test_benchmark_prints_one_line_per_size_and_the_exponent_last(capsys):
     last = json.loads(lines[-1])
     assert [size["pairs"] for size in last["sizes"]] == [30 * 29, 60 * 59]
     assert [json.loads(line) for line in lines[:-1]] == last["sizes"]
-    assert isinstance(last["exponent"], float)
+    assert isinstance(last["exponent"], float) and isinstance(last["cpu_exponent"], float)
     assert all(size["peak_rss_mb"] > 0 and size["lines"] == 2 for size in last["sizes"])
