@@ -6,7 +6,6 @@ spaces, hyphens and case do not matter (``New York`` works too).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -26,6 +25,7 @@ __all__ = [
     "graph_from_file",
     "open_graph",
     "graphs_by_city",
+    "CityGraphs",
 ]
 
 
@@ -116,32 +116,48 @@ def open_graph(
     return graph_from_file(metro, overlay=overlay)
 
 
-def graphs_by_city(folder: str | Path | None = None) -> Callable[[str], TransitGraph]:
+class CityGraphs:
     """A city name to its graph: a Metro Data file ``<city>.json`` anywhere under ``folder``
     (with its overlay beside it), else an embedded city. Each graph is compiled once.
 
-    A synthetic benchmark's folder (``reasonmap synth --count``) is such a folder.
+    A synthetic benchmark's folder (``reasonmap synth --count``) is such a folder. It pickles as its
+    folder alone, so it (and :meth:`question_graph`) can travel to an executor's workers.
 
     Raises
     ------
     UnknownCity
-        (From the returned function.) The city is neither in the folder nor embedded.
+        The folder does not exist; (on a call) the city is neither in the folder nor embedded.
     """
-    files: dict[str, Path] = {}
-    if folder is not None:
-        root = Path(folder)
-        if not root.is_dir():
-            raise UnknownCity(f"{root}: no such folder of Metro Data")
-        for path in sorted(root.rglob("*.json")):
-            if not path.name.endswith(".overlay.json"):
-                files.setdefault(path.stem, path)
-    compiled: dict[str, TransitGraph] = {}
 
-    def graph_of(city: str) -> TransitGraph:
-        if city not in files:
+    __slots__ = ("folder", "_files", "_compiled")
+
+    def __init__(self, folder: str | Path | None = None):
+        self.folder = None if folder is None else str(folder)
+        self._files: dict[str, Path] = {}
+        self._compiled: dict[str, TransitGraph] = {}
+        if self.folder is not None:
+            root = Path(self.folder)
+            if not root.is_dir():
+                raise UnknownCity(f"{root}: no such folder of Metro Data")
+            for path in sorted(root.rglob("*.json")):
+                if not path.name.endswith(".overlay.json"):
+                    self._files.setdefault(path.stem, path)
+
+    def __call__(self, city: str) -> TransitGraph:
+        if city not in self._files:
             return city_graph(city)
-        if city not in compiled:
-            compiled[city] = graph_from_file(files[city])
-        return compiled[city]
+        if city not in self._compiled:
+            self._compiled[city] = graph_from_file(self._files[city])
+        return self._compiled[city]
 
-    return graph_of
+    def question_graph(self, question) -> TransitGraph:
+        """The graph of ``question.city`` (the ``graph_for`` that scorers and the diagnosis take)."""
+        return self(question.city)
+
+    def __reduce__(self):
+        return (CityGraphs, (self.folder,))
+
+
+def graphs_by_city(folder: str | Path | None = None) -> CityGraphs:
+    """:class:`CityGraphs` of ``folder`` (``None``: the embedded cities only)."""
+    return CityGraphs(folder)

@@ -156,10 +156,14 @@ def _render_folder(args: argparse.Namespace) -> int:
 def cmd_diagnose(args: argparse.Namespace) -> int:
     from reasonmap.batch import executor_from
     from vision.analyse import read_evidence
-    from vision.diagnosis_report import OneNetwork, diagnose_files, summary_markdown
+    from vision.diagnosis_report import OneNetwork, diagnose_files
     from vision.evidence import read_truth
     from vision.render import truth_path
 
+    if args.metro_dir:
+        return _diagnose_folder(args)
+    if args.evidence_dir:
+        raise ValueError("--evidence-dir needs --metro-dir (the maps' cities)")
     graph = _graph(args)
     if args.evidence:
         evidence = read_evidence(args.evidence)
@@ -178,11 +182,46 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
             layout_threshold=args.layout_threshold,
             executor=executor,
         )
+    return _report_diagnosis(run)
+
+
+def _report_diagnosis(run) -> int:
+    from vision.diagnosis_report import summary_markdown
+
     for problem in run.problems:
         print(f"skipped: {problem}", file=sys.stderr)
     print(summary_markdown(run.summary), end="")
     print(f"wrote {', '.join(str(path) for path in run.outputs)}", file=sys.stderr)
     return 0
+
+
+def _diagnose_folder(args: argparse.Namespace) -> int:
+    """Diagnose answers about many cities: graphs from ``--metro-dir``, evidence from ``--evidence-dir``."""
+    from pathlib import Path
+
+    from graphkit.cities import CityGraphs
+    from reasonmap.batch import executor_from
+    from vision.analyse import read_evidence
+    from vision.diagnosis_report import diagnose_files
+
+    if not args.evidence_dir:
+        raise ValueError("--metro-dir needs --evidence-dir (as `ocr --maps ... --evidence-dir` writes it)")
+    evidence = {}
+    for path in sorted(Path(args.evidence_dir).glob("*.evidence.json")):
+        found = read_evidence(path)
+        evidence[found.city or path.name.removesuffix(".evidence.json").split("__")[-1]] = found
+    with executor_from(args) as executor:
+        run = diagnose_files(
+            args.questions,
+            args.predictions,
+            evidence,
+            CityGraphs(args.metro_dir).question_graph,
+            out=args.out,
+            colour_threshold=args.colour_threshold,
+            layout_threshold=args.layout_threshold,
+            executor=executor,
+        )
+    return _report_diagnosis(run)
 
 
 def _add_map_options(parser: argparse.ArgumentParser) -> None:
@@ -240,8 +279,9 @@ def add_vision_commands(commands, add_city_options) -> None:
     source = diagnose.add_mutually_exclusive_group(required=True)
     source.add_argument("--map", help="the map image the model saw (read with OCR; cached)")
     source.add_argument("--evidence", help="map evidence written by `reasonmap ocr --evidence`")
+    source.add_argument("--evidence-dir", help="with --metro-dir: the evidence of many maps (`ocr --maps`)")
     diagnose.add_argument("--truth", action="store_true", help="with --map: use MAP.truth.json of a rendered map")
-    add_city_options(diagnose)
+    add_city_options(diagnose, allow_dir=True)
     _add_map_options(diagnose)
     diagnose.add_argument(
         "--colour-threshold", type=float, default=10.0, help="CIEDE2000 under which colours are alike"

@@ -9,6 +9,8 @@ import pytest
 from graphkit.cities import graph_from_file
 from graphkit.lint import lint_graph
 from reasonmap.cli import main
+from vision.analyse import write_evidence
+from vision.evidence import read_truth
 
 
 def run(capsys, *argv):
@@ -150,3 +152,34 @@ def test_ocr_of_a_folder_writes_the_evidence_one_map_gives(capsys, tmp_path):
     )
     assert code == 0 and "synth_0000.png: recall" in out
     assert (tmp_path / "ev" / "synth_0000.evidence.json").read_bytes() == single.read_bytes()
+
+
+def test_diagnose_of_a_set_uses_each_citys_graph_and_evidence(capsys, synthetic_set, tmp_path):
+    folder, _ = synthetic_set
+    evidence = tmp_path / "evidence"
+    for city in ("synth_0000", "synth_0001"):  # the truth of the rendered maps stands in for OCR evidence
+        write_evidence(
+            evidence / f"{city}.evidence.json", read_truth(folder / "maps" / f"{city}.truth.json", city=city)
+        )
+    predictions = tmp_path / "noisy.jsonl"
+    metro = ("--metro-dir", folder / "metro")
+    questions = ("--questions", folder / "questions.jsonl")
+    assert run(capsys, "baseline", "noisy", *questions, *metro, "--out", predictions, "--wrong-line", 0.5)[0] == 0
+    code, _, err = run(
+        capsys,
+        "diagnose",
+        *questions,
+        "--predictions",
+        predictions,
+        *metro,
+        "--evidence-dir",
+        evidence,
+        "--out",
+        tmp_path / "d.jsonl",
+        "--workers",
+        1,
+    )
+    assert code == 0 and "skipped" not in err
+    rows = [json.loads(line) for line in (tmp_path / "d.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert len(rows) == len(predictions.read_text(encoding="utf-8").splitlines())
+    assert any(row.get("label") == "correct" for row in rows) and any(row.get("label") != "correct" for row in rows)
