@@ -113,8 +113,9 @@ class LocalExecutor:
 class RayExecutor:
     """Ray tasks, one CPU each, on the cluster at ``address`` (or a local one of ``workers`` CPUs).
 
-    A cluster this executor started is shut down by :meth:`close`; one that
-    was already running (``ray.init`` called by the user, or an address) is left running.
+    :meth:`close` ends what this executor began (it stops the local instance it
+    started, or disconnects from the cluster it joined); when Ray was already
+    initialized in this process, it leaves it as it was.
     """
 
     kind: ExecutorKind = "ray"

@@ -35,6 +35,7 @@ __all__ = ["TransitGraph", "compile_graph", "RIDE_WEIGHT"]
 RIDE_WEIGHT = 1_000_000
 _NO_ROUTE = Route(())
 # sources whose least-cost DAGs are found together: big enough for numpy, small enough for the cache
+_CELLS_PER_BLOCK = 2_000_000  # source x hop cells of one block's arrays (16 MB each), whatever the network
 _SOURCES_PER_BLOCK = 32  # the empty prefix every route from the source extends
 
 
@@ -271,8 +272,10 @@ class TransitGraph:
         Distances are computed a block of sources at a time: memory grows with the stations, not their square.
         """
         vertices = range(len(self.stations)) if sources is None else [self._vertex[name] for name in sources]
-        for first in range(0, len(vertices), _SOURCES_PER_BLOCK):
-            chunk = vertices[first : first + _SOURCES_PER_BLOCK]
+        # a block's arrays hold one cell per source and hop: fewer sources when there are many hops
+        per_block = max(1, min(_SOURCES_PER_BLOCK, _CELLS_PER_BLOCK // max(1, len(self._heads))))
+        for first in range(0, len(vertices), per_block):
+            chunk = vertices[first : first + per_block]
             block = numpy.asarray(self._graph.distances(source=chunk, weights="weight"))
             # the least-cost DAGs of a block of sources at once: the hops on which the weight grows by the hop's
             reached = block[:, self._heads]

@@ -26,7 +26,15 @@ if TYPE_CHECKING:
     from graphkit.executors import Executor
     from graphkit.synth import SyntheticNetwork
 
-__all__ = ["atomic_writer", "write_references", "reference_lines", "reference_block", "ReferenceJob", "write_network"]
+__all__ = [
+    "atomic_writer",
+    "write_references",
+    "reference_lines",
+    "reference_block",
+    "reference_texts",
+    "ReferenceJob",
+    "write_network",
+]
 
 # pairs per job handed to an executor: big enough to hide the hand-over, small enough to spread
 _PAIRS_PER_JOB = 100_000
@@ -120,13 +128,16 @@ def write_references(
                 for line in reference_lines(graph, max_routes=max_routes)
             )
         else:
-            texts = _remote_texts(graphs, max_routes, executor)
+            texts = reference_texts(graphs, executor, max_routes=max_routes)
         return _write(path, graphs, texts, progress=progress)
     finally:
         gc.unfreeze()
 
 
-def _remote_texts(graphs: list[TransitGraph], max_routes: int, executor: Executor) -> Iterator[tuple[str, int, str]]:
+def reference_texts(
+    graphs: Iterable[TransitGraph], executor: Executor, *, max_routes: int = DEFAULT_MAX_ROUTES
+) -> Iterator[tuple[str, int, str]]:
+    """``(city, pairs, JSON Lines text)`` of blocks of departures computed on ``executor``, in order."""
     jobs = (
         ReferenceJob(graph.metro, graph.overlay, graph.stations[first : first + step], max_routes)
         for graph in graphs

@@ -12,6 +12,9 @@ generating is left out; ``cpu_seconds``, the process's CPU time, is the
 figure to read on a shared machine), and last one JSON object with ``sizes``
 and ``exponent``: the least-squares slope of log seconds on log pairs (1
 means the cost grows as the work does; ``cpu_exponent`` the same in CPU time).
+``--workers N`` streams through a local pool of N processes instead
+(:func:`graphkit.io.reference_texts`); CPU time and peak memory then count the
+workers too (``worker_peak_rss_mb``: the largest worker).
 """
 
 from __future__ import annotations
@@ -26,16 +29,17 @@ import subprocess
 import sys
 import time
 
+from graphkit.executors import LocalExecutor
 from graphkit.graph import compile_graph
-from graphkit.io import reference_lines
+from graphkit.io import reference_lines, reference_texts
 from graphkit.synth import synthesize_network
 
 DEFAULT_SIZES = (300, 1000, 2000, 5000)
 STATIONS_PER_LINE = 25
 
 
-def measure(stations: int, *, seed: int = 0) -> dict:
-    """Generate, compile and stream one size in this process; its figures."""
+def measure(stations: int, *, seed: int = 0, workers: int = 1) -> dict:
+    """Generate, compile and stream one size in this process (and ``workers`` processes); its figures."""
     network = synthesize_network(stations=stations, lines=max(2, stations // STATIONS_PER_LINE), seed=seed)
     gc.collect()
     started, cpu_started = time.perf_counter(), time.process_time()
@@ -43,10 +47,18 @@ def measure(stations: int, *, seed: int = 0) -> dict:
     gc.freeze()  # as write_references does: the graph outlives the sweep
     pairs = 0
     with open(os.devnull, "w", encoding="utf-8") as sink:
-        for line in reference_lines(graph):
-            sink.write(line)
-            pairs += 1
+        if workers == 1:
+            for line in reference_lines(graph):
+                sink.write(line)
+                pairs += 1
+        else:
+            with LocalExecutor(workers) as executor:
+                for _, count, text in reference_texts([graph], executor):
+                    sink.write(text)
+                    pairs += count
     seconds, cpu_seconds = time.perf_counter() - started, time.process_time() - cpu_started
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu_seconds += children.ru_utime + children.ru_stime
     return {
         "stations": stations,
         "lines": len(network.metro.lines),
@@ -55,7 +67,9 @@ def measure(stations: int, *, seed: int = 0) -> dict:
         "pairs_per_second": round(pairs / seconds),
         "cpu_seconds": round(cpu_seconds, 3),
         "pairs_per_cpu_second": round(pairs / cpu_seconds),
+        "workers": workers,
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        "worker_peak_rss_mb": round(children.ru_maxrss / 1024, 1) if workers > 1 else None,
     }
 
 
@@ -74,15 +88,17 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default=",".join(map(str, DEFAULT_SIZES)), help="station counts, comma-separated")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--workers", type=int, default=1, help="a local pool of this many processes (default 1)")
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)  # one size, in a child process
     args = parser.parse_args(argv)
     if args.one is not None:
-        print(json.dumps(measure(args.one, seed=args.seed)))
+        print(json.dumps(measure(args.one, seed=args.seed, workers=args.workers)))
         return 0
     sizes = []
     for stations in (int(size) for size in args.sizes.split(",")):
         child = subprocess.run(
-            [sys.executable, "-m", "benchmarks.speed.scaling", "--one", str(stations), "--seed", str(args.seed)],
+            [sys.executable, "-m", "benchmarks.speed.scaling", "--one", str(stations)]
+            + ["--seed", str(args.seed), "--workers", str(args.workers)],
             capture_output=True,
             text=True,
             check=True,

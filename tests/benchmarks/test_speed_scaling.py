@@ -22,3 +22,10 @@ def test_benchmark_prints_one_line_per_size_and_the_exponent_last(capsys):
     assert [json.loads(line) for line in lines[:-1]] == last["sizes"]
     assert isinstance(last["exponent"], float) and isinstance(last["cpu_exponent"], float)
     assert all(size["peak_rss_mb"] > 0 and size["lines"] == 2 for size in last["sizes"])
+
+
+def test_a_pool_streams_every_pair_too(capsys):
+    # 330 stations make two jobs of departures (100,000 pairs each at most), so the pool does run
+    assert main(["--sizes", "330", "--workers", "2"]) == 0
+    (size,) = json.loads(capsys.readouterr().out.strip().splitlines()[-1])["sizes"]
+    assert size["pairs"] == 330 * 329 and size["workers"] == 2 and size["worker_peak_rss_mb"] > 0
