@@ -10,7 +10,7 @@ OUT ?= demo-out
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[test,all]'
 	touch $@
 
 install: $(BIN)/.installed

@@ -17,7 +17,7 @@ from typing import Any
 
 from graphkit.errors import InvalidMetroData
 
-__all__ = ["StationEntry", "Line", "MetroData", "parse_station", "load_metro"]
+__all__ = ["StationEntry", "Line", "MetroData", "parse_station", "strip_annotations", "load_metro"]
 
 _TRANSFER = {"transfer station", "换乘站"}
 _BRANCH_START = {"branch-starting station", "支线起始站"}
@@ -157,6 +157,34 @@ def parse_station(raw: str, *, where: str = "") -> StationEntry:
     if not name:
         raise InvalidMetroData(f"{where}{': ' if where else ''}empty station name {raw!r}")
     return StationEntry(raw=raw, name=name, transfer_mark=transfer, branch_start_mark=branch)
+
+
+def strip_annotations(text: str) -> str:
+    """``text`` without the Metro Data's annotations; never raises (for answers that copy them).
+
+    Unlike :func:`parse_station`, an unknown annotation-like text stays as
+    written: an answer is judged as given, not rejected here.
+
+    Examples
+    --------
+    >>> strip_annotations("徐家汇站（换乘站）"), strip_annotations("Termini Station (transfer station)")
+    ('徐家汇站', 'Termini Station')
+    >>> strip_annotations("Cathedral Pkwy (110 St) Station")
+    'Cathedral Pkwy (110 St) Station'
+    """
+    if "(" not in text and "（" not in text:
+        return text
+    kept: list[str] = []
+    position = 0
+    for match in _PARENTHESISED.finditer(text):
+        label = _SPACES.sub(" ", match.group(1)).strip().casefold()
+        if label in _TRANSFER or label in _BRANCH_START:
+            kept.append(text[position : match.start()])
+            position = match.end()
+    if not position:
+        return text
+    kept.append(text[position:])
+    return _SPACES.sub(" ", "".join(kept)).strip()
 
 
 def _parse_line(line_name: Any, stations: Any, *, source: str, allowed_repeats: frozenset[tuple[str, str]]) -> Line:

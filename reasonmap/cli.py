@@ -148,13 +148,42 @@ def cmd_generate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _compare_variants(text: str) -> tuple[str, str]:
+    from benchmarks.reasonmap.evaluate import SCORING_VARIANTS
+
+    names = tuple(name.strip() for name in text.split(","))
+    if len(names) != 2 or names[0] == names[1] or not set(names) <= set(SCORING_VARIANTS):
+        raise argparse.ArgumentTypeError(f"two different variants of {', '.join(SCORING_VARIANTS)}, got {text!r}")
+    return names  # type: ignore[return-value]
+
+
 def cmd_score(args: argparse.Namespace) -> int:
-    from benchmarks.reasonmap.evaluate import evaluate_files
+    from benchmarks.reasonmap.evaluate import compare_files, evaluate_files
     from benchmarks.reasonmap.report import markdown_table
     from graphkit.cities import open_graph
     from reasonmap.batch import executor_from
 
     graph = open_graph(metro=args.metro, overlay=args.overlay) if args.metro else None
+    if args.compare:
+        compared = compare_files(
+            args.questions,
+            args.predictions,
+            out=args.out,
+            report_dir=args.report,
+            variants=args.compare,
+            weighting=args.weighting,
+            graph=graph,
+            source=args.source,
+            model=args.model,
+            kind=args.kind,
+            metro_dir=args.metro_dir,
+        )
+        first = compared.evaluations[args.compare[0]]
+        for problem in first.problems[:20]:
+            print(f"skipped: {problem}", file=sys.stderr)
+        print(compared.files[-1].read_text(encoding="utf-8"), end="")
+        print(f"compared {len(first.verdicts)} predictions; reports in {args.report}/", file=sys.stderr)
+        return 0
     with executor_from(args) as executor:
         result = evaluate_files(
             args.questions,
@@ -164,6 +193,9 @@ def cmd_score(args: argparse.Namespace) -> int:
             weighting=args.weighting,
             variant=args.variant,
             graph=graph,
+            source=args.source,
+            model=args.model,
+            kind=args.kind,
             metro_dir=args.metro_dir,
             executor=executor,
         )
@@ -178,6 +210,24 @@ def cmd_score(args: argparse.Namespace) -> int:
     else:
         print(markdown_table(result.summary), end="")
     print(f"scored {len(result.verdicts)} predictions into {args.out}; report in {args.report}/", file=sys.stderr)
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from reasonmap.exports import export_hf
+
+    result = export_hf(args.questions, args.out, maps=args.maps, metro=args.metro, overlay=args.overlay)
+    _report_skipped(result.problems)
+    print(f"wrote {result.count} questions as a Hugging Face dataset to {args.out}/", file=sys.stderr)
+    return 0
+
+
+def cmd_predictions(args: argparse.Namespace) -> int:
+    from benchmarks.reasonmap.harnesses import convert_predictions
+
+    count, problems = convert_predictions(args.file, args.source, args.out, model=args.model, kind=args.kind)
+    _report_skipped(problems)
+    print(f"wrote {count} prediction rows from {args.source} to {args.out}", file=sys.stderr)
     return 0
 
 
@@ -370,16 +420,61 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument(
         "--questions", required=True, metavar="Q", help="question records (ours, or the public data set's)"
     )
-    score.add_argument("--predictions", required=True, metavar="P", help="prediction records (JSON Lines)")
+    score.add_argument(
+        "--predictions", required=True, metavar="P", help="prediction records (JSON Lines), or another harness's file"
+    )
+    score.add_argument(
+        "--from",
+        dest="source",
+        choices=["jsonl", "lmms-eval", "vlmevalkit", "inspect"],
+        default="jsonl",
+        help="who wrote P: the toolkit (jsonl), an lmms-eval samples log, a VLMEvalKit sheet, an Inspect eval log",
+    )
+    score.add_argument("--model", help="--from: the model's name, where the file does not say it")
+    score.add_argument(
+        "--kind", choices=["short", "long"], help="--from: the question kind, where the file does not say it"
+    )
     score.add_argument("--out", required=True, metavar="SCORED", help="scored rows to write (JSON Lines)")
     score.add_argument("--report", required=True, metavar="DIR", help="folder for summary.json, table.md, plots")
     score.add_argument("--weighting", choices=["paper", "city", "none"], default="paper")
-    score.add_argument("--variant", choices=["paper", "C1", "C2"], default="paper", help="map-score variant")
+    score.add_argument(
+        "--variant",
+        choices=["paper", "C1", "C2", "ungated", "official"],
+        default="paper",
+        help="map-score variant (official: the public evaluation code's numbers)",
+    )
+    score.add_argument(
+        "--compare",
+        type=_compare_variants,
+        metavar="A,B",
+        help="score with two variants (e.g. paper,official): both reports and compare.md/json, why they differ",
+    )
     score.add_argument("--metro", metavar="PATH", help="score every question against this Metro Data file")
     score.add_argument("--overlay", metavar="PATH", help="its topology overlay (default: beside it)")
     _add_metro_dir(score)
     add_executor_options(score)
     score.set_defaults(run=cmd_score)
+
+    export = commands.add_parser("export", help="a question set as a Hugging Face dataset (the public set's schema)")
+    export.add_argument("--format", choices=["hf"], default="hf", help="hf: a folder for datasets.load_from_disk")
+    export.add_argument("--questions", required=True, metavar="Q", help="question records (ours, or the public set's)")
+    export.add_argument("--maps", metavar="DIR", help="map images (<city>.png), stored as each question's figure")
+    export.add_argument("--metro", metavar="PATH", help="Metro Data for every question (default: the embedded city's)")
+    export.add_argument("--overlay", metavar="PATH", help="its topology overlay (default: beside it)")
+    export.add_argument("--out", required=True, metavar="D", help="the dataset folder to write (replaced)")
+    export.set_defaults(run=cmd_export)
+
+    predictions = commands.add_parser(
+        "predictions", help="another harness's predictions as the toolkit's rows (for diagnose and the rest)"
+    )
+    predictions.add_argument("file", metavar="FILE", help="an lmms-eval samples log, VLMEvalKit sheet or Inspect log")
+    predictions.add_argument("--from", dest="source", required=True, choices=["lmms-eval", "vlmevalkit", "inspect"])
+    predictions.add_argument("--model", help="the model's name, where the file does not say it")
+    predictions.add_argument(
+        "--kind", choices=["short", "long"], help="the question kind, where the file does not say it"
+    )
+    predictions.add_argument("--out", required=True, metavar="P", help="prediction rows to write (JSON Lines)")
+    predictions.set_defaults(run=cmd_predictions)
 
     demo = commands.add_parser("demo", help="the main job: test split, symbolic solvers, scores, report")
     demo.add_argument("--out", default="demo-out", metavar="DIR", help="output folder (default demo-out)")

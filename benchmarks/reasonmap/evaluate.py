@@ -3,12 +3,15 @@
 This is what ``reasonmap score`` runs. Bad records in either file are
 reported and skipped (nothing else is lost); predictions that answer no
 question, and repeated answers to one question by one model, are reported
-too (the first answer counts).
+too (the first answer counts). Variant ``official`` scores the public
+evaluation code's way (:mod:`~benchmarks.reasonmap.official_scoring`) and adds
+its published aggregate to the summary; :func:`compare_files` scores with two
+variants and writes why they differ (:mod:`~benchmarks.reasonmap.compare`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,14 +22,13 @@ from benchmarks.reasonmap.io import (
     first_answers,
     first_record,
     read_jsonl,
-    read_predictions,
     unique_by_id,
     write_jsonl,
 )
 from benchmarks.reasonmap.official import load_official
 from benchmarks.reasonmap.records import Prediction, Question, Verdict
 from benchmarks.reasonmap.report import summarize, write_report
-from benchmarks.reasonmap.scoring import score_predictions
+from benchmarks.reasonmap.scoring import VARIANTS, score_predictions
 from graphkit.graph import TransitGraph
 from graphkit.metro import MetroData
 from graphkit.overlays import Overlay
@@ -34,8 +36,19 @@ from graphkit.overlays import Overlay
 if TYPE_CHECKING:
     from graphkit.executors import Executor
 
-__all__ = ["Evaluation", "load_questions", "evaluate_files", "ScoreJob", "score_block"]
+__all__ = [
+    "SCORING_VARIANTS",
+    "Evaluation",
+    "load_questions",
+    "graph_lookup",
+    "evaluate_files",
+    "compare_files",
+    "ScoreJob",
+    "score_block",
+]
 
+#: Every variant ``reasonmap score`` takes: the paper-faithful ones and the public code's.
+SCORING_VARIANTS: tuple[str, ...] = (*VARIANTS, "official")
 # predictions per job handed to an executor: about a second of scoring
 _PREDICTIONS_PER_JOB = 10_000
 
@@ -51,27 +64,41 @@ class Evaluation:
 
 
 def _is_official(path: Path) -> bool:
-    """Public data set files have no ``long_template``; the toolkit's own question files do."""
-    if path.suffix == ".parquet":
+    """Public data set files have no ``long_template``; the toolkit's own question files do.
+
+    Parquet files and Hugging Face dataset folders are read as the public data set's (whatever columns they add).
+    """
+    if path.suffix == ".parquet" or path.is_dir():
         return True
     first = first_record(path)
     return isinstance(first, dict) and "long_template" not in first and "json" in first
 
 
 def load_questions(path: str | Path) -> tuple[dict[str, Question], dict[str, Any], list[Problem]]:
-    """Questions of the toolkit's own files or of the public data set's, with any Metro Data they carry."""
+    """Questions of the toolkit's own files or of the public data set's, with any Metro Data they carry.
+
+    The public data set's may be a Hugging Face dataset folder (``reasonmap export --format hf`` writes one);
+    a repeated id there is reported too.
+    """
     path = Path(path)
     if _is_official(path):
         found = load_official(path)
-        return {q.id: q for q in found.questions}, dict(found.metro), list(found.problems)
+        unique, repeated = unique_by_id(found.questions, path)
+        return unique, dict(found.metro), list(found.problems) + repeated
     questions, problems = read_jsonl(path, Question.from_dict)
     unique, repeated = unique_by_id(questions, path)
     return unique, {}, problems + repeated
 
 
-def _graphs(
-    metro: dict[str, Any], override: TransitGraph | None, metro_dir: str | Path | None = None
+def graph_lookup(
+    metro: dict[str, Any], override: TransitGraph | None = None, metro_dir: str | Path | None = None
 ) -> Callable[[Question], TransitGraph]:
+    """The graph of a question's city: ``override``, else one from ``metro_dir`` (a folder of Metro Data
+    files named after their cities, like a synthetic benchmark's), else the embedded city, else one
+    compiled from ``metro``.
+
+    ``metro`` maps a city to the Metro Data its question file carried (see :func:`load_questions`).
+    """
     from graphkit.cities import city_graph, city_names, graphs_by_city
     from graphkit.graph import compile_graph
 
@@ -108,12 +135,26 @@ class ScoreJob:
 
 
 def score_block(job: ScoreJob) -> tuple[list[Verdict], list[str]]:
-    """:func:`~benchmarks.reasonmap.scoring.score_predictions` of one block (run by a worker)."""
+    """The verdicts and unmatched ids of one block (run by a worker)."""
     from graphkit.graph import compile_graph
 
     override = compile_graph(*job.network) if job.network is not None else None
-    graph_for = _graphs(job.metro, override, job.metro_dir)
-    return score_predictions(job.questions, job.predictions, graph_for, weighting=job.weighting, variant=job.variant)
+    graph_for = graph_lookup(job.metro, override, job.metro_dir)
+    return _score(job.questions, job.predictions, graph_for, job.weighting, job.variant)
+
+
+def _score(
+    questions: dict[str, Question],
+    predictions: Iterable[Prediction],
+    graph_for: Callable[[Question], TransitGraph],
+    weighting: str,
+    variant: str,
+) -> tuple[list[Verdict], list[str]]:
+    if variant == "official":
+        from benchmarks.reasonmap.official_scoring import score_official_predictions
+
+        return score_official_predictions(questions, predictions, graph_for, weighting=weighting)
+    return score_predictions(questions, predictions, graph_for, weighting=weighting, variant=variant)
 
 
 def _score_on(
@@ -153,32 +194,47 @@ def evaluate_files(
     weighting: str = "paper",
     variant: str = "paper",
     graph: TransitGraph | None = None,
+    source: str = "jsonl",
+    model: str | None = None,
+    kind: str | None = None,
     metro_dir: str | Path | None = None,
     executor: Executor | None = None,
 ) -> Evaluation:
     """Score a predictions file against a questions file; write scored rows and the report.
 
+    ``source`` names who wrote the predictions: the toolkit (``jsonl``), or
+    ``lmms-eval``, ``vlmevalkit`` or ``inspect``, whose files are mapped onto
+    prediction rows (``model`` and ``kind`` fill in what they leave out; see
+    :mod:`benchmarks.reasonmap.harnesses`).
+
     A ReasonMap-Plus question file (records with a plus ``type``) is scored by exact match instead
     (see :func:`benchmarks.reasonmap.plus_evaluate.evaluate_plus_files`; ``variant`` and ``graph`` play no part).
     ``graph``, when given, is every question's city; ``metro_dir`` is a folder of Metro Data files named
-    after their cities (a synthetic benchmark's; :func:`graphkit.cities.graphs_by_city`). With an
-    ``executor`` (:mod:`graphkit.executors`), blocks of predictions are scored by its workers; the
-    outputs are the same byte for byte.
+    after their cities (see :func:`graph_lookup`). With an ``executor`` (:mod:`graphkit.executors`),
+    blocks of predictions are scored by its workers; the outputs are the same byte for byte.
+
+    Raises
+    ------
+    ValueError
+        An unknown ``source``, or another harness's predictions of plus questions.
     """
+    from benchmarks.reasonmap.harnesses import read_harness_predictions
     from benchmarks.reasonmap.plus_evaluate import evaluate_plus_files, is_plus_file
 
+    if variant not in SCORING_VARIANTS:
+        raise ValueError(f"variant must be one of {list(SCORING_VARIANTS)}, got {variant!r}")
     if is_plus_file(questions_path):
+        if source != "jsonl":
+            raise ValueError(f"--from {source} reads route answers; plus predictions are JSON Lines rows")
         return evaluate_plus_files(
-            questions_path, predictions_path, out=out, report_dir=report_dir, weighting=weighting
+            questions_path, predictions_path, out=out, report_dir=report_dir, weighting=weighting, variant=variant
         )
     questions, metro, question_problems = load_questions(questions_path)
-    predictions, prediction_problems = read_predictions(predictions_path)
+    predictions, prediction_problems = read_harness_predictions(predictions_path, source, model=model, kind=kind)
     kept, repeated = first_answers(predictions, _answer_key, predictions_path)
     problems = [str(problem) for problem in question_problems + prediction_problems] + repeated
     if executor is None:
-        verdicts, unmatched = score_predictions(
-            questions, kept, _graphs(metro, graph, metro_dir), weighting=weighting, variant=variant
-        )
+        verdicts, unmatched = _score(questions, kept, graph_lookup(metro, graph, metro_dir), weighting, variant)
     else:
         network = (graph.metro, graph.overlay) if graph is not None else None
         where = str(metro_dir) if metro_dir is not None else None
@@ -198,5 +254,80 @@ def evaluate_files(
         },
         problems=problems,
     )
+    if variant == "official":
+        from benchmarks.reasonmap.compare import published_aggregate
+
+        summary["published_aggregate"] = published_aggregate(verdicts, questions)
     files = write_report(report_dir, summary)
     return Evaluation(tuple(verdicts), summary, tuple(problems), tuple(files))
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    """What scoring files with two variants produced: each evaluation, the comparison, and the files."""
+
+    evaluations: dict[str, Evaluation]
+    comparison: dict[str, Any]
+    files: tuple[Path, ...]
+
+
+def compare_files(
+    questions_path: str | Path,
+    predictions_path: str | Path,
+    *,
+    out: str | Path,
+    report_dir: str | Path,
+    variants: tuple[str, str] = ("paper", "official"),
+    weighting: str = "paper",
+    graph: TransitGraph | None = None,
+    source: str = "jsonl",
+    model: str | None = None,
+    kind: str | None = None,
+    metro_dir: str | Path | None = None,
+) -> Comparison:
+    """Score with two variants, side by side, and charge their difference to causes.
+
+    Each variant's scored rows go to ``<out stem>.<variant><suffix>`` and its report
+    to ``<report_dir>/<variant>/``; ``compare.md`` and ``compare.json`` go to ``report_dir``.
+    ReasonMap-Plus files are compared on accuracy, with one cause (``extraction``).
+    ``source``, ``model`` and ``kind`` read another harness's predictions, and ``metro_dir`` finds the
+    cities, as in :func:`evaluate_files`.
+    """
+    from benchmarks.reasonmap.compare import attribute, compare_markdown, write_compare
+    from benchmarks.reasonmap.plus_evaluate import compare_plus, is_plus_file
+
+    if len(variants) != 2 or variants[0] == variants[1] or not set(variants) <= set(SCORING_VARIANTS):
+        raise ValueError(f"compare needs two different variants of {list(SCORING_VARIANTS)}, got {list(variants)}")
+    out, report = Path(out), Path(report_dir)
+    evaluations = {
+        variant: evaluate_files(
+            questions_path,
+            predictions_path,
+            out=out.with_name(f"{out.stem}.{variant}{out.suffix}"),
+            report_dir=report / variant,
+            weighting=weighting,
+            variant=variant,
+            graph=graph,
+            source=source,
+            model=model,
+            kind=kind,
+            metro_dir=metro_dir,
+        )
+        for variant in variants
+    }
+    if is_plus_file(questions_path):
+        comparison, markdown = compare_plus(evaluations, variants)
+    else:
+        questions, metro, _ = load_questions(questions_path)
+        from benchmarks.reasonmap.harnesses import read_harness_predictions
+
+        predictions, _ = read_harness_predictions(predictions_path, source, model=model, kind=kind)
+        kept, _ = first_answers(predictions, _answer_key, predictions_path)
+        comparison = attribute(
+            questions, kept, graph_lookup(metro, graph, metro_dir), variants=variants, weighting=weighting
+        )
+        aggregate = evaluations["official"].summary.get("published_aggregate") if "official" in evaluations else None
+        comparison["published_aggregate"] = aggregate or {}
+        markdown = compare_markdown(comparison, aggregate)
+    files = write_compare(report, comparison, markdown)
+    return Comparison(evaluations, comparison, tuple(files))

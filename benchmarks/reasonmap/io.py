@@ -110,11 +110,19 @@ def write_jsonl(path: str | Path, records: Iterable[Any]) -> int:
 
 
 def file_sha256(path: str | Path) -> str:
-    """Checksum of a file, recorded in reports so results can be traced to their inputs."""
+    """Checksum of a file, recorded in reports so results can be traced to their inputs.
+
+    A folder (a Hugging Face dataset) is checksummed over its files' relative paths and contents, in sorted order.
+    """
     digest = hashlib.sha256()
-    with open(path, "rb") as stream:
-        for block in iter(lambda: stream.read(1 << 20), b""):
-            digest.update(block)
+    path = Path(path)
+    files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+    for file in files:
+        if file != path:
+            digest.update(file.relative_to(path).as_posix().encode("utf-8") + b"\0")
+        with open(file, "rb") as stream:
+            for block in iter(lambda: stream.read(1 << 20), b""):
+                digest.update(block)
     return digest.hexdigest()
 
 

@@ -43,14 +43,23 @@ class OfficialSet:
     problems: tuple[Problem, ...] = ()
 
 
-def official_records(path: str | Path) -> Iterator[tuple[int, Any]]:
+def official_records(path: Any, *, figures: bool = False) -> Iterator[tuple[int, Any]]:
     """``(position, raw record)`` of a parquet, JSON Lines or JSON-array file; unreadable lines come as exceptions.
+
+    ``path`` may also be a Hugging Face dataset folder (``save_to_disk``) or a
+    ``datasets.Dataset`` (see :func:`benchmarks.reasonmap.hub.dataset_rows`;
+    its maps are read only when ``figures``).
 
     Raises
     ------
     InvalidRecord
-        The file cannot be read, or parquet support (pyarrow) is missing.
+        The file cannot be read, or parquet support (pyarrow) or ``datasets`` is missing.
     """
+    if not isinstance(path, str | Path) or Path(path).is_dir():
+        from benchmarks.reasonmap.hub import dataset_rows
+
+        yield from dataset_rows(path, figures=figures)
+        return
     path = Path(path)
     if not path.exists():
         raise InvalidRecord(f"{path}: no such file")
@@ -126,9 +135,12 @@ def to_question(record: Any, *, position: int, where: str) -> Question:
     return Question.from_dict(fields, where=where)
 
 
-def load_official(path: str | Path) -> OfficialSet:
-    """Read the public data set's questions and references (and the Metro Data of each city)."""
-    label = str(path)
+def load_official(path: Any) -> OfficialSet:
+    """Read the public data set's questions and references (and the Metro Data of each city).
+
+    ``path``: a parquet, JSON Lines or JSON file, a Hugging Face dataset folder, or a ``datasets.Dataset``.
+    """
+    label = str(path) if isinstance(path, str | Path) else "dataset"
     questions: list[Question] = []
     metro: dict[str, MetroData] = {}
     problems: list[Problem] = []
@@ -149,16 +161,21 @@ def load_official(path: str | Path) -> OfficialSet:
     return OfficialSet(tuple(questions), metro, tuple(problems))
 
 
-def export_figures(path: str | Path, out_dir: str | Path) -> tuple[list[Path], list[Problem]]:
-    """Write each city's map (the records' ``figure``) as ``<country>__<city>.png``, once per city."""
+def export_figures(path: Any, out_dir: str | Path) -> tuple[list[Path], list[Problem]]:
+    """Write each city's map (the records' ``figure``) as ``<country>__<city>.png``, once per city.
+
+    ``figure`` is base64 text (the public set's parquet) or an ``Image`` feature's ``{"bytes": ...}``.
+    """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     written: dict[str, Path] = {}
     problems: list[Problem] = []
-    for position, record in official_records(path):
+    for position, record in official_records(path, figures=True):
         if not isinstance(record, Mapping) or record.get("city") in written:
             continue
         figure = record.get("figure")
+        if isinstance(figure, Mapping):
+            figure = figure.get("bytes")
         if figure is None:
             continue
         try:

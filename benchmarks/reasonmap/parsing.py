@@ -26,6 +26,7 @@ from typing import Literal
 
 from benchmarks.answer_text import after_reasoning, mentions_refusal
 from benchmarks.reasonmap.records import KINDS, LONG_TEMPLATES, Invalid, ParsedAnswer, ParsedSection
+from graphkit.metro import strip_annotations
 
 __all__ = ["MAX_VIA_STOPS", "parse_answer"]
 
@@ -185,6 +186,8 @@ num_via_stops=None, via_stops=('B', 'C')),))
 
 def _last_answer_block(text: str) -> str:
     """The content of the last non-empty ``<answer>`` block, or the text when there is none."""
+    if "<" not in text:
+        return text
     openings = [match.end() for match in _ANSWER_OPEN.finditer(text)]
     if not openings:
         return text
@@ -418,12 +421,16 @@ def _count(value: str) -> int | None:
 
 
 def _section(fields: list, long: bool, template: str | None) -> ParsedSection:
-    """The record of a complete section; via-stop fields only for long questions."""
+    """The record of a complete section; via-stop fields only for long questions.
+
+    Station names lose the annotations an answer copied from the Metro Data (``（换乘站）``), as the data's do.
+    """
     route, departure, arrival, count, via = fields
+    departure, arrival = strip_annotations(departure), strip_annotations(arrival)
     if not long:
         return ParsedSection(route, departure, arrival)
     number = _count(count) if count else None
-    stops = None if via is None else tuple(via)
+    stops = None if via is None else tuple(strip_annotations(stop) for stop in via)
     if template == "via_count" and number is None and stops is not None and len(stops) == 1:
         bare = _LEADING_INT.fullmatch(stops[0])
         if bare is not None and len(stops[0]) <= _MAX_COUNT_DIGITS:

@@ -166,6 +166,21 @@ def markdown_table(summary: Mapping[str, Any]) -> str:
             f"| {_cell(row['weighted_accuracy_long'], 100)} | {_cell(row['map_score_long'])} "
             f"| {row['n_invalid']}/{row['n']} | {tokens} |"
         )
+    aggregate = summary.get("published_aggregate")
+    if aggregate:
+        lines += [
+            "",
+            "The public `cal_metrics.py` aggregate (unweighted means over the 11 test maps):",
+            "",
+            "| Model | Questions | Acc. short | Acc. long | Map short | Map long | Via-stop part | Via-count part |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|",
+        ]
+        for model, row in aggregate.items():
+            lines.append(
+                f"| {model} | {row['count']} | {row['acc_short']:.4f} | {row['acc_long']:.4f} "
+                f"| {row['map_score_short']:.4f} | {row['map_score_long']:.4f} "
+                f"| {row['via_stops_score']:.4f} | {row['num_via_stop_score']:.4f} |"
+            )
     return "\n".join(lines) + "\n"
 
 

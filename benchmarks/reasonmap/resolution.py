@@ -27,6 +27,7 @@ __all__ = [
     "graph_names",
     "Reference",
     "PreparedQuestion",
+    "clear_caches",
 ]
 
 
@@ -265,3 +266,13 @@ def _prepare(names: GraphNames, question: Question) -> PreparedQuestion:
     if not references:
         raise ValueError(f"question {question.id!r} has no reference route")
     return PreparedQuestion(station_1, station_2, references)
+
+
+def clear_caches() -> None:
+    """Forget every memoized name and prepared question (graphkit's name keys too): the next answer is cold.
+
+    For measuring the scorer on answers it has never met, as RL rollouts are.
+    """
+    _GRAPH_NAMES.clear()
+    for function in (fold, line_keys, station_keys):
+        function.cache_clear()

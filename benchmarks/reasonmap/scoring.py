@@ -20,25 +20,31 @@ Correctness
     the next departs. Optimality is not required and via stops play no part.
     A wrong answer gets the label of the first failing check (:data:`FAILURES`).
 
-Map score, per reference route
-    ``dep_arr``: 1 when both endpoints are right. Sections are paired with the
-    reference's segments by position (up to the shorter); each pair earns 2
-    for the line (``route_name``) and 1 each for the departure and the
-    arrival (``stops``), the arrival compared with the reference's arrival.
-    Long answers add, for the question's template only, ``num_via``
-    (``min(10, sum of 4 - 4·|a - r| / max(a, r))`` over pairs, 4 when both
-    counts are 0, 0 for a missing count) or ``via_stop`` (``(10·IoU +
-    min(10, matched)) / 2``, with the IoU of the pooled via-stop sets of the
-    pairs, 1 when both are empty, and ``matched`` the answer's via stops found
-    in their paired segment). Short: ``min(10, points) + 10`` when correct
+Map score, per reference route (Algorithm 2 as printed)
+    Everything sits inside the endpoint check: when the first departure is
+    not ``station_1`` or the last arrival not ``station_2``, the map score is
+    0. Otherwise ``dep_arr`` is 1; sections are paired with the reference's
+    segments by position (up to the shorter); each pair earns 2 for the line
+    (``route_name``) and 1 each for the departure and the arrival (``stops``),
+    the arrival compared with the reference's arrival. Long answers add, for
+    the question's template only, ``num_via`` (``min(10, sum of 4 - 4·|a -
+    r| / max(a, r))`` over pairs, 4 when both counts are 0, 0 for a missing
+    count) or ``via_stop`` (``(10·IoU + min(10, matched)) / 2``: the IoU pools
+    the via stops of the pairs whose line is the reference segment's line, 1
+    when those are all stated and both pools are empty, 0 when no pair's line
+    matches; ``matched`` counts the answer's via stops found in their paired
+    segment, in every pair). Short: ``min(10, points) + 10`` when correct
     (≤ 20); long: ``min(20, points) + 20`` when correct (≤ 40). The references
     are aggregated as the :data:`VARIANTS` entry says (the paper: the best).
 
-Decisions where the public evaluation code differs (see the design notes):
-segment points are earned whether or not the endpoints are right (each
-component is scored on its own; the public code gives none when an endpoint
-is wrong), via stops count whatever the pair's line, and the per-reference
-components kept are those of the best reference (the first on ties).
+An answer that states its route more than once (a draft, then a final
+answer) is judged on its last statement: a new statement starts at a section,
+after the first, that departs from ``station_1`` again.
+
+Decisions where the paper is silent: the per-reference components kept are
+those of the best reference (the first on ties). The public evaluation
+code's own behaviour, defects included, is the ``official`` variant, in a
+module of its own.
 """
 
 from __future__ import annotations
@@ -50,6 +56,7 @@ from typing import Literal
 from benchmarks.reasonmap.parsing import parse_answer
 from benchmarks.reasonmap.records import KINDS, Invalid, ParsedAnswer, ParsedSection, Prediction, Question, Verdict
 from benchmarks.reasonmap.resolution import (
+    OFF_LINE,
     GraphNames,
     PreparedQuestion,
     Reference,
@@ -106,19 +113,26 @@ class Variant:
         The best reference's score, or the mean over references.
     endpoint_point : bool
         Whether right endpoints earn the ``dep_arr`` point.
+    gated : bool
+        Whether every point needs right endpoints (Algorithm 2 as printed).
     """
 
     name: str
     description: str
     aggregate: Literal["best", "mean"]
     endpoint_point: bool
+    gated: bool = True
 
 
 #: Map-score variants by name.
 VARIANTS: dict[str, Variant] = {
-    "paper": Variant("paper", "the paper's map score: the best over the reference routes", "best", True),
+    "paper": Variant("paper", "Algorithm 2 as printed: the best over the reference routes", "best", True),
     "C1": Variant("C1", "Table A4 C1: the mean over the reference routes instead of the best", "mean", True),
     "C2": Variant("C2", "Table A4 C2: no point for right endpoints", "best", False),
+    # partial credit for answers that miss an endpoint: a denser signal for RL rewards, not the paper's number
+    "ungated": Variant(
+        "ungated", "the paper's points, each earned on its own, also when an endpoint is wrong", "best", True, False
+    ),
 }
 
 
@@ -226,29 +240,35 @@ def _via_count_points(sections: tuple[ParsedSection, ...], reference: Reference,
     return min(_VIA_CAP, points)
 
 
-def _via_stop_points(names: GraphNames, sections: tuple[ParsedSection, ...], reference: Reference, pairs: int) -> float:
-    """``via_stop``: the mean of 10 × the IoU of the pooled via stops and the matches (at most 10)."""
+def _via_stop_points(
+    names: GraphNames, sections: tuple[ParsedSection, ...], lines: list, reference: Reference, pairs: int
+) -> float:
+    """``via_stop``: the mean of 10 × the IoU of the line-matched pairs' via stops and the matches (at most 10)."""
     given: set = set()
     expected: set = set()
     matched = 0
-    stated = True
+    pooled = missing = False
+    ref_lines, via_sets, contexts = reference.lines, reference.via_sets, reference.contexts
+    identity = names.identity
     for index in range(pairs):
-        via_set = reference.via_sets[index]
-        expected |= via_set
         stops = sections[index].via_stops
+        line_matches = lines[index] == ref_lines[index]
+        if line_matches:
+            pooled = True
+            expected |= via_sets[index]
         if stops is None:
-            stated = False
+            missing = missing or line_matches
             continue
-        line = reference.contexts[index]  # an ambiguous via stop is read on the reference's line
-        identity = names.identity
+        line = contexts[index]  # an ambiguous via stop is read on the reference's line
         resolved = {identity(stop, line) for stop in stops}
-        matched += len(resolved & via_set)
-        given |= resolved
+        matched += len(resolved & via_sets[index])
+        if line_matches:
+            given |= resolved
     union = given | expected
     if union:
         iou = len(given & expected) / len(union)
-    else:
-        iou = 1.0 if stated else 0.0  # an exact empty list is right; an absent one is not
+    else:  # exact empty lists are right; absent ones, or no right line at all, are not
+        iou = 1.0 if pooled and not missing else 0.0
     return (iou * 10 + min(_VIA_CAP, matched)) / 2
 
 
@@ -305,30 +325,49 @@ def score_answer(
         get_variant(variant)  # raises, listing the choices
     if not isinstance(answer, (ParsedAnswer, Invalid)):
         raise TypeError(f"answer must be a ParsedAnswer or an Invalid, got {type(answer).__name__}")
-    return Score(*_judge(answer, question, graph, long, chosen))
+    return Score(*_judge(answer, question, graph, long, chosen)[:5])
+
+
+def _last_statement(names: GraphNames, sections: tuple, lines: list, departures: list, station_1: str) -> int:
+    """Where the answer's last statement of its route starts: the last later section departing from ``station_1``."""
+    for index in range(len(sections) - 1, 0, -1):
+        departure = departures[index]
+        if departure == station_1:
+            return index
+        if departure.__class__ is Unresolved and departure is not OFF_LINE:
+            # a homonym read without the question's station as its preference: ask again with it
+            if names.station(sections[index].departure_stop, lines[index], station_1) == station_1:
+                return index
+    return 0
 
 
 def _judge(
     answer: ParsedAnswer | Invalid, question: Question, graph: TransitGraph, long: bool, chosen: Variant
-) -> tuple[int, float, dict[str, float | None], str | None, str | None]:
-    """:func:`score_answer` on checked options, as the fields of a :class:`Score`."""
+) -> tuple[int, float, dict[str, float | None], str | None, str | None, tuple[ParsedSection, ...] | None]:
+    """:func:`score_answer` on checked options, as the fields of a :class:`Score` and the sections judged."""
     names = graph_names(graph)
     prepared = names.prepared(question)
     via = question.long_template if long else None
     if isinstance(answer, Invalid):
-        return 0, 0.0, _empty_components(via), "refusal" if answer.refusal else "invalid_format", answer.reason
+        failure = "refusal" if answer.refusal else "invalid_format"
+        return 0, 0.0, _empty_components(via), failure, answer.reason, None
     sections = answer.sections
     if not sections:
-        return 0, 0.0, _empty_components(via), "invalid_format", "no route section"
+        return 0, 0.0, _empty_components(via), "invalid_format", "no route section", sections
 
     # the answer's names are resolved once; every reference is compared with these
-    lines, departures, arrivals = names.sections(sections, prepared.station_1, prepared.station_2)
+    station_1, station_2 = prepared.station_1, prepared.station_2
+    lines, departures, arrivals = names.sections(sections, station_1, station_2)
+    if len(sections) > 1:
+        start = _last_statement(names, sections, lines, departures, station_1)
+        if start:
+            sections = sections[start:]
+            lines, departures, arrivals = names.sections(sections, station_1, station_2)
     failure = _failure(lines, departures, arrivals, prepared, names.on_line)
-    dep_arr = (
-        1.0
-        if chosen.endpoint_point and departures[0] == prepared.station_1 and arrivals[-1] == prepared.station_2
-        else 0.0
-    )
+    endpoints = departures[0] == station_1 and arrivals[-1] == station_2
+    if chosen.gated and not endpoints:
+        return 0, 0.0, _empty_components(via), failure, None, sections
+    dep_arr = 1.0 if chosen.endpoint_point and endpoints else 0.0
     cap = _LONG_CAP if long else _SHORT_CAP
     size = len(sections)
     mean = chosen.aggregate == "mean"
@@ -350,7 +389,7 @@ def _judge(
         elif via == "via_count":
             via_points = _via_count_points(sections, reference, pairs)
         else:
-            via_points = _via_stop_points(names, sections, reference, pairs)
+            via_points = _via_stop_points(names, sections, lines, reference, pairs)
         total = dep_arr + route_points + stop_points + via_points
         if total > cap:
             total = cap
@@ -374,7 +413,7 @@ def _judge(
         "via_stop": via_points if via == "via_stops" else None,
         "bonus": bonus,
     }
-    return (0 if failure else 1), total + bonus, components, failure, None
+    return (0 if failure else 1), total + bonus, components, failure, None, sections
 
 
 def max_map_score(question: Question, kind: Kind, *, variant: str = "paper") -> float:
@@ -419,12 +458,12 @@ def _verdict(
     kind = prediction.question
     long = kind == "long"
     answer = parse_answer(prediction.response, kind=kind, template=question.long_template if long else None)
-    correct, map_score, components, failure, invalid_reason = _judge(answer, question, graph, long, chosen)
+    correct, map_score, components, failure, invalid_reason, judged = _judge(answer, question, graph, long, chosen)
     return Verdict(
         prediction.id,
         prediction.model,
         kind,
-        answer.sections if isinstance(answer, ParsedAnswer) else None,
+        judged,
         correct,
         map_score,
         components,

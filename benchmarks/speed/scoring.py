@@ -10,8 +10,12 @@ stops) and unusable ones (refusals, truncated or empty answers). It then
 times :func:`benchmarks.reasonmap.scoring.score_predictions` over all of
 them (parsing and resolving the answers' names included; building graphs,
 their name indexes and the questions is not) and, apart, parsing alone.
-Progress goes to stderr; the last line printed is one JSON
-object with ``answers``, ``seconds`` and ``answers_per_second``.
+A second phase measures what RL rollouts meet: ``--distinct``
+predictions whose responses are all different, scored with every name cache
+cold (parse + correctness + map score, one process), reported as
+``distinct_answers_per_second``. Progress goes to stderr; the last line
+printed is one JSON object with ``answers``, ``seconds``,
+``answers_per_second`` and ``distinct_answers_per_second``.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from collections import Counter
 from benchmarks.reasonmap.generate import TEST_CITIES, generate_questions
 from benchmarks.reasonmap.parsing import parse_answer
 from benchmarks.reasonmap.records import Prediction, Question
+from benchmarks.reasonmap.resolution import clear_caches
 from benchmarks.reasonmap.scoring import score_predictions
 from graphkit import city_graph
 from graphkit.names import has_cjk
@@ -172,15 +177,33 @@ def build_predictions(
     return predictions, cases
 
 
+def distinct_predictions(questions: list[Question], graphs: dict, count: int, *, seed: int) -> list[Prediction]:
+    """``count`` predictions whose responses all differ (duplicates drawn again)."""
+    seen: set[str] = set()
+    found: list[Prediction] = []
+    round_ = 0
+    while len(found) < count:
+        batch, _ = build_predictions(questions, graphs, count, seed=seed * 1000 + round_)
+        for prediction in batch:
+            if prediction.response not in seen and len(found) < count:
+                seen.add(prediction.response)
+                found.append(prediction)
+        round_ += 1
+    random.Random(seed).shuffle(found)  # questions in no order, as rollouts come
+    return found
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--answers", type=int, default=100_000, help="predictions to score (default 100,000)")
     parser.add_argument("--cities", default=",".join(TEST_CITIES), help="comma-separated cities (default: test split)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--chunks", type=int, default=10, help="progress reports while scoring")
+    parser.add_argument("--distinct", type=int, default=20_000, help="distinct answers scored cold (default 20,000)")
+    parser.add_argument("--repeat", type=int, default=3, help="cold runs of the distinct answers; the best counts")
     args = parser.parse_args(argv)
-    if args.answers < 1:
-        parser.error("--answers must be at least 1")
+    if args.answers < 1 or args.distinct < 1 or args.repeat < 1:
+        parser.error("--answers, --distinct and --repeat must be at least 1")
 
     started = time.perf_counter()
     graphs = {city: city_graph(city) for city in args.cities.split(",")}
@@ -219,12 +242,25 @@ def main(argv=None) -> int:
         parse_answer(prediction.response, kind=prediction.question, template=template)
     parse_seconds = time.perf_counter() - tick
 
+    distinct = distinct_predictions(questions, graphs, args.distinct, seed=args.seed + 1)
+    gc.freeze()
+    distinct_seconds = float("inf")
+    for _ in range(args.repeat):  # the best of a few cold runs, as timeit reports
+        clear_caches()
+        tick = time.perf_counter()
+        distinct_verdicts, _ = score_predictions(by_id, distinct, graph_for)
+        distinct_seconds = min(distinct_seconds, time.perf_counter() - tick)
+    print(f"scored {len(distinct_verdicts)} distinct answers cold in {distinct_seconds:.2f} s", file=sys.stderr)
+
     failures = Counter(verdict.failure or "correct" for verdict in verdicts)
     result = {
         "answers": len(verdicts),
         "seconds": round(seconds, 3),
         "answers_per_second": round(len(verdicts) / seconds),
         "parse_seconds": round(parse_seconds, 3),
+        "distinct_answers": len(distinct_verdicts),
+        "distinct_seconds": round(distinct_seconds, 3),
+        "distinct_answers_per_second": round(len(distinct_verdicts) / distinct_seconds),
         "questions": len(questions),
         "cities": len(graphs),
         "cases": dict(sorted(cases.items())),

@@ -8,7 +8,7 @@ from benchmarks.speed.scoring import main
 
 
 def test_benchmark_scores_a_mixed_batch_and_prints_one_json_object_last(capsys):
-    assert main(["--answers", "400", "--cities", "rome,beijing", "--chunks", "2"]) == 0
+    assert main(["--answers", "400", "--cities", "rome,beijing", "--chunks", "2", "--distinct", "300"]) == 0
     captured = capsys.readouterr()
     figures = json.loads(captured.out.strip().splitlines()[-1])
     assert {"answers", "seconds", "answers_per_second"} <= set(figures)
@@ -18,3 +18,15 @@ def test_benchmark_scores_a_mixed_batch_and_prints_one_json_object_last(capsys):
     assert outcomes["correct"] > 100 and len(outcomes) > 3, "right and wrong answers, and several kinds of wrong"
     assert sum(figures["cases"].values()) == 400
     assert "scored 400/400" in captured.err
+    assert figures["distinct_answers"] == 300 and figures["distinct_answers_per_second"] > 0
+
+
+def test_distinct_predictions_are_all_different():
+    from benchmarks.reasonmap.generate import generate_questions
+    from benchmarks.speed.scoring import distinct_predictions
+    from graphkit import city_graph
+
+    graphs = {"rome": city_graph("rome")}
+    questions = generate_questions(graphs["rome"], seed=0)
+    found = distinct_predictions(questions, graphs, 2 * len(questions), seed=3)
+    assert len(found) == 2 * len(questions) == len({p.response for p in found})

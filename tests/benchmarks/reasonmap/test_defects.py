@@ -86,7 +86,9 @@ def test_parenthesised_names_are_not_merged():
     question = question_for("new_york", "96 St Station", "Cathedral Pkwy(110 St) Station")
     other = verdict(question, as_text([("1", "96 St Station", "Cathedral Pkwy (110 St) Station")]))
     assert other.correct == 0 and other.failure == "wrong_endpoints"
-    assert other.components["stops"] == 1 and other.components["dep_arr"] == 0
+    assert other.map_score == 0.0  # Algorithm 2: no point at all with a wrong endpoint
+    ungated = verdict(question, as_text([("1", "96 St Station", "Cathedral Pkwy (110 St) Station")]), variant="ungated")
+    assert ungated.components["stops"] == 1 and ungated.components["dep_arr"] == 0
     right = verdict(question, as_text([("1", "96 St Station", "Cathedral Pkwy(110 St) Station")]))
     assert right.correct == 1 and right.components["stops"] == 2
     on_line_1 = question_for("new_york", "Cathedral Pkwy(110 St) Station", "96 St Station")
@@ -141,6 +143,32 @@ def test_wrapped_answers_parse_and_score_like_plain_ones(text):
     plain = verdict(question, PLAIN)
     wrapped = verdict(question, text)
     assert (wrapped.correct, wrapped.map_score, wrapped.components) == (1, plain.map_score, plain.components)
+
+
+@pytest.mark.parametrize(
+    ("city", "station_1", "station_2", "written_1", "written_2"),
+    [
+        ("rome", "Termini Station", "Libia Station", "Termini Station (Transfer Station)", "Libia Station"),
+        ("shanghai", "徐家汇站", "上海体育馆站", "徐家汇站（换乘站）", "上海体育馆站 (transfer station)"),
+    ],
+)
+def test_annotations_copied_from_the_data_are_stripped_from_answers(city, station_1, station_2, written_1, written_2):
+    # the data's annotations are not part of a name; the public code keeps them in answers and rejects the route
+    question = question_for(city, station_1, station_2)
+    line = question.routes[0][0].route_name
+    assert len(question.routes[0]) == 1
+    found = verdict(question, as_text([(line, written_1, written_2)]))
+    assert (found.correct, found.failure) == (1, None)
+    assert (found.parsed[0].departure_stop, found.parsed[0].arrival_stop) == (station_1, station_2.split(" (")[0])
+
+
+def test_a_draft_then_a_final_answer_is_judged_on_the_final_one():
+    question = question_for("rome", "Termini Station", "Libia Station")
+    draft = as_text([("Line A", "Termini Station", "Spagna Station")])
+    final = as_text([("Line B", "Termini Station", "Libia Station")])
+    found = verdict(question, f"First attempt:\n{draft}\n\nOn reflection, the final answer:\n{final}")
+    assert (found.correct, found.map_score) == (1, 15.0)  # 1 + 2 + 2 + 10
+    assert [s.route_name for s in found.parsed] == ["Line B"]
 
 
 # -- via counts and weights ---------------------------------------------------------

@@ -187,20 +187,28 @@ def test_homonyms_with_and_without_a_space_stay_two_stations():
 # -- Algorithm 2: map score ------------------------------------------------------
 
 
-def test_segment_points_are_scored_even_when_an_endpoint_is_wrong():
+def test_wrong_endpoints_score_zero_unless_ungated():
     graph = graph_of(NETWORK)
     question = make_question(graph, "B Station", "G Station")
     wrong_end = answer(("Line 1", "B Station", "C Station"), ("Line 2", "C Station", "F Station"))
-    score = judge(wrong_end, question, graph)
-    assert score.components == {
-        "dep_arr": 0,
-        "route_name": 4,
-        "stops": 3,
-        "num_via": None,
-        "via_stop": None,
-        "bonus": 0,
-    }
+    zero = {"dep_arr": 0, "route_name": 0, "stops": 0, "num_via": None, "via_stop": None, "bonus": 0}
+    for variant in ("paper", "C1", "C2"):  # Algorithm 2: every point sits inside the endpoint check
+        score = judge(wrong_end, question, graph, variant=variant)
+        assert (score.map_score, score.components, score.failure) == (0.0, zero, "wrong_endpoints")
+    long = judge(wrong_end, question, graph, "long")
+    assert long.map_score == 0.0 and long.components["num_via"] == 0.0
+    # ungated: line 2 + 2, departures 1 + 1, arrival C 1 (F is not G), no endpoint point
+    score = judge(wrong_end, question, graph, variant="ungated")
+    assert score.components == {**zero, "route_name": 4, "stops": 3}
     assert score.map_score == 7.0
+
+
+def test_a_wrong_first_departure_scores_zero_too():
+    graph = graph_of(NETWORK)
+    question = make_question(graph, "B Station", "G Station")
+    wrong_start = answer(("Line 1", "A Station", "C Station"), ("Line 2", "C Station", "G Station"))
+    assert judge(wrong_start, question, graph).map_score == 0.0
+    assert judge(wrong_start, question, graph, variant="ungated").map_score == 2 + 2 + 3  # lines; 3 of 4 stops
 
 
 def test_sections_pair_with_reference_segments_by_position_up_to_the_shorter():
@@ -263,6 +271,58 @@ def test_an_exact_empty_via_list_is_right_and_a_missing_one_is_not():
     assert (stated.components["via_stop"], missing.components["via_stop"]) == (5.0, 0.0)
 
 
+def test_via_stop_iou_pools_only_sections_on_the_reference_line():
+    graph = graph_of(NETWORK)
+    question = make_question(graph, "B Station", "G Station", template="via_stops")
+    assert [len(s.via_stops) for s in question.routes[0]] == [0, 1]  # Line 1 B-C, Line 2 C-F-G
+    # section 2 on the wrong line: its via stops count as matches (F) but stay out of the IoU,
+    # which pools section 1 only (both empty, stated: IoU 1)
+    wrong_line = answer(
+        ("Line 1", "B Station", "C Station", None, ()), ("Line 3", "C Station", "G Station", None, ("F Station", "X"))
+    )
+    score = judge(wrong_line, question, graph, "long")
+    assert score.components["via_stop"] == (10 * 1 + 1) / 2
+    assert score.map_score == 1 + 2 + 4 + 5.5  # endpoints, one line, four stops, via stops; not correct
+    assert score.failure == "station_not_on_line"
+
+
+def test_via_stop_iou_is_zero_when_no_section_is_on_the_reference_line():
+    graph = graph_of(NETWORK)
+    question = make_question(graph, "B Station", "G Station", template="via_stops")
+    score = judge(answer(("Line 3", "B Station", "G Station", None, ())), question, graph, "long")
+    assert score.components["via_stop"] == 0.0  # nothing pooled; section 1's reference has no via stop to match
+    assert score.map_score == 1 + 0 + 1  # endpoints; the departure B
+
+
+def test_the_paper_example_of_line_matched_pooling_in_shanghai():
+    graph = city_graph("shanghai")
+    question = make_question(graph, "徐家汇站", "龙阳路站", template="via_stops")
+    first = question.routes[0]
+    assert [(s.route_name, s.arrival_stop, len(s.via_stops)) for s in first] == [
+        ("Line 9", "世纪大道站", 7),
+        ("Line 2", "龙阳路站", 2),
+    ]
+    section_1 = ParsedSection("Line 9", "徐家汇站", "世纪大道站", None, first[0].via_stops)
+    section_2 = ParsedSection("Line 8", "世纪大道站", "龙阳路站", None, ())
+    score = judge(ParsedAnswer((section_1, section_2)), question, graph, "long")
+    # 1 (endpoints) + 4 (four stops) + 2 (Line 9) + (10 × IoU 7/7 + 7 matched) / 2
+    assert score.map_score == 15.5
+    assert score.correct == 0
+
+
+def test_a_route_stated_twice_is_judged_on_its_last_statement():
+    graph = graph_of(NETWORK)
+    question = make_question(graph, "B Station", "G Station")
+    draft = [("Line 1", "B Station", "D Station")]  # a broken draft
+    final = [("Line 1", "B Station", "C Station"), ("Line 2", "C Station", "G Station")]
+    score = judge(answer(*draft, *final), question, graph)
+    assert (score.correct, score.map_score) == (1, 19.0)  # 1 + 4 + 4 + 10, as the final statement alone
+    repeated = judge(answer(*final, *final), question, graph)
+    assert (repeated.correct, repeated.map_score) == (1, 19.0)
+    wrong_final = judge(answer(*final, ("Line 1", "B Station", "D Station")), question, graph)
+    assert (wrong_final.correct, wrong_final.map_score, wrong_final.failure) == (0, 0.0, "wrong_endpoints")
+
+
 def test_long_score_is_capped_at_twenty_before_the_bonus():
     graph = graph_of(NETWORK)
     question = make_question(graph, "B Station", "G Station")
@@ -307,7 +367,7 @@ def test_c2_gives_no_endpoint_point():
 def test_options_are_checked_and_the_error_lists_the_choices():
     graph = graph_of(NETWORK)
     question = make_question(graph, "B Station", "G Station")
-    with pytest.raises(ValueError, match=re.escape("['C1', 'C2', 'paper']")):
+    with pytest.raises(ValueError, match=re.escape("['C1', 'C2', 'paper', 'ungated']")):
         judge(rendered(question.routes[0]), question, graph, variant="best")
     with pytest.raises(ValueError, match="short"):
         judge(rendered(question.routes[0]), question, graph, kind="medium")
@@ -323,6 +383,7 @@ VARIANT_PROPERTIES = {
     "paper": {"aggregate": "best", "endpoint_point": True, "monotone_in_references": True},
     "C1": {"aggregate": "mean", "endpoint_point": True, "monotone_in_references": False},
     "C2": {"aggregate": "best", "endpoint_point": False, "monotone_in_references": True},
+    "ungated": {"aggregate": "best", "endpoint_point": True, "monotone_in_references": True},
 }
 COMMON_PROPERTIES = {"higher_is_better": True, "bounds": {"short": (0.0, 20.0), "long": (0.0, 40.0)}}
 

@@ -1,0 +1,315 @@
+"""Two scoring variants side by side, and why they differ: ``reasonmap score --compare paper,official``.
+
+Attribution (per answer, then summed per model and question kind)
+    The answer is scored by the first variant (``P``) and by the official
+    engine (:mod:`~benchmarks.reasonmap.official_scoring`) with its
+    :data:`~benchmarks.reasonmap.official_scoring.DEVIATIONS` switched on one
+    at a time, in their fixed order: ``O_0`` (none on), ``O_1``, …, ``O_n``
+    (all on: the public code). The change ``O_0 - P`` is charged to
+    ``parser_and_names`` (the public parser and its string comparison of
+    names, against ours and the graph's name rules), each step
+    ``O_k - O_(k-1)`` to the k-th deviation. The steps telescope, so the
+    causes add up exactly to ``official - P``, answer by answer; a cause's
+    *points* are its weighted share of the model's figure (``Σ w·Δ / Σ w``),
+    so a column of causes sums to the difference of the two headline numbers.
+    A fixed order makes the split reproducible, but interacting causes are
+    charged to the one switched on later.
+
+    When neither variant is ``official``, the one cause is ``variant``.
+
+The published aggregate
+    The public ``cal_metrics.py`` averages each answer's stored fields per
+    model, unweighted, over the 11 test maps: accuracy and map score of the
+    short and the long answer, the via-count and via-stop parts and the
+    tokens. :func:`published_aggregate` does the same with official verdicts;
+    a question counts once per model (an answer left out counts 0, as an
+    absent field does there).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from benchmarks.reasonmap.official_scoring import DEVIATIONS, official_metro, score_official
+from benchmarks.reasonmap.records import KINDS, Prediction, Question, Verdict
+from benchmarks.reasonmap.scoring import get_variant, score_prediction
+from graphkit.graph import TransitGraph
+
+__all__ = [
+    "CAUSES",
+    "PUBLISHED_CITIES",
+    "attribute",
+    "compare_markdown",
+    "published_aggregate",
+    "write_compare",
+]
+
+#: Causes of a difference, in the order they are charged.
+CAUSES: dict[str, str] = {
+    "parser_and_names": "the public parser and its string comparison of names (vs ours and the graph's name rules)",
+    **DEVIATIONS,
+}
+#: The maps ``cal_metrics.py`` averages over (the paper's test split).
+PUBLISHED_CITIES: tuple[str, ...] = (
+    "los_angeles",
+    "miami",
+    "toronto",
+    "singapore",
+    "auckland",
+    "rome",
+    "lisboa",
+    "beijing",
+    "hangzhou",
+    "budapest",
+    "geneva",
+)
+_EPSILON = 1e-9
+
+
+def _scorer(variant: str, weighting: str) -> Callable[[Prediction, Question, TransitGraph], tuple[int, float]]:
+    if variant == "official":
+        metros: dict[int, Any] = {}
+
+        def official(prediction: Prediction, question: Question, graph: TransitGraph) -> tuple[int, float]:
+            metro = metros.get(id(graph)) or metros.setdefault(id(graph), official_metro(graph))
+            score = score_official(prediction.response, question, metro, kind=prediction.question)
+            return score.correct, score.map_score
+
+        return official
+    get_variant(variant)
+
+    def ours(prediction: Prediction, question: Question, graph: TransitGraph) -> tuple[int, float]:
+        verdict = score_prediction(prediction, question, graph, weighting=weighting, variant=variant)
+        return verdict.correct, verdict.map_score
+
+    return ours
+
+
+def attribute(
+    questions: Mapping[str, Question],
+    predictions: Iterable[Prediction],
+    graph_for: Callable[[Question], TransitGraph],
+    *,
+    variants: Sequence[str] = ("paper", "official"),
+    weighting: str = "paper",
+    weights: Mapping[str, float] | None = None,
+) -> dict[str, Any]:
+    """Per model and question kind: both variants' figures and the causes of their difference.
+
+    Parameters
+    ----------
+    questions, predictions, graph_for
+        As for :func:`~benchmarks.reasonmap.scoring.score_predictions` (unmatched predictions are left out).
+    variants : (str, str)
+        The two variants, ``"official"`` among them for a per-cause split.
+    weighting : str
+        The weighting of both variants' figures.
+    weights : mapping, optional
+        Question id to weight; by default the weighting's.
+
+    Returns
+    -------
+    dict
+        ``{"variants", "weighting", "causes", "models": {model: {kind: {...}}}}``; a kind's entry
+        holds ``n``, each variant's ``accuracy`` and ``map_score`` (weighted), their
+        ``difference`` and ``causes``: per cause, ``answers`` whose map score it changed,
+        ``map_points``, ``verdicts`` it flipped and ``accuracy_points`` (in %).
+    """
+    from benchmarks.reasonmap.weighting import weight_of
+
+    if len(variants) != 2 or variants[0] == variants[1]:
+        raise ValueError(f"compare needs two different variants, got {list(variants)}")
+    first, second = variants
+    if first == "official":  # the split runs from ours to the public code's
+        first, second = second, first
+    split = second == "official"
+    causes = list(CAUSES) if split else ["variant"]
+    score_first = _scorer(first, weighting)
+    score_second = _scorer(second, weighting)
+    # deviation sets switched on cumulatively: O_0 … O_n
+    steps = [frozenset(list(DEVIATIONS)[:k]) for k in range(len(DEVIATIONS) + 1)]
+    metros: dict[int, Any] = {}
+    sums: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
+    for prediction in predictions:
+        question = questions.get(prediction.id)
+        if question is None:
+            continue
+        graph = graph_for(question)
+        weight = weights[question.id] if weights is not None else weight_of(question, weighting)
+        start = score_first(prediction, question, graph)
+        if split:
+            metro = metros.get(id(graph)) or metros.setdefault(id(graph), official_metro(graph))
+            path = [start]
+            for on in steps:
+                score = score_official(prediction.response, question, metro, kind=prediction.question, deviations=on)
+                path.append((score.correct, score.map_score))
+        else:
+            path = [start, score_second(prediction, question, graph)]
+        entry = sums[prediction.model].get(prediction.question)
+        if entry is None:
+            entry = sums[prediction.model][prediction.question] = {
+                "n": 0,
+                "weight": 0.0,
+                "totals": [0.0, 0.0, 0.0, 0.0],  # weighted correct and map score of each variant
+                "causes": {cause: [0, 0.0, 0, 0.0] for cause in causes},
+            }
+        entry["n"] += 1
+        entry["weight"] += weight
+        totals = entry["totals"]
+        totals[0] += weight * path[0][0]
+        totals[1] += weight * path[0][1]
+        totals[2] += weight * path[-1][0]
+        totals[3] += weight * path[-1][1]
+        for cause, before, after in zip(causes, path, path[1:]):
+            tally = entry["causes"][cause]
+            map_change = after[1] - before[1]
+            if abs(map_change) > _EPSILON:
+                tally[0] += 1
+                tally[1] += weight * map_change
+            if after[0] != before[0]:
+                tally[2] += 1
+                tally[3] += weight * (after[0] - before[0])
+    models: dict[str, Any] = {}
+    for model in sorted(sums):
+        models[model] = {}
+        for kind in KINDS:
+            entry = sums[model].get(kind)
+            if entry is None:
+                continue
+            total = entry["weight"] or 1.0
+            a_correct, a_map, b_correct, b_map = (value / total for value in entry["totals"])
+            models[model][kind] = {
+                "n": entry["n"],
+                first: {"accuracy": round(100 * a_correct, 4), "map_score": round(a_map, 4)},
+                second: {"accuracy": round(100 * b_correct, 4), "map_score": round(b_map, 4)},
+                "difference": {
+                    "accuracy": round(100 * (b_correct - a_correct), 4),
+                    "map_score": round(b_map - a_map, 4),
+                },
+                "causes": {
+                    cause: {
+                        "answers": answers,
+                        "map_points": round(points / total, 4),
+                        "verdicts": flips,
+                        "accuracy_points": round(100 * flipped / total, 4),
+                    }
+                    for cause, (answers, points, flips, flipped) in entry["causes"].items()
+                },
+            }
+    return {
+        "variants": [first, second],
+        "weighting": weighting,
+        "causes": {cause: CAUSES.get(cause, "the variants' own rules") for cause in causes},
+        "models": models,
+    }
+
+
+def published_aggregate(verdicts: Iterable[Verdict], questions: Mapping[str, Question]) -> dict[str, dict[str, Any]]:
+    """Per model: ``cal_metrics.py``'s unweighted means over the test maps, from official verdicts.
+
+    Examples
+    --------
+    >>> from benchmarks.reasonmap.records import Verdict
+    >>> class Q:  # only the city is read
+    ...     city = "rome"
+    >>> rows = [Verdict("1", "m", "short", None, 1, 14.0), Verdict("2", "m", "long", None, 0, 3.0, {"num_via": 2.0})]
+    >>> published_aggregate(rows, {"1": Q, "2": Q})["m"]["map_score_long"]
+    1.5
+    """
+    fields = ("acc_short", "acc_long", "map_score_short", "map_score_long", "via_stops_score", "num_via_stop_score")
+    sums: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    samples: dict[str, set[str]] = defaultdict(set)
+    for verdict in verdicts:
+        question = questions.get(verdict.id)
+        if question is None or question.city not in PUBLISHED_CITIES:
+            continue
+        samples[verdict.model].add(verdict.id)
+        tally = sums[verdict.model]
+        tally[f"acc_{verdict.question}"] += verdict.correct
+        tally[f"map_score_{verdict.question}"] += verdict.map_score
+        tally[f"token_{verdict.question}"] += verdict.tokens or 0
+        if verdict.question == "long":
+            tally["via_stops_score"] += verdict.components.get("via_stop") or 0.0
+            tally["num_via_stop_score"] += verdict.components.get("num_via") or 0.0
+    found = {}
+    for model in sorted(samples):
+        count = len(samples[model])
+        row: dict[str, Any] = {"count": count}
+        for name in (*fields, "token_short", "token_long"):
+            row[name] = round(sums[model][name] / count, 4)
+        found[model] = row
+    return found
+
+
+def _number(value: float) -> str:
+    return f"{value:.2f}"
+
+
+def compare_markdown(comparison: Mapping[str, Any], aggregate: Mapping[str, Any] | None = None) -> str:
+    """The comparison as markdown: both variants per model and kind, then a table of causes per model."""
+    first, second = comparison["variants"]
+    lines = [
+        f"Variants `{first}` and `{second}`, weighting `{comparison['weighting']}`"
+        " (accuracy in %; causes in points of the weighted figure, charged in the order listed).",
+        "",
+        f"| Model | Kind | n | Acc. {first} | Acc. {second} | Δ | Map {first} | Map {second} | Δ |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for model, kinds in comparison["models"].items():
+        for kind, row in kinds.items():
+            lines.append(
+                f"| {model} | {kind} | {row['n']} | {_number(row[first]['accuracy'])} "
+                f"| {_number(row[second]['accuracy'])} | {row['difference']['accuracy']:+.2f} "
+                f"| {_number(row[first]['map_score'])} | {_number(row[second]['map_score'])} "
+                f"| {row['difference']['map_score']:+.2f} |"
+            )
+    for model, kinds in comparison["models"].items():
+        lines += [
+            "",
+            f"Why `{model}` differs:",
+            "",
+            "| Cause | Kind | Answers (map) | Map points | Verdicts flipped | Acc. points |",
+            "|---|---|---:|---:|---:|---:|",
+        ]
+        for cause in comparison["causes"]:
+            for kind, row in kinds.items():
+                tally = row["causes"][cause]
+                if tally["answers"] or tally["verdicts"]:
+                    lines.append(
+                        f"| {cause} | {kind} | {tally['answers']} | {tally['map_points']:+.2f} "
+                        f"| {tally['verdicts']} | {tally['accuracy_points']:+.2f} |"
+                    )
+    if aggregate:
+        lines += [
+            "",
+            "The public `cal_metrics.py` aggregate (official verdicts, unweighted, the 11 test maps):",
+            "",
+            "| Model | Questions | Acc. short | Acc. long | Map short | Map long | Via-stop part | Via-count part |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|",
+        ]
+        for model, row in aggregate.items():
+            lines.append(
+                f"| {model} | {row['count']} | {row['acc_short']:.4f} | {row['acc_long']:.4f} "
+                f"| {row['map_score_short']:.4f} | {row['map_score_long']:.4f} "
+                f"| {row['via_stops_score']:.4f} | {row['num_via_stop_score']:.4f} |"
+            )
+    lines += ["", "Causes:", ""]
+    lines += [f"- `{cause}`: {text}" for cause, text in comparison["causes"].items()]
+    return "\n".join(lines) + "\n"
+
+
+def write_compare(directory: str | Path, record: Mapping[str, Any], markdown: str) -> list[Path]:
+    """Write a comparison's ``compare.json`` (``record``) and ``compare.md`` (``markdown``) into ``directory``."""
+    from graphkit.io import atomic_writer
+
+    out = Path(directory)
+    out.mkdir(parents=True, exist_ok=True)
+    with atomic_writer(out / "compare.json") as stream:
+        stream.write(json.dumps(record, ensure_ascii=False, indent=2, sort_keys=True) + "\n")
+    with atomic_writer(out / "compare.md") as stream:
+        stream.write(markdown)
+    return [out / "compare.json", out / "compare.md"]

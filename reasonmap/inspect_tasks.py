@@ -1,0 +1,421 @@
+"""ReasonMap as Inspect AI tasks: ``reasonmap/route`` and ``reasonmap/plus``, judged by the toolkit's scorers.
+
+Installed with ``pip install 'reasonmap-toolkit[inspect]'``, the tasks are
+found by name through Inspect's entry point (``inspect_ai`` →
+``reasonmap = reasonmap.inspect_tasks``)::
+
+    inspect eval reasonmap/route --model openai/gpt-4o -T mode=full -T maps=maps/ -T split=test
+    inspect eval reasonmap/plus  --model vllm/Qwen/Qwen2.5-VL-7B-Instruct -T maps=maps/
+
+``maps`` defaults to the folder the environment variable ``REASONMAP_MAPS``
+names, so that a machine that keeps its maps in one place can leave it out;
+without either, a question file of the public data set's (parquet, JSON Lines,
+a dataset folder) gives the maps its records carry (``figure``).
+
+or from Python, ``inspect_ai.eval("reasonmap/route", model=..., task_args={...})``.
+
+Samples
+    ``route``: one per question and kind (``short``, ``long``), id
+    ``<question id>:<kind>``, metadata ``id``, ``kind``, ``city`` and the two
+    difficulties; the messages are exactly the toolkit's prompt ``mode``
+    (:mod:`baselines.prompts`): in ``full`` the map is Inspect image content
+    (a PNG data URL, downscaled under ``pixel_budget``). ``plus``: one per
+    question, id the question's, metadata ``id``, ``type``, ``city``; modes
+    ``full`` and ``text-only``.
+Questions
+    ``questions=PATH`` (any file ``reasonmap score`` reads: the toolkit's,
+    the public data set's parquet or JSON Lines, a Hugging Face dataset
+    folder), else the ``split`` generated from the embedded data with ``seed``
+    (``test``: the paper's 11 held-out maps).
+Scores
+    The toolkit's scorer judges each answer: the score's value is ``correct``
+    (1 or 0); its metadata holds the ``map_score``, every map-score component,
+    the question's ``weight`` (``weighting``, the paper's 3×3 matrix by
+    default), the ``failure`` label and the parsed route. The metrics are the
+    report's figures per kind: ``weighted_accuracy_<kind>`` and
+    ``map_score_<kind>`` (weighted), ``accuracy_<kind>`` and
+    ``map_score_unweighted_<kind>``. Plus: ``weighted_accuracy`` (by map
+    difficulty), ``accuracy``, and ``accuracy_<type>``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import tempfile
+from collections.abc import Callable, Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from inspect_ai import Task, task
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.model import ChatMessageUser, ContentImage, ContentText
+from inspect_ai.scorer import SampleScore, Score, Target, metric, scorer
+from inspect_ai.solver import TaskState, generate
+from inspect_ai.util import registry_info
+
+from benchmarks.reasonmap.records import KINDS, Prediction, Question
+from graphkit.graph import TransitGraph
+
+__all__ = ["route", "plus", "route_scorer", "route_metrics", "plus_scorer", "plus_metrics", "route_samples"]
+
+_PACKAGE = "reasonmap"
+_LOG = logging.getLogger(__name__)
+_KIND_CHOICES = ("both", *KINDS)
+
+
+def _ratio(numerator: float, denominator: float) -> float | None:
+    return numerator / denominator if denominator else None
+
+
+# -- question sets ----------------------------------------------------------------------------
+
+
+def _report(problems: Sequence[Any]) -> None:
+    """Skipped records go to the log Inspect shows; the good ones are all asked."""
+    for problem in problems:
+        _LOG.warning("skipped: %s", problem)
+
+
+def _stamp(questions: str | None) -> int | None:
+    """When the question file last changed: a set is loaded once for the task and its scorer, and again when edited."""
+    return None if questions is None else Path(questions).stat().st_mtime_ns
+
+
+def _route_set(
+    questions: str | None, split: str, seed: int
+) -> tuple[dict[str, Question], Callable[[Question], TransitGraph]]:
+    """Questions by id and the graph of each question's city."""
+    return _load_route_set(questions, _stamp(questions), split, seed)
+
+
+def _plus_set(questions: str | None, split: str, seed: int) -> dict[str, Any]:
+    """Plus questions by id."""
+    return _load_plus_set(questions, _stamp(questions), split, seed)
+
+
+@lru_cache(maxsize=8)
+def _load_route_set(
+    questions: str | None, stamp: int | None, split: str, seed: int
+) -> tuple[dict[str, Question], Callable[[Question], TransitGraph]]:
+    from benchmarks.reasonmap.evaluate import graph_lookup, load_questions
+
+    if questions is not None:
+        found, metro, problems = load_questions(questions)
+        _report(problems)
+        if not found:
+            reasons = "; ".join(str(problem) for problem in problems[:3])
+            raise ValueError(f"{questions}: no readable question{f' ({reasons})' if reasons else ''}")
+        return found, graph_lookup(metro)
+    from benchmarks.reasonmap.generate import generate_set, split_cities
+    from graphkit.cities import city_graph, city_names
+
+    generated = generate_set([city_graph(name) for name in split_cities(split, city_names())], seed=seed)
+    return {question.id: question for question in generated}, graph_lookup({})
+
+
+@lru_cache(maxsize=8)
+def _load_plus_set(questions: str | None, stamp: int | None, split: str, seed: int) -> dict[str, Any]:
+    if questions is not None:
+        from benchmarks.reasonmap.plus_evaluate import load_plus_questions
+
+        found, problems = load_plus_questions(questions)
+        _report(problems)
+        if not found:
+            reasons = "; ".join(str(problem) for problem in problems[:3])
+            raise ValueError(f"{questions}: no readable plus question{f' ({reasons})' if reasons else ''}")
+        return found
+    from benchmarks.reasonmap.generate import split_cities
+    from benchmarks.reasonmap.plus import generate_plus_set
+    from graphkit.cities import city_graph, city_names
+
+    generated = generate_plus_set([city_graph(name) for name in split_cities(split, city_names())], seed=seed)
+    return {question.id: question for question in generated}
+
+
+def _content(content: Any) -> str | list:
+    """An OpenAI-style message content as Inspect content (image URLs become image content)."""
+    if isinstance(content, str):
+        return content
+    parts: list = []
+    for part in content:
+        if part.get("type") == "image_url":
+            parts.append(ContentImage(image=part["image_url"]["url"]))
+        else:
+            parts.append(ContentText(text=part["text"]))
+    return parts
+
+
+def route_samples(
+    questions: Sequence[Question],
+    *,
+    mode: str,
+    kinds: str = "both",
+    maps: str | None = None,
+    textualization: str = "lines",
+    pixel_budget: int = 4_000_000,
+    graph_for: Callable[[Question], TransitGraph] | None = None,
+) -> list[Sample]:
+    """Inspect samples of route questions: the toolkit's requests of ``mode`` (see the module notes).
+
+    Raises
+    ------
+    ValueError
+        An unknown mode or kind, or ``full`` without ``maps``.
+    """
+    from baselines.prompts import build_requests
+
+    if kinds not in _KIND_CHOICES:
+        raise ValueError(f"kinds must be one of {list(_KIND_CHOICES)}, got {kinds!r}")
+    by_id = {question.id: question for question in questions}
+    requests = build_requests(
+        questions, mode=mode, graph_for=graph_for, textualization=textualization, maps=maps, pixel_budget=pixel_budget
+    )
+    samples = []
+    for request in requests:
+        if kinds != "both" and request.question != kinds:
+            continue
+        question = by_id[request.id]
+        samples.append(
+            Sample(
+                input=[ChatMessageUser(content=_content(message["content"])) for message in request.messages],
+                id=f"{request.id}:{request.question}",
+                metadata={
+                    "id": request.id,
+                    "kind": request.question,
+                    "city": question.city,
+                    "difficulty_question": question.difficulty_question,
+                    "difficulty_city": question.difficulty_city,
+                },
+            )
+        )
+    return samples
+
+
+# -- metrics ----------------------------------------------------------------------------------
+
+
+@metric
+def route_metrics() -> Callable[[list[SampleScore]], dict[str, float | None]]:
+    """The report's figures per kind, from the scores' ``correct`` and their metadata's ``map_score`` and ``weight``."""
+
+    def compute(scores: list[SampleScore]) -> dict[str, float | None]:
+        figures: dict[str, float | None] = {}
+        for kind in KINDS:
+            mine = [s.score for s in scores if (s.score.metadata or {}).get("kind") == kind]
+            weight = sum(s.metadata["weight"] for s in mine)
+            figures[f"weighted_accuracy_{kind}"] = _ratio(sum(s.metadata["weight"] * s.value for s in mine), weight)
+            figures[f"map_score_{kind}"] = _ratio(
+                sum(s.metadata["weight"] * s.metadata["map_score"] for s in mine), weight
+            )
+            figures[f"accuracy_{kind}"] = _ratio(sum(s.value for s in mine), len(mine))
+            figures[f"map_score_unweighted_{kind}"] = _ratio(sum(s.metadata["map_score"] for s in mine), len(mine))
+        return figures
+
+    return compute
+
+
+@metric
+def plus_metrics() -> Callable[[list[SampleScore]], dict[str, float | None]]:
+    """Weighted (by map difficulty) and plain accuracy, and the accuracy per plus type."""
+
+    def compute(scores: list[SampleScore]) -> dict[str, float | None]:
+        mine = [s.score for s in scores]
+        weight = sum(s.metadata["weight"] for s in mine)
+        figures = {
+            "weighted_accuracy": _ratio(sum(s.metadata["weight"] * s.value for s in mine), weight),
+            "accuracy": _ratio(sum(s.value for s in mine), len(mine)),
+        }
+        for kind in sorted({s.metadata["type"] for s in mine}):
+            typed = [s.value for s in mine if s.metadata["type"] == kind]
+            figures[f"accuracy_{kind}"] = _ratio(sum(typed), len(typed))
+        return figures
+
+    return compute
+
+
+# -- scorers ----------------------------------------------------------------------------------
+
+
+def _tokens(state: TaskState) -> int | None:
+    usage = state.output.usage if state.output is not None else None
+    return usage.output_tokens if usage is not None else None
+
+
+@scorer(metrics=[route_metrics()])
+def route_scorer(
+    questions: str | None = None, split: str = "test", seed: int = 0, weighting: str = "paper", variant: str = "paper"
+) -> Callable:
+    """The toolkit's route scorer (correctness and map score) over the task's question set."""
+    by_id, graph_for = _route_set(questions, split, seed)
+
+    async def score(state: TaskState, target: Target) -> Score:
+        from benchmarks.reasonmap.scoring import score_prediction
+
+        identifier, kind = state.metadata["id"], state.metadata["kind"]
+        question = by_id[identifier]
+        response = state.output.completion if state.output is not None else ""
+        prediction = Prediction(identifier, str(state.model), kind, response, _tokens(state))
+        verdict = score_prediction(prediction, question, graph_for(question), weighting=weighting, variant=variant)
+        return Score(
+            value=verdict.correct,
+            answer=response,
+            explanation=verdict.failure or "correct",
+            metadata={
+                "kind": kind,
+                "map_score": verdict.map_score,
+                "components": dict(verdict.components),
+                "weight": verdict.weight,
+                "failure": verdict.failure,
+                "invalid_reason": verdict.invalid_reason,
+                "parsed": None if verdict.parsed is None else [section.to_dict() for section in verdict.parsed],
+            },
+        )
+
+    return score
+
+
+@scorer(metrics=[plus_metrics()])
+def plus_scorer(questions: str | None = None, split: str = "test", seed: int = 0, weighting: str = "city") -> Callable:
+    """The toolkit's ReasonMap-Plus scorer (exact match) over the task's question set."""
+    by_id = _plus_set(questions, split, seed)
+
+    async def score(state: TaskState, target: Target) -> Score:
+        from benchmarks.reasonmap.plus import PlusPrediction
+        from benchmarks.reasonmap.plus_scoring import score_plus_prediction
+
+        question = by_id[state.metadata["id"]]
+        response = state.output.completion if state.output is not None else ""
+        prediction = PlusPrediction(question.id, str(state.model), response, _tokens(state))
+        verdict = score_plus_prediction(prediction, question, weighting=weighting)
+        return Score(
+            value=verdict.correct,
+            answer=response,
+            explanation=verdict.invalid_reason or ("correct" if verdict.correct else "wrong"),
+            metadata={
+                "type": verdict.type,
+                "weight": verdict.weight,
+                "parsed": verdict.parsed,
+                "chosen": verdict.chosen,
+                "answer": verdict.answer,
+            },
+        )
+
+    return score
+
+
+# -- tasks ------------------------------------------------------------------------------------
+
+_MAPS_VARIABLE = "REASONMAP_MAPS"
+
+
+def _maps(maps: str | None, questions: str | None = None) -> str | None:
+    """The map folder: given, else ``$REASONMAP_MAPS``, else the maps the question file carries, if any."""
+    found = maps if maps is not None else os.environ.get(_MAPS_VARIABLE) or None
+    if found is None and questions is not None:
+        folder = _carried_maps(questions, _stamp(questions))
+        found = None if folder is None else folder.name
+    return found
+
+
+@lru_cache(maxsize=4)
+def _carried_maps(questions: str, stamp: int | None) -> tempfile.TemporaryDirectory | None:
+    """The public data set's ``figure`` of each city, written once to a folder that lives as long as the process."""
+    from benchmarks.reasonmap.official import export_figures
+
+    if not (Path(questions).is_dir() or Path(questions).suffix in (".parquet", ".jsonl", ".json")):
+        return None
+    folder = tempfile.TemporaryDirectory(prefix="reasonmap-maps-")
+    try:
+        written, problems = export_figures(questions, folder.name)
+    except ValueError:  # not the public set's format: it carries no maps
+        written, problems = [], []
+    _report(problems)
+    if not written:
+        folder.cleanup()
+        return None
+    return folder
+
+
+def _route(
+    mode: str = "full",
+    split: str = "test",
+    questions: str | None = None,
+    maps: str | None = None,
+    kinds: str = "both",
+    textualization: str = "lines",
+    weighting: str = "paper",
+    variant: str = "paper",
+    seed: int = 0,
+    pixel_budget: int = 4_000_000,
+) -> Task:
+    """ReasonMap route questions, short and long, in a prompt mode (``full`` needs ``maps``, a folder of maps)."""
+    maps = _maps(maps, questions) if mode == "full" else maps
+    by_id, graph_for = _route_set(questions, split, seed)
+    samples = route_samples(
+        list(by_id.values()),
+        mode=mode,
+        kinds=kinds,
+        maps=maps,
+        textualization=textualization,
+        pixel_budget=pixel_budget,
+        graph_for=graph_for,
+    )
+    return Task(
+        dataset=MemoryDataset(samples, name=questions or f"reasonmap-{split}-seed{seed}"),
+        solver=generate(),
+        scorer=route_scorer(questions, split, seed, weighting, variant),
+    )
+
+
+def _plus(
+    mode: str = "full",
+    split: str = "test",
+    questions: str | None = None,
+    maps: str | None = None,
+    weighting: str = "city",
+    seed: int = 0,
+    pixel_budget: int = 4_000_000,
+) -> Task:
+    """ReasonMap-Plus counting and true/false questions, in ``full`` (needs ``maps``) or ``text-only`` mode."""
+    maps = _maps(maps) if mode == "full" else maps
+    from baselines.prompts import find_map, image_data_url
+
+    if mode not in ("full", "text-only"):
+        raise ValueError(f"mode must be one of ['full', 'text-only'] for plus questions, got {mode!r}")
+    if mode == "full" and maps is None:
+        raise ValueError(
+            f"mode 'full' needs the folder of map images (maps=... or ${_MAPS_VARIABLE}; the toolkit ships none)"
+        )
+    samples = []
+    for question in _plus_set(questions, split, seed).values():
+        content: Any = question.question
+        if mode == "full":
+            url = image_data_url(str(find_map(maps, question)), pixel_budget=pixel_budget)
+            content = [ContentImage(image=url), ContentText(text=question.question)]
+        metadata = {"id": question.id, "type": question.type, "city": question.city}
+        samples.append(Sample(input=[ChatMessageUser(content=content)], id=question.id, metadata=metadata))
+    return Task(
+        dataset=MemoryDataset(samples, name=questions or f"reasonmap-plus-{split}-seed{seed}"),
+        solver=generate(),
+        scorer=plus_scorer(questions, split, seed, weighting),
+    )
+
+
+def _registered(factory: Callable[..., Task], name: str) -> Callable[..., Task]:
+    """``factory`` as the Inspect task ``reasonmap/<name>`` however the toolkit is installed.
+
+    Inspect prefixes a task's name with its package only for code installed
+    in site-packages under a distribution of the package's name; from a
+    checkout or an editable install of ``reasonmap-toolkit`` it does not, so
+    the prefix is given then.
+    """
+    registered = task(name=name)(factory)
+    if registry_info(registered).name != f"{_PACKAGE}/{name}":
+        registered = task(name=f"{_PACKAGE}/{name}")(factory)
+    return registered
+
+
+route = _registered(_route, "route")
+plus = _registered(_plus, "plus")

@@ -1,0 +1,172 @@
+"""``--compare paper,official``: side-by-side figures, causes charged in order, the published aggregate, the CLI."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import pytest
+
+from benchmarks.reasonmap.compare import CAUSES, attribute, published_aggregate
+from benchmarks.reasonmap.evaluate import compare_files, evaluate_files
+from benchmarks.reasonmap.io import write_jsonl
+from benchmarks.reasonmap.records import Prediction, Verdict
+from graphkit.segments import Segment
+from reasonmap.cli import main
+from tests.benchmarks.reasonmap.test_official_scoring import LATIN, question, section
+
+Q = question(LATIN, "Alpha Station", "Gamma Station", [Segment("Line A", "Alpha Station", "Gamma Station")])
+EXACT = section("Line A", "Alpha Station", "Gamma Station")
+PROSE = EXACT + "This is the fastest."
+
+
+def test_causes_are_charged_in_order_and_add_up():
+    # Exact answer. Paper: 1 + 2 + 1 + 1 = 5, +10 = 15. Official engine, nothing switched on: the reference line
+    # "Line A" (no number: kept) = the answer's, departure and arrival match: 15 (parser_and_names: 0).
+    # + arrival_vs_departure: the arrival compared is "Alpha Station": 14 (-1).
+    # + route_name_from_answer: "Line Li" != "Line A": 12 (-2). Nothing else changes it.
+    # Trailing prose: the paper reads the route (15, correct); the public parser reads the arrival
+    # "gammastationthisisthefastest.": wrong endpoints, 0 and not correct, charged to parser_and_names
+    # (-15 and one verdict). Unweighted means over 2 answers: paper 15, official (12 + 0) / 2 = 6.
+    predictions = [Prediction("q", "m", "short", EXACT), Prediction("q", "n", "short", PROSE)]
+    questions = {"q": Q}
+    both = [attribute(questions, [p], lambda q: LATIN, weighting="none")["models"] for p in predictions]
+    exact, prose = both[0]["m"]["short"], both[1]["n"]["short"]
+    assert (exact["paper"]["map_score"], exact["official"]["map_score"]) == (15.0, 12.0)
+    assert exact["causes"]["parser_and_names"]["answers"] == 0
+    assert exact["causes"]["arrival_vs_departure"] == {
+        "answers": 1,
+        "map_points": -1.0,
+        "verdicts": 0,
+        "accuracy_points": 0.0,
+    }
+    assert exact["causes"]["route_name_from_answer"]["map_points"] == -2.0
+    assert prose["causes"]["parser_and_names"] == {
+        "answers": 1,
+        "map_points": -15.0,
+        "verdicts": 1,
+        "accuracy_points": -100.0,
+    }
+    assert (prose["official"]["accuracy"], prose["official"]["map_score"]) == (0.0, 0.0)
+    # one model answering both: the causes are shares of the mean, and they add up to the difference
+    same = [Prediction("q", "m", "short", EXACT), Prediction("q2", "m", "short", PROSE)]
+    row = attribute({"q": Q, "q2": replace(Q, id="q2")}, same, lambda q: LATIN, weighting="none")["models"]["m"][
+        "short"
+    ]
+    assert (row["paper"]["map_score"], row["official"]["map_score"], row["difference"]["map_score"]) == (15, 6, -9)
+    shares = {cause: tally["map_points"] for cause, tally in row["causes"].items() if tally["answers"]}
+    assert shares == {"parser_and_names": -7.5, "arrival_vs_departure": -0.5, "route_name_from_answer": -1.0}
+    assert sum(tally["map_points"] for tally in row["causes"].values()) == pytest.approx(-9)
+    assert list(row["causes"]) == list(CAUSES)
+
+
+def test_two_paper_variants_have_one_cause_and_bad_pairs_are_refused():
+    found = attribute({"q": Q}, [Prediction("q", "m", "short", EXACT)], lambda q: LATIN, variants=("paper", "C2"))
+    assert list(found["causes"]) == ["variant"]
+    # C2 drops the endpoint point: 4 + 10 = 14 against 15
+    assert found["models"]["m"]["short"]["causes"]["variant"]["map_points"] == -1.0
+    with pytest.raises(ValueError, match="two different"):
+        attribute({"q": Q}, [], lambda q: LATIN, variants=("paper", "paper"))
+
+
+def test_published_aggregate_averages_stored_fields_over_test_maps():
+    class City:
+        def __init__(self, city):
+            self.city = city
+
+    # rome is a test map, kl is not. Model m, question 1: short correct 14, long wrong 5 (via-count part 2);
+    # question 2: short only, wrong 3. Means over 2 questions: acc short 1/2, acc long 0/2, map short
+    # (14 + 3) / 2 = 8.5, map long 5 / 2 = 2.5, via-count part 2 / 2 = 1, via-stop part 0.
+    rows = [
+        Verdict("1", "m", "short", None, 1, 14.0, tokens=10),
+        Verdict("1", "m", "long", None, 0, 5.0, {"num_via": 2.0, "via_stop": None}),
+        Verdict("2", "m", "short", None, 0, 3.0),
+        Verdict("3", "m", "short", None, 1, 20.0),
+    ]
+    found = published_aggregate(rows, {"1": City("rome"), "2": City("rome"), "3": City("kl")})["m"]
+    assert found == {
+        "count": 2,
+        "acc_short": 0.5,
+        "acc_long": 0.0,
+        "map_score_short": 8.5,
+        "map_score_long": 2.5,
+        "via_stops_score": 0.0,
+        "num_via_stop_score": 1.0,
+        "token_short": 5.0,
+        "token_long": 0.0,
+    }
+
+
+@pytest.fixture
+def files(tmp_path):
+    from benchmarks.reasonmap.generate import generate_questions
+    from graphkit import city_graph
+
+    questions = generate_questions(city_graph("rome"), seed=1, per_city=2)
+    first = questions[0]
+    text = "Route Name: Line B\nDeparture Stop: Colosseo Station\nArrival Stop: Marconi Station\n"
+    assert (first.station_1, first.station_2) == ("Colosseo Station", "Marconi Station")
+    write_jsonl(tmp_path / "q.jsonl", questions)
+    write_jsonl(tmp_path / "p.jsonl", [Prediction(first.id, "m", "short", text)])
+    return tmp_path
+
+
+def test_variant_official_report_carries_the_published_aggregate(files):
+    result = evaluate_files(
+        files / "q.jsonl", files / "p.jsonl", out=files / "s.jsonl", report_dir=files / "r", variant="official"
+    )
+    # Rome: "Line B" reads as "Line Li" (0), departure +1, arrival compared with Colosseo (0): 1 + 1 = 2, +10
+    assert [v.map_score for v in result.verdicts] == [12.0]
+    assert result.summary["published_aggregate"]["m"]["map_score_short"] == 12.0
+    assert "cal_metrics" in (files / "r" / "table.md").read_text(encoding="utf-8")
+
+
+def test_compare_writes_both_reports_and_the_causes(files, capsys):
+    code = main(
+        [
+            "score",
+            "--questions",
+            str(files / "q.jsonl"),
+            "--predictions",
+            str(files / "p.jsonl"),
+            "--out",
+            str(files / "s.jsonl"),
+            "--report",
+            str(files / "r"),
+            "--compare",
+            "paper,official",
+            "--weighting",
+            "none",
+        ]
+    )
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert "| m | short | 1 |" in printed and "route_name_from_answer" in printed
+    record = json.loads((files / "r" / "compare.json").read_text(encoding="utf-8"))
+    row = record["models"]["m"]["short"]
+    assert row["official"]["map_score"] == 12.0
+    assert sum(tally["map_points"] for tally in row["causes"].values()) == pytest.approx(row["difference"]["map_score"])
+    assert (files / "s.paper.jsonl").exists() and (files / "s.official.jsonl").exists()
+    assert (files / "r" / "paper" / "summary.json").exists() and (files / "r" / "official" / "table.md").exists()
+    again = compare_files(
+        files / "q.jsonl", files / "p.jsonl", out=files / "s.jsonl", report_dir=files / "r2", weighting="none"
+    )
+    assert (files / "r2" / "compare.json").read_bytes() == (files / "r" / "compare.json").read_bytes()
+    assert again.comparison["variants"] == ["paper", "official"]
+
+
+def test_compare_refuses_a_bad_pair(files, capsys):
+    with pytest.raises(SystemExit):
+        main(["score", "--questions", "q", "--predictions", "p", "--out", "o", "--report", "r", "--compare", "paper"])
+    assert "two different variants" in capsys.readouterr().err
+
+
+def test_the_cli_offers_every_scoring_variant():
+    import argparse
+
+    from benchmarks.reasonmap.evaluate import SCORING_VARIANTS
+    from reasonmap.cli import build_parser
+
+    commands = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    variant = next(a for a in commands.choices["score"]._actions if a.dest == "variant")
+    assert sorted(variant.choices) == sorted(SCORING_VARIANTS)

@@ -1,0 +1,98 @@
+"""The command line's bridges to other tools: ``export --format hf`` and ``score --from``."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from reasonmap.cli import main
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.fixture
+def scored_set(tmp_path, capsys):
+    """A small generated set and the oracle's answers, scored from the JSON Lines files."""
+    questions, predictions = tmp_path / "q.jsonl", tmp_path / "p.jsonl"
+    assert run(capsys, "generate", "--cities", "rome,kl", "--per-city", "3", "--out", str(questions), "--quiet")[0] == 0
+    assert run(capsys, "baseline", "oracle", "--questions", str(questions), "--out", str(predictions))[0] == 0
+    code, _, _ = run(
+        capsys, "score", "--questions", str(questions), "--predictions", str(predictions),
+        "--out", str(tmp_path / "scored.jsonl"), "--report", str(tmp_path / "report"),
+    )  # fmt: skip
+    assert code == 0
+    return questions, predictions, (tmp_path / "scored.jsonl").read_text(encoding="utf-8")
+
+
+def test_an_exported_dataset_scores_like_the_questions_it_came_from(tmp_path, capsys, scored_set):
+    datasets = pytest.importorskip("datasets")
+    questions, predictions, expected = scored_set
+    from PIL import Image
+
+    (tmp_path / "maps").mkdir()
+    Image.new("RGB", (5, 5), (0, 0, 0)).save(tmp_path / "maps" / "rome.png")
+    code, _, err = run(
+        capsys, "export", "--format", "hf", "--questions", str(questions), "--maps", str(tmp_path / "maps"),
+        "--out", str(tmp_path / "D"),
+    )  # fmt: skip
+    assert code == 0 and "wrote 6 questions" in err
+    assert "no map of 'kl'" in err  # reported; its questions are kept, without a figure
+    loaded = datasets.load_from_disk(str(tmp_path / "D"))
+    assert [row["figure"] is None for row in loaded] == [row["city"] == "kl" for row in loaded]
+    embedded = json.loads((tmp_path / "q.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    assert loaded[0]["id"] == embedded["id"] and json.loads(loaded[0]["json"])  # the city's Metro Data
+    code, _, _ = run(
+        capsys, "score", "--questions", str(tmp_path / "D"), "--predictions", str(predictions),
+        "--out", str(tmp_path / "again.jsonl"), "--report", str(tmp_path / "again"),
+    )  # fmt: skip
+    assert code == 0 and (tmp_path / "again.jsonl").read_text(encoding="utf-8") == expected
+
+
+def test_score_from_lmms_eval_rows_matches_the_same_answers_as_jsonl(tmp_path, capsys, scored_set):
+    _, predictions, expected = scored_set
+    rows = [json.loads(line) for line in predictions.read_text(encoding="utf-8").splitlines()]
+    log = tmp_path / "baseline:oracle" / "samples_reasonmap_short.jsonl"
+    log.parent.mkdir()
+    short = [row for row in rows if row["question"] == "short"]
+    log.write_text(
+        "".join(json.dumps({"doc_id": i, "doc": {"id": r["id"]}, "filtered_resps": [r["response"]]}) + "\n"
+                for i, r in enumerate(short)),
+        encoding="utf-8",
+    )  # fmt: skip
+    code, _, _ = run(
+        capsys, "score", "--questions", str(tmp_path / "q.jsonl"), "--predictions", str(log), "--from", "lmms-eval",
+        "--out", str(tmp_path / "lmms.jsonl"), "--report", str(tmp_path / "lmms"),
+    )  # fmt: skip
+    assert code == 0
+    # the oracle's rows carry no token counts, as lmms-eval's logs carry none: short rows score byte for byte alike
+    wanted = [line for line in expected.splitlines() if json.loads(line)["question"] == "short"]
+    assert (tmp_path / "lmms.jsonl").read_text(encoding="utf-8").splitlines() == wanted
+
+
+def test_score_from_a_harness_needs_the_kind_it_cannot_tell(tmp_path, capsys, scored_set):
+    sheet = tmp_path / "m_ReasonMap.csv"
+    sheet.write_text("index,prediction\nrome-0000,Route Name: Line A\n", encoding="utf-8")
+    code, _, err = run(
+        capsys, "score", "--questions", str(tmp_path / "q.jsonl"), "--predictions", str(sheet),
+        "--from", "vlmevalkit", "--out", str(tmp_path / "s.jsonl"), "--report", str(tmp_path / "r"),
+    )  # fmt: skip
+    assert code == 0 and "--kind" in err
+    assert (tmp_path / "s.jsonl").read_text(encoding="utf-8") == ""
+
+
+def test_predictions_converts_a_harness_file_into_the_toolkits_rows(tmp_path, capsys):
+    sheet = tmp_path / "m_ReasonMap.csv"
+    sheet.write_text("index,kind,prediction\nrome-0000,short,Route Name: Line A\n,long,x\n", encoding="utf-8")
+    code, _, err = run(
+        capsys, "predictions", str(sheet), "--from", "vlmevalkit", "--model", "m", "--out", str(tmp_path / "p")
+    )
+    assert code == 0 and "wrote 1 prediction rows" in err and ":3:" in err
+    rows = [json.loads(line) for line in (tmp_path / "p").read_text(encoding="utf-8").splitlines()]
+    assert rows == [
+        {"id": "rome-0000", "model": "m", "question": "short", "response": "Route Name: Line A", "tokens": None}
+    ]

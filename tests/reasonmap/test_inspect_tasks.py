@@ -1,0 +1,283 @@
+"""The Inspect AI tasks, run offline with Inspect's mock model, and Inspect's logs scored by ``reasonmap score``."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from baselines.answers import render_answer
+from benchmarks.reasonmap.evaluate import evaluate_files
+from benchmarks.reasonmap.generate import generate_questions
+from benchmarks.reasonmap.io import write_jsonl
+from benchmarks.reasonmap.plus import generate_plus_questions
+from graphkit import city_graph
+
+inspect_ai = pytest.importorskip("inspect_ai")
+from inspect_ai.model import ModelOutput, ModelUsage, get_model  # noqa: E402
+
+from reasonmap.inspect_tasks import plus, route  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+REFUSAL = "Sorry, I cannot answer that."
+OUTPUT_TOKENS = 7
+
+
+def _output(text):
+    output = ModelOutput.from_content("mockllm/model", text)
+    # without usage the mock model counts tokens with tiktoken, which downloads its encoding
+    output.usage = ModelUsage(input_tokens=3, output_tokens=OUTPUT_TOKENS, total_tokens=3 + OUTPUT_TOKENS)
+    return output
+
+
+def _route_answers(questions, refused):
+    """Question text to answer: the first reference route, or a refusal for the ids in ``refused``."""
+    answers = {}
+    for question in questions:
+        for kind in ("short", "long"):
+            template = question.long_template if kind == "long" else None
+            text = REFUSAL if question.id in refused else render_answer(question.routes[0], kind, template)
+            answers[question.text(kind)] = text
+    return answers
+
+
+def _mock(answers):
+    def respond(messages, tools, tool_choice, config):
+        return _output(answers.get(messages[-1].text, REFUSAL))
+
+    return get_model("mockllm/model", custom_outputs=respond)
+
+
+def _paper_weight(question):
+    # the paper's 3x3 matrix: 1 + 0.5 (question level + map level), easy 0, middle 1, hard 2
+    level = {"easy": 0, "middle": 1, "hard": 2}
+    return 1 + 0.5 * (level[question.difficulty_question] + level[question.difficulty_city])
+
+
+@pytest.fixture(scope="module")
+def route_run(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("inspect")
+    questions = generate_questions(city_graph("rome"), seed=1, per_city=3)
+    path = folder / "questions.jsonl"
+    write_jsonl(path, questions)
+    refused = {questions[2].id}
+    (log,) = inspect_ai.eval(
+        route(mode="text-only", questions=str(path)),
+        model=_mock(_route_answers(questions, refused)),
+        log_dir=str(folder / "logs"),
+        display="none",
+    )
+    return questions, refused, path, log
+
+
+def test_the_toolkits_scorer_judges_each_sample(route_run):
+    questions, refused, _, log = route_run
+    assert log.status == "success"
+    scores = {sample.id: next(iter(sample.scores.values())) for sample in log.samples}
+    assert sorted(scores) == sorted(f"{q.id}:{kind}" for q in questions for kind in ("short", "long"))
+    for question in questions:
+        for kind in ("short", "long"):
+            score = scores[f"{question.id}:{kind}"]
+            assert score.metadata["kind"] == kind
+            assert score.metadata["weight"] == _paper_weight(question)
+            if question.id in refused:
+                assert (score.value, score.metadata["failure"], score.metadata["map_score"]) == (0, "refusal", 0.0)
+            else:
+                assert score.value == 1 and score.explanation == "correct" and score.metadata["failure"] is None
+                assert set(score.metadata["components"]) >= {"dep_arr", "route_name", "stops", "bonus"}
+
+
+def test_a_one_section_reference_earns_the_hand_counted_map_score(route_run):
+    questions, refused, _, log = route_run
+    # one section: endpoints 1 + line 2 + departure 1 + arrival 1, plus the bonus of 10 for a correct short answer
+    single = [q for q in questions if len(q.routes[0]) == 1 and q.id not in refused]
+    assert single, "the seed gives a one-section question"
+    scores = {sample.id: next(iter(sample.scores.values())) for sample in log.samples}
+    for question in single:
+        assert scores[f"{question.id}:short"].metadata["map_score"] == 15.0
+
+
+def test_the_metrics_carry_the_papers_weighting(route_run):
+    questions, refused, _, log = route_run
+    metrics = {name: metric.value for name, metric in log.results.scores[0].metrics.items()}
+    answered = [q for q in questions if q.id not in refused]
+    for kind in ("short", "long"):
+        assert metrics[f"accuracy_{kind}"] == pytest.approx(len(answered) / len(questions))
+        weighted = sum(_paper_weight(q) for q in answered) / sum(_paper_weight(q) for q in questions)
+        assert metrics[f"weighted_accuracy_{kind}"] == pytest.approx(weighted)
+    scores = [next(iter(s.scores.values())) for s in log.samples if s.id.endswith(":long")]
+    assert metrics["map_score_unweighted_long"] == pytest.approx(
+        sum(s.metadata["map_score"] for s in scores) / len(scores)
+    )
+
+
+def test_reasonmap_score_reads_the_inspect_log_and_agrees(route_run, tmp_path):
+    questions, refused, path, log = route_run
+    result = evaluate_files(
+        path, log.location, out=tmp_path / "scored.jsonl", report_dir=tmp_path / "report", source="inspect"
+    )
+    assert result.problems == ()
+    inspect_scores = {sample.id: next(iter(sample.scores.values())) for sample in log.samples}
+    assert len(result.verdicts) == 2 * len(questions)
+    for verdict in result.verdicts:
+        score = inspect_scores[f"{verdict.id}:{verdict.question}"]
+        assert (verdict.correct, verdict.map_score) == (score.value, score.metadata["map_score"])
+        assert verdict.model == "mockllm/model" and verdict.tokens == OUTPUT_TOKENS
+
+
+def _tiny_map(folder, city):
+    from PIL import Image
+
+    folder.mkdir(exist_ok=True)
+    Image.new("RGB", (6, 4), (10, 120, 200)).save(folder / f"{city}.png")
+    return folder
+
+
+def test_full_mode_sends_the_map_as_image_content(tmp_path):
+    from inspect_ai.model import ContentImage, ContentText
+
+    questions = generate_questions(city_graph("rome"), seed=1, per_city=1)
+    path = tmp_path / "q.jsonl"
+    write_jsonl(path, questions)
+    task = route(questions=str(path), maps=str(_tiny_map(tmp_path / "maps", "rome")), kinds="long")
+    (sample,) = task.dataset
+    image, text = sample.input[0].content
+    assert isinstance(image, ContentImage) and image.image.startswith("data:image/png;base64,")
+    assert isinstance(text, ContentText) and text.text == questions[0].question_long
+    with pytest.raises(ValueError, match="maps"):
+        route(questions=str(path))
+
+
+def test_the_public_sets_own_maps_serve_full_mode(monkeypatch):
+    from inspect_ai.model import ContentImage
+
+    monkeypatch.delenv("REASONMAP_MAPS", raising=False)
+    official = ROOT / "tests" / "benchmarks" / "reasonmap" / "fixtures" / "official_sample.jsonl"
+    task = route(questions=str(official), kinds="short")
+    assert [sample.metadata["city"] for sample in task.dataset] == ["rome", "rome", "beijing"]
+    assert all(isinstance(sample.input[0].content[0], ContentImage) for sample in task.dataset)
+
+
+def test_the_maps_folder_may_come_from_the_environment(tmp_path, monkeypatch):
+    questions = generate_plus_questions(city_graph("rome"), seed=2, per_type=1)
+    path = tmp_path / "plus.jsonl"
+    write_jsonl(path, questions)
+    monkeypatch.setenv("REASONMAP_MAPS", str(_tiny_map(tmp_path / "maps", "rome")))
+    task = plus(questions=str(path))
+    assert len(task.dataset) == len(questions)
+    assert all(sample.input[0].content[0].image.startswith("data:image/png") for sample in task.dataset)
+    monkeypatch.delenv("REASONMAP_MAPS")
+    with pytest.raises(ValueError, match="REASONMAP_MAPS"):
+        plus(questions=str(path))
+
+
+def test_the_plus_task_scores_exact_matches(tmp_path):
+    questions = generate_plus_questions(city_graph("rome"), seed=2, per_type=1)
+    path = tmp_path / "plus.jsonl"
+    write_jsonl(path, questions)
+    wrong = questions[0]
+    answers = {q.question: f"The answer is {q.answer}." for q in questions if q is not wrong}
+    (log,) = inspect_ai.eval(
+        plus(mode="text-only", questions=str(path)),
+        model=_mock(answers),
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+    )
+    scores = {sample.id: next(iter(sample.scores.values())) for sample in log.samples}
+    assert {id: score.value for id, score in scores.items()} == {q.id: int(q is not wrong) for q in questions}
+    metrics = {name: metric.value for name, metric in log.results.scores[0].metrics.items()}
+    assert metrics["accuracy"] == pytest.approx((len(questions) - 1) / len(questions))
+    assert metrics[f"accuracy_{wrong.type}"] == 0.0
+
+
+_BY_NAME = """
+import json, sys
+from inspect_ai import eval as inspect_eval
+from inspect_ai.model import ModelOutput, ModelUsage, get_model
+
+questions, logs = sys.argv[1], sys.argv[2]
+assert "reasonmap.inspect_tasks" not in sys.modules
+answers = {}
+for line in open(questions, encoding="utf-8"):
+    record = json.loads(line)
+    answers[record["question_short"]] = "Route Name: " + record["routes"]["route_1"][0]["route_name"]
+
+def respond(messages, tools, tool_choice, config):
+    output = ModelOutput.from_content("mockllm/model", answers.get(messages[-1].text, "no"))
+    output.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
+    return output
+
+model = get_model("mockllm/model", custom_outputs=respond)
+(log,) = inspect_eval(
+    "reasonmap/route", model=model, limit=5, task_args={"mode": "text-only", "questions": questions},
+    log_dir=logs, display="none",
+)
+print(json.dumps({"status": log.status, "task": log.eval.task, "samples": len(log.samples),
+                  "metrics": sorted(log.results.scores[0].metrics)}))
+"""
+
+
+def test_the_task_loads_by_name_through_the_entry_point(tmp_path):
+    """A fresh interpreter finds ``reasonmap/route`` only through the entry point pyproject.toml declares."""
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["entry-points"]
+    site = tmp_path / "site" / "reasonmap_toolkit_entry-0.dist-info"
+    site.mkdir(parents=True)
+    site.joinpath("METADATA").write_text("Metadata-Version: 2.1\nName: reasonmap-toolkit-entry\nVersion: 0\n")
+    site.joinpath("entry_points.txt").write_text(
+        "".join(f"[{group}]\n" + "".join(f"{k} = {v}\n" for k, v in eps.items()) for group, eps in declared.items())
+    )
+    questions = generate_questions(city_graph("rome"), seed=1, per_city=3)
+    path = tmp_path / "q.jsonl"
+    write_jsonl(path, questions)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path / "site"), str(ROOT)])}
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(_BY_NAME), str(path), str(tmp_path / "logs")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["status"] == "success" and result["task"] == "reasonmap/route" and result["samples"] == 5
+    assert "weighted_accuracy_short" in result["metrics"] and "map_score_long" in result["metrics"]
+
+
+def test_logs_of_other_inspect_tasks_map_ids_kinds_and_epochs(tmp_path):
+    from inspect_ai import Task
+    from inspect_ai.dataset import MemoryDataset, Sample
+    from inspect_ai.solver import generate
+
+    from benchmarks.reasonmap.harnesses import read_inspect_log
+
+    questions = generate_questions(city_graph("rome"), seed=1, per_city=2)
+    first, second = questions
+    path = tmp_path / "q.jsonl"
+    write_jsonl(path, questions)
+    # someone's own task: the kind in the sample id, or nowhere (then --kind says it); two epochs
+    samples = [Sample(input=first.question_long, id=f"{first.id}:long"), Sample(input="?", id=second.id)]
+    answers = {first.question_long: render_answer(first.routes[0], "long", first.long_template)}
+    (log,) = inspect_ai.eval(
+        Task(dataset=MemoryDataset(samples), solver=generate(), epochs=2),
+        model=_mock(answers),
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+    )
+    predictions, problems = read_inspect_log(log.location, model="mine")
+    assert [(p.id, p.question, p.model) for p in predictions] == [(first.id, "long", "mine")] * 2
+    assert len(problems) == 2 and all("--kind" in problem.message for problem in problems)
+    result = evaluate_files(
+        path, log.location, out=tmp_path / "s.jsonl", report_dir=tmp_path / "r", source="inspect", kind="short"
+    )
+    assert sorted((v.id, v.question, v.correct) for v in result.verdicts) == [
+        (first.id, "long", 1),
+        (second.id, "short", 0),
+    ]
+    repeats = [problem for problem in result.problems if "again" in problem]
+    assert len(repeats) == 2  # the second epoch of each sample: the first answer counts
