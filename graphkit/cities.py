@@ -16,7 +16,17 @@ from graphkit.metro import MetroData, load_metro
 from graphkit.names import fold
 from graphkit.overlays import Overlay, load_overlay, overlay_path_for
 
-__all__ = ["city_names", "city_path", "load_city", "city_graph", "load_metro_file", "graph_from_file", "open_graph"]
+__all__ = [
+    "city_names",
+    "city_path",
+    "load_city",
+    "city_graph",
+    "load_metro_file",
+    "graph_from_file",
+    "open_graph",
+    "graphs_by_city",
+    "CityGraphs",
+]
 
 
 def _data_root() -> Path:
@@ -104,3 +114,50 @@ def open_graph(
             return compile_graph(load_metro(city_path(city)), load_overlay(overlay))
         return city_graph(city)
     return graph_from_file(metro, overlay=overlay)
+
+
+class CityGraphs:
+    """A city name to its graph: a Metro Data file ``<city>.json`` anywhere under ``folder``
+    (with its overlay beside it), else an embedded city. Each graph is compiled once.
+
+    A synthetic benchmark's folder (``reasonmap synth --count``) is such a folder. It pickles as its
+    folder alone, so it (and :meth:`question_graph`) can travel to an executor's workers.
+
+    Raises
+    ------
+    UnknownCity
+        The folder does not exist; (on a call) the city is neither in the folder nor embedded.
+    """
+
+    __slots__ = ("folder", "_files", "_compiled")
+
+    def __init__(self, folder: str | Path | None = None):
+        self.folder = None if folder is None else str(folder)
+        self._files: dict[str, Path] = {}
+        self._compiled: dict[str, TransitGraph] = {}
+        if self.folder is not None:
+            root = Path(self.folder)
+            if not root.is_dir():
+                raise UnknownCity(f"{root}: no such folder of Metro Data")
+            for path in sorted(root.rglob("*.json")):
+                if not path.name.endswith(".overlay.json"):
+                    self._files.setdefault(path.stem, path)
+
+    def __call__(self, city: str) -> TransitGraph:
+        if city not in self._files:
+            return city_graph(city)
+        if city not in self._compiled:
+            self._compiled[city] = graph_from_file(self._files[city])
+        return self._compiled[city]
+
+    def question_graph(self, question) -> TransitGraph:
+        """The graph of ``question.city`` (the ``graph_for`` that scorers and the diagnosis take)."""
+        return self(question.city)
+
+    def __reduce__(self):
+        return (CityGraphs, (self.folder,))
+
+
+def graphs_by_city(folder: str | Path | None = None) -> CityGraphs:
+    """:class:`CityGraphs` of ``folder`` (``None``: the embedded cities only)."""
+    return CityGraphs(folder)

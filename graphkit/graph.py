@@ -37,6 +37,7 @@ __all__ = ["TransitGraph", "compile_graph", "RIDE_WEIGHT"]
 RIDE_WEIGHT = 1_000_000
 _NO_ROUTE = Route(())
 # sources whose least-cost DAGs are found together: big enough for numpy, small enough for the cache
+_CELLS_PER_BLOCK = 2_000_000  # source x hop cells of one block's arrays (16 MB each), whatever the network
 _SOURCES_PER_BLOCK = 32  # the empty prefix every route from the source extends
 
 
@@ -297,7 +298,7 @@ class TransitGraph:
         The first call computes all pairs at once (cheap); later calls are lookups.
         """
         if self._costs is None:
-            self._costs = numpy.asarray(self._graph.distances(weights="weight"))
+            self._costs = self._distance_matrix()
         weight = self._costs[self._vertex[source], self._vertex[target]]
         if not numpy.isfinite(weight) or source == target:
             return None
@@ -324,12 +325,29 @@ class TransitGraph:
         wanted = None if targets is None else [self._vertex[name] for name in targets]
         return iter(self._routes_along(s, edges.tolist(), max_routes, wanted))
 
-    def all_shortest_routes(self, *, max_routes: int | None = None) -> Iterator[RouteSet]:
-        """:meth:`shortest_routes_from` for every source in station order, sharing the work."""
-        distances = numpy.asarray(self._graph.distances(weights="weight"))
+    def _distance_matrix(self) -> numpy.ndarray:
+        """All-pairs least weights, filled a block of rows at a time (igraph hands back lists of floats,
+        which would take four times the array's memory all at once)."""
         n = len(self.stations)
+        matrix = numpy.empty((n, n), dtype=numpy.float64)
         for first in range(0, n, _SOURCES_PER_BLOCK):
-            block = distances[first : first + _SOURCES_PER_BLOCK]
+            rows = range(first, min(n, first + _SOURCES_PER_BLOCK))
+            matrix[first : rows.stop] = self._graph.distances(source=rows, weights="weight")
+        return matrix
+
+    def all_shortest_routes(
+        self, *, max_routes: int | None = None, sources: Iterable[str] | None = None
+    ) -> Iterator[RouteSet]:
+        """:meth:`shortest_routes_from` for every source (or ``sources``) in order, sharing the work.
+
+        Distances are computed a block of sources at a time: memory grows with the stations, not their square.
+        """
+        vertices = range(len(self.stations)) if sources is None else [self._vertex[name] for name in sources]
+        # a block's arrays hold one cell per source and hop: fewer sources when there are many hops
+        per_block = max(1, min(_SOURCES_PER_BLOCK, _CELLS_PER_BLOCK // max(1, len(self._heads))))
+        for first in range(0, len(vertices), per_block):
+            chunk = vertices[first : first + per_block]
+            block = numpy.asarray(self._graph.distances(source=chunk, weights="weight"))
             # the least-cost DAGs of a block of sources at once: the hops on which the weight grows by the hop's
             reached = block[:, self._heads]
             on_dag = (block[:, self._tails] + self._weights == reached) & numpy.isfinite(reached)
@@ -338,9 +356,9 @@ class TransitGraph:
             order = numpy.lexsort((tails, heads, block[sources, heads], sources))
             edges, sources = edges[order].tolist(), sources[order]
             bounds = numpy.searchsorted(sources, numpy.arange(len(block) + 1)).tolist()
-            for offset in range(len(block)):
+            for offset, s in enumerate(chunk):
                 start, end = bounds[offset], bounds[offset + 1]
-                yield from self._routes_along(first + offset, edges[start:end], max_routes)
+                yield from self._routes_along(s, edges[start:end], max_routes)
 
     def _least_cost_hops(self, distance: numpy.ndarray) -> numpy.ndarray:
         """Hops (as edge numbers) of the least-cost DAG from one source, grouped by head, nearest heads first."""

@@ -12,14 +12,32 @@ import json
 import os
 import tempfile
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
-from graphkit.graph import TransitGraph
+from graphkit.graph import TransitGraph, compile_graph
+from graphkit.metro import MetroData
+from graphkit.overlays import Overlay, overlay_path_for
 from graphkit.routes import DEFAULT_MAX_ROUTES, reference_routes
 from graphkit.segments import Segment
 
-__all__ = ["atomic_writer", "write_references", "reference_lines"]
+if TYPE_CHECKING:
+    from graphkit.executors import Executor
+    from graphkit.synth import SyntheticNetwork
+
+__all__ = [
+    "atomic_writer",
+    "write_references",
+    "reference_lines",
+    "reference_block",
+    "reference_texts",
+    "ReferenceJob",
+    "write_network",
+]
+
+# pairs per job handed to an executor: big enough to hide the hand-over, small enough to spread
+_PAIRS_PER_JOB = 100_000
 
 
 @contextlib.contextmanager
@@ -46,30 +64,41 @@ def _dump(value: object) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def reference_lines(graph: TransitGraph, *, max_routes: int = DEFAULT_MAX_ROUTES) -> Iterator[str]:
+def reference_lines(
+    graph: TransitGraph, *, max_routes: int = DEFAULT_MAX_ROUTES, sources: Iterable[str] | None = None
+) -> Iterator[str]:
     """One JSON text per ordered station pair (the ``references`` record), without newline.
 
-    Segments are shared between many pairs, so each is serialized once.
+    ``sources`` limits the departures (see :func:`graphkit.routes.reference_routes`).
+
+    Segments are shared between many pairs, so each is serialized once, as is each station's name.
     """
     cache: dict[int, str] = {}
     keep: list[Segment] = []  # holds the segments alive so their ids stay unique
 
-    def segment_json(segment: Segment) -> str:
-        found = cache.get(id(segment))
-        if found is None:
-            found = cache[id(segment)] = _dump(segment.to_dict())
-            keep.append(segment)
-        return found
+    def segments_json(segments: tuple[Segment, ...]) -> str:
+        parts = []
+        for segment in segments:
+            found = cache.get(id(segment))
+            if found is None:
+                found = cache[id(segment)] = _dump(segment.to_dict())
+                keep.append(segment)
+            parts.append(found)
+        return ", ".join(parts)
 
-    city = _dump(graph.city)
-    for found in reference_routes(graph, max_routes=max_routes):
-        routes = ", ".join(
-            f'"route_{number}": [{", ".join(segment_json(s) for s in route.segments)}]'
-            for number, route in enumerate(found.routes, start=1)
-        )
+    names = {station: _dump(station) for station in graph.stations}
+    head = f'{{"city": {_dump(graph.city)}, "station_1": '
+    for found in reference_routes(graph, max_routes=max_routes, sources=sources):
+        routes = found.routes
+        if len(routes) == 1:  # the usual case, spelled out for speed
+            text = f'"route_1": [{segments_json(routes[0].segments)}]'
+        else:
+            text = ", ".join(
+                f'"route_{number}": [{segments_json(route.segments)}]' for number, route in enumerate(routes, start=1)
+            )
         yield (
-            f'{{"city": {city}, "station_1": {_dump(found.source)}, "station_2": {_dump(found.target)}, '
-            f'"question_transfer_count": {found.transfers}, "routes": {{{routes}}}}}'
+            f'{head}{names[found.source]}, "station_2": {names[found.target]}, '
+            f'"question_transfer_count": {found.transfers}, "routes": {{{text}}}}}'
         )
 
 
@@ -79,36 +108,101 @@ def write_references(
     *,
     max_routes: int = DEFAULT_MAX_ROUTES,
     progress: bool = True,
+    executor: Executor | None = None,
 ) -> int:
     """Write the references of every ordered station pair of ``graphs`` to a JSON Lines file.
 
     Returns the number of records. With ``progress``, a bar on stderr counts
-    pairs.
+    pairs. With an ``executor`` (see :mod:`graphkit.executors`), blocks of
+    departures are computed by its workers; the file is the same byte for byte.
     """
     graphs = list(graphs)
     # The graphs outlive the sweep: exempt them from the collector, which would
     # otherwise re-scan them again and again while millions of routes come and go.
     gc.freeze()
     try:
-        return _write(path, graphs, max_routes=max_routes, progress=progress)
+        if executor is None:
+            texts = (
+                (graph.city, 1, f"{line}\n")
+                for graph in graphs
+                for line in reference_lines(graph, max_routes=max_routes)
+            )
+        else:
+            texts = reference_texts(graphs, executor, max_routes=max_routes)
+        return _write(path, graphs, texts, progress=progress)
     finally:
         gc.unfreeze()
 
 
-def _write(path: str | Path, graphs: list[TransitGraph], *, max_routes: int, progress: bool) -> int:
+def reference_texts(
+    graphs: Iterable[TransitGraph], executor: Executor, *, max_routes: int = DEFAULT_MAX_ROUTES
+) -> Iterator[tuple[str, int, str]]:
+    """``(city, pairs, JSON Lines text)`` of blocks of departures computed on ``executor``, in order."""
+    jobs = (
+        ReferenceJob(graph.metro, graph.overlay, graph.stations[first : first + step], max_routes)
+        for graph in graphs
+        for step in [max(1, _PAIRS_PER_JOB // max(1, len(graph.stations)))]
+        for first in range(0, len(graph.stations), step)
+    )
+    return executor.map(reference_block, jobs)
+
+
+@dataclass(frozen=True, slots=True)
+class ReferenceJob:
+    """A block of departures of one network: what a worker needs to write their references."""
+
+    metro: MetroData
+    overlay: Overlay
+    sources: tuple[str, ...]
+    max_routes: int
+
+
+# the network a worker compiled last: the blocks of one network come to a worker one after another
+_compiled: dict[tuple[MetroData, Overlay], TransitGraph] = {}
+
+
+def reference_block(job: ReferenceJob) -> tuple[str, int, str]:
+    """The city, the number of pairs and the JSON Lines text of a block of departures (run by a worker)."""
+    key = (job.metro, job.overlay)
+    graph = _compiled.get(key)
+    if graph is None:
+        _compiled.clear()
+        graph = _compiled[key] = compile_graph(job.metro, job.overlay)
+    lines = list(reference_lines(graph, max_routes=job.max_routes, sources=job.sources))
+    return job.metro.city, len(lines), "".join(f"{line}\n" for line in lines)
+
+
+def write_network(network: SyntheticNetwork, path: str | Path) -> tuple[Path, ...]:
+    """Write a synthetic network's Metro Data to ``path`` and its overlay (if any) beside it, atomically.
+
+    Returns the files written.
+    """
+    target = Path(path)
+    with atomic_writer(target) as stream:
+        stream.write(network.metro_json)
+    if network.overlay_json is None:
+        return (target,)
+    overlay = overlay_path_for(target)
+    with atomic_writer(overlay) as stream:
+        stream.write(network.overlay_json)
+    return (target, overlay)
+
+
+def _write(
+    path: str | Path, graphs: list[TransitGraph], texts: Iterable[tuple[str, int, str]], *, progress: bool
+) -> int:
     total = sum(len(graph.stations) * (len(graph.stations) - 1) for graph in graphs)
-    count = 0
+    count = shown = 0
     bar = _progress(total, enabled=progress)
     with atomic_writer(path) as stream:
-        for graph in graphs:
-            bar.set_description(graph.city or "pairs")
-            for line in reference_lines(graph, max_routes=max_routes):
-                stream.write(line)
-                stream.write("\n")
-                count += 1
-                if count % 2048 == 0:
-                    bar.update(2048)
-        bar.update(count % 2048)
+        for city, pairs, text in texts:
+            stream.write(text)
+            count += pairs
+            if count - shown >= 2048:
+                bar.set_description(city or "pairs", refresh=False)
+                bar.update(count - shown)
+                shown = count
+        bar.update(count - shown)
     bar.close()
     return count
 

@@ -148,6 +148,4 @@ def reference_routes(
     departures); unconnected pairs are left out (see ``graph.components()``).
     """
     _check_options(0, max_routes)
-    if sources is None:
-        return graph.all_shortest_routes(max_routes=max_routes)
-    return (found for source in sources for found in graph.shortest_routes_from(source, max_routes=max_routes))
+    return graph.all_shortest_routes(max_routes=max_routes, sources=sources)

@@ -12,12 +12,16 @@ import sys
 from collections.abc import Sequence
 
 
-def _add_city_options(parser: argparse.ArgumentParser, *, allow_all: bool = False) -> None:
+def _add_city_options(parser: argparse.ArgumentParser, *, allow_all: bool = False, allow_dir: bool = False) -> None:
     where = parser.add_mutually_exclusive_group(required=True)
     where.add_argument("--city", help="an embedded city (beijing, new_york, kl, ...; see `reasonmap cities`)")
     where.add_argument("--metro", metavar="PATH", help="a Metro Data file ({line: [stations]} JSON)")
     if allow_all:
         where.add_argument("--all", action="store_true", help="all 30 embedded cities")
+    if allow_dir:
+        where.add_argument(
+            "--metro-dir", metavar="DIR", help="every Metro Data file under DIR (a synthetic set's DIR/metro)"
+        )
     parser.add_argument(
         "--overlay", metavar="PATH", help="a topology overlay (default: <metro stem>.overlay.json beside it)"
     )
@@ -28,6 +32,11 @@ def _graphs(args: argparse.Namespace) -> list:
 
     if getattr(args, "all", False):
         return [city_graph(name) for name in city_names()]
+    if getattr(args, "metro_dir", None):
+        from graphkit.cities import graph_from_file
+        from reasonmap.batch import metro_files
+
+        return [graph_from_file(path) for path in metro_files(args.metro_dir)]
     return [open_graph(city=args.city, metro=args.metro, overlay=args.overlay)]
 
 
@@ -43,6 +52,19 @@ def _questions(path: str) -> dict:
     questions, _, problems = load_questions(path)
     _report_skipped(problems)
     return questions
+
+
+def _graph_of_city(args: argparse.Namespace):
+    """A city's graph from ``--metro-dir`` (a synthetic benchmark's folder, say), else an embedded city."""
+    from graphkit.cities import graphs_by_city
+
+    return graphs_by_city(getattr(args, "metro_dir", None))
+
+
+def _add_metro_dir(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--metro-dir", metavar="DIR", help="Metro Data of non-embedded cities: DIR/**/<city>.json (a synth set's DIR)"
+    )
 
 
 def _print_json(value: object) -> None:
@@ -76,8 +98,13 @@ def cmd_route(args: argparse.Namespace) -> int:
 
 def cmd_references(args: argparse.Namespace) -> int:
     from graphkit.io import write_references
+    from reasonmap.batch import executor_from
 
-    count = write_references(args.out, _graphs(args), max_routes=args.max_routes, progress=not args.quiet)
+    graphs = _graphs(args)
+    with executor_from(args) as executor:
+        count = write_references(
+            args.out, graphs, max_routes=args.max_routes, progress=not args.quiet, executor=executor
+        )
     print(f"wrote {count} station pairs to {args.out}", file=sys.stderr)
     return 0
 
@@ -134,6 +161,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     from benchmarks.reasonmap.evaluate import compare_files, evaluate_files
     from benchmarks.reasonmap.report import markdown_table
     from graphkit.cities import open_graph
+    from reasonmap.batch import executor_from
 
     graph = open_graph(metro=args.metro, overlay=args.overlay) if args.metro else None
     if args.compare:
@@ -148,6 +176,7 @@ def cmd_score(args: argparse.Namespace) -> int:
             source=args.source,
             model=args.model,
             kind=args.kind,
+            metro_dir=args.metro_dir,
         )
         first = compared.evaluations[args.compare[0]]
         for problem in first.problems[:20]:
@@ -155,18 +184,21 @@ def cmd_score(args: argparse.Namespace) -> int:
         print(compared.files[-1].read_text(encoding="utf-8"), end="")
         print(f"compared {len(first.verdicts)} predictions; reports in {args.report}/", file=sys.stderr)
         return 0
-    result = evaluate_files(
-        args.questions,
-        args.predictions,
-        out=args.out,
-        report_dir=args.report,
-        weighting=args.weighting,
-        variant=args.variant,
-        graph=graph,
-        source=args.source,
-        model=args.model,
-        kind=args.kind,
-    )
+    with executor_from(args) as executor:
+        result = evaluate_files(
+            args.questions,
+            args.predictions,
+            out=args.out,
+            report_dir=args.report,
+            weighting=args.weighting,
+            variant=args.variant,
+            graph=graph,
+            source=args.source,
+            model=args.model,
+            kind=args.kind,
+            metro_dir=args.metro_dir,
+            executor=executor,
+        )
     for problem in result.problems[:20]:
         print(f"skipped: {problem}", file=sys.stderr)
     if len(result.problems) > 20:
@@ -216,7 +248,6 @@ def cmd_demo(args: argparse.Namespace) -> int:
 def cmd_baseline(args: argparse.Namespace) -> int:
     from baselines.solvers import Noise, run_solver
     from benchmarks.reasonmap.io import write_jsonl
-    from graphkit.cities import city_graph
 
     questions = _questions(args.questions)
     options = {}
@@ -224,8 +255,9 @@ def cmd_baseline(args: argparse.Namespace) -> int:
         options["noise"] = Noise(args.wrong_line, args.wrong_transfer, args.detour, args.miscount, misread=args.misread)
     if args.name == "text-oracle":
         options["textualization"] = args.textualization
+    graph_of = _graph_of_city(args)
     predictions = run_solver(
-        args.name, questions.values(), lambda question: city_graph(question.city), seed=args.seed, **options
+        args.name, questions.values(), lambda question: graph_of(question.city), seed=args.seed, **options
     )
     count = write_jsonl(args.out, predictions)
     print(f"wrote {count} predictions of baseline:{args.name} to {args.out}", file=sys.stderr)
@@ -237,8 +269,10 @@ def cmd_prompts(args: argparse.Namespace) -> int:
     from benchmarks.reasonmap.io import write_jsonl
 
     questions = _questions(args.questions)
+    graph_of = _graph_of_city(args)
     requests = build_requests(
         questions.values(),
+        graph_for=lambda question: graph_of(question.city),
         mode=args.mode,
         textualization=args.textualization,
         maps=args.maps,
@@ -332,6 +366,7 @@ def cmd_vdi(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     from benchmarks.reasonmap.plus import DEFAULT_PER_TYPE
     from graphkit.routes import DEFAULT_MAX_ROUTES
+    from reasonmap.batch import add_executor_options, add_synth_command
 
     parser = argparse.ArgumentParser(prog="reasonmap", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -350,10 +385,11 @@ def build_parser() -> argparse.ArgumentParser:
     route.set_defaults(run=cmd_route)
 
     references = commands.add_parser("references", help="reference routes of every ordered station pair")
-    _add_city_options(references, allow_all=True)
+    _add_city_options(references, allow_all=True, allow_dir=True)
     references.add_argument("--out", required=True, metavar="FILE", help="JSON Lines file to write")
     references.add_argument("--max-routes", type=int, default=DEFAULT_MAX_ROUTES)
     references.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_executor_options(references)
     references.set_defaults(run=cmd_references)
 
     generate = commands.add_parser("generate", help="ReasonMap questions with references, seeded")
@@ -415,6 +451,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     score.add_argument("--metro", metavar="PATH", help="score every question against this Metro Data file")
     score.add_argument("--overlay", metavar="PATH", help="its topology overlay (default: beside it)")
+    _add_metro_dir(score)
+    add_executor_options(score)
     score.set_defaults(run=cmd_score)
 
     export = commands.add_parser("export", help="a question set as a Hugging Face dataset (the public set's schema)")
@@ -453,6 +491,7 @@ def build_parser() -> argparse.ArgumentParser:
     for name, default in (("wrong-line", 0.1), ("wrong-transfer", 0.1), ("detour", 0.1), ("miscount", 0.1)):
         baseline.add_argument(f"--{name}", type=float, default=default, help=f"noisy: probability (default {default})")
     baseline.add_argument("--misread", type=float, default=0.0, help="noisy: probability of a misspelt station (0)")
+    _add_metro_dir(baseline)
     baseline.set_defaults(run=cmd_baseline)
 
     prompts = commands.add_parser("prompts", help="the exact requests of a prompt mode, for any harness")
@@ -463,6 +502,7 @@ def build_parser() -> argparse.ArgumentParser:
     prompts.add_argument("--maps", metavar="DIR", help="full: folder of map images (<city>.png)")
     prompts.add_argument("--pixel-budget", type=int, default=4_000_000, help="full: downscale larger maps to this")
     prompts.add_argument("--alias-strategy", choices=["romanize", "borrow"], default="romanize")
+    _add_metro_dir(prompts)
     prompts.set_defaults(run=cmd_prompts)
 
     run = commands.add_parser("run", help="ask an OpenAI-compatible endpoint; resumable, appends to --out")
@@ -519,6 +559,7 @@ def build_parser() -> argparse.ArgumentParser:
     from reasonmap.vision_commands import add_vision_commands
 
     add_vision_commands(commands, _add_city_options)
+    add_synth_command(commands)
     return parser
 
 

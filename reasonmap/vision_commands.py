@@ -48,6 +48,10 @@ def _analyse(args: argparse.Namespace, graph, *, lines: bool):
 def cmd_ocr(args: argparse.Namespace) -> int:
     from vision.analyse import ocr_report, write_evidence
 
+    if args.maps:
+        return _ocr_folder(args)
+    if args.map is None or args.all or args.metro_dir:
+        raise ValueError("give one MAP with --city or --metro, or a folder with --maps and --all or --metro-dir")
     graph = _graph(args)
     wants_lines = args.lines or args.evidence is not None
     analysis = _analyse(args, graph, lines=wants_lines)
@@ -68,9 +72,55 @@ def cmd_ocr(args: argparse.Namespace) -> int:
     return 0
 
 
+def _networks(args: argparse.Namespace) -> dict:
+    """City name to (Metro Data, overlay): the embedded cities (``--all``) or those under ``--metro-dir``."""
+    from graphkit.cities import city_names, load_city, load_metro_file
+    from reasonmap.batch import metro_files
+
+    if args.all:
+        return {name: load_city(name) for name in city_names()}
+    return {path.stem: load_metro_file(path) for path in metro_files(args.metro_dir)}
+
+
+def _ocr_folder(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from reasonmap.batch import OcrJob, executor_from, map_files, ocr_job
+    from vision.analyse import write_evidence
+
+    if not (args.all or args.metro_dir) or not args.evidence_dir:
+        raise ValueError("--maps needs --all or --metro-dir (the maps' cities) and --evidence-dir")
+    networks = _networks(args)
+    maps = []
+    for city, path in map_files(args.maps):
+        if city in networks:
+            maps.append(path)
+        else:
+            print(f"skipped: {path}: no Metro Data for city {city!r}", file=sys.stderr)
+    cache_dir = str(args.cache_dir) if args.cache_dir else None
+    jobs = (
+        OcrJob(
+            str(path),
+            *networks[path.stem.split("__")[-1]],
+            _settings(args),
+            args.pixel_limit,
+            cache_dir,
+            not args.no_cache,
+        )
+        for path in maps
+    )
+    with executor_from(args) as executor:
+        for path, (evidence, recall, seconds) in zip(maps, executor.map(ocr_job, jobs)):
+            written = write_evidence(Path(args.evidence_dir) / f"{path.stem}.evidence.json", evidence)
+            print(f"{path.name}: recall {recall:.1%} in {seconds:.1f} s -> {written}")
+    return 0
+
+
 def cmd_render(args: argparse.Namespace) -> int:
     from vision.render import render_map, write_rendered
 
+    if args.all or args.metro_dir:
+        return _render_folder(args)
     rendered = render_map(
         _graph(args), seed=args.seed, size=args.size, palette=args.palette, rotate_labels=args.rotate_labels
     )
@@ -80,12 +130,40 @@ def cmd_render(args: argparse.Namespace) -> int:
     return 0
 
 
+def _render_folder(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from graphkit.io import atomic_writer
+    from reasonmap.batch import RenderJob, executor_from, render_job
+
+    folder = Path(args.out)
+    jobs = (
+        RenderJob(metro, overlay, args.seed, args.size, args.palette, args.rotate_labels)
+        for metro, overlay in _networks(args).values()
+    )
+    count = 0
+    with executor_from(args) as executor:
+        for city, png, truth in executor.map(render_job, jobs):
+            with atomic_writer(folder / f"{city}.png", binary=True) as stream:
+                stream.write(png)
+            with atomic_writer(folder / f"{city}.truth.json") as stream:
+                stream.write(truth)
+            count += 1
+    print(f"wrote {count} maps with their truth to {folder}/", file=sys.stderr)
+    return 0
+
+
 def cmd_diagnose(args: argparse.Namespace) -> int:
+    from reasonmap.batch import executor_from
     from vision.analyse import read_evidence
-    from vision.diagnosis_report import diagnose_files, summary_markdown
+    from vision.diagnosis_report import OneNetwork, diagnose_files
     from vision.evidence import read_truth
     from vision.render import truth_path
 
+    if args.metro_dir:
+        return _diagnose_folder(args)
+    if args.evidence_dir:
+        raise ValueError("--evidence-dir needs --metro-dir (the maps' cities)")
     graph = _graph(args)
     if args.evidence:
         evidence = read_evidence(args.evidence)
@@ -93,20 +171,57 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
         evidence = read_truth(truth_path(args.map), city=graph.city)
     else:
         evidence = _analyse(args, graph, lines=True).evidence
-    run = diagnose_files(
-        args.questions,
-        args.predictions,
-        evidence,
-        lambda question: graph,
-        out=args.out,
-        colour_threshold=args.colour_threshold,
-        layout_threshold=args.layout_threshold,
-    )
+    with executor_from(args) as executor:
+        run = diagnose_files(
+            args.questions,
+            args.predictions,
+            evidence,
+            OneNetwork(graph.metro, graph.overlay),
+            out=args.out,
+            colour_threshold=args.colour_threshold,
+            layout_threshold=args.layout_threshold,
+            executor=executor,
+        )
+    return _report_diagnosis(run)
+
+
+def _report_diagnosis(run) -> int:
+    from vision.diagnosis_report import summary_markdown
+
     for problem in run.problems:
         print(f"skipped: {problem}", file=sys.stderr)
     print(summary_markdown(run.summary), end="")
     print(f"wrote {', '.join(str(path) for path in run.outputs)}", file=sys.stderr)
     return 0
+
+
+def _diagnose_folder(args: argparse.Namespace) -> int:
+    """Diagnose answers about many cities: graphs from ``--metro-dir``, evidence from ``--evidence-dir``."""
+    from pathlib import Path
+
+    from graphkit.cities import CityGraphs
+    from reasonmap.batch import executor_from
+    from vision.analyse import read_evidence
+    from vision.diagnosis_report import diagnose_files
+
+    if not args.evidence_dir:
+        raise ValueError("--metro-dir needs --evidence-dir (as `ocr --maps ... --evidence-dir` writes it)")
+    evidence = {}
+    for path in sorted(Path(args.evidence_dir).glob("*.evidence.json")):
+        found = read_evidence(path)
+        evidence[found.city or path.name.removesuffix(".evidence.json").split("__")[-1]] = found
+    with executor_from(args) as executor:
+        run = diagnose_files(
+            args.questions,
+            args.predictions,
+            evidence,
+            CityGraphs(args.metro_dir).question_graph,
+            out=args.out,
+            colour_threshold=args.colour_threshold,
+            layout_threshold=args.layout_threshold,
+            executor=executor,
+        )
+    return _report_diagnosis(run)
 
 
 def _add_map_options(parser: argparse.ArgumentParser) -> None:
@@ -133,24 +248,29 @@ def _add_map_options(parser: argparse.ArgumentParser) -> None:
 
 def add_vision_commands(commands, add_city_options) -> None:
     """Add ``ocr``, ``render`` and ``diagnose`` to the subcommands."""
+    from reasonmap.batch import add_executor_options
     from vision.render import PALETTES
 
     ocr = commands.add_parser("ocr", help="read a map: station recall, boxes, unmatched texts (and line colours)")
-    ocr.add_argument("map", metavar="MAP", help="the map image")
-    add_city_options(ocr)
+    ocr.add_argument("map", metavar="MAP", nargs="?", help="the map image")
+    add_city_options(ocr, allow_all=True, allow_dir=True)
     _add_map_options(ocr)
     ocr.add_argument("--json", action="store_true", help="print the JSON report")
     ocr.add_argument("--lines", action="store_true", help="also estimate line colours, paths and alike pairs")
     ocr.add_argument("--evidence", metavar="FILE", help="write the map evidence for `diagnose --evidence`")
+    ocr.add_argument("--maps", metavar="DIR", help="read every map in DIR (<city>.png or <country>__<city>.png)")
+    ocr.add_argument("--evidence-dir", metavar="DIR", help="--maps: one <map>.evidence.json per map")
+    add_executor_options(ocr)
     ocr.set_defaults(run=cmd_ocr)
 
     render = commands.add_parser("render", help="draw a synthetic map with its ground truth (MAP.truth.json)")
-    add_city_options(render)
+    add_city_options(render, allow_all=True, allow_dir=True)
     render.add_argument("--seed", type=int, default=0)
     render.add_argument("--size", type=int, help="longest side in px, up to 8000 (default: from the station count)")
     render.add_argument("--palette", choices=sorted(PALETTES), default="normal")
     render.add_argument("--rotate-labels", action="store_true", help="draw every third label at 45°")
-    render.add_argument("--out", required=True, metavar="MAP.png")
+    render.add_argument("--out", required=True, metavar="MAP.png", help="with --all or --metro-dir: a folder")
+    add_executor_options(render)
     render.set_defaults(run=cmd_render)
 
     diagnose = commands.add_parser("diagnose", help="label each answer: a grounding or a reasoning failure")
@@ -159,12 +279,14 @@ def add_vision_commands(commands, add_city_options) -> None:
     source = diagnose.add_mutually_exclusive_group(required=True)
     source.add_argument("--map", help="the map image the model saw (read with OCR; cached)")
     source.add_argument("--evidence", help="map evidence written by `reasonmap ocr --evidence`")
+    source.add_argument("--evidence-dir", help="with --metro-dir: the evidence of many maps (`ocr --maps`)")
     diagnose.add_argument("--truth", action="store_true", help="with --map: use MAP.truth.json of a rendered map")
-    add_city_options(diagnose)
+    add_city_options(diagnose, allow_dir=True)
     _add_map_options(diagnose)
     diagnose.add_argument(
         "--colour-threshold", type=float, default=10.0, help="CIEDE2000 under which colours are alike"
     )
     diagnose.add_argument("--layout-threshold", type=float, help="px under which a line runs near (default: 3 labels)")
     diagnose.add_argument("--out", required=True, help="diagnoses (JSON Lines); summaries are written beside it")
+    add_executor_options(diagnose)
     diagnose.set_defaults(run=cmd_diagnose)

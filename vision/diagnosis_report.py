@@ -17,23 +17,34 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from benchmarks.reasonmap.io import read_jsonl, read_questions, unique_by_id, write_jsonl
 from benchmarks.reasonmap.records import Prediction, Question
-from graphkit.graph import TransitGraph
+from graphkit.graph import TransitGraph, compile_graph
 from graphkit.io import atomic_writer
+from graphkit.metro import MetroData
 from graphkit.names import fold
+from graphkit.overlays import Overlay
 from vision.diagnose import CATEGORIES, DEFAULT_COLOUR_THRESHOLD, LABELS, Diagnosis, diagnose
 from vision.evidence import MapEvidence
+
+if TYPE_CHECKING:
+    from graphkit.executors import Executor
+
+# rows per job handed to an executor
+_ROWS_PER_JOB = 10_000
 
 __all__ = [
     "DiagnosisRun",
     "prediction_row",
     "diagnose_predictions",
     "diagnose_files",
+    "OneNetwork",
+    "DiagnoseJob",
+    "diagnose_block",
     "summarise",
     "summary_markdown",
     "summary_paths",
@@ -278,6 +289,75 @@ def diagnose_predictions(
     return diagnoses, problems
 
 
+@dataclass(frozen=True, slots=True)
+class OneNetwork:
+    """``graph_for`` of a single network that a worker can receive: compiled once per process."""
+
+    metro: MetroData
+    overlay: Overlay
+
+    def __call__(self, question: Question) -> TransitGraph:
+        key = (self.metro, self.overlay)
+        if key not in _COMPILED:
+            _COMPILED.clear()
+            _COMPILED[key] = compile_graph(self.metro, self.overlay)
+        return _COMPILED[key]
+
+
+_COMPILED: dict[tuple[MetroData, Overlay], TransitGraph] = {}  # the network a worker compiled last
+
+
+@dataclass(frozen=True, slots=True)
+class DiagnoseJob:
+    """A block of rows with their questions, their graphs and their map evidence (for a worker)."""
+
+    rows: tuple[tuple[Prediction, str | None], ...]
+    questions: dict[str, Question]
+    graph_for: Callable[[Question], TransitGraph]
+    evidence: MapEvidence | Mapping[str, MapEvidence] | None
+    colour_threshold: float
+    layout_threshold: float | None
+
+
+def diagnose_block(job: DiagnoseJob) -> tuple[list[Diagnosis], list[str], list[str]]:
+    """The diagnoses of one block, the rows it skipped and the missing evidence it met (run by a worker)."""
+    missing: list[str] = []
+    diagnoses, skipped = diagnose_predictions(
+        job.rows,
+        job.questions,
+        job.graph_for,
+        _evidence_for(job.evidence, missing),
+        colour_threshold=job.colour_threshold,
+        layout_threshold=job.layout_threshold,
+    )
+    return diagnoses, skipped, missing
+
+
+def _diagnose_on(
+    executor: Executor,
+    rows: list[tuple[Prediction, str | None]],
+    questions: Mapping[str, Question],
+    template: DiagnoseJob,
+    problems: list[str],
+) -> tuple[list[Diagnosis], list[str]]:
+    """Diagnose blocks of rows on ``executor``, in row order; what is reported once per city, once."""
+    jobs = (
+        replace(template, rows=block, questions={p.id: questions[p.id] for p, _ in block if p.id in questions})
+        for start in range(0, len(rows), _ROWS_PER_JOB)
+        for block in [tuple(rows[start : start + _ROWS_PER_JOB])]
+    )
+    diagnoses: list[Diagnosis] = []
+    skipped: list[str] = []
+    for block_diagnoses, block_skipped, missing in executor.map(diagnose_block, jobs):
+        diagnoses.extend(block_diagnoses)
+        # a city without a graph is reported once (then each row it skips); so is one without evidence
+        skipped.extend(
+            message for message in block_skipped if message.startswith("prediction ") or message not in skipped
+        )
+        problems.extend(message for message in missing if message not in problems)
+    return diagnoses, skipped
+
+
 def diagnose_files(
     questions_path: str | Path,
     predictions_path: str | Path,
@@ -287,6 +367,7 @@ def diagnose_files(
     out: str | Path,
     colour_threshold: float = DEFAULT_COLOUR_THRESHOLD,
     layout_threshold: float | None = None,
+    executor: Executor | None = None,
 ) -> DiagnosisRun:
     """Diagnose a predictions file against its questions and map; write the labels and their summary.
 
@@ -305,6 +386,9 @@ def diagnose_files(
         The JSON Lines file to write; the summaries go beside it (:func:`summary_paths`).
     colour_threshold, layout_threshold : float
         See :func:`vision.diagnose.diagnose`.
+    executor : Executor, optional
+        Diagnose blocks of rows on its workers (:mod:`graphkit.executors`); ``graph_for`` must then
+        be picklable, like :class:`OneNetwork`. The outputs are the same byte for byte.
 
     Returns
     -------
@@ -320,14 +404,18 @@ def diagnose_files(
     rows, row_problems = read_jsonl(predictions_path, prediction_row)
     problems = [str(problem) for problem in (*question_problems, *repeated, *row_problems)]
     rows = _first_answers(rows, predictions_path, problems)
-    diagnoses, skipped = diagnose_predictions(
-        rows,
-        questions,
-        graph_for,
-        _evidence_for(evidence, problems),
-        colour_threshold=colour_threshold,
-        layout_threshold=layout_threshold,
-    )
+    if executor is None:
+        diagnoses, skipped = diagnose_predictions(
+            rows,
+            questions,
+            graph_for,
+            _evidence_for(evidence, problems),
+            colour_threshold=colour_threshold,
+            layout_threshold=layout_threshold,
+        )
+    else:
+        template = DiagnoseJob((), {}, graph_for, evidence, colour_threshold, layout_threshold)
+        diagnoses, skipped = _diagnose_on(executor, rows, questions, template, problems)
     problems.extend(f"{predictions_path}: {message}" for message in skipped)
     summary = summarise(diagnoses)
     summary_json, summary_md = summary_paths(out)

@@ -29,6 +29,7 @@ __all__ = [
     "PALETTES",
     "MIN_SIZE",
     "MAX_SIZE",
+    "png_bytes",
     "RenderedMap",
     "default_size",
     "line_colours",
@@ -497,16 +498,21 @@ def truth_json(truth: dict[str, Any]) -> str:
     return json.dumps(truth, ensure_ascii=False, sort_keys=True) + "\n"
 
 
+def png_bytes(rendered: RenderedMap) -> bytes:
+    """The map as PNG bytes: no metadata and a fixed compression, so equal maps give equal bytes."""
+    buffer = io.BytesIO()
+    rendered.image.save(buffer, format="PNG", compress_level=6, optimize=False)
+    return buffer.getvalue()
+
+
 def write_rendered(rendered: RenderedMap, out_png: str | Path) -> tuple[Path, Path]:
     """Write the map as ``out_png`` and its truth as ``<stem>.truth.json`` beside it, each atomically.
 
     The PNG carries no metadata and a fixed compression, so equal maps give equal bytes.
     """
     png = Path(out_png)
-    buffer = io.BytesIO()
-    rendered.image.save(buffer, format="PNG", compress_level=6, optimize=False)
     with atomic_writer(png, binary=True) as stream:
-        stream.write(buffer.getvalue())
+        stream.write(png_bytes(rendered))
     truth = truth_path(png)
     with atomic_writer(truth) as stream:
         stream.write(truth_json(rendered.truth))

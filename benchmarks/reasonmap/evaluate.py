@@ -11,10 +11,10 @@ variants and writes why they differ (:mod:`~benchmarks.reasonmap.compare`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from benchmarks.reasonmap.io import (
     Problem,
@@ -30,11 +30,27 @@ from benchmarks.reasonmap.records import Prediction, Question, Verdict
 from benchmarks.reasonmap.report import summarize, write_report
 from benchmarks.reasonmap.scoring import VARIANTS, score_predictions
 from graphkit.graph import TransitGraph
+from graphkit.metro import MetroData
+from graphkit.overlays import Overlay
 
-__all__ = ["SCORING_VARIANTS", "Evaluation", "load_questions", "graph_lookup", "evaluate_files", "compare_files"]
+if TYPE_CHECKING:
+    from graphkit.executors import Executor
+
+__all__ = [
+    "SCORING_VARIANTS",
+    "Evaluation",
+    "load_questions",
+    "graph_lookup",
+    "evaluate_files",
+    "compare_files",
+    "ScoreJob",
+    "score_block",
+]
 
 #: Every variant ``reasonmap score`` takes: the paper-faithful ones and the public code's.
 SCORING_VARIANTS: tuple[str, ...] = (*VARIANTS, "official")
+# predictions per job handed to an executor: about a second of scoring
+_PREDICTIONS_PER_JOB = 10_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,28 +90,95 @@ def load_questions(path: str | Path) -> tuple[dict[str, Question], dict[str, Any
     return unique, {}, problems + repeated
 
 
-def graph_lookup(metro: dict[str, Any], override: TransitGraph | None = None) -> Callable[[Question], TransitGraph]:
-    """The graph of a question's city: ``override``, else the embedded city, else one compiled from ``metro``.
+def graph_lookup(
+    metro: dict[str, Any], override: TransitGraph | None = None, metro_dir: str | Path | None = None
+) -> Callable[[Question], TransitGraph]:
+    """The graph of a question's city: ``override``, else one from ``metro_dir`` (a folder of Metro Data
+    files named after their cities, like a synthetic benchmark's), else the embedded city, else one
+    compiled from ``metro``.
 
     ``metro`` maps a city to the Metro Data its question file carried (see :func:`load_questions`).
     """
-    from graphkit.cities import city_graph, city_names
+    from graphkit.cities import city_graph, city_names, graphs_by_city
     from graphkit.graph import compile_graph
 
     compiled: dict[str, TransitGraph] = {}
+    by_city = graphs_by_city(metro_dir) if metro_dir is not None else None
 
     def graph_for(question: Question) -> TransitGraph:
         if override is not None:
             return override
+        if by_city is not None:
+            return by_city(question.city)
         if question.city in city_names():
             return city_graph(question.city)  # embedded, with its topology overlay
         if question.city not in compiled:
             if question.city not in metro:
-                raise ValueError(f"no Metro Data for city {question.city!r}: pass --metro")
+                raise ValueError(f"no Metro Data for city {question.city!r}: pass --metro or --metro-dir")
             compiled[question.city] = compile_graph(metro[question.city])
         return compiled[question.city]
 
     return graph_for
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreJob:
+    """A block of predictions with their questions and where their cities' graphs come from (for a worker)."""
+
+    questions: dict[str, Question]
+    predictions: tuple[Prediction, ...]
+    metro: dict[str, Any]
+    network: tuple[MetroData, Overlay] | None
+    metro_dir: str | None
+    weighting: str
+    variant: str
+
+
+def score_block(job: ScoreJob) -> tuple[list[Verdict], list[str]]:
+    """The verdicts and unmatched ids of one block (run by a worker)."""
+    from graphkit.graph import compile_graph
+
+    override = compile_graph(*job.network) if job.network is not None else None
+    graph_for = graph_lookup(job.metro, override, job.metro_dir)
+    return _score(job.questions, job.predictions, graph_for, job.weighting, job.variant)
+
+
+def _score(
+    questions: dict[str, Question],
+    predictions: Iterable[Prediction],
+    graph_for: Callable[[Question], TransitGraph],
+    weighting: str,
+    variant: str,
+) -> tuple[list[Verdict], list[str]]:
+    if variant == "official":
+        from benchmarks.reasonmap.official_scoring import score_official_predictions
+
+        return score_official_predictions(questions, predictions, graph_for, weighting=weighting)
+    return score_predictions(questions, predictions, graph_for, weighting=weighting, variant=variant)
+
+
+def _score_on(
+    executor: Executor,
+    questions: dict[str, Question],
+    predictions: list[Prediction],
+    template: ScoreJob,
+) -> tuple[list[Verdict], list[str]]:
+    """Score blocks of predictions on ``executor``; verdicts and unmatched ids come back in input order."""
+    jobs = (
+        replace(
+            template,
+            questions={p.id: questions[p.id] for p in block if p.id in questions},
+            predictions=block,
+        )
+        for start in range(0, len(predictions), _PREDICTIONS_PER_JOB)
+        for block in [tuple(predictions[start : start + _PREDICTIONS_PER_JOB])]
+    )
+    verdicts: list[Verdict] = []
+    unmatched: list[str] = []
+    for block_verdicts, block_unmatched in executor.map(score_block, jobs):
+        verdicts.extend(block_verdicts)
+        unmatched.extend(block_unmatched)
+    return verdicts, unmatched
 
 
 def _answer_key(prediction: Prediction) -> tuple[str, str, str]:
@@ -114,6 +197,8 @@ def evaluate_files(
     source: str = "jsonl",
     model: str | None = None,
     kind: str | None = None,
+    metro_dir: str | Path | None = None,
+    executor: Executor | None = None,
 ) -> Evaluation:
     """Score a predictions file against a questions file; write scored rows and the report.
 
@@ -124,6 +209,9 @@ def evaluate_files(
 
     A ReasonMap-Plus question file (records with a plus ``type``) is scored by exact match instead
     (see :func:`benchmarks.reasonmap.plus_evaluate.evaluate_plus_files`; ``variant`` and ``graph`` play no part).
+    ``graph``, when given, is every question's city; ``metro_dir`` is a folder of Metro Data files named
+    after their cities (see :func:`graph_lookup`). With an ``executor`` (:mod:`graphkit.executors`),
+    blocks of predictions are scored by its workers; the outputs are the same byte for byte.
 
     Raises
     ------
@@ -145,16 +233,13 @@ def evaluate_files(
     predictions, prediction_problems = read_harness_predictions(predictions_path, source, model=model, kind=kind)
     kept, repeated = first_answers(predictions, _answer_key, predictions_path)
     problems = [str(problem) for problem in question_problems + prediction_problems] + repeated
-    if variant == "official":
-        from benchmarks.reasonmap.official_scoring import score_official_predictions
-
-        verdicts, unmatched = score_official_predictions(
-            questions, kept, graph_lookup(metro, graph), weighting=weighting
-        )
+    if executor is None:
+        verdicts, unmatched = _score(questions, kept, graph_lookup(metro, graph, metro_dir), weighting, variant)
     else:
-        verdicts, unmatched = score_predictions(
-            questions, kept, graph_lookup(metro, graph), weighting=weighting, variant=variant
-        )
+        network = (graph.metro, graph.overlay) if graph is not None else None
+        where = str(metro_dir) if metro_dir is not None else None
+        template = ScoreJob({}, (), metro, network, where, weighting, variant)
+        verdicts, unmatched = _score_on(executor, questions, list(kept), template)
     problems.extend(f"{predictions_path}: prediction {id!r} matches no question" for id in unmatched)
     write_jsonl(out, verdicts)
     summary = summarize(
@@ -198,13 +283,15 @@ def compare_files(
     source: str = "jsonl",
     model: str | None = None,
     kind: str | None = None,
+    metro_dir: str | Path | None = None,
 ) -> Comparison:
     """Score with two variants, side by side, and charge their difference to causes.
 
     Each variant's scored rows go to ``<out stem>.<variant><suffix>`` and its report
     to ``<report_dir>/<variant>/``; ``compare.md`` and ``compare.json`` go to ``report_dir``.
     ReasonMap-Plus files are compared on accuracy, with one cause (``extraction``).
-    ``source``, ``model`` and ``kind`` read another harness's predictions, as in :func:`evaluate_files`.
+    ``source``, ``model`` and ``kind`` read another harness's predictions, and ``metro_dir`` finds the
+    cities, as in :func:`evaluate_files`.
     """
     from benchmarks.reasonmap.compare import attribute, compare_markdown, write_compare
     from benchmarks.reasonmap.plus_evaluate import compare_plus, is_plus_file
@@ -224,6 +311,7 @@ def compare_files(
             source=source,
             model=model,
             kind=kind,
+            metro_dir=metro_dir,
         )
         for variant in variants
     }
@@ -235,7 +323,9 @@ def compare_files(
 
         predictions, _ = read_harness_predictions(predictions_path, source, model=model, kind=kind)
         kept, _ = first_answers(predictions, _answer_key, predictions_path)
-        comparison = attribute(questions, kept, graph_lookup(metro, graph), variants=variants, weighting=weighting)
+        comparison = attribute(
+            questions, kept, graph_lookup(metro, graph, metro_dir), variants=variants, weighting=weighting
+        )
         aggregate = evaluations["official"].summary.get("published_aggregate") if "official" in evaluations else None
         comparison["published_aggregate"] = aggregate or {}
         markdown = compare_markdown(comparison, aggregate)

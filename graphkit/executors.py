@@ -1,0 +1,202 @@
+"""Where batch work runs: in this process, on a local process pool, or on a Ray cluster.
+
+Every batch job of the toolkit (references, synthetic sets, rendering, OCR of
+many maps, diagnosis, scoring) is a function mapped over work items. An
+:class:`Executor` maps it and hands the results back **in the order of the
+items**, whichever executor runs them, so outputs are byte-identical. Items
+are submitted a few at a time per worker, so a job of millions of items
+holds only a window of them and their results in memory.
+
+- ``local`` (the default): a pool of ``workers`` processes started the
+  platform's way (forked on Linux; where they are spawned, a script must
+  guard its entry point with ``if __name__ == "__main__":``); one worker
+  runs in this process.
+- ``ray``: tasks on a Ray cluster, ``ray.init(address)`` (a fresh local one
+  without an address). Ray is imported only here, and only when asked for.
+
+The mapped function must be picklable (a module-level function) and so must
+the items and results.
+
+Examples
+--------
+>>> with open_executor("local", workers=1) as executor:
+...     list(executor.map(abs, [-2, 1, -3]))
+[2, 1, 3]
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, Literal, Protocol, TypeVar
+
+__all__ = ["EXECUTORS", "ExecutorKind", "Executor", "LocalExecutor", "RayExecutor", "open_executor", "RAY_INSTALL"]
+
+ExecutorKind = Literal["local", "ray"]
+EXECUTORS: tuple[ExecutorKind, ...] = ("local", "ray")
+RAY_INSTALL = "pip install 'reasonmap-toolkit[ray]'"
+# items in flight per worker: enough to keep every worker busy, few enough to bound memory
+_AHEAD = 2
+
+Item = TypeVar("Item")
+Result = TypeVar("Result")
+
+
+class Executor(Protocol):
+    """Maps a function over items, results in item order."""
+
+    kind: ExecutorKind
+    workers: int
+
+    def map(self, function: Callable[[Item], Result], items: Iterable[Item]) -> Iterator[Result]: ...
+
+    def close(self) -> None: ...
+
+    def __enter__(self) -> Executor: ...
+
+    def __exit__(self, *exc: object) -> None: ...
+
+
+def _ordered(submit: Callable[[Any], Any], collect: Callable[[Any], Any], items: Iterable, ahead: int) -> Iterator:
+    """Submit up to ``ahead`` items before collecting the oldest: results in item order, a bounded window."""
+    pending: deque = deque()
+    for item in items:
+        pending.append(submit(item))
+        if len(pending) >= ahead:
+            yield collect(pending.popleft())
+    while pending:
+        yield collect(pending.popleft())
+
+
+class LocalExecutor:
+    """A pool of ``workers`` processes on this machine (default: one per CPU); one worker runs inline."""
+
+    kind: ExecutorKind = "local"
+
+    def __init__(self, workers: int | None = None):
+        self.workers = _workers(workers, os.cpu_count() or 1)
+        self._pool = None
+
+    def map(self, function: Callable[[Item], Result], items: Iterable[Item]) -> Iterator[Result]:
+        if self.workers == 1:
+            return map(function, items)
+        items = iter(items)
+        first = list(itertools.islice(items, 2))
+        if len(first) < 2:  # one job: a pool would only add its start-up
+            return map(function, first)
+        items = itertools.chain(first, items)
+        if self._pool is None:
+            from concurrent.futures import ProcessPoolExecutor
+
+            self._pool = ProcessPoolExecutor(self.workers)
+        pool = self._pool
+        return _ordered(lambda item: pool.submit(function, item), lambda future: future.result(), items, self._ahead)
+
+    @property
+    def _ahead(self) -> int:
+        return _AHEAD * self.workers
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(cancel_futures=True)
+            self._pool = None
+
+    def __enter__(self) -> LocalExecutor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class RayExecutor:
+    """Ray tasks, one CPU each, on the cluster at ``address`` (or a local one of ``workers`` CPUs).
+
+    :meth:`close` ends what this executor began (it stops the local instance it
+    started, or disconnects from the cluster it joined); when Ray was already
+    initialized in this process, it leaves it as it was.
+    """
+
+    kind: ExecutorKind = "ray"
+
+    def __init__(self, workers: int | None = None, *, address: str | None = None):
+        try:
+            import ray
+        except ImportError:
+            raise ValueError(f"--executor ray needs Ray, which is not installed: {RAY_INSTALL}") from None
+        self._ray = ray
+        self._started = False
+        if not ray.is_initialized():
+            ray.init(
+                address=address,
+                num_cpus=None if address else _workers(workers, os.cpu_count() or 1),
+                include_dashboard=False,
+                log_to_driver=False,
+                # a local cluster's workers import the toolkit as this process does (a checkout included);
+                # a remote cluster's nodes have it installed (or get it from the job's runtime_env)
+                runtime_env=None if address else {"env_vars": {"PYTHONPATH": os.pathsep.join(_import_path())}},
+            )
+            self._started = True
+        cpus = int(ray.cluster_resources().get("CPU", 1))
+        self.workers = _workers(workers, cpus) if workers is not None else max(1, cpus)
+
+    def map(self, function: Callable[[Item], Result], items: Iterable[Item]) -> Iterator[Result]:
+        remote = self._ray.remote(num_cpus=1)(_apply)
+        return _ordered(lambda item: remote.remote(function, item), self._ray.get, items, _AHEAD * self.workers)
+
+    def close(self) -> None:
+        if self._started and self._ray.is_initialized():
+            self._ray.shutdown()
+        self._started = False
+
+    def __enter__(self) -> RayExecutor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _apply(function: Callable[[Item], Result], item: Item) -> Result:
+    """One task: Ray wraps only Python functions, so built-ins and callables ride through this one."""
+    return function(item)
+
+
+def _import_path() -> list[str]:
+    """The folders this process imports from that a worker needs too: the current folder and PYTHONPATH."""
+    found = [os.getcwd(), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
+    return list(dict.fromkeys(found))
+
+
+def _workers(workers: int | None, default: int) -> int:
+    if workers is None:
+        return default
+    if not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers must be a positive integer, got {workers!r}")
+    return workers
+
+
+def open_executor(kind: str = "local", *, workers: int | None = None, address: str | None = None) -> Executor:
+    """The executor named ``kind`` (one of :data:`EXECUTORS`); use it in a ``with`` block.
+
+    Parameters
+    ----------
+    kind : {"local", "ray"}
+    workers : int, optional
+        Processes of the local pool, or Ray tasks in flight at once (default: every CPU there is).
+    address : str, optional
+        ``ray`` only: the cluster to join (``auto``, ``ray://host:10001``); none starts a local one.
+
+    Raises
+    ------
+    ValueError
+        An unknown kind, an address for the local executor, or Ray asked for but not installed
+        (the message says how to install it).
+    """
+    if kind not in EXECUTORS:
+        raise ValueError(f"executor must be one of {list(EXECUTORS)}, got {kind!r}")
+    if kind == "local":
+        if address is not None:
+            raise ValueError("--ray-address needs --executor ray")
+        return LocalExecutor(workers)
+    return RayExecutor(workers, address=address)

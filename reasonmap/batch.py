@@ -1,0 +1,195 @@
+"""Batch work of the command line: the executor options every batch command shares (``--executor``,
+``--workers``, ``--ray-address``), the ``synth`` command, and the per-map jobs of ``render`` and ``ocr``
+over folders.
+
+Jobs carry what a worker needs (Metro Data travels with the job; a map to read is a path every worker
+must see) and hand back texts and bytes; the command writes the files, in order, so the outputs are the
+same whichever executor ran the jobs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from graphkit.metro import MetroData
+    from graphkit.overlays import Overlay
+
+
+def add_executor_options(parser: argparse.ArgumentParser) -> None:
+    """Add the options that choose where a batch command's work runs (see :mod:`graphkit.executors`)."""
+    from graphkit.executors import EXECUTORS
+
+    parser.add_argument(
+        "--executor", choices=EXECUTORS, default="local", help="a local process pool (default) or a Ray cluster"
+    )
+    parser.add_argument("--workers", type=int, help="processes, or Ray tasks at once (default: every CPU; 1: inline)")
+    parser.add_argument("--ray-address", metavar="ADDR", help="the Ray cluster to join (default: start a local one)")
+
+
+def executor_from(args: argparse.Namespace):
+    """The executor the options ask for (use it in a ``with`` block)."""
+    from graphkit.executors import open_executor
+
+    return open_executor(args.executor, workers=args.workers, address=args.ray_address)
+
+
+def cmd_synth(args: argparse.Namespace) -> int:
+    if args.count is None:
+        from graphkit.io import write_network
+        from graphkit.stats import city_stats
+        from graphkit.synth import synthesize_network
+
+        if args.difficulty or args.render or args.questions:
+            raise ValueError("--difficulty, --render and --questions make a set: add --count M and --out DIR")
+        network = synthesize_network(
+            stations=args.stations,
+            lines=args.lines,
+            transfers=args.transfers,
+            loops=args.loops,
+            branches=args.branches,
+            seed=args.seed,
+            script=args.script,
+            city=Path(args.out).stem,
+        )
+        files = write_network(network, args.out)
+        stats = city_stats(network.metro)
+        print(
+            f"wrote {' and '.join(map(str, files))}: {stats.lines} lines, {stats.stations} stations, "
+            f"{stats.transfer_stations} transfers ({stats.difficulty} map)",
+            file=sys.stderr,
+        )
+        return 0
+    from reasonmap.synthetic import SynthOptions, build_synthetic_set
+
+    options = SynthOptions(
+        stations=args.stations,
+        lines=args.lines,
+        transfers=args.transfers,
+        loops=args.loops,
+        branches=args.branches,
+        script=args.script,
+        difficulty=args.difficulty,
+        seed=args.seed,
+        questions=args.questions,
+        render=args.render,
+        per_city=args.per_city,
+        quota=args.quota,
+        per_type=args.per_type,
+    )
+    with executor_from(args) as executor:
+        manifest = build_synthetic_set(args.out, args.count, options, executor=executor, progress=not args.quiet)
+    tiers = ", ".join(f"{n['city']} {n['difficulty']}" for n in manifest["networks"][:5])
+    more = " ..." if args.count > 5 else ""
+    questions = sum(n["questions"] for n in manifest["networks"])
+    print(
+        f"wrote {args.count} networks ({tiers}{more}) and {questions} route questions to {args.out}/", file=sys.stderr
+    )
+    return 0
+
+
+def add_synth_command(commands) -> None:
+    """Add ``synth``: one synthetic network, or a whole synthetic benchmark with ``--count``."""
+    from graphkit.stats import TIERS
+    from graphkit.synth import SCRIPTS
+
+    synth = commands.add_parser("synth", help="synthetic networks (Metro Data), or a whole benchmark with --count")
+    synth.add_argument("--stations", type=int, default=60, help="stations per network (default 60)")
+    synth.add_argument("--lines", type=int, default=4, help="lines per network (default 4)")
+    synth.add_argument("--transfers", type=int, help="interchange stations (default: 12%% of the stations)")
+    synth.add_argument("--loops", type=int, default=0, help="loop lines (default 0)")
+    synth.add_argument("--branches", type=int, default=0, help="lines with a branch (default 0)")
+    synth.add_argument("--script", choices=SCRIPTS, default="latin", help="station names: latin or cjk (Chinese)")
+    synth.add_argument("--seed", type=int, default=0)
+    synth.add_argument("--count", type=int, metavar="M", help="make a benchmark of M networks in the folder --out")
+    synth.add_argument("--difficulty", choices=TIERS, help="--count: each network shaped like a city of this tier")
+    synth.add_argument("--render", action="store_true", help="--count: draw each map with its truth (DIR/maps)")
+    synth.add_argument("--questions", action="store_true", help="--count: route and Plus questions with references")
+    synth.add_argument("--per-city", type=int, default=40, help="--questions: route questions per map at most")
+    synth.add_argument("--quota", default="20:15:5", help="--questions: EASY:MIDDLE:HARD per map (default 20:15:5)")
+    synth.add_argument("--per-type", type=int, default=10, help="--questions: Plus questions per type and map")
+    synth.add_argument("--out", required=True, metavar="PATH", help="city.json, or with --count a folder")
+    synth.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_executor_options(synth)
+    synth.set_defaults(run=cmd_synth)
+
+
+# -- the vision batch jobs: one map per job; the driver writes every file, in map order --------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RenderJob:
+    """One map to draw: the network (its data travels with the job, no shared disk needed) and the options."""
+
+    metro: MetroData
+    overlay: Overlay
+    seed: int
+    size: int | None
+    palette: str
+    rotate_labels: bool
+
+
+def render_job(job: RenderJob) -> tuple[str, bytes, str]:
+    """The city, the PNG bytes and the truth text of one map (run by a worker)."""
+    from graphkit.graph import compile_graph
+    from vision.render import png_bytes, render_map, truth_json
+
+    rendered = render_map(
+        compile_graph(job.metro, job.overlay),
+        seed=job.seed,
+        size=job.size,
+        palette=job.palette,  # type: ignore[arg-type]
+        rotate_labels=job.rotate_labels,
+    )
+    return job.metro.city, png_bytes(rendered), truth_json(rendered.truth)
+
+
+@dataclass(frozen=True, slots=True)
+class OcrJob:
+    """One map to read: its image's path (every worker must see it) and its city's network."""
+
+    map_path: str
+    metro: MetroData
+    overlay: Overlay
+    settings: Any
+    pixel_limit: int
+    cache_dir: str | None
+    use_cache: bool
+
+
+def ocr_job(job: OcrJob) -> tuple[Any, float, float]:
+    """The map evidence, the station recall and the seconds of one map (run by a worker; one OCR engine
+    per worker process, loaded by its first map)."""
+    from graphkit.graph import compile_graph
+    from vision.analyse import analyse_map
+
+    analysis = analyse_map(
+        job.map_path,
+        compile_graph(job.metro, job.overlay),
+        settings=job.settings,
+        pixel_limit=job.pixel_limit,
+        cache_dir=job.cache_dir,
+        use_cache=job.use_cache,
+        lines=True,
+    )
+    return analysis.evidence, analysis.recall, analysis.seconds
+
+
+def metro_files(folder: str | Path) -> list[Path]:
+    """The Metro Data files under ``folder`` (overlays left out), sorted."""
+    root = Path(folder)
+    if not root.is_dir():
+        raise ValueError(f"{root}: no such folder of Metro Data")
+    return [path for path in sorted(root.rglob("*.json")) if not path.name.endswith(".overlay.json")]
+
+
+def map_files(folder: str | Path) -> list[tuple[str, Path]]:
+    """``(city, path)`` of the maps in ``folder``: ``<city>.png`` or the benchmark's ``<country>__<city>.png``."""
+    root = Path(folder)
+    if not root.is_dir():
+        raise ValueError(f"{root}: no such folder of maps")
+    return [(path.stem.split("__")[-1], path) for path in sorted(root.glob("*.png"))]

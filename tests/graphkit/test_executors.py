@@ -1,0 +1,78 @@
+"""Executors: results in item order, the same bytes whichever runs the job; Ray on a local cluster."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from graphkit.cities import city_graph
+from graphkit.executors import EXECUTORS, LocalExecutor, open_executor
+from graphkit.io import write_references
+
+
+def slow_for_small(item: int) -> int:
+    """Early items finish last, so a pool completes them out of order."""
+    time.sleep(0.02 * (5 - item % 5))
+    return item * item
+
+
+def test_the_local_executor_inline_and_pooled_keep_the_item_order():
+    items = list(range(12))
+    expected = [item * item for item in items]
+    with open_executor("local", workers=1) as inline:
+        assert list(inline.map(slow_for_small, items)) == expected
+    with open_executor("local", workers=2) as pool:
+        assert list(pool.map(slow_for_small, items)) == expected
+        assert list(pool.map(slow_for_small, [])) == []
+
+
+@pytest.mark.parametrize(
+    ("kind", "options", "message"),
+    [
+        ("dask", {}, "executor must be one of"),
+        ("local", {"workers": 0}, "workers must be a positive integer"),
+        ("local", {"address": "auto"}, "--ray-address needs --executor ray"),
+    ],
+)
+def test_bad_executor_options_are_refused_with_the_choices(kind, options, message):
+    with pytest.raises(ValueError, match=message):
+        open_executor(kind, **options)
+
+
+def test_references_on_a_pool_are_the_same_bytes(tmp_path):
+    graphs = [city_graph("rome"), city_graph("miami")]
+    inline, pooled = tmp_path / "inline.jsonl", tmp_path / "pooled.jsonl"
+    count = write_references(inline, graphs, progress=False)
+    with LocalExecutor(2) as executor:
+        assert write_references(pooled, graphs, progress=False, executor=executor) == count
+    assert count == 73 * 72 + 23 * 22
+    assert pooled.read_bytes() == inline.read_bytes()
+
+
+# -- Ray, on a local cluster the tests start (CI installs the [ray] extra) -----------------------
+
+
+@pytest.fixture(scope="module")
+def ray():
+    ray = pytest.importorskip("ray", reason="the [ray] extra is not installed")
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield ray
+    ray.shutdown()
+
+
+def test_ray_keeps_the_item_order_and_leaves_a_running_cluster_running(ray):
+    assert "ray" in EXECUTORS
+    with open_executor("ray", workers=2) as executor:
+        assert executor.workers == 2
+        assert list(executor.map(slow_for_small, range(10))) == [item * item for item in range(10)]
+    assert ray.is_initialized()
+
+
+def test_references_on_ray_are_the_same_bytes(ray, tmp_path):
+    graphs = [city_graph("rome")]
+    inline, remote = tmp_path / "inline.jsonl", tmp_path / "ray.jsonl"
+    write_references(inline, graphs, progress=False)
+    with open_executor("ray") as executor:
+        write_references(remote, graphs, progress=False, executor=executor)
+    assert remote.read_bytes() == inline.read_bytes()
