@@ -150,7 +150,7 @@ def add_vision_commands(commands, add_city_options) -> None:
     render.add_argument("--size", type=int, help="longest side in px, up to 8000 (default: from the station count)")
     render.add_argument("--palette", choices=sorted(PALETTES), default="normal")
     render.add_argument("--rotate-labels", action="store_true", help="draw every third label at 45°")
-    render.add_argument("--out", required=True, metavar="MAP.png")
+    render.add_argument("--out", required=True, metavar="MAP.png", help="the map: .png, or .jpg/.jpeg for JPEG bytes")
     render.set_defaults(run=cmd_render)
 
     diagnose = commands.add_parser("diagnose", help="label each answer: a grounding or a reasoning failure")
