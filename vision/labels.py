@@ -146,6 +146,8 @@ class LabelPlacer:
         self, centre: tuple[int, int], gap: float, size: tuple[int, int], ink: tuple[int, int, int, int]
     ) -> Placement | None:
         """The free spot nearest the marker (widening windows, then the whole canvas), joined by a leader line."""
+        import numpy
+
         w, h = size
         ix0, iy0, ix1, iy1 = ink
         stride = max(2, h // 2)
@@ -154,14 +156,15 @@ class LabelPlacer:
             top = 0 if radius is None else max(0, centre[1] - radius)
             right = self.width - w if radius is None else min(self.width - w, centre[0] + radius)
             bottom = self.height - h if radius is None else min(self.height - h, centre[1] + radius)
-            spots = sorted(
-                ((x + w / 2 - centre[0]) ** 2 + (y + h / 2 - centre[1]) ** 2, y, x)
-                for y in range(top, bottom + 1, stride)
-                for x in range(left, right + 1, stride)
+            grid_y, grid_x = numpy.meshgrid(
+                numpy.arange(top, bottom + 1, stride), numpy.arange(left, right + 1, stride), indexing="ij"
             )
+            grid_x, grid_y = grid_x.ravel(), grid_y.ravel()
+            squared = (grid_x + w / 2 - centre[0]) ** 2 + (grid_y + h / 2 - centre[1]) ** 2
             best: tuple[float, int, int] | None = None
             looked = 0
-            for distance, y, x in spots:
+            for index in numpy.lexsort((grid_x, grid_y, squared)):  # nearest first, ties top-left first
+                distance, x, y = float(squared[index]), int(grid_x[index]), int(grid_y[index])
                 if best is not None and (looked >= 40 or math.sqrt(distance) > 3 * best[0] * h):
                     break
                 if not self._free(x, y, w, h):

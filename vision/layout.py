@@ -117,16 +117,23 @@ def _through(a: Cell, b: Cell) -> list[Cell]:
     return [(a[0] + sx * k, a[1] + sy * k) for k in range(1, steps)]
 
 
-def _crosses(p: Cell, q: Cell, r: Cell, s: Cell) -> bool:
-    """Segments p–q and r–s cross at a point inside both (touching at a shared end does not count)."""
-    if len({p, q, r, s}) < 4:
-        return False
+def _crossings(p: Cell, q: Cell, starts, ends) -> int:
+    """How many of the segments ``starts[i]``–``ends[i]`` (arrays of cells) segment p–q crosses inside both.
 
-    def side(a: Cell, b: Cell, c: Cell) -> int:
-        value = (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
-        return (value > 0) - (value < 0)
+    Segments that share an end with p–q touch it there and are not counted.
+    """
+    import numpy
 
-    return side(p, q, r) * side(p, q, s) < 0 and side(r, s, p) * side(r, s, q) < 0
+    p_, q_ = numpy.array(p), numpy.array(q)
+
+    def side(a, b, c):
+        return numpy.sign(
+            (b[..., 0] - a[..., 0]) * (c[..., 1] - a[..., 1]) - (b[..., 1] - a[..., 1]) * (c[..., 0] - a[..., 0])
+        )
+
+    shared = (starts == p_).all(1) | (starts == q_).all(1) | (ends == p_).all(1) | (ends == q_).all(1)
+    crossing = (side(p_, q_, starts) * side(p_, q_, ends) < 0) & (side(starts, ends, p_) * side(starts, ends, q_) < 0)
+    return int(numpy.count_nonzero(crossing & ~shared))
 
 
 def straighten(graph: TransitGraph, layout: GridLayout, *, rounds: int = 4) -> GridLayout:
@@ -146,6 +153,8 @@ def straighten(graph: TransitGraph, layout: GridLayout, *, rounds: int = 4) -> G
     >>> straighten(graph, bent).cells["B"][1]
     0
     """
+    import numpy
+
     names = graph.stations
     cells = dict(layout.cells)
     neighbours: dict[str, set[str]] = {name: set() for name in names}
@@ -194,9 +203,16 @@ def straighten(graph: TransitGraph, layout: GridLayout, *, rounds: int = 4) -> G
                 return True
         return False
 
+    starts = numpy.array([cells[a] for a, _ in hops], dtype=numpy.int64).reshape(-1, 2)
+    ends = numpy.array([cells[b] for _, b in hops], dtype=numpy.int64).reshape(-1, 2)
+    touching = {name: numpy.array([name in hop for hop in hops], dtype=bool) for name in names}
+
     def crossings(station: str) -> int:
-        mine = [(cells[station], cells[other]) for other in neighbours[station]]
-        return sum(_crosses(p, q, cells[a], cells[b]) for a, b in hops if station not in (a, b) for p, q in mine)
+        """Crossings of the station's hops with every hop not its own (those never move with it)."""
+        others = ~touching[station]
+        return sum(
+            _crossings(cells[station], cells[other], starts[others], ends[others]) for other in neighbours[station]
+        )
 
     taken = set(cells.values())
     for _ in range(rounds):
@@ -205,8 +221,8 @@ def straighten(graph: TransitGraph, layout: GridLayout, *, rounds: int = 4) -> G
             if not neighbours[station]:
                 continue
             home = cells[station]
-            best, best_cost = home, local(station)
-            before = crossings(station)
+            current = local(station)
+            options = []
             for dx in (-1, 0, 1):
                 for dy in (-1, 0, 1):
                     cell = (home[0] + dx, home[1] + dy)
@@ -214,13 +230,25 @@ def straighten(graph: TransitGraph, layout: GridLayout, *, rounds: int = 4) -> G
                         continue
                     cells[station] = cell
                     cost = local(station)
-                    if cost < best_cost - 1e-9 and crossings(station) <= before and not blocked(station, cell):
-                        best, best_cost = cell, cost
+                    if cost < current - 1e-9:
+                        options.append((cost, cell))
                     cells[station] = home
+            best = home
+            if options:
+                before = crossings(station)
+                for _, cell in sorted(options):  # the cheapest that adds no crossing and blocks nothing
+                    cells[station] = cell
+                    allowed = crossings(station) <= before and not blocked(station, cell)
+                    cells[station] = home
+                    if allowed:
+                        best = cell
+                        break
             if best != home:
                 taken.discard(home)
                 taken.add(best)
                 cells[station] = best
+                starts[touching[station] & numpy.array([a == station for a, _ in hops], dtype=bool)] = best
+                ends[touching[station] & numpy.array([b == station for _, b in hops], dtype=bool)] = best
                 moved = True
         if not moved:
             break

@@ -211,3 +211,14 @@ def test_slanted_labels_are_levelled_by_their_strips():
         ((x0, y0, x1, y1),) = strips
         xs, ys = zip(*_map_quad(quad, matrix))
         assert x0 <= min(xs) and max(xs) <= x1 and y0 <= min(ys) and max(ys) <= y1
+
+
+def test_a_reading_that_names_one_station_is_not_lent_to_another():
+    """职教城东站 read exactly belongs to 职教城东站; 职教城站 takes its own (misread) label, not that one."""
+    texts = [
+        TextBox("职教城东站", 1.0, ((100, 100), (200, 100), (200, 120), (100, 120))),
+        TextBox("职教城立站", 0.95, ((0, 0), (80, 0), (80, 20), (0, 20))),
+    ]
+    found = ground_stations(texts, ["职教城站", "职教城东站"])
+    assert found.stations["职教城东站"].text == "职教城东站"
+    assert found.stations["职教城站"].text != "职教城东站"
