@@ -43,7 +43,7 @@ Files in ``out``: ``full.jsonl``, ``describe-k{k}.jsonl`` and
 ``text-k{k}.jsonl`` (the client's rows: a second run asks only what is
 missing), ``samples.jsonl`` (per sample: correctness with the image, and per
 budget its description length and correctness from text), ``vdi.json``,
-``vdi.md`` and ``vdi.png`` (VDI and DSI against ``k_max``). Same rows, same
+``vdi.md`` and ``vdi.png`` with ``vdi.pdf`` (VDI and DSI against ``k_max``). Same rows, same
 outputs, byte for byte.
 """
 
@@ -77,7 +77,7 @@ __all__ = [
     "plot_vdi",
 ]
 
-VDI_FILES = ("samples.jsonl", "vdi.json", "vdi.md", "vdi.png")
+VDI_FILES = ("samples.jsonl", "vdi.json", "vdi.md", "vdi.png", "vdi.pdf")
 DESCRIBE_PROMPT = (
     "Describe this map in detail, so that someone who cannot see it could answer questions about it: its title and"
     " legend, every label and name, the lines, colours and symbols, and where things lie relative to each other."
@@ -461,28 +461,24 @@ def vdi_table(summary: Mapping[str, Any]) -> str:
 
 
 def plot_vdi(summary: Mapping[str, Any], path: str | Path) -> None:
-    """VDI and DSI against ``k_max`` (log2 axis), from a ``vdi.json`` summary, as a PNG; deterministic."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    """VDI and DSI against ``k_max`` (log2 axis), from a ``vdi.json`` summary, as a PNG and a PDF; deterministic."""
+    from benchmarks.plotting import COLUMN_WIDTH, figure_style, save_figure
 
     rows = summary["budgets"]
     budgets = [row["k_max"] for row in rows]
     nan = float("nan")
-    figure, axis = plt.subplots(figsize=(5.5, 3.6))
-    axis.plot(budgets, [nan if r["vdi"] is None else r["vdi"] for r in rows], "o-", label="VDI (accuracy drop)")
-    axis.plot(budgets, [nan if r["dsi"] is None else r["dsi"] for r in rows], "s--", label="DSI (budget used)")
-    axis.set_xscale("log", base=2)
-    axis.set_xticks(budgets, [str(k) for k in budgets])
-    axis.minorticks_off()
-    axis.axhline(0, color="0.7", linewidth=0.8)
-    axis.set_xlabel("description budget k_max (tokens)")
-    axis.set_ylabel("index")
-    axis.set_title(f"{summary['model']} on {summary['benchmark']} (n = {summary['n']})", fontsize=10)
-    if not summary["vdi_defined"]:
-        axis.text(0.5, 0.5, "VDI undefined: Acc_full = 0", transform=axis.transAxes, ha="center", color="0.4")
-    axis.legend(fontsize=8)
-    figure.tight_layout()
-    figure.savefig(path, dpi=100, metadata={"Software": None})
-    plt.close(figure)
+    with figure_style() as plt:
+        figure, axis = plt.subplots(figsize=(COLUMN_WIDTH, 2.4), layout="constrained")
+        axis.plot(budgets, [nan if r["vdi"] is None else r["vdi"] for r in rows], "o-", label="VDI (accuracy drop)")
+        axis.plot(budgets, [nan if r["dsi"] is None else r["dsi"] for r in rows], "s--", label="DSI (budget used)")
+        axis.set_xscale("log", base=2)
+        axis.set_xticks(budgets, [str(k) for k in budgets])
+        axis.minorticks_off()
+        axis.axhline(0, color="0.7", linewidth=0.8)
+        axis.set_xlabel("description budget k_max (tokens)")
+        axis.set_ylabel("index")
+        axis.set_title(f"{summary['model']} on {summary['benchmark']} (n = {summary['n']})")
+        if not summary["vdi_defined"]:
+            axis.text(0.5, 0.5, "VDI undefined: Acc_full = 0", transform=axis.transAxes, ha="center", color="0.4")
+        axis.legend()
+        save_figure(figure, path)

@@ -18,19 +18,22 @@
 # (a station name, a line of a similar colour, a line drawn nearby) or does it *plan badly* on a map it
 # read right (a transfer that does not connect, a detour, wrong via stops)?
 #
-# This notebook runs the whole diagnosis on the embedded Metro Data, offline and deterministically:
+# It runs on **your own run** (your questions, your model's predictions and the maps it saw) or, with no
+# files given, on a built-in demonstration, offline and deterministically:
 #
-# 1. generate benchmark questions for a few cities of the test split;
-# 2. render each city's map with the **confusable** palette (lines that share stations get near-identical
-#    colours) and keep the renderer's ground truth as the map evidence;
-# 3. answer with symbolic "models" whose failure profile is known in advance (an oracle, a naive floor,
-#    and the oracle seen through perception noise, reasoning noise, or both);
+# 1. the questions: yours, or benchmark questions generated for a few cities of the test split;
+# 2. the maps: yours (a folder with one map per city: a saved OCR evidence file, a rendered map's truth,
+#    or the image itself, read with OCR), or each city rendered with the **confusable** palette (lines
+#    that share stations get near-identical colours) with the renderer's ground truth as the evidence;
+# 3. the answers: your predictions, or symbolic "models" whose failure profile is known in advance (an
+#    oracle, a naive floor, and the oracle seen through perception noise, reasoning noise, or both);
 # 4. label every answer with `vision.diagnose` and break the labels down per model, per city and per
 #    difficulty pair (map difficulty × question difficulty);
 # 5. crop the map around the stations where a line was confused, to see what the model saw.
 #
 # Run it with `python notebooks/error_analysis.py` from the repository root, or open it as a notebook
-# with jupytext. The settings below come from environment variables so that the test suite can shrink it.
+# with jupytext. The settings below come from environment variables (or edit the parameters cell, which
+# papermill can also set).
 
 # %%
 from __future__ import annotations
@@ -42,17 +45,18 @@ from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
-import matplotlib.pyplot as plt
-from matplotlib import font_manager
+from PIL import Image
 
 from baselines.solvers import Noise, run_solver
 from benchmarks.reasonmap.generate import TEST_CITIES, generate_questions
-from benchmarks.reasonmap.io import write_jsonl
-from benchmarks.reasonmap.parsing import parse_answer
-from benchmarks.reasonmap.records import DIFFICULTIES, ParsedAnswer
-from graphkit.cities import city_graph
+from benchmarks.reasonmap.io import read_jsonl, read_questions, unique_by_id, write_jsonl
+from benchmarks.reasonmap.records import DIFFICULTIES
+from graphkit.cities import city_graph, city_names
+from graphkit.names import fold
+from vision.analyse import analyse_map, folder_evidence, map_files
 from vision.diagnose import CATEGORIES, LABELS
-from vision.diagnosis_report import diagnose_predictions, summarise, summary_markdown
+from vision.diagnosis_plots import confusion_crops, plot_confusions, plot_labels
+from vision.diagnosis_report import diagnose_predictions, prediction_row, summarise, summary_markdown
 from vision.errors import EngineUnavailable
 from vision.evidence import read_truth
 from vision.fonts import find_font
@@ -60,6 +64,16 @@ from vision.render import render_map, write_rendered
 
 # %% [markdown]
 # ## Settings
+#
+# Your own run (all three paths, or the first two with the maps left out):
+#
+# | variable | meaning | default |
+# |---|---|---|
+# | `ERROR_ANALYSIS_QUESTIONS_FILE` | your questions (JSON Lines: the toolkit's, or the public data set's) | none |
+# | `ERROR_ANALYSIS_PREDICTIONS_FILE` | your predictions (JSON Lines: `id`, `model`, `question`, `response`) | none |
+# | `ERROR_ANALYSIS_MAPS` | a folder of maps, one per city, named as for `reasonmap diagnose --maps` | none |
+#
+# The built-in demonstration (used when no questions file is given), and both:
 #
 # | variable | meaning | default |
 # |---|---|---|
@@ -69,55 +83,94 @@ from vision.render import render_map, write_rendered
 # | `ERROR_ANALYSIS_SEED` | seed of the questions, the maps and the noise | 0 |
 # | `ERROR_ANALYSIS_CROPS` | at most this many map crops | 12 |
 
-# %%
-plt.switch_backend("Agg")  # files only, also where a display is attached
-DEFAULT_CITIES = tuple(city for city in TEST_CITIES if city in ("rome", "geneva", "lisboa", "singapore", "beijing"))
-
+# %% tags=["parameters"]
+QUESTIONS_FILE = os.environ.get("ERROR_ANALYSIS_QUESTIONS_FILE") or None
+PREDICTIONS_FILE = os.environ.get("ERROR_ANALYSIS_PREDICTIONS_FILE") or None
+MAPS_DIR = os.environ.get("ERROR_ANALYSIS_MAPS") or None
 OUT = Path(os.environ.get("ERROR_ANALYSIS_OUT", "error-analysis-out"))
-CITIES = tuple(
-    name.strip()
-    for name in os.environ.get("ERROR_ANALYSIS_CITIES", ",".join(DEFAULT_CITIES)).split(",")
-    if name.strip()
-)
+CITIES = os.environ.get("ERROR_ANALYSIS_CITIES", "")
 PER_CITY = int(os.environ.get("ERROR_ANALYSIS_QUESTIONS", "20"))
 SEED = int(os.environ.get("ERROR_ANALYSIS_SEED", "0"))
 MAX_CROPS = int(os.environ.get("ERROR_ANALYSIS_CROPS", "12"))
+
+# %%
+if (QUESTIONS_FILE is None) != (PREDICTIONS_FILE is None):
+    raise SystemExit("give both ERROR_ANALYSIS_QUESTIONS_FILE and ERROR_ANALYSIS_PREDICTIONS_FILE, or neither")
+USER_RUN = QUESTIONS_FILE is not None
+DEFAULT_CITIES = tuple(city for city in TEST_CITIES if city in ("rome", "geneva", "lisboa", "singapore", "beijing"))
+OUT = Path(OUT)
 OUT.mkdir(parents=True, exist_ok=True)
 started = time.perf_counter()
-print(f"cities {', '.join(CITIES)}; {PER_CITY} questions per city; seed {SEED}; output {OUT}")
+if USER_RUN:
+    print(f"your run: {QUESTIONS_FILE}, {PREDICTIONS_FILE}; maps {MAPS_DIR or 'none'}; output {OUT}")
+else:
+    CITIES = tuple(name.strip() for name in (CITIES or ",".join(DEFAULT_CITIES)).split(",") if name.strip())
+    print(f"built-in run: cities {', '.join(CITIES)}; {PER_CITY} questions per city; seed {SEED}; output {OUT}")
 
 # %% [markdown]
 # ## Questions and maps
 #
-# Each city's map is drawn with the confusable palette and written as `maps/<city>.png` with its ground
-# truth `maps/<city>.truth.json`; the evidence the diagnosis reads is that truth, read back from the file.
+# Your run: the questions are read (bad records are reported and skipped) and each city's map comes from
+# the maps folder: its saved evidence (`CITY.evidence.json` from `reasonmap ocr --evidence`), a rendered
+# map's truth (`CITY.truth.json`), or its image read with OCR (`CITY.png`/`.jpg`, cached). A city without
+# a map is still diagnosed, without line confusions. The built-in run draws each city's map with the
+# confusable palette as `maps/<city>.png` with its ground truth `maps/<city>.truth.json`; the evidence the
+# diagnosis reads is that truth, read back from the file.
 
 # %%
-graphs = {city: city_graph(city) for city in CITIES}
-questions = [
-    question for graph in graphs.values() for question in generate_questions(graph, seed=SEED, per_city=PER_CITY)
-]
+problems = []
+images = {}
+evidence = {}
+if USER_RUN:
+    question_list, question_problems = read_questions(QUESTIONS_FILE)
+    questions_by_id, repeated = unique_by_id(question_list, QUESTIONS_FILE)
+    questions = list(questions_by_id.values())
+    problems += [str(problem) for problem in (*question_problems, *repeated)]
+    known = set(city_names())
+    CITIES = tuple(sorted({question.city for question in questions}))
+    graphs = {city: city_graph(city) for city in CITIES if city in known}
+    problems += [f"city {city!r} is not embedded: its questions are skipped" for city in CITIES if city not in known]
+    if MAPS_DIR:
+        lookup = folder_evidence(
+            MAPS_DIR,
+            graphs.__getitem__,
+            lambda path, graph: analyse_map(path, graph, lines=True, progress=False).evidence,
+            use_truth=True,
+        )
+        files = map_files(MAPS_DIR)
+        for city in graphs:
+            evidence[city] = lookup(city)
+            image = files.get(fold(city), {}).get("image")
+            if image is not None:
+                with Image.open(image) as opened:
+                    images[city] = opened.convert("RGB")
+else:
+    graphs = {city: city_graph(city) for city in CITIES}
+    questions = [
+        question for graph in graphs.values() for question in generate_questions(graph, seed=SEED, per_city=PER_CITY)
+    ]
+    for city, graph in graphs.items():
+        rendered = render_map(graph, seed=SEED, palette="confusable")
+        png, truth = write_rendered(rendered, OUT / "maps" / f"{city}.png")
+        images[city] = rendered.image
+        evidence[city] = read_truth(truth, city=city)
 by_id = {question.id: question for question in questions}
 write_jsonl(OUT / "questions.jsonl", questions)
-
-maps = {}
-evidence = {}
-for city, graph in graphs.items():
-    rendered = render_map(graph, seed=SEED, palette="confusable")
-    png, truth = write_rendered(rendered, OUT / "maps" / f"{city}.png")
-    maps[city] = rendered
-    evidence[city] = read_truth(truth, city=city)
 
 print(f"{len(questions)} questions")
 for city, graph in graphs.items():
     levels = Counter(question.difficulty_question for question in questions if question.city == city)
     mix = ", ".join(f"{levels[level]} {level}" for level in DIFFICULTIES)
-    print(f"  {city}: {len(graph.stations)} stations, {len(graph.lines)} lines; {mix}")
+    seen = "no map" if evidence.get(city) is None else "map" + (" and image" if city in images else "")
+    print(f"  {city}: {len(graph.stations)} stations, {len(graph.lines)} lines; {mix}; {seen}")
 
 # %% [markdown]
 # ## The models
 #
-# Symbolic solvers stand in for models whose failure profile we know, so the breakdown can be checked:
+# Your run: the models are those of your predictions file, in the order they first appear; a row's
+# `error` field (a failed request) is kept, so the diagnosis labels it an endpoint error.
+#
+# The built-in run: symbolic solvers stand in for models whose failure profile we know, so the breakdown can be checked:
 #
 # - `oracle`: the best route; every answer should be labelled `correct`;
 # - `direct-line`: a line serving both stations if there is one, else the departure's first line, with no
@@ -154,11 +207,20 @@ def predictions_of(model, solver, noise):
     return found
 
 
-predictions = [
-    prediction for model, (solver, noise) in MODELS.items() for prediction in predictions_of(model, solver, noise)
-]
+if USER_RUN:
+    rows, row_problems = read_jsonl(PREDICTIONS_FILE, prediction_row)
+    problems += [str(problem) for problem in row_problems]
+    MODEL_NAMES = list(dict.fromkeys(prediction.model for prediction, _ in rows))
+else:
+    rows = [
+        (prediction, None)
+        for model, (solver, noise) in MODELS.items()
+        for prediction in predictions_of(model, solver, noise)
+    ]
+    MODEL_NAMES = list(MODELS)
+predictions = [prediction for prediction, _ in rows]
 write_jsonl(OUT / "predictions.jsonl", predictions)
-print(f"{len(predictions)} predictions from {len(MODELS)} models")
+print(f"{len(predictions)} predictions from {len(MODEL_NAMES)} models")
 
 # %% [markdown]
 # ## Diagnosis
@@ -167,12 +229,10 @@ print(f"{len(predictions)} predictions from {len(MODELS)} models")
 # planning. The labels fall into four categories.
 
 # %%
-diagnoses, problems = diagnose_predictions(
-    [(prediction, None) for prediction in predictions],
-    by_id,
-    lambda question: graphs[question.city],
-    lambda question: evidence[question.city],
+diagnoses, skipped = diagnose_predictions(
+    rows, by_id, lambda question: graphs[question.city], lambda question: evidence.get(question.city)
 )
+problems += skipped
 for problem in problems:
     print("problem:", problem)
 write_jsonl(OUT / "diagnoses.jsonl", diagnoses)
@@ -220,8 +280,9 @@ def group(rows, key):
 
 
 by_model = group(diagnoses, lambda diagnosis: diagnosis.model)
+MODEL_NAMES = [model for model in MODEL_NAMES if model in by_model]  # models with no answer left are dropped
 model_rows, label_rows = [], []
-for model in MODELS:
+for model in MODEL_NAMES:
     counts = category_counts(by_model[model])
     failed = sum(counts[category] for category in FAILURES)
     model_rows.append(
@@ -244,7 +305,7 @@ print(model_table)
 # %%
 city_rows = []
 city_groups = group(diagnoses, lambda diagnosis: (diagnosis.city, diagnosis.model))
-for (city, model), rows in sorted(city_groups.items(), key=lambda item: (item[0][0], list(MODELS).index(item[0][1]))):
+for (city, model), rows in sorted(city_groups.items(), key=lambda item: (item[0][0], MODEL_NAMES.index(item[0][1]))):
     counts = category_counts(rows)
     city_rows.append(
         [city, model, counts["total"], *(percent(counts[category], counts["total"]) for category in CATEGORIES)]
@@ -264,7 +325,7 @@ pair_rows = []
 pair_groups = group(diagnoses, lambda diagnosis: (*difficulty_pair(diagnosis), diagnosis.model))
 rank = {level: index for index, level in enumerate(DIFFICULTIES)}
 for (map_level, question_level, model), rows in sorted(
-    pair_groups.items(), key=lambda item: (rank[item[0][0]], rank[item[0][1]], list(MODELS).index(item[0][2]))
+    pair_groups.items(), key=lambda item: (rank[item[0][0]], rank[item[0][1]], MODEL_NAMES.index(item[0][2]))
 ):
     counts = category_counts(rows)
     pair_rows.append(
@@ -279,149 +340,45 @@ print(pair_table)
 # ## Labels per model
 #
 # One stacked bar per model: its answers by label, grounding labels in warm colours, reasoning labels
-# in blues, the rest in greys, correct answers in green.
+# in blues, the rest in greys, correct answers in green (`labels_by_model.png`, and `.pdf` beside it).
 
 # %%
-PNG_METADATA = {"Software": None}  # no version string: the same run gives the same bytes
-SHADES = {
-    "correct": ["#2e7d32"],
-    "grounding": ["#b71c1c", "#e53935", "#fb8c00", "#fdd835", "#8d6e63"],
-    "reasoning": ["#0d47a1", "#42a5f5", "#90caf9"],
-    "other": ["#424242", "#9e9e9e", "#e0e0e0"],
-}
-used = Counter()
-label_colour = {}
-for label, (category, _) in LABELS.items():
-    label_colour[label] = SHADES[category][used[category] % len(SHADES[category])]
-    used[category] += 1
-
-figure, axes = plt.subplots(figsize=(10, 4.5), dpi=100)
-names = list(MODELS)
-bottoms = [0] * len(names)
-for label in LABELS:
-    heights = [sum(1 for diagnosis in by_model[model] if diagnosis.label == label) for model in names]
-    if any(heights):
-        axes.bar(
-            names, heights, bottom=bottoms, color=label_colour[label], label=label, edgecolor="white", linewidth=0.5
-        )
-        bottoms = [bottom + height for bottom, height in zip(bottoms, heights)]
-axes.set_ylabel("answers")
-axes.tick_params(axis="x", labelrotation=15)
-axes.set_title("Failure labels per model")
-axes.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
-figure.tight_layout()
-figure.savefig(OUT / "labels_by_model.png", metadata=PNG_METADATA)
-plt.close(figure)
+plot_labels(diagnoses, OUT / "labels_by_model.png", models=MODEL_NAMES)
 
 # %% [markdown]
 # ## What the model saw: crops around confused stations
 #
-# For each line confusion (and misread station), a crop of the rendered map around the station where it
-# happened: the claimed line's drawn path dashed, the right line's path dotted, the station ringed, and
-# the colour distance (CIEDE2000) between the two lines. A colour confusion is a line within the
-# threshold of the right one's colour; a layout confusion is a line drawn near the station.
-# The perception-heavy model misreads a station now and then (one or two letters off), which the
-# diagnosis labels as a misread station.
+# For each line confusion (and misread station), a crop of the map around the station where it happened
+# (grown so that every label in it is whole): the claimed line's path dashed, the right line's path
+# dotted, the station ringed and its label boxed, and the colour distance (CIEDE2000) between the two
+# lines. A colour confusion is a line within the threshold of the right one's colour; a layout confusion
+# is a line drawn near the station. The built-in perception-heavy model misreads a station now and then
+# (one or two letters off), which the diagnosis labels as a misread station. Cities whose map is only
+# saved evidence (no image) have no crops.
+
 
 # %%
-CONFUSIONS = ("line_confusion_colour", "line_confusion_layout", "misread_station")
-
-
-def use_cjk_captions():
-    """Let matplotlib fall back to the CJK font the renderer uses, for station names in captions."""
+def cjk_fonts():
+    """The CJK font the renderer uses, for Chinese station names in titles (none when the system lacks one)."""
     try:
-        path = find_font("cjk")
+        return [find_font("cjk")]
     except EngineUnavailable:
-        return
-    font_manager.fontManager.addfont(str(path))
-    family = font_manager.FontProperties(fname=str(path)).get_name()
-    plt.rcParams["font.family"] = ["DejaVu Sans", family]
-
-
-def confused_station(diagnosis):
-    """The station a confusion is about: the one named in the evidence, else the faulty section's departure."""
-    found = diagnosis.evidence
-    graph = graphs[diagnosis.city]
-    for name in (found.get("station"), found.get("unreadable"), found.get("near_miss"), *found.get("expected", ())[:1]):
-        if name in graph.stations:
-            return name
-    question = by_id[diagnosis.id]
-    prediction_text = responses[(diagnosis.model, diagnosis.id, diagnosis.question)]
-    template = question.long_template if diagnosis.question == "long" else None
-    answer = parse_answer(prediction_text, kind=diagnosis.question, template=template)
-    if not isinstance(answer, ParsedAnswer) or found.get("section", 0) >= len(answer.sections):
-        return None
-    section = answer.sections[found.get("section", 0)]
-    text = section.arrival_stop if found.get("field") == "arrival_stop" else section.departure_stop
-    names = graph.station_index.lookup(text).names
-    return names[0] if names else None
+        return []
 
 
 responses = {(prediction.model, prediction.id, prediction.question): prediction.response for prediction in predictions}
-confused = []
-seen = set()
-for diagnosis in sorted(
-    (diagnosis for diagnosis in diagnoses if diagnosis.label in CONFUSIONS),
-    key=lambda diagnosis: (
-        CONFUSIONS.index(diagnosis.label),
-        diagnosis.city,
-        list(MODELS).index(diagnosis.model),
-        diagnosis.id,
-        diagnosis.question,
-    ),
-):
-    station = confused_station(diagnosis)
-    key = (diagnosis.city, station, diagnosis.evidence.get("claimed_line"), diagnosis.evidence.get("right_line"))
-    if station is None or key in seen:
-        continue
-    seen.add(key)
-    confused.append((diagnosis, station))
-# take the crops round-robin over cities and labels, so that no one city or kind of confusion fills the grid
-buckets = group(confused, lambda item: (item[0].city, item[0].label))
-crops = []
-while len(crops) < MAX_CROPS and any(buckets.values()):
-    for key in [(city, label) for city in CITIES for label in CONFUSIONS]:
-        if buckets.get(key) and len(crops) < MAX_CROPS:
-            crops.append(buckets[key].pop(0))
-print(f"{len(confused)} distinct confusions; {len(crops)} cropped")
-
-# %%
-use_cjk_captions()
-COLUMNS = 4
-rows_needed = max(1, -(-len(crops) // COLUMNS))
-figure, grid = plt.subplots(rows_needed, COLUMNS, figsize=(4 * COLUMNS, 4.5 * rows_needed), dpi=80, squeeze=False)
-for axes in grid.flat:
-    axes.axis("off")
-if not crops:
-    grid[0][0].text(0.5, 0.5, "no line confusion or misread station in this run", ha="center", va="center")
-for axes, (diagnosis, station) in zip(grid.flat, crops):
-    truth = maps[diagnosis.city].truth
-    image = maps[diagnosis.city].image
-    place = truth["stations"][station]
-    x, y = place["x"], place["y"]
-    box = place["label_box"]
-    half = max(120, 6 * (box[3] - box[1]))
-    x0, y0 = max(0, int(x - half)), max(0, int(y - half))
-    x1, y1 = min(image.width, int(x + half)), min(image.height, int(y + half))
-    axes.imshow(image.crop((x0, y0, x1, y1)), extent=(x0, x1, y1, y0))
-    found = diagnosis.evidence
-    for line, style in ((found.get("claimed_line"), "--"), (found.get("right_line"), ":")):
-        if line in truth["lines"]:
-            path = truth["lines"][line]["path"]
-            axes.plot([p[0] for p in path], [p[1] for p in path], style, color="black", linewidth=1.6)
-    axes.plot([x], [y], "o", markersize=22, markerfacecolor="none", markeredgecolor="black", markeredgewidth=2)
-    axes.set_xlim(x0, x1)
-    axes.set_ylim(y1, y0)
-    if diagnosis.label == "misread_station":
-        detail = f"read as {found.get('claimed_station', '?')}"
-    else:
-        distance = found.get("colour_distance")
-        shade = f", ΔE {distance:.1f}" if distance is not None else ""
-        detail = f"{found.get('claimed_line')}\nfor {found.get('right_line')}{shade}"
-    axes.set_title(f"{diagnosis.model} · {diagnosis.city} · {diagnosis.label}\n{station}: {detail}", fontsize=9)
-figure.tight_layout()
-figure.savefig(OUT / "confusions.png", metadata=PNG_METADATA)
-plt.close(figure)
+crops = confusion_crops(
+    diagnoses,
+    by_id,
+    responses,
+    graphs.__getitem__,
+    {city: (images[city], evidence[city]) for city in images if evidence.get(city) is not None},
+    limit=MAX_CROPS,
+    models=MODEL_NAMES,
+)
+confused = sum(1 for diagnosis in diagnoses if diagnosis.label in ("line_confusion_colour", "line_confusion_layout"))
+print(f"{confused} line confusions; {len(crops)} cropped")
+plot_confusions(crops, OUT / "confusions.png", fonts=cjk_fonts())
 
 # %% [markdown]
 # ## Summary
@@ -437,7 +394,13 @@ def label_counts(rows):
 
 
 result = {
-    "settings": {"cities": list(CITIES), "questions_per_city": PER_CITY, "seed": SEED},
+    "settings": {"cities": list(CITIES), "questions_per_city": None if USER_RUN else PER_CITY, "seed": SEED}
+    | (  # file names only: the same files elsewhere give the same summary
+        {"questions": Path(QUESTIONS_FILE).name, "predictions": Path(PREDICTIONS_FILE).name}
+        | {"maps": Path(MAPS_DIR).name if MAPS_DIR else None}
+        if USER_RUN
+        else {}
+    ),
     "questions": len(questions),
     "predictions": len(predictions),
     "diagnoses": len(diagnoses),
@@ -463,14 +426,14 @@ result = {
             "label": diagnosis.label,
             "station": station,
         }
-        for diagnosis, station in crops
+        for diagnosis, station in ((crop.diagnosis, crop.station) for crop in crops)
     ],
 }
 (OUT / "summary.json").write_text(
     json.dumps(result, ensure_ascii=False, indent=2, sort_keys=True) + "\n", encoding="utf-8"
 )
 
-for model in MODELS:
+for model in MODEL_NAMES:
     counts = result["models"][model]["categories"]
     print(f"{model:<17} " + "  ".join(f"{category} {counts[category]:>3}" for category in CATEGORIES))
 print(f"written to {OUT} in {time.perf_counter() - started:.1f} s")

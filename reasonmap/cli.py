@@ -12,8 +12,10 @@ import sys
 from collections.abc import Sequence
 
 
-def _add_city_options(parser: argparse.ArgumentParser, *, allow_all: bool = False, allow_dir: bool = False) -> None:
-    where = parser.add_mutually_exclusive_group(required=True)
+def _add_city_options(
+    parser: argparse.ArgumentParser, *, allow_all: bool = False, allow_dir: bool = False, required: bool = True
+) -> None:
+    where = parser.add_mutually_exclusive_group(required=required)
     where.add_argument("--city", help="an embedded city (beijing, new_york, kl, ...; see `reasonmap cities`)")
     where.add_argument("--metro", metavar="PATH", help="a Metro Data file ({line: [stations]} JSON)")
     if allow_all:

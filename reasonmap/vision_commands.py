@@ -30,11 +30,11 @@ def _settings(args: argparse.Namespace):
     )
 
 
-def _analyse(args: argparse.Namespace, graph, *, lines: bool):
+def _analyse(args: argparse.Namespace, path, graph, *, lines: bool):
     from vision.analyse import analyse_map
 
     return analyse_map(
-        args.map,
+        path,
         graph,
         settings=_settings(args),
         pixel_limit=args.pixel_limit,
@@ -54,7 +54,7 @@ def cmd_ocr(args: argparse.Namespace) -> int:
         raise ValueError("give one MAP with --city or --metro, or a folder with --maps and --all or --metro-dir")
     graph = _graph(args)
     wants_lines = args.lines or args.evidence is not None
-    analysis = _analyse(args, graph, lines=wants_lines)
+    analysis = _analyse(args, args.map, graph, lines=wants_lines)
     report = ocr_report(analysis, graph, pairs=args.lines)
     if args.evidence:
         write_evidence(args.evidence, analysis.evidence)
@@ -154,8 +154,9 @@ def _render_folder(args: argparse.Namespace) -> int:
 
 
 def cmd_diagnose(args: argparse.Namespace) -> int:
+    from graphkit.cities import city_graph
     from reasonmap.batch import executor_from
-    from vision.analyse import read_evidence
+    from vision.analyse import folder_evidence, read_evidence
     from vision.diagnosis_report import OneNetwork, diagnose_files
     from vision.evidence import read_truth
     from vision.render import truth_path
@@ -164,23 +165,44 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
         return _diagnose_folder(args)
     if args.evidence_dir:
         raise ValueError("--evidence-dir needs --metro-dir (the maps' cities)")
-    graph = _graph(args)
-    if args.evidence:
+    given = _graph(args) if args.city or args.metro else None
+    if given is None and not args.maps:
+        raise ValueError("diagnose: --map and --evidence need --city or --metro (or use --maps DIR)")
+    graphs = {}
+
+    def graph_of_city(city: str):
+        if given is not None:
+            return given
+        if city not in graphs:
+            graphs[city] = city_graph(city)
+        return graphs[city]
+
+    if args.maps:
+        evidence = folder_evidence(
+            args.maps,
+            graph_of_city,
+            lambda path, graph: _analyse(args, path, graph, lines=True).evidence,
+            use_truth=args.truth,
+        )
+    elif args.evidence:
         evidence = read_evidence(args.evidence)
     elif args.truth:
-        evidence = read_truth(truth_path(args.map), city=graph.city)
+        evidence = read_truth(truth_path(args.map), city=given.city)
     else:
-        evidence = _analyse(args, graph, lines=True).evidence
+        evidence = _analyse(args, args.map, given, lines=True).evidence
     with executor_from(args) as executor:
         run = diagnose_files(
             args.questions,
             args.predictions,
             evidence,
-            OneNetwork(graph.metro, graph.overlay),
+            # one network travels to workers; the embedded cities of a --maps run are read inline
+            OneNetwork(given.metro, given.overlay) if given is not None else lambda q: graph_of_city(q.city),
             out=args.out,
+            # a graph given by name (or one map) is one city: other cities' answers are neither diagnosed nor counted
+            cities=[given.city] if given is not None and given.city else None,
             colour_threshold=args.colour_threshold,
             layout_threshold=args.layout_threshold,
-            executor=executor,
+            executor=executor if given is not None else None,
         )
     return _report_diagnosis(run)
 
@@ -269,7 +291,12 @@ def add_vision_commands(commands, add_city_options) -> None:
     render.add_argument("--size", type=int, help="longest side in px, up to 8000 (default: from the station count)")
     render.add_argument("--palette", choices=sorted(PALETTES), default="normal")
     render.add_argument("--rotate-labels", action="store_true", help="draw every third label at 45°")
-    render.add_argument("--out", required=True, metavar="MAP.png", help="with --all or --metro-dir: a folder")
+    render.add_argument(
+        "--out",
+        required=True,
+        metavar="MAP.png",
+        help="the map: .png, or .jpg/.jpeg for JPEG bytes; with --all or --metro-dir: a folder",
+    )
     add_executor_options(render)
     render.set_defaults(run=cmd_render)
 
@@ -280,8 +307,16 @@ def add_vision_commands(commands, add_city_options) -> None:
     source.add_argument("--map", help="the map image the model saw (read with OCR; cached)")
     source.add_argument("--evidence", help="map evidence written by `reasonmap ocr --evidence`")
     source.add_argument("--evidence-dir", help="with --metro-dir: the evidence of many maps (`ocr --maps`)")
-    diagnose.add_argument("--truth", action="store_true", help="with --map: use MAP.truth.json of a rendered map")
-    add_city_options(diagnose, allow_dir=True)
+    source.add_argument(
+        "--maps",
+        metavar="DIR",
+        help="one map per city: CITY.evidence.json, CITY.truth.json (with --truth) or CITY.png/.jpg"
+        " (country__ prefixes allowed); graphs from the embedded cities unless --city/--metro",
+    )
+    diagnose.add_argument(
+        "--truth", action="store_true", help="with --map or --maps: use MAP.truth.json of a rendered map"
+    )
+    add_city_options(diagnose, allow_dir=True, required=False)
     _add_map_options(diagnose)
     diagnose.add_argument(
         "--colour-threshold", type=float, default=10.0, help="CIEDE2000 under which colours are alike"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,16 @@ from vision.evidence import MapEvidence
 from vision.images import DEFAULT_PIXEL_LIMIT
 from vision.ocr import OcrResult, OcrSettings
 
-__all__ = ["MapAnalysis", "analyse_map", "ocr_report", "write_evidence", "read_evidence"]
+__all__ = [
+    "MapAnalysis",
+    "analyse_map",
+    "ocr_report",
+    "write_evidence",
+    "read_evidence",
+    "MAP_SUFFIXES",
+    "map_files",
+    "folder_evidence",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,3 +181,71 @@ def read_evidence(path: str | Path) -> MapEvidence:
         return MapEvidence.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
     except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError) as error:
         raise InvalidTruth(f"{path}: not a map evidence file ({type(error).__name__}: {error})") from None
+
+
+MAP_SUFFIXES = (".png", ".jpg", ".jpeg")
+_KINDS = {".evidence.json": "evidence", ".truth.json": "truth", **dict.fromkeys(MAP_SUFFIXES, "image")}
+
+
+def map_files(folder: str | Path) -> dict[str, dict[str, Path]]:
+    """The maps of a folder by city: ``{folded city: {"evidence" | "truth" | "image": path}}``.
+
+    A city's files are ``CITY.evidence.json`` (``reasonmap ocr --evidence``), ``CITY.truth.json`` (a
+    rendered map's truth) and ``CITY.png`` / ``.jpg`` / ``.jpeg``; each name may carry the benchmark's
+    ``<country>__`` prefix (``italy__rome.png``). Names are matched folded (case and accents ignored).
+
+    Raises
+    ------
+    NotADirectoryError
+        ``folder`` is not a folder.
+    """
+    from graphkit.names import fold
+
+    root = Path(folder)
+    if not root.is_dir():
+        raise NotADirectoryError(f"{root}: not a folder of maps")
+    found: dict[str, dict[str, Path]] = {}
+    for path in sorted(root.iterdir()):
+        name = path.name.lower()
+        suffix = next((s for s in _KINDS if name.endswith(s)), None)
+        if suffix is None or not path.is_file():
+            continue
+        city = fold(path.name[: -len(suffix)].split("__")[-1])
+        found.setdefault(city, {}).setdefault(_KINDS[suffix], path)
+    return found
+
+
+def folder_evidence(
+    folder: str | Path,
+    graph_for_city: Callable[[str], TransitGraph],
+    read_map: Callable[[Path, TransitGraph], MapEvidence],
+    *,
+    use_truth: bool = False,
+) -> Callable[[str], MapEvidence | None]:
+    """A lookup ``city -> MapEvidence | None`` over a folder of maps (:func:`map_files`), read on first use.
+
+    Each city's evidence is its saved ``CITY.evidence.json`` if there is one; else, with ``use_truth``,
+    its rendered map's ``CITY.truth.json``; else what ``read_map(image_path, graph_for_city(city))``
+    (OCR, cached) finds on its image; else ``None``. Each city is read at most once.
+    """
+    from graphkit.names import fold
+    from vision.evidence import read_truth
+
+    files = map_files(folder)
+    cache: dict[str, MapEvidence | None] = {}
+
+    def lookup(city: str) -> MapEvidence | None:
+        key = fold(city)
+        if key not in cache:
+            found = files.get(key, {})
+            if "evidence" in found:
+                cache[key] = read_evidence(found["evidence"])
+            elif use_truth and "truth" in found:
+                cache[key] = read_truth(found["truth"], city=city)
+            elif "image" in found:
+                cache[key] = read_map(found["image"], graph_for_city(city))
+            else:
+                cache[key] = None
+        return cache[key]
+
+    return lookup

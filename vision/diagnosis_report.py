@@ -29,6 +29,7 @@ from graphkit.metro import MetroData
 from graphkit.names import fold
 from graphkit.overlays import Overlay
 from vision.diagnose import CATEGORIES, DEFAULT_COLOUR_THRESHOLD, LABELS, Diagnosis, diagnose
+from vision.errors import VisionError
 from vision.evidence import MapEvidence
 
 if TYPE_CHECKING:
@@ -196,28 +197,65 @@ def summary_paths(out: str | Path) -> tuple[Path, Path]:
     return out.with_name(f"{out.stem}.summary.json"), out.with_name(f"{out.stem}.summary.md")
 
 
-def _evidence_for(
-    evidence: MapEvidence | Mapping[str, MapEvidence] | None, problems: list[str]
-) -> Callable[[Question], MapEvidence | None]:
-    """The map evidence of a question's city; a city without one is reported once."""
+Evidence = MapEvidence | Mapping[str, MapEvidence] | Callable[[str], MapEvidence | None] | None
+
+
+def _evidence_for(evidence: Evidence, problems: list[str]) -> Callable[[Question], MapEvidence | None]:
+    """The map evidence of a question's city; a city without one (or whose map cannot be read) is reported once."""
     if isinstance(evidence, MapEvidence):
         by_city = {fold(evidence.city): evidence} if evidence.city else None
         single = evidence
+    elif callable(evidence):
+        by_city, single = None, None
     else:
         by_city = {fold(city): found for city, found in (evidence or {}).items()}
         single = None
-    missing: set[str] = set()
+    looked: dict[str, MapEvidence | None] = {}
 
     def lookup(question: Question) -> MapEvidence | None:
-        if by_city is None:
+        if question.city in looked:
+            return looked[question.city]
+        if callable(evidence) and not isinstance(evidence, MapEvidence):
+            try:
+                found = evidence(question.city)
+            except (OSError, ValueError, VisionError) as failure:  # an unreadable map: its city goes without evidence
+                problems.append(f"city {question.city!r}: map not read ({failure}); line confusions: 'wrong_line'")
+                looked[question.city] = None
+                return None
+        elif by_city is None:
             return single
-        found = by_city.get(fold(question.city))
-        if found is None and question.city not in missing:
-            missing.add(question.city)
+        else:
+            found = by_city.get(fold(question.city))
+        if found is None:
             problems.append(f"no map evidence for city {question.city!r}: line confusions there are 'wrong_line'")
+        looked[question.city] = found
         return found
 
     return lookup
+
+
+def _other_cities(
+    rows: list[tuple[Prediction, str | None]],
+    questions: Mapping[str, Question],
+    cities: Iterable[str],
+    problems: list[str],
+) -> list[tuple[Prediction, str | None]]:
+    """Rows whose question is of one of ``cities``; the others are dropped and reported in one line."""
+    wanted = {fold(city) for city in cities}
+    kept, dropped = [], Counter()
+    for row in rows:
+        question = questions.get(row[0].id)
+        if question is not None and fold(question.city) not in wanted:
+            dropped[question.city] += 1
+        else:
+            kept.append(row)
+    if dropped:
+        named = ", ".join(f"{city} ({count})" for city, count in sorted(dropped.items()))
+        problems.append(
+            f"{sum(dropped.values())} predictions about other cities than the map's ({named}) skipped; "
+            "diagnose several cities with --maps DIR"
+        )
+    return kept
 
 
 def _first_answers(
@@ -361,10 +399,11 @@ def _diagnose_on(
 def diagnose_files(
     questions_path: str | Path,
     predictions_path: str | Path,
-    evidence: MapEvidence | Mapping[str, MapEvidence] | None,
+    evidence: Evidence,
     graph_for: Callable[[Question], TransitGraph],
     *,
     out: str | Path,
+    cities: Iterable[str] | None = None,
     colour_threshold: float = DEFAULT_COLOUR_THRESHOLD,
     layout_threshold: float | None = None,
     executor: Executor | None = None,
@@ -375,15 +414,19 @@ def diagnose_files(
     ----------
     questions_path, predictions_path : str or Path
         JSON Lines files (the toolkit's, or the public data set's for questions).
-    evidence : MapEvidence, mapping of city to MapEvidence, or None
+    evidence : MapEvidence, mapping of city to MapEvidence, callable, or None
         What the map shows (:func:`vision.evidence.read_truth`, or the OCR
         pipeline's). One ``MapEvidence`` with an empty ``city`` serves every
-        question; otherwise questions of cities without evidence are
-        diagnosed without it (and that is reported).
+        question; a callable ``city -> MapEvidence | None`` is asked once per
+        city (:func:`vision.analyse.folder_evidence`); questions of cities
+        without evidence are diagnosed without it (and that is reported).
     graph_for : callable
         The graph of a question's city (for ``--city NAME``: ``lambda q: city_graph(NAME)``).
     out : str or Path
         The JSON Lines file to write; the summaries go beside it (:func:`summary_paths`).
+    cities : iterable of str, optional
+        Diagnose only questions of these cities (one map's city); predictions about other cities are
+        left out of the labels and the summary, and reported in one line.
     colour_threshold, layout_threshold : float
         See :func:`vision.diagnose.diagnose`.
     executor : Executor, optional
@@ -404,6 +447,8 @@ def diagnose_files(
     rows, row_problems = read_jsonl(predictions_path, prediction_row)
     problems = [str(problem) for problem in (*question_problems, *repeated, *row_problems)]
     rows = _first_answers(rows, predictions_path, problems)
+    if cities is not None:
+        rows = _other_cities(rows, questions, cities, problems)
     if executor is None:
         diagnoses, skipped = diagnose_predictions(
             rows,

@@ -6,7 +6,8 @@ colour estimation) or from a rendered map's ground truth
 
 Truth format (written by :mod:`vision.render`)::
 
-    {"stations": {name: {"x": float, "y": float, "label_box": [x0, y0, x1, y1]}},
+    {"stations": {name: {"x": float, "y": float, "label_box": [x0, y0, x1, y1],
+                         "leader": [[x, y], ...]}},   # leader: only where one joins label and marker
      "lines": {name: {"color": "#rrggbb", "path": [[x, y], ...]}}}
 """
 

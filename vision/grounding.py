@@ -217,15 +217,23 @@ def ground_stations(
         rows, columns = ((ratios >= 100 * min_score) | (inside >= 100)).nonzero()
     else:
         rows = columns = ()
+    matches = []
+    exact: dict[int, str] = {}  # a reading that spells one station's name exactly is that station's
     for row, column in zip(rows, columns):
         name, key = flat[int(row)]
         column = int(column)
         score = _match_score(key, words_of[name], candidates[column], float(ratios[row, column]))
         if score >= min_score:
-            # confidence: how well the text fits, tempered by how sure the OCR was of it
-            value = score * (0.5 + 0.5 * candidates[column].score)
-            if value > best.get(name, (0.0, -1))[0]:
-                best[name] = (value, column)
+            matches.append((name, column, score))
+            if float(ratios[row, column]) >= 100:
+                exact.setdefault(column, name)
+    for name, column, score in matches:
+        if exact.get(column, name) != name and score < 1.0:
+            continue  # 职教城站 must not take the reading 职教城东站, which names another station
+        # confidence: how well the text fits, tempered by how sure the OCR was of it
+        value = score * (0.5 + 0.5 * candidates[column].score)
+        if value > best.get(name, (0.0, -1))[0]:
+            best[name] = (value, column)
     evidence: dict[str, StationEvidence] = {}
     used: set[int] = set()
     for name in names:

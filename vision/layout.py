@@ -16,7 +16,16 @@ from dataclasses import dataclass
 
 from graphkit.graph import TransitGraph
 
-__all__ = ["GridLayout", "grid_layout", "line_hops", "hop_route", "offset_polyline", "line_walk"]
+__all__ = [
+    "GridLayout",
+    "grid_layout",
+    "straighten",
+    "line_hops",
+    "hop_route",
+    "hop_shapes",
+    "offset_polyline",
+    "line_walk",
+]
 
 Point = tuple[float, float]
 Cell = tuple[int, int]
@@ -94,6 +103,158 @@ def grid_layout(graph: TransitGraph, *, seed: int = 0, density: float = 6.0) -> 
     return GridLayout({name: cells[name] for name in names}, columns, rows)
 
 
+def _octilinear(a: Cell, b: Cell) -> bool:
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    return dx == 0 or dy == 0 or abs(dx) == abs(dy)
+
+
+def _through(a: Cell, b: Cell) -> list[Cell]:
+    """The cells strictly between ``a`` and ``b`` on a straight octilinear hop (none for a bent one)."""
+    if not _octilinear(a, b):
+        return []
+    steps = max(abs(b[0] - a[0]), abs(b[1] - a[1]))
+    sx, sy = _direction(a, b)
+    return [(a[0] + sx * k, a[1] + sy * k) for k in range(1, steps)]
+
+
+def _crossings(p: Cell, q: Cell, starts, ends) -> int:
+    """How many of the segments ``starts[i]``–``ends[i]`` (arrays of cells) segment p–q crosses inside both.
+
+    Segments that share an end with p–q touch it there and are not counted.
+    """
+    import numpy
+
+    p_, q_ = numpy.array(p), numpy.array(q)
+
+    def side(a, b, c):
+        return numpy.sign(
+            (b[..., 0] - a[..., 0]) * (c[..., 1] - a[..., 1]) - (b[..., 1] - a[..., 1]) * (c[..., 0] - a[..., 0])
+        )
+
+    shared = (starts == p_).all(1) | (starts == q_).all(1) | (ends == p_).all(1) | (ends == q_).all(1)
+    crossing = (side(p_, q_, starts) * side(p_, q_, ends) < 0) & (side(starts, ends, p_) * side(starts, ends, q_) < 0)
+    return int(numpy.count_nonzero(crossing & ~shared))
+
+
+def straighten(graph: TransitGraph, layout: GridLayout, *, rounds: int = 4) -> GridLayout:
+    """``layout`` with stations moved to nearby free cells wherever that takes bends out of their lines.
+
+    A move is kept when it lowers the bends of the lines through the station and its neighbours (a bent
+    hop counts one, a change of heading at a station one) plus a small price on longer hops, and when it
+    neither adds a crossing nor puts a station on another hop's straight run. Stations are visited in
+    graph order for ``rounds`` rounds: deterministic.
+
+    Examples
+    --------
+    >>> from graphkit.graph import compile_graph
+    >>> from graphkit.metro import load_metro
+    >>> graph = compile_graph(load_metro({"L": ["A", "B", "C"]}))
+    >>> bent = GridLayout({"A": (0, 0), "B": (1, 1), "C": (2, 0)}, 3, 3)
+    >>> straighten(graph, bent).cells["B"][1]
+    0
+    """
+    import numpy
+
+    names = graph.stations
+    cells = dict(layout.cells)
+    neighbours: dict[str, set[str]] = {name: set() for name in names}
+    line_neighbours: list[dict[str, list[str]]] = []
+    for line in graph.lines:
+        around: dict[str, list[str]] = {}
+        for a, b in line_hops(graph, line):
+            around.setdefault(a, []).append(b)
+            around.setdefault(b, []).append(a)
+            neighbours[a].add(b)
+            neighbours[b].add(a)
+        line_neighbours.append(around)
+    hops = sorted({tuple(sorted((a, b))) for a in names for b in neighbours[a]})
+
+    def bends_at(station: str) -> float:
+        """Bends of every line at ``station`` and on the hops that touch it."""
+        total = 0.0
+        for around in line_neighbours:
+            near = around.get(station, [])
+            total += sum(not _octilinear(cells[station], cells[other]) for other in near)
+            if len(near) == 2:
+                a, b = cells[near[0]], cells[near[1]]
+                here = cells[station]
+                if _octilinear(a, here) and _octilinear(here, b) and _direction(a, here) != _direction(here, b):
+                    total += 1
+        return total
+
+    def local(station: str) -> float:
+        touched = [station, *neighbours[station]]
+        length = sum(
+            max(abs(cells[station][0] - cells[o][0]), abs(cells[station][1] - cells[o][1])) for o in neighbours[station]
+        )
+        return sum(bends_at(name) for name in touched) + 0.3 * length
+
+    def blocked(station: str, cell: Cell) -> bool:
+        """Moving ``station`` to ``cell`` puts it on another hop's straight run, or a station on its own."""
+        mine = [(cell, cells[other]) for other in neighbours[station]]
+        occupied = {cells[name] for name in names if name != station}
+        for a, b in mine:
+            if any(c in occupied for c in _through(a, b)):
+                return True
+        for a, b in hops:
+            if station in (a, b):
+                continue
+            if cell in _through(cells[a], cells[b]):
+                return True
+        return False
+
+    starts = numpy.array([cells[a] for a, _ in hops], dtype=numpy.int64).reshape(-1, 2)
+    ends = numpy.array([cells[b] for _, b in hops], dtype=numpy.int64).reshape(-1, 2)
+    touching = {name: numpy.array([name in hop for hop in hops], dtype=bool) for name in names}
+
+    def crossings(station: str) -> int:
+        """Crossings of the station's hops with every hop not its own (those never move with it)."""
+        others = ~touching[station]
+        return sum(
+            _crossings(cells[station], cells[other], starts[others], ends[others]) for other in neighbours[station]
+        )
+
+    taken = set(cells.values())
+    for _ in range(rounds):
+        moved = False
+        for station in names:
+            if not neighbours[station]:
+                continue
+            home = cells[station]
+            current = local(station)
+            options = []
+            for dx in (-1, 0, 1):
+                for dy in (-1, 0, 1):
+                    cell = (home[0] + dx, home[1] + dy)
+                    if cell in taken or not (0 <= cell[0] < layout.columns and 0 <= cell[1] < layout.rows):
+                        continue
+                    cells[station] = cell
+                    cost = local(station)
+                    if cost < current - 1e-9:
+                        options.append((cost, cell))
+                    cells[station] = home
+            best = home
+            if options:
+                before = crossings(station)
+                for _, cell in sorted(options):  # the cheapest that adds no crossing and blocks nothing
+                    cells[station] = cell
+                    allowed = crossings(station) <= before and not blocked(station, cell)
+                    cells[station] = home
+                    if allowed:
+                        best = cell
+                        break
+            if best != home:
+                taken.discard(home)
+                taken.add(best)
+                cells[station] = best
+                starts[touching[station] & numpy.array([a == station for a, _ in hops], dtype=bool)] = best
+                ends[touching[station] & numpy.array([b == station for _, b in hops], dtype=bool)] = best
+                moved = True
+        if not moved:
+            break
+    return GridLayout({name: cells[name] for name in names}, layout.columns, layout.rows)
+
+
 def _nearest_free(ideal: Point, columns: int, rows: int, taken: set[Cell]) -> Cell:
     cx, cy = round(ideal[0]), round(ideal[1])
     for radius in range(max(columns, rows) + 1):
@@ -122,13 +283,17 @@ def line_hops(graph: TransitGraph, line: str) -> list[tuple[str, str]]:
     return hops
 
 
-def hop_route(a: Point, b: Point) -> list[Point]:
-    """An octilinear polyline from ``a`` to ``b``: half the straight leg, the 45° leg, the other half.
+def hop_route(a: Point, b: Point, *, diagonal_first: bool = False) -> list[Point]:
+    """An octilinear polyline from ``a`` to ``b`` with at most one bend: the straight leg, then the 45° leg.
+
+    ``diagonal_first`` draws the 45° leg first, so the hop leaves ``a`` diagonally and reaches ``b`` straight.
 
     Examples
     --------
     >>> hop_route((0, 0), (4, 2))
-    [(0, 0), (1.0, 0.0), (3.0, 2.0), (4, 2)]
+    [(0, 0), (2.0, 0.0), (4, 2)]
+    >>> hop_route((0, 0), (4, 2), diagonal_first=True)
+    [(0, 0), (2.0, 2.0), (4, 2)]
     >>> hop_route((0, 0), (0, 3))
     [(0, 0), (0, 3)]
     """
@@ -138,13 +303,55 @@ def hop_route(a: Point, b: Point) -> list[Point]:
     if diagonal == 0 or straight == 0:
         return [a, b]
     sx, sy = math.copysign(1.0, dx), math.copysign(1.0, dy)
-    if abs(dx) > abs(dy):
-        leg = (sx * straight / 2, 0.0)
+    if diagonal_first:
+        corner = (a[0] + sx * diagonal, a[1] + sy * diagonal)
+    elif abs(dx) > abs(dy):
+        corner = (a[0] + sx * straight, float(a[1]))
     else:
-        leg = (0.0, sy * straight / 2)
-    first = (a[0] + leg[0], a[1] + leg[1])
-    second = (first[0] + sx * diagonal, first[1] + sy * diagonal)
-    return [a, first, second, b]
+        corner = (float(a[0]), a[1] + sy * straight)
+    return [a, (float(corner[0]), float(corner[1])), b]
+
+
+def _direction(a: Point, b: Point) -> tuple[int, int]:
+    return (
+        int(math.copysign(1, b[0] - a[0])) if b[0] != a[0] else 0,
+        int(math.copysign(1, b[1] - a[1])) if b[1] != a[1] else 0,
+    )
+
+
+def hop_shapes(cells: dict[str, Cell], hops: list[tuple[str, str]]) -> dict[tuple[str, str], bool]:
+    """For each hop that needs a bend, whether to draw its 45° leg first (:func:`hop_route`).
+
+    The choice that continues the line's direction at more of the hop's two ends wins: a line through a
+    station keeps going the way it came, so a hop's bend is its only one.
+    """
+    around: dict[str, list[tuple[str, str]]] = {}
+    for hop in hops:
+        for station in hop:
+            around.setdefault(station, []).append(hop)
+    shapes: dict[tuple[str, str], bool] = {}
+    for a, b in hops:
+        pa, pb = cells[a], cells[b]
+        dx, dy = pb[0] - pa[0], pb[1] - pa[1]
+        if dx == 0 or dy == 0 or abs(dx) == abs(dy):
+            continue
+        score = {}
+        for first in (False, True):
+            route = hop_route(pa, pb, diagonal_first=first)
+            leaving, arriving = _direction(route[0], route[1]), _direction(route[-2], route[-1])
+            matched = 0
+            for station, heading in ((a, leaving), (b, arriving)):
+                for other in around[station]:
+                    if other == (a, b):
+                        continue
+                    far = other[1] if other[0] == station else other[0]
+                    ox, oy = cells[station][0] - cells[far][0], cells[station][1] - cells[far][1]
+                    if ox == 0 or oy == 0 or abs(ox) == abs(oy):  # an octilinear neighbour: its heading is fixed
+                        incoming = _direction(cells[far], cells[station])
+                        matched += incoming == heading if station == a else incoming == (-heading[0], -heading[1])
+            score[first] = matched
+        shapes[(a, b)] = score[True] > score[False]
+    return shapes
 
 
 def offset_polyline(points: list[Point], distance: float) -> list[Point]:

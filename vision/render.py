@@ -1,12 +1,14 @@
 """A synthetic transit map drawn from Metro Data, with its ground truth.
 
 :func:`render_map` lays the stations out on a grid (:mod:`vision.layout`),
-draws every line octilinearly in its colour, a white marker at each station
-and the station's name beside it, and records what it drew: each marker
-centre and label box, each line's colour and drawn path. :func:`write_rendered`
-writes ``MAP.png`` and ``MAP.truth.json`` beside it (format in
-:mod:`vision.evidence`). The same graph, seed and options give byte-identical
-files.
+moves them where that straightens their lines, draws every line octilinearly
+(at most one bend per hop) in its colour, a white marker at each station and
+the station's name beside it, nearer its own marker than any other
+(:mod:`vision.labels`; a leader line where no spot beside it is free), and
+records what it drew: each marker centre, label box and leader, each line's
+colour and drawn path. :func:`write_rendered` writes ``MAP.png`` (or a JPEG)
+and ``MAP.truth.json`` beside it (format in :mod:`vision.evidence`). The
+same graph, seed and options give byte-identical files.
 """
 
 from __future__ import annotations
@@ -23,7 +25,17 @@ from graphkit.graph import TransitGraph
 from graphkit.io import atomic_writer
 from vision.evidence import ciede2000, hex_to_rgb, rgb_to_hex
 from vision.fonts import load_font, script_of
-from vision.layout import GridLayout, grid_layout, hop_route, line_hops, line_walk, offset_polyline
+from vision.labels import LabelPlacer
+from vision.layout import (
+    GridLayout,
+    grid_layout,
+    hop_route,
+    hop_shapes,
+    line_hops,
+    line_walk,
+    offset_polyline,
+    straighten,
+)
 
 __all__ = [
     "PALETTES",
@@ -46,8 +58,6 @@ MIN_SIZE, MAX_SIZE = 256, 8000
 _CELL_PX = 66
 _MARGIN_CELLS = 1.2
 _TEXT, _OUTLINE, _WHITE = (26, 26, 26), (34, 34, 34), (255, 255, 255)
-# label directions around a marker, most readable first: east, west, the diagonals, north, south
-_DIRECTIONS = ((1, 0), (-1, 0), (1, -1), (1, 1), (-1, -1), (-1, 1), (0, -1), (0, 1))
 # transit-like colours tried first for the normal palette (red, blue, green, orange, purple, ...)
 _PRESETS = (
     "#e3001b", "#0065bd", "#009a44", "#f28c00", "#8b3fa6", "#00a7e1", "#e6007e",
@@ -195,7 +205,7 @@ def _label_cells(graph: TransitGraph) -> float:
 
 
 def _layout(graph: TransitGraph, seed: int) -> GridLayout:
-    return grid_layout(graph, seed=seed, density=3.0 + 1.6 * _label_cells(graph))
+    return straighten(graph, grid_layout(graph, seed=seed, density=4.0 + 2.2 * _label_cells(graph)))
 
 
 def _extent(layout: GridLayout) -> float:
@@ -269,79 +279,6 @@ def _patch(name: str, font_px: int, angle: int) -> _Patch:
     return _Patch(text, around, text.getbbox() or (0, 0, 1, 1))
 
 
-class _Placer:
-    """Greedy label placement on occupancy masks: labels and markers are hard obstacles, line strokes soft.
-
-    Labels keep a clear space around them (wide to the sides, about a character): a text detector would
-    otherwise read two labels on one row as one text, or take a marker for a letter.
-    """
-
-    def __init__(self, width: int, height: int, strokes, markers: list[tuple[int, int, int]], font_px: int):
-        import numpy
-
-        self.width, self.height = width, height
-        self.strokes = strokes
-        self.pad_x, self.pad_y = max(2, round(2.0 * font_px)), max(1, round(0.3 * font_px))
-        self.marker_pad = max(2, round(0.3 * font_px))
-        self.labels = numpy.zeros((height, width), dtype=bool)
-        self.markers = numpy.zeros((height, width), dtype=bool)
-        pad = self.marker_pad
-        for x, y, radius in markers:
-            self.markers[
-                max(0, y - radius - pad) : y + radius + pad + 1, max(0, x - radius - pad) : x + radius + pad + 1
-            ] = True
-
-    def _free(self, x: int, y: int, w: int, h: int) -> bool:
-        if x < 0 or y < 0 or x + w > self.width or y + h > self.height or self.markers[y : y + h, x : x + w].any():
-            return False
-        px, py = self.pad_x, self.pad_y
-        return not self.labels[max(0, y - py) : y + h + py, max(0, x - px) : x + w + px].any()
-
-    def _cost(self, x: int, y: int, w: int, h: int) -> float:
-        import numpy
-
-        py = self.pad_y
-        crossed = numpy.count_nonzero(self.strokes[max(0, y - py) : y + h + py, x : x + w])
-        return (0.3 if crossed else 0.0) + crossed / (w * h)  # any stroke through a label hinders reading it
-
-    def _take(self, x: int, y: int, w: int, h: int) -> tuple[int, int]:
-        self.labels[y : y + h, x : x + w] = True
-        return x, y
-
-    def place(self, centre: tuple[int, int], gap: float, size: tuple[int, int], step: float) -> tuple[int, int] | None:
-        """The top-left corner for a ``size`` label near ``centre`` (nearest ring that has room), or ``None``."""
-        w, h = size
-        gap += self.marker_pad
-        best: tuple[float, int, int] | None = None
-        for ring in range(6):
-            distance = gap + ring * step
-            for dx, dy in _DIRECTIONS:
-                reach = distance * (0.75 if dx and dy else 1.0)
-                x = centre[0] + (round(reach) if dx > 0 else -round(reach) - w if dx < 0 else -(w // 2))
-                y = centre[1] + (round(reach) if dy > 0 else -round(reach) - h if dy < 0 else -(h // 2))
-                if self._free(x, y, w, h):
-                    cost = self._cost(x, y, w, h) + 0.2 * ring
-                    if best is None or cost < best[0]:
-                        best = (cost, x, y)
-            if best is not None and best[0] <= 0.2 * ring:
-                break
-        return None if best is None else self._take(best[1], best[2], w, h)
-
-    def anywhere(self, centre: tuple[int, int], size: tuple[int, int]) -> tuple[int, int] | None:
-        """The free spot nearest ``centre`` on a coarse scan of the whole canvas, or ``None``."""
-        w, h = size
-        stride = max(2, h // 2)
-        spots = sorted(
-            ((x - centre[0]) ** 2 + (y - centre[1]) ** 2, y, x)
-            for y in range(0, self.height - h + 1, stride)
-            for x in range(0, self.width - w + 1, stride)
-        )
-        for _, y, x in spots:
-            if self._free(x, y, w, h):
-                return self._take(x, y, w, h)
-        return None
-
-
 def _marker_radii(graph: TransitGraph, hop_lines: dict[tuple[str, str], list[str]], line_width: int) -> dict[str, int]:
     outline = max(1, round(line_width / 4))
     single = round(line_width * 0.8) + outline
@@ -382,8 +319,9 @@ def render_map(
     -------
     RenderedMap
         ``truth`` has ``stations`` (``x``, ``y`` marker centre; ``label_box`` ``[x0, y0, x1, y1]`` of the text
-        ink, pixel edges, ``x1``/``y1`` exclusive), ``lines`` (``color``, drawn ``path``), and ``city``,
-        ``width``, ``height``, ``seed``, ``palette``.
+        ink, pixel edges, ``x1``/``y1`` exclusive; ``leader`` ``[[x, y], ...]``, only for a label drawn away
+        from its marker, the drawn line from the marker's rim to the label), ``lines`` (``color``, drawn
+        ``path``), and ``city``, ``width``, ``height``, ``seed``, ``palette``.
 
     Raises
     ------
@@ -416,6 +354,11 @@ def render_map(
 
     image = Image.new("RGB", (scale.width, scale.height), _WHITE)
     draw = ImageDraw.Draw(image)
+    diagonal_first: dict[tuple[str, str], bool] = {}  # one shape per hop, whichever line asks first
+    for pairs in hops.values():
+        for (a, b), first in hop_shapes(layout.cells, pairs).items():
+            key = (a, b) if rank[a] < rank[b] else (b, a)
+            diagonal_first.setdefault(key, first if key == (a, b) else not first)
     paths: dict[str, list[tuple[float, float]]] = {}
     for line, pairs in hops.items():
         routes: dict[tuple[str, str], list[tuple[float, float]]] = {}
@@ -423,7 +366,9 @@ def render_map(
             key = (a, b) if rank[a] < rank[b] else (b, a)
             sharing = hop_lines[key]
             offset = (sharing.index(line) - (len(sharing) - 1) / 2) * lw
-            route = offset_polyline(hop_route(points[key[0]], points[key[1]]), offset)
+            route = offset_polyline(
+                hop_route(points[key[0]], points[key[1]], diagonal_first=diagonal_first.get(key, False)), offset
+            )
             routes[key], routes[(key[1], key[0])] = route, route[::-1]
             draw.line(route, fill=colours[line], width=lw, joint="curve")
         paths[line] = line_walk(pairs, routes)
@@ -436,31 +381,28 @@ def render_map(
         draw.ellipse((x - r, y - r, x + r, y + r), fill=_WHITE, outline=_OUTLINE, width=outline)
 
     markers = [(*points[s], radii[s]) for s in graph.stations]
-    placer = _Placer(scale.width, scale.height, strokes, markers, scale.font_px)
+    placer = LabelPlacer(scale.width, scale.height, strokes, markers, scale.font_px)
     order = sorted(graph.stations, key=lambda s: (-len(graph.lines_at(s)), rank[s]))
     boxes: dict[str, list[int]] = {}
+    leaders: dict[str, tuple[tuple[float, float], ...]] = {}
     for station in order:
         angle = 45 if rotate_labels and rank[station] % 3 == 1 else 0
-        font_px = scale.font_px
-        while True:
-            patch = _patch(graph.display_name(station), font_px, angle)  # the name a map shows
-            gap = radii[station] + 1
-            corner = placer.place(points[station], gap, patch.halo.size, scale.cell * 0.4)
-            if corner is not None or font_px <= 5:
-                break
-            font_px = max(5, round(font_px * 0.85))
-        if corner is None:
-            corner = placer.anywhere(points[station], patch.halo.size)
-        if corner is None:
+        patch = _patch(graph.display_name(station), scale.font_px, angle)  # the name a map shows
+        placed = placer.place(rank[station], radii[station] + 1, patch.halo.size, patch.ink, scale.cell * 0.4)
+        if placed is None:
             raise ValueError(
                 f"{graph.city}: size {max(scale.width, scale.height)} px is too small to place the label of "
                 f"{station!r}; use a larger size (default {_default_size(layout)})"
             )
-        x, y = corner
+        x, y = placed.corner
         image.paste(_WHITE, (x, y, x + patch.halo.width, y + patch.halo.height), patch.halo)
         image.paste(_TEXT, (x, y, x + patch.text.width, y + patch.text.height), patch.text)
         x0, y0, x1, y1 = patch.ink
         boxes[station] = [x + x0, y + y0, x + x1, y + y1]
+        if placed.leader:
+            leaders[station] = placed.leader
+    for leader in leaders.values():  # drawn last, so no label's halo cuts one
+        draw.line(leader, fill=_OUTLINE, width=max(1, round(lw / 3)))
 
     truth = {
         "city": graph.city,
@@ -469,7 +411,12 @@ def render_map(
         "seed": seed,
         "palette": palette,
         "stations": {
-            station: {"x": float(points[station][0]), "y": float(points[station][1]), "label_box": boxes[station]}
+            station: {
+                "x": float(points[station][0]),
+                "y": float(points[station][1]),
+                "label_box": boxes[station],
+                **({"leader": [list(point) for point in leaders[station]]} if station in leaders else {}),
+            }
             for station in graph.stations
         },
         "lines": {
@@ -482,7 +429,7 @@ def render_map(
 
 # -- files ---------------------------------------------------------------------------------------------------------
 def truth_path(map_path: str | Path) -> Path:
-    """Where a map's ground truth lives: ``MAP.png`` → ``MAP.truth.json`` beside it.
+    """Where a map's ground truth lives: ``MAP.png`` (or ``MAP.jpg``) → ``MAP.truth.json`` beside it.
 
     Examples
     --------
@@ -505,15 +452,34 @@ def png_bytes(rendered: RenderedMap) -> bytes:
     return buffer.getvalue()
 
 
-def write_rendered(rendered: RenderedMap, out_png: str | Path) -> tuple[Path, Path]:
-    """Write the map as ``out_png`` and its truth as ``<stem>.truth.json`` beside it, each atomically.
+_FORMATS = {".png": "PNG", ".jpg": "JPEG", ".jpeg": "JPEG"}
 
-    The PNG carries no metadata and a fixed compression, so equal maps give equal bytes.
+
+def write_rendered(rendered: RenderedMap, out: str | Path) -> tuple[Path, Path]:
+    """Write the map as ``out`` (``.png``, or ``.jpg``/``.jpeg`` for JPEG bytes) and its truth beside it.
+
+    The truth goes to ``<stem>.truth.json``; each file is written atomically. Neither image carries
+    metadata and both use fixed encoder settings (PNG compression 6; JPEG quality 95, 4:4:4), so equal
+    maps give equal bytes.
+
+    Raises
+    ------
+    ValueError
+        ``out`` ends in another suffix; the message lists the valid ones.
     """
-    png = Path(out_png)
-    with atomic_writer(png, binary=True) as stream:
-        stream.write(png_bytes(rendered))
-    truth = truth_path(png)
+    image_path = Path(out)
+    kind = _FORMATS.get(image_path.suffix.lower())
+    if kind is None:
+        raise ValueError(f"{image_path}: the map must be written as one of {sorted(_FORMATS)}")
+    if kind == "PNG":
+        data = png_bytes(rendered)
+    else:
+        buffer = io.BytesIO()
+        rendered.image.save(buffer, format="JPEG", quality=95, subsampling=0, optimize=False)
+        data = buffer.getvalue()
+    with atomic_writer(image_path, binary=True) as stream:
+        stream.write(data)
+    truth = truth_path(image_path)
     with atomic_writer(truth) as stream:
         stream.write(truth_json(rendered.truth))
-    return png, truth
+    return image_path, truth

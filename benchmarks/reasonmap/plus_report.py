@@ -23,7 +23,7 @@ from benchmarks.reasonmap.weighting import get_weighting
 
 __all__ = ["PLUS_REPORT_FILES", "summarize_plus", "plus_markdown_table", "write_plus_report"]
 
-PLUS_REPORT_FILES = ("summary.json", "table.md", "types.png")
+PLUS_REPORT_FILES = ("summary.json", "table.md", "types.png", "types.pdf")
 
 
 def _ratio(numerator: float, denominator: float) -> float | None:
@@ -167,31 +167,28 @@ def plus_markdown_table(summary: Mapping[str, Any]) -> str:
 
 
 def _plot_types(summary: Mapping[str, Any], path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from benchmarks.plotting import COLUMN_WIDTH, PAGE_WIDTH, figure_style, save_figure
 
     models = list(summary["models"])
-    figure, axis = plt.subplots(figsize=(max(6.0, 1.2 * len(PLUS_TYPES) * max(1, len(models)) ** 0.5), 4))
-    width = 0.8 / max(1, len(models))
-    for index, model in enumerate(models):
-        per = summary["models"][model]["per_type"]
-        values = [(per.get(kind, {}).get("weighted_accuracy") or 0.0) * 100 for kind in PLUS_TYPES]
-        axis.bar([x + index * width for x in range(len(PLUS_TYPES))], values, width, label=model)
-    axis.set_xticks([x + width * (len(models) - 1) / 2 for x in range(len(PLUS_TYPES))], PLUS_TYPES)
-    axis.set_ylim(0, 100)
-    axis.set_ylabel("weighted accuracy (%)")
-    axis.set_title("ReasonMap-Plus accuracy per question type")
-    if models:  # below the axes: bars reach 100%
-        axis.legend(fontsize=8, ncols=min(4, len(models)), loc="upper center", bbox_to_anchor=(0.5, -0.1))
-    figure.tight_layout()
-    figure.savefig(path, dpi=100, metadata={"Software": None})
-    plt.close(figure)
+    with figure_style() as plt:
+        width_in = COLUMN_WIDTH if len(models) <= 3 else PAGE_WIDTH
+        figure, axis = plt.subplots(figsize=(width_in, 2.6), layout="constrained")
+        width = 0.8 / max(1, len(models))
+        for index, model in enumerate(models):
+            per = summary["models"][model]["per_type"]
+            values = [(per.get(kind, {}).get("weighted_accuracy") or 0.0) * 100 for kind in PLUS_TYPES]
+            axis.bar([x + index * width for x in range(len(PLUS_TYPES))], values, width, label=model)
+        axis.set_xticks([x + width * (len(models) - 1) / 2 for x in range(len(PLUS_TYPES))], PLUS_TYPES)
+        axis.set_ylim(0, 100)
+        axis.set_ylabel("weighted accuracy (%)")
+        axis.set_title("ReasonMap-Plus accuracy per question type")
+        if models:  # outside the axes: bars reach 100%
+            figure.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=min(3, len(models)))
+        save_figure(figure, path)
 
 
 def write_plus_report(directory: str | Path, summary: Mapping[str, Any]) -> list[Path]:
-    """Write ``summary.json``, ``table.md`` and ``types.png`` into ``directory``."""
+    """Write ``summary.json``, ``table.md`` and ``types.png`` (with ``types.pdf``) into ``directory``."""
     from graphkit.io import atomic_writer
 
     out = Path(directory)

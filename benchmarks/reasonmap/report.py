@@ -5,8 +5,8 @@ accuracy and map score per question kind, invalid answers, tokens, and
 breakdowns per city and per (question, map) difficulty pair);
 ``markdown_table`` renders the models × metrics table in the shape of the
 paper's Table 2; ``write_report`` writes ``summary.json``, ``table.md`` and
-the plots (accuracy over difficulty pairs, as the paper's Figure A1, and per
-city, as its Figure A2).
+the figures (:mod:`benchmarks.reasonmap.figures`: accuracy over difficulty
+pairs, as the paper's Figure A1, and per city, as its Figure A2; PNG and PDF).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from benchmarks.reasonmap.records import DIFFICULTIES, KINDS, Question, Verdict
 
 __all__ = ["summarize", "markdown_table", "write_report", "REPORT_FILES"]
 
-REPORT_FILES = ("summary.json", "table.md", "difficulty.png", "cities.png")
+REPORT_FILES = ("summary.json", "table.md", "difficulty.png", "difficulty.pdf", "cities.png", "cities.pdf")
 
 
 def _ratio(numerator: float, denominator: float) -> float | None:
@@ -111,8 +111,10 @@ def summarize(
     cities: dict[str, dict[str, dict[str, _Tally]]] = defaultdict(lambda: defaultdict(lambda: defaultdict(_Tally)))
     pairs: dict[str, dict[str, dict[str, _Tally]]] = defaultdict(lambda: defaultdict(lambda: defaultdict(_Tally)))
     failures: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    city_difficulty: dict[str, str] = {}
     for verdict in verdicts:
         question = questions[verdict.id]
+        city_difficulty.setdefault(question.city, question.difficulty_city)
         overall[verdict.model][verdict.question].add(verdict)
         cities[verdict.model][question.city][verdict.question].add(verdict)
         pair = f"{question.difficulty_question}/{question.difficulty_city}"
@@ -141,6 +143,7 @@ def summarize(
         "weighting": weighting,
         "variant": variant,
         "models": models,
+        "city_difficulty": dict(sorted(city_difficulty.items())),
         "skipped_records": len(problems),
         "inputs": dict(inputs or {}),
         "versions": _versions(),
@@ -184,63 +187,9 @@ def markdown_table(summary: Mapping[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _plot_difficulty(summary: Mapping[str, Any], path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    models = list(summary["models"])
-    figure, axes = plt.subplots(len(KINDS), max(1, len(models)), figsize=(3.2 * max(1, len(models)), 6), squeeze=False)
-    for column, model in enumerate(models):
-        per = summary["models"][model]["per_difficulty"]
-        for row, kind in enumerate(KINDS):
-            grid = [[per.get(f"{q}/{m}", {}).get(f"accuracy_{kind}") for m in DIFFICULTIES] for q in DIFFICULTIES]
-            values = [[float("nan") if v is None else v * 100 for v in line] for line in grid]
-            axis = axes[row][column]
-            axis.imshow(values, vmin=0, vmax=100, cmap="viridis")
-            for i, line in enumerate(values):
-                for j, value in enumerate(line):
-                    colour = "k" if value == value and value > 60 else "w"  # readable on the bright end of viridis
-                    axis.text(j, i, "–" if value != value else f"{value:.0f}", ha="center", va="center", color=colour)
-            axis.set_xticks(range(3), DIFFICULTIES)
-            axis.set_yticks(range(3), DIFFICULTIES)
-            axis.set_title(f"{model}\n{kind} accuracy (%)", fontsize=9)
-            axis.set_xlabel("map difficulty")
-            axis.set_ylabel("question difficulty")
-    figure.tight_layout()
-    figure.savefig(path, dpi=100, metadata={"Software": None})
-    plt.close(figure)
-
-
-def _plot_cities(summary: Mapping[str, Any], path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    models = list(summary["models"])
-    cities = sorted({city for row in summary["models"].values() for city in row["per_city"]})
-    figure, axes = plt.subplots(len(KINDS), 1, figsize=(max(6, 0.5 * len(cities) * max(1, len(models))), 7))
-    width = 0.8 / max(1, len(models))
-    for axis, kind in zip(axes, KINDS):
-        for index, model in enumerate(models):
-            per = summary["models"][model]["per_city"]
-            values = [(per.get(city, {}).get(f"accuracy_{kind}") or 0.0) * 100 for city in cities]
-            axis.bar([x + index * width for x in range(len(cities))], values, width, label=model)
-        axis.set_xticks(
-            [x + width * (len(models) - 1) / 2 for x in range(len(cities))], cities, rotation=45, ha="right"
-        )
-        axis.set_ylim(0, 100)
-        axis.set_ylabel(f"{kind} accuracy (%)")
-    axes[0].legend(fontsize=8, ncols=min(4, max(1, len(models))))
-    figure.tight_layout()
-    figure.savefig(path, dpi=100, metadata={"Software": None})
-    plt.close(figure)
-
-
 def write_report(directory: str | Path, summary: Mapping[str, Any]) -> list[Path]:
-    """Write ``summary.json``, ``table.md`` and the two plots into ``directory``."""
+    """Write ``summary.json``, ``table.md`` and the two figures (PNG and PDF each) into ``directory``."""
+    from benchmarks.reasonmap.figures import plot_cities, plot_difficulty
     from graphkit.io import atomic_writer
 
     out = Path(directory)
@@ -249,6 +198,6 @@ def write_report(directory: str | Path, summary: Mapping[str, Any]) -> list[Path
         stream.write(json.dumps(summary, ensure_ascii=False, indent=2, sort_keys=True) + "\n")
     with atomic_writer(out / "table.md") as stream:
         stream.write(markdown_table(summary))
-    _plot_difficulty(summary, out / "difficulty.png")
-    _plot_cities(summary, out / "cities.png")
+    plot_difficulty(summary, out / "difficulty.png")
+    plot_cities(summary, out / "cities.png")
     return [out / name for name in REPORT_FILES]

@@ -23,7 +23,9 @@ FILES = (
     "predictions.jsonl",
     "diagnoses.jsonl",
     "labels_by_model.png",
+    "labels_by_model.pdf",
     "confusions.png",
+    "confusions.pdf",
     "summary.json",
 )
 
@@ -140,3 +142,79 @@ def test_is_jupytext_percent_format():
         return
     notebook = jupytext.reads(text, fmt="py:percent")
     assert {cell.cell_type for cell in notebook.cells} == {"code", "markdown"}
+
+
+# -- the user's own run: their questions, their model's predictions, their maps -------------------------------------
+@pytest.fixture(scope="module")
+def user_run(tmp_path_factory):
+    """A user-style input: questions of two cities, one model's answers (right, refused, failed, wrong line), and
+    a maps folder with Rome's rendered map (image and truth) and Miami's saved evidence only."""
+    from baselines.answers import render_answer
+    from benchmarks.reasonmap.generate import generate_questions
+    from benchmarks.reasonmap.io import write_jsonl
+    from graphkit.cities import city_graph
+    from vision.analyse import write_evidence
+    from vision.evidence import read_truth
+    from vision.render import render_map, write_rendered
+
+    folder = tmp_path_factory.mktemp("user")
+    maps = folder / "my maps"
+    write_rendered(render_map(city_graph("rome"), seed=2, palette="confusable"), maps / "italy__rome.png")
+    _, truth = write_rendered(render_map(city_graph("miami"), seed=2), folder / "miami.png")
+    write_evidence(maps / "miami.evidence.json", read_truth(truth, city="miami"))
+    questions = [
+        *generate_questions(city_graph("rome"), seed=1, per_city=4),
+        *generate_questions(city_graph("miami"), seed=1, per_city=3),
+    ]
+    write_jsonl(folder / "questions.jsonl", questions)
+    rows = []
+    for index, question in enumerate(questions):
+        right = render_answer(question.routes[0], "short", question.long_template)
+        rows.append({"id": question.id, "model": "my-model", "question": "short", "response": right})
+        if index == 0:
+            rows.append({"id": question.id, "model": "my-model", "question": "long", "response": "I can't tell."})
+        elif index == 1:
+            rows.append(
+                {"id": question.id, "model": "my-model", "question": "long", "response": "", "error": "HTTP 500"}
+            )
+    write_jsonl(folder / "predictions.jsonl", rows)
+    out = folder / "out"
+    env = dict(
+        os.environ,
+        ERROR_ANALYSIS_QUESTIONS_FILE=str(folder / "questions.jsonl"),
+        ERROR_ANALYSIS_PREDICTIONS_FILE=str(folder / "predictions.jsonl"),
+        ERROR_ANALYSIS_MAPS=str(maps),
+        ERROR_ANALYSIS_OUT=str(out),
+        MPLBACKEND="Agg",
+    )
+    done = subprocess.run(
+        [sys.executable, str(NOTEBOOK)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=180
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return out, questions, rows, done
+
+
+def test_user_run_diagnoses_the_users_own_predictions(user_run):
+    out, questions, rows, done = user_run
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert summary["settings"]["questions"] == "questions.jsonl" and summary["settings"]["maps"] == "my maps"
+    assert summary["settings"]["cities"] == ["miami", "rome"]
+    assert list(summary["models"]) == ["my-model"] and summary["predictions"] == summary["diagnoses"] == len(rows)
+    labels = summary["models"]["my-model"]["labels"]
+    assert labels["correct"] == len(questions) and labels["refusal"] == 1 and labels["endpoint_error"] == 1
+    assert {city: sum(counts["total"] for counts in models.values()) for city, models in summary["cities"].items()} == {
+        "rome": 4 + 2,
+        "miami": 3,
+    }
+    assert not summary["problems"]  # both cities had a map: saved evidence for Miami, the truth for Rome
+    for name in ("labels_by_model.png", "labels_by_model.pdf", "confusions.png", "confusions.pdf", *TABLES):
+        assert (out / name).is_file(), name
+    assert "| my-model |" in (out / "by_model.md").read_text(encoding="utf-8")
+
+
+def test_user_run_needs_both_files(tmp_path):
+    env = dict(os.environ, ERROR_ANALYSIS_QUESTIONS_FILE=str(tmp_path / "q.jsonl"), ERROR_ANALYSIS_OUT=str(tmp_path))
+    done = subprocess.run(
+        [sys.executable, str(NOTEBOOK)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode != 0 and "ERROR_ANALYSIS_PREDICTIONS_FILE" in done.stderr

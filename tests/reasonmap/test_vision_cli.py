@@ -129,3 +129,67 @@ def test_vision_commands_fail_cleanly(rendered, tmp_path, capsys):
     assert code == 2 and "8000" in err
     code, _, err = run(capsys, "ocr", rendered, "--city", "rome", "--engine", "paddleocr", "--no-cache", "--quiet")
     assert code == 2 and "det_model_dir" in err
+
+
+def _refusals(tmp_path, counts):
+    """Questions of several cities and one refusal per question: ``counts`` is {city: questions}."""
+    questions = [
+        question
+        for city, count in counts.items()
+        for question in generate_questions(city_graph(city), seed=4, per_city=count)
+    ]
+    write_jsonl(tmp_path / "q.jsonl", questions)
+    rows = [{"id": q.id, "model": "m", "question": "short", "response": "I cannot see the map."} for q in questions]
+    write_jsonl(tmp_path / "p.jsonl", rows)
+    return questions
+
+
+def test_diagnose_with_one_map_leaves_other_cities_out_of_the_summary(rendered, tmp_path, capsys):
+    questions = _refusals(tmp_path, {"rome": 5, "miami": 3})
+    rome = sum(q.city == "rome" for q in questions)
+    code, out, err = run(
+        capsys, "diagnose", "--questions", tmp_path / "q.jsonl", "--predictions", tmp_path / "p.jsonl",
+        "--map", rendered, "--truth", "--city", "rome", "--out", tmp_path / "d.jsonl",
+    )  # fmt: skip
+    assert code == 0
+    assert (
+        f"{len(questions) - rome} predictions about other cities than the map's (miami ({len(questions) - rome}))"
+        in err
+    )
+    summary = json.loads((tmp_path / "d.summary.json").read_text(encoding="utf-8"))
+    assert summary["models"]["m"]["total"] == rome and set(summary["models"]["m"]["cities"]) == {"rome"}
+    assert f"| m | {rome} |" in out
+
+
+def test_diagnose_maps_folder_reads_each_citys_own_map(tmp_path, capsys):
+    from vision.analyse import write_evidence
+    from vision.render import render_map, write_rendered
+
+    maps = tmp_path / "maps"
+    write_rendered(render_map(city_graph("rome"), seed=1), maps / "italy__rome.png")
+    miami = read_truth(write_rendered(render_map(city_graph("miami"), seed=1), tmp_path / "miami.png")[1], city="miami")
+    write_evidence(maps / "miami.evidence.json", miami)
+    questions = _refusals(tmp_path, {"rome": 4, "miami": 3, "geneva": 2})
+    code, out, err = run(
+        capsys, "diagnose", "--questions", tmp_path / "q.jsonl", "--predictions", tmp_path / "p.jsonl",
+        "--maps", maps, "--truth", "--out", tmp_path / "d.jsonl",
+    )  # fmt: skip
+    assert code == 0
+    assert "no map evidence for city 'geneva'" in err and "rome" not in err and "miami" not in err
+    summary = json.loads((tmp_path / "d.summary.json").read_text(encoding="utf-8"))
+    per_city = {city: counts["total"] for city, counts in summary["models"]["m"]["cities"].items()}
+    assert per_city == {city: sum(q.city == city for q in questions) for city in ("geneva", "miami", "rome")}
+
+
+def test_diagnose_needs_a_city_with_a_single_map(rendered, tmp_path, capsys):
+    _refusals(tmp_path, {"rome": 2})
+    code, _, err = run(
+        capsys, "diagnose", "--questions", tmp_path / "q.jsonl", "--predictions", tmp_path / "p.jsonl",
+        "--map", rendered, "--truth", "--out", tmp_path / "d.jsonl",
+    )  # fmt: skip
+    assert code == 2 and "--city or --metro" in err
+    code, _, err = run(
+        capsys, "diagnose", "--questions", tmp_path / "q.jsonl", "--predictions", tmp_path / "p.jsonl",
+        "--maps", tmp_path / "nowhere", "--out", tmp_path / "d.jsonl",
+    )  # fmt: skip
+    assert code == 2 and "nowhere: not a folder of maps" in err

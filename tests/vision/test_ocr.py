@@ -223,3 +223,14 @@ def test_stations_split_from_a_shared_name_are_grounded_by_the_name_their_label_
     found = ground_stations(texts, graph.stations, shown={s: graph.display_name(s) for s in graph.stations})
     assert found.stations["Hub@Red"].found and found.stations["Hub@Blue"].found
     assert found.stations["Hub@Red"].text == "Hub" and not found.stations["R1"].found
+
+
+def test_a_reading_that_names_one_station_is_not_lent_to_another():
+    """职教城东站 read exactly belongs to 职教城东站; 职教城站 takes its own (misread) label, not that one."""
+    texts = [
+        TextBox("职教城东站", 1.0, ((100, 100), (200, 100), (200, 120), (100, 120))),
+        TextBox("职教城立站", 0.95, ((0, 0), (80, 0), (80, 20), (0, 20))),
+    ]
+    found = ground_stations(texts, ["职教城站", "职教城东站"])
+    assert found.stations["职教城东站"].text == "职教城东站"
+    assert found.stations["职教城站"].text != "职教城东站"

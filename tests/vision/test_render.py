@@ -17,6 +17,7 @@ from tests.vision.fonts import needs_cjk_font
 from vision.errors import EngineUnavailable
 from vision.evidence import ciede2000, hex_to_rgb, read_truth
 from vision.fonts import find_font, font_index, script_of
+from vision.map_quality import ambiguous_labels, box_distance, leader_labels, line_bends
 from vision.render import (
     MAX_SIZE,
     MIN_SIZE,
@@ -267,3 +268,65 @@ def test_random_networks_keep_the_truth_invariants(data, seed, rotate, size):
     graph = graph_of(data)
     rendered = render_map(graph, seed=seed, size=size, rotate_labels=rotate)
     _check_truth(graph, rendered)
+    _assert_unambiguous(rendered)
+
+
+def _label_heights_never_shrink(rendered) -> None:
+    """Every "... Station" label is drawn at the map's label size: its ink is at least the cap height of 'S'."""
+    heights = [b[3] - b[1] for b in (s["label_box"] for s in rendered.truth["stations"].values())]
+    assert min(heights) >= 0.9 * sorted(heights)[len(heights) // 2]
+
+
+def _assert_unambiguous(rendered) -> None:
+    """Each label is strictly nearer its own marker than any other, unless a leader joins the two."""
+    stations = rendered.truth["stations"]
+    for name, record in stations.items():
+        if "leader" in record:
+            (x0, y0), (x1, y1) = record["leader"][0], record["leader"][-1]
+            assert math.dist((x0, y0), (record["x"], record["y"])) < 40  # starts at its own marker's rim
+            bx0, by0, bx1, by1 = record["label_box"]
+            assert bx0 <= x1 <= bx1 and by0 <= y1 <= by1  # and ends on its own label
+            continue
+        own = box_distance((record["x"], record["y"]), record["label_box"])
+        for other, elsewhere in stations.items():
+            if other != name:
+                assert box_distance((elsewhere["x"], elsewhere["y"]), record["label_box"]) > own, (name, other)
+
+
+def test_every_label_is_nearest_its_own_marker_or_has_a_leader(rome, rome_map):
+    _assert_unambiguous(rome_map)
+    assert ambiguous_labels(rome_map.truth) == []
+    _label_heights_never_shrink(rome_map)
+    # leaders are the exception: most labels sit beside their marker
+    assert len(leader_labels(rome_map.truth)) < len(rome.stations) / 2
+
+
+def test_leaders_are_drawn(rome_map):
+    pixels = numpy.asarray(rome_map.image)
+    for record in rome_map.truth["stations"].values():
+        if "leader" in record:
+            (x0, y0), (x1, y1) = record["leader"]
+            x, y = round((x0 + x1) / 2), round((y0 + y1) / 2)
+            assert pixels[y - 1 : y + 2, x - 1 : x + 2].min() < 128  # dark ink at the leader's middle
+
+
+def test_rome_lines_bend_less_than_two_per_hop(rome, rome_map):
+    """Rome's hops drawn with at most one bend each and straightened: well under one bend per hop."""
+    bends = line_bends(rome_map.truth)
+    hops = sum(len(rome.lines[line].stations) - 1 for line in rome.lines)
+    assert sum(bends.values()) < hops / 2
+
+
+def test_jpeg_output_is_jpeg_and_byte_stable(rome, tmp_path):
+    rendered = render_map(graph_of(BRANCH, BRANCH_OVERLAY), seed=2)
+    first, truth = write_rendered(rendered, tmp_path / "a.jpg")
+    assert first.read_bytes()[:3] == b"\xff\xd8\xff" and truth == tmp_path / "a.truth.json"
+    second, _ = write_rendered(render_map(graph_of(BRANCH, BRANCH_OVERLAY), seed=2), tmp_path / "b.JPEG")
+    assert first.read_bytes() == second.read_bytes()
+    with pytest.raises(ValueError, match=r"\['.jpeg', '.jpg', '.png'\]"):
+        write_rendered(rendered, tmp_path / "c.gif")
+
+
+@pytest.mark.parametrize(("data", "overlay"), [(LOOP, LOOP_OVERLAY), (BRANCH, BRANCH_OVERLAY), (HOMONYMS, None)])
+def test_small_networks_have_unambiguous_labels(data, overlay):
+    _assert_unambiguous(render_map(graph_of(data, overlay), seed=5))

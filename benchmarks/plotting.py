@@ -1,0 +1,127 @@
+"""The toolkit's one figure style, and the one way its figures are saved.
+
+Every plot the toolkit draws (reports, the VDI, the diagnosis, the notebooks)
+is drawn inside :func:`figure_style` and written with :func:`save_figure`: a
+PNG and a vector PDF beside it, both without dates or version strings, so the
+same figures give the same bytes. Sizes are in inches for a two-column paper:
+:data:`COLUMN_WIDTH` for one column, :data:`PAGE_WIDTH` for both; the fonts
+(8 pt, 7 pt ticks) stay readable at those widths.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "COLUMN_WIDTH",
+    "PAGE_WIDTH",
+    "COLOURS",
+    "STYLE",
+    "figure_style",
+    "save_figure",
+    "vector_path",
+]
+
+COLUMN_WIDTH, PAGE_WIDTH = 3.4, 7.0
+# Okabe and Ito's colour-blind-safe qualitative colours, black last
+COLOURS = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
+STYLE: dict[str, Any] = {
+    "font.family": ["DejaVu Sans"],
+    "font.size": 8,
+    "axes.titlesize": 8,
+    "axes.labelsize": 8,
+    "xtick.labelsize": 7,
+    "ytick.labelsize": 7,
+    "legend.fontsize": 7,
+    "legend.frameon": False,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.linewidth": 0.6,
+    "xtick.major.width": 0.6,
+    "ytick.major.width": 0.6,
+    "axes.prop_cycle": None,  # set below from COLOURS
+    "figure.dpi": 100,
+    "savefig.dpi": 300,
+    "savefig.bbox": "tight",
+    "savefig.pad_inches": 0.03,
+    "pdf.fonttype": 42,  # TrueType in the PDF: text stays text, editable and searchable
+    "svg.hashsalt": "reasonmap",
+    "image.interpolation": "none",
+    "hatch.linewidth": 0.6,
+}
+
+
+def _style(extra_fonts: tuple[str, ...] = ()) -> dict[str, Any]:
+    from cycler import cycler
+
+    style = dict(STYLE)
+    style["axes.prop_cycle"] = cycler(color=list(COLOURS))
+    style["font.family"] = [*STYLE["font.family"], *extra_fonts]
+    return style
+
+
+@contextmanager
+def figure_style(*, fonts: Sequence[str | Path] = ()) -> Iterator[Any]:
+    """Draw inside the toolkit's style; yields ``matplotlib.pyplot`` (the Agg backend: files only).
+
+    ``fonts`` are font files whose families back up the default one, in order: the CJK font the map
+    renderer uses, for Chinese station names in titles (:func:`vision.fonts.find_font`).
+
+    Examples
+    --------
+    >>> with figure_style() as plt:
+    ...     plt.rcParams["font.size"]
+    8.0
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.font_manager as font_manager
+    import matplotlib.pyplot as plt
+
+    families = []
+    for font in fonts:
+        font_manager.fontManager.addfont(str(font))
+        families.append(font_manager.FontProperties(fname=str(font)).get_name())
+    with matplotlib.rc_context(_style(tuple(families))):
+        yield plt
+
+
+def vector_path(png: str | Path) -> Path:
+    """Where the vector copy of a figure goes: ``X.png`` → ``X.pdf``.
+
+    Examples
+    --------
+    >>> vector_path("report/cities.png").as_posix()
+    'report/cities.pdf'
+    """
+    return Path(png).with_suffix(".pdf")
+
+
+def save_figure(figure: Any, png: str | Path) -> tuple[Path, Path]:
+    """Write ``figure`` as ``png`` and as a PDF beside it (:func:`vector_path`), atomically, then close it.
+
+    No creation date, software version or random ids go into either file.
+    """
+    import io
+
+    import matplotlib.pyplot as plt
+
+    from graphkit.io import atomic_writer
+
+    png = Path(png)
+    written = []
+    for path, form, metadata in (
+        (png, "png", {"Software": None}),
+        (vector_path(png), "pdf", {"Creator": None, "Producer": None, "CreationDate": None}),
+    ):
+        buffer = io.BytesIO()
+        figure.savefig(buffer, format=form, metadata=metadata)
+        with atomic_writer(path, binary=True) as stream:
+            stream.write(buffer.getvalue())
+        written.append(path)
+    plt.close(figure)
+    return written[0], written[1]

@@ -1,0 +1,215 @@
+"""The report's figures: accuracy over difficulty pairs (the paper's Figure A1) and per city (Figure A2).
+
+Both read a :func:`benchmarks.reasonmap.report.summarize` result, are drawn
+in the toolkit's style (:mod:`benchmarks.plotting`) and are written as PNG
+and PDF. The per-city figure shows the metric of ``table.md`` (weighted
+accuracy under the run's weighting), a 0% bar as a hollow dot at zero and a city
+without questions of a kind as a grey cross, and groups the cities by their
+map difficulty. The difficulty figure prints each cell's value and its number
+of questions, hatches cells with fewer than :data:`SPARSE` questions and has
+a colour bar.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from benchmarks.plotting import COLOURS, COLUMN_WIDTH, PAGE_WIDTH, figure_style, save_figure
+from benchmarks.reasonmap.records import DIFFICULTIES, KINDS
+
+__all__ = [
+    "SPARSE",
+    "metric_label",
+    "city_order",
+    "city_bars",
+    "difficulty_grid",
+    "plot_cities",
+    "plot_difficulty",
+]
+
+SPARSE = 10  # a cell with fewer questions than this is marked: its accuracy moves by 10 points per answer
+
+
+def metric_label(weighting: str) -> str:
+    """The accuracy the per-city figure and ``table.md`` show, named with its weighting.
+
+    Examples
+    --------
+    >>> metric_label("paper"), metric_label("none")
+    ('weighted accuracy (%, paper weights)', 'accuracy (%, unweighted)')
+    """
+    return "accuracy (%, unweighted)" if weighting == "none" else f"weighted accuracy (%, {weighting} weights)"
+
+
+def city_bars(summary: Mapping[str, Any], kind: str) -> dict[str, list[float | None]]:
+    """Per model, the bar of each city (in :func:`city_order`): the weighted accuracy in %, ``None`` for no questions.
+
+    Examples
+    --------
+    >>> summary = {"models": {"m": {"per_city": {
+    ...     "rome": {"weighted_accuracy_short": 0.0, "n_short": 4},
+    ...     "oslo": {"weighted_accuracy_short": None, "n_short": 0}}}}, "city_difficulty": {}}
+    >>> city_bars(summary, "short")
+    {'m': [None, 0.0]}
+    """
+    cities = [city for _, city in city_order(summary)]
+    bars = {}
+    for model, row in summary["models"].items():
+        values: list[float | None] = []
+        for city in cities:
+            figures = row["per_city"].get(city, {})
+            value = figures.get(f"weighted_accuracy_{kind}")
+            values.append(None if not figures.get(f"n_{kind}") or value is None else round(100 * value, 4))
+        bars[model] = values
+    return bars
+
+
+def city_order(summary: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(map difficulty, city) pairs, easy maps first, cities alphabetical within a difficulty."""
+    levels = summary.get("city_difficulty", {})
+    cities = {city for row in summary["models"].values() for city in row["per_city"]}
+    rank = {level: index for index, level in enumerate(DIFFICULTIES)}
+    return sorted(((levels.get(city, "unknown"), city) for city in cities), key=lambda p: (rank.get(p[0], 3), p[1]))
+
+
+def plot_cities(summary: Mapping[str, Any], path: str | Path) -> tuple[Path, Path]:
+    """Figure A2: one panel per question kind, a horizontal bar per model and city; written as PNG and PDF."""
+    from matplotlib.lines import Line2D
+
+    order = city_order(summary)
+    models = list(summary["models"])
+    count = max(1, len(models))
+    height = 0.8 / count
+    with figure_style() as plt:
+        figure, axes = plt.subplots(
+            1,
+            len(KINDS),
+            figsize=(COLUMN_WIDTH if count <= 3 else PAGE_WIDTH / 1.4, 0.9 + len(order) * (0.1 + 0.06 * count)),
+            sharey=True,
+            squeeze=False,
+            layout="constrained",
+        )
+        for axis, kind in zip(axes[0], KINDS):
+            for index, (model, values) in enumerate(city_bars(summary, kind).items()):
+                colour = COLOURS[index % len(COLOURS)]
+                ys = [row - 0.4 + height * (index + 0.5) for row in range(len(order))]
+                axis.barh(ys, [value or 0.0 for value in values], height, color=colour, label=model)
+                for y, value in zip(ys, values):
+                    if value is None:
+                        axis.plot(2, y, "x", color="0.55", markersize=3.5, markeredgewidth=0.8)
+                    elif value == 0:  # no bar to see: a hollow dot at zero says the model was asked and failed
+                        axis.plot(1.2, y, "o", color=colour, markerfacecolor="white", markersize=3, markeredgewidth=0.9)
+            _group_cities(axis, order)
+            axis.set_xlim(0, 100)
+            axis.set_title(f"{kind} questions")
+            axis.grid(axis="x", linewidth=0.4, color="0.85")
+            axis.set_axisbelow(True)
+        axes[0][0].set_yticks(range(len(order)), [city for _, city in order])
+        axes[0][0].set_ylim(len(order) - 0.5, -0.5)
+        _level_names(axes[0][-1], order)
+        handles, labels = axes[0][0].get_legend_handles_labels()
+        handles += [
+            Line2D([], [], marker="o", color="0.2", markerfacecolor="white", linestyle="", markersize=3.5),
+            Line2D([], [], marker="x", color="0.55", linestyle="", markersize=4),
+        ]
+        labels += ["0%", "no questions"]
+        figure.supxlabel(metric_label(summary["weighting"]), fontsize=7.5)
+        figure.legend(handles, labels, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=min(3, len(labels)))
+        return save_figure(figure, path)
+
+
+def _group_cities(axis: Any, order: list[tuple[str, str]]) -> None:
+    """A line between the map-difficulty groups."""
+    for row in range(1, len(order)):
+        if order[row][0] != order[row - 1][0]:
+            axis.axhline(row - 0.5, color="0.3", linewidth=0.6, linestyle="--")
+
+
+def _level_names(axis: Any, order: list[tuple[str, str]]) -> None:
+    """Each group's map difficulty, written beside the last panel."""
+    start = 0
+    for row in range(1, len(order) + 1):
+        if row == len(order) or order[row][0] != order[start][0]:
+            middle = (start + row - 1) / 2
+            axis.annotate(
+                f"{order[start][0]} maps",
+                xy=(1.02, middle),
+                xycoords=("axes fraction", "data"),
+                rotation=-90,
+                va="center",
+                ha="left",
+                fontsize=7,
+            )
+            start = row
+
+
+def difficulty_grid(summary: Mapping[str, Any], model: str, kind: str) -> list[list[tuple[float | None, int]]]:
+    """(accuracy in %, questions) per (question difficulty, map difficulty) cell: rows questions, columns maps.
+
+    Examples
+    --------
+    >>> summary = {"models": {"m": {"per_difficulty": {"easy/hard": {"accuracy_short": 0.5, "n_short": 4}}}}}
+    >>> difficulty_grid(summary, "m", "short")[0]
+    [(None, 0), (None, 0), (50.0, 4)]
+    """
+    per = summary["models"][model]["per_difficulty"]
+    grid = []
+    for question_level in DIFFICULTIES:
+        row = []
+        for map_level in DIFFICULTIES:
+            figures = per.get(f"{question_level}/{map_level}", {})
+            value, n = figures.get(f"accuracy_{kind}"), figures.get(f"n_{kind}", 0)
+            row.append((None if value is None or not n else round(100 * value, 4), n))
+        grid.append(row)
+    return grid
+
+
+def plot_difficulty(summary: Mapping[str, Any], path: str | Path) -> tuple[Path, Path]:
+    """Figure A1: accuracy per (question, map) difficulty cell, per model and kind; written as PNG and PDF."""
+    import numpy
+    from matplotlib.patches import Rectangle
+
+    models = list(summary["models"]) or ["(no model)"]
+    with figure_style() as plt:
+        cmap = plt.get_cmap("viridis").with_extremes(bad="0.92")
+        figure, axes = plt.subplots(
+            len(KINDS), len(models), figsize=(0.9 + 1.5 * len(models), 3.3), squeeze=False, layout="constrained"
+        )
+        image = None
+        for column, model in enumerate(models):
+            for row, kind in enumerate(KINDS):
+                axis = axes[row][column]
+                grid = difficulty_grid(summary, model, kind) if model in summary["models"] else [[(None, 0)] * 3] * 3
+                values = numpy.array([[numpy.nan if v is None else v for v, _ in line] for line in grid])
+                image = axis.imshow(values, vmin=0, vmax=100, cmap=cmap)
+                for i, line in enumerate(grid):
+                    for j, (value, n) in enumerate(line):
+                        sparse = 0 < n < SPARSE
+                        if sparse:
+                            hatch = Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, hatch="////", lw=0)
+                            hatch.set_edgecolor((1.0, 1.0, 1.0, 0.45))
+                            axis.add_patch(hatch)
+                        text = "–" if value is None else f"{value:.0f}"
+                        dark = value is not None and value > 60  # dark text on the bright end of viridis
+                        axis.text(
+                            j, i, f"{text}\nn={n}", ha="center", va="center", fontsize=6.5,
+                            color="k" if dark or value is None else "w",
+                            fontstyle="italic" if sparse else "normal",
+                        )  # fmt: skip
+                axis.set_xticks(range(3), DIFFICULTIES, fontsize=6.5)
+                axis.set_yticks(range(3), DIFFICULTIES, fontsize=6.5)
+                axis.tick_params(length=0)
+                if row == 0:
+                    axis.set_title(model, fontsize=7.5)
+                if row == len(KINDS) - 1:
+                    axis.set_xlabel("map difficulty", fontsize=7)
+                if column == 0:
+                    axis.set_ylabel(f"{kind} questions\nquestion difficulty", fontsize=7)
+        bar = figure.colorbar(image, ax=axes.ravel().tolist(), shrink=0.8, pad=0.02)
+        bar.set_label("accuracy (%)")
+        figure.text(
+            0.0, 0.0, f"hatched, italic: fewer than {SPARSE} questions; –: none", fontsize=6.5, ha="left", va="top"
+        )
+        return save_figure(figure, path)

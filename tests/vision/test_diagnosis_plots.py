@@ -1,0 +1,62 @@
+"""Figures of a diagnosis: crops that keep whole labels, and both figures written as PNG and PDF."""
+
+from __future__ import annotations
+
+import pytest
+
+from graphkit.cities import city_graph
+from vision.diagnose import Diagnosis
+from vision.diagnosis_plots import ConfusionCrop, confusion_crops, crop_window, plot_confusions, plot_labels
+from vision.evidence import MapEvidence
+from vision.render import render_map
+
+
+@pytest.fixture(scope="module")
+def rome():
+    graph = city_graph("rome")
+    rendered = render_map(graph, seed=0, size=1400)
+    return graph, rendered.image, MapEvidence.from_truth(rendered.truth, city="rome")
+
+
+def _inside(box, window):
+    return window[0] <= box[0] and window[1] <= box[1] and box[2] <= window[2] and box[3] <= window[3]
+
+
+def _overlaps(box, window):
+    return box[0] < window[2] and box[2] > window[0] and box[1] < window[3] and box[3] > window[1]
+
+
+def test_every_crop_holds_its_station_and_cuts_no_label(rome):
+    _, image, evidence = rome
+    for name, station in evidence.stations.items():
+        window = crop_window(evidence, name, image.size)
+        assert 0 <= window[0] < window[2] <= image.width and 0 <= window[1] < window[3] <= image.height
+        assert _inside((*station.point, *station.point), window) and _inside(station.box, window), name
+        for other in evidence.stations.values():
+            assert not _overlaps(other.box, window) or _inside(other.box, window), (name, other.name)
+
+
+def _confusion(graph, model="m"):
+    station = graph.stations[5]
+    lines = sorted(graph.lines)
+    evidence = {"station": station, "claimed_line": lines[0], "right_line": lines[1], "colour_distance": 4.2}
+    return Diagnosis("q1", model, "short", "line_confusion_colour", "grounding", evidence, "rome")
+
+
+def test_confusion_crops_take_one_per_station_and_pair_of_lines(rome):
+    graph, image, evidence = rome
+    twice = [_confusion(graph), _confusion(graph, "other")]
+    questions = {"q1": None}
+    crops = confusion_crops(twice, questions, {}, lambda _: graph, {"rome": (image, evidence)}, models=["other", "m"])
+    assert [(crop.diagnosis.model, crop.station) for crop in crops] == [("other", graph.stations[5])]
+    assert confusion_crops(twice, questions, {}, lambda _: graph, {}) == []  # no image of the city: no crop
+
+
+def test_figures_are_png_and_pdf_and_byte_stable(rome, tmp_path):
+    graph, image, evidence = rome
+    crops = [ConfusionCrop(_confusion(graph), graph.stations[5], image, evidence)]
+    first = [*plot_confusions(crops, tmp_path / "c.png"), *plot_labels([_confusion(graph)], tmp_path / "l.png")]
+    assert [path.name for path in first] == ["c.png", "c.pdf", "l.png", "l.pdf"]
+    again = [*plot_confusions(crops, tmp_path / "c2.png"), *plot_labels([_confusion(graph)], tmp_path / "l2.png")]
+    assert [path.read_bytes() for path in again] == [path.read_bytes() for path in first]
+    assert plot_confusions([], tmp_path / "none.png")[0].stat().st_size > 0

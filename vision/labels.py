@@ -1,0 +1,204 @@
+"""Where a rendered map puts each station's label: beside its own marker, never nearer another's.
+
+:class:`LabelPlacer` places labels one at a time on occupancy masks: labels and
+markers are hard obstacles, line strokes a soft cost. A label goes in the
+first ring around its marker that has room, in one of eight directions (each
+also slid along its free side), and only where its box is clearly nearer its
+own marker than any other station's: a label nearer a neighbour's marker would
+make the map itself say the wrong station. Where no spot nearby qualifies, the
+label goes to the nearest free spot and a leader line joins it to its marker
+(:attr:`Placement.leader`). Labels are never shrunk.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+__all__ = ["Placement", "LabelPlacer"]
+
+# label directions around a marker, most readable first: east, west, the diagonals, north, south
+_DIRECTIONS = ((1, 0), (-1, 0), (1, -1), (1, 1), (-1, -1), (-1, 1), (0, -1), (0, 1))
+_RINGS = 6
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """A label's top-left ``corner``, and the ``leader`` polyline from marker to label (empty when beside it)."""
+
+    corner: tuple[int, int]
+    leader: tuple[tuple[float, float], ...] = ()
+
+
+def _box_distances(xs, ys, box: tuple[int, int, int, int]):
+    import numpy
+
+    x0, y0, x1, y1 = box
+    return numpy.hypot(
+        numpy.maximum(numpy.maximum(x0 - xs, 0), xs - x1), numpy.maximum(numpy.maximum(y0 - ys, 0), ys - y1)
+    )
+
+
+class LabelPlacer:
+    """Greedy label placement on one canvas.
+
+    Labels keep a clear space around them (wide to the sides, about a character): a text detector would
+    otherwise read two labels on one row as one text, or take a marker for a letter.
+
+    Parameters
+    ----------
+    width, height : int
+        The canvas.
+    strokes : numpy.ndarray of bool
+        Pixels already drawn (lines): crossing them costs, it is not forbidden.
+    markers : list of (x, y, radius)
+        Every station marker, in the order :meth:`place` will name them by index.
+    font_px : int
+        The map's label size, which sets the clear spaces.
+    """
+
+    def __init__(self, width: int, height: int, strokes, markers: list[tuple[int, int, int]], font_px: int):
+        import numpy
+
+        self.width, self.height = width, height
+        self.strokes = strokes
+        self.pad_x, self.pad_y = max(2, round(2.0 * font_px)), max(1, round(0.3 * font_px))
+        self.marker_pad = max(2, round(0.3 * font_px))
+        # a label must be this much nearer its own marker than any other (pixels), so the reading is not a tie
+        self.margin = max(2.0, 0.25 * font_px)
+        self.labels = numpy.zeros((height, width), dtype=bool)
+        self.markers = numpy.zeros((height, width), dtype=bool)
+        self.xs = numpy.array([float(x) for x, _, _ in markers])
+        self.ys = numpy.array([float(y) for _, y, _ in markers])
+        pad = self.marker_pad
+        for x, y, radius in markers:
+            self.markers[
+                max(0, y - radius - pad) : y + radius + pad + 1, max(0, x - radius - pad) : x + radius + pad + 1
+            ] = True
+
+    def _free(self, x: int, y: int, w: int, h: int) -> bool:
+        if x < 0 or y < 0 or x + w > self.width or y + h > self.height or self.markers[y : y + h, x : x + w].any():
+            return False
+        px, py = self.pad_x, self.pad_y
+        return not self.labels[max(0, y - py) : y + h + py, max(0, x - px) : x + w + px].any()
+
+    def _clear(self, index: int, box: tuple[int, int, int, int]) -> bool:
+        """The box is nearer marker ``index`` than every other marker, by the margin."""
+        distances = _box_distances(self.xs, self.ys, box)
+        own = float(distances[index])
+        distances[index] = math.inf
+        return len(distances) < 2 or float(distances.min()) > own + self.margin
+
+    def _cost(self, x: int, y: int, w: int, h: int) -> float:
+        import numpy
+
+        py = self.pad_y
+        crossed = numpy.count_nonzero(self.strokes[max(0, y - py) : y + h + py, x : x + w])
+        return (0.3 if crossed else 0.0) + crossed / (w * h)  # any stroke through a label hinders reading it
+
+    def _take(self, x: int, y: int, w: int, h: int) -> None:
+        self.labels[y : y + h, x : x + w] = True
+
+    @staticmethod
+    def _spots(centre: tuple[int, int], distance: float, w: int, h: int, dx: int, dy: int):
+        """Top-left corners for a label at ``distance`` in direction (dx, dy), centred and slid along its side."""
+        reach = round(distance * (0.75 if dx and dy else 1.0))
+        x = centre[0] + (reach if dx > 0 else -reach - w if dx < 0 else -(w // 2))
+        y = centre[1] + (reach if dy > 0 else -reach - h if dy < 0 else -(h // 2))
+        yield 0, x, y
+        if dy == 0:  # beside the marker: also with the marker at the label's top or bottom
+            yield 1, x, y - h // 3
+            yield 1, x, y + h // 3
+        elif dx == 0:  # above or below: also starting or ending at the marker
+            yield 1, centre[0] - min(w // 2, round(distance)), y
+            yield 1, centre[0] + min(w // 2, round(distance)) - w, y
+
+    def place(
+        self, index: int, gap: float, size: tuple[int, int], ink: tuple[int, int, int, int], step: float
+    ) -> Placement | None:
+        """Where the ``size`` label of marker ``index`` goes, or ``None`` when the canvas has no room.
+
+        ``gap`` is the marker's radius plus a pixel; rings widen by ``step``. ``ink`` is the text's box inside
+        the label (its halo around it): the text, not the halo, must be nearest its own marker.
+        """
+        ix0, iy0, ix1, iy1 = ink
+        centre = (int(self.xs[index]), int(self.ys[index]))
+        w, h = size
+        gap += self.marker_pad
+        best: tuple[float, int, int] | None = None
+        for ring in range(_RINGS):
+            distance = gap + ring * step
+            for rank, (dx, dy) in enumerate(_DIRECTIONS):
+                for slid, x, y in self._spots(centre, distance, w, h, dx, dy):
+                    if not self._free(x, y, w, h) or not self._clear(index, (x + ix0, y + iy0, x + ix1, y + iy1)):
+                        continue
+                    cost = self._cost(x, y, w, h) + 0.2 * ring + 0.01 * rank + 0.05 * slid
+                    if best is None or cost < best[0]:
+                        best = (cost, x, y)
+            if best is not None and best[0] <= 0.2 * ring + 0.1:
+                break
+        if best is not None:
+            self._take(best[1], best[2], w, h)
+            return Placement((best[1], best[2]))
+        return self._with_leader(centre, gap, size, ink)
+
+    def _with_leader(
+        self, centre: tuple[int, int], gap: float, size: tuple[int, int], ink: tuple[int, int, int, int]
+    ) -> Placement | None:
+        """The free spot nearest the marker (widening windows, then the whole canvas), joined by a leader line."""
+        import numpy
+
+        w, h = size
+        ix0, iy0, ix1, iy1 = ink
+        stride = max(2, h // 2)
+        for radius in (4 * (w + h), 12 * (w + h), None):
+            left = 0 if radius is None else max(0, centre[0] - radius)
+            top = 0 if radius is None else max(0, centre[1] - radius)
+            right = self.width - w if radius is None else min(self.width - w, centre[0] + radius)
+            bottom = self.height - h if radius is None else min(self.height - h, centre[1] + radius)
+            grid_y, grid_x = numpy.meshgrid(
+                numpy.arange(top, bottom + 1, stride), numpy.arange(left, right + 1, stride), indexing="ij"
+            )
+            grid_x, grid_y = grid_x.ravel(), grid_y.ravel()
+            squared = (grid_x + w / 2 - centre[0]) ** 2 + (grid_y + h / 2 - centre[1]) ** 2
+            best: tuple[float, int, int] | None = None
+            looked = 0
+            for index in numpy.lexsort((grid_x, grid_y, squared)):  # nearest first, ties top-left first
+                distance, x, y = float(squared[index]), int(grid_x[index]), int(grid_y[index])
+                if best is not None and (looked >= 40 or math.sqrt(distance) > 3 * best[0] * h):
+                    break
+                if not self._free(x, y, w, h):
+                    continue
+                looked += 1
+                box = (x + ix0, y + iy0, x + ix1, y + iy1)
+                cost = math.sqrt(distance) / h + 4 * self._cost(x, y, w, h)
+                cost += 4 * self._leader_crossing(self._leader(centre, gap, box))
+                if best is None or cost < best[0]:
+                    best = (cost, x, y)
+            if best is not None:
+                _, x, y = best
+                self._take(x, y, w, h)
+                box = (x + ix0, y + iy0, x + ix1, y + iy1)
+                return Placement((x, y), self._leader(centre, gap - self.marker_pad, box))
+        return None
+
+    def _leader_crossing(self, leader: tuple[tuple[float, float], ...]) -> float:
+        """The share of a leader's length that runs over drawn lines."""
+        (x0, y0), (x1, y1) = leader
+        steps = max(2, int(math.hypot(x1 - x0, y1 - y0) // 2))
+        hits = 0
+        for k in range(steps + 1):
+            x, y = round(x0 + (x1 - x0) * k / steps), round(y0 + (y1 - y0) * k / steps)
+            hits += 0 <= x < self.width and 0 <= y < self.height and bool(self.strokes[y, x])
+        return hits / (steps + 1)
+
+    @staticmethod
+    def _leader(
+        centre: tuple[int, int], radius: float, box: tuple[int, int, int, int]
+    ) -> tuple[tuple[float, float], ...]:
+        """From the marker's rim to the nearest point of the label's box."""
+        x0, y0, x1, y1 = box
+        end = (min(max(centre[0], x0), x1), min(max(centre[1], y0), y1))
+        length = math.hypot(end[0] - centre[0], end[1] - centre[1]) or 1.0
+        start = (centre[0] + (end[0] - centre[0]) * radius / length, centre[1] + (end[1] - centre[1]) * radius / length)
+        return (round(start[0], 2), round(start[1], 2)), (float(end[0]), float(end[1]))

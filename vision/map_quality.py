@@ -1,0 +1,140 @@
+"""How readable a rendered map is, measured from its ground truth (``MAP.truth.json``).
+
+Two figures a person (or a model) reading a synthetic map depends on:
+
+- :func:`ambiguous_labels`: labels whose box lies nearer another station's
+  marker than their own (or as near), so that the map itself suggests the
+  wrong station. A label tied to its marker by a drawn leader line (the
+  truth's ``"leader"``) is not ambiguous; :func:`leader_labels` lists those.
+- :func:`line_bends`: the turns each line's drawn path makes, after the short
+  steps between side-by-side offsets under a marker are smoothed away.
+
+Both read only the truth dictionary, so they measure any renderer's output.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["box_distance", "ambiguous_labels", "leader_labels", "line_bends", "map_quality"]
+
+# a turn sharper than this counts as a bend; one near 180° is the path retracing a branch, not a bend
+_MIN_TURN, _MAX_TURN = 10.0, 170.0
+
+
+def box_distance(point: tuple[float, float], box: tuple[float, float, float, float] | list[float]) -> float:
+    """Pixels from ``point`` to the nearest point of ``box`` ``(x0, y0, x1, y1)`` (0 inside it).
+
+    Examples
+    --------
+    >>> box_distance((0, 0), (3, 4, 10, 10))
+    5.0
+    >>> box_distance((5, 5), (3, 4, 10, 10))
+    0.0
+    """
+    x, y = point
+    x0, y0, x1, y1 = box
+    return math.hypot(max(x0 - x, 0.0, x - x1), max(y0 - y, 0.0, y - y1))
+
+
+def ambiguous_labels(truth: Mapping[str, Any]) -> list[str]:
+    """Stations whose label, with no leader line, is at least as near another station's marker as its own.
+
+    Examples
+    --------
+    >>> truth = {"stations": {
+    ...     "A": {"x": 0, "y": 0, "label_box": [5, -5, 40, 5]},
+    ...     "B": {"x": 50, "y": 0, "label_box": [-40, 20, -5, 30]}}}
+    >>> ambiguous_labels(truth)
+    ['B']
+    """
+    import numpy
+
+    stations = truth["stations"]
+    names = list(stations)
+    if len(names) < 2:
+        return []
+    xs = numpy.array([float(stations[n]["x"]) for n in names])
+    ys = numpy.array([float(stations[n]["y"]) for n in names])
+    found = []
+    for index, name in enumerate(names):
+        record = stations[name]
+        if record.get("leader"):
+            continue
+        x0, y0, x1, y1 = (float(v) for v in record["label_box"])
+        distances = numpy.hypot(
+            numpy.maximum(numpy.maximum(x0 - xs, 0.0), xs - x1), numpy.maximum(numpy.maximum(y0 - ys, 0.0), ys - y1)
+        )
+        own = distances[index]
+        distances[index] = numpy.inf
+        if distances.min() <= own:
+            found.append(name)
+    return found
+
+
+def leader_labels(truth: Mapping[str, Any]) -> list[str]:
+    """Stations whose label is joined to its marker by a leader line."""
+    return [name for name, record in truth["stations"].items() if record.get("leader")]
+
+
+def _tolerance(truth: Mapping[str, Any]) -> float:
+    """Half the median label height: above the step between two offset strokes, well below a real turn."""
+    heights = sorted(float(r["label_box"][3]) - float(r["label_box"][1]) for r in truth["stations"].values())
+    return max(2.0, 0.5 * heights[len(heights) // 2]) if heights else 4.0
+
+
+def line_bends(truth: Mapping[str, Any]) -> dict[str, int]:
+    """The number of bends in each line's drawn path.
+
+    The path is simplified (Douglas–Peucker, half a label's height) so that the
+    short steps where a line changes its offset beside another line vanish;
+    every remaining turn between 10° and 170° is a bend (a path that doubles
+    back to draw a branch turns by 180° and is not counted).
+
+    Examples
+    --------
+    >>> truth = {"stations": {"A": {"x": 0, "y": 0, "label_box": [0, 0, 40, 16]}},
+    ...          "lines": {"Z": {"path": [[0, 0], [100, 0], [200, 100], [300, 100]]},
+    ...                    "I": {"path": [[0, 0], [100, 3], [200, 0]]}}}
+    >>> line_bends(truth)
+    {'Z': 2, 'I': 0}
+    """
+    from shapely.geometry import LineString
+
+    tolerance = _tolerance(truth)
+    bends: dict[str, int] = {}
+    for name, record in truth["lines"].items():
+        path = [(float(x), float(y)) for x, y in record.get("path", ())]
+        if len(path) < 3:
+            bends[name] = 0
+            continue
+        points = list(LineString(path).simplify(tolerance, preserve_topology=False).coords)
+        count = 0
+        for (ax, ay), (bx, by), (cx, cy) in zip(points, points[1:], points[2:]):
+            first, second = math.atan2(by - ay, bx - ax), math.atan2(cy - by, cx - bx)
+            turn = abs(math.degrees((second - first + math.pi) % (2 * math.pi) - math.pi))
+            count += _MIN_TURN < turn < _MAX_TURN
+        bends[name] = count
+    return bends
+
+
+def map_quality(truth: Mapping[str, Any]) -> dict[str, Any]:
+    """Labels, ambiguous labels and leaders, lines and bends of one map, as counts.
+
+    Examples
+    --------
+    >>> truth = {"stations": {"A": {"x": 0, "y": 0, "label_box": [4, -5, 30, 5]}},
+    ...          "lines": {"L": {"path": [[0, 0], [10, 0]]}}}
+    >>> map_quality(truth)
+    {'labels': 1, 'ambiguous': [], 'leaders': 0, 'lines': 1, 'bends': 0}
+    """
+    bends = line_bends(truth)
+    return {
+        "labels": len(truth["stations"]),
+        "ambiguous": ambiguous_labels(truth),
+        "leaders": len(leader_labels(truth)),
+        "lines": len(bends),
+        "bends": sum(bends.values()),
+    }
