@@ -36,6 +36,7 @@ from typing import Any
 
 from benchmarks.reasonmap.official_scoring import DEVIATIONS, official_metro, score_official
 from benchmarks.reasonmap.records import KINDS, Prediction, Question, Verdict
+from benchmarks.reasonmap.report import published_aggregate_table
 from benchmarks.reasonmap.scoring import get_variant, score_prediction
 from graphkit.graph import TransitGraph
 
@@ -284,19 +285,7 @@ def compare_markdown(comparison: Mapping[str, Any], aggregate: Mapping[str, Any]
                         f"| {tally['verdicts']} | {tally['accuracy_points']:+.2f} |"
                     )
     if aggregate:
-        lines += [
-            "",
-            "The public `cal_metrics.py` aggregate (official verdicts, unweighted, the 11 test maps):",
-            "",
-            "| Model | Questions | Acc. short | Acc. long | Map short | Map long | Via-stop part | Via-count part |",
-            "|---|---:|---:|---:|---:|---:|---:|---:|",
-        ]
-        for model, row in aggregate.items():
-            lines.append(
-                f"| {model} | {row['count']} | {row['acc_short']:.4f} | {row['acc_long']:.4f} "
-                f"| {row['map_score_short']:.4f} | {row['map_score_long']:.4f} "
-                f"| {row['via_stops_score']:.4f} | {row['num_via_stop_score']:.4f} |"
-            )
+        lines += ["", *published_aggregate_table(aggregate, "official verdicts, unweighted, the 11 test maps")]
     lines += ["", "Causes:", ""]
     lines += [f"- `{cause}`: {text}" for cause, text in comparison["causes"].items()]
     return "\n".join(lines) + "\n"

@@ -21,7 +21,7 @@ from typing import Any
 
 from benchmarks.reasonmap.records import DIFFICULTIES, KINDS, Question, Verdict
 
-__all__ = ["summarize", "markdown_table", "write_report", "REPORT_FILES"]
+__all__ = ["summarize", "markdown_table", "published_aggregate_table", "write_report", "REPORT_FILES"]
 
 REPORT_FILES = ("summary.json", "table.md", "difficulty.png", "difficulty.pdf", "cities.png", "cities.pdf")
 
@@ -171,19 +171,7 @@ def markdown_table(summary: Mapping[str, Any]) -> str:
         )
     aggregate = summary.get("published_aggregate")
     if aggregate:
-        lines += [
-            "",
-            "The public `cal_metrics.py` aggregate (unweighted means over the 11 test maps):",
-            "",
-            "| Model | Questions | Acc. short | Acc. long | Map short | Map long | Via-stop part | Via-count part |",
-            "|---|---:|---:|---:|---:|---:|---:|---:|",
-        ]
-        for model, row in aggregate.items():
-            lines.append(
-                f"| {model} | {row['count']} | {row['acc_short']:.4f} | {row['acc_long']:.4f} "
-                f"| {row['map_score_short']:.4f} | {row['map_score_long']:.4f} "
-                f"| {row['via_stops_score']:.4f} | {row['num_via_stop_score']:.4f} |"
-            )
+        lines += ["", *published_aggregate_table(aggregate, "unweighted means over the 11 test maps")]
     return "\n".join(lines) + "\n"
 
 
@@ -201,3 +189,20 @@ def write_report(directory: str | Path, summary: Mapping[str, Any]) -> list[Path
     plot_difficulty(summary, out / "difficulty.png")
     plot_cities(summary, out / "cities.png")
     return [out / name for name in REPORT_FILES]
+
+
+def published_aggregate_table(aggregate: Mapping[str, Mapping[str, Any]], caption: str) -> list[str]:
+    """The public ``cal_metrics.py`` aggregate per model as markdown lines, under a caption."""
+    lines = [
+        f"The public `cal_metrics.py` aggregate ({caption}):",
+        "",
+        "| Model | Questions | Acc. short | Acc. long | Map short | Map long | Via-stop part | Via-count part |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for model, row in aggregate.items():
+        lines.append(
+            f"| {model} | {row['count']} | {row['acc_short']:.4f} | {row['acc_long']:.4f} "
+            f"| {row['map_score_short']:.4f} | {row['map_score_long']:.4f} "
+            f"| {row['via_stops_score']:.4f} | {row['num_via_stop_score']:.4f} |"
+        )
+    return lines
