@@ -142,7 +142,7 @@ def load_samples(path: str | Path, *, maps: str | Path | None = None, benchmark:
         The file cannot be read at all.
     """
     from benchmarks.mapqa.io import is_mapqa_file, read_map_questions
-    from benchmarks.reasonmap.io import file_sha256
+    from benchmarks.provenance import file_sha256
     from benchmarks.reasonmap.plus_evaluate import is_plus_file
 
     if benchmark not in BENCHMARKS:
@@ -161,7 +161,7 @@ def load_samples(path: str | Path, *, maps: str | Path | None = None, benchmark:
         plus_questions, problems = load_plus_questions(path)
         found = plus_samples(plus_questions.values(), maps=maps)
     else:
-        from benchmarks.reasonmap.evaluate import load_questions
+        from benchmarks.reasonmap.loading import load_questions
 
         route_questions, metro, problems = load_questions(path)
         found = reasonmap_samples(route_questions.values(), maps=maps, graph_for=_graphs(metro))

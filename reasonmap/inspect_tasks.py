@@ -99,7 +99,7 @@ def _plus_set(questions: str | None, split: str, seed: int) -> dict[str, Any]:
 def _load_route_set(
     questions: str | None, stamp: int | None, split: str, seed: int
 ) -> tuple[dict[str, Question], Callable[[Question], TransitGraph]]:
-    from benchmarks.reasonmap.evaluate import graph_lookup, load_questions
+    from benchmarks.reasonmap.loading import graph_lookup, load_questions
 
     if questions is not None:
         found, metro, problems = load_questions(questions)

@@ -44,8 +44,9 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from benchmarks.reasonmap.errors import InvalidRecord
-from benchmarks.reasonmap.records import DIFFICULTIES, Difficulty, answer_fields
+from benchmarks.errors import InvalidRecord
+from benchmarks.reasonmap.records import DIFFICULTIES, Difficulty
+from benchmarks.records import answer_fields
 from graphkit.graph import TransitGraph
 from graphkit.stats import city_stats
 

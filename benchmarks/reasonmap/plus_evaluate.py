@@ -17,16 +17,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from benchmarks.jsonl import Problem, first_answers, first_record, read_jsonl, unique_by_id, write_jsonl
+from benchmarks.provenance import file_sha256
 from benchmarks.reasonmap.evaluate import Evaluation
-from benchmarks.reasonmap.io import (
-    Problem,
-    file_sha256,
-    first_answers,
-    first_record,
-    read_jsonl,
-    unique_by_id,
-    write_jsonl,
-)
 from benchmarks.reasonmap.plus import PLUS_TYPES, PlusPrediction, PlusQuestion
 from benchmarks.reasonmap.plus_report import summarize_plus, write_plus_report
 from benchmarks.reasonmap.plus_scoring import score_plus_predictions
@@ -38,7 +31,7 @@ def _first(path: str | Path) -> Any:
     """The first record of a JSON Lines or parquet file (``None`` when there is none or it cannot be read)."""
     if Path(path).suffix != ".parquet":
         return first_record(path)
-    from benchmarks.reasonmap.errors import InvalidRecord
+    from benchmarks.errors import InvalidRecord
     from benchmarks.reasonmap.official import official_records
 
     try:

@@ -34,8 +34,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from benchmarks.reasonmap.errors import InvalidRecord
-from benchmarks.reasonmap.io import Problem
+from benchmarks.errors import InvalidRecord
+from benchmarks.jsonl import Problem
 from benchmarks.reasonmap.official_scoring import official_answer_text
 from benchmarks.reasonmap.plus import OPTION_LETTERS, PLUS_TYPES, PlusPrediction, PlusQuestion
 from benchmarks.reasonmap.plus_scoring import PlusVerdict

@@ -1,7 +1,7 @@
 """Reading and scoring answers to ReasonMap-Plus questions: exact match.
 
 Two pure stages, as for route answers: :func:`parse_plus_answer` reads a
-response (never raises: it returns :class:`~benchmarks.reasonmap.records.Invalid`),
+response (never raises: it returns :class:`~benchmarks.records.Invalid`),
 :func:`score_plus_answer` compares what it read with the question's answer.
 
 Where the answer is looked for, first hit wins:
@@ -40,8 +40,8 @@ from typing import Any
 
 from benchmarks.answer_text import after_reasoning, mentions_refusal
 from benchmarks.reasonmap.plus import ANSWER_KINDS, OPTION_LETTERS, PLUS_TYPES, AnswerKind, PlusPrediction, PlusQuestion
-from benchmarks.reasonmap.records import Invalid
 from benchmarks.reasonmap.weighting import get_weighting
+from benchmarks.records import Invalid
 
 __all__ = [
     "PlusAnswer",

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from benchmarks.reasonmap.errors import InvalidRecord
+from benchmarks.errors import InvalidRecord
 from benchmarks.reasonmap.evaluate import compare_files, evaluate_files
 from benchmarks.reasonmap.plus_official import hub_plus_question, official_plus_answer, score_official_plus
 

@@ -8,8 +8,8 @@ from collections import Counter, deque
 
 import pytest
 
-from benchmarks.reasonmap.errors import InvalidRecord
-from benchmarks.reasonmap.io import write_jsonl
+from benchmarks.errors import InvalidRecord
+from benchmarks.jsonl import write_jsonl
 from benchmarks.reasonmap.plus import (
     ANSWER_KINDS,
     OPTION_LETTERS,
