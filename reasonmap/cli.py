@@ -134,7 +134,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
     else:
         graphs = [city_graph(name) for name in split_cities(args.split, city_names())]
     if args.kind == "plus":
-        from benchmarks.reasonmap.plus import format_type_counts, generate_plus_set
+        from benchmarks.plus.questions import format_type_counts, generate_plus_set
 
         records = generate_plus_set(graphs, seed=args.seed, per_type=args.per_type, progress=not args.quiet)
         count = write_jsonl(args.out, records)
@@ -206,7 +206,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     if len(result.problems) > 20:
         print(f"skipped: ... and {len(result.problems) - 20} more (see {args.report}/summary.json)", file=sys.stderr)
     if result.summary.get("question_set") == "plus":
-        from benchmarks.reasonmap.plus_report import plus_markdown_table
+        from benchmarks.plus.report import plus_markdown_table
 
         print(plus_markdown_table(result.summary), end="")
     else:
@@ -366,7 +366,7 @@ def cmd_vdi(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from benchmarks.reasonmap.plus import DEFAULT_PER_TYPE
+    from benchmarks.plus.questions import DEFAULT_PER_TYPE
     from graphkit.routes import DEFAULT_MAX_ROUTES
     from reasonmap.batch import add_executor_options, add_synth_command
 

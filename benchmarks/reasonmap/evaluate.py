@@ -143,7 +143,7 @@ def evaluate_files(
     :mod:`benchmarks.reasonmap.harnesses`).
 
     A ReasonMap-Plus question file (records with a plus ``type``) is scored by exact match instead
-    (see :func:`benchmarks.reasonmap.plus_evaluate.evaluate_plus_files`; ``variant`` and ``graph`` play no part).
+    (see :func:`benchmarks.plus.evaluate.evaluate_plus_files`; ``variant`` and ``graph`` play no part).
     ``graph``, when given, is every question's city; ``metro_dir`` is a folder of Metro Data files named
     after their cities (see :func:`graph_lookup`). With an ``executor`` (:mod:`graphkit.executors`),
     blocks of predictions are scored by its workers; the outputs are the same byte for byte.
@@ -153,8 +153,8 @@ def evaluate_files(
     ValueError
         An unknown ``source``, or another harness's predictions of plus questions.
     """
+    from benchmarks.plus.evaluate import evaluate_plus_files, is_plus_file
     from benchmarks.reasonmap.harnesses import read_harness_predictions
-    from benchmarks.reasonmap.plus_evaluate import evaluate_plus_files, is_plus_file
 
     if variant not in SCORING_VARIANTS:
         raise ValueError(f"variant must be one of {list(SCORING_VARIANTS)}, got {variant!r}")
@@ -228,8 +228,8 @@ def compare_files(
     ``source``, ``model`` and ``kind`` read another harness's predictions, and ``metro_dir`` finds the
     cities, as in :func:`evaluate_files`.
     """
+    from benchmarks.plus.evaluate import compare_plus, is_plus_file
     from benchmarks.reasonmap.compare import attribute, compare_markdown, write_compare
-    from benchmarks.reasonmap.plus_evaluate import compare_plus, is_plus_file
 
     if len(variants) != 2 or variants[0] == variants[1] or not set(variants) <= set(SCORING_VARIANTS):
         raise ValueError(f"compare needs two different variants of {list(SCORING_VARIANTS)}, got {list(variants)}")

@@ -30,8 +30,8 @@ from baselines.vdi import (
 from baselines.vdi_samples import load_samples
 from benchmarks.jsonl import write_jsonl
 from benchmarks.mapqa.io import read_map_questions
+from benchmarks.plus.questions import generate_plus_questions
 from benchmarks.reasonmap.generate import generate_questions
-from benchmarks.reasonmap.plus import generate_plus_questions
 from graphkit import city_graph
 from reasonmap.cli import main
 from tests.baselines.chat_server import Call, ChatServer, Reply

@@ -14,9 +14,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from benchmarks.plus.questions import PLUS_TYPES
+from benchmarks.plus.scoring import PlusVerdict
 from benchmarks.provenance import versions
-from benchmarks.reasonmap.plus import PLUS_TYPES
-from benchmarks.reasonmap.plus_scoring import PlusVerdict
 from benchmarks.reasonmap.records import DIFFICULTIES
 from benchmarks.reasonmap.weighting import get_weighting
 
@@ -80,7 +80,7 @@ def summarize_plus(
 
     Examples
     --------
-    >>> from benchmarks.reasonmap.plus_scoring import PlusVerdict
+    >>> from benchmarks.plus.scoring import PlusVerdict
     >>> rows = [PlusVerdict("1", "m", "TorF1", "rome", "easy", "yes", "yes", "yes", 1, 1.0),
     ...         PlusVerdict("2", "m", "TorF1", "kl", "hard", None, None, "no", 0, 2.0, "empty response")]
     >>> row = summarize_plus(rows, weighting="city")["models"]["m"]

@@ -10,7 +10,7 @@ import pytest
 
 from benchmarks.errors import InvalidRecord
 from benchmarks.jsonl import write_jsonl
-from benchmarks.reasonmap.plus import (
+from benchmarks.plus.questions import (
     ANSWER_KINDS,
     OPTION_LETTERS,
     PLUS_TYPES,
