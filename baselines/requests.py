@@ -18,7 +18,7 @@ class Request:
 
     ``question`` is ``short`` or ``long`` for ReasonMap questions (the only
     kinds :meth:`from_dict` reads); other harnesses name their own kind
-    (``mapqa``, and ``describe`` for the descriptions of :mod:`baselines.vdi`).
+    (``mapqa``, and ``describe`` for the descriptions of :mod:`reasonmap.vdi`).
     ``mode`` names the prompt mode (``full``, ``text-only``, ``symbolic``,
     ``alias``); ``meta`` holds what a harness may want beside the messages
     (textualization, its size, the alias strategy).

@@ -15,9 +15,9 @@ import pytest
 from baselines.answers import render_answer
 from benchmarks.jsonl import write_jsonl
 from benchmarks.plus.questions import generate_plus_questions
-from benchmarks.reasonmap.evaluate import evaluate_files
 from benchmarks.reasonmap.generate import generate_questions
 from graphkit import city_graph
+from reasonmap.evaluate import evaluate_files
 
 inspect_ai = pytest.importorskip("inspect_ai")
 from inspect_ai.model import ModelOutput, ModelUsage, get_model  # noqa: E402

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from baselines.plus_oracle import PLUS_ORACLE_MODEL, plus_oracle_answer, plus_oracle_predictions
 from benchmarks.jsonl import write_jsonl
-from benchmarks.plus.evaluate import is_plus_file
+from benchmarks.plus.loading import is_plus_file
 from benchmarks.plus.questions import ANSWER_KINDS, OPTION_LETTERS, PLUS_TYPES, PlusPrediction, PlusQuestion
 from benchmarks.plus.questions import generate_plus_set as generate
 from benchmarks.plus.report import PLUS_REPORT_FILES
@@ -22,10 +22,10 @@ from benchmarks.plus.scoring import (
     score_plus_answer,
     score_plus_prediction,
 )
-from benchmarks.reasonmap.evaluate import evaluate_files
 from benchmarks.records import Invalid
 from graphkit import city_graph
 from reasonmap.cli import main
+from reasonmap.evaluate import evaluate_files
 
 # -- extraction -------------------------------------------------------------------
 

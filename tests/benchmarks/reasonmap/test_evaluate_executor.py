@@ -6,10 +6,10 @@ from dataclasses import replace
 
 from baselines.solvers import Noise, run_solver
 from benchmarks.jsonl import write_jsonl
-from benchmarks.reasonmap.evaluate import evaluate_files
 from benchmarks.reasonmap.generate import generate_set
 from graphkit.cities import city_graph
 from graphkit.executors import LocalExecutor
+from reasonmap.evaluate import evaluate_files
 
 
 def test_a_pool_scores_blocks_in_order_to_the_same_bytes(tmp_path):

@@ -9,10 +9,10 @@ import pytest
 
 from benchmarks.jsonl import write_jsonl
 from benchmarks.reasonmap.compare import CAUSES, attribute, published_aggregate
-from benchmarks.reasonmap.evaluate import compare_files, evaluate_files
 from benchmarks.reasonmap.records import Prediction, Verdict
 from graphkit.segments import Segment
 from reasonmap.cli import main
+from reasonmap.evaluate import compare_files, evaluate_files
 from tests.benchmarks.reasonmap.test_official_scoring import LATIN, question, section
 
 Q = question(LATIN, "Alpha Station", "Gamma Station", [Segment("Line A", "Alpha Station", "Gamma Station")])
@@ -164,8 +164,8 @@ def test_compare_refuses_a_bad_pair(files, capsys):
 def test_the_cli_offers_every_scoring_variant():
     import argparse
 
-    from benchmarks.reasonmap.evaluate import SCORING_VARIANTS
     from reasonmap.cli import build_parser
+    from reasonmap.evaluate import SCORING_VARIANTS
 
     commands = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
     variant = next(a for a in commands.choices["score"]._actions if a.dest == "variant")

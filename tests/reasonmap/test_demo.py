@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from baselines.demo import run_demo
 from benchmarks.reasonmap.report import REPORT_FILES
 from reasonmap.cli import main
+from reasonmap.demo import run_demo
 
 
 def test_demo_writes_every_output_and_the_ceiling_is_perfect(tmp_path):
