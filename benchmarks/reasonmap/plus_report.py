@@ -4,7 +4,9 @@
 difficulty (1 / 1.5 / 2) and plain, ``n`` and ``n_invalid``, overall and per
 type, per city and per map difficulty. ``plus_markdown_table`` renders models ×
 types; ``write_plus_report`` writes ``summary.json``, ``table.md`` and
-``types.png`` (weighted accuracy per type, one bar per model).
+``types.png`` (weighted accuracy per type, one bar per model, for the top
+:data:`~benchmarks.plotting.PLOT_MODELS` models by overall weighted accuracy;
+the table lists all, and it and ``summary.json`` say when the plot does not).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from benchmarks.plotting import ModelCap, top_models
 from benchmarks.reasonmap.plus import PLUS_TYPES
 from benchmarks.reasonmap.plus_scoring import PlusVerdict
 from benchmarks.reasonmap.records import DIFFICULTIES
@@ -120,6 +123,12 @@ def summarize_plus(
     }
 
 
+def _plotted_models(summary: Mapping[str, Any]) -> ModelCap:
+    """The models ``types.png`` draws: the best by overall weighted accuracy."""
+    scores = {model: row.get("weighted_accuracy") for model, row in summary["models"].items()}
+    return top_models(scores, metric="overall weighted accuracy")
+
+
 def _cell(value: float | None) -> str:
     return "–" if value is None else f"{value * 100:.2f}"
 
@@ -163,13 +172,17 @@ def plus_markdown_table(summary: Mapping[str, Any]) -> str:
     for model, row in summary["models"].items():
         cells = [_cell(row["per_difficulty"].get(level, {}).get("weighted_accuracy")) for level in DIFFICULTIES]
         lines.append(f"| {model} | " + " | ".join(cells) + " |")
+    note = _plotted_models(summary).note
+    if note:
+        lines += ["", note[0].upper() + note[1:] + "."]
     return "\n".join(lines) + "\n"
 
 
 def _plot_types(summary: Mapping[str, Any], path: Path) -> None:
     from benchmarks.plotting import COLUMN_WIDTH, PAGE_WIDTH, figure_style, save_figure
 
-    models = list(summary["models"])
+    cap = _plotted_models(summary)
+    models = list(cap.shown)
     with figure_style() as plt:
         width_in = COLUMN_WIDTH if len(models) <= 3 else PAGE_WIDTH
         figure, axis = plt.subplots(figsize=(width_in, 2.6), layout="constrained")
@@ -184,6 +197,8 @@ def _plot_types(summary: Mapping[str, Any], path: Path) -> None:
         axis.set_title("ReasonMap-Plus accuracy per question type")
         if models:  # outside the axes: bars reach 100%
             figure.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=min(3, len(models)))
+        if cap.note:
+            figure.text(0.0, 0.0, cap.note, fontsize=6.5, ha="left", va="top")
         save_figure(figure, path)
 
 
@@ -193,8 +208,10 @@ def write_plus_report(directory: str | Path, summary: Mapping[str, Any]) -> list
 
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
+    cap = _plotted_models(summary)
+    written = {**summary, "plots": cap.to_dict()} if cap.capped else summary
     with atomic_writer(out / "summary.json") as stream:
-        stream.write(json.dumps(summary, ensure_ascii=False, indent=2, sort_keys=True) + "\n")
+        stream.write(json.dumps(written, ensure_ascii=False, indent=2, sort_keys=True) + "\n")
     with atomic_writer(out / "table.md") as stream:
         stream.write(plus_markdown_table(summary))
     _plot_types(summary, out / "types.png")
