@@ -56,7 +56,7 @@ class Request:
         >>> Request.from_dict({**record, "id": None}, where="r.jsonl:3")
         Traceback (most recent call last):
         ...
-        benchmarks.reasonmap.errors.InvalidRecord: r.jsonl:3: field 'id' must be a non-empty string, got None
+        benchmarks.errors.InvalidRecord: r.jsonl:3: field 'id' must be a non-empty string, got None
         """
         if not isinstance(record, Mapping):
             raise InvalidRecord(f"{where}: a request must be a JSON object")
