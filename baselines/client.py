@@ -322,7 +322,7 @@ def run_requests(
     Raises
     ------
     ValueError
-        An option is invalid or two requests share a key.
+        An option is invalid, a request has no id, or two requests share a key.
     OutputFileError
         ``out`` has a bad row before its last line, or another run holds it.
     EndpointRefused
@@ -350,6 +350,8 @@ def run_requests(
     for number, request in enumerate(requests, start=1):
         if not isinstance(request, Request):
             raise ValueError(f"requests[{number - 1}]: expected a Request, got {type(request).__name__}")
+        if not isinstance(request.id, str) or not request.id.strip():
+            raise ValueError(f"requests[{number - 1}]: the id must be a non-empty string, got {request.id!r:.80}")
         if request.key in seen:
             raise ValueError(
                 f"requests[{number - 1}]: duplicate request id={request.id!r}, question={request.question!r}"

@@ -533,6 +533,14 @@ def test_requests_without_a_usable_id_are_reported_by_line_and_never_asked(serve
     assert server.hits() == 2
 
 
+@pytest.mark.parametrize("identifier", [None, "", " ", 7])
+def test_a_request_made_in_code_without_a_string_id_is_refused_before_anything_is_sent(server, tmp_path, identifier):
+    request = Request(identifier, "short", "text-only", ({"role": "user", "content": "x"},))
+    with pytest.raises(ValueError, match=r"requests\[1\]: the id must be a non-empty string"):
+        ask(server, [*make_requests(1, ("short",)), request], tmp_path / "p.jsonl")
+    assert server.hits() == 0 and not (tmp_path / "p.jsonl").exists()
+
+
 def test_reasonmap_run_where_every_request_failed_exits_non_zero_in_one_line(server, tmp_path, capsys):
     requests_file = tmp_path / "requests.jsonl"
     write_jsonl(requests_file, make_requests(12))
