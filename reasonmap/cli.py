@@ -318,6 +318,13 @@ def cmd_run(args: argparse.Namespace) -> int:
         retry_errors=args.retry_errors,
     )
     print(f"{args.out}: {summary}", file=sys.stderr)
+    if summary.all_failed:
+        print(
+            f"reasonmap run: error: not one of the {summary.total} requests has an answer in {args.out} "
+            "(see the 'error' field of its rows; fix the cause, then rerun with --retry-errors)",
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 

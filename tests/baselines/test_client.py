@@ -267,6 +267,85 @@ def test_the_key_is_sent_but_never_written_printed_or_raised(server, tmp_path, m
     assert SECRET.encode() not in out.read_bytes()
 
 
+CUT_KEY = "sk-SECRET-TEST-KEY-0123456789abcdef"  # the issue's key, long enough to be cut
+
+
+def shows_key(data: bytes | str, key: str = CUT_KEY) -> bool:
+    """Whether ``data`` holds the key or any cut of it of 8+ characters, as is or JSON-escaped."""
+    text = data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data
+    return any(form[:8] in text for form in (key, json.dumps(key)[1:-1], json.dumps(key)[1:-1].replace("/", "\\/")))
+
+
+@pytest.mark.parametrize("key", [CUT_KEY, "sk-proj/ab+cd\\ef/\u00e9t\u00e9-0123456789", "short7!"])
+def test_redact_removes_the_key_its_cuts_and_its_json_escaped_forms(key):
+    from baselines.chat import redact
+
+    escaped = json.dumps(key)[1:-1]
+    forms = {key, escaped, escaped.replace("/", "\\/"), json.dumps(key, ensure_ascii=False)[1:-1]}
+    cuts = {form[:end] for form in forms for end in range(min(8, len(form)), len(form) + 1)}
+    for cut in sorted(cuts):
+        text = f"before Bearer {cut}... after"
+        assert redact(text, key) == "before Bearer [redacted]... after", cut
+    nested = {"usage": [f"x{key}y", {f"k {key}": 1}], "n": 3, "none": None}
+    assert redact(nested, key) == {"usage": ["x[redacted]y", {"k [redacted]": 1}], "n": 3, "none": None}
+    if len(key) > 8:  # a 7-character start is not taken for the key: ordinary text keeps it
+        assert redact(key[:7] + "!", key) == key[:7] + "!"
+    assert redact(f"Bearer {key}", "") == f"Bearer {key}"  # no key, nothing to hide
+
+
+def test_a_key_echoed_past_the_excerpt_cut_of_an_error_body_is_redacted_before_the_cut(server, tmp_path, capfd):
+    # one request per offset: the key starts anywhere from well before the 300-character cut to past it
+    requests = make_requests(40, ("short",))
+    server.script = lambda call: Reply(status=400, error="e" * (265 + int(call.key.split("/")[0])) + " {authorization}")
+    out = tmp_path / "p.jsonl"
+    summary = run_requests(
+        requests, endpoint=server.url, model="m", out=out, api_key=CUT_KEY, backoff=FAST, progress=True
+    )
+    assert (summary.done_now, summary.errors) == (40, 40)
+    assert all(call.headers["Authorization"] == f"Bearer {CUT_KEY}" for call in server.calls)  # it was sent
+    rows = read_rows(out)
+    assert len(rows) == 40 and all(row["error"].startswith("HTTP 400: eeee") for row in rows)
+    for row in rows:  # the message is the padding, a space, then the echo; the excerpt keeps 300 characters of it
+        assert ("Bearer [redacted]" in row["error"]) == (265 + int(row["id"]) + 1 + len("Bearer [redacted]") <= 300)
+    assert not shows_key(out.read_bytes())
+    captured = capfd.readouterr()
+    assert not shows_key(captured.err) and not shows_key(captured.out)
+
+
+def test_a_200_answer_echoing_the_key_keeps_none_of_it_in_response_reasoning_or_usage(server, tmp_path, capfd):
+    echo = "{authorization}"
+    server.default = Reply(
+        content=f"Route: Line 1. (you sent {echo})",
+        reasoning=f"The header was {echo}",
+        usage={"completion_tokens": 5, "debug": {"auth": echo, "seen": [echo, "ok"]}},
+    )
+    out = tmp_path / "p.jsonl"
+    summary = run_requests(
+        make_requests(2), endpoint=server.url, model="m", out=out, api_key=CUT_KEY, backoff=FAST, progress=True
+    )
+    assert (summary.done_now, summary.errors) == (4, 0)
+    for row in read_rows(out):
+        assert row["response"] == "Route: Line 1. (you sent Bearer [redacted])"
+        assert row["reasoning"] == "The header was Bearer [redacted]"
+        assert row["usage"] == {
+            "completion_tokens": 5,
+            "debug": {"auth": "Bearer [redacted]", "seen": ["Bearer [redacted]", "ok"]},
+        }
+        assert row["tokens"] == 5
+    assert not shows_key(out.read_bytes())
+    captured = capfd.readouterr()
+    assert not shows_key(captured.err) and not shows_key(captured.out)
+
+
+def test_a_refusal_cut_past_the_key_raises_without_it(server, tmp_path, capfd):
+    server.default = Reply(status=401, error="x" * 275 + " {authorization}")
+    with pytest.raises(EndpointRefused) as refused:
+        run_requests(make_requests(1), endpoint=server.url, model="m", out=tmp_path / "p.jsonl", api_key=CUT_KEY)
+    assert "Bearer [redacted]" in str(refused.value)
+    assert not shows_key(str(refused.value)) and not shows_key(repr(refused.value))
+    assert not shows_key(capfd.readouterr().err)
+
+
 # -- resuming -----------------------------------------------------------------------------------------------------
 
 
@@ -430,3 +509,68 @@ def test_reasonmap_run_needs_a_mode_with_questions(server, tmp_path, capsys):
     argv = ["run", "--endpoint", server.url, "--model", "m", "--questions", str(FIXTURE), "--out", str(tmp_path / "p")]
     assert main(argv) == 2
     assert "--questions needs --mode" in capsys.readouterr().err
+
+
+def test_requests_without_a_usable_id_are_reported_by_line_and_never_asked(server, tmp_path, capsys):
+    message = [{"role": "user", "content": "text"}]
+    records = [
+        {"id": "a", "question": "short", "messages": message},
+        {"question": "short", "messages": message},  # line 2: no id
+        {"id": None, "question": "short", "messages": message},
+        {"id": "  ", "question": "short", "messages": message},
+        {"id": ["a"], "question": "short", "messages": message},
+        {"id": 7, "question": "short", "messages": message},  # an int id names question "7", as in question files
+    ]
+    requests_file = tmp_path / "requests.jsonl"
+    write_jsonl(requests_file, records)
+    out = tmp_path / "p.jsonl"
+    argv = ["run", "--endpoint", server.url, "--model", "m", "--requests", str(requests_file), "--out", str(out)]
+    assert main([*argv, "--quiet"]) == 0
+    err = capsys.readouterr().err
+    for number, got in [(2, "it is missing"), (3, "got None"), (4, "got '  '"), (5, "got ['a']")]:
+        assert f"skipped: {requests_file}:{number}: field 'id' must be a non-empty string, {got}" in err
+    assert sorted(row["id"] for row in read_rows(out)) == ["7", "a"]
+    assert server.hits() == 2
+
+
+@pytest.mark.parametrize("identifier", [None, "", " ", 7])
+def test_a_request_made_in_code_without_a_string_id_is_refused_before_anything_is_sent(server, tmp_path, identifier):
+    request = Request(identifier, "short", "text-only", ({"role": "user", "content": "x"},))
+    with pytest.raises(ValueError, match=r"requests\[1\]: the id must be a non-empty string"):
+        ask(server, [*make_requests(1, ("short",)), request], tmp_path / "p.jsonl")
+    assert server.hits() == 0 and not (tmp_path / "p.jsonl").exists()
+
+
+def test_reasonmap_run_where_every_request_failed_exits_non_zero_in_one_line(server, tmp_path, capsys):
+    requests_file = tmp_path / "requests.jsonl"
+    write_jsonl(requests_file, make_requests(12))
+    out = tmp_path / "p.jsonl"
+    argv = ["run", "--endpoint", server.url, "--model", "m", "--requests", str(requests_file), "--out", str(out)]
+    server.default = Reply(status=400)
+    assert main([*argv, "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert "24 answered now (24 errors)" in err and "Traceback" not in err
+    assert "reasonmap run: error: not one of the 24 requests has an answer" in err
+    assert main([*argv, "--quiet"]) == 1  # resumed: still nothing answered, nothing asked
+    capsys.readouterr()
+    server.default = Reply()
+    server.script = {"0/short": [Reply(status=400)]}
+    server.reset()
+    assert main([*argv, "--quiet", "--retry-errors"]) == 0  # 23 answers and one error row: the run did its job
+    assert "24 answered now (1 errors), 0 done before" in capsys.readouterr().err
+    server.default = Reply(status=400)
+    assert main([*argv, "--quiet", "--retry-errors"]) == 0  # fails again, but 23 answers are in the file
+
+
+def test_reasonmap_run_against_a_closed_port_exits_non_zero_in_one_line(tmp_path, capsys):
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    requests_file = tmp_path / "requests.jsonl"
+    write_jsonl(requests_file, make_requests(3))
+    argv = ["run", "--endpoint", f"http://127.0.0.1:{port}/v1", "--model", "m", "--requests", str(requests_file)]
+    assert main([*argv, "--out", str(tmp_path / "p.jsonl"), "--quiet", "--max-retries", "0"]) != 0
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    (line,) = [line for line in err.splitlines() if "error" in line]
+    assert line.startswith(f"reasonmap run: error: http://127.0.0.1:{port}/v1/chat/completions: cannot connect")

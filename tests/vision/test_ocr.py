@@ -234,3 +234,17 @@ def test_a_reading_that_names_one_station_is_not_lent_to_another():
     found = ground_stations(texts, ["职教城站", "职教城东站"])
     assert found.stations["职教城东站"].text == "职教城东站"
     assert found.stations["职教城站"].text != "职教城东站"
+
+
+def test_a_cache_dir_that_is_a_file_is_refused_before_reading(tmp_path):
+    from vision.errors import InvalidCacheDir
+
+    taken = tmp_path / "cache"
+    taken.write_text("", encoding="utf-8")
+    missing_map = tmp_path / "missing.png"  # refused for the cache before the map is even looked at
+    with pytest.raises(InvalidCacheDir, match="cache: cannot be the OCR cache folder: it is a file"):
+        read_map_texts(missing_map, cache_dir=taken)
+    with pytest.raises(InvalidCacheDir, match=f"{taken} is a file"):
+        read_map_texts(missing_map, cache_dir=taken / "a" / "b")
+    with pytest.raises(InvalidImage, match="missing.png"):  # without the cache, the cache folder is not looked at
+        read_map_texts(missing_map, cache_dir=taken, use_cache=False)
