@@ -175,6 +175,8 @@ class ChatSession:
     backoff: Backoff
     api_key: str = field(repr=False)
     stop: threading.Event = field(repr=False)
+    #: the name written in each row (``--name``: two runs of one model kept apart); default the model's
+    label: str = ""
 
     def redact(self, value: Any) -> Any:
         """``value`` without this session's key: see :func:`redact`."""
@@ -357,4 +359,6 @@ def ask(session: ChatSession, request: Request) -> Outcome:
             if error.unreachable:
                 return Outcome("unreachable", request, message=message)
             fields = {"error": f"{message} (gave up after {attempts} attempts)"}
-        return Outcome("row", request, _row(request, session.model, fields, attempts, time.monotonic() - started))
+        return Outcome(
+            "row", request, _row(request, session.label or session.model, fields, attempts, time.monotonic() - started)
+        )

@@ -285,6 +285,7 @@ def run_requests(
     api_key: str | None = None,
     retry_errors: bool = False,
     backoff: Backoff | None = None,
+    name: str | None = None,
 ) -> RunSummary:
     """Ask ``model`` at ``endpoint`` every request not yet answered in ``out``, appending one row each.
 
@@ -295,7 +296,7 @@ def run_requests(
     endpoint
         The OpenAI-compatible base URL, e.g. ``http://host:8000/v1`` (see :func:`chat_url`).
     model
-        The model name sent to the endpoint and written in each row.
+        The model name sent to the endpoint and written in each row (unless ``name`` is given).
     out
         The prediction file (JSON Lines), created or resumed; it may hold rows of other models.
     concurrency
@@ -314,6 +315,8 @@ def run_requests(
         Ask again the requests whose row in ``out`` is an error row (those rows are removed first).
     backoff
         The retry waits (default :class:`Backoff()`).
+    name
+        The model's name in the rows (default ``model``): tags two runs of one model apart.
 
     Returns
     -------
@@ -358,7 +361,8 @@ def run_requests(
             )
         seen.add(request.key)
     out = Path(out)
-    fd, done, answered, torn = _prepare(out, model, seen, retry_errors=retry_errors)
+    label = name or model
+    fd, done, answered, torn = _prepare(out, label, seen, retry_errors=retry_errors)
     if torn and progress:
         print(f"{out}: dropped a torn last line ({torn} bytes) left by an interrupted run", file=sys.stderr)
     todo = [request for request in requests if request.key not in done]
@@ -372,6 +376,7 @@ def run_requests(
         backoff=backoff if backoff is not None else Backoff(),
         api_key=api_key if api_key is not None else os.environ.get("OPENAI_API_KEY", ""),
         stop=threading.Event(),
+        label=label,
     )
     from tqdm import tqdm
 
@@ -379,7 +384,7 @@ def run_requests(
         total=len(requests),
         initial=len(requests) - len(todo),
         unit="req",
-        desc=model,
+        desc=label,
         disable=not progress,
         dynamic_ncols=True,
         file=sys.stderr,
