@@ -428,6 +428,7 @@ def wait_for_rows(out: Path, rows: int, process: subprocess.Popen) -> None:
         time.sleep(0.01)
 
 
+@pytest.mark.slow
 def test_killed_at_any_moment_and_restarted_every_answer_is_there_exactly_once(server, tmp_path):
     # each run may get a few answers more than the rows waited for, so it is killed while answers still arrive,
     # and never all of them, so it is killed before it ends

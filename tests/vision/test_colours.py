@@ -219,6 +219,7 @@ def _rendered(city: str, palette: str):
     return graph, numpy.asarray(rendered.image.convert("RGB")), rendered.truth
 
 
+@pytest.mark.slow
 @needs_cjk_font  # Hefei and Beijing have Chinese labels
 @pytest.mark.parametrize("palette", ["normal", "confusable"])
 def test_rendered_maps_colours_from_label_boxes(palette):
