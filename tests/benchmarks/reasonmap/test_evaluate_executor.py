@@ -7,9 +7,9 @@ from dataclasses import replace
 import pytest
 
 from baselines.solvers import Noise, run_solver
+from benchmarks.jsonl import write_jsonl
 from benchmarks.reasonmap.evaluate import evaluate_files
 from benchmarks.reasonmap.generate import generate_set
-from benchmarks.reasonmap.io import write_jsonl
 from graphkit.cities import city_graph
 from graphkit.executors import LocalExecutor
 

@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 from benchmarks import answer_text
 from benchmarks.reasonmap import parsing
 from benchmarks.reasonmap.parsing import MAX_VIA_STOPS, parse_answer
-from benchmarks.reasonmap.records import Invalid, ParsedAnswer, ParsedSection
+from benchmarks.reasonmap.records import ParsedAnswer, ParsedSection
+from benchmarks.records import Invalid
 from graphkit import metro
 
 S = ParsedSection
