@@ -128,7 +128,7 @@ def _question_files(given: Sequence[str], tasks: Sequence[str] | None) -> dict[s
         if name in found:
             raise EvalError(f"{path}: a second file of {name} questions (the first is {found[name]})")
         found[name] = Path(path)
-    if tasks is not None:
+    if found and tasks is not None:
         missing = [task for task in tasks if task not in found]
         if missing:
             raise EvalError(f"--tasks {','.join(missing)}: no --questions file holds such questions")
@@ -147,10 +147,7 @@ def settings_from(args: Any) -> tuple[EvalSettings, dict[str, Path]]:
         for name in tasks:
             get_task(name)  # an unknown name lists the known ones
     files = _question_files(args.questions or (), tasks)
-    if not files:
-        tasks = tasks or ("route", "plus")
-    else:
-        tasks = tuple(files)
+    tasks = tuple(files) if files else tasks or ("route", "plus")
     modes = tuple(name.strip() for name in args.modes.split(",") if name.strip())
     known_modes = {mode for name in task_names() for mode in get_task(name).modes}
     for mode in modes:
