@@ -1,13 +1,19 @@
-"""Writing references: atomic files, records equal to the library's, progress."""
+"""Writing references: atomic files (symlinks, FIFOs, devices, stale temporaries), records equal to the library's."""
 
 from __future__ import annotations
 
+import errno
 import json
+import os
+import stat
+import subprocess
+import sys
+import threading
 
 import pytest
 
 from graphkit import city_graph, reference_routes
-from graphkit.io import atomic_writer, reference_lines, write_references
+from graphkit.io import atomic_writer, part_pattern, reference_lines, write_references
 from tests.networks import LOOP, LOOP_OVERLAY, graph_of
 
 
@@ -33,3 +39,101 @@ def test_an_interrupted_write_leaves_nothing_behind(tmp_path):
             raise RuntimeError("interrupted")
     assert target.read_text(encoding="utf-8") == "old\n"
     assert [p.name for p in tmp_path.iterdir()] == ["out.jsonl"]
+
+
+def test_a_symlinked_target_is_replaced_and_the_link_kept(tmp_path):
+    real = tmp_path / "real" / "out.jsonl"
+    real.parent.mkdir()
+    real.write_text("old\n", encoding="utf-8")
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(real)
+    with atomic_writer(link) as stream:
+        stream.write("new\n")
+    assert link.is_symlink() and link.resolve() == real.resolve()
+    assert real.read_text(encoding="utf-8") == "new\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.jsonl", "real"]
+    assert [p.name for p in real.parent.iterdir()] == ["out.jsonl"]  # the temporary lay beside the target
+
+
+def test_a_fifo_is_written_through_not_replaced(tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()))
+    reader.start()
+    with atomic_writer(fifo) as stream:
+        stream.write("row 1\nrow 2\n")
+    reader.join(timeout=30)
+    assert received == [b"row 1\nrow 2\n"]
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    assert [p.name for p in tmp_path.iterdir()] == ["pipe"]
+
+
+def test_a_character_device_is_written_through(tmp_path):
+    if not os.path.exists("/dev/null"):
+        pytest.skip("no /dev/null here")
+    with atomic_writer("/dev/null") as stream:
+        stream.write("discarded\n")
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+
+
+def test_a_full_disk_names_the_file():
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full here")
+    with pytest.raises(OSError, match="^/dev/full: no space left on device$") as raised:
+        with atomic_writer("/dev/full") as stream:
+            stream.write("x" * 100_000)
+    assert raised.value.errno == errno.ENOSPC
+
+
+def test_dash_is_standard_output(capsys):
+    with atomic_writer("-") as stream:
+        stream.write("to stdout\n")
+    assert capsys.readouterr().out == "to stdout\n"
+
+
+def test_a_folder_is_not_a_file(tmp_path):
+    with pytest.raises(IsADirectoryError, match="is a folder, not a file"):
+        with atomic_writer(tmp_path) as stream:
+            stream.write("x")
+
+
+def test_stale_temporaries_of_dead_processes_are_removed_live_ones_kept(tmp_path):
+    target = tmp_path / "x.jsonl"
+    stale = tmp_path / ".x.jsonl.99999999.part"
+    stale.write_text("left by a killed run", encoding="utf-8")
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    stale_token = tmp_path / f".x.jsonl.{dead.pid}.0a1b2c3d.part"
+    stale_token.write_text("left by a killed run", encoding="utf-8")
+    other = tmp_path / ".y.jsonl.99999999.part"  # another file's: not this writer's to judge
+    other.write_text("", encoding="utf-8")
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        live = tmp_path / f".x.jsonl.{sleeper.pid}.part"
+        live.write_text("being written", encoding="utf-8")
+        with atomic_writer(target) as stream:
+            stream.write("done\n")
+        assert sorted(p.name for p in tmp_path.iterdir()) == sorted([live.name, other.name, "x.jsonl"])
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+
+
+def test_temporaries_are_named_after_the_target_and_the_process(tmp_path):
+    target = tmp_path / "refs.jsonl"
+    with atomic_writer(target) as stream:
+        names = [p.name for p in tmp_path.iterdir()]
+        stream.write("x")
+    assert len(names) == 1 and part_pattern(target).fullmatch(names[0])
+    assert names[0].startswith(f".refs.jsonl.{os.getpid()}.")
+
+
+def test_written_files_get_ordinary_permissions(tmp_path):
+    umask = os.umask(0o022)
+    try:
+        with atomic_writer(tmp_path / "x.txt") as stream:
+            stream.write("x")
+    finally:
+        os.umask(umask)
+    assert stat.S_IMODE(os.stat(tmp_path / "x.txt").st_mode) == 0o644
