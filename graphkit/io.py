@@ -47,38 +47,43 @@ __all__ = [
 _PAIRS_PER_JOB = 100_000
 
 
+_STANDARD = {"-": "stdout", "/dev/stdout": "stdout", "/dev/stderr": "stderr"}
+
+
 @contextlib.contextmanager
 def atomic_writer(path: str | Path, *, binary: bool = False) -> Iterator[IO]:
     """Open ``path`` for writing UTF-8 text (or bytes); a file appears only once the block succeeds.
 
     A regular file is written to a temporary ``.NAME.<pid>.<token>.part`` beside it and renamed
     into place, so an interrupted run never leaves a torn file; the temporaries of dead processes
-    are removed first. A symlink is followed: its target is replaced, the link stays. ``-`` is
-    standard output, and a FIFO or a device (``/dev/stdout``, ``/dev/null``) is written straight
-    through, never replaced by a file.
+    are removed first. A symlink is followed: its target is replaced, the link stays. ``-`` and
+    ``/dev/stdout`` are standard output (``/dev/stderr`` its error stream), and a FIFO or a device
+    (``/dev/null``) is written straight through, never replaced by a file.
 
     Raises
     ------
     OSError
         The target cannot be written; a full disk says ``PATH: no space left on device``.
     """
-    if str(path) == "-":
-        stream = sys.stdout.buffer if binary else sys.stdout
+    if str(path) in _STANDARD:  # the process's own stream, whatever it is (a file opened with >> too)
+        stream = getattr(sys, _STANDARD[str(path)])
+        stream = stream.buffer if binary else stream
         with _naming_full_disk(path):
             yield stream
             stream.flush()
         return
-    target = Path(os.path.realpath(path))  # write a symlink's target, keep the link
     try:
-        mode = target.stat().st_mode
+        mode = os.stat(path).st_mode
     except FileNotFoundError:
         mode = None
     if mode is not None and stat.S_ISDIR(mode):
         raise IsADirectoryError(f"{path}: is a folder, not a file")
     if mode is not None and not stat.S_ISREG(mode):  # a FIFO or a device: stream into it
-        with _naming_full_disk(path), _open(target, os.O_WRONLY, binary) as stream:
+        # opened by the name given: a /dev/fd/N link resolves to a name that cannot be opened anew
+        with _naming_full_disk(path), _open(Path(path), os.O_WRONLY, binary) as stream:
             yield stream
         return
+    target = Path(os.path.realpath(path))  # write a symlink's target, keep the link
     target.parent.mkdir(parents=True, exist_ok=True)
     remove_stale_parts(target)
     temporary, handle = _create_part(target)

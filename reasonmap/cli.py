@@ -577,10 +577,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     from graphkit.errors import TransitError
+    from reasonmap.paths import check_paths
     from vision.errors import VisionError
 
     args = build_parser().parse_args(argv)
     try:
+        for warning in check_paths(args):  # an output that would replace an input is refused here
+            print(f"reasonmap {args.command}: warning: {warning}", file=sys.stderr)
         return args.run(args)
     except BrokenPipeError:  # output piped into `head` and the like
         sys.stderr.close()

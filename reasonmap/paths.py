@@ -1,0 +1,193 @@
+"""Every command's outputs checked against its inputs before anything is read or written.
+
+``score --predictions p.jsonl --out p.jsonl`` would replace the predictions
+with their scores. :func:`refuse_overwrite` finds a command's input and output
+paths in its parsed options (by name, the outputs declared here per command)
+and refuses, in one line naming both options, an output that is the same file
+as an input (same resolved path, or same device and inode: a hard link), and an
+output folder that the command writes over an input: ``export --out`` replaces
+its whole folder; the others write known names into theirs (``--report DIR``
+writes ``DIR/summary.json``, ...). A FIFO, a device and ``-`` are streamed
+into, never replaced, so they are never refused. :func:`warn_incomplete_runs`
+says when an input belongs to an output folder whose run did not finish.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import os
+import stat
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = [
+    "Output",
+    "OUTPUTS",
+    "INPUTS",
+    "OverwriteRefused",
+    "check_paths",
+    "refuse_overwrite",
+    "warn_incomplete_runs",
+]
+
+#: Option destinations that name what a command reads (unless the command declares it an output).
+INPUTS: tuple[str, ...] = (
+    "questions",
+    "predictions",
+    "requests",
+    "file",
+    "map",
+    "maps",
+    "evidence",
+    "evidence_dir",
+    "metro",
+    "overlay",
+    "metro_dir",
+)
+
+_REPORT = ("summary.json", "table.md", "*.png", "*.pdf", "manifest.json", "compare.json", "compare.md", "*/*")
+
+
+@dataclass(frozen=True, slots=True)
+class Output:
+    """An option that names what a command writes.
+
+    ``writes``: for a folder, the names (glob patterns relative to it) that the command writes
+    there; ``("**",)``: the folder is replaced whole. ``beside``: files written next to an output
+    file, as suffixes replacing its extension (``".summary.json"``).
+    """
+
+    dest: str
+    writes: tuple[str, ...] = ()
+    beside: tuple[str, ...] = ()
+
+
+#: Each command's outputs; every other path option of :data:`INPUTS` is an input.
+OUTPUTS: Mapping[str, tuple[Output, ...]] = {
+    "references": (Output("out"),),
+    "generate": (Output("out"),),
+    "score": (Output("out", beside=(".paper*", ".official*", ".C1*", ".C2*", ".ungated*")), Output("report", _REPORT)),
+    "mapqa-score": (Output("out"), Output("report", _REPORT)),
+    "export": (Output("out", ("**",)),),
+    "predictions": (Output("out"),),
+    "demo": (Output("out", ("*.jsonl", "manifest.json", "report/*")),),
+    "baseline": (Output("out"),),
+    "prompts": (Output("out"),),
+    "run": (Output("out"),),
+    "vdi": (Output("out", ("*.jsonl", "vdi.*", "manifest.json")),),
+    "ocr": (Output("evidence"), Output("evidence_dir", ("*.evidence.json",))),
+    "render": (Output("out", ("*.png", "*.truth.json"), beside=(".truth.json",)),),
+    "diagnose": (Output("out", beside=(".summary.json", ".summary.md", ".manifest.json")),),
+    "synth": (Output("out", ("*.json", "*/*", "*/*/*")),),
+    "eval": (Output("out", ("*.json", "*.md", "questions/*", "maps/*", "*/*/*.jsonl", "*/*/report/*")),),
+}
+
+
+class OverwriteRefused(ValueError):
+    """An output that would replace an input; the message names both options."""
+
+
+def _flag(dest: str) -> str:
+    return dest.upper() if dest in ("file", "map") else "--" + dest.replace("_", "-")
+
+
+def _paths(args: argparse.Namespace, dest: str) -> Iterator[str]:
+    value = getattr(args, dest, None)
+    for item in value if isinstance(value, list | tuple) else [value]:
+        if isinstance(item, str | os.PathLike) and str(item) not in ("", "-"):
+            yield str(item)
+
+
+def _stat(path: str) -> os.stat_result | None:
+    try:
+        return os.stat(path)
+    except (OSError, ValueError):
+        return None
+
+
+def _streamed(found: os.stat_result | None) -> bool:
+    """A FIFO or a device: written through, nothing in it is replaced."""
+    return found is not None and not (stat.S_ISREG(found.st_mode) or stat.S_ISDIR(found.st_mode))
+
+
+def _same(one: str, other: str) -> bool:
+    if os.path.realpath(one) == os.path.realpath(other):
+        return True
+    first, second = _stat(one), _stat(other)
+    return first is not None and second is not None and os.path.samestat(first, second)
+
+
+def _beside(path: str, suffixes: tuple[str, ...]) -> list[str]:
+    """The patterns of files written next to ``path``: its stem followed by each suffix."""
+    real = Path(os.path.realpath(path))
+    return [str(real.with_name(real.stem + suffix)) for suffix in suffixes]
+
+
+def _clash(output: Output, path: str, given: str) -> str | None:
+    """Why writing ``output`` at ``path`` destroys the input ``given``, or ``None``."""
+    if _same(path, given):
+        kind = "folder" if os.path.isdir(given) else "file"
+        return f"is the same {kind} as"
+    real = os.path.realpath(given)
+    if any(fnmatch.fnmatchcase(real, pattern) for pattern in _beside(path, output.beside)):
+        return f"writes {given} beside it, which is"
+    folder = os.path.realpath(path)
+    if output.writes and (real + os.sep).startswith(folder + os.sep):
+        inside = os.path.relpath(real, folder)
+        if "**" in output.writes or any(fnmatch.fnmatchcase(inside, pattern) for pattern in output.writes):
+            return f"would write over {given}, which is"
+    return None
+
+
+def refuse_overwrite(args: argparse.Namespace) -> None:
+    """Refuse a command whose outputs would replace one of its inputs; nothing has been touched yet.
+
+    Raises
+    ------
+    OverwriteRefused
+        ``--out p.jsonl is the same file as --predictions; refusing to overwrite an input``.
+    """
+    outputs = OUTPUTS.get(getattr(args, "command", ""), ())
+    written = {output.dest for output in outputs}
+    inputs = [(dest, path) for dest in INPUTS if dest not in written for path in _paths(args, dest)]
+    for output in outputs:
+        for path in _paths(args, output.dest):
+            if _streamed(_stat(path)):
+                continue
+            for dest, given in inputs:
+                why = _clash(output, path, given)
+                if why is not None:
+                    raise OverwriteRefused(
+                        f"{_flag(output.dest)} {path} {why} {_flag(dest)}; refusing to overwrite an input"
+                    )
+
+
+def warn_incomplete_runs(args: argparse.Namespace) -> list[str]:
+    """One line per input file that an unfinished or since-changed run wrote (its folder's manifest says so)."""
+    from benchmarks.manifests import vouches_for
+
+    outputs = {output.dest for output in OUTPUTS.get(getattr(args, "command", ""), ())}
+    warnings = []
+    for dest in INPUTS:
+        if dest in outputs:
+            continue
+        for path in _paths(args, dest):
+            if os.path.isfile(path):
+                doubt = vouches_for(path)
+                if doubt is not None:
+                    warnings.append(f"{_flag(dest)} {path}: {doubt}")
+    return warnings
+
+
+def check_paths(args: argparse.Namespace) -> list[str]:
+    """The one check every command runs after parsing: refuse what would destroy an input; the warnings.
+
+    Raises
+    ------
+    OverwriteRefused
+        An output that is, or would write over, an input (see :func:`refuse_overwrite`).
+    """
+    refuse_overwrite(args)
+    return warn_incomplete_runs(args)
