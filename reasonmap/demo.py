@@ -7,7 +7,9 @@ report, all under ``out``:
 - ``questions.jsonl``, ``predictions.jsonl``, ``scored.jsonl``;
 - ``report/summary.json``, ``report/table.md`` (the paper's Table A6 shape:
   weighted accuracy and map score, short and long, per solver), and the
-  plots ``report/difficulty.png`` and ``report/cities.png``.
+  plots ``report/difficulty.png`` and ``report/cities.png``;
+- ``manifest.json``, written last: every file's size and SHA-256 (see
+  :mod:`benchmarks.manifests`); a run killed before the end leaves it marked incomplete.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from pathlib import Path
 
 from baselines.solvers import SOLVERS, run_solver
 from benchmarks.jsonl import write_jsonl
+from benchmarks.manifests import MANIFEST, begin_outputs, write_manifest
 from benchmarks.reasonmap.generate import TEST_CITIES, generate_set
 from reasonmap.evaluate import Evaluation, evaluate_files
 
@@ -42,7 +45,7 @@ def run_demo(
 
     started = time.perf_counter()
     folder = Path(out)
-    folder.mkdir(parents=True, exist_ok=True)
+    manifest = begin_outputs(folder / MANIFEST, "demo")  # a run killed from here on says so
     questions = generate_set([city_graph(city) for city in cities], seed=seed, progress=progress)
     write_jsonl(folder / "questions.jsonl", questions)
     predictions = []
@@ -59,5 +62,9 @@ def run_demo(
         folder / "predictions.jsonl",
         out=folder / "scored.jsonl",
         report_dir=folder / "report",
+    )
+    names = ("questions.jsonl", "predictions.jsonl", "scored.jsonl")
+    write_manifest(
+        manifest, [*(folder / name for name in names), *evaluation.report_files, folder / "report" / MANIFEST], "demo"
     )
     return DemoResult(folder, len(questions), len(predictions), time.perf_counter() - started, evaluation)

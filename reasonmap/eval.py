@@ -12,7 +12,9 @@ built, asked through the resumable client, scored, and logged::
     DIR/<task>/<mode>/scored.jsonl         the verdicts
     DIR/<task>/<mode>/samples.jsonl        verdict + response + what the question was (for reading failures)
     DIR/<task>/<mode>/report/              the task's summary.json, table.md and figures
-    DIR/results.json, DIR/results.md       everything in one record and one table, written last
+    DIR/results.json, DIR/results.md       everything in one record and one table
+    DIR/manifest.json                      every file above with its size and SHA-256, written last
+                                           (marked incomplete while a run is under way or was killed)
 
 Running it again resumes: nothing already answered is asked again. A setting
 that changes the answers (endpoint, model, name, questions, limit, seed,
@@ -297,6 +299,7 @@ def run_eval(
     from baselines.client import run_requests
     from baselines.prompts import build_requests
     from benchmarks.jsonl import write_jsonl
+    from benchmarks.manifests import MANIFEST, begin_outputs, write_manifest
     from benchmarks.provenance import versions
     from benchmarks.summaries import write_summary, write_text
     from benchmarks.tasks import get_task, results_of
@@ -306,8 +309,9 @@ def run_eval(
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     _check_resume(out, settings, force)
+    manifest = begin_outputs(out / MANIFEST, "eval")  # a run killed from here on says so
     config = {"settings": settings.to_dict(), "versions": versions(("reasonmap-toolkit", "igraph", "numpy", "pillow"))}
-    write_summary(out / EVAL_FILE, config)
+    written = [write_summary(out / EVAL_FILE, config)]
     by_city = graphs_by_city(settings.metro_dir)
     results: list[dict[str, Any]] = []
     problems: list[str] = []
@@ -316,6 +320,7 @@ def run_eval(
         task = get_task(name)
         questions_path, questions, skipped, carried = _questions_of(task, settings, files, out)
         problems.extend(skipped)
+        written.append(questions_path)
         maps = settings.maps or (str(carried) if carried else None)
         if name == "mapqa" and maps is None and name in files:
             maps = str(files[name].resolve().parent)  # map QA images are relative to their question file
@@ -371,6 +376,8 @@ def run_eval(
                 metro_dir=settings.metro_dir,
             )
             write_jsonl(folder / "samples.jsonl", _samples(evaluation.verdicts, predictions, questions))
+            names = ("requests.jsonl", "predictions.jsonl", "scored.jsonl", "samples.jsonl", f"report/{MANIFEST}")
+            written.extend([*(folder / name for name in names), *evaluation.report_files])
             rows = [row for row in results_of(evaluation.summary) if row["model"] == settings.name]
             row = rows[0] if rows else {"model": settings.name, "n": 0, "n_invalid": 0, "metrics": {}}
             results.append({"task": name, "mode": mode, **row, "n_skipped_no_map": len(missing)})
@@ -385,6 +392,7 @@ def run_eval(
         write_summary(out / "results.json", record),
         write_text(out / "results.md", results_markdown(record)),
     )
+    write_manifest(manifest, [*written, *files_written], "eval")
     return EvalResult(tuple(results), files_written, tuple(problems))
 
 

@@ -5,7 +5,9 @@ question file is found in the registry (:mod:`benchmarks.tasks`). Bad records
 in either file are reported and skipped (nothing else is lost); predictions
 that answer no question, and repeated answers to one question by one model,
 are reported too (the first answer counts). :func:`compare_files` scores with
-two variants and writes why they differ.
+two variants and writes why they differ. The report folder's ``manifest.json``
+is written last (:mod:`benchmarks.manifests`): it vouches for the scored rows and
+the report of one complete run.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from benchmarks.jsonl import first_answers, write_jsonl
+from benchmarks.manifests import MANIFEST, begin_outputs, write_manifest
 from benchmarks.provenance import input_entry
 from benchmarks.tasks import ScoreOptions, Task, detect_task, get_task
 
@@ -83,6 +86,7 @@ def evaluate_files(
         An unknown task, source or variant, or another harness's predictions of other than route questions.
     """
     found = task_of(questions_path, task)
+    manifest = begin_outputs(Path(report_dir) / MANIFEST, "score")  # a run killed from here on says so
     options = _options(
         found,
         variant,
@@ -104,6 +108,7 @@ def evaluate_files(
     inputs = {"questions": input_entry(questions_path), "predictions": input_entry(predictions_path)}
     summary = found.summarize(verdicts, loaded, options, inputs, problems)
     files = found.write_report(report_dir, summary)
+    write_manifest(manifest, [out, *files], "score")
     return Evaluation(tuple(verdicts), summary, tuple(problems), tuple(files), found.name)
 
 
@@ -144,6 +149,7 @@ def compare_files(
     if len(variants) != 2 or variants[0] == variants[1] or not set(variants) <= set(found.variants):
         raise ValueError(f"compare needs two different variants of {list(found.variants)}, got {list(variants)}")
     out, report = Path(out), Path(report_dir)
+    manifest = begin_outputs(report / MANIFEST, "score --compare")
     given = dict(weighting=weighting, graph=graph, source=source, model=model, kind=kind, metro_dir=metro_dir)
     evaluations = {
         variant: evaluate_files(
@@ -163,4 +169,7 @@ def compare_files(
     kept, _ = first_answers(predictions, found.answer_key, predictions_path)
     comparison, markdown = found.compare(evaluations, loaded, kept, variants, options)
     files = write_compare(report, comparison, markdown)
+    written = [path for evaluation in evaluations.values() for path in evaluation.report_files]
+    outs = [out.with_name(f"{out.stem}.{variant}{out.suffix}") for variant in variants]
+    write_manifest(manifest, [*outs, *written, *(report / variant / MANIFEST for variant in variants), *files], "score")
     return Comparison(evaluations, comparison, tuple(files))

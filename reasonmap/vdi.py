@@ -59,6 +59,7 @@ from typing import Any
 from baselines.client import RunSummary, run_requests
 from baselines.prompts import DEFAULT_PIXEL_BUDGET, image_data_url
 from baselines.requests import Request
+from benchmarks.manifests import MANIFEST, begin_outputs, write_manifest
 from benchmarks.provenance import versions
 from reasonmap.vdi_samples import Sample, SampleSet
 
@@ -281,7 +282,7 @@ def run_vdi(
     if not budgets or not all(isinstance(k, int) and not isinstance(k, bool) and k >= 1 for k in budgets):
         raise ValueError(f"budgets: expected positive integers, got {list(budgets)!r}")
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    manifest = begin_outputs(out / MANIFEST, "vdi")  # a run killed from here on says so
     problems = list(samples.problems)
     urls: dict[str, str] = {}
     kept: list[Sample] = []
@@ -399,6 +400,9 @@ def run_vdi(
     write_summary(out / "vdi.json", summary)
     write_text(out / "vdi.md", vdi_table(summary))
     plot_vdi(summary, out / "vdi.png")
+    write_manifest(
+        manifest, [*(out / f"{stage}.jsonl" for stage, _ in runs), *(out / name for name in VDI_FILES)], "vdi"
+    )
     return VdiResult(
         accuracy_full, tuple(figures), summary, tuple(runs), tuple(out / name for name in VDI_FILES), tuple(problems)
     )

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from benchmarks.jsonl import read_jsonl, unique_by_id, write_jsonl
+from benchmarks.manifests import begin_outputs, manifest_beside, write_manifest
 from benchmarks.reasonmap.loading import read_questions
 from benchmarks.reasonmap.records import Prediction, Question
 from benchmarks.summaries import write_summary, write_text
@@ -465,7 +466,9 @@ def diagnose_files(
     problems.extend(f"{predictions_path}: {message}" for message in skipped)
     summary = summarise(diagnoses)
     summary_json, summary_md = summary_paths(out)
+    manifest = begin_outputs(manifest_beside(out), "diagnose")
     write_jsonl(out, diagnoses)
     write_summary(summary_json, summary)
     write_text(summary_md, summary_markdown(summary))
+    write_manifest(manifest, [out, summary_json, summary_md], "diagnose")  # last: the three are one run
     return DiagnosisRun(tuple(diagnoses), tuple(problems), summary, (Path(out), summary_json, summary_md))

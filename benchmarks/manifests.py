@@ -1,0 +1,183 @@
+"""A manifest written last, so that a folder of outputs tells whether it holds one complete run.
+
+A command that writes a set of files (``score``: the scored rows and the
+report; ``demo``, ``eval``, ``vdi``, ``diagnose``) first marks its manifest
+incomplete (:func:`begin_outputs`), writes each file atomically, and writes the
+manifest last (:func:`write_manifest`): every file's name, size and SHA-256,
+and the command. A run killed in between leaves the manifest marked
+incomplete, so the old manifest never vouches for a new file beside old ones;
+:func:`check_manifest` says what is wrong with a folder, :func:`vouches_for`
+what is wrong with one file read from such a folder.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import stat
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from graphkit.io import atomic_writer
+
+__all__ = [
+    "MANIFEST",
+    "begin_outputs",
+    "write_manifest",
+    "check_manifest",
+    "vouches_for",
+    "manifest_path",
+    "manifest_beside",
+]
+
+MANIFEST = "manifest.json"
+_CHUNK = 1 << 20
+
+
+def manifest_path(where: str | Path) -> Path:
+    """The manifest of ``where``: ``where/manifest.json`` for a folder, else ``where`` itself."""
+    where = Path(where)
+    return where / MANIFEST if where.is_dir() else where
+
+
+def manifest_beside(out: str | Path) -> Path | None:
+    """The manifest of a run whose outputs sit beside the file ``out``: ``<stem>.manifest.json``.
+
+    ``None`` when ``out`` is ``-``, a FIFO or a device: streamed outputs have no folder to vouch for.
+
+    >>> manifest_beside("runs/diagnosis.jsonl").as_posix()
+    'runs/diagnosis.manifest.json'
+    """
+    out = Path(out)
+    if str(out) == "-" or (out.exists() and not out.is_file()):
+        return None
+    return out.with_name(f"{out.stem}.manifest.json")
+
+
+def _write(manifest: Path, record: dict[str, Any]) -> Path:
+    with atomic_writer(manifest) as stream:
+        stream.write(json.dumps(record, ensure_ascii=False, indent=1, sort_keys=True) + "\n")
+    return manifest
+
+
+def begin_outputs(manifest: str | Path | None, command: str) -> Path | None:
+    """Mark the outputs of ``manifest``'s folder as being rewritten (before the first file is written).
+
+    ``None`` (see :func:`manifest_beside`): nothing to mark.
+    """
+    if manifest is None:
+        return None
+    manifest = Path(manifest)
+    manifest.parent.mkdir(parents=True, exist_ok=True)
+    return _write(manifest, {"command": command, "complete": False, "files": []})
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as stream:
+        while chunk := stream.read(_CHUNK):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _entry(path: Path, base: Path) -> dict[str, Any] | None:
+    try:
+        found = path.stat()
+    except OSError:
+        return None
+    if not stat.S_ISREG(found.st_mode):  # a FIFO or a device was streamed into: nothing to vouch for
+        return None
+    name = Path(os.path.relpath(os.path.abspath(path), os.path.abspath(base))).as_posix()
+    return {"name": name, "size": found.st_size, "sha256": _sha256(path)}
+
+
+def write_manifest(manifest: str | Path | None, files: Iterable[str | Path], command: str) -> Path | None:
+    """Write the manifest of ``files`` (names relative to its folder), marked complete; returns its path.
+
+    Written last: once it is there, every file it lists is the run's. Same files, same bytes.
+    ``None``: nothing is written.
+    """
+    if manifest is None:
+        return None
+    manifest = Path(manifest)
+    entries = [found for path in files if (found := _entry(Path(path), manifest.parent)) is not None]
+    return _write(manifest, {"command": command, "complete": True, "files": entries})
+
+
+def _read(manifest: Path) -> dict[str, Any] | str:
+    try:
+        record = json.loads(manifest.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return f"no {manifest.name}: not a complete run"
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        return f"{manifest}: unreadable ({error})"
+    if not isinstance(record, dict) or not isinstance(record.get("files"), list):
+        return f"{manifest}: not a manifest"
+    return record
+
+
+def check_manifest(where: str | Path) -> list[str]:
+    """What keeps ``where`` (a folder, or a manifest file) from holding one complete run; empty when it does.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     _ = Path(folder, "scored.jsonl").write_text("{}\\n")
+    ...     _ = write_manifest(Path(folder, MANIFEST), [Path(folder, "scored.jsonl")], "score")
+    ...     before = check_manifest(folder)
+    ...     _ = Path(folder, "scored.jsonl").write_text("{}\\n{}\\n")
+    ...     after = check_manifest(folder)
+    >>> before, after
+    ([], ['scored.jsonl: changed since the run wrote it (size 6, not 3)'])
+    """
+    manifest = manifest_path(where)
+    record = _read(manifest)
+    if isinstance(record, str):
+        return [record]
+    problems = []
+    if not record.get("complete"):
+        problems.append(f"{manifest}: the run of {record.get('command', '?')} that wrote it did not finish")
+    for entry in record["files"]:
+        doubt = _changed(manifest.parent / entry["name"], entry)
+        if doubt is not None:
+            problems.append(f"{entry['name']}: {doubt}")
+    return problems
+
+
+def _changed(path: Path, entry: dict[str, Any]) -> str | None:
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return "missing"
+    if size != entry.get("size"):
+        return f"changed since the run wrote it (size {size}, not {entry.get('size')})"
+    if _sha256(path) != entry.get("sha256"):
+        return "changed since the run wrote it (checksum differs)"
+    return None
+
+
+def vouches_for(path: str | Path) -> str | None:
+    """Why the run that wrote ``path`` cannot be trusted to have written it whole, or ``None``.
+
+    The manifests looked at: ``manifest.json`` in its folder and ``<stem>.manifest.json`` beside
+    it. A file no manifest knows is not doubted.
+    """
+    path = Path(path)
+    real = Path(os.path.realpath(path))
+    candidates = (real.parent / MANIFEST, manifest_beside(real))
+    for manifest in candidates:
+        if manifest is None or not manifest.is_file():
+            continue
+        record = _read(manifest)
+        if isinstance(record, str):
+            continue
+        if not record.get("complete"):
+            return f"{manifest} says the run that wrote it did not finish; its files may mix two runs"
+        for entry in record["files"]:
+            if (manifest.parent / entry["name"]).resolve() == real:
+                doubt = _changed(real, entry)
+                return None if doubt is None else f"{doubt}, after {manifest}"
+    return None
