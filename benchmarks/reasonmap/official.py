@@ -26,6 +26,7 @@ from benchmarks.errors import InvalidRecord
 from benchmarks.jsonl import Problem
 from benchmarks.reasonmap.records import Question
 from graphkit.errors import InvalidMetroData
+from graphkit.io import atomic_writer
 from graphkit.metro import MetroData, load_metro
 
 __all__ = ["OfficialSet", "load_official", "official_records", "to_question", "export_figures"]
@@ -187,6 +188,7 @@ def export_figures(path: Any, out_dir: str | Path) -> tuple[list[Path], list[Pro
             problems.append(Problem(str(path), position, "field 'figure' is not a PNG image"))
             continue
         target = out / f"{record.get('country', 'unknown')}__{record.get('city', position)}.png"
-        target.write_bytes(data)
+        with atomic_writer(target, binary=True) as stream:  # a killed export leaves no torn image
+            stream.write(data)
         written[record.get("city")] = target
     return sorted(written.values()), problems

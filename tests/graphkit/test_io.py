@@ -137,3 +137,10 @@ def test_written_files_get_ordinary_permissions(tmp_path):
     finally:
         os.umask(umask)
     assert stat.S_IMODE(os.stat(tmp_path / "x.txt").st_mode) == 0o644
+
+
+def test_rerunning_references_removes_what_a_killed_run_left(tmp_path):
+    stale = tmp_path / ".refs.jsonl.99999999.3f2a.part"  # a killed `references --all`
+    stale.write_bytes(b"x" * 1000)
+    write_references(tmp_path / "refs.jsonl", [graph_of(LOOP, LOOP_OVERLAY)], progress=False)
+    assert [p.name for p in tmp_path.iterdir()] == ["refs.jsonl"]
