@@ -7,7 +7,8 @@ and refuses, in one line naming both options, an output that is the same file
 as an input (same resolved path, or same device and inode: a hard link), and an
 output folder that the command writes over an input: ``export --out`` replaces
 its whole folder; the others write known names into theirs (``--report DIR``
-writes ``DIR/summary.json``, ...). A FIFO, a device and ``-`` are streamed
+writes ``DIR/summary.json``, ...), so a folder both read and written into is
+refused only where such a name is an input. A FIFO, a device and ``-`` are streamed
 into, never replaced, so they are never refused. :func:`warn_incomplete_runs`
 says when an input belongs to an output folder whose run did not finish.
 """
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import fnmatch
+import glob
 import os
 import stat
 from collections.abc import Iterator, Mapping
@@ -122,14 +124,17 @@ def _same(one: str, other: str) -> bool:
 def _beside(path: str, suffixes: tuple[str, ...]) -> list[str]:
     """The patterns of files written next to ``path``: its stem followed by each suffix."""
     real = Path(os.path.realpath(path))
-    return [str(real.with_name(real.stem + suffix)) for suffix in suffixes]
+    return [glob.escape(str(real.with_name(real.stem))) + suffix for suffix in suffixes]
 
 
 def _clash(output: Output, path: str, given: str) -> str | None:
     """Why writing ``output`` at ``path`` destroys the input ``given``, or ``None``."""
     if _same(path, given):
-        kind = "folder" if os.path.isdir(given) else "file"
-        return f"is the same {kind} as"
+        if not os.path.isdir(given):
+            return "is the same file as"
+        if "**" in output.writes:
+            return "is the same folder as"
+        # a folder both read and written into (ocr --maps DIR --evidence-dir DIR): only names clash
     real = os.path.realpath(given)
     if any(fnmatch.fnmatchcase(real, pattern) for pattern in _beside(path, output.beside)):
         return f"writes {given} beside it, which is"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import subprocess
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from reasonmap.cli import main
+from reasonmap.paths import OverwriteRefused, refuse_overwrite
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -142,6 +144,36 @@ def test_outputs_beside_the_inputs_are_fine(files, tmp_path, capsys):
     argv = ["score", "--questions", questions, "--predictions", predictions, "--out", tmp_path / "scored.jsonl"]
     assert main([str(arg) for arg in [*argv, "--report", tmp_path / "report"]]) == 0
     assert "| baseline:oracle | 100.00 |" in capsys.readouterr().out
+
+
+def test_a_folder_read_and_written_into_clashes_only_by_name(tmp_path):
+    (tmp_path / "rome.png").write_bytes(b"")
+    refuse_overwrite(argparse.Namespace(command="ocr", maps=str(tmp_path), evidence_dir=str(tmp_path)))
+    clash = argparse.Namespace(
+        command="ocr", map=str(tmp_path / "rome.evidence.json"), evidence_dir=str(tmp_path), maps=None
+    )
+    with pytest.raises(
+        OverwriteRefused, match=r"^--evidence-dir .* would write over .*rome.evidence.json, which is MAP"
+    ):
+        refuse_overwrite(clash)
+
+
+def test_files_written_beside_an_output_are_outputs_too(tmp_path):
+    predictions = tmp_path / "d[1].summary.json"  # glob characters in a name are names
+    predictions.write_text("", encoding="utf-8")
+    args = argparse.Namespace(command="diagnose", out=str(tmp_path / "d[1].jsonl"), predictions=str(predictions))
+    with pytest.raises(OverwriteRefused, match=r"writes .* beside it, which is --predictions"):
+        refuse_overwrite(args)
+    refuse_overwrite(
+        argparse.Namespace(command="diagnose", out=str(tmp_path / "d1.jsonl"), predictions=str(predictions))
+    )
+
+
+def test_streamed_outputs_are_never_refused(tmp_path):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    refuse_overwrite(argparse.Namespace(command="baseline", out=str(fifo), questions=str(fifo)))
+    refuse_overwrite(argparse.Namespace(command="baseline", out="-", questions="-"))
 
 
 def cli(*argv, stdout=subprocess.PIPE):
