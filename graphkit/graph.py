@@ -72,6 +72,7 @@ class TransitGraph:
 
     __slots__ = (
         "metro",
+        "given_metro",
         "overlay",
         "_display",
         "_spellings",
@@ -101,6 +102,7 @@ class TransitGraph:
         check_overlay(self.overlay, metro)
         # stations are identities: aliases merged, homonyms split (the raw texts stay as written)
         identities = station_identities(metro, self.overlay)
+        self.given_metro = metro  # what recompiles this graph elsewhere (an executor's worker)
         self.metro = metro = identities.metro
         self._display = identities.display
         self._spellings = identities.spellings

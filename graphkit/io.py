@@ -139,7 +139,7 @@ def reference_texts(
 ) -> Iterator[tuple[str, int, str]]:
     """``(city, pairs, JSON Lines text)`` of blocks of departures computed on ``executor``, in order."""
     jobs = (
-        ReferenceJob(graph.metro, graph.overlay, graph.stations[first : first + step], max_routes)
+        ReferenceJob(graph.given_metro, graph.overlay, graph.stations[first : first + step], max_routes)
         for graph in graphs
         for step in [max(1, _PAIRS_PER_JOB // max(1, len(graph.stations)))]
         for first in range(0, len(graph.stations), step)
