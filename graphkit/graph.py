@@ -3,17 +3,23 @@
 This module is the only one that touches igraph: it owns the mapping between
 station names and vertex ids and hands back names, segments and routes.
 
-The igraph graph has one vertex per station and one edge per pair of stations
-that some line serves both: riding that line between them is one *hop*. An
-edge weighs ``RIDE_WEIGHT + stops`` (the fewest stops over the lines that
-serve both), so a minimum-weight path has the fewest rides (transfers + 1)
-and, among those, the fewest stops: the route cost of the benchmark.
+Riding one line between two stations it serves is one *hop*; a hop weighs
+``RIDE_WEIGHT + stops`` (the fewest stops over the lines that serve both), so
+a minimum-weight chain of hops has the fewest rides (transfers + 1) and, among
+those, the fewest stops: the route cost of the benchmark.
+
+The hops themselves are never listed (a line of n stations has n² of them).
+The igraph graph is directed, with a vertex per station and one per *stop*
+(a station on a line): boarding a line costs ``RIDE_WEIGHT``, each stop along
+it 1, and alighting nothing. Its least weights between stations are the hop
+weights' above, with a size that grows with the stops. The hops of the
+least-cost routes from a station are read back from the weights at its stops.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -37,7 +43,7 @@ __all__ = ["TransitGraph", "compile_graph", "RIDE_WEIGHT"]
 RIDE_WEIGHT = 1_000_000
 _NO_ROUTE = Route(())
 # sources whose least-cost DAGs are found together: big enough for numpy, small enough for the cache
-_CELLS_PER_BLOCK = 2_000_000  # source x hop cells of one block's arrays (16 MB each), whatever the network
+_CELLS_PER_BLOCK = 2_000_000  # source x vertex (or ride) cells of one block's arrays (16 MB each), whatever the network
 _SOURCES_PER_BLOCK = 32  # the empty prefix every route from the source extends
 
 
@@ -84,16 +90,12 @@ class TransitGraph:
         "_lines_at",
         "_vertex",
         "_graph",
-        "_hop_lines",
         "_hops",
         "_segment_keys",
         "_costs",
-        "_tails",
-        "_heads",
-        "_tail_list",
-        "_head_list",
-        "_edge_hops",
-        "_weights",
+        "_stop_station",
+        "_ride_tails",
+        "_ride_heads",
         "_neighbours",
     )
 
@@ -119,37 +121,32 @@ class TransitGraph:
                 lines_at[station].append(name)
         self._lines_at = {station: tuple(lines_at[station]) for station in self.stations}
         self._vertex = {name: vertex for vertex, name in enumerate(self.stations)}
-        best: dict[tuple[int, int], tuple[int, list[str]]] = {}
+        # a stop per (line, station): the search graph's second kind of vertex, numbered after the stations
+        stop_of: dict[tuple[str, str], int] = {}
         for name, topology in self.lines.items():
-            for here in topology.stations:
-                u = self._vertex[here]
-                for there, stops in topology.stops_from(here).items():
-                    key = (u, self._vertex[there])
-                    found = best.get(key)
-                    if found is None or stops < found[0]:
-                        best[key] = (stops, [name])
-                    elif stops == found[0]:
-                        found[1].append(name)
-        self._hop_lines = {key: (stops, tuple(names)) for key, (stops, names) in best.items()}
-        edges = sorted(key for key in best if key[0] < key[1])
-        self._graph = igraph.Graph(n=len(self.stations), edges=edges, directed=False)
-        self._graph.es["weight"] = [RIDE_WEIGHT + best[key][0] for key in edges]
-        neighbours: dict[str, list[str]] = defaultdict(list)
-        for u, v in edges:
-            neighbours[self.stations[u]].append(self.stations[v])
-            neighbours[self.stations[v]].append(self.stations[u])
-        self._neighbours = {station: tuple(neighbours[station]) for station in self.stations}
+            for station in topology.stations:
+                stop_of[name, station] = len(stop_of)
+        stop_station = [self._vertex[station] for _, station in stop_of]
+        rides = [
+            (stop_of[name, here], stop_of[name, there])
+            for name, topology in self.lines.items()
+            for here, near in topology.adjacency.items()
+            for there in near
+        ]
+        n, stops = len(self.stations), len(stop_of)
+        boards = [(v, n + k) for k, v in enumerate(stop_station)]
+        alights = [(n + k, v) for k, v in enumerate(stop_station)]
+        self._graph = igraph.Graph(
+            n=n + stops, edges=boards + alights + [(n + a, n + b) for a, b in rides], directed=True
+        )
+        self._graph.es["weight"] = [RIDE_WEIGHT] * stops + [0] * stops + [1] * len(rides)
+        self._stop_station = numpy.array(stop_station, dtype=numpy.int64)
+        self._ride_tails = numpy.array([a for a, _ in rides], dtype=numpy.int64)
+        self._ride_heads = numpy.array([b for _, b in rides], dtype=numpy.int64)
+        self._neighbours = _Memo(self._near)
         self._hops = _Memo(self._build_hop)
         self._segment_keys: dict[int, tuple] = {}
         self._costs: numpy.ndarray | None = None
-        directed = sorted(best)
-        self._tails = numpy.array([u for u, _ in directed], dtype=numpy.int64)
-        self._heads = numpy.array([v for _, v in directed], dtype=numpy.int64)
-        # the same, as lists, and each directed hop's segments once built: the route loop's lookups
-        self._tail_list = [u for u, _ in directed]
-        self._head_list = [v for _, v in directed]
-        self._edge_hops: list[tuple[Segment, ...] | None] = [None] * len(directed)
-        self._weights = numpy.array([RIDE_WEIGHT + best[key][0] for key in directed], dtype=numpy.float64)
 
     # -- names ---------------------------------------------------------------
     @property
@@ -261,8 +258,13 @@ class TransitGraph:
         return self.line(line).ride(departure, arrival)
 
     def neighbours(self, station: str) -> tuple[str, ...]:
-        """Stations reachable from ``station`` in one ride."""
+        """Stations reachable from ``station`` in one ride, in station order."""
         return self._neighbours[station]
+
+    def _near(self, station: str) -> tuple[str, ...]:
+        vertex = self._vertex
+        near = {vertex[there] for name in self._lines_at[station] for there in self.lines[name].stops_from(station)}
+        return tuple(self.stations[v] for v in sorted(near))
 
     def hop_segments(self, departure: str, arrival: str) -> tuple[Segment, ...]:
         """The fewest-stop segments between two stations that share a line, in route order."""
@@ -271,20 +273,25 @@ class TransitGraph:
     def _build_hop(self, key: tuple[int, int]) -> tuple[Segment, ...]:
         """Segments of one hop, sorted, their sort keys filed in ``_segment_keys`` by identity."""
         u, v = key
-        _, names = self._hop_lines[key]
         here, there = self.stations[u], self.stations[v]
+        serving = self._lines_at[there]
+        rides = [(name, self.lines[name].ride(here, there)) for name in self._lines_at[here] if name in serving]
+        rides = [(name, ride) for name, ride in rides if ride is not None]
+        if not rides:
+            raise TransitError(f"no line serves both {here!r} and {there!r}")
+        fewest = min(ride[0] for _, ride in rides)
+        rides = [(name, ride[1]) for name, ride in rides if ride[0] == fewest]  # the hop rides the shortest lines
         rank = self._line_rank
-        if len(names) == 1:
-            vias = self.lines[names[0]].ride(here, there)[1]
-            if len(vias) == 1:  # the usual case: one line, one way
-                segment = Segment(names[0], here, there, vias[0])
-                self._segment_keys[id(segment)] = (rank[names[0]], u, v, 0)
-                return (segment,)
+        if len(rides) == 1 and len(rides[0][1]) == 1:  # the usual case: one line, one way
+            name, (via,) = rides[0]
+            segment = Segment(name, here, there, via)
+            self._segment_keys[id(segment)] = (rank[name], u, v, 0)
+            return (segment,)
         # via alternatives (a loop's two ways) come sorted from the line; their index orders them
         keyed = sorted(
             ((rank[name], u, v, index), Segment(name, here, there, via))
-            for name in names
-            for index, via in enumerate(self.lines[name].ride(here, there)[1])
+            for name, vias in rides
+            for index, via in enumerate(vias)
         )
         for step_key, segment in keyed:
             self._segment_keys[id(segment)] = step_key  # the memo keeps the segment, so its id stays its own
@@ -309,6 +316,7 @@ class TransitGraph:
 
     def cost_bounds(self, target: str) -> dict[str, float]:
         """Least route weight from every station to ``target`` (``inf`` when unreachable)."""
+        # a route's weight is the same both ways: from the target is to it
         row = self._graph.distances(source=self._vertex[target], weights="weight")[0]
         return dict(zip(self.stations, row))
 
@@ -322,10 +330,12 @@ class TransitGraph:
         cut to ``max_routes``. Targets that cannot be reached are left out.
         """
         s = self._vertex[source]
-        distance = numpy.asarray(self._graph.distances(source=s, weights="weight")[0])
-        edges = self._least_cost_hops(distance)
-        wanted = None if targets is None else [self._vertex[name] for name in targets]
-        return iter(self._routes_along(s, edges.tolist(), max_routes, wanted))
+        wanted = None if targets is None else {self._vertex[name] for name in targets}
+        for _, tails, heads in self._least_cost_hops([s]):
+            if wanted is not None:  # only the routes that lead to a wanted target are built
+                tails, heads = _towards(tails, heads, wanted)
+            return iter(self._routes_along(s, tails, heads, max_routes, wanted))
+        raise AssertionError("unreachable: one source, one DAG")
 
     def _distance_matrix(self) -> numpy.ndarray:
         """All-pairs least weights, filled a block of rows at a time (igraph hands back lists of floats,
@@ -334,7 +344,7 @@ class TransitGraph:
         matrix = numpy.empty((n, n), dtype=numpy.float64)
         for first in range(0, n, _SOURCES_PER_BLOCK):
             rows = range(first, min(n, first + _SOURCES_PER_BLOCK))
-            matrix[first : rows.stop] = self._graph.distances(source=rows, weights="weight")
+            matrix[first : rows.stop] = numpy.asarray(self._graph.distances(source=rows, weights="weight"))[:, :n]
         return matrix
 
     def all_shortest_routes(
@@ -345,35 +355,79 @@ class TransitGraph:
         Distances are computed a block of sources at a time: memory grows with the stations, not their square.
         """
         vertices = range(len(self.stations)) if sources is None else [self._vertex[name] for name in sources]
-        # a block's arrays hold one cell per source and hop: fewer sources when there are many hops
-        per_block = max(1, min(_SOURCES_PER_BLOCK, _CELLS_PER_BLOCK // max(1, len(self._heads))))
+        for s, tails, heads in self._least_cost_hops(vertices):
+            yield from self._routes_along(s, tails, heads, max_routes)
+
+    def _least_cost_hops(self, vertices: Sequence[int]) -> Iterator[tuple[int, list[int], list[int]]]:
+        """Per source vertex, the hops ``(tails, heads)`` of its least-cost DAG, grouped by head, nearest first.
+
+        A hop from p to t is on the DAG when the least weight to t is the least
+        weight to p plus the hop's. In the search graph: some line's stop at t
+        is alighted from (its weight is t's) and is reached, stop by stop along
+        that line, from a stop at p that is boarded (its weight is p's plus a
+        ride). Each stop reached by exactly one ride and not boarded shares the
+        boarding stops of that ride's tail; pointer jumping finds them for a
+        block of sources at once. The stops where rides meet, or where a stop
+        both is boarded and is ridden through, are few: their boarding stops
+        are gathered one by one.
+        """
+        n, stops = len(self.stations), len(self._stop_station)
+        stop_station, ride_tails, ride_heads = self._stop_station, self._ride_tails, self._ride_heads
+        cells = n + stops + len(ride_tails)
+        per_block = max(1, min(_SOURCES_PER_BLOCK, _CELLS_PER_BLOCK // max(1, cells)))
         for first in range(0, len(vertices), per_block):
             chunk = vertices[first : first + per_block]
             block = numpy.asarray(self._graph.distances(source=chunk, weights="weight"))
-            # the least-cost DAGs of a block of sources at once: the hops on which the weight grows by the hop's
-            reached = block[:, self._heads]
-            on_dag = (block[:, self._tails] + self._weights == reached) & numpy.isfinite(reached)
-            sources, edges = numpy.nonzero(on_dag)
-            tails, heads = self._tails[edges], self._heads[edges]
-            order = numpy.lexsort((tails, heads, block[sources, heads], sources))
-            edges, sources = edges[order].tolist(), sources[order]
-            bounds = numpy.searchsorted(sources, numpy.arange(len(block) + 1)).tolist()
+            distance, at_stop = block[:, :n], block[:, n:]
+            reached = numpy.isfinite(at_stop)
+            boarded = (at_stop == distance[:, stop_station] + RIDE_WEIGHT) & reached
+            alighted = (at_stop == distance[:, stop_station]) & reached
+            rows, rides = numpy.nonzero((at_stop[:, ride_tails] + 1 == at_stop[:, ride_heads]) & reached[:, ride_heads])
+            into = rows * stops + ride_heads[rides]  # each least-cost ride's head, as a flat (row, stop) cell
+            arrivals = numpy.bincount(into, minlength=len(chunk) * stops).reshape(len(chunk), stops)
+            root = numpy.tile(numpy.arange(stops), (len(chunk), 1))
+            follows = ((arrivals == 1) & ~boarded).ravel()[into]
+            root.ravel()[into[follows]] = ride_tails[rides[follows]]
+            while True:  # rides strictly gain weight: the chains end, in log(longest line) rounds
+                jumped = numpy.take_along_axis(root, root, axis=1)
+                if numpy.array_equal(jumped, root):
+                    break
+                root = jumped
+            alight_rows, alight_stops = numpy.nonzero(alighted)
+            alight_roots = root[alight_rows, alight_stops]
+            plain = (boarded & (arrivals == 0))[alight_rows, alight_roots]  # one boarding stop: one hop
+            hop_rows = alight_rows[plain]
+            tails = stop_station[alight_roots[plain]]
+            heads = stop_station[alight_stops[plain]]
+            if not plain.all():
+                meeting = ~follows
+                more_rows, more_tails, more_heads = _merged_hops(
+                    at_stop,
+                    boarded,
+                    root,
+                    stop_station,
+                    (rows[meeting], ride_tails[rides[meeting]], ride_heads[rides[meeting]]),
+                    (alight_rows[~plain], alight_stops[~plain]),
+                )
+                hop_rows = numpy.concatenate((hop_rows, more_rows))
+                tails = numpy.concatenate((tails, more_tails))
+                heads = numpy.concatenate((heads, more_heads))
+            order = numpy.lexsort((tails, heads, distance[hop_rows, heads], hop_rows))
+            hop_rows, tails, heads = hop_rows[order], tails[order], heads[order]
+            # two lines of the same length between two stations make one hop
+            kept = numpy.ones(len(order), dtype=bool)
+            kept[1:] = (hop_rows[1:] != hop_rows[:-1]) | (heads[1:] != heads[:-1]) | (tails[1:] != tails[:-1])
+            hop_rows, tails, heads = hop_rows[kept], tails[kept].tolist(), heads[kept].tolist()
+            bounds = numpy.searchsorted(hop_rows, numpy.arange(len(chunk) + 1)).tolist()
             for offset, s in enumerate(chunk):
                 start, end = bounds[offset], bounds[offset + 1]
-                yield from self._routes_along(s, edges[start:end], max_routes)
-
-    def _least_cost_hops(self, distance: numpy.ndarray) -> numpy.ndarray:
-        """Hops (as edge numbers) of the least-cost DAG from one source, grouped by head, nearest heads first."""
-        tails, heads = self._tails, self._heads
-        reached = distance[heads]
-        edges = numpy.flatnonzero((distance[tails] + self._weights == reached) & numpy.isfinite(reached))
-        tails, heads = tails[edges], heads[edges]
-        return edges[numpy.lexsort((tails, heads, distance[heads]))]
+                yield s, tails[start:end], heads[start:end]
 
     def _routes_along(
-        self, s: int, edges: list[int], max_routes: int | None, wanted: list[int] | None = None
+        self, s: int, tails: list[int], heads: list[int], max_routes: int | None, wanted: set[int] | None = None
     ) -> list[RouteSet]:
-        """Routes from vertex ``s`` along its least-cost DAG (hops as edge numbers, grouped by head, nearest first).
+        """Routes from vertex ``s`` along its least-cost DAG (hops ``tails[i] -> heads[i]``, grouped by head,
+        nearest first).
 
         The hops on which the least weight from ``s`` grows by exactly the
         hop's weight form the least-cost DAG; routes are built along it,
@@ -385,12 +439,11 @@ class TransitGraph:
         shorter: line distances obey the triangle inequality), so no check is
         needed.
         """
-        tails, heads, by_edge = self._tail_list, self._head_list, self._edge_hops
+        hops = self._hops
         routes_of: list[list[Route] | None] = [None] * len(self.stations)  # by vertex
         routes_of[s] = [_NO_ROUTE]
         current, found, merged = -1, None, False
-        for e in edges:
-            t = heads[e]
+        for p, t in zip(tails, heads):
             if t != current:
                 if merged:
                     found.sort(key=self._route_key)
@@ -399,10 +452,7 @@ class TransitGraph:
                 routes_of[t] = found
             else:
                 merged = True
-            p = tails[e]
-            steps = by_edge[e]
-            if steps is None:
-                steps = by_edge[e] = self._hops[p, t]
+            steps = hops[p, t]
             before = routes_of[p]
             if len(before) == 1 and len(steps) == 1:  # the usual case, spelled out for speed
                 found.append(Route(before[0].segments + steps))
@@ -444,8 +494,8 @@ class TransitGraph:
         )
 
     def floor_distances(self) -> None:
-        """All-pairs least route weights, computed and dropped: the speed floor."""
-        self._graph.distances(weights="weight")
+        """Least route weights from every station, computed and dropped: the speed floor."""
+        self._graph.distances(source=range(len(self.stations)), weights="weight")
 
     # -- export --------------------------------------------------------------
     def to_networkx(self) -> networkx.Graph:
@@ -471,9 +521,10 @@ class TransitGraph:
 
     def components(self) -> list[tuple[str, ...]]:
         """Groups of stations connected to each other, largest first."""
-        groups = self._graph.connected_components()
+        n = len(self.stations)
+        groups = self._graph.connected_components(mode="weak")
         return sorted(
-            (tuple(self.stations[v] for v in sorted(group)) for group in groups),
+            (tuple(self.stations[v] for v in sorted(group) if v < n) for group in groups),
             key=lambda group: (-len(group), self._vertex[group[0]]),
         )
 
@@ -481,6 +532,61 @@ class TransitGraph:
         return (
             f"<TransitGraph {self.city or self.metro.source}: {len(self.lines)} lines, {len(self.stations)} stations>"
         )
+
+
+def _towards(tails: list[int], heads: list[int], wanted: set[int]) -> tuple[list[int], list[int]]:
+    """The hops of a least-cost DAG that lead to a ``wanted`` station (the order kept)."""
+    into: dict[int, list[int]] = defaultdict(list)
+    for p, t in zip(tails, heads):
+        into[t].append(p)
+    keep: set[int] = set()
+    stack = list(wanted)
+    while stack:
+        t = stack.pop()
+        if t not in keep:
+            keep.add(t)
+            stack.extend(into.get(t, ()))
+    pairs = [(p, t) for p, t in zip(tails, heads) if t in keep]
+    return [p for p, _ in pairs], [t for _, t in pairs]
+
+
+def _merged_hops(
+    at_stop: numpy.ndarray,
+    boarded: numpy.ndarray,
+    root: numpy.ndarray,
+    stop_station: numpy.ndarray,
+    rides: tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray],
+    alighted: tuple[numpy.ndarray, numpy.ndarray],
+) -> tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]:
+    """The hops ``(rows, tails, heads)`` into the ``alighted`` stops whose chain ends where rides meet.
+
+    ``rides`` are the least-cost rides ``(row, tail stop, head stop)`` into such meeting stops; a
+    meeting stop's boarding stations are its own (when boarded) and those of each ride's tail's root,
+    found in order of weight (a tail weighs less than its head).
+    """
+    into: dict[tuple[int, int], list[int]] = defaultdict(list)
+    for row, tail, head in zip(*(part.tolist() for part in rides)):
+        into[row, head].append(tail)
+    boarding: dict[tuple[int, int], set[int]] = {}
+    for row, stop in sorted(into, key=lambda key: at_stop[key]):
+        found = {int(stop_station[stop])} if boarded[row, stop] else set()
+        for tail in into[row, stop]:
+            start = int(root[row, tail])
+            found |= boarding.get((row, start)) or {int(stop_station[start])}
+        boarding[row, stop] = found
+    out_rows, out_tails, out_heads = [], [], []
+    for row, stop in zip(*(part.tolist() for part in alighted)):
+        head = int(stop_station[stop])
+        for tail in sorted(boarding[row, int(root[row, stop])]):
+            out_rows.append(row)
+            out_tails.append(tail)
+            out_heads.append(head)
+    as_array = numpy.array
+    return (
+        as_array(out_rows, dtype=numpy.int64),
+        as_array(out_tails, dtype=numpy.int64),
+        as_array(out_heads, dtype=numpy.int64),
+    )
 
 
 def compile_graph(metro: MetroData, overlay: Overlay | None = None) -> TransitGraph:
