@@ -26,10 +26,11 @@ from typing import TYPE_CHECKING
 import igraph
 import numpy
 
-from graphkit.errors import AmbiguousStation, TransitError, UnknownLine, UnknownStation
+from graphkit.errors import AmbiguousStation, InvalidName, TransitError, UnknownLine, UnknownStation
 from graphkit.identities import QUALIFIER, station_identities
 from graphkit.matching import NameIndex
 from graphkit.metro import MetroData
+from graphkit.names import unsafe_character
 from graphkit.overlays import Overlay, check_overlay
 from graphkit.segments import Route, RouteSet, Segment
 from graphkit.topology import LineTopology, compile_line
@@ -175,11 +176,14 @@ class TransitGraph:
 
         Raises
         ------
+        InvalidName
+            The query holds a control or bidi character (it would fold, unseen, into another name).
         UnknownStation
             Nothing fits; the error lists close matches.
         AmbiguousStation
             Several stations fit; the error lists them with their lines.
         """
+        _check_query(query, "station")
         index = self.station_index
         found = index.lookup(query)
         name, qualifier = query, None
@@ -235,7 +239,8 @@ class TransitGraph:
         )
 
     def resolve_line(self, query: str) -> str:
-        """The line ``query`` names (see :class:`graphkit.matching.NameIndex`)."""
+        """The line ``query`` names (see :class:`graphkit.matching.NameIndex`); see :meth:`resolve_station`."""
+        _check_query(query, "line")
         return self.line_index.resolve(query)
 
     def lines_at(self, station: str) -> tuple[str, ...]:
@@ -532,6 +537,12 @@ class TransitGraph:
         return (
             f"<TransitGraph {self.city or self.metro.source}: {len(self.lines)} lines, {len(self.stations)} stations>"
         )
+
+
+def _check_query(query: str, kind: str) -> None:
+    unsafe = unsafe_character(query)
+    if unsafe is not None:
+        raise InvalidName(query, unsafe, kind=kind)
 
 
 def _towards(tails: list[int], heads: list[int], wanted: set[int]) -> tuple[list[int], list[int]]:

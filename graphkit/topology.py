@@ -13,7 +13,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Literal
 
-from graphkit.errors import InvalidOverlay
+from graphkit.errors import InvalidOverlay, shorten
 from graphkit.metro import Line
 from graphkit.overlays import Overlay
 
@@ -125,7 +125,7 @@ def compile_line(line: Line, overlay: Overlay, *, source: str = "") -> LineTopol
         is not contiguous.
     """
     listed = list(line.stations)
-    where = f"{overlay.source or source}, line {line.name!r}"
+    where = f"{overlay.source or source}, line {shorten(line.name)!r}"
     edges: list[tuple[str, str]] = [(a, b) for a, b in zip(listed, listed[1:]) if a != b]
     is_loop = line.closes_on_itself
     for loop in overlay.loops:
@@ -141,7 +141,7 @@ def compile_line(line: Line, overlay: Overlay, *, source: str = "") -> LineTopol
         edges = _hang_branch(edges, listed, branch.leaves_at, branch.first, branch.last, where=where)
     for unlisted in overlay.unlisted_branches:
         if unlisted.line == line.name and unlisted.at not in listed:
-            raise InvalidOverlay(f"{where}: unlisted branch at {unlisted.at!r}, which is not on the line")
+            raise InvalidOverlay(f"{where}: unlisted branch at {shorten(unlisted.at)!r}, which is not on the line")
     stations = tuple(dict.fromkeys(listed))
     neighbours: dict[str, list[str]] = {name: [] for name in stations}
     for a, b in dict.fromkeys(tuple(sorted(edge)) for edge in edges):
@@ -159,13 +159,15 @@ def _hang_branch(
 ) -> list[tuple[str, str]]:
     for name in (leaves_at, first) + ((last,) if last else ()):
         if name not in listed:
-            raise InvalidOverlay(f"{where}: branch station {name!r} is not on the line")
+            raise InvalidOverlay(f"{where}: branch station {shorten(name)!r} is not on the line")
     start = listed.index(first)
     end = listed.index(last) if last else len(listed) - 1
     if end < start:
-        raise InvalidOverlay(f"{where}: branch runs from {first!r} to {last!r}, which comes before it")
+        raise InvalidOverlay(
+            f"{where}: branch runs from {shorten(first)!r} to {shorten(last)!r}, which comes before it"
+        )
     if leaves_at in listed[start : end + 1]:
-        raise InvalidOverlay(f"{where}: the branch leaves at {leaves_at!r}, which is inside the branch")
+        raise InvalidOverlay(f"{where}: the branch leaves at {shorten(leaves_at)!r}, which is inside the branch")
     before = listed[start - 1] if start > 0 else None
     after = listed[end + 1] if end + 1 < len(listed) else None
     cut = {frozenset((before, first)), frozenset((last or listed[end], after))}
