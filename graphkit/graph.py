@@ -45,7 +45,10 @@ RIDE_WEIGHT = 1_000_000
 _NO_ROUTE = Route(())
 # sources whose least-cost DAGs are found together: big enough for numpy, small enough for the cache
 _CELLS_PER_BLOCK = 2_000_000  # source x vertex (or ride) cells of one block's arrays (16 MB each), whatever the network
-_SOURCES_PER_BLOCK = 32  # the empty prefix every route from the source extends
+_SOURCES_PER_BLOCK = 32
+# via stops the hop memo may hold before it starts afresh: far above any city's (Beijing's: under a million),
+# while a line of thousands of stations adds millions per departure
+_HELD_STOPS = 20_000_000
 
 
 def _index_or_end(options: tuple, value: object) -> int:
@@ -93,6 +96,7 @@ class TransitGraph:
         "_graph",
         "_hops",
         "_segment_keys",
+        "_held_stops",
         "_costs",
         "_stop_station",
         "_ride_tails",
@@ -147,7 +151,22 @@ class TransitGraph:
         self._neighbours = _Memo(self._near)
         self._hops = _Memo(self._build_hop)
         self._segment_keys: dict[int, tuple] = {}
+        self._held_stops = 0
         self._costs: numpy.ndarray | None = None
+
+    @property
+    def search_size(self) -> tuple[int, int]:
+        """Vertices and edges of the search graph: stations and stops; boardings, alightings and rides.
+
+        Both grow with the stops, whatever the lines' lengths.
+
+        Examples
+        --------
+        >>> from graphkit.metro import load_metro
+        >>> compile_graph(load_metro({"L1": ["A", "B", "C"], "L2": ["D", "B"]})).search_size
+        (9, 16)
+        """
+        return self._graph.vcount(), self._graph.ecount()
 
     # -- names ---------------------------------------------------------------
     @property
@@ -291,6 +310,7 @@ class TransitGraph:
             name, (via,) = rides[0]
             segment = Segment(name, here, there, via)
             self._segment_keys[id(segment)] = (rank[name], u, v, 0)
+            self._held_stops += len(via) + 1
             return (segment,)
         # via alternatives (a loop's two ways) come sorted from the line; their index orders them
         keyed = sorted(
@@ -300,7 +320,16 @@ class TransitGraph:
         )
         for step_key, segment in keyed:
             self._segment_keys[id(segment)] = step_key  # the memo keeps the segment, so its id stays its own
+            self._held_stops += len(segment.via_stops) + 1
         return tuple(segment for _, segment in keyed)
+
+    def _bound_memo(self) -> None:
+        """Start the hop memo afresh when it holds too many via stops (between departures only:
+        the routes being built look their segments' keys up by identity)."""
+        if self._held_stops > _HELD_STOPS:
+            self._hops.clear()
+            self._segment_keys.clear()
+            self._held_stops = 0
 
     def _route_key(self, route: Route) -> tuple:
         keys = self._segment_keys
@@ -444,6 +473,7 @@ class TransitGraph:
         shorter: line distances obey the triangle inequality), so no check is
         needed.
         """
+        self._bound_memo()
         hops = self._hops
         routes_of: list[list[Route] | None] = [None] * len(self.stations)  # by vertex
         routes_of[s] = [_NO_ROUTE]
