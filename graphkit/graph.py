@@ -292,26 +292,28 @@ class TransitGraph:
 
     def hop_segments(self, departure: str, arrival: str) -> tuple[Segment, ...]:
         """The fewest-stop segments between two stations that share a line, in route order."""
-        return self._hops[self._vertex[departure], self._vertex[arrival]]
+        return self._hops[self._vertex[departure] * len(self.stations) + self._vertex[arrival]]
 
-    def _build_hop(self, key: tuple[int, int]) -> tuple[Segment, ...]:
-        """Segments of one hop, sorted, their sort keys filed in ``_segment_keys`` by identity."""
-        u, v = key
+    def _build_hop(self, key: int) -> tuple[Segment, ...]:
+        """Segments of the hop ``u * stations + v``, sorted, their sort keys filed in ``_segment_keys`` by identity."""
+        u, v = divmod(key, len(self.stations))
         here, there = self.stations[u], self.stations[v]
         serving = self._lines_at[there]
-        rides = [(name, self.lines[name].ride(here, there)) for name in self._lines_at[here] if name in serving]
-        rides = [(name, ride) for name, ride in rides if ride is not None]
+        shared = [name for name in self._lines_at[here] if name in serving]
+        rank = self._line_rank
+        if len(shared) == 1:
+            ride = self.lines[shared[0]].ride(here, there)
+            if ride is not None and len(ride[1]) == 1:  # the usual case: one line, one way
+                via = ride[1][0]
+                segment = Segment(shared[0], here, there, via)
+                self._segment_keys[id(segment)] = (rank[shared[0]], u, v, 0)
+                self._held_stops += len(via) + 1
+                return (segment,)
+        rides = [(name, ride) for name in shared if (ride := self.lines[name].ride(here, there)) is not None]
         if not rides:
             raise TransitError(f"no line serves both {here!r} and {there!r}")
         fewest = min(ride[0] for _, ride in rides)
         rides = [(name, ride[1]) for name, ride in rides if ride[0] == fewest]  # the hop rides the shortest lines
-        rank = self._line_rank
-        if len(rides) == 1 and len(rides[0][1]) == 1:  # the usual case: one line, one way
-            name, (via,) = rides[0]
-            segment = Segment(name, here, there, via)
-            self._segment_keys[id(segment)] = (rank[name], u, v, 0)
-            self._held_stops += len(via) + 1
-            return (segment,)
         # via alternatives (a loop's two ways) come sorted from the line; their index orders them
         keyed = sorted(
             ((rank[name], u, v, index), Segment(name, here, there, via))
@@ -474,7 +476,7 @@ class TransitGraph:
         needed.
         """
         self._bound_memo()
-        hops = self._hops
+        hops, n = self._hops, len(self.stations)
         routes_of: list[list[Route] | None] = [None] * len(self.stations)  # by vertex
         routes_of[s] = [_NO_ROUTE]
         current, found, merged = -1, None, False
@@ -487,7 +489,7 @@ class TransitGraph:
                 routes_of[t] = found
             else:
                 merged = True
-            steps = hops[p, t]
+            steps = hops[p * n + t]
             before = routes_of[p]
             if len(before) == 1 and len(steps) == 1:  # the usual case, spelled out for speed
                 found.append(Route(before[0].segments + steps))

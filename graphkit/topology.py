@@ -44,9 +44,16 @@ class LineTopology:
     shape: Shape
     _rides: dict[str, dict] = field(default_factory=dict, init=False, repr=False, compare=False)
     _position: dict[str, int] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _listed_cycle: bool = field(default=False, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self._position.update((name, index) for index, name in enumerate(self.stations))
+        # a loop whose list runs round it: rides are arcs of the list, no search (nor its cache) needed
+        stations, adjacency = self.stations, self.adjacency
+        cycle = self.shape == "loop" and all(
+            stations[index - 1] in adjacency[name] for index, name in enumerate(stations)
+        )
+        object.__setattr__(self, "_listed_cycle", cycle)
 
     def ride(self, source: str, target: str) -> tuple[int, tuple[tuple[str, ...], ...]] | None:
         """Fewest stops and via-stop alternatives from ``source`` to ``target``, or ``None`` (cached)."""
@@ -56,12 +63,31 @@ class LineTopology:
                 return None
             i, j = position[source], position[target]
             return (j - i, (self.stations[i + 1 : j],)) if i < j else (i - j, (self.stations[j + 1 : i][::-1],))
+        if self._listed_cycle:
+            return self._arc_ride(source, target)
         found = self._rides.get(source)
         if found is None:
             if source not in self.adjacency:
                 return None
             found = self._rides[source] = self.rides_from(source)
         return found.get(target)
+
+    def _arc_ride(self, source: str, target: str) -> tuple[int, tuple[tuple[str, ...], ...]] | None:
+        """:meth:`ride` on a loop listed in its order: the shorter arc, or both when they tie (sorted)."""
+        position = self._position
+        if source not in position or target not in position or source == target:
+            return None
+        i, j = position[source], position[target]
+        forward = self._arc(i, j)
+        backward = self._arc(j, i)[::-1]
+        if len(forward) != len(backward):
+            return min((len(forward) + 1, (forward,)), (len(backward) + 1, (backward,)), key=lambda ride: ride[0])
+        return len(forward) + 1, tuple(sorted((forward, backward)))
+
+    def _arc(self, i: int, j: int) -> tuple[str, ...]:
+        """Stations strictly between positions ``i`` and ``j`` going forward round the loop."""
+        stations = self.stations
+        return stations[i + 1 : j] if i < j else stations[i + 1 :] + stations[:j]
 
     def stops_from(self, source: str) -> dict[str, int]:
         """Fewest stops from ``source`` to every other station of the line (cheap: no via stops)."""
