@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from baselines.solvers import SOLVERS, run_solver
+from benchmarks.jsonl import write_jsonl
 from benchmarks.reasonmap.evaluate import Evaluation, evaluate_files
 from benchmarks.reasonmap.generate import TEST_CITIES, generate_set
-from benchmarks.reasonmap.io import write_jsonl
 
 __all__ = ["DemoResult", "run_demo"]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from benchmarks.reasonmap.plus import OPTION_LETTERS, PlusPrediction, PlusQuestion
+from benchmarks.plus.questions import OPTION_LETTERS, PlusPrediction, PlusQuestion
 from graphkit.graph import TransitGraph
 
 __all__ = ["PLUS_ORACLE_MODEL", "plus_oracle_answer", "plus_oracle_predictions"]
@@ -28,7 +28,7 @@ def plus_oracle_answer(question: PlusQuestion, graph: TransitGraph) -> str:
     Examples
     --------
     >>> from graphkit import city_graph
-    >>> from benchmarks.reasonmap.plus import generate_plus_questions
+    >>> from benchmarks.plus.questions import generate_plus_questions
     >>> graph = city_graph("rome")
     >>> question = generate_plus_questions(graph, per_type=1, types=["Counting2"])[0]
     >>> question.station, plus_oracle_answer(question, graph)

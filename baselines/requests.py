@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from benchmarks.reasonmap.errors import InvalidRecord
+from benchmarks.errors import InvalidRecord
 from benchmarks.reasonmap.records import KINDS, Kind
 
 __all__ = ["Request"]

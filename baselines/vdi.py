@@ -50,11 +50,9 @@ outputs, byte for byte.
 from __future__ import annotations
 
 import json
-import platform
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +60,7 @@ from baselines.client import RunSummary, run_requests
 from baselines.prompts import DEFAULT_PIXEL_BUDGET, image_data_url
 from baselines.requests import Request
 from baselines.vdi_samples import Sample, SampleSet
+from benchmarks.provenance import versions
 
 __all__ = [
     "DESCRIBE_PROMPT",
@@ -235,15 +234,6 @@ def _length(row: Mapping[str, Any]) -> tuple[int, bool]:
     return len((row.get("response") or "").split()), True
 
 
-def _versions() -> dict[str, str]:
-    found = {"python": platform.python_version()}
-    try:
-        found["reasonmap-toolkit"] = metadata.version("reasonmap-toolkit")
-    except metadata.PackageNotFoundError:
-        found["reasonmap-toolkit"] = "not installed"
-    return found
-
-
 def run_vdi(
     samples: SampleSet,
     *,
@@ -394,10 +384,10 @@ def run_vdi(
         "prompts": {"describe": DESCRIBE_PROMPT, "text": TEXT_PROMPT},
         "inputs": dict(samples.inputs),
         "skipped_records": len(problems),
-        "versions": _versions(),
+        "versions": versions(),
     }
-    from benchmarks.reasonmap.io import write_jsonl
-    from graphkit.io import atomic_writer
+    from benchmarks.jsonl import write_jsonl
+    from benchmarks.summaries import write_summary, write_text
 
     write_jsonl(
         out / "samples.jsonl",
@@ -406,10 +396,8 @@ def run_vdi(
             for s in kept
         ),
     )
-    with atomic_writer(out / "vdi.json") as stream:
-        stream.write(json.dumps(summary, ensure_ascii=False, indent=2, sort_keys=True) + "\n")
-    with atomic_writer(out / "vdi.md") as stream:
-        stream.write(vdi_table(summary))
+    write_summary(out / "vdi.json", summary)
+    write_text(out / "vdi.md", vdi_table(summary))
     plot_vdi(summary, out / "vdi.png")
     return VdiResult(
         accuracy_full, tuple(figures), summary, tuple(runs), tuple(out / name for name in VDI_FILES), tuple(problems)

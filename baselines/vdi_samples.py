@@ -5,7 +5,7 @@ image, the question as asked) and how an answer is judged. Map QA questions
 (:mod:`benchmarks.mapqa`) are correct on an exact match; ReasonMap questions
 are asked in their short form and are correct as the paper's Algorithm 1
 judges them, against the city's graph; ReasonMap-Plus questions are correct
-as :mod:`benchmarks.reasonmap.plus_scoring` judges them. ReasonMap maps come
+as :mod:`benchmarks.plus.scoring` judges them. ReasonMap maps come
 from a folder of ``<city>.png`` (or ``<country>__<city>.png``), as for the
 ``full`` prompt mode. A question whose image is missing is skipped and
 reported.
@@ -25,7 +25,7 @@ from benchmarks.reasonmap.records import Question
 from graphkit.graph import TransitGraph
 
 if TYPE_CHECKING:
-    from benchmarks.reasonmap.plus import PlusQuestion
+    from benchmarks.plus.questions import PlusQuestion
 
 __all__ = ["BENCHMARKS", "Sample", "SampleSet", "mapqa_samples", "reasonmap_samples", "plus_samples", "load_samples"]
 
@@ -108,8 +108,8 @@ def reasonmap_samples(
 def plus_samples(questions: Iterable[PlusQuestion], *, maps: str | Path) -> SampleSet:
     """Samples of ReasonMap-Plus questions (asked as written; the request kind is the question's type), maps from
     the folder ``maps``; correct as the plus scorer judges an answer."""
-    from benchmarks.reasonmap.plus import PlusPrediction
-    from benchmarks.reasonmap.plus_scoring import score_plus_prediction
+    from benchmarks.plus.questions import PlusPrediction
+    from benchmarks.plus.scoring import score_plus_prediction
 
     by_id, samples, problems = _with_maps(
         questions, maps, lambda question, path: Sample(question.id, question.type, path.name, path, question.question)
@@ -142,8 +142,8 @@ def load_samples(path: str | Path, *, maps: str | Path | None = None, benchmark:
         The file cannot be read at all.
     """
     from benchmarks.mapqa.io import is_mapqa_file, read_map_questions
-    from benchmarks.reasonmap.io import file_sha256
-    from benchmarks.reasonmap.plus_evaluate import is_plus_file
+    from benchmarks.plus.evaluate import is_plus_file
+    from benchmarks.provenance import file_sha256
 
     if benchmark not in BENCHMARKS:
         raise ValueError(f"benchmark must be one of {list(BENCHMARKS)}, got {benchmark!r}")
@@ -156,12 +156,12 @@ def load_samples(path: str | Path, *, maps: str | Path | None = None, benchmark:
     elif maps is None:
         raise ValueError("ReasonMap questions need the folder of map images (--maps DIR; the toolkit ships none)")
     elif benchmark == "plus":
-        from benchmarks.reasonmap.plus_evaluate import load_plus_questions
+        from benchmarks.plus.evaluate import load_plus_questions
 
         plus_questions, problems = load_plus_questions(path)
         found = plus_samples(plus_questions.values(), maps=maps)
     else:
-        from benchmarks.reasonmap.evaluate import load_questions
+        from benchmarks.reasonmap.loading import load_questions
 
         route_questions, metro, problems = load_questions(path)
         found = reasonmap_samples(route_questions.values(), maps=maps, graph_for=_graphs(metro))

@@ -48,8 +48,9 @@ from pathlib import Path
 from PIL import Image
 
 from baselines.solvers import Noise, run_solver
+from benchmarks.jsonl import read_jsonl, unique_by_id, write_jsonl
 from benchmarks.reasonmap.generate import TEST_CITIES, generate_questions
-from benchmarks.reasonmap.io import read_jsonl, read_questions, unique_by_id, write_jsonl
+from benchmarks.reasonmap.loading import read_questions
 from benchmarks.reasonmap.records import DIFFICULTIES
 from graphkit.cities import city_graph, city_names
 from graphkit.names import fold

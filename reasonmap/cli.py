@@ -49,7 +49,7 @@ def _report_skipped(problems) -> None:
 
 def _questions(path: str) -> dict:
     """Question records by id (ours or the public data set's); skipped records are reported."""
-    from benchmarks.reasonmap.evaluate import load_questions
+    from benchmarks.reasonmap.loading import load_questions
 
     questions, _, problems = load_questions(path)
     _report_skipped(problems)
@@ -123,8 +123,8 @@ def cmd_lint(args: argparse.Namespace) -> int:
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
+    from benchmarks.jsonl import write_jsonl
     from benchmarks.reasonmap.generate import format_distribution, generate_set, parse_quota, split_cities
-    from benchmarks.reasonmap.io import write_jsonl
     from graphkit.cities import city_graph, city_names, open_graph
 
     if args.metro:
@@ -134,7 +134,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
     else:
         graphs = [city_graph(name) for name in split_cities(args.split, city_names())]
     if args.kind == "plus":
-        from benchmarks.reasonmap.plus import format_type_counts, generate_plus_set
+        from benchmarks.plus.questions import format_type_counts, generate_plus_set
 
         records = generate_plus_set(graphs, seed=args.seed, per_type=args.per_type, progress=not args.quiet)
         count = write_jsonl(args.out, records)
@@ -206,7 +206,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     if len(result.problems) > 20:
         print(f"skipped: ... and {len(result.problems) - 20} more (see {args.report}/summary.json)", file=sys.stderr)
     if result.summary.get("question_set") == "plus":
-        from benchmarks.reasonmap.plus_report import plus_markdown_table
+        from benchmarks.plus.report import plus_markdown_table
 
         print(plus_markdown_table(result.summary), end="")
     else:
@@ -249,7 +249,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def cmd_baseline(args: argparse.Namespace) -> int:
     from baselines.solvers import Noise, run_solver
-    from benchmarks.reasonmap.io import write_jsonl
+    from benchmarks.jsonl import write_jsonl
 
     questions = _questions(args.questions)
     options = {}
@@ -268,7 +268,7 @@ def cmd_baseline(args: argparse.Namespace) -> int:
 
 def cmd_prompts(args: argparse.Namespace) -> int:
     from baselines.prompts import build_requests
-    from benchmarks.reasonmap.io import write_jsonl
+    from benchmarks.jsonl import write_jsonl
 
     questions = _questions(args.questions)
     graph_of = _graph_of_city(args)
@@ -289,8 +289,8 @@ def cmd_prompts(args: argparse.Namespace) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     from baselines.client import run_requests
     from baselines.requests import Request
-    from benchmarks.reasonmap.evaluate import load_questions
-    from benchmarks.reasonmap.io import read_jsonl
+    from benchmarks.jsonl import read_jsonl
+    from benchmarks.reasonmap.loading import load_questions
 
     if args.requests:
         requests, problems = read_jsonl(args.requests, Request.from_dict)
@@ -366,7 +366,7 @@ def cmd_vdi(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from benchmarks.reasonmap.plus import DEFAULT_PER_TYPE
+    from benchmarks.plus.questions import DEFAULT_PER_TYPE
     from graphkit.routes import DEFAULT_MAX_ROUTES
     from reasonmap.batch import add_executor_options, add_synth_command
 

@@ -47,8 +47,8 @@ def export_hf(
         A Metro Data file for every question (else the embedded city's, else what the file carried).
     """
     from baselines.prompts import find_map
-    from benchmarks.reasonmap.evaluate import load_questions
     from benchmarks.reasonmap.hub import write_hf_dataset
+    from benchmarks.reasonmap.loading import load_questions
     from graphkit.cities import city_names, load_city, load_metro_file
 
     questions, carried, skipped = load_questions(questions_path)

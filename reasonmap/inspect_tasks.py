@@ -99,7 +99,7 @@ def _plus_set(questions: str | None, split: str, seed: int) -> dict[str, Any]:
 def _load_route_set(
     questions: str | None, stamp: int | None, split: str, seed: int
 ) -> tuple[dict[str, Question], Callable[[Question], TransitGraph]]:
-    from benchmarks.reasonmap.evaluate import graph_lookup, load_questions
+    from benchmarks.reasonmap.loading import graph_lookup, load_questions
 
     if questions is not None:
         found, metro, problems = load_questions(questions)
@@ -118,7 +118,7 @@ def _load_route_set(
 @lru_cache(maxsize=8)
 def _load_plus_set(questions: str | None, stamp: int | None, split: str, seed: int) -> dict[str, Any]:
     if questions is not None:
-        from benchmarks.reasonmap.plus_evaluate import load_plus_questions
+        from benchmarks.plus.evaluate import load_plus_questions
 
         found, problems = load_plus_questions(questions)
         _report(problems)
@@ -126,8 +126,8 @@ def _load_plus_set(questions: str | None, stamp: int | None, split: str, seed: i
             reasons = "; ".join(str(problem) for problem in problems[:3])
             raise ValueError(f"{questions}: no readable plus question{f' ({reasons})' if reasons else ''}")
         return found
+    from benchmarks.plus.questions import generate_plus_set
     from benchmarks.reasonmap.generate import split_cities
-    from benchmarks.reasonmap.plus import generate_plus_set
     from graphkit.cities import city_graph, city_names
 
     generated = generate_plus_set([city_graph(name) for name in split_cities(split, city_names())], seed=seed)
@@ -282,8 +282,8 @@ def plus_scorer(questions: str | None = None, split: str = "test", seed: int = 0
     by_id = _plus_set(questions, split, seed)
 
     async def score(state: TaskState, target: Target) -> Score:
-        from benchmarks.reasonmap.plus import PlusPrediction
-        from benchmarks.reasonmap.plus_scoring import score_plus_prediction
+        from benchmarks.plus.questions import PlusPrediction
+        from benchmarks.plus.scoring import score_plus_prediction
 
         question = by_id[state.metadata["id"]]
         response = state.output.completion if state.output is not None else ""

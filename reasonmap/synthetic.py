@@ -110,8 +110,8 @@ def build_network(job: tuple[SynthOptions, int]) -> SynthResult:
     graph = compile_graph(network.metro, network.overlay)
     questions = plus = ""
     if options.questions:
+        from benchmarks.plus.questions import generate_plus_set
         from benchmarks.reasonmap.generate import generate_questions, parse_quota
-        from benchmarks.reasonmap.plus import generate_plus_set
 
         quota = parse_quota(options.quota)
         questions = _jsonl(generate_questions(graph, seed=options.seed, per_city=options.per_city, quota=quota))

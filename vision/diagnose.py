@@ -92,9 +92,10 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from benchmarks.reasonmap.parsing import parse_answer
-from benchmarks.reasonmap.records import Invalid, ParsedSection, Prediction, Question
+from benchmarks.reasonmap.records import ParsedSection, Prediction, Question
 from benchmarks.reasonmap.resolution import GraphNames, Unresolved, graph_names
 from benchmarks.reasonmap.scoring import score_answer
+from benchmarks.records import Invalid
 from graphkit.graph import TransitGraph
 from graphkit.names import fold, station_keys
 from vision.evidence import MapEvidence

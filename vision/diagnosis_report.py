@@ -21,10 +21,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from benchmarks.reasonmap.io import read_jsonl, read_questions, unique_by_id, write_jsonl
+from benchmarks.jsonl import read_jsonl, unique_by_id, write_jsonl
+from benchmarks.reasonmap.loading import read_questions
 from benchmarks.reasonmap.records import Prediction, Question
+from benchmarks.summaries import write_summary, write_text
 from graphkit.graph import TransitGraph, compile_graph
-from graphkit.io import atomic_writer
 from graphkit.metro import MetroData
 from graphkit.names import fold
 from graphkit.overlays import Overlay
@@ -465,8 +466,6 @@ def diagnose_files(
     summary = summarise(diagnoses)
     summary_json, summary_md = summary_paths(out)
     write_jsonl(out, diagnoses)
-    with atomic_writer(summary_json) as stream:
-        stream.write(json.dumps(summary, ensure_ascii=False, indent=2, sort_keys=True) + "\n")
-    with atomic_writer(summary_md) as stream:
-        stream.write(summary_markdown(summary))
+    write_summary(summary_json, summary)
+    write_text(summary_md, summary_markdown(summary))
     return DiagnosisRun(tuple(diagnoses), tuple(problems), summary, (Path(out), summary_json, summary_md))

@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from benchmarks.reasonmap.io import file_sha256
+from benchmarks.provenance import file_sha256
 from vision.engines import Engine, EngineConfig, open_engine
 from vision.images import DEFAULT_PIXEL_LIMIT, read_rgb
 

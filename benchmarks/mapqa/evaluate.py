@@ -12,11 +12,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from benchmarks.jsonl import first_answers, write_jsonl
 from benchmarks.mapqa.io import read_map_predictions, read_map_questions
 from benchmarks.mapqa.records import MapPrediction, MapVerdict
 from benchmarks.mapqa.report import summarize, write_report
 from benchmarks.mapqa.scoring import score_predictions
-from benchmarks.reasonmap.io import file_sha256, first_answers, write_jsonl
+from benchmarks.provenance import file_sha256
 
 __all__ = ["MapEvaluation", "evaluate_map_files"]
 

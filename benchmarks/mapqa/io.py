@@ -2,15 +2,15 @@
 
 Reading never stops at a bad record: it is reported (file, line, what is
 wrong) and skipped, and every good record is kept (as for ReasonMap, through
-:func:`benchmarks.reasonmap.io.read_jsonl`).
+:func:`benchmarks.jsonl.read_jsonl`).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from benchmarks.jsonl import Problem, first_record, read_jsonl, unique_by_id
 from benchmarks.mapqa.records import QUESTION_TYPES, MapPrediction, MapQuestion
-from benchmarks.reasonmap.io import Problem, first_record, read_jsonl, unique_by_id
 
 __all__ = ["read_map_questions", "read_map_predictions", "image_path", "is_mapqa_file"]
 

@@ -2,7 +2,7 @@
 
 :func:`parse_response` returns a :class:`Choice` (option letters: one for a
 single-choice question, the set for multiple choice, the order for sorting)
-or an :class:`~benchmarks.reasonmap.records.Invalid` marker saying why none
+or an :class:`~benchmarks.records.Invalid` marker saying why none
 could be read.
 
 Where the answer is looked for, first found wins
@@ -45,7 +45,7 @@ from dataclasses import dataclass
 
 from benchmarks.answer_text import after_reasoning, mentions_refusal
 from benchmarks.mapqa.records import LETTERS, MapQuestion, QuestionType
-from benchmarks.reasonmap.records import Invalid
+from benchmarks.records import Invalid
 
 __all__ = ["Choice", "parse_response", "parse_letters"]
 

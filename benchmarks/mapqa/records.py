@@ -38,8 +38,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from benchmarks.reasonmap.errors import InvalidRecord
-from benchmarks.reasonmap.records import answer_fields
+from benchmarks.errors import InvalidRecord
+from benchmarks.records import answer_fields
 
 __all__ = [
     "KIND",

@@ -8,16 +8,14 @@ questions); :func:`markdown_table` renders it; :func:`write_report` writes
 
 from __future__ import annotations
 
-import json
-import platform
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from benchmarks.mapqa.records import LEVELS, QUESTION_TYPES, MapQuestion, MapVerdict
 from benchmarks.mapqa.scoring import METRICS
+from benchmarks.provenance import versions
 
 __all__ = ["summarize", "markdown_table", "write_report", "REPORT_FILES"]
 
@@ -40,15 +38,6 @@ def _figures(verdicts: Sequence[MapVerdict]) -> dict[str, Any]:
             values = [verdict.scores[name] for verdict in verdicts if name in verdict.scores]
             figures[f"mean_{name}"] = _mean(sum(values), len(values))
     return figures
-
-
-def _versions() -> dict[str, str]:
-    found = {"python": platform.python_version()}
-    try:
-        found["reasonmap-toolkit"] = metadata.version("reasonmap-toolkit")
-    except metadata.PackageNotFoundError:
-        found["reasonmap-toolkit"] = "not installed"
-    return found
 
 
 def summarize(
@@ -122,7 +111,7 @@ def summarize(
         "n_questions": len(questions),
         "skipped_records": len(problems),
         "inputs": dict(inputs or {}),
-        "versions": _versions(),
+        "versions": versions(),
     }
 
 
@@ -171,12 +160,10 @@ def markdown_table(summary: Mapping[str, Any]) -> str:
 
 def write_report(directory: str | Path, summary: Mapping[str, Any]) -> list[Path]:
     """Write ``summary.json`` and ``table.md`` into ``directory`` (atomically); returns their paths."""
-    from graphkit.io import atomic_writer
+    from benchmarks.summaries import write_summary, write_text
 
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
-    with atomic_writer(out / "summary.json") as stream:
-        stream.write(json.dumps(summary, ensure_ascii=False, indent=2, sort_keys=True) + "\n")
-    with atomic_writer(out / "table.md") as stream:
-        stream.write(markdown_table(summary))
+    write_summary(out / "summary.json", summary)
+    write_text(out / "table.md", markdown_table(summary))
     return [out / name for name in REPORT_FILES]

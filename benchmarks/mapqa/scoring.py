@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from benchmarks.mapqa.parsing import Choice, parse_response
 from benchmarks.mapqa.records import QUESTION_TYPES, MapPrediction, MapQuestion, MapVerdict, QuestionType
-from benchmarks.reasonmap.records import Invalid
+from benchmarks.records import Invalid
 
 __all__ = [
     "Metric",

@@ -2,7 +2,7 @@
 
 Submodules: ``records`` (questions, predictions, verdicts), ``templates``,
 ``generate``, ``official`` (the public data set's files), ``parsing``,
-``scoring``, ``weighting``, ``report``, ``rewards``, ``io``, ``evaluate``,
-``harnesses`` (other harnesses' prediction files), ``hub`` (Hugging Face datasets);
-ReasonMap-Plus: ``plus``, ``plus_scoring``, ``plus_report``, ``plus_evaluate``.
+``scoring``, ``weighting``, ``report``, ``rewards``, ``loading``, ``evaluate``,
+``harnesses`` (other harnesses' prediction files), ``hub`` (Hugging Face datasets).
+ReasonMap-Plus lives beside it, in :mod:`benchmarks.plus`.
 """

@@ -16,16 +16,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from benchmarks.reasonmap.io import (
-    Problem,
-    file_sha256,
-    first_answers,
-    first_record,
-    read_jsonl,
-    unique_by_id,
-    write_jsonl,
-)
-from benchmarks.reasonmap.official import load_official
+from benchmarks.jsonl import first_answers, write_jsonl
+from benchmarks.provenance import file_sha256
+from benchmarks.reasonmap.loading import graph_lookup, load_questions
 from benchmarks.reasonmap.records import Prediction, Question, Verdict
 from benchmarks.reasonmap.report import summarize, write_report
 from benchmarks.reasonmap.scoring import VARIANTS, score_predictions
@@ -61,64 +54,6 @@ class Evaluation:
     summary: dict[str, Any]
     problems: tuple[str, ...]
     report_files: tuple[Path, ...]
-
-
-def _is_official(path: Path) -> bool:
-    """Public data set files have no ``long_template``; the toolkit's own question files do.
-
-    Parquet files and Hugging Face dataset folders are read as the public data set's (whatever columns they add).
-    """
-    if path.suffix == ".parquet" or path.is_dir():
-        return True
-    first = first_record(path)
-    return isinstance(first, dict) and "long_template" not in first and "json" in first
-
-
-def load_questions(path: str | Path) -> tuple[dict[str, Question], dict[str, Any], list[Problem]]:
-    """Questions of the toolkit's own files or of the public data set's, with any Metro Data they carry.
-
-    The public data set's may be a Hugging Face dataset folder (``reasonmap export --format hf`` writes one);
-    a repeated id there is reported too.
-    """
-    path = Path(path)
-    if _is_official(path):
-        found = load_official(path)
-        unique, repeated = unique_by_id(found.questions, path)
-        return unique, dict(found.metro), list(found.problems) + repeated
-    questions, problems = read_jsonl(path, Question.from_dict)
-    unique, repeated = unique_by_id(questions, path)
-    return unique, {}, problems + repeated
-
-
-def graph_lookup(
-    metro: dict[str, Any], override: TransitGraph | None = None, metro_dir: str | Path | None = None
-) -> Callable[[Question], TransitGraph]:
-    """The graph of a question's city: ``override``, else one from ``metro_dir`` (a folder of Metro Data
-    files named after their cities, like a synthetic benchmark's), else the embedded city, else one
-    compiled from ``metro``.
-
-    ``metro`` maps a city to the Metro Data its question file carried (see :func:`load_questions`).
-    """
-    from graphkit.cities import city_graph, city_names, graphs_by_city
-    from graphkit.graph import compile_graph
-
-    compiled: dict[str, TransitGraph] = {}
-    by_city = graphs_by_city(metro_dir) if metro_dir is not None else None
-
-    def graph_for(question: Question) -> TransitGraph:
-        if override is not None:
-            return override
-        if by_city is not None:
-            return by_city(question.city)
-        if question.city in city_names():
-            return city_graph(question.city)  # embedded, with its topology overlay
-        if question.city not in compiled:
-            if question.city not in metro:
-                raise ValueError(f"no Metro Data for city {question.city!r}: pass --metro or --metro-dir")
-            compiled[question.city] = compile_graph(metro[question.city])
-        return compiled[question.city]
-
-    return graph_for
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,7 +143,7 @@ def evaluate_files(
     :mod:`benchmarks.reasonmap.harnesses`).
 
     A ReasonMap-Plus question file (records with a plus ``type``) is scored by exact match instead
-    (see :func:`benchmarks.reasonmap.plus_evaluate.evaluate_plus_files`; ``variant`` and ``graph`` play no part).
+    (see :func:`benchmarks.plus.evaluate.evaluate_plus_files`; ``variant`` and ``graph`` play no part).
     ``graph``, when given, is every question's city; ``metro_dir`` is a folder of Metro Data files named
     after their cities (see :func:`graph_lookup`). With an ``executor`` (:mod:`graphkit.executors`),
     blocks of predictions are scored by its workers; the outputs are the same byte for byte.
@@ -218,8 +153,8 @@ def evaluate_files(
     ValueError
         An unknown ``source``, or another harness's predictions of plus questions.
     """
+    from benchmarks.plus.evaluate import evaluate_plus_files, is_plus_file
     from benchmarks.reasonmap.harnesses import read_harness_predictions
-    from benchmarks.reasonmap.plus_evaluate import evaluate_plus_files, is_plus_file
 
     if variant not in SCORING_VARIANTS:
         raise ValueError(f"variant must be one of {list(SCORING_VARIANTS)}, got {variant!r}")
@@ -293,8 +228,8 @@ def compare_files(
     ``source``, ``model`` and ``kind`` read another harness's predictions, and ``metro_dir`` finds the
     cities, as in :func:`evaluate_files`.
     """
+    from benchmarks.plus.evaluate import compare_plus, is_plus_file
     from benchmarks.reasonmap.compare import attribute, compare_markdown, write_compare
-    from benchmarks.reasonmap.plus_evaluate import compare_plus, is_plus_file
 
     if len(variants) != 2 or variants[0] == variants[1] or not set(variants) <= set(SCORING_VARIANTS):
         raise ValueError(f"compare needs two different variants of {list(SCORING_VARIANTS)}, got {list(variants)}")

@@ -40,8 +40,9 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from benchmarks.reasonmap.errors import InvalidRecord
-from benchmarks.reasonmap.io import Problem, read_jsonl, read_predictions
+from benchmarks.errors import InvalidRecord
+from benchmarks.jsonl import Problem, read_jsonl
+from benchmarks.reasonmap.loading import read_predictions
 from benchmarks.reasonmap.records import KINDS, Prediction
 
 __all__ = [
@@ -293,7 +294,7 @@ def convert_predictions(
 
     Returns the count written and the rows skipped (see :func:`read_harness_predictions`).
     """
-    from benchmarks.reasonmap.io import write_jsonl
+    from benchmarks.jsonl import write_jsonl
 
     predictions, problems = read_harness_predictions(path, source, model=model, kind=kind)
     return write_jsonl(out, predictions), problems

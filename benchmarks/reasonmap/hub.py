@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from benchmarks.reasonmap.errors import InvalidRecord
+from benchmarks.errors import InvalidRecord
 from benchmarks.reasonmap.records import Question
 
 __all__ = ["COLUMNS", "hf_features", "hf_records", "to_hf_dataset", "write_hf_dataset", "dataset_rows"]

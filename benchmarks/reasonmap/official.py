@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchmarks.reasonmap.errors import InvalidRecord
-from benchmarks.reasonmap.io import Problem
+from benchmarks.errors import InvalidRecord
+from benchmarks.jsonl import Problem
 from benchmarks.reasonmap.records import Question
 from graphkit.errors import InvalidMetroData
 from graphkit.metro import MetroData, load_metro

@@ -25,7 +25,8 @@ import re
 from typing import Literal
 
 from benchmarks.answer_text import after_reasoning, mentions_refusal
-from benchmarks.reasonmap.records import KINDS, LONG_TEMPLATES, Invalid, ParsedAnswer, ParsedSection
+from benchmarks.reasonmap.records import KINDS, LONG_TEMPLATES, ParsedAnswer, ParsedSection
+from benchmarks.records import Invalid
 from graphkit.metro import strip_annotations
 
 __all__ = ["MAX_VIA_STOPS", "parse_answer"]

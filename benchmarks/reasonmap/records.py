@@ -11,7 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from benchmarks.reasonmap.errors import InvalidRecord
+from benchmarks.errors import InvalidRecord
+from benchmarks.records import Invalid, answer_fields, field_of
 from graphkit.segments import Segment
 
 __all__ = [
@@ -39,18 +40,8 @@ LONG_TEMPLATES: tuple[LongTemplate, ...] = ("via_count", "via_stops")
 DIFFICULTIES: tuple[Difficulty, ...] = ("easy", "middle", "hard")
 
 
-def _field(record: Mapping[str, Any], name: str, kind: type | tuple[type, ...], where: str) -> Any:
-    if name not in record:
-        raise InvalidRecord(f"{where}: missing field {name!r}")
-    value = record[name]
-    if not isinstance(value, kind) or isinstance(value, bool) and kind is int:
-        expected = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
-        raise InvalidRecord(f"{where}: field {name!r} must be {expected}, got {value!r:.80}")
-    return value
-
-
 def _choice(record: Mapping[str, Any], name: str, choices: tuple[str, ...], where: str) -> Any:
-    value = _field(record, name, str, where)
+    value = field_of(record, name, str, where)
     if value not in choices:
         raise InvalidRecord(f"{where}: field {name!r} must be one of {list(choices)}, got {value!r}")
     return value
@@ -60,16 +51,16 @@ def segment_from_dict(segment: Any, *, where: str = "segment") -> Segment:
     """A reference segment from its record form (``num_via_stops`` must agree with ``via_stops``)."""
     if not isinstance(segment, Mapping):
         raise InvalidRecord(f"{where}: a segment must be an object, got {segment!r:.80}")
-    via = _field(segment, "via_stops", list, where)
+    via = field_of(segment, "via_stops", list, where)
     if not all(isinstance(stop, str) for stop in via):
         raise InvalidRecord(f"{where}: via_stops must be a list of station names")
     count = segment.get("num_via_stops", len(via))
     if count != len(via):
         raise InvalidRecord(f"{where}: num_via_stops is {count!r} but via_stops lists {len(via)}")
     return Segment(
-        _field(segment, "route_name", str, where),
-        _field(segment, "departure_stop", str, where),
-        _field(segment, "arrival_stop", str, where),
+        field_of(segment, "route_name", str, where),
+        field_of(segment, "departure_stop", str, where),
+        field_of(segment, "arrival_stop", str, where),
         tuple(via),
     )
 
@@ -119,7 +110,7 @@ class Question:
         """Validate a question record; errors name ``where`` and the field."""
         if not isinstance(record, Mapping):
             raise InvalidRecord(f"{where}: a question must be a JSON object")
-        routes = _field(record, "routes", Mapping, where)
+        routes = field_of(record, "routes", Mapping, where)
         if not routes:
             raise InvalidRecord(f"{where}: field 'routes' has no reference route")
         parsed_routes = []
@@ -131,20 +122,20 @@ class Question:
                 tuple(segment_from_dict(s, where=f"{where}, routes[{name!r}][{i}]") for i, s in enumerate(route))
             )
         return cls(
-            id=str(_field(record, "id", (str, int), where)),
-            country=_field(record, "country", str, where),
-            city=_field(record, "city", str, where),
-            station_1=_field(record, "station_1", str, where),
-            station_2=_field(record, "station_2", str, where),
-            question_short=_field(record, "question_short", str, where),
-            question_long=_field(record, "question_long", str, where),
+            id=str(field_of(record, "id", (str, int), where)),
+            country=field_of(record, "country", str, where),
+            city=field_of(record, "city", str, where),
+            station_1=field_of(record, "station_1", str, where),
+            station_2=field_of(record, "station_2", str, where),
+            question_short=field_of(record, "question_short", str, where),
+            question_long=field_of(record, "question_long", str, where),
             long_template=_choice(record, "long_template", LONG_TEMPLATES, where),
             routes=tuple(parsed_routes),
             difficulty_question=_choice(record, "difficulty_question", DIFFICULTIES, where),
             difficulty_city=_choice(record, "difficulty_city", DIFFICULTIES, where),
-            city_line_count=_field(record, "city_line_count", int, where),
-            city_transfer_count=_field(record, "city_transfer_count", int, where),
-            question_transfer_count=_field(record, "question_transfer_count", int, where),
+            city_line_count=field_of(record, "city_line_count", int, where),
+            city_transfer_count=field_of(record, "city_transfer_count", int, where),
+            question_transfer_count=field_of(record, "question_transfer_count", int, where),
         )
 
     def text(self, kind: Kind) -> str:
@@ -182,25 +173,6 @@ class Prediction:
         return cls(identifier, model, _choice(record, "question", KINDS, where), response, tokens)
 
 
-def answer_fields(record: Any, where: str) -> tuple[str, str, str, int | None]:
-    """``id, model, response, tokens`` of any prediction row, checked; every benchmark's predictions share them.
-
-    A ``null`` response (a failed call) reads as ``""``: scored as invalid, not dropped.
-    """
-    if not isinstance(record, Mapping):
-        raise InvalidRecord(f"{where}: a prediction must be a JSON object")
-    tokens = record.get("tokens")
-    if tokens is not None and (not isinstance(tokens, int) or isinstance(tokens, bool) or tokens < 0):
-        raise InvalidRecord(f"{where}: field 'tokens' must be a non-negative integer or null, got {tokens!r:.80}")
-    response = record.get("response")
-    if response is None:
-        response = ""
-    if not isinstance(response, str):
-        raise InvalidRecord(f"{where}: field 'response' must be a string, got {type(response).__name__}")
-    identifier = str(_field(record, "id", (str, int), where))
-    return identifier, _field(record, "model", str, where), response, tokens
-
-
 @dataclass(frozen=True, slots=True)
 class ParsedSection:
     """One route section as the model wrote it (names not yet matched to the data)."""
@@ -232,14 +204,6 @@ class ParsedAnswer:
 
     def to_list(self) -> list[dict[str, Any]]:
         return [section.to_dict() for section in self.sections]
-
-
-@dataclass(frozen=True, slots=True)
-class Invalid:
-    """A response that did not parse; ``reason`` says why (``refusal`` among them)."""
-
-    reason: str
-    refusal: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,14 +11,12 @@ pairs, as the paper's Figure A1, and per city, as its Figure A2; PNG and PDF).
 
 from __future__ import annotations
 
-import json
-import platform
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from benchmarks.provenance import versions
 from benchmarks.reasonmap.records import DIFFICULTIES, KINDS, Question, Verdict
 
 __all__ = ["summarize", "markdown_table", "published_aggregate_table", "write_report", "REPORT_FILES"]
@@ -72,16 +70,6 @@ class _Tally:
             f"n_invalid_{kind}": self.invalid,
             f"mean_tokens_{kind}": _ratio(self.tokens, self.counted),
         }
-
-
-def _versions() -> dict[str, str]:
-    found = {"python": platform.python_version()}
-    for package in ("reasonmap-toolkit", "igraph", "numpy"):
-        try:
-            found[package] = metadata.version(package)
-        except metadata.PackageNotFoundError:
-            found[package] = "not installed"
-    return found
 
 
 def summarize(
@@ -146,7 +134,7 @@ def summarize(
         "city_difficulty": dict(sorted(city_difficulty.items())),
         "skipped_records": len(problems),
         "inputs": dict(inputs or {}),
-        "versions": _versions(),
+        "versions": versions(),
     }
 
 
@@ -178,14 +166,12 @@ def markdown_table(summary: Mapping[str, Any]) -> str:
 def write_report(directory: str | Path, summary: Mapping[str, Any]) -> list[Path]:
     """Write ``summary.json``, ``table.md`` and the two figures (PNG and PDF each) into ``directory``."""
     from benchmarks.reasonmap.figures import plot_cities, plot_difficulty
-    from graphkit.io import atomic_writer
+    from benchmarks.summaries import write_summary, write_text
 
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
-    with atomic_writer(out / "summary.json") as stream:
-        stream.write(json.dumps(summary, ensure_ascii=False, indent=2, sort_keys=True) + "\n")
-    with atomic_writer(out / "table.md") as stream:
-        stream.write(markdown_table(summary))
+    write_summary(out / "summary.json", summary)
+    write_text(out / "table.md", markdown_table(summary))
     plot_difficulty(summary, out / "difficulty.png")
     plot_cities(summary, out / "cities.png")
     return [out / name for name in REPORT_FILES]

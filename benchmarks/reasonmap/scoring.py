@@ -54,7 +54,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from benchmarks.reasonmap.parsing import parse_answer
-from benchmarks.reasonmap.records import KINDS, Invalid, ParsedAnswer, ParsedSection, Prediction, Question, Verdict
+from benchmarks.reasonmap.records import KINDS, ParsedAnswer, ParsedSection, Prediction, Question, Verdict
 from benchmarks.reasonmap.resolution import (
     OFF_LINE,
     GraphNames,
@@ -64,6 +64,7 @@ from benchmarks.reasonmap.resolution import (
     graph_names,
 )
 from benchmarks.reasonmap.weighting import get_weighting, weight_of
+from benchmarks.records import Invalid
 from graphkit.graph import TransitGraph
 
 __all__ = [

@@ -28,8 +28,8 @@ from baselines.client import (
     run_requests,
 )
 from baselines.requests import Request
-from benchmarks.reasonmap.evaluate import load_questions
-from benchmarks.reasonmap.io import read_predictions, write_jsonl
+from benchmarks.jsonl import write_jsonl
+from benchmarks.reasonmap.loading import load_questions, read_predictions
 from reasonmap.cli import main
 from tests.baselines.chat_server import ChatServer, Reply
 

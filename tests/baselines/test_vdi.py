@@ -28,10 +28,10 @@ from baselines.vdi import (
     visual_dependency_index,
 )
 from baselines.vdi_samples import load_samples
+from benchmarks.jsonl import write_jsonl
 from benchmarks.mapqa.io import read_map_questions
+from benchmarks.plus.questions import generate_plus_questions
 from benchmarks.reasonmap.generate import generate_questions
-from benchmarks.reasonmap.io import write_jsonl
-from benchmarks.reasonmap.plus import generate_plus_questions
 from graphkit import city_graph
 from reasonmap.cli import main
 from tests.baselines.chat_server import Call, ChatServer, Reply

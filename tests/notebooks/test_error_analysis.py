@@ -150,8 +150,8 @@ def user_run(tmp_path_factory):
     """A user-style input: questions of two cities, one model's answers (right, refused, failed, wrong line), and
     a maps folder with Rome's rendered map (image and truth) and Miami's saved evidence only."""
     from baselines.answers import render_answer
+    from benchmarks.jsonl import write_jsonl
     from benchmarks.reasonmap.generate import generate_questions
-    from benchmarks.reasonmap.io import write_jsonl
     from graphkit.cities import city_graph
     from vision.analyse import write_evidence
     from vision.evidence import read_truth

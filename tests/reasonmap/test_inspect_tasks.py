@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from baselines.answers import render_answer
+from benchmarks.jsonl import write_jsonl
+from benchmarks.plus.questions import generate_plus_questions
 from benchmarks.reasonmap.evaluate import evaluate_files
 from benchmarks.reasonmap.generate import generate_questions
-from benchmarks.reasonmap.io import write_jsonl
-from benchmarks.reasonmap.plus import generate_plus_questions
 from graphkit import city_graph
 
 inspect_ai = pytest.importorskip("inspect_ai")

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
+from benchmarks.jsonl import write_jsonl
 from benchmarks.reasonmap.generate import generate_questions
-from benchmarks.reasonmap.io import write_jsonl
 from graphkit.cities import city_graph
 from reasonmap.cli import main
 from vision.analyse import read_evidence

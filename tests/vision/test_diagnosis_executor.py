@@ -6,8 +6,8 @@ import pickle
 from dataclasses import replace
 
 from baselines.solvers import Noise, run_solver
+from benchmarks.jsonl import write_jsonl
 from benchmarks.reasonmap.generate import generate_set
-from benchmarks.reasonmap.io import write_jsonl
 from graphkit.cities import city_graph
 from graphkit.executors import LocalExecutor
 from vision.diagnosis_report import OneNetwork, diagnose_files, summary_paths

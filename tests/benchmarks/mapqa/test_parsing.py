@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from benchmarks.mapqa.parsing import Choice, parse_letters, parse_response
 from benchmarks.mapqa.records import LETTERS, QUESTION_TYPES, MapQuestion
-from benchmarks.reasonmap.records import Invalid
+from benchmarks.records import Invalid
 
 OPTIONS = ("North Station", "South Station", "East Station", "West Station")
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.errors import InvalidRecord
 from benchmarks.mapqa.io import image_path, is_mapqa_file, read_map_predictions, read_map_questions
 from benchmarks.mapqa.records import LEVELS, QUESTION_TYPES, MapPrediction, MapQuestion
-from benchmarks.reasonmap.errors import InvalidRecord
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 QUESTIONS = FIXTURES / "questions.jsonl"

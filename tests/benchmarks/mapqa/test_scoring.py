@@ -24,7 +24,7 @@ from benchmarks.mapqa.scoring import (
     score_answer,
     score_prediction,
 )
-from benchmarks.reasonmap.records import Invalid
+from benchmarks.records import Invalid
 from reasonmap.cli import main
 
 QUESTIONS = Path(__file__).resolve().parent / "fixtures" / "questions.jsonl"

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from baselines.solvers import Noise, run_solver
+from benchmarks.jsonl import write_jsonl
 from benchmarks.reasonmap.evaluate import evaluate_files
 from benchmarks.reasonmap.generate import generate_set
-from benchmarks.reasonmap.io import write_jsonl
 from graphkit.cities import city_graph
 from graphkit.executors import LocalExecutor
 

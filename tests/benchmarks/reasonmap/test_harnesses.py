@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 
 from baselines.answers import render_answer
-from benchmarks.reasonmap.errors import InvalidRecord
+from benchmarks.errors import InvalidRecord
+from benchmarks.jsonl import write_jsonl
 from benchmarks.reasonmap.evaluate import evaluate_files
 from benchmarks.reasonmap.generate import generate_questions
 from benchmarks.reasonmap.harnesses import SOURCES, read_harness_predictions, read_lmms_eval, read_vlmevalkit
-from benchmarks.reasonmap.io import write_jsonl
 from graphkit import city_graph
 
 OFFICIAL = Path(__file__).parent / "fixtures" / "official_sample.jsonl"

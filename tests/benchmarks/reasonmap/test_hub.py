@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.reasonmap.errors import InvalidRecord
+from benchmarks.errors import InvalidRecord
 from benchmarks.reasonmap.generate import generate_set
 from benchmarks.reasonmap.hub import COLUMNS, to_hf_dataset, write_hf_dataset
 from benchmarks.reasonmap.official import export_figures, load_official

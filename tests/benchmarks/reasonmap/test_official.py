@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.reasonmap.errors import InvalidRecord
+from benchmarks.errors import InvalidRecord
 from benchmarks.reasonmap.official import export_figures, load_official
 from graphkit import compile_graph, shortest_routes
 

@@ -7,9 +7,9 @@ from dataclasses import replace
 
 import pytest
 
+from benchmarks.jsonl import write_jsonl
 from benchmarks.reasonmap.compare import CAUSES, attribute, published_aggregate
 from benchmarks.reasonmap.evaluate import compare_files, evaluate_files
-from benchmarks.reasonmap.io import write_jsonl
 from benchmarks.reasonmap.records import Prediction, Verdict
 from graphkit.segments import Segment
 from reasonmap.cli import main

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from benchmarks.reasonmap import parsing
 from benchmarks.reasonmap.parsing import MAX_VIA_STOPS, parse_answer
-from benchmarks.reasonmap.records import Invalid, ParsedAnswer, ParsedSection
+from benchmarks.reasonmap.records import ParsedAnswer, ParsedSection
+from benchmarks.records import Invalid
 
 S = ParsedSection
 

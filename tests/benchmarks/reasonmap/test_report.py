@@ -7,9 +7,9 @@ import json
 import pytest
 
 from baselines.answers import render_answer
+from benchmarks.jsonl import write_jsonl
 from benchmarks.reasonmap.evaluate import evaluate_files
 from benchmarks.reasonmap.generate import generate_set
-from benchmarks.reasonmap.io import write_jsonl
 from benchmarks.reasonmap.records import Question
 from benchmarks.reasonmap.report import REPORT_FILES, markdown_table
 from benchmarks.reasonmap.rewards import REWARDS, accuracy_reward, compute_score, format_reward

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
 from benchmarks.reasonmap.generate import generate_questions
-from benchmarks.reasonmap.records import Invalid, ParsedAnswer, ParsedSection, Prediction, Question
+from benchmarks.reasonmap.records import ParsedAnswer, ParsedSection, Prediction, Question
 from benchmarks.reasonmap.resolution import graph_names
 from benchmarks.reasonmap.scoring import (
     COMPONENTS,
@@ -24,6 +24,7 @@ from benchmarks.reasonmap.scoring import (
     score_prediction,
     score_predictions,
 )
+from benchmarks.records import Invalid
 from graphkit import city_graph, shortest_routes
 from graphkit.names import has_cjk, line_keys
 from tests.networks import HOMONYMS, graph_of

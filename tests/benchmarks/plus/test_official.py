@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from benchmarks.reasonmap.errors import InvalidRecord
+from benchmarks.errors import InvalidRecord
+from benchmarks.plus.official import hub_plus_question, official_plus_answer, score_official_plus
 from benchmarks.reasonmap.evaluate import compare_files, evaluate_files
-from benchmarks.reasonmap.plus_official import hub_plus_question, official_plus_answer, score_official_plus
 
 
 def hub(kind, answer, **extra):
@@ -125,7 +125,7 @@ def test_hub_parquet_files_are_plus_files(tmp_path):
     pa = pytest.importorskip("pyarrow")
     import pyarrow.parquet as pq
 
-    from benchmarks.reasonmap.plus_evaluate import is_plus_file, load_plus_questions
+    from benchmarks.plus.evaluate import is_plus_file, load_plus_questions
 
     pq.write_table(pa.Table.from_pylist([hub("TorF2", 0), hub("Counting3", 5)]), tmp_path / "plus.parquet")
     assert is_plus_file(tmp_path / "plus.parquet")

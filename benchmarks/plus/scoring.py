@@ -1,7 +1,7 @@
 """Reading and scoring answers to ReasonMap-Plus questions: exact match.
 
 Two pure stages, as for route answers: :func:`parse_plus_answer` reads a
-response (never raises: it returns :class:`~benchmarks.reasonmap.records.Invalid`),
+response (never raises: it returns :class:`~benchmarks.records.Invalid`),
 :func:`score_plus_answer` compares what it read with the question's answer.
 
 Where the answer is looked for, first hit wins:
@@ -39,9 +39,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from benchmarks.answer_text import after_reasoning, mentions_refusal
-from benchmarks.reasonmap.plus import ANSWER_KINDS, OPTION_LETTERS, PLUS_TYPES, AnswerKind, PlusPrediction, PlusQuestion
-from benchmarks.reasonmap.records import Invalid
+from benchmarks.plus.questions import ANSWER_KINDS, OPTION_LETTERS, PLUS_TYPES, AnswerKind, PlusPrediction, PlusQuestion
 from benchmarks.reasonmap.weighting import get_weighting
+from benchmarks.records import Invalid
 
 __all__ = [
     "PlusAnswer",
@@ -293,7 +293,7 @@ def parse_plus_answer(text: str, question_type: str) -> PlusAnswer | Invalid:
     text : str
         The model's response. Anything else gives ``Invalid("not text")``.
     question_type : str
-        One of :data:`~benchmarks.reasonmap.plus.PLUS_TYPES`: it says whether
+        One of :data:`~benchmarks.plus.questions.PLUS_TYPES`: it says whether
         a letter, an integer or yes/no is read.
 
     Returns
@@ -365,7 +365,7 @@ def score_plus_answer(parsed: PlusAnswer | Invalid, question: PlusQuestion) -> P
 
     Examples
     --------
-    >>> from benchmarks.reasonmap.plus import PlusQuestion
+    >>> from benchmarks.plus.questions import PlusQuestion
     >>> question = PlusQuestion("x", "Counting1", "c", "city", "...", "B", "easy", options=(4, 2, 3, 5))
     >>> score_plus_answer(PlusAnswer(2), question), score_plus_answer(PlusAnswer("D"), question)
     (PlusScore(correct=1, chosen='B'), PlusScore(correct=0, chosen='D'))

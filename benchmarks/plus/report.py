@@ -9,16 +9,15 @@ types; ``write_plus_report`` writes ``summary.json``, ``table.md`` and
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from benchmarks.reasonmap.plus import PLUS_TYPES
-from benchmarks.reasonmap.plus_scoring import PlusVerdict
+from benchmarks.plus.questions import PLUS_TYPES
+from benchmarks.plus.scoring import PlusVerdict
+from benchmarks.provenance import versions
 from benchmarks.reasonmap.records import DIFFICULTIES
-from benchmarks.reasonmap.report import _versions
 from benchmarks.reasonmap.weighting import get_weighting
 
 __all__ = ["PLUS_REPORT_FILES", "summarize_plus", "plus_markdown_table", "write_plus_report"]
@@ -81,7 +80,7 @@ def summarize_plus(
 
     Examples
     --------
-    >>> from benchmarks.reasonmap.plus_scoring import PlusVerdict
+    >>> from benchmarks.plus.scoring import PlusVerdict
     >>> rows = [PlusVerdict("1", "m", "TorF1", "rome", "easy", "yes", "yes", "yes", 1, 1.0),
     ...         PlusVerdict("2", "m", "TorF1", "kl", "hard", None, None, "no", 0, 2.0, "empty response")]
     >>> row = summarize_plus(rows, weighting="city")["models"]["m"]
@@ -116,7 +115,7 @@ def summarize_plus(
         "models": models,
         "skipped_records": len(problems),
         "inputs": dict(inputs or {}),
-        "versions": _versions(),
+        "versions": versions(),
     }
 
 
@@ -189,13 +188,11 @@ def _plot_types(summary: Mapping[str, Any], path: Path) -> None:
 
 def write_plus_report(directory: str | Path, summary: Mapping[str, Any]) -> list[Path]:
     """Write ``summary.json``, ``table.md`` and ``types.png`` (with ``types.pdf``) into ``directory``."""
-    from graphkit.io import atomic_writer
+    from benchmarks.summaries import write_summary, write_text
 
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
-    with atomic_writer(out / "summary.json") as stream:
-        stream.write(json.dumps(summary, ensure_ascii=False, indent=2, sort_keys=True) + "\n")
-    with atomic_writer(out / "table.md") as stream:
-        stream.write(plus_markdown_table(summary))
+    write_summary(out / "summary.json", summary)
+    write_text(out / "table.md", plus_markdown_table(summary))
     _plot_types(summary, out / "types.png")
     return [out / name for name in PLUS_REPORT_FILES]

@@ -9,13 +9,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from baselines.plus_oracle import PLUS_ORACLE_MODEL, plus_oracle_answer, plus_oracle_predictions
-from benchmarks.reasonmap.evaluate import evaluate_files
-from benchmarks.reasonmap.io import write_jsonl
-from benchmarks.reasonmap.plus import ANSWER_KINDS, OPTION_LETTERS, PLUS_TYPES, PlusPrediction, PlusQuestion
-from benchmarks.reasonmap.plus import generate_plus_set as generate
-from benchmarks.reasonmap.plus_evaluate import is_plus_file
-from benchmarks.reasonmap.plus_report import PLUS_REPORT_FILES
-from benchmarks.reasonmap.plus_scoring import (
+from benchmarks.jsonl import write_jsonl
+from benchmarks.plus.evaluate import is_plus_file
+from benchmarks.plus.questions import ANSWER_KINDS, OPTION_LETTERS, PLUS_TYPES, PlusPrediction, PlusQuestion
+from benchmarks.plus.questions import generate_plus_set as generate
+from benchmarks.plus.report import PLUS_REPORT_FILES
+from benchmarks.plus.scoring import (
     PLUS_SCORERS,
     PlusAnswer,
     parse_plus_answer,
@@ -23,7 +22,8 @@ from benchmarks.reasonmap.plus_scoring import (
     score_plus_answer,
     score_plus_prediction,
 )
-from benchmarks.reasonmap.records import Invalid
+from benchmarks.reasonmap.evaluate import evaluate_files
+from benchmarks.records import Invalid
 from graphkit import city_graph
 from reasonmap.cli import main
 

@@ -6,7 +6,7 @@ city_transfer_count`` and no id (a record's id is its position, as the
 public script numbers them). ``answer`` is an integer: ``TorF`` 1 = yes and
 0 = no, ``Counting1`` the option's index 0–3 (A–D), ``Counting2``/``Counting3``
 the count. :func:`hub_plus_question` reads one as a
-:class:`~benchmarks.reasonmap.plus.PlusQuestion` (no ``options``: a
+:class:`~benchmarks.plus.questions.PlusQuestion` (no ``options``: a
 ``Counting1`` answer is then read by its letter only).
 
 Variant ``official`` (:func:`official_plus_answer`, :func:`score_official_plus`)
@@ -34,11 +34,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from benchmarks.reasonmap.errors import InvalidRecord
-from benchmarks.reasonmap.io import Problem
+from benchmarks.errors import InvalidRecord
+from benchmarks.jsonl import Problem
+from benchmarks.plus.questions import OPTION_LETTERS, PLUS_TYPES, PlusPrediction, PlusQuestion
+from benchmarks.plus.scoring import PlusVerdict
 from benchmarks.reasonmap.official_scoring import official_answer_text
-from benchmarks.reasonmap.plus import OPTION_LETTERS, PLUS_TYPES, PlusPrediction, PlusQuestion
-from benchmarks.reasonmap.plus_scoring import PlusVerdict
 
 __all__ = [
     "is_hub_record",
@@ -101,7 +101,7 @@ def _text(record: Mapping[str, Any], name: str, where: str) -> str:
 
 
 def hub_plus_question(record: Any, *, position: int, where: str) -> PlusQuestion:
-    """One hub record as a :class:`~benchmarks.reasonmap.plus.PlusQuestion` (id = its position unless it has one).
+    """One hub record as a :class:`~benchmarks.plus.questions.PlusQuestion` (id = its position unless it has one).
 
     Examples
     --------

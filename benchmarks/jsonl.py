@@ -1,4 +1,4 @@
-"""Reading and writing the benchmark's JSON Lines files.
+"""Reading and writing JSON Lines files, for every task.
 
 Reading never stops at a bad record: it is reported (file, line, what is
 wrong) and skipped, and every good record is kept. Writing is atomic.
@@ -6,24 +6,19 @@ wrong) and skipped, and every good record is kept. Writing is atomic.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from benchmarks.reasonmap.errors import InvalidRecord
-from benchmarks.reasonmap.records import Prediction, Question
+from benchmarks.errors import InvalidRecord
 from graphkit.io import atomic_writer
 
 __all__ = [
     "Problem",
     "read_jsonl",
-    "read_questions",
-    "read_predictions",
     "write_jsonl",
-    "file_sha256",
     "first_record",
     "unique_by_id",
     "first_answers",
@@ -87,16 +82,6 @@ def read_jsonl(path: str | Path, parse: Callable[..., T]) -> tuple[list[T], list
     return records, problems
 
 
-def read_questions(path: str | Path) -> tuple[list[Question], list[Problem]]:
-    """Question records of a JSON Lines file (the toolkit's own, or the public data set's export)."""
-    return read_jsonl(path, Question.from_dict)
-
-
-def read_predictions(path: str | Path) -> tuple[list[Prediction], list[Problem]]:
-    """Prediction records of a JSON Lines file."""
-    return read_jsonl(path, Prediction.from_dict)
-
-
 def write_jsonl(path: str | Path, records: Iterable[Any]) -> int:
     """Write records (objects with ``to_dict`` or plain dicts) atomically, one per line; returns the count."""
     count = 0
@@ -107,23 +92,6 @@ def write_jsonl(path: str | Path, records: Iterable[Any]) -> int:
             stream.write("\n")
             count += 1
     return count
-
-
-def file_sha256(path: str | Path) -> str:
-    """Checksum of a file, recorded in reports so results can be traced to their inputs.
-
-    A folder (a Hugging Face dataset) is checksummed over its files' relative paths and contents, in sorted order.
-    """
-    digest = hashlib.sha256()
-    path = Path(path)
-    files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
-    for file in files:
-        if file != path:
-            digest.update(file.relative_to(path).as_posix().encode("utf-8") + b"\0")
-        with open(file, "rb") as stream:
-            for block in iter(lambda: stream.read(1 << 20), b""):
-                digest.update(block)
-    return digest.hexdigest()
 
 
 def first_record(path: str | Path) -> Any:

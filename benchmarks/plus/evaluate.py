@@ -2,7 +2,7 @@
 
 A question file is a plus file when its first record has a ``type`` among
 the plus types; the hub's own records (no id, integer answers) are read as
-they are (:mod:`~benchmarks.reasonmap.plus_official`). Predictions are ``{id, model, question, response, tokens}``
+they are (:mod:`~benchmarks.plus.official`). Predictions are ``{id, model, question, response, tokens}``
 rows, as for route questions, where ``question`` is the type's name or left
 out. Bad records are reported and skipped; predictions that match no
 question, that name another type, or that repeat a model's answer to one
@@ -17,19 +17,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from benchmarks.jsonl import Problem, first_answers, first_record, read_jsonl, unique_by_id, write_jsonl
+from benchmarks.plus.questions import PLUS_TYPES, PlusPrediction, PlusQuestion
+from benchmarks.plus.report import summarize_plus, write_plus_report
+from benchmarks.plus.scoring import score_plus_predictions
+from benchmarks.provenance import file_sha256
 from benchmarks.reasonmap.evaluate import Evaluation
-from benchmarks.reasonmap.io import (
-    Problem,
-    file_sha256,
-    first_answers,
-    first_record,
-    read_jsonl,
-    unique_by_id,
-    write_jsonl,
-)
-from benchmarks.reasonmap.plus import PLUS_TYPES, PlusPrediction, PlusQuestion
-from benchmarks.reasonmap.plus_report import summarize_plus, write_plus_report
-from benchmarks.reasonmap.plus_scoring import score_plus_predictions
 
 __all__ = ["is_plus_file", "load_plus_questions", "evaluate_plus_files", "compare_plus"]
 
@@ -38,7 +31,7 @@ def _first(path: str | Path) -> Any:
     """The first record of a JSON Lines or parquet file (``None`` when there is none or it cannot be read)."""
     if Path(path).suffix != ".parquet":
         return first_record(path)
-    from benchmarks.reasonmap.errors import InvalidRecord
+    from benchmarks.errors import InvalidRecord
     from benchmarks.reasonmap.official import official_records
 
     try:
@@ -56,10 +49,10 @@ def is_plus_file(path: str | Path) -> bool:
 def load_plus_questions(path: str | Path) -> tuple[dict[str, PlusQuestion], list[Problem]]:
     """Plus questions of a JSON Lines file by id (a repeated id is reported; the first is used).
 
-    A file of the hub's records (see :func:`~benchmarks.reasonmap.plus_official.is_hub_record`)
+    A file of the hub's records (see :func:`~benchmarks.plus.official.is_hub_record`)
     is read as it is, its ids being the records' positions.
     """
-    from benchmarks.reasonmap.plus_official import is_hub_record, load_hub_plus
+    from benchmarks.plus.official import is_hub_record, load_hub_plus
 
     if is_hub_record(_first(path)):
         return load_hub_plus(path)
@@ -85,8 +78,8 @@ def evaluate_plus_files(
 
     ``weighting`` names a scheme of :mod:`~benchmarks.reasonmap.weighting`;
     plus questions are weighted by map difficulty whatever it is, except
-    ``none`` (see :func:`~benchmarks.reasonmap.plus_scoring.plus_weight`).
-    The returned evaluation's verdicts are :class:`~benchmarks.reasonmap.plus_scoring.PlusVerdict`.
+    ``none`` (see :func:`~benchmarks.plus.scoring.plus_weight`).
+    The returned evaluation's verdicts are :class:`~benchmarks.plus.scoring.PlusVerdict`.
     ``variant`` ``official`` reads answers as the public ``main_plus.py`` does; any other variant
     name (they differ only for route questions) uses the toolkit's reader.
     """
@@ -96,7 +89,7 @@ def evaluate_plus_files(
     problems = [str(problem) for problem in question_problems + prediction_problems] + repeated
     verdicts, skipped = score_plus_predictions(questions, kept, weighting=weighting)
     if variant == "official":
-        from benchmarks.reasonmap.plus_official import official_plus_verdict
+        from benchmarks.plus.official import official_plus_verdict
 
         # the same rows, weights and skips; only the reading of each answer differs
         by_key = {(p.id, p.model): p for p in kept}

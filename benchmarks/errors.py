@@ -1,4 +1,4 @@
-"""Exceptions raised by the ReasonMap benchmark package."""
+"""Exceptions raised by the benchmarks (every task's records and files)."""
 
 from __future__ import annotations
 

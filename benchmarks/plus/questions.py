@@ -44,8 +44,9 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from benchmarks.reasonmap.errors import InvalidRecord
-from benchmarks.reasonmap.records import DIFFICULTIES, Difficulty, answer_fields
+from benchmarks.errors import InvalidRecord
+from benchmarks.reasonmap.records import DIFFICULTIES, Difficulty
+from benchmarks.records import answer_fields, field_of
 from graphkit.graph import TransitGraph
 from graphkit.stats import city_stats
 
@@ -106,16 +107,6 @@ _TEMPLATES: dict[str, str] = {
 }
 
 
-def _field(record: Mapping[str, Any], name: str, kind: type | tuple[type, ...], where: str) -> Any:
-    if name not in record:
-        raise InvalidRecord(f"{where}: missing field {name!r}")
-    value = record[name]
-    if not isinstance(value, kind) or isinstance(value, bool):
-        expected = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
-        raise InvalidRecord(f"{where}: field {name!r} must be {expected}, got {value!r:.80}")
-    return value
-
-
 @dataclass(frozen=True, slots=True)
 class PlusQuestion:
     """One ReasonMap-Plus question.
@@ -168,34 +159,34 @@ class PlusQuestion:
         """Validate a plus question record; errors name ``where`` and the field."""
         if not isinstance(record, Mapping):
             raise InvalidRecord(f"{where}: a question must be a JSON object")
-        kind = _field(record, "type", str, where)
+        kind = field_of(record, "type", str, where)
         if kind not in PLUS_TYPES:
             raise InvalidRecord(f"{where}: field 'type' must be one of {list(PLUS_TYPES)}, got {kind!r}")
-        entities = {name: _field(record, name, str, where) for name in _ENTITIES[kind]}
-        difficulty = _field(record, "difficulty_city", str, where)
+        entities = {name: field_of(record, name, str, where) for name in _ENTITIES[kind]}
+        difficulty = field_of(record, "difficulty_city", str, where)
         if difficulty not in DIFFICULTIES:
             raise InvalidRecord(f"{where}: field 'difficulty_city' must be one of {list(DIFFICULTIES)}")
         options = None
         answer: str | int
         if ANSWER_KINDS[kind] == "choice":
-            options = _options(_field(record, "options", Mapping, where), where)
-            answer = _field(record, "answer", str, where)
+            options = _options(field_of(record, "options", Mapping, where), where)
+            answer = field_of(record, "answer", str, where)
             if answer not in OPTION_LETTERS:
                 raise InvalidRecord(f"{where}: field 'answer' must be one of {list(OPTION_LETTERS)}, got {answer!r}")
         elif ANSWER_KINDS[kind] == "integer":
-            answer = _field(record, "answer", int, where)
+            answer = field_of(record, "answer", int, where)
             if answer < 0:
                 raise InvalidRecord(f"{where}: field 'answer' must be a non-negative integer, got {answer}")
         else:
-            answer = _field(record, "answer", str, where)
+            answer = field_of(record, "answer", str, where)
             if answer not in ("yes", "no"):
                 raise InvalidRecord(f"{where}: field 'answer' must be 'yes' or 'no', got {answer!r}")
         return cls(
-            id=str(_field(record, "id", (str, int), where)),
+            id=str(field_of(record, "id", (str, int), where)),
             type=kind,
-            country=_field(record, "country", str, where),
-            city=_field(record, "city", str, where),
-            question=_field(record, "question", str, where),
+            country=field_of(record, "country", str, where),
+            city=field_of(record, "city", str, where),
+            question=field_of(record, "question", str, where),
             answer=answer,
             difficulty_city=difficulty,
             options=options,

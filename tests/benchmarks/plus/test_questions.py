@@ -8,9 +8,9 @@ from collections import Counter, deque
 
 import pytest
 
-from benchmarks.reasonmap.errors import InvalidRecord
-from benchmarks.reasonmap.io import write_jsonl
-from benchmarks.reasonmap.plus import (
+from benchmarks.errors import InvalidRecord
+from benchmarks.jsonl import write_jsonl
+from benchmarks.plus.questions import (
     ANSWER_KINDS,
     OPTION_LETTERS,
     PLUS_TYPES,

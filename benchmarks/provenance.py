@@ -1,0 +1,53 @@
+"""Provenance: what a result was computed from (input checksums) and with (toolkit and library versions).
+
+Every report records both, so a number can be traced to its inputs; file
+names, not paths, are recorded, so the same inputs give the same report
+wherever they lie.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import platform
+from collections.abc import Iterable
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+__all__ = ["file_sha256", "input_entry", "versions"]
+
+#: The packages every report names; a caller adds the ones its results depend on.
+CORE_PACKAGES = ("reasonmap-toolkit", "igraph", "numpy")
+
+
+def file_sha256(path: str | Path) -> str:
+    """Checksum of a file, recorded in reports so results can be traced to their inputs.
+
+    A folder (a Hugging Face dataset) is checksummed over its files' relative paths and contents, in sorted order.
+    """
+    digest = hashlib.sha256()
+    path = Path(path)
+    files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+    for file in files:
+        if file != path:
+            digest.update(file.relative_to(path).as_posix().encode("utf-8") + b"\0")
+        with open(file, "rb") as stream:
+            for block in iter(lambda: stream.read(1 << 20), b""):
+                digest.update(block)
+    return digest.hexdigest()
+
+
+def input_entry(path: str | Path) -> dict[str, Any]:
+    """A report's record of one input: its file name and checksum."""
+    return {"file": Path(path).name, "sha256": file_sha256(path)}
+
+
+def versions(packages: Iterable[str] = CORE_PACKAGES) -> dict[str, str]:
+    """Python's version and each package's (``not installed`` when it is not)."""
+    found = {"python": platform.python_version()}
+    for package in packages:
+        try:
+            found[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            found[package] = "not installed"
+    return found

@@ -1,0 +1,87 @@
+"""Reading route question and prediction files: the toolkit's own and the public data set's.
+
+Public data set files (JSON, parquet, a Hugging Face dataset folder) carry
+their cities' Metro Data; :func:`graph_lookup` finds a question's graph
+there, in a folder of Metro Data, or among the embedded cities.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from benchmarks.jsonl import Problem, first_record, read_jsonl, unique_by_id
+from benchmarks.reasonmap.official import load_official
+from benchmarks.reasonmap.records import Prediction, Question
+from graphkit.graph import TransitGraph
+
+__all__ = ["read_questions", "read_predictions", "load_questions", "graph_lookup"]
+
+
+def read_questions(path: str | Path) -> tuple[list[Question], list[Problem]]:
+    """Question records of a JSON Lines file (the toolkit's own, or the public data set's export)."""
+    return read_jsonl(path, Question.from_dict)
+
+
+def read_predictions(path: str | Path) -> tuple[list[Prediction], list[Problem]]:
+    """Prediction records of a JSON Lines file."""
+    return read_jsonl(path, Prediction.from_dict)
+
+
+def _is_official(path: Path) -> bool:
+    """Public data set files have no ``long_template``; the toolkit's own question files do.
+
+    Parquet files and Hugging Face dataset folders are read as the public data set's (whatever columns they add).
+    """
+    if path.suffix == ".parquet" or path.is_dir():
+        return True
+    first = first_record(path)
+    return isinstance(first, dict) and "long_template" not in first and "json" in first
+
+
+def load_questions(path: str | Path) -> tuple[dict[str, Question], dict[str, Any], list[Problem]]:
+    """Questions of the toolkit's own files or of the public data set's, with any Metro Data they carry.
+
+    The public data set's may be a Hugging Face dataset folder (``reasonmap export --format hf`` writes one);
+    a repeated id there is reported too.
+    """
+    path = Path(path)
+    if _is_official(path):
+        found = load_official(path)
+        unique, repeated = unique_by_id(found.questions, path)
+        return unique, dict(found.metro), list(found.problems) + repeated
+    questions, problems = read_jsonl(path, Question.from_dict)
+    unique, repeated = unique_by_id(questions, path)
+    return unique, {}, problems + repeated
+
+
+def graph_lookup(
+    metro: dict[str, Any], override: TransitGraph | None = None, metro_dir: str | Path | None = None
+) -> Callable[[Question], TransitGraph]:
+    """The graph of a question's city: ``override``, else one from ``metro_dir`` (a folder of Metro Data
+    files named after their cities, like a synthetic benchmark's), else the embedded city, else one
+    compiled from ``metro``.
+
+    ``metro`` maps a city to the Metro Data its question file carried (see :func:`load_questions`).
+    """
+    from graphkit.cities import city_graph, city_names, graphs_by_city
+    from graphkit.graph import compile_graph
+
+    compiled: dict[str, TransitGraph] = {}
+    by_city = graphs_by_city(metro_dir) if metro_dir is not None else None
+
+    def graph_for(question: Question) -> TransitGraph:
+        if override is not None:
+            return override
+        if by_city is not None:
+            return by_city(question.city)
+        if question.city in city_names():
+            return city_graph(question.city)  # embedded, with its topology overlay
+        if question.city not in compiled:
+            if question.city not in metro:
+                raise ValueError(f"no Metro Data for city {question.city!r}: pass --metro or --metro-dir")
+            compiled[question.city] = compile_graph(metro[question.city])
+        return compiled[question.city]
+
+    return graph_for

@@ -1,0 +1,49 @@
+"""Record pieces every task shares: the fields of a prediction row, checked fields, the invalid-answer marker."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from benchmarks.errors import InvalidRecord
+
+__all__ = ["Invalid", "answer_fields", "field_of"]
+
+
+@dataclass(frozen=True, slots=True)
+class Invalid:
+    """A response that did not parse; ``reason`` says why (``refusal`` among them)."""
+
+    reason: str
+    refusal: bool = False
+
+
+def field_of(record: Mapping[str, Any], name: str, kind: type | tuple[type, ...], where: str) -> Any:
+    """``record[name]``, checked to be of ``kind``; the error names the record and field."""
+    if name not in record:
+        raise InvalidRecord(f"{where}: missing field {name!r}")
+    value = record[name]
+    if not isinstance(value, kind) or isinstance(value, bool) and kind is int:
+        expected = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
+        raise InvalidRecord(f"{where}: field {name!r} must be {expected}, got {value!r:.80}")
+    return value
+
+
+def answer_fields(record: Any, where: str) -> tuple[str, str, str, int | None]:
+    """``id, model, response, tokens`` of any prediction row, checked; every benchmark's predictions share them.
+
+    A ``null`` response (a failed call) reads as ``""``: scored as invalid, not dropped.
+    """
+    if not isinstance(record, Mapping):
+        raise InvalidRecord(f"{where}: a prediction must be a JSON object")
+    tokens = record.get("tokens")
+    if tokens is not None and (not isinstance(tokens, int) or isinstance(tokens, bool) or tokens < 0):
+        raise InvalidRecord(f"{where}: field 'tokens' must be a non-negative integer or null, got {tokens!r:.80}")
+    response = record.get("response")
+    if response is None:
+        response = ""
+    if not isinstance(response, str):
+        raise InvalidRecord(f"{where}: field 'response' must be a string, got {type(response).__name__}")
+    identifier = str(field_of(record, "id", (str, int), where))
+    return identifier, field_of(record, "model", str, where), response, tokens
