@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 import igraph
 import numpy
 
+from graphkit.dags import least_cost_hops, towards
 from graphkit.errors import AmbiguousStation, InvalidName, TransitError, UnknownLine, UnknownStation
 from graphkit.identities import QUALIFIER, station_identities
 from graphkit.matching import NameIndex
@@ -259,7 +260,8 @@ class TransitGraph:
 
     def resolve_line(self, query: str) -> str:
         """The line ``query`` names (see :class:`graphkit.matching.NameIndex`); see :meth:`resolve_station`."""
-        _check_query(query, "line")
+        if query not in self.lines:  # line names are free text: a data's own name is taken as written
+            _check_query(query, "line")
         return self.line_index.resolve(query)
 
     def lines_at(self, station: str) -> tuple[str, ...]:
@@ -369,7 +371,7 @@ class TransitGraph:
         wanted = None if targets is None else {self._vertex[name] for name in targets}
         for _, tails, heads in self._least_cost_hops([s]):
             if wanted is not None:  # only the routes that lead to a wanted target are built
-                tails, heads = _towards(tails, heads, wanted)
+                tails, heads = towards(tails, heads, wanted)
             return iter(self._routes_along(s, tails, heads, max_routes, wanted))
         raise AssertionError("unreachable: one source, one DAG")
 
@@ -395,69 +397,17 @@ class TransitGraph:
             yield from self._routes_along(s, tails, heads, max_routes)
 
     def _least_cost_hops(self, vertices: Sequence[int]) -> Iterator[tuple[int, list[int], list[int]]]:
-        """Per source vertex, the hops ``(tails, heads)`` of its least-cost DAG, grouped by head, nearest first.
-
-        A hop from p to t is on the DAG when the least weight to t is the least
-        weight to p plus the hop's. In the search graph: some line's stop at t
-        is alighted from (its weight is t's) and is reached, stop by stop along
-        that line, from a stop at p that is boarded (its weight is p's plus a
-        ride). Each stop reached by exactly one ride and not boarded shares the
-        boarding stops of that ride's tail; pointer jumping finds them for a
-        block of sources at once. The stops where rides meet, or where a stop
-        both is boarded and is ridden through, are few: their boarding stops
-        are gathered one by one.
-        """
+        """Per source vertex, the hops ``(tails, heads)`` of its least-cost DAG, grouped by head, nearest first
+        (see :func:`graphkit.dags.least_cost_hops`); distances are found a block of sources at a time."""
         n, stops = len(self.stations), len(self._stop_station)
-        stop_station, ride_tails, ride_heads = self._stop_station, self._ride_tails, self._ride_heads
-        cells = n + stops + len(ride_tails)
+        cells = n + stops + len(self._ride_tails)
         per_block = max(1, min(_SOURCES_PER_BLOCK, _CELLS_PER_BLOCK // max(1, cells)))
         for first in range(0, len(vertices), per_block):
             chunk = vertices[first : first + per_block]
-            block = numpy.asarray(self._graph.distances(source=chunk, weights="weight"))
-            distance, at_stop = block[:, :n], block[:, n:]
-            reached = numpy.isfinite(at_stop)
-            boarded = (at_stop == distance[:, stop_station] + RIDE_WEIGHT) & reached
-            alighted = (at_stop == distance[:, stop_station]) & reached
-            rows, rides = numpy.nonzero((at_stop[:, ride_tails] + 1 == at_stop[:, ride_heads]) & reached[:, ride_heads])
-            into = rows * stops + ride_heads[rides]  # each least-cost ride's head, as a flat (row, stop) cell
-            arrivals = numpy.bincount(into, minlength=len(chunk) * stops).reshape(len(chunk), stops)
-            root = numpy.tile(numpy.arange(stops), (len(chunk), 1))
-            follows = ((arrivals == 1) & ~boarded).ravel()[into]
-            root.ravel()[into[follows]] = ride_tails[rides[follows]]
-            while True:  # rides strictly gain weight: the chains end, in log(longest line) rounds
-                jumped = numpy.take_along_axis(root, root, axis=1)
-                if numpy.array_equal(jumped, root):
-                    break
-                root = jumped
-            alight_rows, alight_stops = numpy.nonzero(alighted)
-            alight_roots = root[alight_rows, alight_stops]
-            plain = (boarded & (arrivals == 0))[alight_rows, alight_roots]  # one boarding stop: one hop
-            hop_rows = alight_rows[plain]
-            tails = stop_station[alight_roots[plain]]
-            heads = stop_station[alight_stops[plain]]
-            if not plain.all():
-                meeting = ~follows
-                more_rows, more_tails, more_heads = _merged_hops(
-                    at_stop,
-                    boarded,
-                    root,
-                    stop_station,
-                    (rows[meeting], ride_tails[rides[meeting]], ride_heads[rides[meeting]]),
-                    (alight_rows[~plain], alight_stops[~plain]),
-                )
-                hop_rows = numpy.concatenate((hop_rows, more_rows))
-                tails = numpy.concatenate((tails, more_tails))
-                heads = numpy.concatenate((heads, more_heads))
-            order = numpy.lexsort((tails, heads, distance[hop_rows, heads], hop_rows))
-            hop_rows, tails, heads = hop_rows[order], tails[order], heads[order]
-            # two lines of the same length between two stations make one hop
-            kept = numpy.ones(len(order), dtype=bool)
-            kept[1:] = (hop_rows[1:] != hop_rows[:-1]) | (heads[1:] != heads[:-1]) | (tails[1:] != tails[:-1])
-            hop_rows, tails, heads = hop_rows[kept], tails[kept].tolist(), heads[kept].tolist()
-            bounds = numpy.searchsorted(hop_rows, numpy.arange(len(chunk) + 1)).tolist()
-            for offset, s in enumerate(chunk):
-                start, end = bounds[offset], bounds[offset + 1]
-                yield s, tails[start:end], heads[start:end]
+            weights = numpy.asarray(self._graph.distances(source=chunk, weights="weight"))
+            yield from least_cost_hops(
+                chunk, weights, self._stop_station, self._ride_tails, self._ride_heads, ride_weight=RIDE_WEIGHT
+            )
 
     def _routes_along(
         self, s: int, tails: list[int], heads: list[int], max_routes: int | None, wanted: set[int] | None = None
@@ -575,61 +525,6 @@ def _check_query(query: str, kind: str) -> None:
     unsafe = unsafe_character(query)
     if unsafe is not None:
         raise InvalidName(query, unsafe, kind=kind)
-
-
-def _towards(tails: list[int], heads: list[int], wanted: set[int]) -> tuple[list[int], list[int]]:
-    """The hops of a least-cost DAG that lead to a ``wanted`` station (the order kept)."""
-    into: dict[int, list[int]] = defaultdict(list)
-    for p, t in zip(tails, heads):
-        into[t].append(p)
-    keep: set[int] = set()
-    stack = list(wanted)
-    while stack:
-        t = stack.pop()
-        if t not in keep:
-            keep.add(t)
-            stack.extend(into.get(t, ()))
-    pairs = [(p, t) for p, t in zip(tails, heads) if t in keep]
-    return [p for p, _ in pairs], [t for _, t in pairs]
-
-
-def _merged_hops(
-    at_stop: numpy.ndarray,
-    boarded: numpy.ndarray,
-    root: numpy.ndarray,
-    stop_station: numpy.ndarray,
-    rides: tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray],
-    alighted: tuple[numpy.ndarray, numpy.ndarray],
-) -> tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]:
-    """The hops ``(rows, tails, heads)`` into the ``alighted`` stops whose chain ends where rides meet.
-
-    ``rides`` are the least-cost rides ``(row, tail stop, head stop)`` into such meeting stops; a
-    meeting stop's boarding stations are its own (when boarded) and those of each ride's tail's root,
-    found in order of weight (a tail weighs less than its head).
-    """
-    into: dict[tuple[int, int], list[int]] = defaultdict(list)
-    for row, tail, head in zip(*(part.tolist() for part in rides)):
-        into[row, head].append(tail)
-    boarding: dict[tuple[int, int], set[int]] = {}
-    for row, stop in sorted(into, key=lambda key: at_stop[key]):
-        found = {int(stop_station[stop])} if boarded[row, stop] else set()
-        for tail in into[row, stop]:
-            start = int(root[row, tail])
-            found |= boarding.get((row, start)) or {int(stop_station[start])}
-        boarding[row, stop] = found
-    out_rows, out_tails, out_heads = [], [], []
-    for row, stop in zip(*(part.tolist() for part in alighted)):
-        head = int(stop_station[stop])
-        for tail in sorted(boarding[row, int(root[row, stop])]):
-            out_rows.append(row)
-            out_tails.append(tail)
-            out_heads.append(head)
-    as_array = numpy.array
-    return (
-        as_array(out_rows, dtype=numpy.int64),
-        as_array(out_tails, dtype=numpy.int64),
-        as_array(out_heads, dtype=numpy.int64),
-    )
 
 
 def compile_graph(metro: MetroData, overlay: Overlay | None = None) -> TransitGraph:

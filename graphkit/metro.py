@@ -197,9 +197,6 @@ def _parse_line(line_name: Any, stations: Any, *, source: str, allowed_repeats: 
     if not isinstance(line_name, str) or not line_name.strip():
         raise InvalidMetroData(f"{source}: line names must be non-empty strings, got {shorten(repr(line_name))}")
     where = f"{source}, line {shorten(line_name)!r}"
-    unsafe = unsafe_character(line_name)
-    if unsafe is not None:
-        raise InvalidMetroData(f"{where}: the line name contains {unsafe}")
     if not isinstance(stations, list):
         raise InvalidMetroData(f"{where}: expected a list of stations, got {type(stations).__name__}")
     if not stations:

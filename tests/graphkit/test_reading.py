@@ -164,9 +164,11 @@ def test_a_station_with_a_control_or_bidi_character_is_refused_naming_file_line_
     assert "bidi control" in message if ord(character) > 0xFF else "a control character" in message
 
 
-def test_a_line_name_with_a_bidi_character_is_refused():
-    with pytest.raises(InvalidMetroData, match=r"^<dict>, line '\\u202eL': the line name contains U\+202E"):
-        load_metro({"\u202eL": ["A", "B"]})
+def test_a_line_name_in_the_data_is_free_text_but_a_query_for_one_is_checked():
+    graph = compile_graph(load_metro({"Line\n3": ["A", "B"], "L": ["B", "C"]}))
+    assert graph.resolve_line("Line\n3") == "Line\n3"
+    with pytest.raises(InvalidName, match=r"^line name 'L\\u202e' contains U\+202E"):
+        graph.resolve_line("L\u202e")
 
 
 @pytest.mark.parametrize("character", ["\u202e", "\u2066", "\x00", "\x1b"])
