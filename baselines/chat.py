@@ -14,15 +14,17 @@ The worker side of :mod:`baselines.client`, standard library only
   row blames the model for them.
 
 Error rows have ``response`` ``""`` (scored as invalid) and the reason in
-``error``. Texts from the server are redacted of the key before they are
-kept anywhere.
+``error``. Everything from the server is redacted of the key (:func:`redact`)
+before it is parsed, cut, kept or shown.
 """
 
 from __future__ import annotations
 
+import functools
 import http.client
 import json
 import random
+import re
 import socket
 import threading
 import time
@@ -33,11 +35,51 @@ from urllib.parse import urlsplit
 
 from baselines.requests import Request
 
-__all__ = ["RETRY_STATUSES", "FATAL_STATUSES", "Backoff", "ChatSession", "Outcome", "chat_url", "ask"]
+__all__ = ["RETRY_STATUSES", "FATAL_STATUSES", "Backoff", "ChatSession", "Outcome", "chat_url", "redact", "ask"]
 
 RETRY_STATUSES = frozenset({408, 429})
 FATAL_STATUSES = frozenset({401, 403, 404})
 _EXCERPT = 300
+_REDACTED = "[redacted]"
+_SHORTEST_PREFIX = 8  # a cut key keeps this much of its start at least to count as the key
+
+
+@functools.lru_cache(maxsize=8)
+def _key_pattern(key: str) -> re.Pattern[str]:
+    """Every form of ``key`` a text may hold: as is or JSON-escaped, whole or cut to 8 or more characters."""
+    forms = {key, json.dumps(key)[1:-1], json.dumps(key, ensure_ascii=False)[1:-1]}
+    forms |= {form.replace("/", "\\/") for form in forms}  # JSON may escape "/" too
+    prefixes = {form[:end] for form in forms for end in range(min(_SHORTEST_PREFIX, len(form)), len(form) + 1)}
+    # longest first: the alternation takes the first that matches, so a whole key is never left half-shown
+    return re.compile("|".join(re.escape(prefix) for prefix in sorted(prefixes, key=lambda p: (-len(p), p))))
+
+
+def redact(value: Any, key: str) -> Any:
+    """``value`` with every form of ``key`` replaced by ``[redacted]``, in strings at any depth of lists and dicts.
+
+    The forms are the key itself (so ``Bearer <key>`` too), its JSON-escaped
+    spelling, and every prefix of either of 8 or more characters: a text cut
+    in the middle of the key still shows none of it. Called on every text
+    from the server before it is parsed, cut, stored or printed.
+
+    Examples
+    --------
+    >>> redact("auth: Bearer sk-SECRET-TEST-KEY", "sk-SECRET-TEST-KEY")
+    'auth: Bearer [redacted]'
+    >>> redact({"note": ["cut at sk-SECRET-TE..."], "n": 3}, "sk-SECRET-TEST-KEY")
+    {'note': ['cut at [redacted]...'], 'n': 3}
+    >>> redact("sk-SECRE is only 8 characters of it, sk-SECR is 7", "sk-SECRET-TEST-KEY")
+    '[redacted] is only 8 characters of it, sk-SECR is 7'
+    """
+    if not key:
+        return value
+    if isinstance(value, str):
+        return _key_pattern(key).sub(_REDACTED, value)
+    if isinstance(value, dict):
+        return {redact(name, key): redact(item, key) for name, item in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(redact(item, key) for item in value)
+    return value
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,9 +175,12 @@ class ChatSession:
     backoff: Backoff
     api_key: str = field(repr=False)
     stop: threading.Event = field(repr=False)
+    #: the name written in each row (``--name``: two runs of one model kept apart); default the model's
+    label: str = ""
 
-    def redact(self, text: str) -> str:
-        return text.replace(self.api_key, "[redacted]") if self.api_key else text
+    def redact(self, value: Any) -> Any:
+        """``value`` without this session's key: see :func:`redact`."""
+        return redact(value, self.api_key)
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,8 +244,8 @@ def _retry_after(value: str | None) -> float | None:
         return None
 
 
-def _excerpt(data: bytes) -> str:
-    text = data.decode("utf-8", errors="replace")
+def _excerpt(text: str) -> str:
+    """The readable part of an error body (already redacted), cut to a few hundred characters."""
     try:
         error = json.loads(text).get("error")
         if isinstance(error, dict) and isinstance(error.get("message"), str):
@@ -223,15 +268,17 @@ def _attempt(session: ChatSession, body: bytes) -> dict[str, Any]:
         raise _Retry(f"cannot connect: {error}", unreachable=True) from None
     except (OSError, http.client.HTTPException) as error:
         raise _Retry(f"connection failed: {type(error).__name__}: {error}") from None
+    # redacted before anything reads it: an excerpt cut first could end in the middle of the key
+    text = session.redact(data.decode("utf-8", errors="replace"))
     if status != 200:
-        message = f"HTTP {status}: {_excerpt(data)}"
+        message = f"HTTP {status}: {_excerpt(text)}"
         if status in RETRY_STATUSES or status >= 500:
             raise _Retry(message, retry_after=_retry_after(headers.get("Retry-After")))
         if status in FATAL_STATUSES:
             raise _Fatal(message)
         raise _Final(message)
     try:
-        return _completion(json.loads(data))
+        return session.redact(_completion(json.loads(text)))
     except ValueError as error:
         raise _Retry(f"malformed response: {error}") from None
 
@@ -240,7 +287,7 @@ def _completion(payload: Any) -> dict[str, Any]:
     """The fields kept from a chat-completion body; ``ValueError`` when it is not one."""
     choices = payload.get("choices") if isinstance(payload, dict) else None
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-        raise ValueError(f"no choices in the body ({_excerpt(json.dumps(payload).encode())})")
+        raise ValueError(f"no choices in the body ({_excerpt(json.dumps(payload, ensure_ascii=False))})")
     message = choices[0].get("message")
     if not isinstance(message, dict):
         raise ValueError("choices[0] has no message")
@@ -312,4 +359,6 @@ def ask(session: ChatSession, request: Request) -> Outcome:
             if error.unreachable:
                 return Outcome("unreachable", request, message=message)
             fields = {"error": f"{message} (gave up after {attempts} attempts)"}
-        return Outcome("row", request, _row(request, session.model, fields, attempts, time.monotonic() - started))
+        return Outcome(
+            "row", request, _row(request, session.label or session.model, fields, attempts, time.monotonic() - started)
+        )

@@ -84,14 +84,39 @@ class OutputFileError(ClientError, ValueError):
 
 @dataclass(frozen=True, slots=True)
 class RunSummary:
-    """What a run did: ``total`` requests, ``done_before`` already in the file, ``done_now`` rows written
-    (``errors`` of them error rows), in ``seconds``."""
+    """What a run did: ``total`` requests, ``done_before`` already in the file (``errors_before`` of them
+    error rows only), ``done_now`` rows written (``errors`` of them error rows), in ``seconds``.
+
+    Examples
+    --------
+    >>> summary = RunSummary(total=24, done_before=0, done_now=24, errors=24, seconds=1.0)
+    >>> summary.answered, summary.all_failed
+    (0, True)
+    >>> RunSummary(total=24, done_before=3, done_now=21, errors=21, seconds=1.0).all_failed
+    False
+    """
 
     total: int
     done_before: int
     done_now: int
     errors: int
     seconds: float
+    errors_before: int = 0
+
+    @property
+    def answered(self) -> int:
+        """Requests answered by the model in this run (rows written that are not error rows)."""
+        return self.done_now - self.errors
+
+    @property
+    def answered_before(self) -> int:
+        """Requests that already had an answer (not only an error row) in the file."""
+        return self.done_before - self.errors_before
+
+    @property
+    def all_failed(self) -> bool:
+        """There were requests, and not one of them has an answer, from this run or an earlier one."""
+        return self.total > 0 and self.answered == 0 and self.answered_before == 0
 
     def __str__(self) -> str:
         left = self.total - self.done_before - self.done_now
@@ -176,11 +201,12 @@ def _fsync_dir(path: Path) -> None:
 
 def _prepare(
     out: Path, model: str, wanted: set[tuple[str, str]], *, retry_errors: bool
-) -> tuple[int, set[tuple[str, str]], int]:
+) -> tuple[int, set[tuple[str, str]], set[tuple[str, str]], int]:
     """Open ``out`` for appending after repairing and, with ``retry_errors``, pruning it.
 
     Returns the locked descriptor, the keys ``(id, question)`` already done for
-    ``model``, and the bytes of a torn last line that were dropped.
+    ``model``, those of them with an answer (not only error rows), and the
+    bytes of a torn last line that were dropped.
     """
     out.parent.mkdir(parents=True, exist_ok=True)
     created = not out.exists()
@@ -209,7 +235,7 @@ def _prepare(
         os.close(fd)
         raise
     done = {key[:2] for key, _, _ in existing.rows if key[2] == model and key not in drop}
-    return fd, done, existing.torn
+    return fd, done, {key[:2] for key in answered if key[2] == model}, existing.torn
 
 
 def _append(fd: int, row: dict[str, Any]) -> None:
@@ -259,6 +285,7 @@ def run_requests(
     api_key: str | None = None,
     retry_errors: bool = False,
     backoff: Backoff | None = None,
+    name: str | None = None,
 ) -> RunSummary:
     """Ask ``model`` at ``endpoint`` every request not yet answered in ``out``, appending one row each.
 
@@ -269,7 +296,7 @@ def run_requests(
     endpoint
         The OpenAI-compatible base URL, e.g. ``http://host:8000/v1`` (see :func:`chat_url`).
     model
-        The model name sent to the endpoint and written in each row.
+        The model name sent to the endpoint and written in each row (unless ``name`` is given).
     out
         The prediction file (JSON Lines), created or resumed; it may hold rows of other models.
     concurrency
@@ -288,6 +315,8 @@ def run_requests(
         Ask again the requests whose row in ``out`` is an error row (those rows are removed first).
     backoff
         The retry waits (default :class:`Backoff()`).
+    name
+        The model's name in the rows (default ``model``): tags two runs of one model apart.
 
     Returns
     -------
@@ -296,7 +325,7 @@ def run_requests(
     Raises
     ------
     ValueError
-        An option is invalid or two requests share a key.
+        An option is invalid, a request has no id, or two requests share a key.
     OutputFileError
         ``out`` has a bad row before its last line, or another run holds it.
     EndpointRefused
@@ -324,13 +353,16 @@ def run_requests(
     for number, request in enumerate(requests, start=1):
         if not isinstance(request, Request):
             raise ValueError(f"requests[{number - 1}]: expected a Request, got {type(request).__name__}")
+        if not isinstance(request.id, str) or not request.id.strip():
+            raise ValueError(f"requests[{number - 1}]: the id must be a non-empty string, got {request.id!r:.80}")
         if request.key in seen:
             raise ValueError(
                 f"requests[{number - 1}]: duplicate request id={request.id!r}, question={request.question!r}"
             )
         seen.add(request.key)
     out = Path(out)
-    fd, done, torn = _prepare(out, model, seen, retry_errors=retry_errors)
+    label = name or model
+    fd, done, answered, torn = _prepare(out, label, seen, retry_errors=retry_errors)
     if torn and progress:
         print(f"{out}: dropped a torn last line ({torn} bytes) left by an interrupted run", file=sys.stderr)
     todo = [request for request in requests if request.key not in done]
@@ -344,6 +376,7 @@ def run_requests(
         backoff=backoff if backoff is not None else Backoff(),
         api_key=api_key if api_key is not None else os.environ.get("OPENAI_API_KEY", ""),
         stop=threading.Event(),
+        label=label,
     )
     from tqdm import tqdm
 
@@ -351,7 +384,7 @@ def run_requests(
         total=len(requests),
         initial=len(requests) - len(todo),
         unit="req",
-        desc=model,
+        desc=label,
         disable=not progress,
         dynamic_ncols=True,
         file=sys.stderr,
@@ -363,7 +396,14 @@ def run_requests(
         session.stop.set()
         bar.close()
         os.close(fd)
-    return RunSummary(len(requests), len(requests) - len(todo), written, errors, round(time.monotonic() - started, 3))
+    return RunSummary(
+        total=len(requests),
+        done_before=len(requests) - len(todo),
+        done_now=written,
+        errors=errors,
+        seconds=round(time.monotonic() - started, 3),
+        errors_before=len((seen & done) - answered),
+    )
 
 
 def _pump(session: ChatSession, todo: list[Request], fd: int, bar: Any, concurrency: int) -> tuple[int, int]:
@@ -402,9 +442,10 @@ def _pump(session: ChatSession, todo: list[Request], fd: int, bar: Any, concurre
             if isinstance(outcome, BaseException):
                 raise outcome
             if outcome.kind == "fatal":
-                raise EndpointRefused(f"{session.url}: {outcome.message} (check the endpoint, model and key)")
+                message = f"{session.url}: {outcome.message} (check the endpoint, model and key)"
+                raise EndpointRefused(session.redact(message))
             if outcome.kind == "unreachable":
-                raise EndpointUnreachable(f"{session.url}: {outcome.message}")
+                raise EndpointUnreachable(session.redact(f"{session.url}: {outcome.message}"))
             if outcome.kind == "row":
                 write(outcome)
             # the next request starts only once this answer is on disk: a kill repeats at most `concurrency` calls

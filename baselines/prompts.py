@@ -21,11 +21,13 @@ import io
 from collections.abc import Callable, Iterable
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from baselines.requests import Request
-from benchmarks.reasonmap.records import KINDS, Kind, Question
 from graphkit.graph import TransitGraph
+
+if TYPE_CHECKING:
+    from benchmarks.tasks import Task
 
 __all__ = [
     "MODES",
@@ -48,15 +50,15 @@ _SYMBOLIC_LEAD = (
 )
 
 
-def symbolic_prompt(question: Question, graph: TransitGraph, kind: Kind, *, textualization: str = "lines") -> str:
+def symbolic_prompt(text: str, graph: TransitGraph, *, textualization: str = "lines") -> str:
     """The symbolic prompt: the lead-in, the textualized network (between ``<map>`` tags), then the question."""
     from baselines.textualize import render, symbolic_context
 
-    return f"{_SYMBOLIC_LEAD}\n\n{symbolic_context(render(graph, textualization))}\n\n{question.text(kind)}"
+    return f"{_SYMBOLIC_LEAD}\n\n{symbolic_context(render(graph, textualization))}\n\n{text}"
 
 
-def find_map(maps: str | Path, question: Question) -> Path:
-    """The map image of a question's city in ``maps``.
+def find_map(maps: str | Path, question: Any) -> Path:
+    """The map image of a question's city (its ``city`` and ``country``) in ``maps``.
 
     Raises
     ------
@@ -112,70 +114,95 @@ def _messages(content: Any) -> tuple[dict[str, Any], ...]:
 
 
 def build_requests(
-    questions: Iterable[Question],
+    questions: Iterable[Any],
     *,
     mode: str,
-    graph_for: Callable[[Question], TransitGraph] | None = None,
+    task: Task | None = None,
+    graph_for: Callable[[Any], TransitGraph] | None = None,
     textualization: str = "lines",
     maps: str | Path | None = None,
     pixel_budget: int = DEFAULT_PIXEL_BUDGET,
     pixel_limit: int = DEFAULT_PIXEL_LIMIT,
     alias_strategy: str = "romanize",
+    missing_maps: list[str] | None = None,
 ) -> list[Request]:
-    """Requests for both kinds of every question in one prompt mode.
+    """Requests for every prompt of every question of a task (:mod:`benchmarks.tasks`) in one prompt mode.
 
     Parameters
     ----------
-    questions : iterable of Question
+    questions : iterable
+        The task's questions (route: :class:`~benchmarks.reasonmap.records.Question`, both kinds each).
     mode : {"full", "text-only", "symbolic", "alias"}
+        One of the task's modes.
+    task : Task, optional
+        Default: the route task.
     graph_for : callable, optional
         The graph of a question's city (default: the embedded city).
     textualization : str
         For ``symbolic`` and ``alias``: which textualization of the network.
     maps : path, optional
-        For ``full``: the folder of map images.
+        For ``full``: the folder of map images (a map QA question's ``image`` is relative to it).
     pixel_budget, pixel_limit : int
         For ``full``: downscaling target and decoding limit (see the module notes).
     alias_strategy : str
         For ``alias``: ``romanize`` or ``borrow`` (see :mod:`baselines.alias`).
+    missing_maps : list, optional
+        For ``full``: when given, a question whose map is missing is skipped and the reason appended here
+        (default: an error).
 
     Raises
     ------
     ValueError
-        An unknown mode, or ``full`` without ``maps``.
+        A mode the task does not have, or ``full`` without ``maps``.
     FileNotFoundError
-        A city's map is missing from ``maps``.
+        A map is missing from ``maps`` (unless ``missing_maps`` collects them).
     """
-    if mode not in MODES:
-        raise ValueError(f"mode must be one of {list(MODES)}, got {mode!r}")
+    if task is None:
+        from benchmarks.tasks import get_task
+
+        task = get_task("route")
+    if mode not in task.modes:
+        raise ValueError(f"{task.name} questions are asked in mode {', '.join(task.modes)}, not {mode!r}")
     if mode == "full" and maps is None:
         raise ValueError("mode 'full' needs the folder of map images (maps=...; the toolkit ships none)")
     if graph_for is None:
         from graphkit.cities import city_graph
 
-        def graph_for(question: Question) -> TransitGraph:
+        def graph_for(question: Any) -> TransitGraph:
             return city_graph(question.city)
 
     requests: list[Request] = []
     for question in questions:
-        for kind in KINDS:
+        prompts = task.prompts(question)
+        if mode == "full":
+            try:
+                where = Path(maps) / prompts[0].image if prompts[0].image else find_map(maps, prompts[0])
+                if not where.is_file():
+                    raise FileNotFoundError(f"no map image at {where}")
+            except FileNotFoundError as error:
+                if missing_maps is None:
+                    raise
+                missing_maps.append(f"question {question.id!r}: {error}; skipped")
+                continue
+            url = image_data_url(str(where), pixel_budget=pixel_budget, pixel_limit=pixel_limit)
+        for prompt in prompts:
             meta: dict[str, Any] = {}
             if mode == "full":
-                url = image_data_url(str(find_map(maps, question)), pixel_budget=pixel_budget, pixel_limit=pixel_limit)
                 content: Any = [
                     {"type": "image_url", "image_url": {"url": url}},
-                    {"type": "text", "text": question.text(kind)},
+                    {"type": "text", "text": prompt.text},
                 ]
             elif mode == "text-only":
-                content = question.text(kind)
+                content = prompt.text
             elif mode == "symbolic":
-                content = symbolic_prompt(question, graph_for(question), kind, textualization=textualization)
+                content = symbolic_prompt(prompt.text, graph_for(question), textualization=textualization)
                 meta["textualization"] = textualization
             else:
                 from baselines.alias import aliased
 
                 renamed_question, renamed_graph, mapping = aliased(question, graph_for(question), alias_strategy)
-                content = symbolic_prompt(renamed_question, renamed_graph, kind, textualization=textualization)
+                text = renamed_question.text(prompt.kind)
+                content = symbolic_prompt(text, renamed_graph, textualization=textualization)
                 meta.update(textualization=textualization, alias_strategy=alias_strategy, aliases=len(mapping))
-            requests.append(Request(question.id, kind, mode, _messages(content), meta))
+            requests.append(Request(prompt.id, prompt.kind, mode, _messages(content), meta))
     return requests

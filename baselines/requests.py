@@ -18,7 +18,7 @@ class Request:
 
     ``question`` is ``short`` or ``long`` for ReasonMap questions (the only
     kinds :meth:`from_dict` reads); other harnesses name their own kind
-    (``mapqa``, and ``describe`` for the descriptions of :mod:`baselines.vdi`).
+    (``mapqa``, and ``describe`` for the descriptions of :mod:`reasonmap.vdi`).
     ``mode`` names the prompt mode (``full``, ``text-only``, ``symbolic``,
     ``alias``); ``meta`` holds what a harness may want beside the messages
     (textualization, its size, the alias strategy).
@@ -46,8 +46,27 @@ class Request:
 
     @classmethod
     def from_dict(cls, record: Any, *, where: str = "request") -> Request:
+        """A request from its record form; :class:`InvalidRecord` naming ``where`` and the field when it is not one.
+
+        Examples
+        --------
+        >>> record = {"id": "q1", "question": "short", "messages": [{"role": "user", "content": "Route?"}]}
+        >>> Request.from_dict(record).key
+        ('q1', 'short')
+        >>> Request.from_dict({**record, "id": None}, where="r.jsonl:3")
+        Traceback (most recent call last):
+        ...
+        benchmarks.errors.InvalidRecord: r.jsonl:3: field 'id' must be a non-empty string, got None
+        """
         if not isinstance(record, Mapping):
             raise InvalidRecord(f"{where}: a request must be a JSON object")
+        identifier = record.get("id")
+        # an int id is the same question as its string (as question and prediction files read it); nothing else is
+        if isinstance(identifier, int) and not isinstance(identifier, bool):
+            identifier = str(identifier)
+        if not isinstance(identifier, str) or not identifier.strip():
+            got = "it is missing" if "id" not in record else f"got {identifier!r:.80}"
+            raise InvalidRecord(f"{where}: field 'id' must be a non-empty string, {got}")
         kind = record.get("question")
         if kind not in KINDS:
             raise InvalidRecord(f"{where}: field 'question' must be one of {list(KINDS)}, got {kind!r}")
@@ -55,7 +74,7 @@ class Request:
         if not isinstance(messages, list) or not messages or not all(isinstance(m, Mapping) for m in messages):
             raise InvalidRecord(f"{where}: field 'messages' must be a non-empty list of chat messages")
         return cls(
-            id=str(record.get("id")),
+            id=identifier,
             question=kind,
             mode=str(record.get("mode", "")),
             messages=tuple(dict(m) for m in messages),

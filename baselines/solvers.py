@@ -78,7 +78,7 @@ def _text_oracle(question: Question, graph: TransitGraph, kind: Kind, rng: rando
     from baselines.prompts import symbolic_prompt
     from baselines.textualize import text_oracle_routes
 
-    prompt = symbolic_prompt(question, graph, kind, textualization=options.get("textualization", "lines"))
+    prompt = symbolic_prompt(question.text(kind), graph, textualization=options.get("textualization", "lines"))
     found = text_oracle_routes(prompt, question.station_1, question.station_2)
     return render_answer(found.routes[0].segments, kind, question.long_template)
 

@@ -6,12 +6,19 @@ PNG and a vector PDF beside it, both without dates or version strings, so the
 same figures give the same bytes. Sizes are in inches for a two-column paper:
 :data:`COLUMN_WIDTH` for one column, :data:`PAGE_WIDTH` for both; the fonts
 (8 pt, 7 pt ticks) stay readable at those widths.
+
+A plot draws at most :data:`PLOT_MODELS` models (:func:`top_models`: the best
+by the report's headline metric, ties by name) and says so in a note; the
+tables beside it list every model. Without the cap a run of thousands of
+models drew a panel or a bar each, for minutes and gigabytes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import math
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -20,10 +27,15 @@ __all__ = [
     "PAGE_WIDTH",
     "COLOURS",
     "STYLE",
+    "PLOT_MODELS",
+    "ModelCap",
+    "top_models",
     "figure_style",
     "save_figure",
     "vector_path",
 ]
+
+PLOT_MODELS = 12  # as many as a page-wide figure keeps readable (a panel or a bar each)
 
 COLUMN_WIDTH, PAGE_WIDTH = 3.4, 7.0
 # Okabe and Ito's colour-blind-safe qualitative colours, black last
@@ -52,6 +64,57 @@ STYLE: dict[str, Any] = {
     "image.interpolation": "none",
     "hatch.linewidth": 0.6,
 }
+
+
+@dataclass(frozen=True, slots=True)
+class ModelCap:
+    """The models a plot draws: ``shown`` (in the order they were given), of ``total``, ranked by ``metric``."""
+
+    shown: tuple[str, ...]
+    total: int
+    metric: str
+
+    @property
+    def capped(self) -> bool:
+        """Whether some models are left out of the plot."""
+        return len(self.shown) < self.total
+
+    @property
+    def note(self) -> str:
+        """What a figure and its summary say about the cap; ``""`` when every model is drawn."""
+        if not self.capped:
+            return ""
+        return f"plots show the top {len(self.shown):,} of {self.total:,} models by {self.metric}; the tables list all"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"shown": list(self.shown), "total": self.total, "metric": self.metric, "note": self.note}
+
+
+def top_models(scores: Mapping[str, float | None], *, metric: str, limit: int = PLOT_MODELS) -> ModelCap:
+    """The ``limit`` models with the highest score (``None`` and NaN last), ties broken by name.
+
+    The shown models keep the order of ``scores`` (the report's own order), so
+    a report with no more than ``limit`` models draws exactly what it drew
+    before there was a cap.
+
+    Examples
+    --------
+    >>> cap = top_models({"b": 0.5, "a": 0.5, "c": None, "d": 0.9}, metric="accuracy", limit=2)
+    >>> cap.shown, cap.note
+    (('a', 'd'), 'plots show the top 2 of 4 models by accuracy; the tables list all')
+    >>> top_models({"b": 0.1, "a": 0.2}, metric="accuracy").shown
+    ('b', 'a')
+    """
+    if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
+        raise ValueError(f"limit: expected an integer >= 1, got {limit!r}")
+
+    def rank(model: str) -> tuple[bool, float, str]:
+        score = scores[model]
+        missing = score is None or math.isnan(score)
+        return (missing, 0.0 if missing else -float(score), model)
+
+    chosen = set(sorted(scores, key=rank)[:limit])
+    return ModelCap(tuple(model for model in scores if model in chosen), len(scores), metric)
 
 
 def _style(extra_fonts: tuple[str, ...] = ()) -> dict[str, Any]:

@@ -156,7 +156,7 @@ class OcrJob:
     metro: MetroData
     overlay: Overlay
     settings: Any
-    pixel_limit: int
+    pixel_limit: int | None
     cache_dir: str | None
     use_cache: bool
 

@@ -151,7 +151,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
 
 def _compare_variants(text: str) -> tuple[str, str]:
-    from benchmarks.reasonmap.evaluate import SCORING_VARIANTS
+    from reasonmap.evaluate import SCORING_VARIANTS
 
     names = tuple(name.strip() for name in text.split(","))
     if len(names) != 2 or names[0] == names[1] or not set(names) <= set(SCORING_VARIANTS):
@@ -160,10 +160,10 @@ def _compare_variants(text: str) -> tuple[str, str]:
 
 
 def cmd_score(args: argparse.Namespace) -> int:
-    from benchmarks.reasonmap.evaluate import compare_files, evaluate_files
     from benchmarks.reasonmap.report import markdown_table
     from graphkit.cities import open_graph
     from reasonmap.batch import executor_from
+    from reasonmap.evaluate import compare_files, evaluate_files
 
     graph = open_graph(metro=args.metro, overlay=args.overlay) if args.metro else None
     if args.compare:
@@ -234,8 +234,8 @@ def cmd_predictions(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from baselines.demo import run_demo
     from benchmarks.reasonmap.report import markdown_table
+    from reasonmap.demo import run_demo
 
     result = run_demo(args.out, seed=args.seed, progress=not args.quiet)
     print(markdown_table(result.evaluation.summary), end="")
@@ -318,14 +318,21 @@ def cmd_run(args: argparse.Namespace) -> int:
         retry_errors=args.retry_errors,
     )
     print(f"{args.out}: {summary}", file=sys.stderr)
+    if summary.all_failed:
+        print(
+            f"reasonmap run: error: not one of the {summary.total} requests has an answer in {args.out} "
+            "(see the 'error' field of its rows; fix the cause, then rerun with --retry-errors)",
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 
 def cmd_mapqa_score(args: argparse.Namespace) -> int:
-    from benchmarks.mapqa.evaluate import evaluate_map_files
     from benchmarks.mapqa.report import markdown_table
+    from reasonmap.evaluate import evaluate_files
 
-    result = evaluate_map_files(args.questions, args.predictions, out=args.out, report_dir=args.report)
+    result = evaluate_files(args.questions, args.predictions, out=args.out, report_dir=args.report, task="mapqa")
     for problem in result.problems[:20]:
         print(f"skipped: {problem}", file=sys.stderr)
     if len(result.problems) > 20:
@@ -336,11 +343,11 @@ def cmd_mapqa_score(args: argparse.Namespace) -> int:
 
 
 def cmd_vdi(args: argparse.Namespace) -> int:
-    from baselines.vdi import parse_budgets, run_vdi, vdi_table
-    from baselines.vdi_samples import load_samples
+    from reasonmap.vdi import parse_budgets, run_vdi, vdi_table
+    from reasonmap.vdi_samples import load_samples
 
     budgets = parse_budgets(args.budgets)
-    samples = load_samples(args.questions, maps=args.maps, benchmark=args.benchmark)
+    samples = load_samples(args.questions, maps=args.maps, task=args.task)
     result = run_vdi(
         samples,
         endpoint=args.endpoint,
@@ -540,7 +547,7 @@ def build_parser() -> argparse.ArgumentParser:
     vdi.add_argument(
         "--maps", metavar="DIR", help="map images: <city>.png for ReasonMap; for map QA, the base of `image` paths"
     )
-    vdi.add_argument("--benchmark", choices=["auto", "mapqa", "reasonmap", "plus"], default="auto")
+    vdi.add_argument("--task", choices=["route", "plus", "mapqa"], help="the questions' task (default: told from Q)")
     vdi.add_argument("--budgets", default="128,256,512,1024", help="description budgets k_max (default 128,...,1024)")
     vdi.add_argument("--out", required=True, metavar="DIR", help="output folder, resumed when it holds rows")
     vdi.add_argument("--concurrency", type=int, default=4)
@@ -562,6 +569,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_vision_commands(commands, _add_city_options)
     add_synth_command(commands)
+    from reasonmap.eval import add_eval_command
+
+    add_eval_command(commands)
     return parser
 
 

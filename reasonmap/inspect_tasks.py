@@ -118,7 +118,7 @@ def _load_route_set(
 @lru_cache(maxsize=8)
 def _load_plus_set(questions: str | None, stamp: int | None, split: str, seed: int) -> dict[str, Any]:
     if questions is not None:
-        from benchmarks.plus.evaluate import load_plus_questions
+        from benchmarks.plus.loading import load_plus_questions
 
         found, problems = load_plus_questions(questions)
         _report(problems)

@@ -45,9 +45,18 @@ def _analyse(args: argparse.Namespace, path, graph, *, lines: bool):
     )
 
 
+def _check_cache(args: argparse.Namespace) -> None:
+    """A ``--cache-dir`` that cannot be one is refused before any map is read."""
+    from vision.ocr import check_cache_dir
+
+    if args.cache_dir is not None and not args.no_cache:
+        check_cache_dir(args.cache_dir)
+
+
 def cmd_ocr(args: argparse.Namespace) -> int:
     from vision.analyse import ocr_report, write_evidence
 
+    _check_cache(args)
     if args.maps:
         return _ocr_folder(args)
     if args.map is None or args.all or args.metro_dir:
@@ -161,6 +170,7 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
     from vision.evidence import read_truth
     from vision.render import truth_path
 
+    _check_cache(args)
     if args.metro_dir:
         return _diagnose_folder(args)
     if args.evidence_dir:
@@ -248,7 +258,7 @@ def _diagnose_folder(args: argparse.Namespace) -> int:
 
 def _add_map_options(parser: argparse.ArgumentParser) -> None:
     from vision.engines import DEVICES, ENGINES
-    from vision.images import DEFAULT_PIXEL_LIMIT
+    from vision.images import BYTES_PER_PIXEL, DEFAULT_PIXEL_LIMIT
     from vision.ocr import ROTATIONS
 
     parser.add_argument("--device", choices=DEVICES, default="auto", help="OCR on cpu or cuda (auto: cuda if present)")
@@ -260,8 +270,8 @@ def _add_map_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--pixel-limit",
         type=int,
-        default=DEFAULT_PIXEL_LIMIT,
-        help=f"refuse bigger images (default {DEFAULT_PIXEL_LIMIT:,})",
+        help=f"refuse images with more pixels (default: available memory / {BYTES_PER_PIXEL} bytes,"
+        f" at most {DEFAULT_PIXEL_LIMIT:,})",
     )
     parser.add_argument("--cache-dir", help="OCR cache (default $REASONMAP_CACHE/ocr or ~/.cache/reasonmap/ocr)")
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write the OCR cache")

@@ -16,7 +16,6 @@ from typing import Any
 
 from graphkit.graph import TransitGraph
 from vision.evidence import MapEvidence
-from vision.images import DEFAULT_PIXEL_LIMIT
 from vision.ocr import OcrResult, OcrSettings
 
 __all__ = [
@@ -51,7 +50,7 @@ def analyse_map(
     graph: TransitGraph,
     *,
     settings: OcrSettings | None = None,
-    pixel_limit: int = DEFAULT_PIXEL_LIMIT,
+    pixel_limit: int | None = None,
     cache_dir: str | Path | None = None,
     use_cache: bool = True,
     lines: bool = True,

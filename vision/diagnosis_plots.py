@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmarks.plotting import PAGE_WIDTH, figure_style, save_figure
+from benchmarks.plotting import PAGE_WIDTH, figure_style, save_figure, top_models
 from benchmarks.reasonmap.parsing import parse_answer
 from benchmarks.reasonmap.records import ParsedAnswer, Question
 from graphkit.graph import TransitGraph
@@ -71,10 +71,20 @@ class ConfusionCrop:
 
 
 def plot_labels(diagnoses: Iterable[Diagnosis], path: str | Path, *, models: Sequence[str] = ()) -> tuple[Path, Path]:
-    """One stacked bar of labels per model (in ``models`` order, else sorted); written as PNG and PDF."""
+    """One stacked bar of labels per model (in ``models`` order, else sorted); written as PNG and PDF.
+
+    At most :data:`~benchmarks.plotting.PLOT_MODELS` bars: the models with the largest share of correct
+    answers (ties by name), with a note under the plot.
+    """
     rows = list(diagnoses)
     names = list(models) or sorted({diagnosis.model for diagnosis in rows})
     counts = Counter((diagnosis.model, diagnosis.label) for diagnosis in rows)
+    answers = Counter(diagnosis.model for diagnosis in rows)
+    right = Counter(diagnosis.model for diagnosis in rows if diagnosis.category == "correct")
+    cap = top_models(
+        {name: right[name] / answers[name] if answers[name] else None for name in names}, metric="share correct"
+    )
+    names = list(cap.shown)
     with figure_style() as plt:
         figure, axis = plt.subplots(figsize=(PAGE_WIDTH * 0.75, 2.8), layout="constrained")
         bottoms = [0] * len(names)
@@ -91,6 +101,8 @@ def plot_labels(diagnoses: Iterable[Diagnosis], path: str | Path, *, models: Seq
         axis.set_title("Failure labels per model")
         handles, labels = axis.get_legend_handles_labels()
         axis.legend(handles[::-1], labels[::-1], loc="upper left", bbox_to_anchor=(1.0, 1.0))  # top of stack first
+        if cap.note:
+            figure.text(0.0, 0.0, cap.note, fontsize=6.5, ha="left", va="top")
         return save_figure(figure, path)
 
 

@@ -5,7 +5,7 @@ Each names the file (or record) and what was wrong with it.
 
 from __future__ import annotations
 
-__all__ = ["VisionError", "InvalidImage", "ImageTooLarge", "EngineUnavailable", "InvalidTruth"]
+__all__ = ["VisionError", "InvalidImage", "ImageTooLarge", "EngineUnavailable", "InvalidTruth", "InvalidCacheDir"]
 
 
 class VisionError(Exception):
@@ -17,7 +17,7 @@ class InvalidImage(VisionError, ValueError):
 
 
 class ImageTooLarge(InvalidImage):
-    """An image with more pixels than the caller's explicit limit (a decompression-bomb guard)."""
+    """An image with more pixels than the limit: the caller's, or what the available memory allows."""
 
 
 class EngineUnavailable(VisionError, RuntimeError):
@@ -26,3 +26,7 @@ class EngineUnavailable(VisionError, RuntimeError):
 
 class InvalidTruth(VisionError, ValueError):
     """A ``*.truth.json`` (or map evidence) file that does not follow its format."""
+
+
+class InvalidCacheDir(VisionError, ValueError):
+    """An OCR cache folder that is a file (or lies under one): refused before any OCR runs."""

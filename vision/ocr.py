@@ -21,9 +21,18 @@ from typing import Any, Literal
 
 from benchmarks.provenance import file_sha256
 from vision.engines import Engine, EngineConfig, open_engine
-from vision.images import DEFAULT_PIXEL_LIMIT, read_rgb
+from vision.errors import InvalidCacheDir
+from vision.images import read_rgb
 
-__all__ = ["TextBox", "OcrSettings", "OcrResult", "read_map_texts", "ocr_array", "default_cache_dir"]
+__all__ = [
+    "TextBox",
+    "OcrSettings",
+    "OcrResult",
+    "read_map_texts",
+    "ocr_array",
+    "default_cache_dir",
+    "check_cache_dir",
+]
 
 Quad = tuple[tuple[float, float], ...]
 CACHE_FORMAT = 3  # raise when reading changes, so old results are not reused
@@ -157,6 +166,30 @@ def default_cache_dir() -> Path:
     """``$REASONMAP_CACHE/ocr``, else ``~/.cache/reasonmap/ocr``."""
     root = os.environ.get("REASONMAP_CACHE")
     return Path(root) / "ocr" if root else Path.home() / ".cache" / "reasonmap" / "ocr"
+
+
+def check_cache_dir(cache_dir: str | Path | None = None) -> Path:
+    """The OCR cache folder (default :func:`default_cache_dir`), checked before any OCR runs.
+
+    It may not exist yet (it is made when the first result is kept), but it
+    may not be a file, nor lie under one: the OCR would run and its result be
+    thrown away at the end.
+
+    Raises
+    ------
+    InvalidCacheDir
+        The path is a file, or a file stands where one of its parent folders should be.
+    """
+    folder = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+    existing = folder
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if existing.exists() and not existing.is_dir():
+        where = "it is a file" if existing == folder else f"{existing} is a file"
+        raise InvalidCacheDir(
+            f"{folder}: cannot be the OCR cache folder: {where} (give a folder, or turn the cache off)"
+        )
+    return folder
 
 
 # -- geometry of tiles and rotations -------------------------------------------
@@ -398,7 +431,7 @@ def read_map_texts(
     path: str | Path,
     settings: OcrSettings = OcrSettings(),
     *,
-    pixel_limit: int = DEFAULT_PIXEL_LIMIT,
+    pixel_limit: int | None = None,
     cache_dir: str | Path | None = None,
     use_cache: bool = True,
     progress: bool = False,
@@ -410,8 +443,9 @@ def read_map_texts(
     path : str or Path
         A PNG, JPEG or other image Pillow and OpenCV read.
     settings : OcrSettings
-    pixel_limit : int
-        Images with more pixels are refused before decoding (a decompression-bomb guard).
+    pixel_limit : int, optional
+        Images with more pixels are refused before decoding (a decompression-bomb guard); ``None``:
+        what the available memory allows (see :func:`vision.images.image_size`).
     cache_dir : path, optional
         Where results are kept, by image content and settings (default :func:`default_cache_dir`).
     use_cache : bool
@@ -423,17 +457,19 @@ def read_map_texts(
     ------
     InvalidImage, ImageTooLarge
         The file is not a readable image, or is over ``pixel_limit``.
+    InvalidCacheDir
+        ``cache_dir`` is a file (checked before anything is read).
     EngineUnavailable
         The engine or device is not installed.
     """
     from graphkit.io import atomic_writer
     from vision.images import image_size
 
+    folder = check_cache_dir(cache_dir) if use_cache else None
     image_size(path, pixel_limit=pixel_limit)
     engine = open_engine(settings.engine_config())
     cache_file = None
-    if use_cache:
-        folder = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+    if folder is not None:
         cache_file = folder / f"{_cache_key(file_sha256(path), settings, engine)}.json"
         if cache_file.is_file():
             try:

@@ -4,7 +4,9 @@
 difficulty (1 / 1.5 / 2) and plain, ``n`` and ``n_invalid``, overall and per
 type, per city and per map difficulty. ``plus_markdown_table`` renders models ×
 types; ``write_plus_report`` writes ``summary.json``, ``table.md`` and
-``types.png`` (weighted accuracy per type, one bar per model).
+``types.png`` (weighted accuracy per type, one bar per model, for the top
+:data:`~benchmarks.plotting.PLOT_MODELS` models by overall weighted accuracy;
+the table lists all, and it and ``summary.json`` say when the plot does not).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from benchmarks.plotting import ModelCap, top_models
 from benchmarks.plus.questions import PLUS_TYPES
 from benchmarks.plus.scoring import PlusVerdict
 from benchmarks.provenance import versions
@@ -119,6 +122,12 @@ def summarize_plus(
     }
 
 
+def _plotted_models(summary: Mapping[str, Any]) -> ModelCap:
+    """The models ``types.png`` draws: the best by overall weighted accuracy."""
+    scores = {model: row.get("weighted_accuracy") for model, row in summary["models"].items()}
+    return top_models(scores, metric="overall weighted accuracy")
+
+
 def _cell(value: float | None) -> str:
     return "–" if value is None else f"{value * 100:.2f}"
 
@@ -162,13 +171,17 @@ def plus_markdown_table(summary: Mapping[str, Any]) -> str:
     for model, row in summary["models"].items():
         cells = [_cell(row["per_difficulty"].get(level, {}).get("weighted_accuracy")) for level in DIFFICULTIES]
         lines.append(f"| {model} | " + " | ".join(cells) + " |")
+    note = _plotted_models(summary).note
+    if note:
+        lines += ["", note[0].upper() + note[1:] + "."]
     return "\n".join(lines) + "\n"
 
 
 def _plot_types(summary: Mapping[str, Any], path: Path) -> None:
     from benchmarks.plotting import COLUMN_WIDTH, PAGE_WIDTH, figure_style, save_figure
 
-    models = list(summary["models"])
+    cap = _plotted_models(summary)
+    models = list(cap.shown)
     with figure_style() as plt:
         width_in = COLUMN_WIDTH if len(models) <= 3 else PAGE_WIDTH
         figure, axis = plt.subplots(figsize=(width_in, 2.6), layout="constrained")
@@ -183,6 +196,8 @@ def _plot_types(summary: Mapping[str, Any], path: Path) -> None:
         axis.set_title("ReasonMap-Plus accuracy per question type")
         if models:  # outside the axes: bars reach 100%
             figure.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=min(3, len(models)))
+        if cap.note:
+            figure.text(0.0, 0.0, cap.note, fontsize=6.5, ha="left", va="top")
         save_figure(figure, path)
 
 
@@ -192,7 +207,8 @@ def write_plus_report(directory: str | Path, summary: Mapping[str, Any]) -> list
 
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
-    write_summary(out / "summary.json", summary)
+    cap = _plotted_models(summary)
+    write_summary(out / "summary.json", {**summary, "plots": cap.to_dict()} if cap.capped else summary)
     write_text(out / "table.md", plus_markdown_table(summary))
     _plot_types(summary, out / "types.png")
     return [out / name for name in PLUS_REPORT_FILES]

@@ -7,7 +7,8 @@ accuracy under the run's weighting), a 0% bar as a hollow dot at zero and a city
 without questions of a kind as a grey cross, and groups the cities by their
 map difficulty. The difficulty figure prints each cell's value and its number
 of questions, hatches cells with fewer than :data:`SPARSE` questions and has
-a colour bar.
+a colour bar. Both draw at most :data:`~benchmarks.plotting.PLOT_MODELS`
+models (:func:`plotted_models`) and say so under the figure.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from benchmarks.plotting import COLOURS, COLUMN_WIDTH, PAGE_WIDTH, figure_style, save_figure
+from benchmarks.plotting import COLOURS, COLUMN_WIDTH, PAGE_WIDTH, ModelCap, figure_style, save_figure, top_models
 from benchmarks.reasonmap.records import DIFFICULTIES, KINDS
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "metric_label",
     "city_order",
     "city_bars",
+    "plotted_models",
     "difficulty_grid",
     "plot_cities",
     "plot_difficulty",
@@ -41,6 +43,37 @@ def metric_label(weighting: str) -> str:
     ('weighted accuracy (%, paper weights)', 'accuracy (%, unweighted)')
     """
     return "accuracy (%, unweighted)" if weighting == "none" else f"weighted accuracy (%, {weighting} weights)"
+
+
+def _headline(row: Mapping[str, Any]) -> float | None:
+    values = [row.get(f"weighted_accuracy_{kind}") for kind in KINDS]
+    present = [value for value in values if value is not None]
+    return sum(present) / len(present) if present else None
+
+
+def plotted_models(summary: Mapping[str, Any]) -> ModelCap:
+    """The models the figures draw: the best by weighted accuracy, short and long averaged (as ``table.md``).
+
+    Examples
+    --------
+    >>> models = {f"m{i:02}": {"weighted_accuracy_short": i / 20, "weighted_accuracy_long": None} for i in range(20)}
+    >>> cap = plotted_models({"models": models, "weighting": "paper"})
+    >>> cap.shown[:2], len(cap.shown), cap.total
+    (('m08', 'm09'), 12, 20)
+    """
+    weighted = "accuracy" if summary.get("weighting") == "none" else "weighted accuracy"
+    return top_models(
+        {model: _headline(row) for model, row in summary["models"].items()},
+        metric=f"{weighted}, short and long averaged",
+    )
+
+
+def _plotted(summary: Mapping[str, Any]) -> tuple[Mapping[str, Any], str]:
+    """``summary`` cut to the models the figures draw, and the note that says so (``""`` when none is cut)."""
+    cap = plotted_models(summary)
+    if not cap.capped:
+        return summary, ""
+    return {**summary, "models": {model: summary["models"][model] for model in cap.shown}}, cap.note
 
 
 def city_bars(summary: Mapping[str, Any], kind: str) -> dict[str, list[float | None]]:
@@ -75,9 +108,13 @@ def city_order(summary: Mapping[str, Any]) -> list[tuple[str, str]]:
 
 
 def plot_cities(summary: Mapping[str, Any], path: str | Path) -> tuple[Path, Path]:
-    """Figure A2: one panel per question kind, a horizontal bar per model and city; written as PNG and PDF."""
+    """Figure A2: one panel per question kind, a horizontal bar per model and city; written as PNG and PDF.
+
+    At most :data:`~benchmarks.plotting.PLOT_MODELS` models are drawn (:func:`plotted_models`), with a note.
+    """
     from matplotlib.lines import Line2D
 
+    summary, note = _plotted(summary)
     order = city_order(summary)
     models = list(summary["models"])
     count = max(1, len(models))
@@ -107,7 +144,7 @@ def plot_cities(summary: Mapping[str, Any], path: str | Path) -> tuple[Path, Pat
             axis.grid(axis="x", linewidth=0.4, color="0.85")
             axis.set_axisbelow(True)
         axes[0][0].set_yticks(range(len(order)), [city for _, city in order])
-        axes[0][0].set_ylim(len(order) - 0.5, -0.5)
+        axes[0][0].set_ylim(max(len(order), 1) - 0.5, -0.5)  # no answers scored: an empty panel, not a warning
         _level_names(axes[0][-1], order)
         handles, labels = axes[0][0].get_legend_handles_labels()
         handles += [
@@ -117,6 +154,8 @@ def plot_cities(summary: Mapping[str, Any], path: str | Path) -> tuple[Path, Pat
         labels += ["0%", "no questions"]
         figure.supxlabel(metric_label(summary["weighting"]), fontsize=7.5)
         figure.legend(handles, labels, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=min(3, len(labels)))
+        if note:
+            figure.text(0.0, 0.0, note, fontsize=6.5, ha="left", va="top")
         return save_figure(figure, path)
 
 
@@ -167,10 +206,14 @@ def difficulty_grid(summary: Mapping[str, Any], model: str, kind: str) -> list[l
 
 
 def plot_difficulty(summary: Mapping[str, Any], path: str | Path) -> tuple[Path, Path]:
-    """Figure A1: accuracy per (question, map) difficulty cell, per model and kind; written as PNG and PDF."""
+    """Figure A1: accuracy per (question, map) difficulty cell, per model and kind; written as PNG and PDF.
+
+    At most :data:`~benchmarks.plotting.PLOT_MODELS` models are drawn (:func:`plotted_models`), with a note.
+    """
     import numpy
     from matplotlib.patches import Rectangle
 
+    summary, note = _plotted(summary)
     models = list(summary["models"]) or ["(no model)"]
     with figure_style() as plt:
         cmap = plt.get_cmap("viridis").with_extremes(bad="0.92")
@@ -209,7 +252,6 @@ def plot_difficulty(summary: Mapping[str, Any], path: str | Path) -> tuple[Path,
                     axis.set_ylabel(f"{kind} questions\nquestion difficulty", fontsize=7)
         bar = figure.colorbar(image, ax=axes.ravel().tolist(), shrink=0.8, pad=0.02)
         bar.set_label("accuracy (%)")
-        figure.text(
-            0.0, 0.0, f"hatched, italic: fewer than {SPARSE} questions; –: none", fontsize=6.5, ha="left", va="top"
-        )
+        caption = f"hatched, italic: fewer than {SPARSE} questions; –: none"
+        figure.text(0.0, 0.0, f"{caption}\n{note}" if note else caption, fontsize=6.5, ha="left", va="top")
         return save_figure(figure, path)

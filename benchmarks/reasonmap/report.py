@@ -7,6 +7,8 @@ breakdowns per city and per (question, map) difficulty pair);
 paper's Table 2; ``write_report`` writes ``summary.json``, ``table.md`` and
 the figures (:mod:`benchmarks.reasonmap.figures`: accuracy over difficulty
 pairs, as the paper's Figure A1, and per city, as its Figure A2; PNG and PDF).
+The figures draw the top :data:`~benchmarks.plotting.PLOT_MODELS` models;
+the table and ``summary.json`` keep every model and say what the figures left out.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.provenance import versions
+from benchmarks.reasonmap.figures import plotted_models
 from benchmarks.reasonmap.records import DIFFICULTIES, KINDS, Question, Verdict
 
 __all__ = ["summarize", "markdown_table", "published_aggregate_table", "write_report", "REPORT_FILES"]
@@ -157,6 +160,9 @@ def markdown_table(summary: Mapping[str, Any]) -> str:
             f"| {_cell(row['weighted_accuracy_long'], 100)} | {_cell(row['map_score_long'])} "
             f"| {row['n_invalid']}/{row['n']} | {tokens} |"
         )
+    note = plotted_models(summary).note
+    if note:
+        lines += ["", note[0].upper() + note[1:] + "."]
     aggregate = summary.get("published_aggregate")
     if aggregate:
         lines += ["", *published_aggregate_table(aggregate, "unweighted means over the 11 test maps")]
@@ -164,13 +170,17 @@ def markdown_table(summary: Mapping[str, Any]) -> str:
 
 
 def write_report(directory: str | Path, summary: Mapping[str, Any]) -> list[Path]:
-    """Write ``summary.json``, ``table.md`` and the two figures (PNG and PDF each) into ``directory``."""
+    """Write ``summary.json``, ``table.md`` and the two figures (PNG and PDF each) into ``directory``.
+
+    When the figures leave models out, ``summary.json`` says which they show under ``"plots"``.
+    """
     from benchmarks.reasonmap.figures import plot_cities, plot_difficulty
     from benchmarks.summaries import write_summary, write_text
 
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
-    write_summary(out / "summary.json", summary)
+    cap = plotted_models(summary)
+    write_summary(out / "summary.json", {**summary, "plots": cap.to_dict()} if cap.capped else summary)
     write_text(out / "table.md", markdown_table(summary))
     plot_difficulty(summary, out / "difficulty.png")
     plot_cities(summary, out / "cities.png")

@@ -26,7 +26,6 @@ from pathlib import Path
 
 from graphkit.cities import city_graph, city_names
 from vision.grounding import ground_stations
-from vision.images import DEFAULT_PIXEL_LIMIT
 from vision.ocr import OcrSettings, read_map_texts
 
 # the workplace's copy of the benchmark's maps, beside the checkout (or where $REASONMAP_SHARED_DATA says)
@@ -85,7 +84,7 @@ def _warm(settings: OcrSettings) -> float:
     return time.perf_counter() - started
 
 
-def run(maps: list[tuple[str, Path]], settings: OcrSettings, *, pixel_limit: int) -> dict:
+def run(maps: list[tuple[str, Path]], settings: OcrSettings, *, pixel_limit: int | None) -> dict:
     engine_seconds = _warm(settings)
     figures: dict[str, dict] = {}
     total_seconds = total_megapixels = 0.0
@@ -144,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--palette", choices=("normal", "confusable"), default="normal", help="of rendered maps")
     parser.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
     parser.add_argument("--rotations", choices=("auto", "all", "none"), default="auto")
-    parser.add_argument("--pixel-limit", type=int, default=DEFAULT_PIXEL_LIMIT)
+    parser.add_argument("--pixel-limit", type=int, help="default: what the available memory allows")
     args = parser.parse_args(argv)
     only = set(args.only.split(",")) if args.only else None
     settings = OcrSettings(device=args.device, rotations=args.rotations)

@@ -4,8 +4,9 @@ It speaks ``POST /v1/chat/completions`` over real HTTP (``http.server`` in a
 thread, port chosen by the system) and answers each call from a script, so
 tests can inject faults per request: error statuses with headers
 (``429`` + ``Retry-After``), delays longer than a client's timeout, dropped or
-reset connections, malformed bodies, and error bodies that echo the request
-headers (to check that a client never leaks its key).
+reset connections, malformed bodies, and bodies that echo the request headers
+or the ``Authorization`` header alone anywhere in the answer (to check that a
+client never leaks its key).
 
 Calls are identified by a *key*, by default the text of the last message, and
 counted per key: the n-th call of a key gets the n-th scripted reply of that
@@ -57,7 +58,9 @@ class Reply:
     status
         HTTP status; anything but 200 sends an OpenAI-style error body.
     content
-        The message content (``{key}`` is replaced by the call's key); ``None`` sends ``null``.
+        The message content; ``None`` sends ``null``. In it, and in ``reasoning``, ``error`` and any
+        string of ``usage``, ``{key}`` is replaced by the call's key and ``{authorization}`` by the
+        request's ``Authorization`` header, as a server that echoes what it was sent.
     reasoning
         Reasoning text, sent in the message field ``reasoning_field`` when not ``None``.
     usage
@@ -73,6 +76,8 @@ class Reply:
     echo_headers
         Put the request headers in the response body, in the error message of an
         error reply (to test that secrets do not leak).
+    error
+        The message of an error reply.
     """
 
     status: int = 200
@@ -113,6 +118,17 @@ def last_message_text(body: Any) -> str:
 
 
 Script = Callable[[Call], Reply]
+
+
+def _fill(value: Any, call: Call) -> Any:
+    """``value`` with ``{key}`` and ``{authorization}`` filled in, in strings at any depth."""
+    if isinstance(value, str):
+        return value.replace("{key}", call.key).replace("{authorization}", call.headers.get("Authorization", ""))
+    if isinstance(value, dict):
+        return {name: _fill(item, call) for name, item in value.items()}
+    if isinstance(value, list):
+        return [_fill(item, call) for item in value]
+    return value
 
 
 class ChatServer:
@@ -273,13 +289,13 @@ def _handler_for(server: ChatServer) -> type[BaseHTTPRequestHandler]:
                 return
             call, reply = server._record(self.path, headers, body)
             try:
-                self._answer(call, reply)
+                stopping = bool(reply.delay) and server._stopping.wait(reply.delay)
             finally:
-                server._done()
+                server._done()  # before the reply leaves: a client that has it may send its next call at once
+            if not stopping:
+                self._answer(call, reply)
 
         def _answer(self, call: Call, reply: Reply) -> None:
-            if reply.delay and server._stopping.wait(reply.delay):
-                return
             if reply.drop == "reset":
                 self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
                 self.connection.close()
@@ -291,7 +307,7 @@ def _handler_for(server: ChatServer) -> type[BaseHTTPRequestHandler]:
                 self._send(reply.status, reply.body, reply.headers)
                 return
             if reply.status != 200:
-                message = reply.error
+                message = _fill(reply.error, call)
                 if reply.echo_headers:  # as careless proxies do: the headers land in the message clients show
                     message += f" (request headers: {json.dumps(call.headers)})"
                 error: dict[str, Any] = {"message": message, "type": "scripted", "code": reply.status}
@@ -299,10 +315,10 @@ def _handler_for(server: ChatServer) -> type[BaseHTTPRequestHandler]:
                 return
             message: dict[str, Any] = {
                 "role": "assistant",
-                "content": None if reply.content is None else reply.content.replace("{key}", call.key),
+                "content": _fill(reply.content, call),
             }
             if reply.reasoning is not None:
-                message[reply.reasoning_field] = reply.reasoning
+                message[reply.reasoning_field] = _fill(reply.reasoning, call)
             payload: dict[str, Any] = {
                 "id": f"chatcmpl-{call.attempt}",
                 "object": "chat.completion",
@@ -310,7 +326,7 @@ def _handler_for(server: ChatServer) -> type[BaseHTTPRequestHandler]:
                 "choices": [{"index": 0, "message": message, "finish_reason": reply.finish_reason}],
             }
             if reply.usage is not None:
-                payload["usage"] = reply.usage
+                payload["usage"] = _fill(reply.usage, call)
             if reply.echo_headers:
                 payload["request_headers"] = call.headers
             self._send_json(200, payload, reply.headers)

@@ -13,6 +13,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -31,7 +32,7 @@ from baselines.requests import Request
 from benchmarks.jsonl import write_jsonl
 from benchmarks.reasonmap.loading import load_questions, read_predictions
 from reasonmap.cli import main
-from tests.baselines.chat_server import ChatServer, Reply
+from tests.baselines.chat_server import Call, ChatServer, Reply
 
 REPO = Path(__file__).resolve().parents[2]
 FAST = Backoff(base=0.01, cap=0.05)
@@ -68,6 +69,24 @@ def ask(server: ChatServer, requests: list[Request], out: Path, **options) -> Ru
 def server():
     with ChatServer() as running:
         yield running
+
+
+@pytest.fixture
+def waits(monkeypatch) -> list[tuple[str, int, float | None, float]]:
+    """Every wait the backoff policy gave the client: (request key, retry number, Retry-After, seconds).
+
+    Tests check these, not the clock: the client sleeps on its stop event for exactly the wait it was given.
+    """
+    given = []
+    policy = Backoff.delay
+
+    def recorded(self, retry, *, key, retry_after=None):
+        wait = policy(self, retry, key=key, retry_after=retry_after)
+        given.append((key, retry, retry_after, wait))
+        return wait
+
+    monkeypatch.setattr(Backoff, "delay", recorded)
+    return given
 
 
 @pytest.fixture(autouse=True)
@@ -160,11 +179,11 @@ def test_concurrency_is_bounded(server, tmp_path):
 # -- faults -------------------------------------------------------------------------------------------------------
 
 
-def test_each_fault_is_retried_or_recorded_and_every_request_ends_with_one_row(server, tmp_path):
+def test_each_fault_is_retried_or_recorded_and_every_request_ends_with_one_row(server, tmp_path, waits):
     server.script = {
         "0/short": [Reply(status=429, headers={"Retry-After": "0.2"})],
         "1/short": [Reply(status=500), Reply(status=503), Reply(status=502)],
-        "2/short": [Reply(delay=3.0)],  # longer than the client's timeout
+        "2/short": [Reply(delay=60.0)],  # far longer than the client's timeout (abandoned when the server stops)
         "3/short": [Reply(drop="close"), Reply(drop="reset")],
         "4/short": [Reply(body=b'{"choices": [{"mess'), Reply(body=b'{"object": "error"}')],
         "5/short": [Reply(status=400, error="prompt too long")],
@@ -173,9 +192,8 @@ def test_each_fault_is_retried_or_recorded_and_every_request_ends_with_one_row(s
     }
     out = tmp_path / "p.jsonl"
     requests = make_requests(8)
-    started = time.monotonic()
-    summary = ask(server, requests, out, concurrency=8, timeout=0.4, max_retries=3)
-    assert time.monotonic() - started < 3.0
+    # a timeout that a loaded machine's loopback answers keep well within, so only the delayed call times out
+    summary = ask(server, requests, out, concurrency=8, timeout=2.0, max_retries=3)
     assert (summary.done_now, summary.errors) == (16, 2)
     rows = read_rows(out)
     assert row_keys(rows) == sorted(request.key for request in requests)
@@ -186,6 +204,17 @@ def test_each_fault_is_retried_or_recorded_and_every_request_ends_with_one_row(s
         assert server.hits(key) == hits, key
         number, kind = key.split("/")
         assert by_key[number, kind]["attempts"] == hits
+    # the waits, not the clock: one per retry, numbered from 1; the Retry-After of 0.2 s is honoured (plus at
+    # most 10 % jitter); the others double from FAST's base of 0.01 s, each scaled by a jitter in [0.5, 1]
+    assert sorted((key, retry) for key, retry, _, _ in waits) == sorted(
+        (key, retry) for key, hits in expected_hits.items() for retry in range(1, hits)
+    )
+    doubling = {1: 0.01, 2: 0.02, 3: 0.04}
+    for key, retry, retry_after, wait in waits:
+        if key == "0/short":
+            assert retry_after == 0.2 and 0.2 <= wait <= 0.2 * 1.1
+        else:
+            assert retry_after is None and doubling[retry] / 2 <= wait <= doubling[retry], (key, retry, wait)
     assert all(server.hits(f"{number}/long") == 1 for number in range(8))
     for number in ("0", "1", "2", "3", "4", "7"):
         assert by_key[number, "short"]["response"] == f"answer to {number}/short"
@@ -199,19 +228,21 @@ def test_each_fault_is_retried_or_recorded_and_every_request_ends_with_one_row(s
     assert problems == [] and len(predictions) == 16
 
 
-def test_retry_after_is_capped(server, tmp_path):
+def test_retry_after_is_capped(server, tmp_path, waits):
     server.script = {"0/short": [Reply(status=503, headers={"Retry-After": "100"})]}
     policy = Backoff(base=0.0, cap=0.0, retry_after_cap=0.2)
     ask(server, make_requests(1, ("short",)), tmp_path / "p.jsonl", backoff=policy)
-    first, second = (call.received for call in server.calls)
-    assert 0.2 <= second - first < 0.2 * 1.1 + 0.3
+    assert server.hits("0/short") == 2
+    ((key, retry, retry_after, wait),) = waits
+    assert (key, retry, retry_after) == ("0/short", 1, 100.0) and 0.2 <= wait <= 0.2 * 1.1
 
 
-def test_retry_after_below_the_cap_is_waited_in_full(server, tmp_path):
+def test_retry_after_below_the_cap_is_waited_in_full(server, tmp_path, waits):
     server.script = {"0/short": [Reply(status=429, headers={"Retry-After": "0.2"})]}
     ask(server, make_requests(1, ("short",)), tmp_path / "p.jsonl", backoff=Backoff(base=0.0, cap=0.0))
-    first, second = (call.received for call in server.calls)
-    assert second - first >= 0.2
+    assert server.hits("0/short") == 2
+    ((key, retry, retry_after, wait),) = waits
+    assert (key, retry, retry_after) == ("0/short", 1, 0.2) and 0.2 <= wait <= 0.2 * 1.1
 
 
 @pytest.mark.parametrize("status", [401, 403, 404])
@@ -265,6 +296,85 @@ def test_the_key_is_sent_but_never_written_printed_or_raised(server, tmp_path, m
     captured = capfd.readouterr()
     assert SECRET not in captured.out and SECRET not in captured.err
     assert SECRET.encode() not in out.read_bytes()
+
+
+CUT_KEY = "sk-SECRET-TEST-KEY-0123456789abcdef"  # the issue's key, long enough to be cut
+
+
+def shows_key(data: bytes | str, key: str = CUT_KEY) -> bool:
+    """Whether ``data`` holds the key or any cut of it of 8+ characters, as is or JSON-escaped."""
+    text = data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data
+    return any(form[:8] in text for form in (key, json.dumps(key)[1:-1], json.dumps(key)[1:-1].replace("/", "\\/")))
+
+
+@pytest.mark.parametrize("key", [CUT_KEY, "sk-proj/ab+cd\\ef/\u00e9t\u00e9-0123456789", "short7!"])
+def test_redact_removes_the_key_its_cuts_and_its_json_escaped_forms(key):
+    from baselines.chat import redact
+
+    escaped = json.dumps(key)[1:-1]
+    forms = {key, escaped, escaped.replace("/", "\\/"), json.dumps(key, ensure_ascii=False)[1:-1]}
+    cuts = {form[:end] for form in forms for end in range(min(8, len(form)), len(form) + 1)}
+    for cut in sorted(cuts):
+        text = f"before Bearer {cut}... after"
+        assert redact(text, key) == "before Bearer [redacted]... after", cut
+    nested = {"usage": [f"x{key}y", {f"k {key}": 1}], "n": 3, "none": None}
+    assert redact(nested, key) == {"usage": ["x[redacted]y", {"k [redacted]": 1}], "n": 3, "none": None}
+    if len(key) > 8:  # a 7-character start is not taken for the key: ordinary text keeps it
+        assert redact(key[:7] + "!", key) == key[:7] + "!"
+    assert redact(f"Bearer {key}", "") == f"Bearer {key}"  # no key, nothing to hide
+
+
+def test_a_key_echoed_past_the_excerpt_cut_of_an_error_body_is_redacted_before_the_cut(server, tmp_path, capfd):
+    # one request per offset: the key starts anywhere from well before the 300-character cut to past it
+    requests = make_requests(40, ("short",))
+    server.script = lambda call: Reply(status=400, error="e" * (265 + int(call.key.split("/")[0])) + " {authorization}")
+    out = tmp_path / "p.jsonl"
+    summary = run_requests(
+        requests, endpoint=server.url, model="m", out=out, api_key=CUT_KEY, backoff=FAST, progress=True
+    )
+    assert (summary.done_now, summary.errors) == (40, 40)
+    assert all(call.headers["Authorization"] == f"Bearer {CUT_KEY}" for call in server.calls)  # it was sent
+    rows = read_rows(out)
+    assert len(rows) == 40 and all(row["error"].startswith("HTTP 400: eeee") for row in rows)
+    for row in rows:  # the message is the padding, a space, then the echo; the excerpt keeps 300 characters of it
+        assert ("Bearer [redacted]" in row["error"]) == (265 + int(row["id"]) + 1 + len("Bearer [redacted]") <= 300)
+    assert not shows_key(out.read_bytes())
+    captured = capfd.readouterr()
+    assert not shows_key(captured.err) and not shows_key(captured.out)
+
+
+def test_a_200_answer_echoing_the_key_keeps_none_of_it_in_response_reasoning_or_usage(server, tmp_path, capfd):
+    echo = "{authorization}"
+    server.default = Reply(
+        content=f"Route: Line 1. (you sent {echo})",
+        reasoning=f"The header was {echo}",
+        usage={"completion_tokens": 5, "debug": {"auth": echo, "seen": [echo, "ok"]}},
+    )
+    out = tmp_path / "p.jsonl"
+    summary = run_requests(
+        make_requests(2), endpoint=server.url, model="m", out=out, api_key=CUT_KEY, backoff=FAST, progress=True
+    )
+    assert (summary.done_now, summary.errors) == (4, 0)
+    for row in read_rows(out):
+        assert row["response"] == "Route: Line 1. (you sent Bearer [redacted])"
+        assert row["reasoning"] == "The header was Bearer [redacted]"
+        assert row["usage"] == {
+            "completion_tokens": 5,
+            "debug": {"auth": "Bearer [redacted]", "seen": ["Bearer [redacted]", "ok"]},
+        }
+        assert row["tokens"] == 5
+    assert not shows_key(out.read_bytes())
+    captured = capfd.readouterr()
+    assert not shows_key(captured.err) and not shows_key(captured.out)
+
+
+def test_a_refusal_cut_past_the_key_raises_without_it(server, tmp_path, capfd):
+    server.default = Reply(status=401, error="x" * 275 + " {authorization}")
+    with pytest.raises(EndpointRefused) as refused:
+        run_requests(make_requests(1), endpoint=server.url, model="m", out=tmp_path / "p.jsonl", api_key=CUT_KEY)
+    assert "Bearer [redacted]" in str(refused.value)
+    assert not shows_key(str(refused.value)) and not shows_key(repr(refused.value))
+    assert not shows_key(capfd.readouterr().err)
 
 
 # -- resuming -----------------------------------------------------------------------------------------------------
@@ -353,8 +463,56 @@ def test_a_second_writer_on_the_same_file_is_refused(server, tmp_path):
     assert ask(server, make_requests(1), out).done_now == 2
 
 
+class Gate:
+    """A server script that answers ``allowed`` calls, then holds the others until it is opened further.
+
+    A run it serves cannot finish, so a test can kill it mid-run once the run has written enough rows: the test
+    waits on the rows, never on a sleep.
+    """
+
+    def __init__(self, allowed: int) -> None:
+        self._condition = threading.Condition()
+        self._allowed = allowed
+        self._answered = 0
+        self._round = 0
+
+    def __call__(self, call: Call) -> Reply:
+        with self._condition:
+            round_ = self._round
+            # the timeout is a failsafe: a call held this long belongs to a test that has failed already
+            opened = self._condition.wait_for(
+                lambda: self._answered < self._allowed or self._round != round_, timeout=60
+            )
+            if not opened or self._round != round_:
+                return Reply(drop="close")  # held for a client killed since: it never counts as answered
+            self._answered += 1
+        return Reply(delay=0.04)
+
+    def open_more(self, calls: int) -> None:
+        """Answer ``calls`` more calls; the calls held until now (their client was killed) are dropped."""
+        with self._condition:
+            self._round += 1
+            self._allowed = self._answered + calls
+            self._condition.notify_all()
+
+
+def wait_for_rows(out: Path, rows: int, process: subprocess.Popen) -> None:
+    """Return once ``out`` holds ``rows`` lines; fail if the run ends first (or, as a failsafe, after a minute)."""
+    deadline = time.monotonic() + 60
+    while not out.exists() or out.read_bytes().count(b"\n") < rows:
+        if process.poll() is not None:
+            pytest.fail(f"the run ended (exit {process.returncode}) before {out.name} held {rows} rows")
+        if time.monotonic() > deadline:
+            pytest.fail(f"{out.name} did not reach {rows} rows within 60 s")
+        time.sleep(0.01)
+
+
+@pytest.mark.slow
 def test_killed_at_any_moment_and_restarted_every_answer_is_there_exactly_once(server, tmp_path):
-    server.default = Reply(delay=0.04)
+    # each run may get a few answers more than the rows waited for, so it is killed while answers still arrive,
+    # and never all of them, so it is killed before it ends
+    gate = Gate(allowed=12)
+    server.script = gate
     requests = make_requests(30)
     requests_file = tmp_path / "requests.jsonl"
     write_jsonl(requests_file, requests)
@@ -363,15 +521,16 @@ def test_killed_at_any_moment_and_restarted_every_answer_is_there_exactly_once(s
     command += ["--requests", str(requests_file), "--out", str(out), "--concurrency", "4", "--quiet"]
     environment = {key: value for key, value in os.environ.items() if key != "OPENAI_API_KEY"}
     kills = 0
-    for rows_before_kill in (8, 30):
+    for rows_before_kill, more_answers in ((8, None), (30, 30)):
+        if more_answers is not None:
+            gate.open_more(more_answers)
         process = subprocess.Popen(command, cwd=REPO, env=environment, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 15
-        while (not out.exists() or out.read_bytes().count(b"\n") < rows_before_kill) and time.monotonic() < deadline:
-            time.sleep(0.005)
+        wait_for_rows(out, rows_before_kill, process)
         process.send_signal(signal.SIGKILL)
         process.wait()
         kills += 1
-        assert 0 < out.read_bytes().count(b"\n") < len(requests)
+        assert rows_before_kill <= out.read_bytes().count(b"\n") < len(requests)
+    gate.open_more(len(requests))
     finished = subprocess.run(command, cwd=REPO, env=environment, capture_output=True, text=True, timeout=30)
     assert finished.returncode == 0, finished.stderr
     rows = read_rows(out)
@@ -430,3 +589,68 @@ def test_reasonmap_run_needs_a_mode_with_questions(server, tmp_path, capsys):
     argv = ["run", "--endpoint", server.url, "--model", "m", "--questions", str(FIXTURE), "--out", str(tmp_path / "p")]
     assert main(argv) == 2
     assert "--questions needs --mode" in capsys.readouterr().err
+
+
+def test_requests_without_a_usable_id_are_reported_by_line_and_never_asked(server, tmp_path, capsys):
+    message = [{"role": "user", "content": "text"}]
+    records = [
+        {"id": "a", "question": "short", "messages": message},
+        {"question": "short", "messages": message},  # line 2: no id
+        {"id": None, "question": "short", "messages": message},
+        {"id": "  ", "question": "short", "messages": message},
+        {"id": ["a"], "question": "short", "messages": message},
+        {"id": 7, "question": "short", "messages": message},  # an int id names question "7", as in question files
+    ]
+    requests_file = tmp_path / "requests.jsonl"
+    write_jsonl(requests_file, records)
+    out = tmp_path / "p.jsonl"
+    argv = ["run", "--endpoint", server.url, "--model", "m", "--requests", str(requests_file), "--out", str(out)]
+    assert main([*argv, "--quiet"]) == 0
+    err = capsys.readouterr().err
+    for number, got in [(2, "it is missing"), (3, "got None"), (4, "got '  '"), (5, "got ['a']")]:
+        assert f"skipped: {requests_file}:{number}: field 'id' must be a non-empty string, {got}" in err
+    assert sorted(row["id"] for row in read_rows(out)) == ["7", "a"]
+    assert server.hits() == 2
+
+
+@pytest.mark.parametrize("identifier", [None, "", " ", 7])
+def test_a_request_made_in_code_without_a_string_id_is_refused_before_anything_is_sent(server, tmp_path, identifier):
+    request = Request(identifier, "short", "text-only", ({"role": "user", "content": "x"},))
+    with pytest.raises(ValueError, match=r"requests\[1\]: the id must be a non-empty string"):
+        ask(server, [*make_requests(1, ("short",)), request], tmp_path / "p.jsonl")
+    assert server.hits() == 0 and not (tmp_path / "p.jsonl").exists()
+
+
+def test_reasonmap_run_where_every_request_failed_exits_non_zero_in_one_line(server, tmp_path, capsys):
+    requests_file = tmp_path / "requests.jsonl"
+    write_jsonl(requests_file, make_requests(12))
+    out = tmp_path / "p.jsonl"
+    argv = ["run", "--endpoint", server.url, "--model", "m", "--requests", str(requests_file), "--out", str(out)]
+    server.default = Reply(status=400)
+    assert main([*argv, "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert "24 answered now (24 errors)" in err and "Traceback" not in err
+    assert "reasonmap run: error: not one of the 24 requests has an answer" in err
+    assert main([*argv, "--quiet"]) == 1  # resumed: still nothing answered, nothing asked
+    capsys.readouterr()
+    server.default = Reply()
+    server.script = {"0/short": [Reply(status=400)]}
+    server.reset()
+    assert main([*argv, "--quiet", "--retry-errors"]) == 0  # 23 answers and one error row: the run did its job
+    assert "24 answered now (1 errors), 0 done before" in capsys.readouterr().err
+    server.default = Reply(status=400)
+    assert main([*argv, "--quiet", "--retry-errors"]) == 0  # fails again, but 23 answers are in the file
+
+
+def test_reasonmap_run_against_a_closed_port_exits_non_zero_in_one_line(tmp_path, capsys):
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    requests_file = tmp_path / "requests.jsonl"
+    write_jsonl(requests_file, make_requests(3))
+    argv = ["run", "--endpoint", f"http://127.0.0.1:{port}/v1", "--model", "m", "--requests", str(requests_file)]
+    assert main([*argv, "--out", str(tmp_path / "p.jsonl"), "--quiet", "--max-retries", "0"]) != 0
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    (line,) = [line for line in err.splitlines() if "error" in line]
+    assert line.startswith(f"reasonmap run: error: http://127.0.0.1:{port}/v1/chat/completions: cannot connect")

@@ -33,3 +33,25 @@ def test_the_style_is_scoped_and_colour_blind_safe():
         assert [c.lower() for c in plt.rcParams["axes.prop_cycle"].by_key()["color"]] == [c.lower() for c in COLOURS]
     assert matplotlib.rcParams["font.size"] == before
     assert vector_path("a/b.png").name == "b.pdf"
+
+
+def test_top_models_ranks_by_score_then_name_and_keeps_the_given_order():
+    import math
+
+    import pytest
+
+    from benchmarks.plotting import PLOT_MODELS, top_models
+
+    scores = {"e": 0.2, "d": None, "c": 0.9, "b": 0.2, "a": math.nan, "f": 0.5}
+    cap = top_models(scores, metric="accuracy", limit=3)
+    assert cap.shown == ("c", "b", "f")  # 0.9, 0.5, then b before e at 0.2; in the given order
+    assert (cap.total, cap.capped) == (6, True)
+    assert cap.note == "plots show the top 3 of 6 models by accuracy; the tables list all"
+    # None and NaN rank last, and between them by name: a (NaN) before d (None)
+    assert top_models(scores, metric="accuracy", limit=5).shown == ("e", "c", "b", "a", "f")
+    everyone = top_models(scores, metric="accuracy")
+    assert everyone.shown == tuple(scores) and everyone.note == "" and not everyone.capped
+    many = top_models({f"m{i:04}": 1.0 for i in range(7803)}, metric="x")
+    assert many.shown == tuple(f"m{i:04}" for i in range(PLOT_MODELS)) and "top 12 of 7,803 models" in many.note
+    with pytest.raises(ValueError, match="limit"):
+        top_models(scores, metric="accuracy", limit=0)

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from benchmarks.speed.ocr import main
 from tests.vision.maps import real_map
 
 
+@pytest.mark.slow
 def test_benchmark_on_a_rendered_map_prints_one_json_object_last(capsys):
     assert main(["--rendered", "--only", "geneva"]) == 0
     captured = capsys.readouterr()
@@ -20,6 +23,7 @@ def test_benchmark_on_a_rendered_map_prints_one_json_object_last(capsys):
     assert "geneva: " in captured.err
 
 
+@pytest.mark.slow
 def test_benchmark_on_a_real_map(capsys):
     folder = real_map("america__miami").parent
     assert main(["--maps", str(folder), "--only", "miami"]) == 0

@@ -15,9 +15,9 @@ import pytest
 from baselines.answers import render_answer
 from benchmarks.jsonl import write_jsonl
 from benchmarks.plus.questions import generate_plus_questions
-from benchmarks.reasonmap.evaluate import evaluate_files
 from benchmarks.reasonmap.generate import generate_questions
 from graphkit import city_graph
+from reasonmap.evaluate import evaluate_files
 
 inspect_ai = pytest.importorskip("inspect_ai")
 from inspect_ai.model import ModelOutput, ModelUsage, get_model  # noqa: E402
@@ -223,6 +223,7 @@ print(json.dumps({"status": log.status, "task": log.eval.task, "samples": len(lo
 """
 
 
+@pytest.mark.slow
 def test_the_task_loads_by_name_through_the_entry_point(tmp_path):
     """A fresh interpreter finds ``reasonmap/route`` only through the entry point pyproject.toml declares."""
     declared = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["entry-points"]

@@ -40,6 +40,7 @@ def test_render_writes_the_map_and_its_truth_deterministically(rendered, tmp_pat
     assert (tmp_path / "again.png").read_bytes() == rendered.read_bytes()
 
 
+@pytest.mark.slow
 def test_ocr_json_reports_recall_boxes_and_unmatched_texts(rendered, tmp_path, capsys):
     code, out, _ = run(
         capsys,
@@ -74,6 +75,7 @@ def test_ocr_json_reports_recall_boxes_and_unmatched_texts(rendered, tmp_path, c
     assert json.loads(out)["ocr_cached"]
 
 
+@pytest.mark.slow
 def test_diagnose_labels_answers_from_the_truth_or_from_ocr(rendered, tmp_path, capsys):
     graph = city_graph("rome")
     questions = generate_questions(graph, seed=4, per_city=4)
@@ -193,3 +195,26 @@ def test_diagnose_needs_a_city_with_a_single_map(rendered, tmp_path, capsys):
         "--maps", tmp_path / "nowhere", "--out", tmp_path / "d.jsonl",
     )  # fmt: skip
     assert code == 2 and "nowhere: not a folder of maps" in err
+
+
+def test_a_cache_dir_that_is_a_file_is_refused_before_any_ocr(rendered, tmp_path, capsys, monkeypatch):
+    import vision.ocr
+
+    def no_ocr(*args, **kwargs):
+        raise AssertionError("the OCR ran")
+
+    monkeypatch.setattr(vision.ocr, "ocr_array", no_ocr)
+    monkeypatch.setattr(vision.ocr, "open_engine", no_ocr)
+    taken = tmp_path / "cache.txt"
+    taken.write_text("mine", encoding="utf-8")
+    _refusals(tmp_path, {"rome": 2})
+    for folder, why in [(taken, "it is a file"), (taken / "ocr", f"{taken} is a file")]:
+        expected = f"{folder}: cannot be the OCR cache folder: {why} (give a folder, or turn the cache off)"
+        code, _, err = run(capsys, "ocr", rendered, "--city", "rome", "--cache-dir", folder, "--quiet")
+        assert (code, err) == (2, f"reasonmap ocr: error: {expected}\n")
+        code, _, err = run(
+            capsys, "diagnose", "--questions", tmp_path / "q.jsonl", "--predictions", tmp_path / "p.jsonl",
+            "--map", rendered, "--city", "rome", "--cache-dir", folder, "--out", tmp_path / "d.jsonl",
+        )  # fmt: skip
+        assert (code, err) == (2, f"reasonmap diagnose: error: {expected}\n")
+    assert taken.read_text(encoding="utf-8") == "mine" and not (tmp_path / "d.jsonl").exists()

@@ -52,6 +52,7 @@ def test_confusion_crops_take_one_per_station_and_pair_of_lines(rome):
     assert confusion_crops(twice, questions, {}, lambda _: graph, {}) == []  # no image of the city: no crop
 
 
+@pytest.mark.slow
 def test_figures_are_png_and_pdf_and_byte_stable(rome, tmp_path):
     graph, image, evidence = rome
     crops = [ConfusionCrop(_confusion(graph), graph.stations[5], image, evidence)]
@@ -60,3 +61,27 @@ def test_figures_are_png_and_pdf_and_byte_stable(rome, tmp_path):
     again = [*plot_confusions(crops, tmp_path / "c2.png"), *plot_labels([_confusion(graph)], tmp_path / "l2.png")]
     assert [path.read_bytes() for path in again] == [path.read_bytes() for path in first]
     assert plot_confusions([], tmp_path / "none.png")[0].stat().st_size > 0
+
+
+def test_the_labels_plot_draws_the_top_12_models_by_share_correct(tmp_path, monkeypatch):
+    import matplotlib.pyplot as plt
+
+    import vision.diagnosis_plots
+
+    drawn = []
+    monkeypatch.setattr(vision.diagnosis_plots, "save_figure", lambda figure, path: drawn.append(figure))
+    # model i answers 4 questions and gets i % 5 of them right: the top 12 are the ten with 4 right (i % 5 == 4)
+    # and the first two by name with 3 right (m03, m08)
+    rows = [
+        Diagnosis(f"q{n}", f"m{i:02}", "short", *(("correct", "correct") if n < i % 5 else ("refusal", "other")), {})
+        for i in range(50)
+        for n in range(4)
+    ]
+    plot_labels(rows, tmp_path / "labels.png")
+    (figure,) = drawn
+    names = [label.get_text() for label in figure.axes[0].get_xticklabels()]
+    assert names == sorted([f"m{i:02}" for i in range(4, 50, 5)] + ["m03", "m08"])
+    assert [text.get_text() for text in figure.texts] == [
+        "plots show the top 12 of 50 models by share correct; the tables list all"
+    ]
+    plt.close(figure)

@@ -10,7 +10,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from benchmarks.mapqa.evaluate import evaluate_map_files
 from benchmarks.mapqa.io import read_map_questions
 from benchmarks.mapqa.parsing import Choice
 from benchmarks.mapqa.records import LETTERS, QUESTION_TYPES, MapPrediction, MapQuestion
@@ -26,6 +25,7 @@ from benchmarks.mapqa.scoring import (
 )
 from benchmarks.records import Invalid
 from reasonmap.cli import main
+from reasonmap.evaluate import evaluate_files
 
 QUESTIONS = Path(__file__).resolve().parent / "fixtures" / "questions.jsonl"
 
@@ -210,7 +210,7 @@ def test_files_to_scored_rows_summary_and_tables(tmp_path, capsys):
     rows.append({"id": "m02", "model": "mixed"})  # no response field: still a row (a failed call), but answered
     predictions = tmp_path / "predictions.jsonl"
     predictions.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8")
-    result = evaluate_map_files(QUESTIONS, predictions, out=tmp_path / "scored.jsonl", report_dir=tmp_path / "report")
+    result = evaluate_files(QUESTIONS, predictions, out=tmp_path / "scored.jsonl", report_dir=tmp_path / "report")
     assert any("answered m01 again" in problem for problem in result.problems)
     assert any("'zzz' matches no question" in problem for problem in result.problems)
     assert any("answered m02 again" in problem for problem in result.problems)

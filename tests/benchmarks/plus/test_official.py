@@ -8,7 +8,7 @@ import pytest
 
 from benchmarks.errors import InvalidRecord
 from benchmarks.plus.official import hub_plus_question, official_plus_answer, score_official_plus
-from benchmarks.reasonmap.evaluate import compare_files, evaluate_files
+from reasonmap.evaluate import compare_files, evaluate_files
 
 
 def hub(kind, answer, **extra):
@@ -82,6 +82,7 @@ def test_bad_hub_records_name_the_field(record, message):
         hub_plus_question(record, position=5, where="record 5")
 
 
+@pytest.mark.slow
 def test_hub_files_score_with_both_readers_and_compare(tmp_path):
     records = [hub("TorF1", 1), hub("Counting2", 2), {"type": "TorF1", "answer": 7}]
     (tmp_path / "q.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
@@ -125,7 +126,7 @@ def test_hub_parquet_files_are_plus_files(tmp_path):
     pa = pytest.importorskip("pyarrow")
     import pyarrow.parquet as pq
 
-    from benchmarks.plus.evaluate import is_plus_file, load_plus_questions
+    from benchmarks.plus.loading import is_plus_file, load_plus_questions
 
     pq.write_table(pa.Table.from_pylist([hub("TorF2", 0), hub("Counting3", 5)]), tmp_path / "plus.parquet")
     assert is_plus_file(tmp_path / "plus.parquet")

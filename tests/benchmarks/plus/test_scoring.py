@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from baselines.plus_oracle import PLUS_ORACLE_MODEL, plus_oracle_answer, plus_oracle_predictions
 from benchmarks.jsonl import write_jsonl
-from benchmarks.plus.evaluate import is_plus_file
+from benchmarks.plus.loading import is_plus_file
 from benchmarks.plus.questions import ANSWER_KINDS, OPTION_LETTERS, PLUS_TYPES, PlusPrediction, PlusQuestion
 from benchmarks.plus.questions import generate_plus_set as generate
 from benchmarks.plus.report import PLUS_REPORT_FILES
@@ -22,10 +22,10 @@ from benchmarks.plus.scoring import (
     score_plus_answer,
     score_plus_prediction,
 )
-from benchmarks.reasonmap.evaluate import evaluate_files
 from benchmarks.records import Invalid
 from graphkit import city_graph
 from reasonmap.cli import main
+from reasonmap.evaluate import evaluate_files
 
 # -- extraction -------------------------------------------------------------------
 
@@ -372,3 +372,37 @@ def test_reasonmap_score_handles_plus_files(tmp_path, capsys, questions):
     assert code == 0
     assert out.startswith("Weighting: `none` (map difficulty: easy 1, middle 1, hard 1)")
     assert "| Model | Counting1 | Counting2 | Counting3 | TorF1 | TorF2 | Overall | Invalid |" in out
+
+
+def test_the_types_plot_draws_the_top_12_models_and_the_table_lists_all(tmp_path, monkeypatch):
+    import matplotlib.pyplot as plt
+
+    import benchmarks.plotting
+    from benchmarks.plus.report import plus_markdown_table, write_plus_report
+
+    drawn = []
+    monkeypatch.setattr(benchmarks.plotting, "save_figure", lambda figure, path: drawn.append(figure))
+    # model i has weighted accuracy (i % 25) / 25: the top 12 are 24 down to 19 (two models each: i and i + 25)
+    models = {
+        f"m{i:02}": {
+            "weighted_accuracy": (i % 25) / 25,
+            "n": 4,
+            "n_invalid": 0,
+            "per_type": {"TorF1": {"weighted_accuracy": (i % 25) / 25}},
+            "per_difficulty": {},
+        }
+        for i in range(50)
+    }
+    summary = {"weighting": "city", "weights": {"easy": 1.0, "middle": 1.5, "hard": 2.0}, "models": models}
+    write_plus_report(tmp_path, summary)
+    (figure,) = drawn
+    top = sorted(f"m{i:02}" for j in range(19, 25) for i in (j, j + 25))
+    assert [container.get_label() for container in figure.axes[0].containers] == top
+    note = "plots show the top 12 of 50 models by overall weighted accuracy; the tables list all"
+    assert [text.get_text() for text in figure.texts] == [note]
+    plt.close(figure)
+    table = plus_markdown_table(summary)
+    assert sum(line.startswith("| m") for line in table.splitlines()) == 2 * 50  # types, then map difficulty
+    assert f"{note[0].upper()}{note[1:]}." in table
+    written = json.loads((tmp_path / "summary.json").read_text(encoding="utf-8"))
+    assert len(written["models"]) == 50 and written["plots"]["shown"] == top

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 from baselines.solvers import Noise, run_solver
 from benchmarks.jsonl import write_jsonl
-from benchmarks.reasonmap.evaluate import evaluate_files
 from benchmarks.reasonmap.generate import generate_set
 from graphkit.cities import city_graph
 from graphkit.executors import LocalExecutor
+from reasonmap.evaluate import evaluate_files
 
 
+@pytest.mark.slow
 def test_a_pool_scores_blocks_in_order_to_the_same_bytes(tmp_path):
     questions = generate_set([city_graph("rome"), city_graph("miami")], seed=2, per_city=20)
     noisy = run_solver("noisy", questions, lambda q: city_graph(q.city), noise=Noise(0.3, 0.3, 0.2, 0.2))

@@ -76,9 +76,84 @@ def test_difficulty_cells_carry_their_question_counts(questions):
     assert any(0 < n < SPARSE for row in grid for _, n in row)  # 12 questions over 9 cells: sparse ones exist
 
 
+@pytest.mark.slow
 def test_figures_are_written_as_png_and_pdf_byte_stable(questions, tmp_path):
     summary = _summary(questions, weighting="none")
     first = [*plot_cities(summary, tmp_path / "cities.png"), *plot_difficulty(summary, tmp_path / "difficulty.png")]
     assert [path.name for path in first] == ["cities.png", "cities.pdf", "difficulty.png", "difficulty.pdf"]
     again = [*plot_cities(summary, tmp_path / "c2.png"), *plot_difficulty(summary, tmp_path / "d2.png")]
     assert [path.read_bytes() for path in again] == [path.read_bytes() for path in first]
+
+
+# -- the cap on models drawn ----------------------------------------------------------------------------------------
+
+MODELS = 50
+# model i is right on its first i % 13 questions (of 12, weight 1), short and long alike: the top 12 are the
+# three with 12 right (12, 25, 38), three with 11 (11, 24, 37), four with 10 (10, 23, 36, 49), and of the four
+# with 9 (9, 22, 35, 48) the first two by name
+TOP = sorted(f"m{i:02}" for i in (12, 25, 38, 11, 24, 37, 10, 23, 36, 49, 9, 22))
+
+
+def _many(questions):
+    verdicts = [
+        Verdict(question.id, f"m{i:02}", kind, None, int(number < i % 13), 0.0, weight=1.0)
+        for i in range(MODELS)
+        for number, question in enumerate(questions)
+        for kind in ("short", "long")
+    ]
+    return summarize(verdicts, {q.id: q for q in questions}, weighting="paper")
+
+
+@pytest.fixture
+def drawn(monkeypatch):
+    """The figures the plotting functions of ``figures`` save, kept open for inspection."""
+    import benchmarks.reasonmap.figures as figures
+
+    kept = []
+    monkeypatch.setattr(figures, "save_figure", lambda figure, path: kept.append(figure) or (path, path))
+    yield kept
+    import matplotlib.pyplot as plt
+
+    for figure in kept:
+        plt.close(figure)
+
+
+def test_the_figures_draw_the_top_12_models_and_say_so_while_the_table_lists_all(questions, tmp_path, drawn):
+    from benchmarks.reasonmap.figures import plotted_models
+
+    assert len(questions) == 12
+    summary = _many(questions)
+    assert plotted_models(summary).shown == tuple(TOP)
+    note = "plots show the top 12 of 50 models by weighted accuracy, short and long averaged; the tables list all"
+    plot_difficulty(summary, tmp_path / "d.png")
+    plot_cities(summary, tmp_path / "c.png")
+    difficulty, cities = drawn
+    panels = [axis for axis in difficulty.axes if axis.images]  # a grid per model and kind (not the colour bar)
+    assert len(panels) == 2 * 12 and sorted(axis.get_title() for axis in panels if axis.get_title()) == TOP
+    assert any(note in text.get_text() for text in difficulty.texts)
+    for axis in cities.axes:
+        bars = [container.get_label() for container in axis.containers]
+        assert bars == TOP  # one bar series per model, in the summary's (name) order
+    assert any(text.get_text() == note for text in cities.texts)
+    table = markdown_table(summary)
+    assert sum(line.startswith("| m") for line in table.splitlines()) == MODELS
+    assert table.endswith(f"\n\n{note[0].upper()}{note[1:]}.\n")
+
+
+def test_the_report_keeps_every_model_and_records_what_the_plots_show(questions, tmp_path):
+    import json
+
+    from benchmarks.reasonmap.report import write_report
+
+    summary = _many(questions)
+    write_report(tmp_path, summary)
+    written = json.loads((tmp_path / "summary.json").read_text(encoding="utf-8"))
+    assert len(written["models"]) == MODELS and written["plots"]["shown"] == TOP
+    assert (written["plots"]["total"], written["plots"]["note"].split(";")[0]) == (
+        50,
+        "plots show the top 12 of 50 models by weighted accuracy, short and long averaged",
+    )
+    few = _summary(questions)  # two models: nothing left out, nothing added
+    write_report(tmp_path / "few", few)
+    assert "plots" not in json.loads((tmp_path / "few" / "summary.json").read_text(encoding="utf-8"))
+    assert "tables list all" not in (tmp_path / "few" / "table.md").read_text(encoding="utf-8")

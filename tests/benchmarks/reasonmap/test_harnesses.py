@@ -15,10 +15,10 @@ import pytest
 from baselines.answers import render_answer
 from benchmarks.errors import InvalidRecord
 from benchmarks.jsonl import write_jsonl
-from benchmarks.reasonmap.evaluate import evaluate_files
 from benchmarks.reasonmap.generate import generate_questions
 from benchmarks.reasonmap.harnesses import SOURCES, read_harness_predictions, read_lmms_eval, read_vlmevalkit
 from graphkit import city_graph
+from reasonmap.evaluate import evaluate_files
 
 OFFICIAL = Path(__file__).parent / "fixtures" / "official_sample.jsonl"
 REFUSAL = "Sorry, I cannot read this map."

@@ -9,10 +9,10 @@ import pytest
 
 from benchmarks.jsonl import write_jsonl
 from benchmarks.reasonmap.compare import CAUSES, attribute, published_aggregate
-from benchmarks.reasonmap.evaluate import compare_files, evaluate_files
 from benchmarks.reasonmap.records import Prediction, Verdict
 from graphkit.segments import Segment
 from reasonmap.cli import main
+from reasonmap.evaluate import compare_files, evaluate_files
 from tests.benchmarks.reasonmap.test_official_scoring import LATIN, question, section
 
 Q = question(LATIN, "Alpha Station", "Gamma Station", [Segment("Line A", "Alpha Station", "Gamma Station")])
@@ -111,6 +111,7 @@ def files(tmp_path):
     return tmp_path
 
 
+@pytest.mark.slow
 def test_variant_official_report_carries_the_published_aggregate(files):
     result = evaluate_files(
         files / "q.jsonl", files / "p.jsonl", out=files / "s.jsonl", report_dir=files / "r", variant="official"
@@ -121,6 +122,7 @@ def test_variant_official_report_carries_the_published_aggregate(files):
     assert "cal_metrics" in (files / "r" / "table.md").read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_compare_writes_both_reports_and_the_causes(files, capsys):
     code = main(
         [
@@ -164,8 +166,8 @@ def test_compare_refuses_a_bad_pair(files, capsys):
 def test_the_cli_offers_every_scoring_variant():
     import argparse
 
-    from benchmarks.reasonmap.evaluate import SCORING_VARIANTS
     from reasonmap.cli import build_parser
+    from reasonmap.evaluate import SCORING_VARIANTS
 
     commands = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
     variant = next(a for a in commands.choices["score"]._actions if a.dest == "variant")

@@ -1,4 +1,4 @@
-"""Samples of the text-mediated pathway (:mod:`baselines.vdi`): questions of any benchmark with their map image.
+"""Samples of the text-mediated pathway (:mod:`reasonmap.vdi`): questions of any benchmark with their map image.
 
 A :class:`SampleSet` holds the questions to ask (id, request kind, map
 image, the question as asked) and how an answer is judged. Map QA questions
@@ -13,7 +13,7 @@ reported.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,9 +27,7 @@ from graphkit.graph import TransitGraph
 if TYPE_CHECKING:
     from benchmarks.plus.questions import PlusQuestion
 
-__all__ = ["BENCHMARKS", "Sample", "SampleSet", "mapqa_samples", "reasonmap_samples", "plus_samples", "load_samples"]
-
-BENCHMARKS = ("auto", "mapqa", "reasonmap", "plus")
+__all__ = ["Sample", "SampleSet", "mapqa_samples", "reasonmap_samples", "plus_samples", "load_samples"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,9 +119,10 @@ def plus_samples(questions: Iterable[PlusQuestion], *, maps: str | Path) -> Samp
     return SampleSet("plus", tuple(samples), judge, tuple(problems))
 
 
-def load_samples(path: str | Path, *, maps: str | Path | None = None, benchmark: str = "auto") -> SampleSet:
-    """The samples of a question file: map QA, ReasonMap (the toolkit's or the public data set's) or
-    ReasonMap-Plus questions; ``auto`` tells them apart by the first record.
+def load_samples(path: str | Path, *, maps: str | Path | None = None, task: str | None = None) -> SampleSet:
+    """The samples of a question file of any task (:mod:`benchmarks.tasks`): map QA, ReasonMap route (the
+    toolkit's or the public data set's) or ReasonMap-Plus questions; ``task`` ``None`` tells them apart by the
+    first record.
 
     Parameters
     ----------
@@ -131,66 +130,40 @@ def load_samples(path: str | Path, *, maps: str | Path | None = None, benchmark:
         The question file.
     maps
         The folder of map images: for map QA, what ``image`` paths are relative to (default: the file's folder);
-        for ReasonMap and ReasonMap-Plus, required.
-    benchmark : {"auto", "mapqa", "reasonmap", "plus"}
+        for route and plus questions, required.
+    task : {"route", "plus", "mapqa"}, optional
 
     Raises
     ------
     ValueError
-        An unknown ``benchmark``, or ReasonMap questions without ``maps``.
+        An unknown task, or route or plus questions without ``maps``.
     InvalidRecord
         The file cannot be read at all.
     """
-    from benchmarks.mapqa.io import is_mapqa_file, read_map_questions
-    from benchmarks.plus.evaluate import is_plus_file
-    from benchmarks.provenance import file_sha256
+    from benchmarks.provenance import input_entry
+    from reasonmap.evaluate import task_of
 
-    if benchmark not in BENCHMARKS:
-        raise ValueError(f"benchmark must be one of {list(BENCHMARKS)}, got {benchmark!r}")
     path = Path(path)
-    if benchmark == "auto":
-        benchmark = "mapqa" if is_mapqa_file(path) else "plus" if is_plus_file(path) else "reasonmap"
-    if benchmark == "mapqa":
-        questions, problems = read_map_questions(path)
-        found = mapqa_samples(questions.values(), images=maps if maps is not None else path.parent)
-    elif maps is None:
-        raise ValueError("ReasonMap questions need the folder of map images (--maps DIR; the toolkit ships none)")
-    elif benchmark == "plus":
-        from benchmarks.plus.evaluate import load_plus_questions
-
-        plus_questions, problems = load_plus_questions(path)
-        found = plus_samples(plus_questions.values(), maps=maps)
+    found = task_of(path, task)
+    if found.name != "mapqa" and maps is None:
+        raise ValueError(f"{found.name} questions need the folder of map images (--maps DIR; the toolkit ships none)")
+    loaded = found.load(path)
+    if found.name == "mapqa":
+        samples = mapqa_samples(loaded.questions.values(), images=maps if maps is not None else path.parent)
+    elif found.name == "plus":
+        samples = plus_samples(loaded.questions.values(), maps=maps)
     else:
-        from benchmarks.reasonmap.loading import load_questions
+        from benchmarks.reasonmap.loading import graph_lookup
 
-        route_questions, metro, problems = load_questions(path)
-        found = reasonmap_samples(route_questions.values(), maps=maps, graph_for=_graphs(metro))
+        graph_for = graph_lookup(dict(loaded.context.get("metro", {})))
+        samples = reasonmap_samples(loaded.questions.values(), maps=maps, graph_for=graph_for)
     return SampleSet(
-        found.benchmark,
-        found.samples,
-        found.judge,
-        tuple(str(problem) for problem in problems) + found.problems,
-        {"questions": {"file": path.name, "sha256": file_sha256(path)}},
+        samples.benchmark,
+        samples.samples,
+        samples.judge,
+        loaded.problems + samples.problems,
+        {"questions": input_entry(path)},
     )
-
-
-def _graphs(metro: Mapping[str, Any]) -> Callable[[Question], TransitGraph]:
-    """A city's graph: the embedded city's, else one compiled from the Metro Data its file carried."""
-    from graphkit.cities import city_graph, city_names
-    from graphkit.graph import compile_graph
-
-    compiled: dict[str, TransitGraph] = {}
-
-    def graph_for(question: Question) -> TransitGraph:
-        if question.city in city_names():
-            return city_graph(question.city)
-        if question.city not in compiled:
-            if question.city not in metro:
-                raise ValueError(f"no Metro Data for city {question.city!r}")
-            compiled[question.city] = compile_graph(metro[question.city])
-        return compiled[question.city]
-
-    return graph_for
 
 
 def _with_maps(questions, maps, make_sample):

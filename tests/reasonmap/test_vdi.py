@@ -19,7 +19,13 @@ import pytest
 from baselines.answers import render_answer
 from baselines.client import Backoff
 from baselines.prompts import image_data_url
-from baselines.vdi import (
+from benchmarks.jsonl import write_jsonl
+from benchmarks.mapqa.io import read_map_questions
+from benchmarks.plus.questions import generate_plus_questions
+from benchmarks.reasonmap.generate import generate_questions
+from graphkit import city_graph
+from reasonmap.cli import main
+from reasonmap.vdi import (
     DESCRIBE_PROMPT,
     descriptive_saturation_index,
     parse_budgets,
@@ -27,13 +33,7 @@ from baselines.vdi import (
     vdi_table,
     visual_dependency_index,
 )
-from baselines.vdi_samples import load_samples
-from benchmarks.jsonl import write_jsonl
-from benchmarks.mapqa.io import read_map_questions
-from benchmarks.plus.questions import generate_plus_questions
-from benchmarks.reasonmap.generate import generate_questions
-from graphkit import city_graph
-from reasonmap.cli import main
+from reasonmap.vdi_samples import load_samples
 from tests.baselines.chat_server import Call, ChatServer, Reply
 
 FIXTURES = Path(__file__).resolve().parents[1] / "benchmarks" / "mapqa" / "fixtures"

@@ -19,8 +19,8 @@ from pathlib import Path
 
 from baselines.solvers import SOLVERS, run_solver
 from benchmarks.jsonl import write_jsonl
-from benchmarks.reasonmap.evaluate import Evaluation, evaluate_files
 from benchmarks.reasonmap.generate import TEST_CITIES, generate_set
+from reasonmap.evaluate import Evaluation, evaluate_files
 
 __all__ = ["DemoResult", "run_demo"]
 

@@ -22,7 +22,7 @@ client (:func:`baselines.client.run_requests`). Then, per budget:
     approximation counted in ``n_estimated``. A server that ignores
     ``max_tokens`` can make DSI exceed 1; it is not clipped.
 
-Samples (:mod:`baselines.vdi_samples`)
+Samples (:mod:`reasonmap.vdi_samples`)
     Map QA questions (:mod:`benchmarks.mapqa`; correct means an exact match)
     and ReasonMap questions (the short question; correct as the paper's
     Algorithm 1 judges it, against the city's graph; maps from a folder of
@@ -59,8 +59,8 @@ from typing import Any
 from baselines.client import RunSummary, run_requests
 from baselines.prompts import DEFAULT_PIXEL_BUDGET, image_data_url
 from baselines.requests import Request
-from baselines.vdi_samples import Sample, SampleSet
 from benchmarks.provenance import versions
+from reasonmap.vdi_samples import Sample, SampleSet
 
 __all__ = [
     "DESCRIBE_PROMPT",
@@ -250,7 +250,7 @@ def run_vdi(
     Parameters
     ----------
     samples : SampleSet
-        From :func:`baselines.vdi_samples.load_samples` (or its ``mapqa_samples`` and ``reasonmap_samples``).
+        From :func:`reasonmap.vdi_samples.load_samples` (or its ``mapqa_samples`` and ``reasonmap_samples``).
     endpoint, model
         The OpenAI-compatible base URL and the model name (see :func:`baselines.client.run_requests`).
     budgets

@@ -1,0 +1,63 @@
+"""Two variants' ReasonMap-Plus accuracy side by side (``reasonmap score --compare``)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from benchmarks.plus.questions import PLUS_TYPES
+
+__all__ = ["compare_plus"]
+
+
+def compare_plus(evaluations: Mapping[str, Any], variants: Sequence[str]) -> tuple[dict[str, Any], str]:
+    """Two variants' plus accuracy per model and type, and the answers whose verdict differs.
+
+    The one cause of a difference is the answer extraction (``extraction``): the variants
+    differ in nothing else. Returns the comparison record and its markdown.
+    """
+    first, second = variants
+    rows: dict[str, dict[str, list[float]]] = {}
+    for index, variant in enumerate((first, second)):
+        for verdict in evaluations[variant].verdicts:
+            tally = rows.setdefault(verdict.model, {}).setdefault(verdict.type, [0, 0.0, 0.0, 0.0, 0])
+            if index == 0:
+                tally[0] += 1
+                tally[1] += verdict.weight
+                tally[2] += verdict.weight * verdict.correct
+            else:
+                tally[3] += verdict.weight * verdict.correct
+    flips: dict[tuple[str, str], int] = {}
+    for a, b in zip(evaluations[first].verdicts, evaluations[second].verdicts):
+        if a.correct != b.correct:
+            flips[(a.model, a.type)] = flips.get((a.model, a.type), 0) + 1
+    models: dict[str, Any] = {}
+    lines = [
+        f"ReasonMap-Plus, variants `{first}` and `{second}` (weighted accuracy in %; cause: `extraction`).",
+        "",
+        f"| Model | Type | n | Acc. {first} | Acc. {second} | Δ | Verdicts flipped |",
+        "|---|---|---:|---:|---:|---:|---:|",
+    ]
+    for model in sorted(rows):
+        models[model] = {}
+        for kind in PLUS_TYPES:
+            if kind not in rows[model]:
+                continue
+            n, weight, correct_a, correct_b, _ = rows[model][kind]
+            a, b = 100 * correct_a / (weight or 1), 100 * correct_b / (weight or 1)
+            flipped = flips.get((model, kind), 0)
+            models[model][kind] = {
+                "n": n,
+                first: {"accuracy": round(a, 4)},
+                second: {"accuracy": round(b, 4)},
+                "difference": {"accuracy": round(b - a, 4)},
+                "causes": {"extraction": {"verdicts": flipped, "accuracy_points": round(b - a, 4)}},
+            }
+            lines.append(f"| {model} | {kind} | {n} | {a:.2f} | {b:.2f} | {b - a:+.2f} | {flipped} |")
+    record = {
+        "question_set": "plus",
+        "variants": [first, second],
+        "causes": {"extraction": "how the answer is read from the response"},
+        "models": models,
+    }
+    return record, "\n".join(lines) + "\n"

@@ -1,0 +1,166 @@
+"""Scoring files end to end, for every task: questions and predictions in, scored rows and a report out.
+
+This is what ``reasonmap score`` and ``reasonmap eval`` run. The task of the
+question file is found in the registry (:mod:`benchmarks.tasks`). Bad records
+in either file are reported and skipped (nothing else is lost); predictions
+that answer no question, and repeated answers to one question by one model,
+are reported too (the first answer counts). :func:`compare_files` scores with
+two variants and writes why they differ.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from benchmarks.jsonl import first_answers, write_jsonl
+from benchmarks.provenance import input_entry
+from benchmarks.tasks import ScoreOptions, Task, detect_task, get_task
+
+if TYPE_CHECKING:
+    from graphkit.executors import Executor
+    from graphkit.graph import TransitGraph
+
+__all__ = ["SCORING_VARIANTS", "Evaluation", "Comparison", "task_of", "evaluate_files", "compare_files"]
+
+#: Every scoring variant ``reasonmap score`` takes (route's; plus takes ``paper`` and ``official``).
+SCORING_VARIANTS: tuple[str, ...] = ("paper", "C1", "C2", "ungated", "official")
+
+
+@dataclass(frozen=True, slots=True)
+class Evaluation:
+    """What scoring files produced: the task, verdicts, summary, the problems reported and the report's files."""
+
+    verdicts: tuple[Any, ...]
+    summary: dict[str, Any]
+    problems: tuple[str, ...]
+    report_files: tuple[Path, ...]
+    task: str = "route"
+
+
+def task_of(questions_path: str | Path, task: str | None = None) -> Task:
+    """The task named ``task``, else the one whose questions the file holds."""
+    return get_task(task) if task is not None else detect_task(questions_path)
+
+
+def _options(task: Task, variant: str, **given: Any) -> ScoreOptions:
+    if variant not in task.variants:
+        raise ValueError(f"{task.name} answers are scored with variant {' or '.join(task.variants)}, not {variant!r}")
+    return ScoreOptions(variant=variant, **given)
+
+
+def evaluate_files(
+    questions_path: str | Path,
+    predictions_path: str | Path,
+    *,
+    out: str | Path,
+    report_dir: str | Path,
+    task: str | None = None,
+    weighting: str | None = None,
+    variant: str = "paper",
+    graph: TransitGraph | None = None,
+    source: str = "jsonl",
+    model: str | None = None,
+    kind: str | None = None,
+    metro_dir: str | Path | None = None,
+    executor: Executor | None = None,
+) -> Evaluation:
+    """Score a predictions file against a question file of any task; write scored rows and the report.
+
+    ``task`` names the task (default: told from the file). ``weighting`` ``None`` is the task's default.
+    ``source`` names who wrote the predictions: the toolkit (``jsonl``), or, for route questions,
+    ``lmms-eval``, ``vlmevalkit`` or ``inspect``, whose files are mapped onto prediction rows (``model`` and
+    ``kind`` fill in what they leave out; see :mod:`benchmarks.reasonmap.harnesses`). ``graph``, when given,
+    is every route question's city; ``metro_dir`` is a folder of Metro Data files named after their cities.
+    With an ``executor`` (:mod:`graphkit.executors`), blocks of route predictions are scored by its workers;
+    the outputs are the same byte for byte.
+
+    Raises
+    ------
+    ValueError
+        An unknown task, source or variant, or another harness's predictions of other than route questions.
+    """
+    found = task_of(questions_path, task)
+    options = _options(
+        found,
+        variant,
+        weighting=weighting,
+        source=source,
+        model=model,
+        kind=kind,
+        graph=graph,
+        metro_dir=str(metro_dir) if metro_dir is not None else None,
+    )
+    loaded = found.load(questions_path)
+    predictions, prediction_problems = found.read_predictions(predictions_path, options)
+    kept, repeated = first_answers(predictions, found.answer_key, predictions_path)
+    problems = [*loaded.problems, *(str(problem) for problem in prediction_problems), *repeated]
+    verdicts, skipped = found.score(loaded, kept, options, executor)
+    problems.extend(f"{predictions_path}: {message}" for message in skipped)
+    write_jsonl(out, verdicts)
+    # file names, not paths: the same inputs give the same summary wherever they lie
+    inputs = {"questions": input_entry(questions_path), "predictions": input_entry(predictions_path)}
+    summary = found.summarize(verdicts, loaded, options, inputs, problems)
+    files = found.write_report(report_dir, summary)
+    return Evaluation(tuple(verdicts), summary, tuple(problems), tuple(files), found.name)
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    """What scoring files with two variants produced: each evaluation, the comparison, and the files."""
+
+    evaluations: Mapping[str, Evaluation]
+    comparison: dict[str, Any]
+    files: tuple[Path, ...]
+
+
+def compare_files(
+    questions_path: str | Path,
+    predictions_path: str | Path,
+    *,
+    out: str | Path,
+    report_dir: str | Path,
+    variants: tuple[str, str] = ("paper", "official"),
+    task: str | None = None,
+    weighting: str | None = None,
+    graph: TransitGraph | None = None,
+    source: str = "jsonl",
+    model: str | None = None,
+    kind: str | None = None,
+    metro_dir: str | Path | None = None,
+) -> Comparison:
+    """Score with two variants, side by side, and charge their difference to causes.
+
+    Each variant's scored rows go to ``<out stem>.<variant><suffix>`` and its report to
+    ``<report_dir>/<variant>/``; ``compare.md`` and ``compare.json`` go to ``report_dir``.
+    Route answers are compared by :mod:`benchmarks.reasonmap.compare`; plus answers on accuracy,
+    with one cause (``extraction``). The other arguments are :func:`evaluate_files`'s.
+    """
+    from benchmarks.reasonmap.compare import write_compare
+
+    found = task_of(questions_path, task)
+    if len(variants) != 2 or variants[0] == variants[1] or not set(variants) <= set(found.variants):
+        raise ValueError(f"compare needs two different variants of {list(found.variants)}, got {list(variants)}")
+    out, report = Path(out), Path(report_dir)
+    given = dict(weighting=weighting, graph=graph, source=source, model=model, kind=kind, metro_dir=metro_dir)
+    evaluations = {
+        variant: evaluate_files(
+            questions_path,
+            predictions_path,
+            out=out.with_name(f"{out.stem}.{variant}{out.suffix}"),
+            report_dir=report / variant,
+            task=found.name,
+            variant=variant,
+            **given,
+        )
+        for variant in variants
+    }
+    options = _options(found, variants[0], **{**given, "metro_dir": str(metro_dir) if metro_dir else None})
+    loaded = found.load(questions_path)
+    predictions, _ = found.read_predictions(predictions_path, options)
+    kept, _ = first_answers(predictions, found.answer_key, predictions_path)
+    comparison, markdown = found.compare(evaluations, loaded, kept, variants, options)
+    files = write_compare(report, comparison, markdown)
+    return Comparison(evaluations, comparison, tuple(files))

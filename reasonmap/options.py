@@ -1,0 +1,96 @@
+"""Command-line options shared by several commands, defined once so that one thing has one spelling.
+
+The model client's options (``run``, ``vdi``, ``eval``), the prompt options
+(``prompts``, ``run``, ``eval``) and the help formatter that shows each
+option's default. Nothing heavy is imported here: ``reasonmap --help``
+stays quick.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+__all__ = [
+    "MODES",
+    "DEFAULT_PIXEL_BUDGET",
+    "Help",
+    "add_client_options",
+    "add_prompt_options",
+    "client_options",
+]
+
+#: The prompt modes (see :mod:`baselines.prompts`); kept here so that building the parser imports nothing.
+MODES = ("full", "text-only", "symbolic", "alias")
+#: As :data:`baselines.prompts.DEFAULT_PIXEL_BUDGET` (a test keeps them equal).
+DEFAULT_PIXEL_BUDGET = 4_000_000
+
+
+class Help(argparse.HelpFormatter):
+    """Help that ends each option with its default, unless the text already says it or there is none."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        default = action.default
+        if (
+            "default" in text
+            or default is None
+            or default is False
+            or default == argparse.SUPPRESS
+            or action.option_strings == []
+        ):
+            return text
+        return f"{text} (default: %(default)s)" if text else "(default: %(default)s)"
+
+
+def add_client_options(parser: argparse.ArgumentParser, *, max_tokens_help: str | None = None) -> None:
+    """The endpoint, the model and how it is asked: ``--endpoint --model --name --concurrency --max-tokens
+    --temperature --timeout --max-retries --retry-errors``."""
+    parser.add_argument("--endpoint", required=True, metavar="URL", help="base URL, e.g. http://host:8000/v1")
+    parser.add_argument("--model", required=True, help="model name served there (key: OPENAI_API_KEY)")
+    parser.add_argument("--name", metavar="TAG", help="the model's name in rows and tables (default: --model)")
+    parser.add_argument("--concurrency", type=int, default=4, help="requests in flight at once")
+    parser.add_argument(
+        "--max-tokens", type=int, metavar="N", help=max_tokens_help or "max_tokens of each call (default: the server's)"
+    )
+    parser.add_argument("--temperature", type=float, metavar="T", help="sampling temperature (default: the server's)")
+    parser.add_argument("--timeout", type=float, default=60.0, metavar="S", help="seconds per attempt")
+    parser.add_argument("--max-retries", type=int, default=6, metavar="N", help="retries of a request after its first")
+    parser.add_argument("--retry-errors", action="store_true", help="ask again where the output holds an error row")
+
+
+def add_prompt_options(parser: argparse.ArgumentParser, *, maps_help: str | None = None) -> None:
+    """How prompts are built: ``--maps --pixel-budget --textualization --alias-strategy``."""
+    parser.add_argument(
+        "--maps",
+        metavar="DIR",
+        help=maps_help or "full: folder of map images (<city>.png or <country>__<city>.png; map QA: its image paths)",
+    )
+    parser.add_argument(
+        "--pixel-budget", type=int, default=DEFAULT_PIXEL_BUDGET, metavar="PX", help="full: downscale larger maps to"
+    )
+    parser.add_argument(
+        "--textualization",
+        choices=["lines", "adjacency", "stations"],
+        default="lines",
+        help="symbolic and alias: how the network is written",
+    )
+    parser.add_argument(
+        "--alias-strategy", choices=["romanize", "borrow"], default="romanize", help="alias: how names are replaced"
+    )
+
+
+def client_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The keyword arguments of :func:`baselines.client.run_requests` that the client options give."""
+    return {
+        "endpoint": args.endpoint,
+        "model": args.model,
+        "name": args.name,
+        "concurrency": args.concurrency,
+        "max_tokens": args.max_tokens,
+        "temperature": args.temperature,
+        "timeout": args.timeout,
+        "max_retries": args.max_retries,
+        "retry_errors": args.retry_errors,
+        "progress": not getattr(args, "quiet", False),
+    }
