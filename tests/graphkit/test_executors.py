@@ -8,7 +8,8 @@ import pytest
 
 from graphkit.cities import city_graph
 from graphkit.executors import EXECUTORS, LocalExecutor, open_executor
-from graphkit.io import write_references
+from graphkit.io import ReferenceJob, reference_block, reference_lines, write_references
+from graphkit.routes import DEFAULT_MAX_ROUTES
 from tests.networks import (
     REPEATED_SPLIT,
     REPEATED_SPLIT_OVERLAY,
@@ -89,13 +90,14 @@ def test_references_on_ray_are_the_same_bytes(ray, tmp_path):
 
 def test_references_on_a_pool_keep_the_overlays_names(tmp_path):
     """Workers recompile the Metro Data as given: an alias or a homonym is not applied twice."""
-    graphs = [
-        graph_of(SUFFIX_VARIANTS, SUFFIX_VARIANTS_OVERLAY),
-        graph_of(REPEATED_SPLIT, REPEATED_SPLIT_OVERLAY),
-        city_graph("beijing"),
-    ]
+    graphs = [graph_of(SUFFIX_VARIANTS, SUFFIX_VARIANTS_OVERLAY), graph_of(REPEATED_SPLIT, REPEATED_SPLIT_OVERLAY)]
     inline, pooled = tmp_path / "inline.jsonl", tmp_path / "pooled.jsonl"
     count = write_references(inline, graphs, progress=False)
     with LocalExecutor(1) as executor:
         assert write_references(pooled, graphs, progress=False, executor=executor) == count
     assert pooled.read_bytes() == inline.read_bytes()
+    beijing = city_graph("beijing")  # 西单 and 西单站 are one station by its overlay
+    sources = ("西单站", *beijing.stations[:2])
+    job = ReferenceJob(beijing.given_metro, beijing.overlay, sources, DEFAULT_MAX_ROUTES)
+    expected = "".join(f"{line}\n" for line in reference_lines(beijing, sources=sources))
+    assert reference_block(job) == ("beijing", 3 * (len(beijing.stations) - 1), expected)
