@@ -17,11 +17,11 @@ import json
 import os
 import stat
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from graphkit.errors import TransitError, shorten
 
-__all__ = ["MAX_METRO_BYTES", "read_json_file", "parse_json_text", "file_label"]
+__all__ = ["MAX_METRO_BYTES", "open_regular", "read_json_file", "parse_json_text", "file_label"]
 
 #: The largest Metro Data or overlay file read (the 30 cities' largest is under 100 KB).
 MAX_METRO_BYTES = 64 * 1024 * 1024
@@ -68,8 +68,12 @@ def _kind(mode: int) -> str:
     return next((name for test, name in _KINDS if test(mode)), "not a regular file")
 
 
-def read_json_file(path: str | Path, *, what: str, error: type[TransitError], max_bytes: int = MAX_METRO_BYTES) -> Any:
-    """The JSON value of the file at ``path``; ``what`` names the kind of file in errors.
+def open_regular(path: str | Path, *, what: str, error: type[Exception]) -> BinaryIO:
+    """``path`` opened for binary reading, if it is a regular file; every reader of user files starts here.
+
+    A FIFO with no writer would block for ever and ``/dev/zero`` never ends: both are refused before they
+    are opened, and the open itself is non-blocking, so that a FIFO put in the file's place since the
+    check cannot hang it.
 
     Raises
     ------
@@ -85,20 +89,37 @@ def read_json_file(path: str | Path, *, what: str, error: type[TransitError], ma
         raise error(f"{label}: cannot read {what} ({getattr(problem, 'strerror', None) or problem})") from None
     if not stat.S_ISREG(status.st_mode):
         raise error(f"{label}: {_kind(status.st_mode)}, not a {what} file (only regular files are read)")
-    limit = f"over the {max_bytes:,}-byte limit for {what} files"
-    if status.st_size > max_bytes:
-        raise error(f"{label}: {status.st_size:,} bytes, {limit}")
     try:
-        # non-blocking, so that a FIFO put in the file's place since the check cannot hang the open
         handle = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
-        with os.fdopen(handle, "rb") as stream:
-            if not stat.S_ISREG(os.fstat(stream.fileno()).st_mode):
-                raise error(f"{label}: not a regular file any more, not a {what} file")
-            data = stream.read(max_bytes + 1)
+        stream = os.fdopen(handle, "rb")
     except OSError as problem:
         raise error(f"{label}: cannot read {what} ({problem.strerror or problem})") from None
-    except MemoryError:
-        raise error(f"{label}: not enough memory to read {what}") from None
+    if not stat.S_ISREG(os.fstat(stream.fileno()).st_mode):
+        stream.close()
+        raise error(f"{label}: not a regular file any more, not a {what} file")
+    return stream
+
+
+def read_json_file(path: str | Path, *, what: str, error: type[TransitError], max_bytes: int = MAX_METRO_BYTES) -> Any:
+    """The JSON value of the file at ``path``; ``what`` names the kind of file in errors.
+
+    Raises
+    ------
+    error
+        One line naming the file and what is wrong with it.
+    """
+    label = file_label(path)
+    limit = f"over the {max_bytes:,}-byte limit for {what} files"
+    with open_regular(path, what=what, error=error) as stream:
+        size = os.fstat(stream.fileno()).st_size
+        if size > max_bytes:
+            raise error(f"{label}: {size:,} bytes, {limit}")
+        try:
+            data = stream.read(max_bytes + 1)
+        except OSError as problem:
+            raise error(f"{label}: cannot read {what} ({problem.strerror or problem})") from None
+        except MemoryError:
+            raise error(f"{label}: not enough memory to read {what}") from None
     if len(data) > max_bytes:
         raise error(f"{label}: grew while read, {limit}")
     return parse_json_text(_decode(data, label, what, error), label, what=what, error=error)
