@@ -21,6 +21,7 @@ __all__ = [
     "MAX_LINE_BYTES",
     "open_regular",
     "decode_line",
+    "numbered_lines",
     "read_jsonl",
     "write_jsonl",
     "first_record",
@@ -118,7 +119,7 @@ def decode_line(line: bytes) -> tuple[Any, str | None]:
     return value, None
 
 
-def _lines(handle: BinaryIO, label: str) -> Iterator[tuple[int, bytes | None]]:
+def numbered_lines(handle: BinaryIO, label: str) -> Iterator[tuple[int, bytes | None]]:
     """``(line number, bytes)`` of every line; ``None`` for a line over :data:`MAX_LINE_BYTES` (skipped whole)."""
     number = 0
     while True:
@@ -154,7 +155,7 @@ def read_jsonl(path: str | Path, parse: Callable[..., T]) -> tuple[list[T], list
     records: list[T] = []
     problems: list[Problem] = []
     with open_regular(path) as handle:
-        for number, line in _lines(handle, label):
+        for number, line in numbered_lines(handle, label):
             if line is None:
                 problems.append(Problem(label, number, f"longer than {MAX_LINE_BYTES:,} bytes"))
                 continue
@@ -194,7 +195,7 @@ def first_record(path: str | Path) -> Any:
         return None
     try:
         with open_regular(path) as handle:
-            for _, line in _lines(handle, str(path)):
+            for _, line in numbered_lines(handle, str(path)):
                 if line is not None and line.strip():
                     return decode_line(line)[0]
     except InvalidRecord:

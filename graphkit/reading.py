@@ -19,7 +19,7 @@ import stat
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from graphkit.errors import TransitError, shorten
+from graphkit.errors import shorten
 
 __all__ = ["MAX_METRO_BYTES", "open_regular", "read_json_file", "parse_json_text", "file_label"]
 
@@ -100,7 +100,7 @@ def open_regular(path: str | Path, *, what: str, error: type[Exception]) -> Bina
     return stream
 
 
-def read_json_file(path: str | Path, *, what: str, error: type[TransitError], max_bytes: int = MAX_METRO_BYTES) -> Any:
+def read_json_file(path: str | Path, *, what: str, error: type[Exception], max_bytes: int = MAX_METRO_BYTES) -> Any:
     """The JSON value of the file at ``path``; ``what`` names the kind of file in errors.
 
     Raises
@@ -125,7 +125,7 @@ def read_json_file(path: str | Path, *, what: str, error: type[TransitError], ma
     return parse_json_text(_decode(data, label, what, error), label, what=what, error=error)
 
 
-def _decode(data: bytes, label: str, what: str, error: type[TransitError]) -> str:
+def _decode(data: bytes, label: str, what: str, error: type[Exception]) -> str:
     for marks, name in (
         ((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE), "UTF-32"),
         ((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE), "UTF-16"),
@@ -142,7 +142,7 @@ def _decode(data: bytes, label: str, what: str, error: type[TransitError]) -> st
         ) from None
 
 
-def parse_json_text(text: str, label: str, *, what: str, error: type[TransitError]) -> Any:
+def parse_json_text(text: str, label: str, *, what: str, error: type[Exception]) -> Any:
     """The JSON value of ``text`` (read from ``label``), any key given twice in one object refused."""
     try:
         return json.loads(text, object_pairs_hook=_unique_keys)
