@@ -358,7 +358,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_model_commands(commands)
 
     mapqa_score = commands.add_parser(
-        "mapqa-score", help="score map QA answers (exact match, Jaccard, Kendall tau): `score --task mapqa`"
+        "mapqa-score",
+        help="score map QA answers (exact match, Jaccard, Kendall tau): `score --task mapqa`",
+        description="An alias of `reasonmap score --task mapqa`, kept for the commands already written with it.",
     )
     _add_score_files(mapqa_score)
     mapqa_score.set_defaults(

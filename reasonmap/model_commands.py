@@ -73,7 +73,7 @@ def cmd_baseline(args: argparse.Namespace) -> int:
     count = write_jsonl(args.out, predictions)
     if not count:
         return _nothing("baseline", f"no prediction written: {args.questions} holds no {task.name} question to answer")
-    print(f"wrote {count} predictions of baseline:{args.name} ({task.name}) to {args.out}", file=sys.stderr)
+    print(f"wrote {count} {task.name} predictions of baseline {args.name} to {args.out}", file=sys.stderr)
     return 0
 
 
@@ -152,7 +152,7 @@ def cmd_vdi(args: argparse.Namespace) -> int:
         print(f"{stage}: {summary}", file=sys.stderr)
     if not result.summary["n"]:
         return _nothing("vdi", f"no question could be asked: {args.questions} gave none with a readable map")
-    if all(summary.all_failed for _, summary in result.runs):
+    if not any(summary.answered or summary.answered_before for _, summary in result.runs):
         return _nothing("vdi", f"error: not one request was answered (see the 'error' field of {args.out}/*.jsonl)")
     print(vdi_table(result.summary), end="")
     print(f"wrote {', '.join(path.name for path in result.files)} to {args.out}/", file=sys.stderr)
