@@ -4,8 +4,14 @@ from __future__ import annotations
 
 import json
 
-from benchmarks.speed.ocr import main
+from benchmarks.speed.ocr import DEFAULT_MAPS, main
+from tests.shared import SHARED_MAPS
 from tests.vision.maps import real_map
+
+
+def test_the_benchmark_and_the_tests_read_one_folder_of_shared_maps():
+    # two spellings of one path (the library may not take it from the tests, nor the tests from a benchmark)
+    assert DEFAULT_MAPS == SHARED_MAPS
 
 
 def test_benchmark_on_a_rendered_map_prints_one_json_object_last(capsys):
