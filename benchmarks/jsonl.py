@@ -7,16 +7,22 @@ wrong) and skipped, and every good record is kept. Writing is atomic.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Hashable, Iterable
+import os
+import re
+import stat
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, BinaryIO, TypeVar
 
 from benchmarks.errors import InvalidRecord
 from graphkit.io import atomic_writer
 
 __all__ = [
     "Problem",
+    "MAX_LINE_BYTES",
+    "open_regular",
+    "decode_line",
     "read_jsonl",
     "write_jsonl",
     "first_record",
@@ -39,41 +45,136 @@ class Problem:
         return f"{self.path}:{self.line}: {self.message}"
 
 
-def read_jsonl(path: str | Path, parse: Callable[..., T]) -> tuple[list[T], list[Problem]]:
-    """Parse every line of a JSON Lines file with ``parse(obj, where=...)``.
+#: The longest line read (bytes); a longer one is reported and skipped, so no line can exhaust memory.
+MAX_LINE_BYTES = 64 << 20
+# JSON nesting deeper than any record needs; deeper input is refused before the decoder recurses into it.
+MAX_DEPTH = 200
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
-    Returns the good records and the problems (bad JSON, invalid records);
-    blank lines are ignored.
+
+def open_regular(path: str | Path, what: str = "file") -> BinaryIO:
+    """``path`` opened for binary reading, if it is a regular file (a FIFO or a device would hang or never end).
 
     Raises
     ------
     InvalidRecord
-        The file cannot be read at all.
+        It is missing, unreadable, a folder or not a regular file; the message names it.
     """
     label = str(path)
     try:
-        handle = open(path, encoding="utf-8", errors="strict")
+        info = os.stat(path)
     except OSError as error:
         raise InvalidRecord(f"{label}: cannot read ({error.strerror or error})") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise InvalidRecord(f"{label}: is a folder, not a {what}")
+    if not stat.S_ISREG(info.st_mode):
+        raise InvalidRecord(f"{label}: not a regular file (a pipe or device); save the {what} to a file first")
+    try:
+        return open(path, "rb")  # noqa: SIM115 - the caller closes it
+    except OSError as error:
+        raise InvalidRecord(f"{label}: cannot read ({error.strerror or error})") from None
+
+
+def _depth_exceeds(line: bytes, limit: int) -> bool:
+    """Whether brackets nest deeper than ``limit`` (counting inside strings too: an over-estimate, only used
+    on lines with more brackets than ``limit``)."""
+    depth = 0
+    for byte in line:
+        if byte in b"[{":
+            depth += 1
+            if depth > limit:
+                return True
+        elif byte in b"]}":
+            depth -= 1
+    return False
+
+
+def _lone_surrogate(value: Any) -> bool:
+    """Whether a decoded JSON value holds a lone surrogate (``"\\ud800"``), which no UTF-8 file can hold."""
+    if isinstance(value, str):
+        return any("\ud800" <= char <= "\udfff" for char in value)
+    if isinstance(value, dict):
+        return any(_lone_surrogate(key) or _lone_surrogate(item) for key, item in value.items())
+    if isinstance(value, list):
+        return any(_lone_surrogate(item) for item in value)
+    return False
+
+
+def decode_line(line: bytes) -> tuple[Any, str | None]:
+    """One JSON Lines line decoded: ``(value, None)``, or ``(None, why not)``; never raises.
+
+    >>> decode_line(b'{"a": 1}')
+    ({'a': 1}, None)
+    >>> decode_line(b'{"a": "\\xe9"}')[1]
+    'not UTF-8 (invalid continuation byte at byte 8)'
+    >>> decode_line(b'{"a": "\\\\ud800"}')[1]
+    'holds an unpaired surrogate escape (U+D800 to U+DFFF), which is not text'
+    >>> decode_line(b"[" * 5000)[1]
+    'nested deeper than 200 levels'
+    """
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return None, f"not UTF-8 ({error.reason} at byte {error.start + 1})"
+    if (line.count(b"[") + line.count(b"{") > MAX_DEPTH) and _depth_exceeds(line, MAX_DEPTH):
+        return None, f"nested deeper than {MAX_DEPTH} levels"
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as error:
+        return None, f"not valid JSON ({error.msg} at column {error.colno})"
+    except RecursionError:
+        return None, f"nested deeper than {MAX_DEPTH} levels"
+    if _SURROGATE_ESCAPE.search(line) and _lone_surrogate(value):
+        return None, "holds an unpaired surrogate escape (U+D800 to U+DFFF), which is not text"
+    return value, None
+
+
+def _lines(handle: BinaryIO, label: str) -> Iterator[tuple[int, bytes | None]]:
+    """``(line number, bytes)`` of every line; ``None`` for a line over :data:`MAX_LINE_BYTES` (skipped whole)."""
+    number = 0
+    while True:
+        line = handle.readline(MAX_LINE_BYTES + 1)
+        if not line:
+            return
+        number += 1
+        if number == 1:
+            if line.startswith(_UTF16_BOMS) or (len(line) > 1 and b"\x00" in line[:2]):
+                raise InvalidRecord(f"{label}: is UTF-16 text; save it as UTF-8")
+            line = line.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte-order mark
+        if len(line) > MAX_LINE_BYTES and not line.endswith(b"\n"):
+            while (rest := handle.readline(MAX_LINE_BYTES)) and not rest.endswith(b"\n"):
+                pass
+            yield number, None
+            continue
+        yield number, line
+
+
+def read_jsonl(path: str | Path, parse: Callable[..., T]) -> tuple[list[T], list[Problem]]:
+    """Parse every line of a JSON Lines file with ``parse(obj, where=...)``.
+
+    Returns the good records and the problems (bad bytes, bad JSON, invalid
+    records, each with its true line number); blank lines are ignored, and a
+    UTF-8 byte-order mark is accepted.
+
+    Raises
+    ------
+    InvalidRecord
+        The file cannot be read at all (missing, a folder, a pipe or device, UTF-16).
+    """
+    label = str(path)
     records: list[T] = []
     problems: list[Problem] = []
-    with handle:
-        number = 0
-        while True:
-            try:
-                line = handle.readline()
-            except UnicodeDecodeError as error:
-                problems.append(Problem(label, number + 1, f"not UTF-8 ({error.reason}); rest of file skipped"))
-                break
-            if not line:
-                break
-            number += 1
+    with open_regular(path, "JSON Lines file") as handle:
+        for number, line in _lines(handle, label):
+            if line is None:
+                problems.append(Problem(label, number, f"longer than {MAX_LINE_BYTES:,} bytes"))
+                continue
             if not line.strip():
                 continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as error:
-                problems.append(Problem(label, number, f"not valid JSON ({error.msg} at column {error.colno})"))
+            obj, why = decode_line(line)
+            if why is not None:
+                problems.append(Problem(label, number, why))
                 continue
             try:
                 records.append(parse(obj, where=f"{label}:{number}"))
@@ -97,18 +198,18 @@ def write_jsonl(path: str | Path, records: Iterable[Any]) -> int:
 def first_record(path: str | Path) -> Any:
     """The first non-blank record of a JSON Lines file, to tell what kind of file it is.
 
-    ``None`` for parquet files, unreadable files, bad JSON and empty files:
+    ``None`` for parquet files, unreadable or irregular files, bad lines and empty files:
     telling the kind is not the place to report them (the loader does).
     """
     path = Path(path)
     if path.suffix == ".parquet":
         return None
     try:
-        with open(path, encoding="utf-8", errors="replace") as stream:
-            for line in stream:
-                if line.strip():
-                    return json.loads(line)
-    except (OSError, json.JSONDecodeError):
+        with open_regular(path) as handle:
+            for _, line in _lines(handle, str(path)):
+                if line is not None and line.strip():
+                    return decode_line(line)[0]
+    except InvalidRecord:
         return None
     return None
 

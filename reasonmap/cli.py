@@ -389,6 +389,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_vision_commands(commands, _add_city_options)
     add_synth_command(commands)
+    from reasonmap.eval import add_eval_command
+
+    add_eval_command(commands)
     return parser
 
 

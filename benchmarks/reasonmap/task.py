@@ -17,6 +17,7 @@ from benchmarks.reasonmap.loading import graph_lookup, load_questions
 from benchmarks.reasonmap.records import KINDS, Prediction, Question, Verdict
 from benchmarks.reasonmap.scoring import VARIANTS, score_predictions
 from benchmarks.tasks import Loaded, Prompt, ScoreOptions
+from graphkit.errors import TransitError
 from graphkit.graph import TransitGraph
 from graphkit.metro import MetroData
 from graphkit.overlays import Overlay
@@ -92,6 +93,34 @@ def _score_on(
     return verdicts, unmatched
 
 
+def _with_graphs(
+    questions: Mapping[str, Question], predictions: Sequence[Prediction], graph_for: Callable[[Question], TransitGraph]
+) -> tuple[list[Prediction], list[str]]:
+    """The predictions whose question's city has a graph, and one message per city without one (its answers are
+    skipped, every other answer is scored)."""
+    failed: dict[str, str] = {}
+    tried: set[str] = set()
+    for prediction in predictions:
+        question = questions.get(prediction.id)
+        if question is None or question.city in tried:
+            continue
+        tried.add(question.city)
+        try:
+            graph_for(question)
+        except (TransitError, ValueError, OSError) as error:
+            failed[question.city] = str(error)
+    if not failed:
+        return list(predictions), []
+    kept, dropped = [], dict.fromkeys(failed, 0)
+    for prediction in predictions:
+        question = questions.get(prediction.id)
+        if question is not None and question.city in failed:
+            dropped[question.city] += 1
+        else:
+            kept.append(prediction)
+    return kept, [f"{dropped[city]} answers about {city!r} skipped: {failed[city]}" for city in failed]
+
+
 def _graph_for(loaded: Loaded, options: ScoreOptions) -> Callable[[Question], TransitGraph]:
     return graph_lookup(dict(loaded.context.get("metro", {})), options.graph, options.metro_dir)
 
@@ -130,6 +159,7 @@ class RouteTask:
     ) -> tuple[list[Verdict], list[str]]:
         weighting = options.weighting or self.default_weighting
         questions = dict(loaded.questions)
+        predictions, skipped = _with_graphs(questions, predictions, _graph_for(loaded, options))
         if executor is None:
             verdicts, unmatched = _score(
                 questions, predictions, _graph_for(loaded, options), weighting, options.variant
@@ -139,7 +169,7 @@ class RouteTask:
             metro = dict(loaded.context.get("metro", {}))
             template = ScoreJob({}, (), metro, network, options.metro_dir, weighting, options.variant)
             verdicts, unmatched = _score_on(executor, questions, list(predictions), template)
-        return verdicts, [f"prediction {id!r} matches no question" for id in unmatched]
+        return verdicts, [*skipped, *(f"prediction {id!r} matches no question" for id in unmatched)]
 
     def summarize(
         self,

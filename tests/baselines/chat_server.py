@@ -289,13 +289,13 @@ def _handler_for(server: ChatServer) -> type[BaseHTTPRequestHandler]:
                 return
             call, reply = server._record(self.path, headers, body)
             try:
-                self._answer(call, reply)
+                stopping = bool(reply.delay) and server._stopping.wait(reply.delay)
             finally:
-                server._done()
+                server._done()  # before the reply leaves: a client that has it may send its next call at once
+            if not stopping:
+                self._answer(call, reply)
 
         def _answer(self, call: Call, reply: Reply) -> None:
-            if reply.delay and server._stopping.wait(reply.delay):
-                return
             if reply.drop == "reset":
                 self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
                 self.connection.close()

@@ -13,6 +13,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -31,7 +32,7 @@ from baselines.requests import Request
 from benchmarks.jsonl import write_jsonl
 from benchmarks.reasonmap.loading import load_questions, read_predictions
 from reasonmap.cli import main
-from tests.baselines.chat_server import ChatServer, Reply
+from tests.baselines.chat_server import Call, ChatServer, Reply
 
 REPO = Path(__file__).resolve().parents[2]
 FAST = Backoff(base=0.01, cap=0.05)
@@ -68,6 +69,24 @@ def ask(server: ChatServer, requests: list[Request], out: Path, **options) -> Ru
 def server():
     with ChatServer() as running:
         yield running
+
+
+@pytest.fixture
+def waits(monkeypatch) -> list[tuple[str, int, float | None, float]]:
+    """Every wait the backoff policy gave the client: (request key, retry number, Retry-After, seconds).
+
+    Tests check these, not the clock: the client sleeps on its stop event for exactly the wait it was given.
+    """
+    given = []
+    policy = Backoff.delay
+
+    def recorded(self, retry, *, key, retry_after=None):
+        wait = policy(self, retry, key=key, retry_after=retry_after)
+        given.append((key, retry, retry_after, wait))
+        return wait
+
+    monkeypatch.setattr(Backoff, "delay", recorded)
+    return given
 
 
 @pytest.fixture(autouse=True)
@@ -160,11 +179,11 @@ def test_concurrency_is_bounded(server, tmp_path):
 # -- faults -------------------------------------------------------------------------------------------------------
 
 
-def test_each_fault_is_retried_or_recorded_and_every_request_ends_with_one_row(server, tmp_path):
+def test_each_fault_is_retried_or_recorded_and_every_request_ends_with_one_row(server, tmp_path, waits):
     server.script = {
         "0/short": [Reply(status=429, headers={"Retry-After": "0.2"})],
         "1/short": [Reply(status=500), Reply(status=503), Reply(status=502)],
-        "2/short": [Reply(delay=3.0)],  # longer than the client's timeout
+        "2/short": [Reply(delay=60.0)],  # far longer than the client's timeout (abandoned when the server stops)
         "3/short": [Reply(drop="close"), Reply(drop="reset")],
         "4/short": [Reply(body=b'{"choices": [{"mess'), Reply(body=b'{"object": "error"}')],
         "5/short": [Reply(status=400, error="prompt too long")],
@@ -173,9 +192,8 @@ def test_each_fault_is_retried_or_recorded_and_every_request_ends_with_one_row(s
     }
     out = tmp_path / "p.jsonl"
     requests = make_requests(8)
-    started = time.monotonic()
-    summary = ask(server, requests, out, concurrency=8, timeout=0.4, max_retries=3)
-    assert time.monotonic() - started < 3.0
+    # a timeout that a loaded machine's loopback answers keep well within, so only the delayed call times out
+    summary = ask(server, requests, out, concurrency=8, timeout=2.0, max_retries=3)
     assert (summary.done_now, summary.errors) == (16, 2)
     rows = read_rows(out)
     assert row_keys(rows) == sorted(request.key for request in requests)
@@ -186,6 +204,17 @@ def test_each_fault_is_retried_or_recorded_and_every_request_ends_with_one_row(s
         assert server.hits(key) == hits, key
         number, kind = key.split("/")
         assert by_key[number, kind]["attempts"] == hits
+    # the waits, not the clock: one per retry, numbered from 1; the Retry-After of 0.2 s is honoured (plus at
+    # most 10 % jitter); the others double from FAST's base of 0.01 s, each scaled by a jitter in [0.5, 1]
+    assert sorted((key, retry) for key, retry, _, _ in waits) == sorted(
+        (key, retry) for key, hits in expected_hits.items() for retry in range(1, hits)
+    )
+    doubling = {1: 0.01, 2: 0.02, 3: 0.04}
+    for key, retry, retry_after, wait in waits:
+        if key == "0/short":
+            assert retry_after == 0.2 and 0.2 <= wait <= 0.2 * 1.1
+        else:
+            assert retry_after is None and doubling[retry] / 2 <= wait <= doubling[retry], (key, retry, wait)
     assert all(server.hits(f"{number}/long") == 1 for number in range(8))
     for number in ("0", "1", "2", "3", "4", "7"):
         assert by_key[number, "short"]["response"] == f"answer to {number}/short"
@@ -199,19 +228,21 @@ def test_each_fault_is_retried_or_recorded_and_every_request_ends_with_one_row(s
     assert problems == [] and len(predictions) == 16
 
 
-def test_retry_after_is_capped(server, tmp_path):
+def test_retry_after_is_capped(server, tmp_path, waits):
     server.script = {"0/short": [Reply(status=503, headers={"Retry-After": "100"})]}
     policy = Backoff(base=0.0, cap=0.0, retry_after_cap=0.2)
     ask(server, make_requests(1, ("short",)), tmp_path / "p.jsonl", backoff=policy)
-    first, second = (call.received for call in server.calls)
-    assert 0.2 <= second - first < 0.2 * 1.1 + 0.3
+    assert server.hits("0/short") == 2
+    ((key, retry, retry_after, wait),) = waits
+    assert (key, retry, retry_after) == ("0/short", 1, 100.0) and 0.2 <= wait <= 0.2 * 1.1
 
 
-def test_retry_after_below_the_cap_is_waited_in_full(server, tmp_path):
+def test_retry_after_below_the_cap_is_waited_in_full(server, tmp_path, waits):
     server.script = {"0/short": [Reply(status=429, headers={"Retry-After": "0.2"})]}
     ask(server, make_requests(1, ("short",)), tmp_path / "p.jsonl", backoff=Backoff(base=0.0, cap=0.0))
-    first, second = (call.received for call in server.calls)
-    assert second - first >= 0.2
+    assert server.hits("0/short") == 2
+    ((key, retry, retry_after, wait),) = waits
+    assert (key, retry, retry_after) == ("0/short", 1, 0.2) and 0.2 <= wait <= 0.2 * 1.1
 
 
 @pytest.mark.parametrize("status", [401, 403, 404])
@@ -432,8 +463,56 @@ def test_a_second_writer_on_the_same_file_is_refused(server, tmp_path):
     assert ask(server, make_requests(1), out).done_now == 2
 
 
+class Gate:
+    """A server script that answers ``allowed`` calls, then holds the others until it is opened further.
+
+    A run it serves cannot finish, so a test can kill it mid-run once the run has written enough rows: the test
+    waits on the rows, never on a sleep.
+    """
+
+    def __init__(self, allowed: int) -> None:
+        self._condition = threading.Condition()
+        self._allowed = allowed
+        self._answered = 0
+        self._round = 0
+
+    def __call__(self, call: Call) -> Reply:
+        with self._condition:
+            round_ = self._round
+            # the timeout is a failsafe: a call held this long belongs to a test that has failed already
+            opened = self._condition.wait_for(
+                lambda: self._answered < self._allowed or self._round != round_, timeout=60
+            )
+            if not opened or self._round != round_:
+                return Reply(drop="close")  # held for a client killed since: it never counts as answered
+            self._answered += 1
+        return Reply(delay=0.04)
+
+    def open_more(self, calls: int) -> None:
+        """Answer ``calls`` more calls; the calls held until now (their client was killed) are dropped."""
+        with self._condition:
+            self._round += 1
+            self._allowed = self._answered + calls
+            self._condition.notify_all()
+
+
+def wait_for_rows(out: Path, rows: int, process: subprocess.Popen) -> None:
+    """Return once ``out`` holds ``rows`` lines; fail if the run ends first (or, as a failsafe, after a minute)."""
+    deadline = time.monotonic() + 60
+    while not out.exists() or out.read_bytes().count(b"\n") < rows:
+        if process.poll() is not None:
+            pytest.fail(f"the run ended (exit {process.returncode}) before {out.name} held {rows} rows")
+        if time.monotonic() > deadline:
+            pytest.fail(f"{out.name} did not reach {rows} rows within 60 s")
+        time.sleep(0.01)
+
+
+@pytest.mark.slow
 def test_killed_at_any_moment_and_restarted_every_answer_is_there_exactly_once(server, tmp_path):
-    server.default = Reply(delay=0.04)
+    # each run may get a few answers more than the rows waited for, so it is killed while answers still arrive,
+    # and never all of them, so it is killed before it ends
+    gate = Gate(allowed=12)
+    server.script = gate
     requests = make_requests(30)
     requests_file = tmp_path / "requests.jsonl"
     write_jsonl(requests_file, requests)
@@ -442,15 +521,16 @@ def test_killed_at_any_moment_and_restarted_every_answer_is_there_exactly_once(s
     command += ["--requests", str(requests_file), "--out", str(out), "--concurrency", "4", "--quiet"]
     environment = {key: value for key, value in os.environ.items() if key != "OPENAI_API_KEY"}
     kills = 0
-    for rows_before_kill in (8, 30):
+    for rows_before_kill, more_answers in ((8, None), (30, 30)):
+        if more_answers is not None:
+            gate.open_more(more_answers)
         process = subprocess.Popen(command, cwd=REPO, env=environment, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 15
-        while (not out.exists() or out.read_bytes().count(b"\n") < rows_before_kill) and time.monotonic() < deadline:
-            time.sleep(0.005)
+        wait_for_rows(out, rows_before_kill, process)
         process.send_signal(signal.SIGKILL)
         process.wait()
         kills += 1
-        assert 0 < out.read_bytes().count(b"\n") < len(requests)
+        assert rows_before_kill <= out.read_bytes().count(b"\n") < len(requests)
+    gate.open_more(len(requests))
     finished = subprocess.run(command, cwd=REPO, env=environment, capture_output=True, text=True, timeout=30)
     assert finished.returncode == 0, finished.stderr
     rows = read_rows(out)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from benchmarks.speed.ocr import DEFAULT_MAPS, main
 from tests.shared import SHARED_MAPS
 from tests.vision.maps import real_map
@@ -14,6 +16,7 @@ def test_the_benchmark_and_the_tests_read_one_folder_of_shared_maps():
     assert DEFAULT_MAPS == SHARED_MAPS
 
 
+@pytest.mark.slow
 def test_benchmark_on_a_rendered_map_prints_one_json_object_last(capsys):
     assert main(["--rendered", "--only", "geneva"]) == 0
     captured = capsys.readouterr()
@@ -26,6 +29,7 @@ def test_benchmark_on_a_rendered_map_prints_one_json_object_last(capsys):
     assert "geneva: " in captured.err
 
 
+@pytest.mark.slow
 def test_benchmark_on_a_real_map(capsys):
     folder = real_map("america__miami").parent
     assert main(["--maps", str(folder), "--only", "miami"]) == 0

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from benchmarks.speed.scaling import exponent, main
 
 
@@ -24,6 +26,7 @@ def test_benchmark_prints_one_line_per_size_and_the_exponent_last(capsys):
     assert all(size["peak_rss_mb"] > 0 and size["lines"] == 2 for size in last["sizes"])
 
 
+@pytest.mark.slow
 def test_a_pool_streams_every_pair_too(capsys):
     # 330 stations make two jobs of departures (100,000 pairs each at most), so the pool does run
     assert main(["--sizes", "330", "--workers", "2"]) == 0

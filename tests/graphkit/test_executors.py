@@ -61,6 +61,7 @@ def ray():
     ray.shutdown()
 
 
+@pytest.mark.slow
 def test_ray_keeps_the_item_order_and_leaves_a_running_cluster_running(ray):
     assert "ray" in EXECUTORS
     with open_executor("ray", workers=2) as executor:
@@ -69,6 +70,7 @@ def test_ray_keeps_the_item_order_and_leaves_a_running_cluster_running(ray):
     assert ray.is_initialized()
 
 
+@pytest.mark.slow
 def test_references_on_ray_are_the_same_bytes(ray, tmp_path):
     graphs = [city_graph("rome")]
     inline, remote = tmp_path / "inline.jsonl", tmp_path / "ray.jsonl"

@@ -269,6 +269,7 @@ def test_without_its_overlay_a_real_loop_or_branch_is_flagged(city, line, reason
     assert flagged and reason in flagged[0].message
 
 
+@pytest.mark.slow
 def test_lint_is_deterministic_and_sorted():
     first, second = lint_all(), lint_all()
     assert first == second

@@ -62,6 +62,7 @@ def summary(run):
     return json.loads((run[0] / "summary.json").read_text(encoding="utf-8"))
 
 
+@pytest.mark.slow
 def test_writes_every_output(run):
     out, _ = run
     for name in FILES:
@@ -73,6 +74,7 @@ def test_writes_every_output(run):
         assert (out / name).read_text(encoding="utf-8").startswith("| ")
 
 
+@pytest.mark.slow
 def test_counts_add_up_to_the_predictions(summary):
     predictions = summary["predictions"]
     assert predictions == summary["diagnoses"] == 2 * 5 * summary["questions"]  # two kinds, five models
@@ -89,6 +91,7 @@ def test_counts_add_up_to_the_predictions(summary):
     assert not summary["problems"]
 
 
+@pytest.mark.slow
 def test_the_models_fail_as_designed(summary):
     models = summary["models"]
     oracle = models["oracle"]["categories"]
@@ -98,6 +101,7 @@ def test_the_models_fail_as_designed(summary):
     assert reasoning["reasoning"] > perception["reasoning"]
 
 
+@pytest.mark.slow
 def test_crops_of_confused_stations(run, summary):
     from PIL import Image
 
@@ -113,6 +117,7 @@ def test_crops_of_confused_stations(run, summary):
         assert len(image.convert("RGB").getcolors(maxcolors=1 << 20)) > 50  # map colours, not just text
 
 
+@pytest.mark.slow
 def test_same_seed_same_numbers(run, tmp_path):
     again = _run(tmp_path)
     assert again.returncode == 0, again.stderr[-3000:]
@@ -194,6 +199,7 @@ def user_run(tmp_path_factory):
     return out, questions, rows, done
 
 
+@pytest.mark.slow
 def test_user_run_diagnoses_the_users_own_predictions(user_run):
     out, questions, rows, done = user_run
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
@@ -212,6 +218,7 @@ def test_user_run_diagnoses_the_users_own_predictions(user_run):
     assert "| my-model |" in (out / "by_model.md").read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_user_run_needs_both_files(tmp_path):
     env = dict(os.environ, ERROR_ANALYSIS_QUESTIONS_FILE=str(tmp_path / "q.jsonl"), ERROR_ANALYSIS_OUT=str(tmp_path))
     done = subprocess.run(

@@ -223,6 +223,7 @@ print(json.dumps({"status": log.status, "task": log.eval.task, "samples": len(lo
 """
 
 
+@pytest.mark.slow
 def test_the_task_loads_by_name_through_the_entry_point(tmp_path):
     """A fresh interpreter finds ``reasonmap/route`` only through the entry point pyproject.toml declares."""
     declared = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["entry-points"]

@@ -104,6 +104,7 @@ def test_hard_sets_take_the_shapes_of_hard_cities(tmp_path):
     assert not (folder / "questions.jsonl").exists()  # questions only when asked
 
 
+@pytest.mark.slow
 def test_a_set_is_the_same_bytes_on_ray(synthetic_set, tmp_path):
     ray = pytest.importorskip("ray", reason="the [ray] extra is not installed")
     folder, argv = synthetic_set
@@ -128,6 +129,7 @@ def test_references_of_a_folder_cover_every_network(capsys, synthetic_set, tmp_p
     assert code == 0 and f"wrote {2 * 24 * 23} station pairs" in err
 
 
+@pytest.mark.slow
 def test_ocr_of_a_folder_writes_the_evidence_one_map_gives(capsys, tmp_path):
     folder = tmp_path / "small"
     assert main(["synth", "--count", "1", "--stations", "8", "--lines", "2", "--render", "--out", str(folder)]) == 0

@@ -40,6 +40,7 @@ def test_render_writes_the_map_and_its_truth_deterministically(rendered, tmp_pat
     assert (tmp_path / "again.png").read_bytes() == rendered.read_bytes()
 
 
+@pytest.mark.slow
 def test_ocr_json_reports_recall_boxes_and_unmatched_texts(rendered, tmp_path, capsys):
     code, out, _ = run(
         capsys,
@@ -74,6 +75,7 @@ def test_ocr_json_reports_recall_boxes_and_unmatched_texts(rendered, tmp_path, c
     assert json.loads(out)["ocr_cached"]
 
 
+@pytest.mark.slow
 def test_diagnose_labels_answers_from_the_truth_or_from_ocr(rendered, tmp_path, capsys):
     graph = city_graph("rome")
     questions = generate_questions(graph, seed=4, per_city=4)

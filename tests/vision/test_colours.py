@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import cv2
 import numpy
 import pytest
 
@@ -12,8 +13,6 @@ from tests.vision.fonts import needs_cjk_font
 from vision.colours import colour_pairs, estimate_line_colours, station_colours, with_lines
 from vision.errors import InvalidImage
 from vision.evidence import LineEvidence, MapEvidence, StationEvidence, ciede2000, hex_to_rgb
-
-cv2 = pytest.importorskip("cv2")
 
 # Orange and Amber are confusable (CIEDE2000 about 5); three lines meet at Hub.
 COLOURS = {"Red": "#d62728", "Blue": "#1f77b4", "Orange": "#ff7f0e", "Amber": "#f5902a", "Green": "#2ca02c"}
@@ -220,6 +219,7 @@ def _rendered(city: str, palette: str):
     return graph, numpy.asarray(rendered.image.convert("RGB")), rendered.truth
 
 
+@pytest.mark.slow
 @needs_cjk_font  # Hefei and Beijing have Chinese labels
 @pytest.mark.parametrize("palette", ["normal", "confusable"])
 def test_rendered_maps_colours_from_label_boxes(palette):

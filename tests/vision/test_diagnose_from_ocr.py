@@ -25,7 +25,7 @@ from vision.grounding import ground_stations
 from vision.ocr import ocr_array
 from vision.render import render_map
 
-pytestmark = needs_cjk_font  # Hefei's labels are Chinese
+pytestmark = [needs_cjk_font, pytest.mark.slow]  # Hefei's labels are Chinese; OCR of a rendered map
 
 CITIES = ("rome", "hefei")
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import pickle
 from dataclasses import replace
 
+import pytest
+
 from baselines.solvers import Noise, run_solver
 from benchmarks.jsonl import write_jsonl
 from benchmarks.reasonmap.generate import generate_set
@@ -15,6 +17,7 @@ from vision.evidence import read_truth
 from vision.render import render_map, truth_json
 
 
+@pytest.mark.slow
 def test_a_pool_diagnoses_blocks_in_order_to_the_same_bytes(tmp_path):
     graph = city_graph("rome")
     evidence_graph = OneNetwork(graph.metro, graph.overlay)

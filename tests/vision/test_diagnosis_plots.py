@@ -52,6 +52,7 @@ def test_confusion_crops_take_one_per_station_and_pair_of_lines(rome):
     assert confusion_crops(twice, questions, {}, lambda _: graph, {}) == []  # no image of the city: no crop
 
 
+@pytest.mark.slow
 def test_figures_are_png_and_pdf_and_byte_stable(rome, tmp_path):
     graph, image, evidence = rome
     crops = [ConfusionCrop(_confusion(graph), graph.stations[5], image, evidence)]

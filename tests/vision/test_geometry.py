@@ -10,8 +10,6 @@ from tests.networks import BRANCH, BRANCH_OVERLAY, CLOSED_LOOP, LOOP, LOOP_OVERL
 from vision.evidence import LineEvidence, MapEvidence, StationEvidence
 from vision.geometry import LineProximity, close_runs, line_paths, line_stations, lines_near, station_walk
 
-pytest.importorskip("shapely")
-
 
 def _hops(walk):
     return {frozenset(hop) for hop in zip(walk, walk[1:]) if hop[0] != hop[1]}

@@ -82,6 +82,7 @@ def test_reads_level_and_slanted_words(engine):
     assert found.width == 900 and found.height == 500
 
 
+@pytest.mark.slow
 def test_tiles_do_not_lose_or_double_words(engine):
     words = [(f"Station {i}", (60 + 260 * (i % 6), 40 + 90 * (i // 6)), 0) for i in range(36)]
     image = _text_image(words, size=(1700, 600))
@@ -91,6 +92,7 @@ def test_tiles_do_not_lose_or_double_words(engine):
     assert len(texts) == 36
 
 
+@pytest.mark.slow
 def test_reading_a_file_is_cached_by_content_and_settings(tmp_path, engine):
     path = tmp_path / "words.png"
     Image.fromarray(_text_image([("Flaminio", (50, 50), 0)])).save(path)
@@ -156,6 +158,7 @@ def test_unavailable_engines_say_what_to_install():
             open_engine(EngineConfig(device="cuda"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("city", "rotate"), [("geneva", False), pytest.param("hefei", True, marks=needs_cjk_font)])
 def test_recall_on_rendered_maps(city, rotate, engine):
     graph = city_graph(city)
@@ -171,6 +174,7 @@ def test_recall_on_rendered_maps(city, rotate, engine):
             assert x0 - 30 <= px <= x1 + 30 and y0 - 30 <= py <= y1 + 30, name
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "city"), [("america__miami", "miami"), ("italy__rome", "rome")])
 def test_recall_on_real_maps(name, city, tmp_path):
     graph = city_graph(city)

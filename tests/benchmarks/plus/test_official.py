@@ -82,6 +82,7 @@ def test_bad_hub_records_name_the_field(record, message):
         hub_plus_question(record, position=5, where="record 5")
 
 
+@pytest.mark.slow
 def test_hub_files_score_with_both_readers_and_compare(tmp_path):
     records = [hub("TorF1", 1), hub("Counting2", 2), {"type": "TorF1", "answer": 7}]
     (tmp_path / "q.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 from baselines.solvers import Noise, run_solver
 from benchmarks.jsonl import write_jsonl
 from benchmarks.reasonmap.generate import generate_set
@@ -12,6 +14,7 @@ from graphkit.executors import LocalExecutor
 from reasonmap.evaluate import evaluate_files
 
 
+@pytest.mark.slow
 def test_a_pool_scores_blocks_in_order_to_the_same_bytes(tmp_path):
     questions = generate_set([city_graph("rome"), city_graph("miami")], seed=2, per_city=20)
     noisy = run_solver("noisy", questions, lambda q: city_graph(q.city), noise=Noise(0.3, 0.3, 0.2, 0.2))

@@ -76,6 +76,7 @@ def test_difficulty_cells_carry_their_question_counts(questions):
     assert any(0 < n < SPARSE for row in grid for _, n in row)  # 12 questions over 9 cells: sparse ones exist
 
 
+@pytest.mark.slow
 def test_figures_are_written_as_png_and_pdf_byte_stable(questions, tmp_path):
     summary = _summary(questions, weighting="none")
     first = [*plot_cities(summary, tmp_path / "cities.png"), *plot_difficulty(summary, tmp_path / "difficulty.png")]

@@ -111,6 +111,7 @@ def files(tmp_path):
     return tmp_path
 
 
+@pytest.mark.slow
 def test_variant_official_report_carries_the_published_aggregate(files):
     result = evaluate_files(
         files / "q.jsonl", files / "p.jsonl", out=files / "s.jsonl", report_dir=files / "r", variant="official"
@@ -121,6 +122,7 @@ def test_variant_official_report_carries_the_published_aggregate(files):
     assert "cal_metrics" in (files / "r" / "table.md").read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_compare_writes_both_reports_and_the_causes(files, capsys):
     code = main(
         [

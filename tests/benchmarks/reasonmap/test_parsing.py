@@ -1,18 +1,21 @@
-"""The answer parser: realistic model outputs, invalid answers, refusals, noise invariance and speed."""
+"""The answer parser: realistic model outputs, invalid answers, refusals, noise invariance, work on huge input."""
 
 from __future__ import annotations
 
 import doctest
-import time
+import re
+import sys
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from benchmarks import answer_text
 from benchmarks.reasonmap import parsing
 from benchmarks.reasonmap.parsing import MAX_VIA_STOPS, parse_answer
 from benchmarks.reasonmap.records import ParsedAnswer, ParsedSection
 from benchmarks.records import Invalid
+from graphkit import metro
 
 S = ParsedSection
 
@@ -491,43 +494,106 @@ def test_parse_is_invariant_under_formatting_noise(case):
     assert sections(text, kind=kind) == expected
 
 
-# --- speed: a guard against catastrophic backtracking, not a benchmark ------------------------------------
+# --- work: a guard against super-linear scans, counted rather than timed (speed belongs to benchmarks/speed) ---
 
 MB = 1 << 20
 SECTION = "Route Name: Line 2\nDeparture Stop: Xizhimen Station\nArrival Stop: Chegongzhuang Station\n--\n"
+# Each input is a head, a unit repeated to fill the size, and a tail.
 HOSTILE = {
-    "1 MB of sections": SECTION * (MB // len(SECTION)),
-    "one long line": "x" * MB,
-    "one long value": "Route Name: " + "a" * MB,
-    "prose lines with colons": "Step one: look at the map\n" * (MB // 26),
-    "bullet prefixes without a field": "- " * (MB // 2) + "Route Nam",
-    "stars": "*" * MB,
-    "dashes and spaces": "- -\n" * (MB // 4),
-    "colons": ":" * MB,
-    "many think tags": "<think></think>" * (MB // 15),
-    "unclosed answers": "<answer>" * (MB // 8),
-    "unclosed boxes": "\\boxed{\\text{" * (MB // 13),
-    "repeated field names": "Route Name:" * (MB // 11),
-    "a field per line, no values": "Departure Stop:\n" * (MB // 16),
-    "long via list": "Route Name: a\nDeparture Stop: b\nArrival Stop: c\nVia Stops: " + "a, " * (MB // 3),
-    "long bulleted via list": "Route Name: a\nDeparture Stop: b\nArrival Stop: c\nVia Stops:\n" + "- a\n" * (MB // 4),
-    "empty list entries": "Route Name: a\nDeparture Stop: b\nArrival Stop: c\nVia Stops:\n" + "- ,\n" * (MB // 4),
-    "pending values": "Route Name:\n" + "\n" * MB,
-    "spaces inside a key": "Route" + " " * MB + "Name: x",
-    "digits": "Number of Via Stops: " + "9" * MB,
+    "sections": ("", SECTION, ""),
+    "one long line": ("", "x", ""),
+    "one long value": ("Route Name: ", "a", ""),
+    "prose lines with colons": ("", "Step one: look at the map\n", ""),
+    "bullet prefixes without a field": ("", "- ", "Route Nam"),
+    "stars": ("", "*", ""),
+    "dashes and spaces": ("", "- -\n", ""),
+    "colons": ("", ":", ""),
+    "many think tags": ("", "<think></think>", ""),
+    "unclosed answers": ("", "<answer>", ""),
+    "unclosed boxes": ("", "\\boxed{\\text{", ""),
+    "repeated field names": ("", "Route Name:", ""),
+    "a field per line, no values": ("", "Departure Stop:\n", ""),
+    "long via list": ("Route Name: a\nDeparture Stop: b\nArrival Stop: c\nVia Stops: ", "a, ", ""),
+    "long bulleted via list": ("Route Name: a\nDeparture Stop: b\nArrival Stop: c\nVia Stops:\n", "- a\n", ""),
+    "empty list entries": ("Route Name: a\nDeparture Stop: b\nArrival Stop: c\nVia Stops:\n", "- ,\n", ""),
+    "pending values": ("Route Name:\n", "\n", ""),
+    "spaces inside a key": ("Route", " ", "Name: x"),
+    "digits": ("Number of Via Stops: ", "9", ""),
 }
 
 
-@pytest.mark.parametrize("text", HOSTILE.values(), ids=HOSTILE.keys())
-def test_huge_hostile_input_parses_fast(text):
-    started = time.perf_counter()
-    parse_answer(text, kind="long")
-    assert time.perf_counter() - started < 1.0
+class _CountedPattern:
+    """A compiled pattern that adds the length of the text it is asked to scan to a tally, then scans it."""
+
+    _POSITIONS = {"search", "match", "fullmatch", "finditer", "findall"}  # (string, pos, endpos)
+
+    def __init__(self, pattern: re.Pattern, tally: list[int]) -> None:
+        self._pattern, self._tally = pattern, tally
+
+    def __getattr__(self, name: str):
+        method = getattr(self._pattern, name)
+        if not callable(method):
+            return method
+
+        def counted(*args, **kwargs):
+            if name in self._POSITIONS:
+                string = args[0] if args else kwargs["string"]
+                pos = args[1] if len(args) > 1 else kwargs.get("pos", 0)
+                endpos = args[2] if len(args) > 2 else kwargs.get("endpos", len(string))
+                self._tally[0] += max(min(endpos, len(string)) - pos, 0)
+            elif name in ("sub", "subn"):
+                self._tally[0] += len(args[1] if len(args) > 1 else kwargs["string"])
+            elif name == "split":
+                self._tally[0] += len(args[0] if args else kwargs["string"])
+            return method(*args, **kwargs)
+
+        return counted
 
 
-def test_ten_thousand_sections_parse_fast():
-    text = SECTION * 10_000
-    started = time.perf_counter()
-    answer = parse_answer(text)
-    assert time.perf_counter() - started < 1.0
-    assert isinstance(answer, ParsedAnswer) and len(answer.sections) == 10_000
+@pytest.fixture
+def work(monkeypatch):
+    """``work(text, **options)``: the parser's answer, and the Python calls and lines it runs plus the characters
+    its regular expressions are given to scan. A scan repeated per line, or a loop in a loop, shows as work
+    growing faster than the text; what a regular expression or a string method does inside one call is not
+    counted (possessive quantifiers keep the former linear)."""
+    tally = [0]
+    for module in (parsing, answer_text, metro):
+        for name, value in vars(module).items():
+            if isinstance(value, re.Pattern):
+                monkeypatch.setattr(module, name, _CountedPattern(value, tally))
+
+    def count(text: str, **options) -> tuple[ParsedAnswer | Invalid, int]:
+        tally[0] = steps = 0
+
+        def trace(frame, event, arg):
+            nonlocal steps
+            steps += 1  # a call, or a line of Python run
+            return trace
+
+        sys.settrace(trace)
+        try:
+            answer = parse_answer(text, **options)
+        finally:
+            sys.settrace(None)
+        return answer, steps + tally[0]
+
+    return count
+
+
+@pytest.mark.parametrize(("head", "unit", "tail"), HOSTILE.values(), ids=HOSTILE.keys())
+def test_huge_hostile_input_takes_work_linear_in_its_size(head, unit, tail, work):
+    # a quarter of a megabyte, then half: linear work (a fixed part plus a part per unit) about doubles, where
+    # a scan repeated per line or per unit would make it four times
+    units = MB // 4 // len(unit)
+    small, small_work = work(head + unit * units + tail, kind="long")
+    large, large_work = work(head + unit * 2 * units + tail, kind="long")
+    assert isinstance(small, ParsedAnswer | Invalid) and isinstance(large, ParsedAnswer | Invalid)
+    assert large_work <= 2.05 * small_work, (small_work, large_work)
+
+
+def test_ten_thousand_sections_are_all_read_with_linear_work(work):
+    small, small_work = work(SECTION * 5_000)
+    large, large_work = work(SECTION * 10_000)
+    assert isinstance(small, ParsedAnswer) and len(small.sections) == 5_000
+    assert isinstance(large, ParsedAnswer) and len(large.sections) == 10_000
+    assert large_work <= 2.05 * small_work, (small_work, large_work)

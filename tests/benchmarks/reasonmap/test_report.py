@@ -67,6 +67,7 @@ def test_scoring_files_writes_rows_summary_table_and_plots(tmp_path, questions):
     assert "| oracle | 100.00 |" in markdown_table(summary)
 
 
+@pytest.mark.slow
 def test_weighted_and_unweighted_accuracy_differ_as_the_scheme_says(tmp_path, questions):
     write_jsonl(tmp_path / "q.jsonl", questions)
     # right only on Rome (an easy map): weighted accuracy falls below the unweighted share
@@ -85,6 +86,7 @@ def test_weighted_and_unweighted_accuracy_differ_as_the_scheme_says(tmp_path, qu
     assert weighted < unweighted
 
 
+@pytest.mark.slow
 def test_reports_are_byte_identical_across_runs(tmp_path, questions):
     write_jsonl(tmp_path / "q.jsonl", questions)
     write_predictions(tmp_path / "p.jsonl", questions)
@@ -121,6 +123,7 @@ def test_rewards_accept_a_records_own_metro_data(questions):
     assert Question.from_dict(record).id == question.id
 
 
+@pytest.mark.slow
 def test_a_repeated_answer_is_reported_and_the_first_counts(tmp_path, questions):
     write_jsonl(tmp_path / "q.jsonl", questions[:1])
     question = questions[0]

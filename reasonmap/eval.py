@@ -1,0 +1,489 @@
+"""``reasonmap eval``: one model, every (task, prompt mode), in one resumable command.
+
+For each task (route, plus, map QA) the questions are generated (``--split``)
+or read (``--questions``), cut to ``--limit`` per task, and written to
+``DIR/questions/<task>.jsonl``; for each mode the task has, the requests are
+built, asked through the resumable client, scored, and logged::
+
+    DIR/eval.json                          the run's settings (compared when it is run again)
+    DIR/questions/<task>.jsonl             the questions asked
+    DIR/<task>/<mode>/requests.jsonl       the exact requests
+    DIR/<task>/<mode>/predictions.jsonl    the answers (appended; a rerun asks only what is missing)
+    DIR/<task>/<mode>/scored.jsonl         the verdicts
+    DIR/<task>/<mode>/samples.jsonl        verdict + response + what the question was (for reading failures)
+    DIR/<task>/<mode>/report/              the task's summary.json, table.md and figures
+    DIR/results.json, DIR/results.md       everything in one record and one table, written last
+
+Running it again resumes: nothing already answered is asked again. A setting
+that changes the answers (endpoint, model, name, questions, limit, seed,
+generation and prompt settings) differs from the run's: refused, naming it;
+``--force`` starts a new run in place (it removes only the files above).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+__all__ = ["EvalSettings", "EvalResult", "EvalError", "run_eval", "results_markdown", "add_eval_command"]
+
+EVAL_FILE = "eval.json"
+RESULTS_FILES = ("results.json", "results.md")
+# Settings that only change how fast or how stubbornly the endpoint is asked, never what it answers.
+_OPERATIONAL = ("concurrency", "timeout", "max_retries", "retry_errors")
+
+
+class EvalError(ValueError):
+    """An evaluation that cannot start or produced nothing; the message says why in one line."""
+
+
+@dataclass(frozen=True, slots=True)
+class EvalSettings:
+    """What decides the answers of a run (recorded in ``eval.json`` and ``results.json``)."""
+
+    endpoint: str
+    model: str
+    name: str
+    tasks: tuple[str, ...]
+    modes: tuple[str, ...]
+    split: str | None
+    questions: tuple[dict[str, str], ...]
+    maps: str | None
+    metro_dir: str | None
+    limit: int | None
+    seed: int
+    temperature: float | None
+    max_tokens: int | None
+    pixel_budget: int
+    textualization: str
+    alias_strategy: str
+    require_maps: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        record = asdict(self)
+        record["tasks"], record["modes"], record["questions"] = list(self.tasks), list(self.modes), list(self.questions)
+        return record
+
+
+@dataclass(frozen=True, slots=True)
+class EvalResult:
+    """What a run produced: the results rows, the files written, and the questions skipped and why."""
+
+    results: tuple[dict[str, Any], ...]
+    files: tuple[Path, ...]
+    problems: tuple[str, ...]
+
+
+def _endpoint_without_key(endpoint: str) -> str:
+    """The endpoint as recorded: user info (``user:key@``) and query strings are left out."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(endpoint)
+    host = parts.hostname or ""
+    netloc = f"{host}:{parts.port}" if parts.port else host
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
+def _drawn_order(ids: Sequence[str], seed: int) -> list[str]:
+    return sorted(ids, key=lambda id: hashlib.sha256(f"{seed}:{id}".encode()).hexdigest())
+
+
+def _limited(questions: Mapping[str, Any], limit: int | None, seed: int) -> list[Any]:
+    """``limit`` questions drawn by a seeded hash of their ids (the same ones every time), in file order."""
+    if limit is None or limit >= len(questions):
+        return list(questions.values())
+    chosen = set(_drawn_order(list(questions), seed)[:limit])
+    return [question for id, question in questions.items() if id in chosen]
+
+
+def _generated(task: str, split: str, seed: int) -> list[Any]:
+    """The task's questions of a cross-city split, as ``reasonmap generate`` makes them with its defaults."""
+    from benchmarks.reasonmap.generate import generate_set, parse_quota, split_cities
+    from graphkit.cities import city_graph, city_names
+
+    graphs = [city_graph(name) for name in split_cities(split, city_names())]
+    if task == "route":
+        return generate_set(graphs, seed=seed, per_city=40, quota=parse_quota("20:15:5"), progress=False)
+    if task == "plus":
+        from benchmarks.plus.questions import generate_plus_set
+
+        return generate_plus_set(graphs, seed=seed, progress=False)
+    raise EvalError(f"{task} questions are not generated: pass their file with --questions FILE")
+
+
+def _question_files(given: Sequence[str], tasks: Sequence[str] | None) -> dict[str, Path]:
+    """Each given question file by its task; two files of one task, or a task asked for without a file, fail."""
+    from benchmarks.tasks import detect_task
+
+    found: dict[str, Path] = {}
+    for path in given:
+        if not Path(path).exists():
+            raise EvalError(f"{path}: no such question file")
+        name = detect_task(path).name
+        if name in found:
+            raise EvalError(f"{path}: a second file of {name} questions (the first is {found[name]})")
+        found[name] = Path(path)
+    if found and tasks is not None:
+        missing = [task for task in tasks if task not in found]
+        if missing:
+            raise EvalError(f"--tasks {','.join(missing)}: no --questions file holds such questions")
+        found = {task: found[task] for task in tasks}
+    return found
+
+
+def settings_from(args: Any) -> tuple[EvalSettings, dict[str, Path]]:
+    """The settings of ``reasonmap eval``'s arguments, and the question files given by task."""
+    from benchmarks.provenance import file_sha256
+    from benchmarks.tasks import get_task, task_names
+
+    tasks = None
+    if args.tasks:
+        tasks = tuple(name.strip() for name in args.tasks.split(",") if name.strip())
+        for name in tasks:
+            get_task(name)  # an unknown name lists the known ones
+    files = _question_files(args.questions or (), tasks)
+    tasks = tuple(files) if files else tasks or ("route", "plus")
+    modes = tuple(name.strip() for name in args.modes.split(",") if name.strip())
+    known_modes = {mode for name in task_names() for mode in get_task(name).modes}
+    for mode in modes:
+        if mode not in known_modes:
+            raise EvalError(f"unknown mode {mode!r}: the modes are {', '.join(sorted(known_modes))}")
+    if args.limit is not None and args.limit < 1:
+        raise EvalError(f"--limit must be at least 1, got {args.limit}")
+    settings = EvalSettings(
+        endpoint=_endpoint_without_key(args.endpoint),
+        model=args.model,
+        name=args.name or args.model,
+        tasks=tasks,
+        modes=modes,
+        split=None if files else args.split,
+        questions=tuple({"task": task, "file": path.name, "sha256": file_sha256(path)} for task, path in files.items()),
+        maps=str(Path(args.maps).resolve()) if args.maps else None,
+        metro_dir=str(Path(args.metro_dir).resolve()) if args.metro_dir else None,
+        limit=args.limit,
+        seed=args.seed,
+        temperature=args.temperature,
+        max_tokens=args.max_tokens,
+        pixel_budget=args.pixel_budget,
+        textualization=args.textualization,
+        alias_strategy=args.alias_strategy,
+        require_maps=args.require_maps,
+    )
+    return settings, files
+
+
+def _check_resume(out: Path, settings: EvalSettings, force: bool) -> None:
+    """Refuse a run whose recorded settings differ (naming the first that does), or clear it with ``force``."""
+    import json
+
+    recorded = out / EVAL_FILE
+    if force:
+        for name in (EVAL_FILE, *RESULTS_FILES):
+            (out / name).unlink(missing_ok=True)
+        for name in ("questions", "maps", "route", "plus", "mapqa"):
+            if (out / name).is_dir():
+                shutil.rmtree(out / name)
+        return
+    if not recorded.exists():
+        return
+    try:
+        before = json.loads(recorded.read_text(encoding="utf-8"))["settings"]
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise EvalError(f"{recorded}: not an evaluation's settings ({error}); pass --force to start anew") from None
+    now = settings.to_dict()
+    for key in now:
+        if before.get(key) != now[key]:
+            flag = "--questions" if key == "questions" else f"--{key.replace('_', '-')}"
+            raise EvalError(
+                f"{out}: this run was made with {flag} {_shown(before.get(key))}, not {_shown(now[key])};"
+                " rerun with the same settings, or pass --force to start a new run in place"
+            )
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, list) and value and isinstance(value[0], dict):
+        return ",".join(f"{item['file']} ({item['sha256'][:12]})" for item in value)
+    if isinstance(value, list):
+        return ",".join(map(str, value))
+    return "(none)" if value is None else str(value)
+
+
+def _questions_of(
+    task: Any, settings: EvalSettings, files: Mapping[str, Path], out: Path
+) -> tuple[Path, list[Any], tuple[str, ...], Path | None]:
+    """The task's questions, written to ``DIR/questions/<task>.jsonl``; their problems; a maps folder they carry."""
+    from benchmarks.jsonl import write_jsonl
+
+    carried = None
+    if task.name in files:
+        source = files[task.name]
+        loaded = task.load(source)
+        questions = _limited(loaded.questions, settings.limit, settings.seed)
+        problems = loaded.problems
+        if task.name == "route" and settings.maps is None and (source.suffix == ".parquet" or source.is_dir()):
+            from benchmarks.reasonmap.official import export_figures
+
+            carried = out / "maps"
+            written, figure_problems = export_figures(source, carried)
+            problems += tuple(str(problem) for problem in figure_problems)
+            carried = carried if written else None
+    else:
+        questions = _generated(task.name, settings.split or "test", settings.seed)
+        questions = _limited({question.id: question for question in questions}, settings.limit, settings.seed)
+        problems = ()
+    path = out / "questions" / f"{task.name}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_jsonl(path, questions)
+    return path, questions, problems, carried
+
+
+def _samples(scored: Sequence[Any], predictions_path: Path, questions: Sequence[Any]) -> list[dict[str, Any]]:
+    """Each verdict with the response it judged and what a reader needs of its question."""
+    import json
+
+    responses: dict[tuple[str, str, str], str] = {}
+    with open(predictions_path, encoding="utf-8") as stream:
+        for line in stream:
+            try:
+                row = json.loads(line)
+                responses.setdefault((str(row["id"]), str(row.get("question")), str(row["model"])), row.get("response"))
+            except (ValueError, KeyError, TypeError):
+                continue
+    about = {}
+    for question in questions:
+        record = question.to_dict()
+        about[question.id] = {
+            key: record[key]
+            for key in ("city", "country", "difficulty_question", "difficulty_city", "type", "level", "station_1")
+            if key in record
+        }
+        if "station_2" in record:
+            about[question.id]["station_2"] = record["station_2"]
+    rows = []
+    for verdict in scored:
+        row = verdict.to_dict()
+        kind = str(row.get("question", row.get("type")))
+        response = responses.get((row["id"], kind, row["model"]))
+        if response is None:  # plus and map QA rows name their kind differently from the request
+            response = next((r for (i, _, m), r in responses.items() if i == row["id"] and m == row["model"]), None)
+        rows.append({**row, "response": response, "question_info": about.get(row["id"], {})})
+    return rows
+
+
+def run_eval(
+    settings: EvalSettings,
+    files: Mapping[str, Path],
+    out: str | Path,
+    *,
+    client: Mapping[str, Any],
+    force: bool = False,
+    log: Callable[[str], None] = lambda line: print(line, file=sys.stderr),
+) -> EvalResult:
+    """Evaluate ``settings.model`` on every (task, mode); see the module notes for what is written.
+
+    ``client`` holds the operational options of :func:`baselines.client.run_requests` (concurrency,
+    timeout, max_retries, retry_errors, progress) and the ``api_key`` when given.
+
+    Raises
+    ------
+    EvalError
+        Settings that differ from the run's, a task without questions, or nothing answered or scored.
+    """
+    from baselines.client import run_requests
+    from baselines.prompts import build_requests
+    from benchmarks.jsonl import write_jsonl
+    from benchmarks.provenance import versions
+    from benchmarks.summaries import write_summary, write_text
+    from benchmarks.tasks import get_task, results_of
+    from graphkit.cities import graphs_by_city
+    from reasonmap.evaluate import evaluate_files
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    _check_resume(out, settings, force)
+    config = {"settings": settings.to_dict(), "versions": versions(("reasonmap-toolkit", "igraph", "numpy", "pillow"))}
+    write_summary(out / EVAL_FILE, config)
+    by_city = graphs_by_city(settings.metro_dir)
+    results: list[dict[str, Any]] = []
+    problems: list[str] = []
+    answered_any = False
+    for name in settings.tasks:
+        task = get_task(name)
+        questions_path, questions, skipped, carried = _questions_of(task, settings, files, out)
+        problems.extend(skipped)
+        maps = settings.maps or (str(carried) if carried else None)
+        if name == "mapqa" and maps is None and name in files:
+            maps = str(files[name].resolve().parent)  # map QA images are relative to their question file
+        for mode in settings.modes:
+            if mode not in task.modes:
+                log(f"{name}/{mode}: not a mode of {name} questions ({', '.join(task.modes)}); skipped")
+                continue
+            folder = out / name / mode
+            folder.mkdir(parents=True, exist_ok=True)
+            missing: list[str] = []
+            if mode == "full" and maps is None:
+                if settings.require_maps:
+                    raise EvalError(f"{name}/full: no maps (pass --maps DIR)")
+                log(f"{name}/full: no maps given (--maps DIR); its {len(questions)} questions skipped")
+                missing = [f"question {question.id!r}: no maps given; skipped" for question in questions]
+                requests = []
+            else:
+                requests = build_requests(
+                    questions,
+                    mode=mode,
+                    task=task,
+                    graph_for=lambda question: by_city(question.city),
+                    textualization=settings.textualization,
+                    maps=maps,
+                    pixel_budget=settings.pixel_budget,
+                    alias_strategy=settings.alias_strategy,
+                    missing_maps=None if settings.require_maps else missing,
+                )
+            problems.extend(f"{name}/{mode}: {message}" for message in missing)
+            write_jsonl(folder / "requests.jsonl", requests)
+            predictions = folder / "predictions.jsonl"
+            if requests:
+                summary = run_requests(
+                    requests,
+                    endpoint=client.get("endpoint_with_key", settings.endpoint),
+                    model=settings.model,
+                    name=settings.name,
+                    out=predictions,
+                    max_tokens=settings.max_tokens,
+                    temperature=settings.temperature,
+                    **{key: client[key] for key in (*_OPERATIONAL, "progress", "api_key") if key in client},
+                )
+                log(f"{name}/{mode}: {summary}")
+                answered_any = answered_any or not summary.all_failed
+            else:
+                predictions.touch()
+            evaluation = evaluate_files(
+                questions_path,
+                predictions,
+                out=folder / "scored.jsonl",
+                report_dir=folder / "report",
+                task=name,
+                metro_dir=settings.metro_dir,
+            )
+            write_jsonl(folder / "samples.jsonl", _samples(evaluation.verdicts, predictions, questions))
+            rows = [row for row in results_of(evaluation.summary) if row["model"] == settings.name]
+            row = rows[0] if rows else {"model": settings.name, "n": 0, "n_invalid": 0, "metrics": {}}
+            results.append({"task": name, "mode": mode, **row, "n_skipped_no_map": len(missing)})
+    record = {"config": config, "results": results, "skipped_records": len(problems)}
+    if not answered_any:
+        write_summary(out / "results.json", record)  # what happened, for the record; the exit says it failed
+        raise EvalError(f"{out}: not one request was answered (see the error rows in {out}/*/*/predictions.jsonl)")
+    if not any(row["n"] for row in results):
+        write_summary(out / "results.json", record)
+        raise EvalError(f"{out}: no answer could be scored")
+    files_written = (
+        write_summary(out / "results.json", record),
+        write_text(out / "results.md", results_markdown(record)),
+    )
+    return EvalResult(tuple(results), files_written, tuple(problems))
+
+
+def _percent(value: Any) -> str:
+    return "–" if value is None else f"{100 * value:.2f}"
+
+
+def _number(value: Any) -> str:
+    return "–" if value is None else f"{value:.2f}"
+
+
+# (header, metric, format) per task: routes in the paper's Table 2 shape; plus and map QA by accuracy
+_COLUMNS: dict[str, tuple[tuple[str, str, Callable[[Any], str]], ...]] = {
+    "route": (
+        ("Short Acc.", "weighted_accuracy_short", _percent),
+        ("Short Map", "map_score_short", _number),
+        ("Long Acc.", "weighted_accuracy_long", _percent),
+        ("Long Map", "map_score_long", _number),
+    ),
+    "plus": (("Acc.", "weighted_accuracy", _percent),),
+    "mapqa": (("Acc.", "accuracy", _percent),),
+}
+
+
+def results_markdown(record: Mapping[str, Any]) -> str:
+    """One table: models × (task, mode), routes in the paper's Table 2 shape (text-only beside full is its
+    visual-masking ablation); accuracies in %, weighted as each task's report weights them."""
+    results = record["results"]
+    pairs = list(dict.fromkeys((row["task"], row["mode"]) for row in results))
+    header = ["Model"]
+    for task, mode in pairs:
+        header += [f"{task} {mode}: {title}" for title, _, _ in _COLUMNS.get(task, ())]
+    lines = ["| " + " | ".join(header) + " |", "|---|" + "---:|" * (len(header) - 1)]
+    for model in dict.fromkeys(row["model"] for row in results):
+        cells = [model]
+        for task, mode in pairs:
+            row = next((r for r in results if (r["task"], r["mode"], r["model"]) == (task, mode, model)), None)
+            for _, metric, shown in _COLUMNS.get(task, ()):
+                cells.append(shown(row["metrics"].get(metric)) if row else "–")
+        lines.append("| " + " | ".join(cells) + " |")
+    notes = [
+        f"- {row['task']}/{row['mode']}: {row['n']} answers scored, {row['n_invalid']} invalid"
+        + (f", {row['n_skipped_no_map']} questions skipped (no map)" if row["n_skipped_no_map"] else "")
+        for row in results
+    ]
+    settings = record["config"]["settings"]
+    lead = f"Model `{settings['name']}` at {settings['endpoint']}" + (
+        f", temperature {settings['temperature']}" if settings["temperature"] is not None else ""
+    )
+    return "\n".join([lead + ".", "", *lines, "", *notes]) + "\n"
+
+
+def add_eval_command(commands: Any) -> None:
+    """Register ``reasonmap eval``."""
+    from reasonmap.options import Help, add_client_options, add_prompt_options
+
+    parser = commands.add_parser(
+        "eval",
+        help="evaluate a model on every task and prompt mode in one command (resumable)",
+        description=__doc__.splitlines()[0],
+        formatter_class=Help,
+    )
+    add_client_options(parser)
+    parser.add_argument("--out", required=True, metavar="DIR", help="the run's folder (resumed when it holds one)")
+    parser.add_argument(
+        "--tasks", metavar="T,..", help="route, plus, mapqa (default: route,plus; with --questions, their tasks)"
+    )
+    parser.add_argument("--modes", default="full,text-only", metavar="M,..", help="full, text-only, symbolic, alias")
+    given = parser.add_mutually_exclusive_group()
+    given.add_argument("--split", choices=["test", "train", "all"], default="test", help="questions generated")
+    given.add_argument("--questions", action="append", metavar="FILE", help="a question file of any task (repeatable)")
+    add_prompt_options(parser)
+    parser.add_argument(
+        "--metro-dir", metavar="DIR", help="Metro Data of non-embedded cities: DIR/**/<city>.json (a synth set's DIR)"
+    )
+    parser.add_argument("--limit", type=int, metavar="N", help="N questions per task, drawn by a seeded hash of ids")
+    parser.add_argument("--seed", type=int, default=0, help="question generation and --limit")
+    parser.add_argument("--require-maps", action="store_true", help="full: a missing map is an error, not a skip")
+    parser.add_argument("--force", action="store_true", help="start a new run in place of the one in --out")
+    parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    parser.set_defaults(run=cmd_eval)
+
+
+def cmd_eval(args: Any) -> int:
+    from reasonmap.options import client_options
+
+    settings, files = settings_from(args)
+    options = client_options(args)
+    client = {key: options[key] for key in (*_OPERATIONAL, "progress")}
+    client["endpoint_with_key"] = args.endpoint
+    try:
+        result = run_eval(settings, files, args.out, client=client, force=args.force)
+    except EvalError as error:
+        print(f"reasonmap eval: error: {error}", file=sys.stderr)
+        return 1
+    for problem in result.problems[:20]:
+        print(f"skipped: {problem}", file=sys.stderr)
+    if len(result.problems) > 20:
+        print(f"skipped: ... and {len(result.problems) - 20} more", file=sys.stderr)
+    print(Path(result.files[1]).read_text(encoding="utf-8"), end="")
+    print(f"results in {args.out}/results.json and results.md", file=sys.stderr)
+    return 0

@@ -1,0 +1,214 @@
+"""``reasonmap eval`` end to end against the loopback chat server: every task × mode, resume, refusals, failures."""
+
+from __future__ import annotations
+
+import json
+import socket
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from baselines.solvers import run_solver
+from benchmarks.reasonmap.records import Question
+from graphkit.cities import city_graph
+from reasonmap.cli import main
+from tests.baselines.chat_server import ChatServer, Reply, last_message_text
+
+MAPQA = Path(__file__).resolve().parents[1] / "benchmarks" / "mapqa" / "fixtures" / "questions.jsonl"
+ROUTE_COLUMNS = ("Short Acc.", "Short Map", "Long Acc.", "Long Map")
+
+
+def _maps(folder: Path) -> Path:
+    """A placeholder map for every embedded city: the server does not look at images."""
+    from graphkit.cities import city_names
+
+    folder.mkdir()
+    for city in city_names():
+        Image.new("RGB", (8, 8), "white").save(folder / f"{city}.png")
+    return folder
+
+
+def _oracle_server(questions_file: Path) -> ChatServer:
+    """A server that answers every route question as the oracle does, whatever the mode's wrapping."""
+    questions = [Question.from_dict(json.loads(line)) for line in questions_file.read_text("utf-8").splitlines()]
+    answers = {}
+    for prediction in run_solver("oracle", questions, lambda question: city_graph(question.city)):
+        question = next(q for q in questions if q.id == prediction.id)
+        answers[question.text(prediction.question)] = prediction.response
+
+    def script(call):
+        text = last_message_text(call.body)
+        for asked, answer in answers.items():
+            if text.endswith(asked):
+                return Reply(content=answer)
+        return Reply(content="I cannot tell.")
+
+    return ChatServer(script)
+
+
+def _eval(server: ChatServer, out: Path, *more: str) -> int:
+    return main(["eval", "--endpoint", server.url, "--model", "m", "--out", str(out), "--quiet", *more])
+
+
+def test_every_task_and_mode_is_asked_scored_and_tabled(tmp_path, capsys):
+    maps = _maps(tmp_path / "maps")
+    out = tmp_path / "run"
+    with ChatServer() as server:
+        code = _eval(
+            server,
+            out,
+            "--split",
+            "test",
+            "--limit",
+            "3",
+            "--tasks",
+            "route,plus",
+            "--modes",
+            "full,text-only,symbolic,alias",
+            "--maps",
+            str(maps),
+        )
+        assert code == 0, capsys.readouterr().err
+        # route: 3 questions × 2 kinds × 4 modes; plus: 3 questions × 3 modes (alias is not a plus mode)
+        assert len(server.calls) == 3 * 2 * 4 + 3 * 3
+        url = server.url
+    results = json.loads((out / "results.json").read_text("utf-8"))
+    pairs = [(row["task"], row["mode"]) for row in results["results"]]
+    assert pairs == [
+        ("route", "full"),
+        ("route", "text-only"),
+        ("route", "symbolic"),
+        ("route", "alias"),
+        ("plus", "full"),
+        ("plus", "text-only"),
+        ("plus", "symbolic"),
+    ]
+    assert all(row["n"] == (6 if row["task"] == "route" else 3) for row in results["results"])
+    # "answer to <the question>" names no real station: no route answer is correct
+    assert all(row["metrics"]["accuracy_short"] == 0 for row in results["results"] if row["task"] == "route")
+    config = results["config"]["settings"]
+    assert config["model"] == "m" and config["limit"] == 3 and config["endpoint"] == url
+    for task, mode in pairs:
+        folder = out / task / mode
+        for name in ("requests.jsonl", "predictions.jsonl", "scored.jsonl", "samples.jsonl", "report/summary.json"):
+            assert (folder / name).is_file(), folder / name
+        sample = json.loads((folder / "samples.jsonl").read_text("utf-8").splitlines()[0])
+        assert sample["response"].startswith("answer to") and sample["question_info"]["city"]
+    table = (out / "results.md").read_text("utf-8")
+    assert all(f"route full: {column}" in table for column in ROUTE_COLUMNS)
+    assert "| m |" in table
+
+
+def test_a_rerun_asks_nothing_again_and_a_changed_setting_is_refused(tmp_path, capsys):
+    out = tmp_path / "run"
+    arguments = ("--limit", "2", "--modes", "text-only", "--tasks", "route")
+    with ChatServer() as server:
+        assert _eval(server, out, *arguments) == 0
+        asked = len(server.calls)
+        first = (out / "results.json").read_bytes()
+        assert _eval(server, out, *arguments) == 0
+        assert len(server.calls) == asked == 4
+        assert (out / "results.json").read_bytes() == first
+        capsys.readouterr()
+        assert _eval(server, out, *arguments, "--temperature", "0.7") == 1
+        error = capsys.readouterr().err
+        assert "--temperature (none), not 0.7" in error and "--force" in error
+        assert _eval(server, out, *arguments[:2], "--modes", "text-only,symbolic", "--tasks", "route") == 1
+        assert "--modes text-only, not text-only,symbolic" in capsys.readouterr().err
+        assert len(server.calls) == asked
+        assert _eval(server, out, *arguments, "--temperature", "0.7", "--force") == 0
+        assert len(server.calls) == 2 * asked
+    assert json.loads((out / "eval.json").read_text("utf-8"))["settings"]["temperature"] == 0.7
+
+
+def test_oracle_answers_score_full_marks_and_name_tags_the_model(tmp_path, capsys):
+    out = tmp_path / "run"
+    with ChatServer() as probe:  # the first run writes the questions the oracle server answers
+        assert _eval(probe, out, "--limit", "4", "--modes", "text-only", "--tasks", "route") == 0
+    with _oracle_server(out / "questions" / "route.jsonl") as server:
+        assert (
+            _eval(server, tmp_path / "b", "--limit", "4", "--modes", "text-only", "--tasks", "route", "--name", "o")
+            == 0
+        )
+    (row,) = json.loads((tmp_path / "b" / "results.json").read_text("utf-8"))["results"]
+    assert row["model"] == "o" and row["n"] == 8 and row["n_invalid"] == 0
+    assert row["metrics"]["accuracy_short"] == row["metrics"]["accuracy_long"] == 1.0
+    assert "| o | 100.00 |" in (tmp_path / "b" / "results.md").read_text("utf-8")
+
+
+def test_map_qa_questions_are_asked_with_their_own_images(tmp_path):
+    out = tmp_path / "run"
+    with ChatServer(default=Reply(content="The answer is A.")) as server:
+        assert _eval(server, out, "--questions", str(MAPQA), "--modes", "full,text-only,symbolic") == 0
+        images = [call for call in server.calls if isinstance(call.body["messages"][0]["content"], list)]
+    results = json.loads((out / "results.json").read_text("utf-8"))["results"]
+    n = sum(1 for line in MAPQA.read_text("utf-8").splitlines() if line.strip())
+    assert [(row["task"], row["mode"], row["n"]) for row in results] == [
+        ("mapqa", "full", n),
+        ("mapqa", "text-only", n),
+    ]
+    assert len(images) == n
+
+
+def test_full_mode_without_maps_skips_with_a_count_or_fails_when_required(tmp_path, capsys):
+    with ChatServer() as server:
+        assert _eval(server, tmp_path / "a", "--limit", "2", "--tasks", "route", "--modes", "full,text-only") == 0
+        rows = json.loads((tmp_path / "a" / "results.json").read_text("utf-8"))["results"]
+        assert [(row["mode"], row["n"], row["n_skipped_no_map"]) for row in rows] == [
+            ("full", 0, 2),
+            ("text-only", 4, 0),
+        ]
+        capsys.readouterr()
+        code = _eval(server, tmp_path / "b", "--limit", "2", "--tasks", "route", "--modes", "full", "--require-maps")
+        assert code != 0
+        assert "no maps" in capsys.readouterr().err
+
+
+def test_a_dead_endpoint_exits_non_zero_with_the_reason(tmp_path, capsys):
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    code = main(
+        [
+            "eval",
+            "--endpoint",
+            f"http://127.0.0.1:{port}/v1",
+            "--model",
+            "m",
+            "--out",
+            str(tmp_path / "run"),
+            "--limit",
+            "1",
+            "--tasks",
+            "route",
+            "--modes",
+            "text-only",
+            "--max-retries",
+            "0",
+            "--quiet",
+        ]
+    )
+    error = capsys.readouterr().err
+    assert code != 0
+    assert "Traceback" not in error and error.strip()
+
+
+def test_every_request_failing_exits_non_zero(tmp_path, capsys):
+    with ChatServer(default=Reply(status=400, error="bad request")) as server:
+        code = _eval(server, tmp_path / "run", "--limit", "1", "--tasks", "route", "--modes", "text-only")
+    assert code == 1
+    assert "not one request was answered" in capsys.readouterr().err
+
+
+def test_unknown_task_lists_the_known_ones(tmp_path, capsys):
+    with ChatServer() as server:
+        assert _eval(server, tmp_path / "run", "--tasks", "routes") == 2
+    assert "unknown task 'routes': the tasks are route, plus, mapqa" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("limit", ["0", "-3"])
+def test_a_limit_below_one_is_refused(tmp_path, capsys, limit):
+    with ChatServer() as server:
+        assert _eval(server, tmp_path / "run", "--limit", limit) == 2
+    assert "--limit must be at least 1" in capsys.readouterr().err
