@@ -77,7 +77,7 @@ def add_client_options(parser: argparse.ArgumentParser, *, max_tokens_help: str 
     parser.add_argument("--endpoint", required=True, metavar="URL", help="base URL, e.g. http://host:8000/v1")
     parser.add_argument("--model", required=True, help="model name served there (key: OPENAI_API_KEY)")
     parser.add_argument("--name", metavar="TAG", help="the model's name in rows and tables (default: --model)")
-    parser.add_argument("--concurrency", type=int, default=4, help="requests in flight at once")
+    parser.add_argument("--concurrency", type=int, default=4, metavar="N", help="requests in flight at once")
     parser.add_argument(
         "--max-tokens", type=int, metavar="N", help=max_tokens_help or "max_tokens of each call (default: the server's)"
     )
