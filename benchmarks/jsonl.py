@@ -7,9 +7,7 @@ wrong) and skipped, and every good record is kept. Writing is atomic.
 from __future__ import annotations
 
 import json
-import os
 import re
-import stat
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +21,7 @@ __all__ = [
     "MAX_LINE_BYTES",
     "open_regular",
     "decode_line",
+    "numbered_lines",
     "read_jsonl",
     "write_jsonl",
     "first_record",
@@ -53,27 +52,17 @@ _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 
-def open_regular(path: str | Path, what: str = "file") -> BinaryIO:
-    """``path`` opened for binary reading, if it is a regular file (a FIFO or a device would hang or never end).
+def open_regular(path: str | Path, what: str = "JSON Lines") -> BinaryIO:
+    """``path`` opened for binary reading if it is a regular file (:func:`graphkit.reading.open_regular`).
 
     Raises
     ------
     InvalidRecord
-        It is missing, unreadable, a folder or not a regular file; the message names it.
+        It is missing, unreadable, a folder, a FIFO or a device; the message names it.
     """
-    label = str(path)
-    try:
-        info = os.stat(path)
-    except OSError as error:
-        raise InvalidRecord(f"{label}: cannot read ({error.strerror or error})") from None
-    if stat.S_ISDIR(info.st_mode):
-        raise InvalidRecord(f"{label}: is a folder, not a {what}")
-    if not stat.S_ISREG(info.st_mode):
-        raise InvalidRecord(f"{label}: not a regular file (a pipe or device); save the {what} to a file first")
-    try:
-        return open(path, "rb")  # noqa: SIM115 - the caller closes it
-    except OSError as error:
-        raise InvalidRecord(f"{label}: cannot read ({error.strerror or error})") from None
+    from graphkit.reading import open_regular as open_file
+
+    return open_file(path, what=what, error=InvalidRecord)
 
 
 def _depth_exceeds(line: bytes, limit: int) -> bool:
@@ -130,7 +119,7 @@ def decode_line(line: bytes) -> tuple[Any, str | None]:
     return value, None
 
 
-def _lines(handle: BinaryIO, label: str) -> Iterator[tuple[int, bytes | None]]:
+def numbered_lines(handle: BinaryIO, label: str) -> Iterator[tuple[int, bytes | None]]:
     """``(line number, bytes)`` of every line; ``None`` for a line over :data:`MAX_LINE_BYTES` (skipped whole)."""
     number = 0
     while True:
@@ -165,8 +154,8 @@ def read_jsonl(path: str | Path, parse: Callable[..., T]) -> tuple[list[T], list
     label = str(path)
     records: list[T] = []
     problems: list[Problem] = []
-    with open_regular(path, "JSON Lines file") as handle:
-        for number, line in _lines(handle, label):
+    with open_regular(path) as handle:
+        for number, line in numbered_lines(handle, label):
             if line is None:
                 problems.append(Problem(label, number, f"longer than {MAX_LINE_BYTES:,} bytes"))
                 continue
@@ -206,7 +195,7 @@ def first_record(path: str | Path) -> Any:
         return None
     try:
         with open_regular(path) as handle:
-            for _, line in _lines(handle, str(path)):
+            for _, line in numbered_lines(handle, str(path)):
                 if line is not None and line.strip():
                     return decode_line(line)[0]
     except InvalidRecord:

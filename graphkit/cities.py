@@ -10,7 +10,7 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
-from graphkit.errors import UnknownCity
+from graphkit.errors import UnknownCity, shorten
 from graphkit.graph import TransitGraph, compile_graph
 from graphkit.metro import MetroData, load_metro
 from graphkit.names import fold
@@ -69,7 +69,7 @@ def city_path(name: str) -> Path:
     folded = {fold(city): city for city in catalogue}
     close = [folded[key] for key in difflib.get_close_matches(wanted, list(folded), n=3, cutoff=0.5)]
     hint = f"; did you mean {', '.join(close)}?" if close else f"; known cities: {', '.join(sorted(catalogue))}"
-    raise UnknownCity(f"no embedded city named {name!r}{hint}")
+    raise UnknownCity(f"no embedded city named {shorten(name)!r}{hint}")
 
 
 def load_metro_file(path: str | Path, *, overlay: str | Path | None = None) -> tuple[MetroData, Overlay]:

@@ -7,6 +7,7 @@ user can fix a Metro Data file or a query without reading the source.
 from __future__ import annotations
 
 __all__ = [
+    "shorten",
     "TransitError",
     "InvalidMetroData",
     "InvalidOverlay",
@@ -16,7 +17,24 @@ __all__ = [
     "UnknownLine",
     "AmbiguousLine",
     "NoRoute",
+    "InvalidName",
 ]
+
+#: How much of a given text an error echoes.
+ECHO_LIMIT = 80
+
+
+def shorten(text: str, limit: int = ECHO_LIMIT) -> str:
+    """``text`` cut to ``limit`` characters for an error message, saying how long it was.
+
+    Examples
+    --------
+    >>> shorten("Termini")
+    'Termini'
+    >>> shorten("x" * 1000, 5)
+    'xxxxx…(1000 chars)'
+    """
+    return text if len(text) <= limit else f"{text[:limit]}…({len(text)} chars)"
 
 
 class TransitError(Exception):
@@ -46,13 +64,14 @@ class _NameLookupError(TransitError, LookupError):
         self.candidates = tuple(candidates)
         self.city = city
         where = f" in {city}" if city else ""
-        listed = hint or ", ".join(map(repr, self.candidates))
+        listed = shorten(hint, 4 * ECHO_LIMIT) or ", ".join(repr(shorten(name)) for name in self.candidates)
+        shown = shorten(query)
         if self.ambiguous:
-            message = f"ambiguous {self.kind} {query!r}{where}: it fits {listed}"
+            message = f"ambiguous {self.kind} {shown!r}{where}: it fits {listed}"
         elif self.candidates:
-            message = f"unknown {self.kind} {query!r}{where}; did you mean {listed}?"
+            message = f"unknown {self.kind} {shown!r}{where}; did you mean {listed}?"
         else:
-            message = f"unknown {self.kind} {query!r}{where}"
+            message = f"unknown {self.kind} {shown!r}{where}"
         super().__init__(message)
 
 
@@ -82,6 +101,16 @@ class AmbiguousLine(_NameLookupError):
     ambiguous = True
 
 
+class InvalidName(TransitError, ValueError):
+    """A name to look up holds a control or bidi character (which would match, invisibly, another name)."""
+
+    def __init__(self, query: str, character: str, *, kind: str = "station"):
+        self.query = query
+        super().__init__(
+            f"{kind} name {shorten(query)!r} contains {character}; names may hold no control or bidi characters"
+        )
+
+
 class NoRoute(TransitError):
     """The two stations are not connected by the network."""
 
@@ -89,4 +118,4 @@ class NoRoute(TransitError):
         self.source = source
         self.target = target
         where = f" in {city}" if city else ""
-        super().__init__(f"no route from {source!r} to {target!r}{where}: they are not connected")
+        super().__init__(f"no route from {shorten(source)!r} to {shorten(target)!r}{where}: they are not connected")

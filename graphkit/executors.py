@@ -32,6 +32,8 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Literal, Protocol, TypeVar
 
+from graphkit.errors import shorten
+
 __all__ = ["EXECUTORS", "ExecutorKind", "Executor", "LocalExecutor", "RayExecutor", "open_executor", "RAY_INSTALL"]
 
 ExecutorKind = Literal["local", "ray"]
@@ -172,7 +174,7 @@ def _workers(workers: int | None, default: int) -> int:
     if workers is None:
         return default
     if not isinstance(workers, int) or workers < 1:
-        raise ValueError(f"workers must be a positive integer, got {workers!r}")
+        raise ValueError(f"workers must be a positive integer, got {shorten(repr(workers))}")
     return workers
 
 
@@ -194,7 +196,7 @@ def open_executor(kind: str = "local", *, workers: int | None = None, address: s
         (the message says how to install it).
     """
     if kind not in EXECUTORS:
-        raise ValueError(f"executor must be one of {list(EXECUTORS)}, got {kind!r}")
+        raise ValueError(f"executor must be one of {list(EXECUTORS)}, got {shorten(repr(kind))}")
     if kind == "local":
         if address is not None:
             raise ValueError("--ray-address needs --executor ray")

@@ -3,27 +3,35 @@
 This module is the only one that touches igraph: it owns the mapping between
 station names and vertex ids and hands back names, segments and routes.
 
-The igraph graph has one vertex per station and one edge per pair of stations
-that some line serves both: riding that line between them is one *hop*. An
-edge weighs ``RIDE_WEIGHT + stops`` (the fewest stops over the lines that
-serve both), so a minimum-weight path has the fewest rides (transfers + 1)
-and, among those, the fewest stops: the route cost of the benchmark.
+Riding one line between two stations it serves is one *hop*; a hop weighs
+``RIDE_WEIGHT + stops`` (the fewest stops over the lines that serve both), so
+a minimum-weight chain of hops has the fewest rides (transfers + 1) and, among
+those, the fewest stops: the route cost of the benchmark.
+
+The hops themselves are never listed (a line of n stations has n² of them).
+The igraph graph is directed, with a vertex per station and one per *stop*
+(a station on a line): boarding a line costs ``RIDE_WEIGHT``, each stop along
+it 1, and alighting nothing. Its least weights between stations are the hop
+weights' above, with a size that grows with the stops. The hops of the
+least-cost routes from a station are read back from the weights at its stops.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import igraph
 import numpy
 
-from graphkit.errors import AmbiguousStation, TransitError, UnknownLine, UnknownStation
+from graphkit.dags import least_cost_hops, towards
+from graphkit.errors import AmbiguousStation, InvalidName, TransitError, UnknownLine, UnknownStation
 from graphkit.identities import QUALIFIER, station_identities
 from graphkit.matching import NameIndex
 from graphkit.metro import MetroData
+from graphkit.names import unsafe_character
 from graphkit.overlays import Overlay, check_overlay
 from graphkit.segments import Route, RouteSet, Segment
 from graphkit.topology import LineTopology, compile_line
@@ -37,8 +45,11 @@ __all__ = ["TransitGraph", "compile_graph", "RIDE_WEIGHT"]
 RIDE_WEIGHT = 1_000_000
 _NO_ROUTE = Route(())
 # sources whose least-cost DAGs are found together: big enough for numpy, small enough for the cache
-_CELLS_PER_BLOCK = 2_000_000  # source x hop cells of one block's arrays (16 MB each), whatever the network
-_SOURCES_PER_BLOCK = 32  # the empty prefix every route from the source extends
+_CELLS_PER_BLOCK = 2_000_000  # source x vertex (or ride) cells of one block's arrays (16 MB each), whatever the network
+_SOURCES_PER_BLOCK = 32
+# via stops the hop memo may hold before it starts afresh: far above any city's (Beijing's: under a million),
+# while a line of thousands of stations adds millions per departure
+_HELD_STOPS = 20_000_000
 
 
 def _index_or_end(options: tuple, value: object) -> int:
@@ -72,6 +83,7 @@ class TransitGraph:
 
     __slots__ = (
         "metro",
+        "given_metro",
         "overlay",
         "_display",
         "_spellings",
@@ -83,16 +95,13 @@ class TransitGraph:
         "_lines_at",
         "_vertex",
         "_graph",
-        "_hop_lines",
         "_hops",
         "_segment_keys",
+        "_held_stops",
         "_costs",
-        "_tails",
-        "_heads",
-        "_tail_list",
-        "_head_list",
-        "_edge_hops",
-        "_weights",
+        "_stop_station",
+        "_ride_tails",
+        "_ride_heads",
         "_neighbours",
     )
 
@@ -101,6 +110,7 @@ class TransitGraph:
         check_overlay(self.overlay, metro)
         # stations are identities: aliases merged, homonyms split (the raw texts stay as written)
         identities = station_identities(metro, self.overlay)
+        self.given_metro = metro  # what recompiles this graph elsewhere (an executor's worker)
         self.metro = metro = identities.metro
         self._display = identities.display
         self._spellings = identities.spellings
@@ -117,37 +127,47 @@ class TransitGraph:
                 lines_at[station].append(name)
         self._lines_at = {station: tuple(lines_at[station]) for station in self.stations}
         self._vertex = {name: vertex for vertex, name in enumerate(self.stations)}
-        best: dict[tuple[int, int], tuple[int, list[str]]] = {}
+        # a stop per (line, station): the search graph's second kind of vertex, numbered after the stations
+        stop_of: dict[tuple[str, str], int] = {}
         for name, topology in self.lines.items():
-            for here in topology.stations:
-                u = self._vertex[here]
-                for there, stops in topology.stops_from(here).items():
-                    key = (u, self._vertex[there])
-                    found = best.get(key)
-                    if found is None or stops < found[0]:
-                        best[key] = (stops, [name])
-                    elif stops == found[0]:
-                        found[1].append(name)
-        self._hop_lines = {key: (stops, tuple(names)) for key, (stops, names) in best.items()}
-        edges = sorted(key for key in best if key[0] < key[1])
-        self._graph = igraph.Graph(n=len(self.stations), edges=edges, directed=False)
-        self._graph.es["weight"] = [RIDE_WEIGHT + best[key][0] for key in edges]
-        neighbours: dict[str, list[str]] = defaultdict(list)
-        for u, v in edges:
-            neighbours[self.stations[u]].append(self.stations[v])
-            neighbours[self.stations[v]].append(self.stations[u])
-        self._neighbours = {station: tuple(neighbours[station]) for station in self.stations}
+            for station in topology.stations:
+                stop_of[name, station] = len(stop_of)
+        stop_station = [self._vertex[station] for _, station in stop_of]
+        rides = [
+            (stop_of[name, here], stop_of[name, there])
+            for name, topology in self.lines.items()
+            for here, near in topology.adjacency.items()
+            for there in near
+        ]
+        n, stops = len(self.stations), len(stop_of)
+        boards = [(v, n + k) for k, v in enumerate(stop_station)]
+        alights = [(n + k, v) for k, v in enumerate(stop_station)]
+        self._graph = igraph.Graph(
+            n=n + stops, edges=boards + alights + [(n + a, n + b) for a, b in rides], directed=True
+        )
+        self._graph.es["weight"] = [RIDE_WEIGHT] * stops + [0] * stops + [1] * len(rides)
+        self._stop_station = numpy.array(stop_station, dtype=numpy.int64)
+        self._ride_tails = numpy.array([a for a, _ in rides], dtype=numpy.int64)
+        self._ride_heads = numpy.array([b for _, b in rides], dtype=numpy.int64)
+        self._neighbours = _Memo(self._near)
         self._hops = _Memo(self._build_hop)
         self._segment_keys: dict[int, tuple] = {}
+        self._held_stops = 0
         self._costs: numpy.ndarray | None = None
-        directed = sorted(best)
-        self._tails = numpy.array([u for u, _ in directed], dtype=numpy.int64)
-        self._heads = numpy.array([v for _, v in directed], dtype=numpy.int64)
-        # the same, as lists, and each directed hop's segments once built: the route loop's lookups
-        self._tail_list = [u for u, _ in directed]
-        self._head_list = [v for _, v in directed]
-        self._edge_hops: list[tuple[Segment, ...] | None] = [None] * len(directed)
-        self._weights = numpy.array([RIDE_WEIGHT + best[key][0] for key in directed], dtype=numpy.float64)
+
+    @property
+    def search_size(self) -> tuple[int, int]:
+        """Vertices and edges of the search graph: stations and stops; boardings, alightings and rides.
+
+        Both grow with the stops, whatever the lines' lengths.
+
+        Examples
+        --------
+        >>> from graphkit.metro import load_metro
+        >>> compile_graph(load_metro({"L1": ["A", "B", "C"], "L2": ["D", "B"]})).search_size
+        (9, 16)
+        """
+        return self._graph.vcount(), self._graph.ecount()
 
     # -- names ---------------------------------------------------------------
     @property
@@ -176,11 +196,14 @@ class TransitGraph:
 
         Raises
         ------
+        InvalidName
+            The query holds a control or bidi character (it would fold, unseen, into another name).
         UnknownStation
             Nothing fits; the error lists close matches.
         AmbiguousStation
             Several stations fit; the error lists them with their lines.
         """
+        _check_query(query, "station")
         index = self.station_index
         found = index.lookup(query)
         name, qualifier = query, None
@@ -236,7 +259,9 @@ class TransitGraph:
         )
 
     def resolve_line(self, query: str) -> str:
-        """The line ``query`` names (see :class:`graphkit.matching.NameIndex`)."""
+        """The line ``query`` names (see :class:`graphkit.matching.NameIndex`); see :meth:`resolve_station`."""
+        if query not in self.lines:  # line names are free text: a data's own name is taken as written
+            _check_query(query, "line")
         return self.line_index.resolve(query)
 
     def lines_at(self, station: str) -> tuple[str, ...]:
@@ -259,34 +284,56 @@ class TransitGraph:
         return self.line(line).ride(departure, arrival)
 
     def neighbours(self, station: str) -> tuple[str, ...]:
-        """Stations reachable from ``station`` in one ride."""
+        """Stations reachable from ``station`` in one ride, in station order."""
         return self._neighbours[station]
+
+    def _near(self, station: str) -> tuple[str, ...]:
+        vertex = self._vertex
+        near = {vertex[there] for name in self._lines_at[station] for there in self.lines[name].stops_from(station)}
+        return tuple(self.stations[v] for v in sorted(near))
 
     def hop_segments(self, departure: str, arrival: str) -> tuple[Segment, ...]:
         """The fewest-stop segments between two stations that share a line, in route order."""
-        return self._hops[self._vertex[departure], self._vertex[arrival]]
+        return self._hops[self._vertex[departure] * len(self.stations) + self._vertex[arrival]]
 
-    def _build_hop(self, key: tuple[int, int]) -> tuple[Segment, ...]:
-        """Segments of one hop, sorted, their sort keys filed in ``_segment_keys`` by identity."""
-        u, v = key
-        _, names = self._hop_lines[key]
+    def _build_hop(self, key: int) -> tuple[Segment, ...]:
+        """Segments of the hop ``u * stations + v``, sorted, their sort keys filed in ``_segment_keys`` by identity."""
+        u, v = divmod(key, len(self.stations))
         here, there = self.stations[u], self.stations[v]
+        serving = self._lines_at[there]
+        shared = [name for name in self._lines_at[here] if name in serving]
         rank = self._line_rank
-        if len(names) == 1:
-            vias = self.lines[names[0]].ride(here, there)[1]
-            if len(vias) == 1:  # the usual case: one line, one way
-                segment = Segment(names[0], here, there, vias[0])
-                self._segment_keys[id(segment)] = (rank[names[0]], u, v, 0)
+        if len(shared) == 1:
+            ride = self.lines[shared[0]].ride(here, there)
+            if ride is not None and len(ride[1]) == 1:  # the usual case: one line, one way
+                via = ride[1][0]
+                segment = Segment(shared[0], here, there, via)
+                self._segment_keys[id(segment)] = (rank[shared[0]], u, v, 0)
+                self._held_stops += len(via) + 1
                 return (segment,)
+        rides = [(name, ride) for name in shared if (ride := self.lines[name].ride(here, there)) is not None]
+        if not rides:
+            raise TransitError(f"no line serves both {here!r} and {there!r}")
+        fewest = min(ride[0] for _, ride in rides)
+        rides = [(name, ride[1]) for name, ride in rides if ride[0] == fewest]  # the hop rides the shortest lines
         # via alternatives (a loop's two ways) come sorted from the line; their index orders them
         keyed = sorted(
             ((rank[name], u, v, index), Segment(name, here, there, via))
-            for name in names
-            for index, via in enumerate(self.lines[name].ride(here, there)[1])
+            for name, vias in rides
+            for index, via in enumerate(vias)
         )
         for step_key, segment in keyed:
             self._segment_keys[id(segment)] = step_key  # the memo keeps the segment, so its id stays its own
+            self._held_stops += len(segment.via_stops) + 1
         return tuple(segment for _, segment in keyed)
+
+    def _bound_memo(self) -> None:
+        """Start the hop memo afresh when it holds too many via stops (between departures only:
+        the routes being built look their segments' keys up by identity)."""
+        if self._held_stops > _HELD_STOPS:
+            self._hops.clear()
+            self._segment_keys.clear()
+            self._held_stops = 0
 
     def _route_key(self, route: Route) -> tuple:
         keys = self._segment_keys
@@ -307,6 +354,7 @@ class TransitGraph:
 
     def cost_bounds(self, target: str) -> dict[str, float]:
         """Least route weight from every station to ``target`` (``inf`` when unreachable)."""
+        # a route's weight is the same both ways: from the target is to it
         row = self._graph.distances(source=self._vertex[target], weights="weight")[0]
         return dict(zip(self.stations, row))
 
@@ -320,10 +368,12 @@ class TransitGraph:
         cut to ``max_routes``. Targets that cannot be reached are left out.
         """
         s = self._vertex[source]
-        distance = numpy.asarray(self._graph.distances(source=s, weights="weight")[0])
-        edges = self._least_cost_hops(distance)
-        wanted = None if targets is None else [self._vertex[name] for name in targets]
-        return iter(self._routes_along(s, edges.tolist(), max_routes, wanted))
+        wanted = None if targets is None else {self._vertex[name] for name in targets}
+        for _, tails, heads in self._least_cost_hops([s]):
+            if wanted is not None:  # only the routes that lead to a wanted target are built
+                tails, heads = towards(tails, heads, wanted)
+            return iter(self._routes_along(s, tails, heads, max_routes, wanted))
+        raise AssertionError("unreachable: one source, one DAG")
 
     def _distance_matrix(self) -> numpy.ndarray:
         """All-pairs least weights, filled a block of rows at a time (igraph hands back lists of floats,
@@ -332,7 +382,7 @@ class TransitGraph:
         matrix = numpy.empty((n, n), dtype=numpy.float64)
         for first in range(0, n, _SOURCES_PER_BLOCK):
             rows = range(first, min(n, first + _SOURCES_PER_BLOCK))
-            matrix[first : rows.stop] = self._graph.distances(source=rows, weights="weight")
+            matrix[first : rows.stop] = numpy.asarray(self._graph.distances(source=rows, weights="weight"))[:, :n]
         return matrix
 
     def all_shortest_routes(
@@ -343,35 +393,27 @@ class TransitGraph:
         Distances are computed a block of sources at a time: memory grows with the stations, not their square.
         """
         vertices = range(len(self.stations)) if sources is None else [self._vertex[name] for name in sources]
-        # a block's arrays hold one cell per source and hop: fewer sources when there are many hops
-        per_block = max(1, min(_SOURCES_PER_BLOCK, _CELLS_PER_BLOCK // max(1, len(self._heads))))
+        for s, tails, heads in self._least_cost_hops(vertices):
+            yield from self._routes_along(s, tails, heads, max_routes)
+
+    def _least_cost_hops(self, vertices: Sequence[int]) -> Iterator[tuple[int, list[int], list[int]]]:
+        """Per source vertex, the hops ``(tails, heads)`` of its least-cost DAG, grouped by head, nearest first
+        (see :func:`graphkit.dags.least_cost_hops`); distances are found a block of sources at a time."""
+        n, stops = len(self.stations), len(self._stop_station)
+        cells = n + stops + len(self._ride_tails)
+        per_block = max(1, min(_SOURCES_PER_BLOCK, _CELLS_PER_BLOCK // max(1, cells)))
         for first in range(0, len(vertices), per_block):
             chunk = vertices[first : first + per_block]
-            block = numpy.asarray(self._graph.distances(source=chunk, weights="weight"))
-            # the least-cost DAGs of a block of sources at once: the hops on which the weight grows by the hop's
-            reached = block[:, self._heads]
-            on_dag = (block[:, self._tails] + self._weights == reached) & numpy.isfinite(reached)
-            sources, edges = numpy.nonzero(on_dag)
-            tails, heads = self._tails[edges], self._heads[edges]
-            order = numpy.lexsort((tails, heads, block[sources, heads], sources))
-            edges, sources = edges[order].tolist(), sources[order]
-            bounds = numpy.searchsorted(sources, numpy.arange(len(block) + 1)).tolist()
-            for offset, s in enumerate(chunk):
-                start, end = bounds[offset], bounds[offset + 1]
-                yield from self._routes_along(s, edges[start:end], max_routes)
-
-    def _least_cost_hops(self, distance: numpy.ndarray) -> numpy.ndarray:
-        """Hops (as edge numbers) of the least-cost DAG from one source, grouped by head, nearest heads first."""
-        tails, heads = self._tails, self._heads
-        reached = distance[heads]
-        edges = numpy.flatnonzero((distance[tails] + self._weights == reached) & numpy.isfinite(reached))
-        tails, heads = tails[edges], heads[edges]
-        return edges[numpy.lexsort((tails, heads, distance[heads]))]
+            weights = numpy.asarray(self._graph.distances(source=chunk, weights="weight"))
+            yield from least_cost_hops(
+                chunk, weights, self._stop_station, self._ride_tails, self._ride_heads, ride_weight=RIDE_WEIGHT
+            )
 
     def _routes_along(
-        self, s: int, edges: list[int], max_routes: int | None, wanted: list[int] | None = None
+        self, s: int, tails: list[int], heads: list[int], max_routes: int | None, wanted: set[int] | None = None
     ) -> list[RouteSet]:
-        """Routes from vertex ``s`` along its least-cost DAG (hops as edge numbers, grouped by head, nearest first).
+        """Routes from vertex ``s`` along its least-cost DAG (hops ``tails[i] -> heads[i]``, grouped by head,
+        nearest first).
 
         The hops on which the least weight from ``s`` grows by exactly the
         hop's weight form the least-cost DAG; routes are built along it,
@@ -383,12 +425,12 @@ class TransitGraph:
         shorter: line distances obey the triangle inequality), so no check is
         needed.
         """
-        tails, heads, by_edge = self._tail_list, self._head_list, self._edge_hops
+        self._bound_memo()
+        hops, n = self._hops, len(self.stations)
         routes_of: list[list[Route] | None] = [None] * len(self.stations)  # by vertex
         routes_of[s] = [_NO_ROUTE]
         current, found, merged = -1, None, False
-        for e in edges:
-            t = heads[e]
+        for p, t in zip(tails, heads):
             if t != current:
                 if merged:
                     found.sort(key=self._route_key)
@@ -397,10 +439,7 @@ class TransitGraph:
                 routes_of[t] = found
             else:
                 merged = True
-            p = tails[e]
-            steps = by_edge[e]
-            if steps is None:
-                steps = by_edge[e] = self._hops[p, t]
+            steps = hops[p * n + t]
             before = routes_of[p]
             if len(before) == 1 and len(steps) == 1:  # the usual case, spelled out for speed
                 found.append(Route(before[0].segments + steps))
@@ -442,8 +481,8 @@ class TransitGraph:
         )
 
     def floor_distances(self) -> None:
-        """All-pairs least route weights, computed and dropped: the speed floor."""
-        self._graph.distances(weights="weight")
+        """Least route weights from every station, computed and dropped: the speed floor."""
+        self._graph.distances(source=range(len(self.stations)), weights="weight")
 
     # -- export --------------------------------------------------------------
     def to_networkx(self) -> networkx.Graph:
@@ -469,9 +508,10 @@ class TransitGraph:
 
     def components(self) -> list[tuple[str, ...]]:
         """Groups of stations connected to each other, largest first."""
-        groups = self._graph.connected_components()
+        n = len(self.stations)
+        groups = self._graph.connected_components(mode="weak")
         return sorted(
-            (tuple(self.stations[v] for v in sorted(group)) for group in groups),
+            (tuple(self.stations[v] for v in sorted(group) if v < n) for group in groups),
             key=lambda group: (-len(group), self._vertex[group[0]]),
         )
 
@@ -479,6 +519,12 @@ class TransitGraph:
         return (
             f"<TransitGraph {self.city or self.metro.source}: {len(self.lines)} lines, {len(self.stations)} stations>"
         )
+
+
+def _check_query(query: str, kind: str) -> None:
+    unsafe = unsafe_character(query)
+    if unsafe is not None:
+        raise InvalidName(query, unsafe, kind=kind)
 
 
 def compile_graph(metro: MetroData, overlay: Overlay | None = None) -> TransitGraph:

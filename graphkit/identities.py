@@ -31,7 +31,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from types import MappingProxyType
 
-from graphkit.errors import InvalidOverlay
+from graphkit.errors import InvalidOverlay, shorten
 from graphkit.metro import Line, MetroData
 from graphkit.overlays import Overlay
 
@@ -84,9 +84,11 @@ def station_identities(metro: MetroData, overlay: Overlay) -> Identities:
     for number, alias in enumerate(overlay.aliases, start=1):
         for spelling in alias.spellings:
             if spelling not in listed:
-                raise InvalidOverlay(f"{where}, aliases #{number}: {spelling!r} is not a station of {metro.source}")
+                raise InvalidOverlay(
+                    f"{where}, aliases #{number}: {shorten(spelling)!r} is not a station of {metro.source}"
+                )
             if spelling in renamed:
-                raise InvalidOverlay(f"{where}, aliases #{number}: {spelling!r} is already an alias")
+                raise InvalidOverlay(f"{where}, aliases #{number}: {shorten(spelling)!r} is already an alias")
             renamed[spelling] = alias.station
         spelt.setdefault(alias.station, [alias.station]).extend(s for s in alias.spellings if s != alias.station)
     groups = _homonym_groups(metro, overlay, renamed, where)
@@ -128,7 +130,7 @@ def _check_decisions(metro: MetroData, overlay: Overlay, where: str) -> None:
     for number, entry in enumerate(overlay.interchanges, start=1):
         if len(serving.get(entry.station, ())) < 2:
             raise InvalidOverlay(
-                f"{where}, interchanges #{number}: {entry.station!r} is not a station that several lines serve"
+                f"{where}, interchanges #{number}: {shorten(entry.station)!r} is not a station that several lines serve"
             )
     for number, entry in enumerate(overlay.distinct, start=1):
         missing = [name for name in entry.stations if name not in serving]
@@ -142,7 +144,7 @@ def _homonym_groups(
     """``(name, member)`` to the identity of that member's station, ``member`` a line or ``line#n``."""
     found: dict[tuple[str, str], str] = {}
     for number, homonym in enumerate(overlay.homonyms, start=1):
-        at = f"{where}, homonyms #{number} ({homonym.station!r})"
+        at = f"{where}, homonyms #{number} ({shorten(homonym.station)!r})"
         counts = {
             line.name: count
             for line in metro.lines
@@ -174,7 +176,7 @@ def _check_no_repeat(line: Line, metro: MetroData, overlay: Overlay, where: str)
     for index, name in enumerate(names):
         if name in names[:index] and name not in allowed and not (index == len(names) - 1 and name == names[0]):
             raise InvalidOverlay(
-                f"{where}: after aliases, line {line.name!r} of {metro.source} lists {name!r} twice"
+                f"{where}: after aliases, line {shorten(line.name)!r} of {metro.source} lists {shorten(name)!r} twice"
                 f" (station #{names.index(name) + 1} and #{index + 1})"
             )
 

@@ -38,6 +38,8 @@ __all__ = [
 
 # pairs per job handed to an executor: big enough to hide the hand-over, small enough to spread
 _PAIRS_PER_JOB = 100_000
+# via stops of the segments whose JSON is cached before the cache starts afresh (a city's are far fewer)
+_CACHED_STOPS = 10_000_000
 
 
 @contextlib.contextmanager
@@ -72,17 +74,25 @@ def reference_lines(
     ``sources`` limits the departures (see :func:`graphkit.routes.reference_routes`).
 
     Segments are shared between many pairs, so each is serialized once, as is each station's name.
+    The cache of segments is bounded (a long line's segments hold thousands of stops each).
     """
     cache: dict[int, str] = {}
     keep: list[Segment] = []  # holds the segments alive so their ids stay unique
+    held = 0
 
     def segments_json(segments: tuple[Segment, ...]) -> str:
+        nonlocal held
         parts = []
         for segment in segments:
             found = cache.get(id(segment))
             if found is None:
+                if held > _CACHED_STOPS:
+                    cache.clear()
+                    keep.clear()
+                    held = 0
                 found = cache[id(segment)] = _dump(segment.to_dict())
                 keep.append(segment)
+                held += len(segment.via_stops) + 1
             parts.append(found)
         return ", ".join(parts)
 
@@ -139,7 +149,7 @@ def reference_texts(
 ) -> Iterator[tuple[str, int, str]]:
     """``(city, pairs, JSON Lines text)`` of blocks of departures computed on ``executor``, in order."""
     jobs = (
-        ReferenceJob(graph.metro, graph.overlay, graph.stations[first : first + step], max_routes)
+        ReferenceJob(graph.given_metro, graph.overlay, graph.stations[first : first + step], max_routes)
         for graph in graphs
         for step in [max(1, _PAIRS_PER_JOB // max(1, len(graph.stations)))]
         for first in range(0, len(graph.stations), step)

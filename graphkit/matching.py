@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from graphkit.errors import AmbiguousLine, AmbiguousStation, UnknownLine, UnknownStation
+from graphkit.errors import AmbiguousLine, AmbiguousStation, UnknownLine, UnknownStation, shorten
 from graphkit.names import fold, line_keys, station_keys
 
 __all__ = ["NameIndex", "Resolution"]
@@ -78,7 +78,7 @@ class NameIndex:
         spellings: Mapping[str, Iterable[str]] | None = None,
     ):
         if kind not in _KINDS:
-            raise ValueError(f"kind must be one of {sorted(_KINDS)}, got {kind!r}")
+            raise ValueError(f"kind must be one of {sorted(_KINDS)}, got {shorten(repr(kind))}")
         self.names = tuple(dict.fromkeys(names))
         self.kind = kind
         self.city = city

@@ -8,14 +8,15 @@ because it tells stations apart (``Cathedral Pkwy (110 St) Station``).
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from graphkit.errors import InvalidMetroData
+from graphkit.errors import InvalidMetroData, shorten
+from graphkit.names import unsafe_character
+from graphkit.reading import parse_json_text, read_json_file
 
 __all__ = ["StationEntry", "Line", "MetroData", "parse_station", "strip_annotations", "load_metro"]
 
@@ -128,7 +129,8 @@ def parse_station(raw: str, *, where: str = "") -> StationEntry:
     Raises
     ------
     InvalidMetroData
-        The name is empty once cleaned, or carries an unknown annotation.
+        The name is empty once cleaned, carries an unknown annotation, or
+        holds a control or bidi character.
 
     Examples
     --------
@@ -137,6 +139,10 @@ def parse_station(raw: str, *, where: str = "") -> StationEntry:
     >>> parse_station("Cathedral Pkwy (110 St) Station").name
     'Cathedral Pkwy (110 St) Station'
     """
+    at = f"{where}: " if where else ""
+    unsafe = unsafe_character(raw)
+    if unsafe is not None:
+        raise InvalidMetroData(f"{at}station name {shorten(raw)!r} contains {unsafe}")
     transfer = branch = False
     kept: list[str] = []
     position = 0
@@ -147,7 +153,7 @@ def parse_station(raw: str, *, where: str = "") -> StationEntry:
         elif label in _BRANCH_START:
             branch = True
         elif _ANNOTATION_LIKE.search(label):
-            raise InvalidMetroData(f"{where}{': ' if where else ''}unknown annotation ({match.group(1)}) in {raw!r}")
+            raise InvalidMetroData(f"{at}unknown annotation ({shorten(match.group(1))}) in {shorten(raw)!r}")
         else:
             continue
         kept.append(raw[position : match.start()])
@@ -155,7 +161,7 @@ def parse_station(raw: str, *, where: str = "") -> StationEntry:
     kept.append(raw[position:])
     name = _SPACES.sub(" ", "".join(kept)).strip()
     if not name:
-        raise InvalidMetroData(f"{where}{': ' if where else ''}empty station name {raw!r}")
+        raise InvalidMetroData(f"{at}empty station name {shorten(raw)!r}")
     return StationEntry(raw=raw, name=name, transfer_mark=transfer, branch_start_mark=branch)
 
 
@@ -188,9 +194,9 @@ def strip_annotations(text: str) -> str:
 
 
 def _parse_line(line_name: Any, stations: Any, *, source: str, allowed_repeats: frozenset[tuple[str, str]]) -> Line:
-    where = f"{source}, line {line_name!r}"
     if not isinstance(line_name, str) or not line_name.strip():
-        raise InvalidMetroData(f"{source}: line names must be non-empty strings, got {line_name!r}")
+        raise InvalidMetroData(f"{source}: line names must be non-empty strings, got {shorten(repr(line_name))}")
+    where = f"{source}, line {shorten(line_name)!r}"
     if not isinstance(stations, list):
         raise InvalidMetroData(f"{where}: expected a list of stations, got {type(stations).__name__}")
     if not stations:
@@ -199,7 +205,7 @@ def _parse_line(line_name: Any, stations: Any, *, source: str, allowed_repeats: 
     for index, raw in enumerate(stations):
         at = f"{where}, station #{index + 1}"
         if not isinstance(raw, str):
-            raise InvalidMetroData(f"{at}: expected a string, got {raw!r}")
+            raise InvalidMetroData(f"{at}: expected a string, got {shorten(repr(raw))}")
         entries.append(parse_station(raw, where=at))
     line = Line(name=line_name, entries=tuple(entries))
     seen: dict[str, int] = {}
@@ -213,7 +219,7 @@ def _parse_line(line_name: Any, stations: Any, *, source: str, allowed_repeats: 
         if (line_name, entry.name) in allowed_repeats:
             continue  # declared by the city's overlay: two stations share a name
         raise InvalidMetroData(
-            f"{where}, station #{index + 1}: {entry.name!r} is repeated (first as station #{first + 1})"
+            f"{where}, station #{index + 1}: {shorten(entry.name)!r} is repeated (first as station #{first + 1})"
         )
     return line
 
@@ -245,7 +251,9 @@ def load_metro(
     Raises
     ------
     InvalidMetroData
-        With the file, the line and the station that are wrong.
+        With the file, the line and the station that are wrong; a file that
+        is not a regular one, is over :data:`graphkit.reading.MAX_METRO_BYTES`,
+        is not UTF-8 JSON, nests too deeply or gives a key twice.
 
     Examples
     --------
@@ -256,17 +264,11 @@ def load_metro(
     if isinstance(source, Mapping):
         label, obj = "<dict>", source
     elif isinstance(source, str) and source.lstrip()[:1] in ("{", "["):
-        label, obj = "<json>", _parse_json(source, "<json>")
+        label, obj = "<json>", parse_json_text(source, "<json>", what="Metro Data", error=InvalidMetroData)
     else:
         path = Path(source)
+        obj = read_json_file(path, what="Metro Data", error=InvalidMetroData)
         label = str(path)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise InvalidMetroData(f"{label}: no such Metro Data file") from None
-        except (OSError, UnicodeDecodeError) as error:
-            raise InvalidMetroData(f"{label}: cannot read Metro Data ({error})") from None
-        obj = _parse_json(text, label)
         city = city or path.stem
         country = country or path.parent.name
     if not isinstance(obj, Mapping):
@@ -278,12 +280,3 @@ def load_metro(
     repeats = frozenset(tuple(pair) for pair in allowed_repeats)
     lines = tuple(_parse_line(name, stations, source=label, allowed_repeats=repeats) for name, stations in obj.items())
     return MetroData(city=city, country=country, source=label, lines=lines)
-
-
-def _parse_json(text: str, label: str) -> Any:
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as error:
-        raise InvalidMetroData(
-            f"{label}: not valid JSON at line {error.lineno}, column {error.colno}: {error.msg}"
-        ) from None

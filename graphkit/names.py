@@ -16,9 +16,11 @@ import re
 import unicodedata
 from functools import lru_cache
 
-__all__ = ["fold", "station_keys", "line_keys", "has_cjk", "romanize"]
+__all__ = ["fold", "station_keys", "line_keys", "has_cjk", "romanize", "unsafe_character"]
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
+# Bidi controls (embeddings, overrides, isolates, marks) change how a name looks, not what it folds to.
+_BIDI = frozenset("\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 _STATION_SUFFIX = re.compile(r"(?:\s+(?:station|stn\.?)|站)$")
 _LINE_WORDS = re.compile(
     r"\b(?:line|lines|route|linea|ligne|linha|linie|lijn|metro|metrorail|subway|train|mrt|lrt)(?=\d|\b)"
@@ -61,6 +63,22 @@ def fold(text: str, *, keep_spaces: bool = False) -> str:
         text = re.sub(r"[\s\-‐‑‒–—_/]+", " ", text)
         return " ".join("".join(ch for ch in word if ch.isalnum()) for word in text.split()).strip()
     return "".join(ch for ch in text if ch.isalnum())
+
+
+def unsafe_character(text: str) -> str | None:
+    """The first control (Unicode category Cc) or bidi control character of ``text``, described; else ``None``.
+
+    Examples
+    --------
+    >>> unsafe_character("\\u202eTermini"), unsafe_character("Termini"), unsafe_character("A\\x07B")
+    ('U+202E (a bidi control character)', None, 'U+0007 (a control character)')
+    """
+    for ch in text:
+        if ch in _BIDI:
+            return f"U+{ord(ch):04X} (a bidi control character)"
+        if unicodedata.category(ch) == "Cc":
+            return f"U+{ord(ch):04X} (a control character)"
+    return None
 
 
 def has_cjk(text: str) -> bool:

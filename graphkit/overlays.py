@@ -38,14 +38,14 @@ Names are the data's cleaned names; aliases apply before homonyms.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from graphkit.errors import InvalidOverlay
+from graphkit.errors import InvalidOverlay, shorten
 from graphkit.metro import MetroData
+from graphkit.reading import read_json_file
 
 __all__ = [
     "Loop",
@@ -189,12 +189,7 @@ def load_overlay(source: str | Path | Mapping[str, Any] | None) -> Overlay:
         label, obj = "<dict>", source
     else:
         label = str(source)
-        try:
-            obj = json.loads(Path(source).read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise InvalidOverlay(f"{label}: no such overlay file") from None
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-            raise InvalidOverlay(f"{label}: cannot read overlay ({error})") from None
+        obj = read_json_file(source, what="overlay", error=InvalidOverlay)
     if not isinstance(obj, Mapping):
         raise InvalidOverlay(f"{label}: an overlay must be a JSON object")
     unknown = sorted(set(obj) - set(_FIELDS))
@@ -222,25 +217,29 @@ def load_overlay(source: str | Path | Mapping[str, Any] | None) -> Overlay:
 
 def _names(value: Any, least: int, what: str) -> tuple[str, ...]:
     if not (isinstance(value, list) and len(value) >= least and all(isinstance(v, str) and v.strip() for v in value)):
-        raise InvalidOverlay(f"{what} must be a list of at least {least} non-empty string(s), got {value!r}")
+        raise InvalidOverlay(
+            f"{what} must be a list of at least {least} non-empty string(s), got {shorten(repr(value))}"
+        )
     if len(set(value)) != len(value):
-        raise InvalidOverlay(f"{what} lists a name twice: {value!r}")
+        raise InvalidOverlay(f"{what} lists a name twice: {shorten(repr(value))}")
     return tuple(value)
 
 
 def _field(name: str, value: Any, optional: bool, where: str) -> Any:
     """One field's value, checked: a name, a list of names, or a list of groups of names."""
-    what = f"{where}: field {name!r}"
+    what = f"{where}: field {shorten(name)!r}"
     if name in _LISTS:
         return _names(value, _LISTS[name], what)
     if name in _GROUPS:
         if not (isinstance(value, list) and len(value) >= _GROUPS[name]):
-            raise InvalidOverlay(f"{what} must be a list of at least {_GROUPS[name]} groups, got {value!r}")
+            raise InvalidOverlay(
+                f"{what} must be a list of at least {_GROUPS[name]} groups, got {shorten(repr(value))}"
+            )
         groups = tuple(_names(group, 1, f"{what}, group #{n}") for n, group in enumerate(value, start=1))
         _names([member for group in groups for member in group], 1, what)
         return groups
     if not (isinstance(value, str) and value.strip()) and not (optional and value is None):
-        raise InvalidOverlay(f"{what} must be a non-empty string, got {value!r}")
+        raise InvalidOverlay(f"{what} must be a non-empty string, got {shorten(repr(value))}")
     return value
 
 
@@ -256,11 +255,12 @@ def check_overlay(overlay: Overlay, metro: MetroData) -> None:
         for number, entry in enumerate(getattr(overlay, section), start=1):
             if entry.line not in lines:
                 raise InvalidOverlay(
-                    f"{where}, {section} #{number}: line {entry.line!r} is not in {metro.source}"
+                    f"{where}, {section} #{number}: line {shorten(entry.line)!r} is not in {metro.source}"
                     f" (lines: {', '.join(map(repr, lines))})"
                 )
     for number, entry in enumerate(overlay.repeated_stations, start=1):
         if lines[entry.line].stations.count(entry.station) < 2:
             raise InvalidOverlay(
-                f"{where}, repeated_stations #{number}: {entry.station!r} is not listed twice on line {entry.line!r}"
+                f"{where}, repeated_stations #{number}: {shorten(entry.station)!r}"
+                f" is not listed twice on line {shorten(entry.line)!r}"
             )

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Iterator
 
-from graphkit.errors import NoRoute, TransitError
+from graphkit.errors import NoRoute, TransitError, shorten
 from graphkit.graph import RIDE_WEIGHT, TransitGraph
 from graphkit.segments import Route, RouteSet, Segment
 
@@ -29,9 +29,9 @@ DEFAULT_MAX_ROUTES = 10
 
 def _check_options(slack: int, max_routes: int) -> None:
     if not isinstance(slack, int) or slack < 0:
-        raise ValueError(f"slack must be a non-negative integer, got {slack!r}")
+        raise ValueError(f"slack must be a non-negative integer, got {shorten(repr(slack))}")
     if not isinstance(max_routes, int) or max_routes < 1:
-        raise ValueError(f"max_routes must be a positive integer, got {max_routes!r}")
+        raise ValueError(f"max_routes must be a positive integer, got {shorten(repr(max_routes))}")
 
 
 def _endpoints(graph: TransitGraph, source: str, target: str) -> tuple[str, str]:

@@ -35,6 +35,7 @@ import random
 from dataclasses import dataclass
 from typing import Literal
 
+from graphkit.errors import shorten
 from graphkit.metro import MetroData, load_metro
 from graphkit.names import fold
 from graphkit.overlays import Overlay, load_overlay
@@ -110,7 +111,7 @@ def tier_shapes(difficulty: str) -> tuple[tuple[int, int, int], ...]:
     from graphkit.stats import TIERS, city_stats
 
     if difficulty not in TIERS:
-        raise ValueError(f"difficulty must be one of {list(TIERS)}, got {difficulty!r}")
+        raise ValueError(f"difficulty must be one of {list(TIERS)}, got {shorten(repr(difficulty))}")
     shapes = []
     for name in city_names():
         stats = city_stats(load_city(name)[0])
@@ -127,7 +128,7 @@ def _check(stations: int, lines: int, transfers: int, loops: int, branches: int,
         if not isinstance(value, int) or value < 0:
             raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
     if script not in SCRIPTS:
-        raise ValueError(f"script must be one of {list(SCRIPTS)}, got {script!r}")
+        raise ValueError(f"script must be one of {list(SCRIPTS)}, got {shorten(repr(script))}")
     if lines > 1 and transfers < lines - 1:
         raise ValueError(f"{lines} lines need at least {lines - 1} transfers to be connected, got {transfers}")
     if lines == 1 and transfers:

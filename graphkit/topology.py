@@ -13,7 +13,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Literal
 
-from graphkit.errors import InvalidOverlay
+from graphkit.errors import InvalidOverlay, shorten
 from graphkit.metro import Line
 from graphkit.overlays import Overlay
 
@@ -44,9 +44,16 @@ class LineTopology:
     shape: Shape
     _rides: dict[str, dict] = field(default_factory=dict, init=False, repr=False, compare=False)
     _position: dict[str, int] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _listed_cycle: bool = field(default=False, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self._position.update((name, index) for index, name in enumerate(self.stations))
+        # a loop whose list runs round it: rides are arcs of the list, no search (nor its cache) needed
+        stations, adjacency = self.stations, self.adjacency
+        cycle = self.shape == "loop" and all(
+            stations[index - 1] in adjacency[name] for index, name in enumerate(stations)
+        )
+        object.__setattr__(self, "_listed_cycle", cycle)
 
     def ride(self, source: str, target: str) -> tuple[int, tuple[tuple[str, ...], ...]] | None:
         """Fewest stops and via-stop alternatives from ``source`` to ``target``, or ``None`` (cached)."""
@@ -56,12 +63,31 @@ class LineTopology:
                 return None
             i, j = position[source], position[target]
             return (j - i, (self.stations[i + 1 : j],)) if i < j else (i - j, (self.stations[j + 1 : i][::-1],))
+        if self._listed_cycle:
+            return self._arc_ride(source, target)
         found = self._rides.get(source)
         if found is None:
             if source not in self.adjacency:
                 return None
             found = self._rides[source] = self.rides_from(source)
         return found.get(target)
+
+    def _arc_ride(self, source: str, target: str) -> tuple[int, tuple[tuple[str, ...], ...]] | None:
+        """:meth:`ride` on a loop listed in its order: the shorter arc, or both when they tie (sorted)."""
+        position = self._position
+        if source not in position or target not in position or source == target:
+            return None
+        i, j = position[source], position[target]
+        forward = self._arc(i, j)
+        backward = self._arc(j, i)[::-1]
+        if len(forward) != len(backward):
+            return min((len(forward) + 1, (forward,)), (len(backward) + 1, (backward,)), key=lambda ride: ride[0])
+        return len(forward) + 1, tuple(sorted((forward, backward)))
+
+    def _arc(self, i: int, j: int) -> tuple[str, ...]:
+        """Stations strictly between positions ``i`` and ``j`` going forward round the loop."""
+        stations = self.stations
+        return stations[i + 1 : j] if i < j else stations[i + 1 :] + stations[:j]
 
     def stops_from(self, source: str) -> dict[str, int]:
         """Fewest stops from ``source`` to every other station of the line (cheap: no via stops)."""
@@ -125,7 +151,7 @@ def compile_line(line: Line, overlay: Overlay, *, source: str = "") -> LineTopol
         is not contiguous.
     """
     listed = list(line.stations)
-    where = f"{overlay.source or source}, line {line.name!r}"
+    where = f"{overlay.source or source}, line {shorten(line.name)!r}"
     edges: list[tuple[str, str]] = [(a, b) for a, b in zip(listed, listed[1:]) if a != b]
     is_loop = line.closes_on_itself
     for loop in overlay.loops:
@@ -141,7 +167,7 @@ def compile_line(line: Line, overlay: Overlay, *, source: str = "") -> LineTopol
         edges = _hang_branch(edges, listed, branch.leaves_at, branch.first, branch.last, where=where)
     for unlisted in overlay.unlisted_branches:
         if unlisted.line == line.name and unlisted.at not in listed:
-            raise InvalidOverlay(f"{where}: unlisted branch at {unlisted.at!r}, which is not on the line")
+            raise InvalidOverlay(f"{where}: unlisted branch at {shorten(unlisted.at)!r}, which is not on the line")
     stations = tuple(dict.fromkeys(listed))
     neighbours: dict[str, list[str]] = {name: [] for name in stations}
     for a, b in dict.fromkeys(tuple(sorted(edge)) for edge in edges):
@@ -159,13 +185,15 @@ def _hang_branch(
 ) -> list[tuple[str, str]]:
     for name in (leaves_at, first) + ((last,) if last else ()):
         if name not in listed:
-            raise InvalidOverlay(f"{where}: branch station {name!r} is not on the line")
+            raise InvalidOverlay(f"{where}: branch station {shorten(name)!r} is not on the line")
     start = listed.index(first)
     end = listed.index(last) if last else len(listed) - 1
     if end < start:
-        raise InvalidOverlay(f"{where}: branch runs from {first!r} to {last!r}, which comes before it")
+        raise InvalidOverlay(
+            f"{where}: branch runs from {shorten(first)!r} to {shorten(last)!r}, which comes before it"
+        )
     if leaves_at in listed[start : end + 1]:
-        raise InvalidOverlay(f"{where}: the branch leaves at {leaves_at!r}, which is inside the branch")
+        raise InvalidOverlay(f"{where}: the branch leaves at {shorten(leaves_at)!r}, which is inside the branch")
     before = listed[start - 1] if start > 0 else None
     after = listed[end + 1] if end + 1 < len(listed) else None
     cut = {frozenset((before, first)), frozenset((last or listed[end], after))}

@@ -38,7 +38,6 @@
 # %%
 from __future__ import annotations
 
-import json
 import os
 import time
 from collections import Counter
@@ -52,6 +51,7 @@ from benchmarks.jsonl import read_jsonl, unique_by_id, write_jsonl
 from benchmarks.reasonmap.generate import TEST_CITIES, generate_questions
 from benchmarks.reasonmap.loading import read_questions
 from benchmarks.reasonmap.records import DIFFICULTIES
+from benchmarks.summaries import write_summary
 from graphkit.cities import city_graph, city_names
 from graphkit.names import fold
 from vision.analyse import analyse_map, folder_evidence, map_files
@@ -430,9 +430,7 @@ result = {
         for diagnosis, station in ((crop.diagnosis, crop.station) for crop in crops)
     ],
 }
-(OUT / "summary.json").write_text(
-    json.dumps(result, ensure_ascii=False, indent=2, sort_keys=True) + "\n", encoding="utf-8"
-)
+write_summary(OUT / "summary.json", result)
 
 for model in MODEL_NAMES:
     counts = result["models"][model]["categories"]

@@ -174,11 +174,13 @@ def read_evidence(path: str | Path) -> MapEvidence:
     InvalidTruth
         The file is not map evidence; the message names it.
     """
+    from graphkit.reading import read_json_file
     from vision.errors import InvalidTruth
 
+    value = read_json_file(path, what="map evidence", error=InvalidTruth)
     try:
-        return MapEvidence.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
-    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError) as error:
+        return MapEvidence.from_dict(value)
+    except (ValueError, KeyError, TypeError, AttributeError) as error:
         raise InvalidTruth(f"{path}: not a map evidence file ({type(error).__name__}: {error})") from None
 
 

@@ -13,7 +13,6 @@ Truth format (written by :mod:`vision.render`)::
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Mapping
@@ -262,8 +261,7 @@ def read_truth(path: str | Path, *, city: str = "") -> MapEvidence:
     InvalidTruth
         The file is not JSON or does not follow the format; the message names the file.
     """
-    try:
-        truth = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise InvalidTruth(f"{path}: not a readable truth file ({error})") from None
+    from graphkit.reading import read_json_file
+
+    truth = read_json_file(path, what="truth", error=InvalidTruth)
     return MapEvidence.from_truth(truth, city=city, source=str(path))

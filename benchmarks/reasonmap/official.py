@@ -28,6 +28,9 @@ from benchmarks.reasonmap.records import Question
 from graphkit.errors import InvalidMetroData
 from graphkit.metro import MetroData, load_metro
 
+#: The largest JSON array of records read whole (the public set with its figures is far smaller).
+MAX_DATASET_BYTES = 1 << 31
+
 __all__ = ["OfficialSet", "load_official", "official_records", "to_question", "export_figures"]
 
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -75,24 +78,21 @@ def official_records(path: Any, *, figures: bool = False) -> Iterator[tuple[int,
         for position, record in enumerate(table.to_pylist()):
             yield position, record
         return
-    with open(path, encoding="utf-8") as stream:
-        head = stream.read(1)
-        stream.seek(0)
-        if head == "[":
-            try:
-                records = json.load(stream)
-            except json.JSONDecodeError as error:
-                raise InvalidRecord(f"{path}: not valid JSON ({error})") from None
+    from benchmarks.jsonl import decode_line, numbered_lines, open_regular
+    from graphkit.reading import read_json_file
+
+    with open_regular(path, "data set") as stream:
+        if stream.read(4).lstrip(b"\xef\xbb\xbf").startswith(b"["):
+            records = read_json_file(path, what="data set", error=InvalidRecord, max_bytes=MAX_DATASET_BYTES)
             yield from enumerate(records)
             return
+        stream.seek(0)
         position = 0
-        for line in stream:
-            if not line.strip():
+        for _, line in numbered_lines(stream, str(path)):
+            if line is not None and not line.strip():
                 continue
-            try:
-                yield position, json.loads(line)
-            except json.JSONDecodeError as error:
-                yield position, InvalidRecord(f"not valid JSON ({error.msg} at column {error.colno})")
+            value, why = decode_line(line) if line is not None else (None, "line too long")
+            yield position, value if why is None else InvalidRecord(why)
             position += 1
 
 

@@ -12,6 +12,15 @@ implementation runs ``--repeat`` times, alternating, and the best run counts
 (this machine's timings vary by a third from run to run). The last line
 printed is one JSON object; ``peak_rss_mb`` is the process's peak before the
 networkx runs finish (both are in one process).
+
+``--long-line N`` times one line of N stations instead (a second line of
+three crosses it in the middle), as ``reasonmap route`` does: it compiles the
+network and finds the route from the long line's end to the crossing line's
+end, then (``--departures K``, default 1) the references of K departures from
+the other end. Run it in a fresh process: ``peak_rss_mb`` is the process's
+peak after the route, ``departures_peak_rss_mb`` after the references (one
+departure's references hold every pair's via stops: their size grows with the
+square of the line, as the output does).
 """
 
 from __future__ import annotations
@@ -137,12 +146,47 @@ def _time_networkx(cities):
     return seconds, compiled - started, digest
 
 
+def long_line(stations: int, departures: int = 1) -> dict:
+    """Time ``route`` (and the references of ``departures`` departures) on one line of ``stations`` stations."""
+    from graphkit.metro import load_metro
+    from graphkit.routes import shortest_routes
+
+    data = {"L": [f"S{i}" for i in range(stations)], "X": ["X0", f"S{stations // 2}", "X2"]}
+    started = time.perf_counter()
+    graph = compile_graph(load_metro(data, city="long"))
+    compiled = time.perf_counter()
+    found = shortest_routes(graph, "S0", "X2")
+    routed = time.perf_counter()
+    peak = _peak_rss_mb()
+    last = graph.stations[stations - departures : stations]
+    pairs = sum(1 for _ in reference_routes(graph, sources=last[::-1]))
+    finished = time.perf_counter()
+    return {
+        "long_line": stations,
+        "route_seconds": round(routed - started, 3),
+        "compile_seconds": round(compiled - started, 3),
+        "route_stops": found.routes[0].stops,
+        "peak_rss_mb": round(peak, 1),
+        "departures": departures,
+        "departure_pairs": pairs,
+        "departures_seconds": round(finished - routed, 3),
+        "departures_peak_rss_mb": round(_peak_rss_mb(), 1),
+    }
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cities", default="all", help="comma-separated cities (default: all 30)")
     parser.add_argument("--repeat", type=int, default=2, help="runs of each implementation, alternating; best kept")
     parser.add_argument("--skip-networkx", action="store_true", help="time only the igraph implementation")
+    parser.add_argument("--long-line", type=int, metavar="N", help="time one line of N stations instead")
+    parser.add_argument("--departures", type=int, default=1, help="with --long-line: departures whose references count")
     args = parser.parse_args(argv)
+    if args.long_line is not None:
+        if args.long_line < 4 or not 0 <= args.departures <= args.long_line:
+            parser.error("--long-line needs N >= 4 and 0 <= --departures <= N")
+        print(json.dumps(long_line(args.long_line, args.departures)))
+        return 0
     cities = city_names() if args.cities == "all" else tuple(args.cities.split(","))
     all_pairs = sum(len(g.stations) * (len(g.stations) - 1) for g in _graphs(cities))
 

@@ -64,12 +64,12 @@ def test_a_byte_order_mark_is_read_and_utf16_is_named(tmp_path):
 def test_a_fifo_a_device_and_a_folder_are_refused_without_reading(tmp_path):
     fifo = tmp_path / "pipe.jsonl"
     os.mkfifo(fifo)  # no writer: opening it to read would block for ever
-    with pytest.raises(InvalidRecord, match="pipe.jsonl: not a regular file"):
+    with pytest.raises(InvalidRecord, match="pipe.jsonl: a FIFO, not a JSON Lines file"):
         read_jsonl(fifo, _ids)
     assert first_record(fifo) is None
-    with pytest.raises(InvalidRecord, match="not a regular file"):
+    with pytest.raises(InvalidRecord, match="/dev/zero: a character device, not a JSON Lines file"):
         read_jsonl("/dev/zero", _ids)
-    with pytest.raises(InvalidRecord, match="is a folder"):
+    with pytest.raises(InvalidRecord, match="a folder, not a JSON Lines file"):
         read_jsonl(tmp_path, _ids)
 
 

@@ -8,7 +8,15 @@ import pytest
 
 from graphkit.cities import city_graph
 from graphkit.executors import EXECUTORS, LocalExecutor, open_executor
-from graphkit.io import write_references
+from graphkit.io import ReferenceJob, reference_block, reference_lines, write_references
+from graphkit.routes import DEFAULT_MAX_ROUTES
+from tests.networks import (
+    REPEATED_SPLIT,
+    REPEATED_SPLIT_OVERLAY,
+    SUFFIX_VARIANTS,
+    SUFFIX_VARIANTS_OVERLAY,
+    graph_of,
+)
 
 
 def slow_for_small(item: int) -> int:
@@ -78,3 +86,18 @@ def test_references_on_ray_are_the_same_bytes(ray, tmp_path):
     with open_executor("ray") as executor:
         write_references(remote, graphs, progress=False, executor=executor)
     assert remote.read_bytes() == inline.read_bytes()
+
+
+def test_references_on_a_pool_keep_the_overlays_names(tmp_path):
+    """Workers recompile the Metro Data as given: an alias or a homonym is not applied twice."""
+    graphs = [graph_of(SUFFIX_VARIANTS, SUFFIX_VARIANTS_OVERLAY), graph_of(REPEATED_SPLIT, REPEATED_SPLIT_OVERLAY)]
+    inline, pooled = tmp_path / "inline.jsonl", tmp_path / "pooled.jsonl"
+    count = write_references(inline, graphs, progress=False)
+    with LocalExecutor(1) as executor:
+        assert write_references(pooled, graphs, progress=False, executor=executor) == count
+    assert pooled.read_bytes() == inline.read_bytes()
+    beijing = city_graph("beijing")  # 西单 and 西单站 are one station by its overlay
+    sources = ("西单站", *beijing.stations[:2])
+    job = ReferenceJob(beijing.given_metro, beijing.overlay, sources, DEFAULT_MAX_ROUTES)
+    expected = "".join(f"{line}\n" for line in reference_lines(beijing, sources=sources))
+    assert reference_block(job) == ("beijing", 3 * (len(beijing.stations) - 1), expected)

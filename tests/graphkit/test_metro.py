@@ -207,7 +207,7 @@ def test_missing_file_is_named(tmp_path):
 def test_file_that_is_not_utf8_is_reported(tmp_path):
     path = tmp_path / "latin1.json"
     path.write_bytes('{"Línea 1": ["Estación"]}'.encode("latin-1"))
-    with pytest.raises(InvalidMetroData, match="cannot read"):
+    with pytest.raises(InvalidMetroData, match=r"latin1\.json: not UTF-8 at line 1 \(byte 0xED\)"):
         load_metro(path)
 
 

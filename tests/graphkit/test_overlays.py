@@ -121,7 +121,7 @@ def test_overlay_that_is_not_an_object(tmp_path):
 def test_overlay_file_with_invalid_json(tmp_path):
     path = tmp_path / "city.overlay.json"
     path.write_text('{"loops": [', encoding="utf-8")
-    with pytest.raises(InvalidOverlay, match="cannot read overlay") as raised:
+    with pytest.raises(InvalidOverlay, match="not valid JSON at line 1, column 12") as raised:
         load_overlay(path)
     assert str(path) in str(raised.value)
 

@@ -187,6 +187,26 @@ def test_loop_rides(size, data):
 
 
 @settings(max_examples=60)
+@given(size=st.integers(min_value=3, max_value=14), closed=st.booleans(), data=st.data())
+def test_a_ride_on_a_listed_loop_is_the_searched_ride(size, closed, data):
+    """A loop listed in its order rides arcs of the list, without the search: the same rides."""
+    ring = _ring(size, closed=closed)
+    source, target = (f"S{data.draw(st.integers(0, size - 1))}" for _ in range(2))
+    expected = None if source == target else ring.rides_from(source)[target]
+    assert ring.ride(source, target) == expected
+
+
+def test_a_long_loop_rides_without_caching_every_ride():
+    ring = _ring(20_000, closed=True)
+    assert ring.ride("S1", "S19999") == (2, (("S0",),))
+    stops, (via,) = ring.ride("S0", "S9000")
+    assert (stops, via[0], via[-1]) == (9000, "S1", "S8999")
+    stops, vias = ring.ride("S0", "S10000")
+    assert stops == 10_000 and [(via[0], via[-1]) for via in vias] == [("S1", "S9999"), ("S19999", "S10001")]
+    assert not ring._rides  # nothing of size 20,000 squared was kept
+
+
+@settings(max_examples=60)
 @given(size=st.integers(min_value=1, max_value=15), data=st.data())
 def test_path_rides(size, data):
     stations = [f"P{index}" for index in range(size)]
