@@ -439,13 +439,13 @@ def results_markdown(record: Mapping[str, Any]) -> str:
 
 def add_eval_command(commands: Any) -> None:
     """Register ``reasonmap eval``."""
-    from reasonmap.options import Help, add_client_options, add_prompt_options
+    from reasonmap.options import add_client_options, add_metro_dir, add_prompt_options
 
     parser = commands.add_parser(
         "eval",
         help="evaluate a model on every task and prompt mode in one command (resumable)",
-        description=__doc__.splitlines()[0],
-        formatter_class=Help,
+        description="One model, every (task, prompt mode), in one resumable command: questions, requests, answers,"
+        " scores, results.json and results.md in --out.",
     )
     add_client_options(parser)
     parser.add_argument("--out", required=True, metavar="DIR", help="the run's folder (resumed when it holds one)")
@@ -457,9 +457,7 @@ def add_eval_command(commands: Any) -> None:
     given.add_argument("--split", choices=["test", "train", "all"], default="test", help="questions generated")
     given.add_argument("--questions", action="append", metavar="FILE", help="a question file of any task (repeatable)")
     add_prompt_options(parser)
-    parser.add_argument(
-        "--metro-dir", metavar="DIR", help="Metro Data of non-embedded cities: DIR/**/<city>.json (a synth set's DIR)"
-    )
+    add_metro_dir(parser)
     parser.add_argument("--limit", type=int, metavar="N", help="N questions per task, drawn by a seeded hash of ids")
     parser.add_argument("--seed", type=int, default=0, help="question generation and --limit")
     parser.add_argument("--require-maps", action="store_true", help="full: a missing map is an error, not a skip")
@@ -469,6 +467,7 @@ def add_eval_command(commands: Any) -> None:
 
 
 def cmd_eval(args: Any) -> int:
+    from reasonmap.cli import report_skipped
     from reasonmap.options import client_options
 
     settings, files = settings_from(args)
@@ -480,10 +479,7 @@ def cmd_eval(args: Any) -> int:
     except EvalError as error:
         print(f"reasonmap eval: error: {error}", file=sys.stderr)
         return 1
-    for problem in result.problems[:20]:
-        print(f"skipped: {problem}", file=sys.stderr)
-    if len(result.problems) > 20:
-        print(f"skipped: ... and {len(result.problems) - 20} more", file=sys.stderr)
+    report_skipped(result.problems, see=f"{args.out}/*/*/report/summary.json")
     print(Path(result.files[1]).read_text(encoding="utf-8"), end="")
     print(f"results in {args.out}/results.json and results.md", file=sys.stderr)
     return 0
