@@ -177,17 +177,20 @@ def settings_from(args: Any) -> tuple[EvalSettings, dict[str, Path]]:
     return settings, files
 
 
-def _check_resume(out: Path, settings: EvalSettings, force: bool) -> None:
+def _check_resume(out: Path, settings: EvalSettings, force: bool, inputs: Sequence[Path] = ()) -> None:
     """Refuse a run whose recorded settings differ (naming the first that does), or clear it with ``force``."""
     import json
 
     recorded = out / EVAL_FILE
     if force:
+        # only what a run writes; never a folder holding this run's inputs (--maps DIR may lie in --out)
+        inputs = [Path(path).resolve() for path in (*inputs, *([settings.maps] if settings.maps else []))]
         for name in (EVAL_FILE, *RESULTS_FILES):
             (out / name).unlink(missing_ok=True)
         for name in ("questions", "maps", "route", "plus", "mapqa"):
-            if (out / name).is_dir():
-                shutil.rmtree(out / name)
+            folder = (out / name).resolve()
+            if folder.is_dir() and not any(path == folder or folder in path.parents for path in inputs):
+                shutil.rmtree(folder)
         return
     if not recorded.exists():
         return
@@ -237,6 +240,10 @@ def _questions_of(
         questions = _limited({question.id: question for question in questions}, settings.limit, settings.seed)
         problems = ()
     path = out / "questions" / f"{task.name}.jsonl"
+    if task.name in files and path.resolve() == files[task.name].resolve():
+        if len(questions) != len(loaded.questions):
+            raise EvalError(f"{path}: --limit would write over this input; copy it out of {out} first")
+        return path, questions, problems, carried  # the run's own questions, given back: read, never rewritten
     path.parent.mkdir(parents=True, exist_ok=True)
     write_jsonl(path, questions)
     return path, questions, problems, carried
@@ -247,7 +254,7 @@ def _samples(scored: Sequence[Any], predictions_path: Path, questions: Sequence[
     import json
 
     responses: dict[tuple[str, str, str], str] = {}
-    with open(predictions_path, encoding="utf-8") as stream:
+    with open(predictions_path, encoding="utf-8", errors="replace") as stream:
         for line in stream:
             try:
                 row = json.loads(line)
@@ -305,7 +312,7 @@ def run_eval(
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    _check_resume(out, settings, force)
+    _check_resume(out, settings, force, list(files.values()))
     config = {"settings": settings.to_dict(), "versions": versions(("reasonmap-toolkit", "igraph", "numpy", "pillow"))}
     write_summary(out / EVAL_FILE, config)
     by_city = graphs_by_city(settings.metro_dir)
