@@ -36,6 +36,7 @@ test: install fonts
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
 
 bench: install
 	$(BIN)/python -m benchmarks.speed.references

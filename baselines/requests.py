@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from benchmarks.errors import InvalidRecord
-from benchmarks.reasonmap.records import KINDS, Kind
+from benchmarks.reasonmap.records import Kind
 
 __all__ = ["Request"]
 
@@ -16,9 +16,10 @@ __all__ = ["Request"]
 class Request:
     """One chat request: OpenAI-style ``messages`` for question ``id`` and kind ``question``.
 
-    ``question`` is ``short`` or ``long`` for ReasonMap questions (the only
-    kinds :meth:`from_dict` reads); other harnesses name their own kind
-    (``mapqa``, and ``describe`` for the descriptions of :mod:`reasonmap.vdi`).
+    ``question`` is the request's kind within its question: ``short`` or
+    ``long`` for ReasonMap route questions, the type (``Counting1``, ...) of
+    a ReasonMap-Plus question, ``mapqa`` for map QA, ``describe`` for the
+    descriptions of :mod:`reasonmap.vdi`.
     ``mode`` names the prompt mode (``full``, ``text-only``, ``symbolic``,
     ``alias``); ``meta`` holds what a harness may want beside the messages
     (textualization, its size, the alias strategy).
@@ -53,6 +54,8 @@ class Request:
         >>> record = {"id": "q1", "question": "short", "messages": [{"role": "user", "content": "Route?"}]}
         >>> Request.from_dict(record).key
         ('q1', 'short')
+        >>> Request.from_dict({**record, "question": "TorF1"}).key
+        ('q1', 'TorF1')
         >>> Request.from_dict({**record, "id": None}, where="r.jsonl:3")
         Traceback (most recent call last):
         ...
@@ -68,8 +71,10 @@ class Request:
             got = "it is missing" if "id" not in record else f"got {identifier!r:.80}"
             raise InvalidRecord(f"{where}: field 'id' must be a non-empty string, {got}")
         kind = record.get("question")
-        if kind not in KINDS:
-            raise InvalidRecord(f"{where}: field 'question' must be one of {list(KINDS)}, got {kind!r}")
+        # any task's kind (short, long, a plus type, mapqa, describe): the client only needs it to key the request
+        if not isinstance(kind, str) or not kind.strip():
+            got = "it is missing" if "question" not in record else f"got {kind!r:.80}"
+            raise InvalidRecord(f"{where}: field 'question' must be a non-empty string (the request's kind), {got}")
         messages = record.get("messages")
         if not isinstance(messages, list) or not messages or not all(isinstance(m, Mapping) for m in messages):
             raise InvalidRecord(f"{where}: field 'messages' must be a non-empty list of chat messages")

@@ -22,11 +22,9 @@ if TYPE_CHECKING:
 
 def add_executor_options(parser: argparse.ArgumentParser) -> None:
     """Add the options that choose where a batch command's work runs (see :mod:`graphkit.executors`)."""
-    from graphkit.executors import EXECUTORS
+    from reasonmap.options import EXECUTORS
 
-    parser.add_argument(
-        "--executor", choices=EXECUTORS, default="local", help="a local process pool (default) or a Ray cluster"
-    )
+    parser.add_argument("--executor", choices=EXECUTORS, default="local", help="a local process pool or a Ray cluster")
     parser.add_argument("--workers", type=int, help="processes, or Ray tasks at once (default: every CPU; 1: inline)")
     parser.add_argument("--ray-address", metavar="ADDR", help="the Ray cluster to join (default: start a local one)")
 
@@ -94,8 +92,7 @@ def cmd_synth(args: argparse.Namespace) -> int:
 
 def add_synth_command(commands) -> None:
     """Add ``synth``: one synthetic network, or a whole synthetic benchmark with ``--count``."""
-    from graphkit.stats import TIERS
-    from graphkit.synth import SCRIPTS
+    from reasonmap.options import SCRIPTS, TIERS
 
     synth = commands.add_parser("synth", help="synthetic networks (Metro Data), or a whole benchmark with --count")
     synth.add_argument("--stations", type=int, default=60, help="stations per network (default 60)")

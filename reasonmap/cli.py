@@ -7,6 +7,7 @@ imports happen inside the command so that ``reasonmap --help`` stays quick.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 from collections.abc import Sequence
@@ -42,31 +43,17 @@ def _graphs(args: argparse.Namespace) -> list:
     return [open_graph(city=args.city, metro=args.metro, overlay=args.overlay)]
 
 
-def _report_skipped(problems) -> None:
-    for problem in problems:
+#: Skipped records printed one by one; beyond, a count.
+SHOWN_SKIPPED = 20
+
+
+def report_skipped(problems: Sequence[object], *, see: str | None = None) -> None:
+    """Print the first :data:`SHOWN_SKIPPED` problems on stderr, then how many more (and where they all are)."""
+    for problem in problems[:SHOWN_SKIPPED]:
         print(f"skipped: {problem}", file=sys.stderr)
-
-
-def _questions(path: str) -> dict:
-    """Question records by id (ours or the public data set's); skipped records are reported."""
-    from benchmarks.reasonmap.loading import load_questions
-
-    questions, _, problems = load_questions(path)
-    _report_skipped(problems)
-    return questions
-
-
-def _graph_of_city(args: argparse.Namespace):
-    """A city's graph from ``--metro-dir`` (a synthetic benchmark's folder, say), else an embedded city."""
-    from graphkit.cities import graphs_by_city
-
-    return graphs_by_city(getattr(args, "metro_dir", None))
-
-
-def _add_metro_dir(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--metro-dir", metavar="DIR", help="Metro Data of non-embedded cities: DIR/**/<city>.json (a synth set's DIR)"
-    )
+    if len(problems) > SHOWN_SKIPPED:
+        where = f" (see {see})" if see else ""
+        print(f"skipped: ... and {len(problems) - SHOWN_SKIPPED} more{where}", file=sys.stderr)
 
 
 def _print_json(value: object) -> None:
@@ -159,58 +146,50 @@ def _compare_variants(text: str) -> tuple[str, str]:
     return names  # type: ignore[return-value]
 
 
+def _nothing_scored(args: argparse.Namespace, problems: Sequence[str]) -> int:
+    """Exit status 1: not one prediction could be scored (the skipped records say why)."""
+    why = f"; {len(problems)} records skipped (see above)" if problems else ""
+    print(
+        f"reasonmap {args.command}: nothing scored: no prediction of {args.predictions} answers a question"
+        f" of {args.questions}{why}",
+        file=sys.stderr,
+    )
+    return 1
+
+
 def cmd_score(args: argparse.Namespace) -> int:
-    from benchmarks.reasonmap.report import markdown_table
+    from benchmarks.tasks import get_task
     from graphkit.cities import open_graph
     from reasonmap.batch import executor_from
     from reasonmap.evaluate import compare_files, evaluate_files
 
     graph = open_graph(metro=args.metro, overlay=args.overlay) if args.metro else None
+    given = dict(
+        out=args.out,
+        report_dir=args.report,
+        task=args.task,
+        weighting=args.weighting,
+        graph=graph,
+        source=args.source,
+        model=args.model,
+        kind=args.kind,
+        metro_dir=args.metro_dir,
+    )
     if args.compare:
-        compared = compare_files(
-            args.questions,
-            args.predictions,
-            out=args.out,
-            report_dir=args.report,
-            variants=args.compare,
-            weighting=args.weighting,
-            graph=graph,
-            source=args.source,
-            model=args.model,
-            kind=args.kind,
-            metro_dir=args.metro_dir,
-        )
+        compared = compare_files(args.questions, args.predictions, variants=args.compare, **given)
         first = compared.evaluations[args.compare[0]]
-        for problem in first.problems[:20]:
-            print(f"skipped: {problem}", file=sys.stderr)
+        report_skipped(first.problems, see=f"{args.report}/{args.compare[0]}/summary.json")
+        if not first.verdicts:
+            return _nothing_scored(args, first.problems)
         print(compared.files[-1].read_text(encoding="utf-8"), end="")
         print(f"compared {len(first.verdicts)} predictions; reports in {args.report}/", file=sys.stderr)
         return 0
     with executor_from(args) as executor:
-        result = evaluate_files(
-            args.questions,
-            args.predictions,
-            out=args.out,
-            report_dir=args.report,
-            weighting=args.weighting,
-            variant=args.variant,
-            graph=graph,
-            source=args.source,
-            model=args.model,
-            kind=args.kind,
-            metro_dir=args.metro_dir,
-            executor=executor,
-        )
-    for problem in result.problems[:20]:
-        print(f"skipped: {problem}", file=sys.stderr)
-    if len(result.problems) > 20:
-        print(f"skipped: ... and {len(result.problems) - 20} more (see {args.report}/summary.json)", file=sys.stderr)
-    if result.summary.get("question_set") == "plus":
-        from benchmarks.plus.report import plus_markdown_table
-
-        print(plus_markdown_table(result.summary), end="")
-    else:
-        print(markdown_table(result.summary), end="")
+        result = evaluate_files(args.questions, args.predictions, variant=args.variant, executor=executor, **given)
+    report_skipped(result.problems, see=f"{args.report}/summary.json")
+    if not result.verdicts:
+        return _nothing_scored(args, result.problems)
+    print(get_task(result.task).table(result.summary), end="")
     print(f"scored {len(result.verdicts)} predictions into {args.out}; report in {args.report}/", file=sys.stderr)
     return 0
 
@@ -219,7 +198,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     from reasonmap.exports import export_hf
 
     result = export_hf(args.questions, args.out, maps=args.maps, metro=args.metro, overlay=args.overlay)
-    _report_skipped(result.problems)
+    report_skipped(result.problems)
     print(f"wrote {result.count} questions as a Hugging Face dataset to {args.out}/", file=sys.stderr)
     return 0
 
@@ -228,7 +207,7 @@ def cmd_predictions(args: argparse.Namespace) -> int:
     from benchmarks.reasonmap.harnesses import convert_predictions
 
     count, problems = convert_predictions(args.file, args.source, args.out, model=args.model, kind=args.kind)
-    _report_skipped(problems)
+    report_skipped(problems)
     print(f"wrote {count} prediction rows from {args.source} to {args.out}", file=sys.stderr)
     return 0
 
@@ -247,138 +226,30 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_baseline(args: argparse.Namespace) -> int:
-    from baselines.solvers import Noise, run_solver
-    from benchmarks.jsonl import write_jsonl
-
-    questions = _questions(args.questions)
-    options = {}
-    if args.name == "noisy":
-        options["noise"] = Noise(args.wrong_line, args.wrong_transfer, args.detour, args.miscount, misread=args.misread)
-    if args.name == "text-oracle":
-        options["textualization"] = args.textualization
-    graph_of = _graph_of_city(args)
-    predictions = run_solver(
-        args.name, questions.values(), lambda question: graph_of(question.city), seed=args.seed, **options
+def _add_score_files(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--questions", required=True, metavar="Q", help="question records of any task (ours, or the public sets')"
     )
-    count = write_jsonl(args.out, predictions)
-    print(f"wrote {count} predictions of baseline:{args.name} to {args.out}", file=sys.stderr)
-    return 0
-
-
-def cmd_prompts(args: argparse.Namespace) -> int:
-    from baselines.prompts import build_requests
-    from benchmarks.jsonl import write_jsonl
-
-    questions = _questions(args.questions)
-    graph_of = _graph_of_city(args)
-    requests = build_requests(
-        questions.values(),
-        graph_for=lambda question: graph_of(question.city),
-        mode=args.mode,
-        textualization=args.textualization,
-        maps=args.maps,
-        pixel_budget=args.pixel_budget,
-        alias_strategy=args.alias_strategy,
+    parser.add_argument(
+        "--predictions", required=True, metavar="P", help="prediction records (JSON Lines), or another harness's file"
     )
-    count = write_jsonl(args.out, requests)
-    print(f"wrote {count} {args.mode} requests to {args.out}", file=sys.stderr)
-    return 0
-
-
-def cmd_run(args: argparse.Namespace) -> int:
-    from baselines.client import run_requests
-    from baselines.requests import Request
-    from benchmarks.jsonl import read_jsonl
-    from benchmarks.reasonmap.loading import load_questions
-
-    if args.requests:
-        requests, problems = read_jsonl(args.requests, Request.from_dict)
-    elif args.mode:
-        from baselines.prompts import build_requests
-
-        questions, _, problems = load_questions(args.questions)
-        requests = build_requests(
-            questions.values(), mode=args.mode, textualization=args.textualization, maps=args.maps
-        )
-    else:
-        raise ValueError("--questions needs --mode (or pass --requests FILE)")
-    _report_skipped(problems)
-    summary = run_requests(
-        requests,
-        endpoint=args.endpoint,
-        model=args.model,
-        out=args.out,
-        concurrency=args.concurrency,
-        max_tokens=args.max_tokens,
-        timeout=args.timeout,
-        max_retries=args.max_retries,
-        temperature=args.temperature,
-        progress=not args.quiet,
-        retry_errors=args.retry_errors,
-    )
-    print(f"{args.out}: {summary}", file=sys.stderr)
-    if summary.all_failed:
-        print(
-            f"reasonmap run: error: not one of the {summary.total} requests has an answer in {args.out} "
-            "(see the 'error' field of its rows; fix the cause, then rerun with --retry-errors)",
-            file=sys.stderr,
-        )
-        return 1
-    return 0
-
-
-def cmd_mapqa_score(args: argparse.Namespace) -> int:
-    from benchmarks.mapqa.report import markdown_table
-    from reasonmap.evaluate import evaluate_files
-
-    result = evaluate_files(args.questions, args.predictions, out=args.out, report_dir=args.report, task="mapqa")
-    for problem in result.problems[:20]:
-        print(f"skipped: {problem}", file=sys.stderr)
-    if len(result.problems) > 20:
-        print(f"skipped: ... and {len(result.problems) - 20} more (see {args.report}/summary.json)", file=sys.stderr)
-    print(markdown_table(result.summary), end="")
-    print(f"scored {len(result.verdicts)} predictions into {args.out}; report in {args.report}/", file=sys.stderr)
-    return 0
-
-
-def cmd_vdi(args: argparse.Namespace) -> int:
-    from reasonmap.vdi import parse_budgets, run_vdi, vdi_table
-    from reasonmap.vdi_samples import load_samples
-
-    budgets = parse_budgets(args.budgets)
-    samples = load_samples(args.questions, maps=args.maps, task=args.task)
-    result = run_vdi(
-        samples,
-        endpoint=args.endpoint,
-        model=args.model,
-        budgets=budgets,
-        out=args.out,
-        pixel_budget=args.pixel_budget,
-        answer_max_tokens=args.max_tokens,
-        concurrency=args.concurrency,
-        timeout=args.timeout,
-        max_retries=args.max_retries,
-        temperature=args.temperature,
-        retry_errors=args.retry_errors,
-        progress=not args.quiet,
-    )
-    for problem in result.problems:
-        print(f"skipped: {problem}", file=sys.stderr)
-    for stage, summary in result.runs:
-        print(f"{stage}: {summary}", file=sys.stderr)
-    print(vdi_table(result.summary), end="")
-    print(f"wrote {', '.join(path.name for path in result.files)} to {args.out}/", file=sys.stderr)
-    return 0
+    parser.add_argument("--out", required=True, metavar="SCORED", help="scored rows to write (JSON Lines)")
+    parser.add_argument("--report", required=True, metavar="DIR", help="folder for summary.json, table.md, plots")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from benchmarks.plus.questions import DEFAULT_PER_TYPE
-    from graphkit.routes import DEFAULT_MAX_ROUTES
+    # nothing heavy here (no graphkit: it loads igraph): the libraries' choices and defaults are in options
     from reasonmap.batch import add_executor_options, add_synth_command
+    from reasonmap.model_commands import add_model_commands
+    from reasonmap.options import DEFAULT_MAX_ROUTES, DEFAULT_PER_TYPE, TASKS, Help, add_metro_dir
 
-    parser = argparse.ArgumentParser(prog="reasonmap", description=__doc__.splitlines()[0])
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    parser = argparse.ArgumentParser(prog="reasonmap", description=__doc__.splitlines()[0], formatter_class=Help)
+    commands = parser.add_subparsers(
+        dest="command",
+        required=True,
+        metavar="COMMAND",
+        parser_class=functools.partial(argparse.ArgumentParser, formatter_class=Help),
+    )
 
     cities = commands.add_parser("cities", help="the embedded cities and their statistics")
     cities.add_argument("--json", action="store_true", help="print a JSON array")
@@ -388,7 +259,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_city_options(route)
     route.add_argument("source", metavar="FROM")
     route.add_argument("target", metavar="TO")
-    route.add_argument("--slack", type=int, default=0, help="extra stops allowed over the fewest (default 0)")
+    route.add_argument("--slack", type=int, default=0, help="extra stops allowed over the fewest")
     route.add_argument("--max-routes", type=int, default=DEFAULT_MAX_ROUTES)
     route.add_argument("--json", action="store_true")
     route.set_defaults(run=cmd_route)
@@ -411,27 +282,18 @@ def build_parser() -> argparse.ArgumentParser:
     generate.add_argument("--overlay", metavar="PATH", help="its topology overlay (default: beside it)")
     generate.add_argument("--split", choices=["test", "train", "all"], default="test", help="cross-city split")
     generate.add_argument("--seed", type=int, default=0)
-    generate.add_argument("--per-city", type=int, default=40, help="route: questions per map at most (default 40)")
+    generate.add_argument("--per-city", type=int, default=40, help="route: questions per map at most")
+    generate.add_argument("--quota", default="20:15:5", help="route: EASY:MIDDLE:HARD questions per map")
     generate.add_argument(
-        "--quota", default="20:15:5", help="route: EASY:MIDDLE:HARD questions per map (default 20:15:5)"
-    )
-    generate.add_argument(
-        "--per-type",
-        type=int,
-        default=DEFAULT_PER_TYPE,
-        help=f"plus: questions per type and map at most ({DEFAULT_PER_TYPE})",
+        "--per-type", type=int, default=DEFAULT_PER_TYPE, help="plus: questions per type and map at most"
     )
     generate.add_argument("--out", required=True, metavar="FILE", help="JSON Lines file of question records")
     generate.add_argument("--quiet", action="store_true", help="no progress bar")
     generate.set_defaults(run=cmd_generate)
 
-    score = commands.add_parser("score", help="score predictions: correctness, map score, weighting, report")
-    score.add_argument(
-        "--questions", required=True, metavar="Q", help="question records (ours, or the public data set's)"
-    )
-    score.add_argument(
-        "--predictions", required=True, metavar="P", help="prediction records (JSON Lines), or another harness's file"
-    )
+    score = commands.add_parser("score", help="score predictions of any task: metrics, weighting, report")
+    _add_score_files(score)
+    score.add_argument("--task", choices=TASKS, help="the questions' task (default: told from Q)")
     score.add_argument(
         "--from",
         dest="source",
@@ -443,14 +305,16 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument(
         "--kind", choices=["short", "long"], help="--from: the question kind, where the file does not say it"
     )
-    score.add_argument("--out", required=True, metavar="SCORED", help="scored rows to write (JSON Lines)")
-    score.add_argument("--report", required=True, metavar="DIR", help="folder for summary.json, table.md, plots")
-    score.add_argument("--weighting", choices=["paper", "city", "none"], default="paper")
+    score.add_argument(
+        "--weighting",
+        choices=["paper", "city", "none"],
+        help="default: the task's (route paper, plus city, mapqa none)",
+    )
     score.add_argument(
         "--variant",
         choices=["paper", "C1", "C2", "ungated", "official"],
         default="paper",
-        help="map-score variant (official: the public evaluation code's numbers)",
+        help="scoring variant (official: the public evaluation code's numbers; plus: paper or official)",
     )
     score.add_argument(
         "--compare",
@@ -460,7 +324,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     score.add_argument("--metro", metavar="PATH", help="score every question against this Metro Data file")
     score.add_argument("--overlay", metavar="PATH", help="its topology overlay (default: beside it)")
-    _add_metro_dir(score)
+    add_metro_dir(score)
     add_executor_options(score)
     score.set_defaults(run=cmd_score)
 
@@ -486,79 +350,35 @@ def build_parser() -> argparse.ArgumentParser:
     predictions.set_defaults(run=cmd_predictions)
 
     demo = commands.add_parser("demo", help="the main job: test split, symbolic solvers, scores, report")
-    demo.add_argument("--out", default="demo-out", metavar="DIR", help="output folder (default demo-out)")
+    demo.add_argument("--out", default="demo-out", metavar="DIR", help="output folder")
     demo.add_argument("--seed", type=int, default=0)
     demo.add_argument("--quiet", action="store_true", help="no progress bars")
     demo.set_defaults(run=cmd_demo)
 
-    baseline = commands.add_parser("baseline", help="answers of a symbolic solver, in the predictions format")
-    baseline.add_argument("name", choices=["oracle", "text-oracle", "direct-line", "echo", "noisy"])
-    baseline.add_argument("--questions", required=True, metavar="Q")
-    baseline.add_argument("--out", required=True, metavar="P")
-    baseline.add_argument("--seed", type=int, default=0)
-    baseline.add_argument("--textualization", default="lines", help="for text-oracle")
-    for name, default in (("wrong-line", 0.1), ("wrong-transfer", 0.1), ("detour", 0.1), ("miscount", 0.1)):
-        baseline.add_argument(f"--{name}", type=float, default=default, help=f"noisy: probability (default {default})")
-    baseline.add_argument("--misread", type=float, default=0.0, help="noisy: probability of a misspelt station (0)")
-    _add_metro_dir(baseline)
-    baseline.set_defaults(run=cmd_baseline)
+    add_model_commands(commands)
 
-    prompts = commands.add_parser("prompts", help="the exact requests of a prompt mode, for any harness")
-    prompts.add_argument("--mode", required=True, choices=["full", "text-only", "symbolic", "alias"])
-    prompts.add_argument("--questions", required=True, metavar="Q")
-    prompts.add_argument("--out", required=True, metavar="FILE")
-    prompts.add_argument("--textualization", default="lines", help="symbolic/alias: lines, adjacency or stations")
-    prompts.add_argument("--maps", metavar="DIR", help="full: folder of map images (<city>.png)")
-    prompts.add_argument("--pixel-budget", type=int, default=4_000_000, help="full: downscale larger maps to this")
-    prompts.add_argument("--alias-strategy", choices=["romanize", "borrow"], default="romanize")
-    _add_metro_dir(prompts)
-    prompts.set_defaults(run=cmd_prompts)
-
-    run = commands.add_parser("run", help="ask an OpenAI-compatible endpoint; resumable, appends to --out")
-    run.add_argument("--endpoint", required=True, metavar="URL", help="base URL, e.g. http://host:8000/v1")
-    run.add_argument("--model", required=True, help="model name served there (key: OPENAI_API_KEY)")
-    given = run.add_mutually_exclusive_group(required=True)
-    given.add_argument("--questions", metavar="Q", help="question records (with --mode)")
-    given.add_argument("--requests", metavar="FILE", help="request records, as `reasonmap prompts` writes them")
-    run.add_argument("--mode", choices=["full", "text-only", "symbolic", "alias"])
-    run.add_argument("--textualization", default="lines", help="symbolic/alias: lines, adjacency or stations")
-    run.add_argument("--maps", metavar="DIR", help="full: folder of map images (<city>.png)")
-    run.add_argument("--out", required=True, metavar="P", help="prediction rows (JSON Lines), appended and resumed")
-    run.add_argument("--concurrency", type=int, default=4)
-    run.add_argument("--max-tokens", type=int)
-    run.add_argument("--temperature", type=float)
-    run.add_argument("--timeout", type=float, default=60.0, help="seconds per attempt (default 60)")
-    run.add_argument("--max-retries", type=int, default=6)
-    run.add_argument("--retry-errors", action="store_true", help="ask again where --out holds an error row")
-    run.add_argument("--quiet", action="store_true", help="no progress bar")
-    run.set_defaults(run=cmd_run)
-
-    mapqa_score = commands.add_parser("mapqa-score", help="score map QA answers: exact match, Jaccard, Kendall tau")
-    mapqa_score.add_argument("--questions", required=True, metavar="Q", help="map QA question records (JSON Lines)")
-    mapqa_score.add_argument("--predictions", required=True, metavar="P", help="prediction rows (JSON Lines)")
-    mapqa_score.add_argument("--out", required=True, metavar="SCORED", help="scored rows to write (JSON Lines)")
-    mapqa_score.add_argument("--report", required=True, metavar="DIR", help="folder for summary.json and table.md")
-    mapqa_score.set_defaults(run=cmd_mapqa_score)
-
-    vdi = commands.add_parser("vdi", help="visual dependency (VDI) and descriptive saturation (DSI) per token budget")
-    vdi.add_argument("--endpoint", required=True, metavar="URL", help="base URL, e.g. http://host:8000/v1")
-    vdi.add_argument("--model", required=True, help="model name served there (key: OPENAI_API_KEY)")
-    vdi.add_argument("--questions", required=True, metavar="Q", help="map QA, ReasonMap or ReasonMap-Plus questions")
-    vdi.add_argument(
-        "--maps", metavar="DIR", help="map images: <city>.png for ReasonMap; for map QA, the base of `image` paths"
+    mapqa_score = commands.add_parser(
+        "mapqa-score",
+        help="score map QA answers (exact match, Jaccard, Kendall tau): `score --task mapqa`",
+        description="An alias of `reasonmap score --task mapqa`, kept for the commands already written with it.",
     )
-    vdi.add_argument("--task", choices=["route", "plus", "mapqa"], help="the questions' task (default: told from Q)")
-    vdi.add_argument("--budgets", default="128,256,512,1024", help="description budgets k_max (default 128,...,1024)")
-    vdi.add_argument("--out", required=True, metavar="DIR", help="output folder, resumed when it holds rows")
-    vdi.add_argument("--concurrency", type=int, default=4)
-    vdi.add_argument("--max-tokens", type=int, help="max_tokens of the answer calls (default: the server's)")
-    vdi.add_argument("--temperature", type=float)
-    vdi.add_argument("--timeout", type=float, default=60.0, help="seconds per attempt (default 60)")
-    vdi.add_argument("--max-retries", type=int, default=6)
-    vdi.add_argument("--retry-errors", action="store_true", help="ask again where a file holds an error row")
-    vdi.add_argument("--pixel-budget", type=int, default=4_000_000, help="downscale larger maps to this")
-    vdi.add_argument("--quiet", action="store_true", help="no progress bars")
-    vdi.set_defaults(run=cmd_vdi)
+    _add_score_files(mapqa_score)
+    mapqa_score.set_defaults(
+        run=cmd_score,
+        task="mapqa",
+        source="jsonl",
+        model=None,
+        kind=None,
+        weighting=None,
+        variant="paper",
+        compare=None,
+        metro=None,
+        overlay=None,
+        metro_dir=None,
+        executor="local",
+        workers=1,
+        ray_address=None,
+    )
 
     lint = commands.add_parser("lint", help="doubtful spots of the Metro Data")
     _add_city_options(lint, allow_all=True)
@@ -576,11 +396,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    # after parsing: `--help` and usage errors import no library
     from graphkit.errors import TransitError
     from reasonmap.paths import check_paths
     from vision.errors import VisionError
 
-    args = build_parser().parse_args(argv)
     try:
         for warning in check_paths(args):  # an output that would replace an input is refused here
             print(f"reasonmap {args.command}: warning: {warning}", file=sys.stderr)

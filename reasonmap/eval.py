@@ -179,17 +179,20 @@ def settings_from(args: Any) -> tuple[EvalSettings, dict[str, Path]]:
     return settings, files
 
 
-def _check_resume(out: Path, settings: EvalSettings, force: bool) -> None:
+def _check_resume(out: Path, settings: EvalSettings, force: bool, inputs: Sequence[Path] = ()) -> None:
     """Refuse a run whose recorded settings differ (naming the first that does), or clear it with ``force``."""
     import json
 
     recorded = out / EVAL_FILE
     if force:
+        # only what a run writes; never a folder holding this run's inputs (--maps DIR may lie in --out)
+        inputs = [Path(path).resolve() for path in (*inputs, *([settings.maps] if settings.maps else []))]
         for name in (EVAL_FILE, *RESULTS_FILES):
             (out / name).unlink(missing_ok=True)
         for name in ("questions", "maps", "route", "plus", "mapqa"):
-            if (out / name).is_dir():
-                shutil.rmtree(out / name)
+            folder = (out / name).resolve()
+            if folder.is_dir() and not any(path == folder or folder in path.parents for path in inputs):
+                shutil.rmtree(folder)
         return
     if not recorded.exists():
         return
@@ -239,6 +242,10 @@ def _questions_of(
         questions = _limited({question.id: question for question in questions}, settings.limit, settings.seed)
         problems = ()
     path = out / "questions" / f"{task.name}.jsonl"
+    if task.name in files and path.resolve() == files[task.name].resolve():
+        if len(questions) != len(loaded.questions):
+            raise EvalError(f"{path}: --limit would write over this input; copy it out of {out} first")
+        return path, questions, problems, carried  # the run's own questions, given back: read, never rewritten
     path.parent.mkdir(parents=True, exist_ok=True)
     write_jsonl(path, questions)
     return path, questions, problems, carried
@@ -249,7 +256,7 @@ def _samples(scored: Sequence[Any], predictions_path: Path, questions: Sequence[
     import json
 
     responses: dict[tuple[str, str, str], str] = {}
-    with open(predictions_path, encoding="utf-8") as stream:
+    with open(predictions_path, encoding="utf-8", errors="replace") as stream:
         for line in stream:
             try:
                 row = json.loads(line)
@@ -308,7 +315,7 @@ def run_eval(
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    _check_resume(out, settings, force)
+    _check_resume(out, settings, force, list(files.values()))
     manifest = begin_outputs(out / MANIFEST, "eval")  # a run killed from here on says so
     config = {"settings": settings.to_dict(), "versions": versions(("reasonmap-toolkit", "igraph", "numpy", "pillow"))}
     written = [write_summary(out / EVAL_FILE, config)]
@@ -447,13 +454,13 @@ def results_markdown(record: Mapping[str, Any]) -> str:
 
 def add_eval_command(commands: Any) -> None:
     """Register ``reasonmap eval``."""
-    from reasonmap.options import Help, add_client_options, add_prompt_options
+    from reasonmap.options import add_client_options, add_metro_dir, add_prompt_options
 
     parser = commands.add_parser(
         "eval",
         help="evaluate a model on every task and prompt mode in one command (resumable)",
-        description=__doc__.splitlines()[0],
-        formatter_class=Help,
+        description="One model, every (task, prompt mode), in one resumable command: questions, requests, answers,"
+        " scores, results.json and results.md in --out.",
     )
     add_client_options(parser)
     parser.add_argument("--out", required=True, metavar="DIR", help="the run's folder (resumed when it holds one)")
@@ -465,9 +472,7 @@ def add_eval_command(commands: Any) -> None:
     given.add_argument("--split", choices=["test", "train", "all"], default="test", help="questions generated")
     given.add_argument("--questions", action="append", metavar="FILE", help="a question file of any task (repeatable)")
     add_prompt_options(parser)
-    parser.add_argument(
-        "--metro-dir", metavar="DIR", help="Metro Data of non-embedded cities: DIR/**/<city>.json (a synth set's DIR)"
-    )
+    add_metro_dir(parser)
     parser.add_argument("--limit", type=int, metavar="N", help="N questions per task, drawn by a seeded hash of ids")
     parser.add_argument("--seed", type=int, default=0, help="question generation and --limit")
     parser.add_argument("--require-maps", action="store_true", help="full: a missing map is an error, not a skip")
@@ -477,6 +482,7 @@ def add_eval_command(commands: Any) -> None:
 
 
 def cmd_eval(args: Any) -> int:
+    from reasonmap.cli import report_skipped
     from reasonmap.options import client_options
 
     settings, files = settings_from(args)
@@ -488,10 +494,7 @@ def cmd_eval(args: Any) -> int:
     except EvalError as error:
         print(f"reasonmap eval: error: {error}", file=sys.stderr)
         return 1
-    for problem in result.problems[:20]:
-        print(f"skipped: {problem}", file=sys.stderr)
-    if len(result.problems) > 20:
-        print(f"skipped: ... and {len(result.problems) - 20} more", file=sys.stderr)
+    report_skipped(result.problems, see=f"{args.out}/*/*/report/summary.json")
     print(Path(result.files[1]).read_text(encoding="utf-8"), end="")
     print(f"results in {args.out}/results.json and results.md", file=sys.stderr)
     return 0

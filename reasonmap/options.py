@@ -12,18 +12,46 @@ import argparse
 from typing import Any
 
 __all__ = [
+    "TASKS",
     "MODES",
+    "SOLVERS",
     "DEFAULT_PIXEL_BUDGET",
+    "DEFAULT_MAX_ROUTES",
+    "DEFAULT_PER_TYPE",
+    "EXECUTORS",
+    "TIERS",
+    "SCRIPTS",
+    "PALETTES",
     "Help",
     "add_client_options",
     "add_prompt_options",
+    "add_metro_dir",
+    "add_task_option",
     "client_options",
 ]
 
-#: The prompt modes (see :mod:`baselines.prompts`); kept here so that building the parser imports nothing.
+# The libraries' choices and defaults, written out so that building the parser imports none of them (graphkit
+# loads igraph); tests/reasonmap/test_cli_tasks.py keeps each equal to the library's own.
+#: :func:`benchmarks.tasks.task_names`
+TASKS = ("route", "plus", "mapqa")
+#: :data:`baselines.prompts.MODES`
 MODES = ("full", "text-only", "symbolic", "alias")
-#: As :data:`baselines.prompts.DEFAULT_PIXEL_BUDGET` (a test keeps them equal).
+#: every task's solvers (:attr:`benchmarks.tasks.Task.solvers`), the route task's order
+SOLVERS = ("oracle", "text-oracle", "direct-line", "echo", "noisy")
+#: :data:`baselines.prompts.DEFAULT_PIXEL_BUDGET`
 DEFAULT_PIXEL_BUDGET = 4_000_000
+#: :data:`graphkit.routes.DEFAULT_MAX_ROUTES`
+DEFAULT_MAX_ROUTES = 10
+#: :data:`benchmarks.plus.questions.DEFAULT_PER_TYPE`
+DEFAULT_PER_TYPE = 10
+#: :data:`graphkit.executors.EXECUTORS`
+EXECUTORS = ("local", "ray")
+#: :data:`graphkit.stats.TIERS`
+TIERS = ("easy", "middle", "hard")
+#: :data:`graphkit.synth.SCRIPTS`
+SCRIPTS = ("latin", "cjk")
+#: :data:`vision.render.PALETTES`, sorted
+PALETTES = ("confusable", "normal")
 
 
 class Help(argparse.HelpFormatter):
@@ -49,7 +77,7 @@ def add_client_options(parser: argparse.ArgumentParser, *, max_tokens_help: str 
     parser.add_argument("--endpoint", required=True, metavar="URL", help="base URL, e.g. http://host:8000/v1")
     parser.add_argument("--model", required=True, help="model name served there (key: OPENAI_API_KEY)")
     parser.add_argument("--name", metavar="TAG", help="the model's name in rows and tables (default: --model)")
-    parser.add_argument("--concurrency", type=int, default=4, help="requests in flight at once")
+    parser.add_argument("--concurrency", type=int, default=4, metavar="N", help="requests in flight at once")
     parser.add_argument(
         "--max-tokens", type=int, metavar="N", help=max_tokens_help or "max_tokens of each call (default: the server's)"
     )
@@ -59,8 +87,11 @@ def add_client_options(parser: argparse.ArgumentParser, *, max_tokens_help: str 
     parser.add_argument("--retry-errors", action="store_true", help="ask again where the output holds an error row")
 
 
-def add_prompt_options(parser: argparse.ArgumentParser, *, maps_help: str | None = None) -> None:
-    """How prompts are built: ``--maps --pixel-budget --textualization --alias-strategy``."""
+def add_prompt_options(
+    parser: argparse.ArgumentParser, *, maps_help: str | None = None, images_only: bool = False
+) -> None:
+    """How prompts are built: ``--maps --pixel-budget --textualization --alias-strategy`` (``images_only``: the
+    first two, for commands that always send the map)."""
     parser.add_argument(
         "--maps",
         metavar="DIR",
@@ -69,6 +100,8 @@ def add_prompt_options(parser: argparse.ArgumentParser, *, maps_help: str | None
     parser.add_argument(
         "--pixel-budget", type=int, default=DEFAULT_PIXEL_BUDGET, metavar="PX", help="full: downscale larger maps to"
     )
+    if images_only:
+        return
     parser.add_argument(
         "--textualization",
         choices=["lines", "adjacency", "stations"],
@@ -78,6 +111,18 @@ def add_prompt_options(parser: argparse.ArgumentParser, *, maps_help: str | None
     parser.add_argument(
         "--alias-strategy", choices=["romanize", "borrow"], default="romanize", help="alias: how names are replaced"
     )
+
+
+def add_metro_dir(parser: argparse.ArgumentParser) -> None:
+    """``--metro-dir``: where the Metro Data of cities the toolkit does not embed lie."""
+    parser.add_argument(
+        "--metro-dir", metavar="DIR", help="Metro Data of non-embedded cities: DIR/**/<city>.json (a synth set's DIR)"
+    )
+
+
+def add_task_option(parser: argparse.ArgumentParser) -> None:
+    """``--task``: the question file's task, where telling it from the file is not wanted."""
+    parser.add_argument("--task", choices=TASKS, help="the questions' task (default: told from the file)")
 
 
 def client_options(args: argparse.Namespace) -> dict[str, Any]:

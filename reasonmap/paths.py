@@ -41,12 +41,15 @@ INPUTS: tuple[str, ...] = (
     "requests",
     "file",
     "map",
+    "map_file",
     "maps",
     "evidence",
     "evidence_dir",
     "metro",
     "overlay",
     "metro_dir",
+    "det_model_dir",
+    "rec_model_dir",
 )
 
 _REPORT = ("summary.json", "table.md", "*.png", "*.pdf", "manifest.json", "compare.json", "compare.md", "*/*")
@@ -92,6 +95,8 @@ class OverwriteRefused(ValueError):
 
 
 def _flag(dest: str) -> str:
+    if dest == "map_file":
+        return "--map"
     return dest.upper() if dest in ("file", "map") else "--" + dest.replace("_", "-")
 
 

@@ -264,7 +264,8 @@ def run_vdi(
         ``max_tokens`` of the answer calls (full and text); ``None`` leaves the server's default.
     **client_options
         Passed to :func:`~baselines.client.run_requests`: ``concurrency``, ``timeout``, ``max_retries``,
-        ``temperature``, ``progress``, ``api_key``, ``retry_errors``, ``backoff``.
+        ``temperature``, ``progress``, ``api_key``, ``retry_errors``, ``backoff``, ``name`` (the model's name
+        in rows and in the summary; default ``model``).
 
     Returns
     -------
@@ -299,12 +300,14 @@ def run_vdi(
             problems.append(f"question {sample.id!r}: its map cannot be read; skipped")
     images = list(dict.fromkeys(sample.image_id for sample in kept))
     runs: list[tuple[str, RunSummary]] = []
+    # the client writes rows under the tag; they are read back by it
+    tag = client_options.get("name") or model
 
     def ask(stage: str, requests: list[Request], max_tokens: int | None) -> dict[str, dict[str, Any]]:
         path = out / f"{stage}.jsonl"
         options = {**client_options, "max_tokens": max_tokens}
         runs.append((stage, run_requests(requests, endpoint=endpoint, model=model, out=path, **options)))
-        return _rows(path, model)
+        return _rows(path, tag)
 
     full_rows = ask(
         "full",
@@ -373,7 +376,7 @@ def run_vdi(
     accuracy_full = round(n_correct_full / n, 6) if n else None
     summary = {
         "benchmark": samples.benchmark,
-        "model": model,
+        "model": tag,
         "n": n,
         "n_images": len(images),
         "n_correct_full": n_correct_full,

@@ -57,13 +57,16 @@ def cmd_ocr(args: argparse.Namespace) -> int:
     from vision.analyse import ocr_report, write_evidence
 
     _check_cache(args)
+    if args.map is not None and args.map_file is not None:
+        raise ValueError("give the map once: MAP or --map FILE")
+    image = args.map if args.map is not None else args.map_file
     if args.maps:
         return _ocr_folder(args)
-    if args.map is None or args.all or args.metro_dir:
+    if image is None or args.all or args.metro_dir:
         raise ValueError("give one MAP with --city or --metro, or a folder with --maps and --all or --metro-dir")
     graph = _graph(args)
     wants_lines = args.lines or args.evidence is not None
-    analysis = _analyse(args, args.map, graph, lines=wants_lines)
+    analysis = _analyse(args, image, graph, lines=wants_lines)
     report = ocr_report(analysis, graph, pairs=args.lines)
     if args.evidence:
         write_evidence(args.evidence, analysis.evidence)
@@ -218,10 +221,10 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
 
 
 def _report_diagnosis(run) -> int:
+    from reasonmap.cli import report_skipped
     from vision.diagnosis_report import summary_markdown
 
-    for problem in run.problems:
-        print(f"skipped: {problem}", file=sys.stderr)
+    report_skipped(run.problems)
     print(summary_markdown(run.summary), end="")
     print(f"wrote {', '.join(str(path) for path in run.outputs)}", file=sys.stderr)
     return 0
@@ -281,10 +284,11 @@ def _add_map_options(parser: argparse.ArgumentParser) -> None:
 def add_vision_commands(commands, add_city_options) -> None:
     """Add ``ocr``, ``render`` and ``diagnose`` to the subcommands."""
     from reasonmap.batch import add_executor_options
-    from vision.render import PALETTES
+    from reasonmap.options import PALETTES
 
     ocr = commands.add_parser("ocr", help="read a map: station recall, boxes, unmatched texts (and line colours)")
-    ocr.add_argument("map", metavar="MAP", nargs="?", help="the map image")
+    ocr.add_argument("map", metavar="MAP", nargs="?", help="the map image (as --map FILE)")
+    ocr.add_argument("--map", dest="map_file", metavar="FILE", help="the map image, spelt as diagnose spells it")
     add_city_options(ocr, allow_all=True, allow_dir=True)
     _add_map_options(ocr)
     ocr.add_argument("--json", action="store_true", help="print the JSON report")
@@ -299,7 +303,7 @@ def add_vision_commands(commands, add_city_options) -> None:
     add_city_options(render, allow_all=True, allow_dir=True)
     render.add_argument("--seed", type=int, default=0)
     render.add_argument("--size", type=int, help="longest side in px, up to 8000 (default: from the station count)")
-    render.add_argument("--palette", choices=sorted(PALETTES), default="normal")
+    render.add_argument("--palette", choices=PALETTES, default="normal")
     render.add_argument("--rotate-labels", action="store_true", help="draw every third label at 45°")
     render.add_argument(
         "--out",
@@ -314,7 +318,7 @@ def add_vision_commands(commands, add_city_options) -> None:
     diagnose.add_argument("--questions", required=True)
     diagnose.add_argument("--predictions", required=True)
     source = diagnose.add_mutually_exclusive_group(required=True)
-    source.add_argument("--map", help="the map image the model saw (read with OCR; cached)")
+    source.add_argument("--map", metavar="FILE", help="the map image the model saw (read with OCR; cached)")
     source.add_argument("--evidence", help="map evidence written by `reasonmap ocr --evidence`")
     source.add_argument("--evidence-dir", help="with --metro-dir: the evidence of many maps (`ocr --maps`)")
     source.add_argument(

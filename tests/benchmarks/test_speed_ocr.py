@@ -6,8 +6,14 @@ import json
 
 import pytest
 
-from benchmarks.speed.ocr import main
+from benchmarks.speed.ocr import DEFAULT_MAPS, main
+from tests.shared import SHARED_MAPS
 from tests.vision.maps import real_map
+
+
+def test_the_benchmark_and_the_tests_read_one_folder_of_shared_maps():
+    # two spellings of one path (the library may not take it from the tests, nor the tests from a benchmark)
+    assert DEFAULT_MAPS == SHARED_MAPS
 
 
 @pytest.mark.slow

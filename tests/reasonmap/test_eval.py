@@ -212,3 +212,14 @@ def test_a_limit_below_one_is_refused(tmp_path, capsys, limit):
     with ChatServer() as server:
         assert _eval(server, tmp_path / "run", "--limit", limit) == 2
     assert "--limit must be at least 1" in capsys.readouterr().err
+
+
+def test_force_never_removes_the_runs_own_inputs(tmp_path):
+    out = tmp_path / "run"
+    with ChatServer() as server:
+        assert _eval(server, out, "--limit", "2", "--tasks", "route", "--modes", "text-only") == 0
+        questions = out / "questions" / "route.jsonl"  # fed back in as the input of a new run in place
+        before = questions.read_bytes()
+        code = _eval(server, out, "--questions", str(questions), "--modes", "text-only", "--force")
+        assert code == 0
+        assert questions.read_bytes() == before

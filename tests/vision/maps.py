@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.speed.ocr import DEFAULT_MAPS as MAPS
+from tests.shared import SHARED_MAPS as MAPS
 
 
 def real_map(name: str) -> Path:

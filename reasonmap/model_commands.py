@@ -1,0 +1,218 @@
+"""The subcommands of ``reasonmap`` that answer questions: ``baseline``, ``prompts``, ``run`` and ``vdi``.
+
+Kept beside :mod:`reasonmap.cli` so that each file stays short; like it,
+each command parses options and calls one library function. Every one takes
+any task's question file (:mod:`benchmarks.tasks`): the task is told from the
+file, or named with ``--task``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from reasonmap.options import (
+    MODES,
+    SOLVERS,
+    add_client_options,
+    add_metro_dir,
+    add_prompt_options,
+    add_task_option,
+    client_options,
+)
+
+
+def _load(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
+    """The task of ``--questions`` and its questions by id; skipped records are reported."""
+    from reasonmap.cli import report_skipped
+    from reasonmap.evaluate import task_of
+
+    task = task_of(args.questions, args.task)
+    loaded = task.load(args.questions)
+    report_skipped(loaded.problems)
+    return task, dict(loaded.questions)
+
+
+def _graph_for(args: argparse.Namespace):
+    """A question's graph: its city's, from ``--metro-dir`` or the embedded cities."""
+    from graphkit.cities import graphs_by_city
+
+    graph_of = graphs_by_city(getattr(args, "metro_dir", None))
+    return lambda question: graph_of(question.city)
+
+
+def _nothing(command: str, reason: str) -> int:
+    """Exit status 1, with the reason on stderr: the command ran but produced nothing."""
+    print(f"reasonmap {command}: {reason}", file=sys.stderr)
+    return 1
+
+
+def cmd_baseline(args: argparse.Namespace) -> int:
+    from benchmarks.jsonl import write_jsonl
+
+    task, questions = _load(args)
+    if args.name not in task.solvers:
+        have = f"solver {', '.join(task.solvers)}" if task.solvers else "no solver"
+        raise ValueError(f"{task.name} questions have {have}, not {args.name!r} ({args.questions})")
+    if task.name == "plus":
+        from baselines.plus_oracle import plus_oracle_predictions
+
+        predictions = plus_oracle_predictions(questions.values(), _graph_for(args))
+    else:
+        from baselines.solvers import Noise, run_solver
+
+        options: dict[str, Any] = {}
+        if args.name == "noisy":
+            options["noise"] = Noise(
+                args.wrong_line, args.wrong_transfer, args.detour, args.miscount, misread=args.misread
+            )
+        if args.name == "text-oracle":
+            options["textualization"] = args.textualization
+        predictions = run_solver(args.name, questions.values(), _graph_for(args), seed=args.seed, **options)
+    count = write_jsonl(args.out, predictions)
+    if not count:
+        return _nothing("baseline", f"no prediction written: {args.questions} holds no {task.name} question to answer")
+    print(f"wrote {count} {task.name} predictions of baseline {args.name} to {args.out}", file=sys.stderr)
+    return 0
+
+
+def _requests(args: argparse.Namespace) -> list:
+    from baselines.prompts import build_requests
+
+    task, questions = _load(args)
+    return build_requests(
+        questions.values(),
+        mode=args.mode,
+        task=task,
+        graph_for=_graph_for(args),
+        textualization=args.textualization,
+        maps=args.maps,
+        pixel_budget=args.pixel_budget,
+        alias_strategy=args.alias_strategy,
+    )
+
+
+def cmd_prompts(args: argparse.Namespace) -> int:
+    from benchmarks.jsonl import write_jsonl
+
+    count = write_jsonl(args.out, _requests(args))
+    if not count:
+        return _nothing("prompts", f"no request written: {args.questions} holds no question to ask")
+    print(f"wrote {count} {args.mode} requests to {args.out}", file=sys.stderr)
+    return 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from baselines.client import run_requests
+    from baselines.requests import Request
+    from benchmarks.jsonl import read_jsonl
+    from reasonmap.cli import report_skipped
+
+    if args.requests:
+        requests, problems = read_jsonl(args.requests, Request.from_dict)
+        report_skipped(problems)
+    elif args.mode:
+        requests = _requests(args)
+    else:
+        raise ValueError("--questions needs --mode (or pass --requests FILE)")
+    summary = run_requests(requests, out=args.out, **client_options(args))
+    print(f"{args.out}: {summary}", file=sys.stderr)
+    if not summary.total:
+        return _nothing("run", "no request to ask")
+    if summary.all_failed:
+        return _nothing(
+            "run",
+            f"error: not one of the {summary.total} requests has an answer in {args.out} "
+            "(see the 'error' field of its rows; fix the cause, then rerun with --retry-errors)",
+        )
+    return 0
+
+
+def cmd_vdi(args: argparse.Namespace) -> int:
+    from reasonmap.cli import report_skipped
+    from reasonmap.vdi import parse_budgets, run_vdi, vdi_table
+    from reasonmap.vdi_samples import load_samples
+
+    budgets = parse_budgets(args.budgets)
+    samples = load_samples(args.questions, maps=args.maps, task=args.task)
+    # the answer calls' max_tokens is --max-tokens; the descriptions' is each budget
+    options = client_options(args)
+    answer_max_tokens = options.pop("max_tokens")
+    result = run_vdi(
+        samples,
+        budgets=budgets,
+        out=args.out,
+        pixel_budget=args.pixel_budget,
+        answer_max_tokens=answer_max_tokens,
+        **options,
+    )
+    report_skipped(result.problems, see=f"{args.out}/vdi.json")
+    for stage, summary in result.runs:
+        print(f"{stage}: {summary}", file=sys.stderr)
+    if not result.summary["n"]:
+        return _nothing("vdi", f"no question could be asked: {args.questions} gave none with a readable map")
+    if not any(summary.answered or summary.answered_before for _, summary in result.runs):
+        return _nothing("vdi", f"error: not one request was answered (see the 'error' field of {args.out}/*.jsonl)")
+    print(vdi_table(result.summary), end="")
+    print(f"wrote {', '.join(path.name for path in result.files)} to {args.out}/", file=sys.stderr)
+    return 0
+
+
+def _add_questions(parser: argparse.ArgumentParser, *, required: bool = True) -> None:
+    if required:
+        parser.add_argument(
+            "--questions", required=True, metavar="Q", help="question records of any task (route, plus, map QA)"
+        )
+    add_task_option(parser)
+
+
+def add_model_commands(commands) -> None:
+    """Add ``baseline``, ``prompts``, ``run`` and ``vdi`` to the subcommands."""
+    baseline = commands.add_parser("baseline", help="answers of a symbolic solver, in the predictions format")
+    baseline.add_argument("name", choices=SOLVERS, help="route: all of them; plus: oracle; map QA: none")
+    _add_questions(baseline)
+    baseline.add_argument("--out", required=True, metavar="P", help="prediction rows to write (JSON Lines)")
+    baseline.add_argument("--seed", type=int, default=0)
+    baseline.add_argument(
+        "--textualization", choices=["lines", "adjacency", "stations"], default="lines", help="text-oracle: its input"
+    )
+    for name in ("wrong-line", "wrong-transfer", "detour", "miscount"):
+        baseline.add_argument(f"--{name}", type=float, default=0.1, metavar="P", help="noisy: probability")
+    baseline.add_argument(
+        "--misread", type=float, default=0.0, metavar="P", help="noisy: probability of a misspelt station"
+    )
+    add_metro_dir(baseline)
+    baseline.set_defaults(run=cmd_baseline)
+
+    prompts = commands.add_parser("prompts", help="the exact requests of a prompt mode, for any harness")
+    prompts.add_argument("--mode", required=True, choices=MODES, help="one of the task's modes (plus: no alias)")
+    _add_questions(prompts)
+    prompts.add_argument("--out", required=True, metavar="FILE", help="request records to write (JSON Lines)")
+    add_prompt_options(prompts)
+    add_metro_dir(prompts)
+    prompts.set_defaults(run=cmd_prompts)
+
+    run = commands.add_parser("run", help="ask an OpenAI-compatible endpoint; resumable, appends to --out")
+    add_client_options(run)
+    given = run.add_mutually_exclusive_group(required=True)
+    given.add_argument("--questions", metavar="Q", help="question records of any task (with --mode)")
+    given.add_argument("--requests", metavar="FILE", help="request records, as `reasonmap prompts` writes them")
+    _add_questions(run, required=False)
+    run.add_argument("--mode", choices=MODES, help="--questions: one of the task's modes")
+    add_prompt_options(run)
+    add_metro_dir(run)
+    run.add_argument("--out", required=True, metavar="P", help="prediction rows (JSON Lines), appended and resumed")
+    run.add_argument("--quiet", action="store_true", help="no progress bar")
+    run.set_defaults(run=cmd_run)
+
+    vdi = commands.add_parser("vdi", help="visual dependency (VDI) and descriptive saturation (DSI) per token budget")
+    add_client_options(vdi, max_tokens_help="max_tokens of the answer calls (default: the server's)")
+    _add_questions(vdi)
+    add_prompt_options(
+        vdi, images_only=True, maps_help="map images: <city>.png for route and plus; for map QA, the base of `image`"
+    )
+    vdi.add_argument("--budgets", default="128,256,512,1024", metavar="K,...", help="description budgets k_max")
+    vdi.add_argument("--out", required=True, metavar="DIR", help="output folder, resumed when it holds rows")
+    vdi.add_argument("--quiet", action="store_true", help="no progress bars")
+    vdi.set_defaults(run=cmd_vdi)

@@ -1,0 +1,288 @@
+"""The command line over every task: score, baseline, prompts, run and vdi take any task's file, share one set of
+flags, start without the heavy libraries, and exit non-zero when nothing came of a run."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from baselines.plus_oracle import plus_oracle_answer
+from baselines.requests import Request
+from benchmarks.errors import InvalidRecord
+from benchmarks.jsonl import read_jsonl
+from benchmarks.plus.loading import load_plus_questions
+from graphkit import city_graph
+from reasonmap import options
+from reasonmap.cli import build_parser, main, report_skipped
+from tests.baselines.chat_server import ChatServer, Reply
+
+ROOT = Path(__file__).resolve().parents[2]
+MAPQA = ROOT / "tests" / "benchmarks" / "mapqa" / "fixtures" / "questions.jsonl"
+FAST = ["--max-retries", "0", "--timeout", "5", "--quiet"]
+
+
+def run(capsys, *argv):
+    code = main([str(arg) for arg in argv])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.fixture(scope="module")
+def plus_file(tmp_path_factory) -> Path:
+    """Rome's plus questions, one per type (five), as `reasonmap generate --kind plus` writes them."""
+    path = tmp_path_factory.mktemp("plus") / "plus.jsonl"
+    argv = ["generate", "--kind", "plus", "--cities", "rome", "--per-type", "1", "--out", str(path), "--quiet"]
+    assert main(argv) == 0
+    return path
+
+
+# -- the parser: literal constants, help, and a light start --------------------------------------------------------
+
+
+def test_the_parsers_constants_equal_the_libraries():
+    from baselines.prompts import DEFAULT_PIXEL_BUDGET, MODES
+    from benchmarks.plus.questions import DEFAULT_PER_TYPE
+    from benchmarks.tasks import get_task, task_names
+    from graphkit.executors import EXECUTORS
+    from graphkit.routes import DEFAULT_MAX_ROUTES
+    from graphkit.stats import TIERS
+    from graphkit.synth import SCRIPTS
+    from vision.render import PALETTES
+
+    assert options.TASKS == task_names()
+    assert options.MODES == MODES
+    assert options.DEFAULT_PIXEL_BUDGET == DEFAULT_PIXEL_BUDGET
+    assert options.DEFAULT_MAX_ROUTES == DEFAULT_MAX_ROUTES
+    assert options.DEFAULT_PER_TYPE == DEFAULT_PER_TYPE
+    assert options.EXECUTORS == EXECUTORS
+    assert options.TIERS == TIERS
+    assert options.SCRIPTS == SCRIPTS
+    assert options.PALETTES == tuple(sorted(PALETTES))
+    tasks = [get_task(name) for name in task_names()]
+    assert set(options.SOLVERS) == {solver for task in tasks for solver in task.solvers}
+    assert all(set(task.modes) <= set(options.MODES) for task in tasks)
+
+
+def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    (action,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    return dict(action.choices)
+
+
+def test_every_command_shows_choices_and_defaults_in_its_help():
+    commands = _subcommands(build_parser())
+    assert {"score", "mapqa-score", "baseline", "prompts", "run", "vdi", "ocr", "diagnose", "synth"} <= set(commands)
+    assert all(parser.formatter_class is options.Help for parser in commands.values())
+    text = commands["run"].format_help()
+    assert "requests in flight at once (default: 4)" in text
+    assert "{lines,adjacency,stations}" in text and "(default: romanize)" in text
+    assert "(default: 4000000)" in commands["vdi"].format_help()
+    # a text that already says its default is not told twice
+    assert "(default: the server's)\n" in text.replace("\n" + " " * 24, " ") and "(default: --model)" in text
+
+
+def test_run_and_vdi_share_the_client_flags_and_vdi_sends_the_map_always():
+    commands = _subcommands(build_parser())
+
+    def flags(name):
+        return {option for action in commands[name]._actions for option in action.option_strings}
+
+    client = {"--endpoint", "--model", "--name", "--concurrency", "--max-tokens", "--temperature", "--timeout"}
+    client |= {"--max-retries", "--retry-errors"}
+    assert client <= flags("run") and client <= flags("vdi")
+    assert {"--maps", "--pixel-budget", "--textualization", "--alias-strategy", "--task"} <= flags("run")
+    assert {"--maps", "--pixel-budget", "--task"} <= flags("vdi")
+    assert not {"--textualization", "--alias-strategy", "--benchmark"} & flags("vdi")
+    assert {"--maps", "--pixel-budget", "--textualization", "--alias-strategy", "--task"} <= flags("prompts")
+    # one image is --map FILE, a folder is --maps DIR, wherever they are taken
+    assert {"--map", "--maps"} <= flags("ocr") and {"--map", "--maps"} <= flags("diagnose")
+
+
+def test_building_the_parser_and_asking_for_help_import_no_heavy_library():
+    heavy = {"igraph", "matplotlib", "cv2", "PIL", "numpy"}
+    code = (
+        "import sys\n"
+        "from reasonmap.cli import build_parser, main\n"
+        "build_parser()\n"
+        f"assert not {heavy!r} & set(sys.modules), sorted({heavy!r} & set(sys.modules))\n"
+        "for argv in (['--help'], ['score', '--help'], ['vdi', '--help'], ['ocr', '--help']):\n"
+        "    try:\n"
+        "        main(argv)\n"
+        "    except SystemExit as stop:\n"
+        "        assert stop.code == 0\n"
+        f"assert not {heavy!r} & set(sys.modules), sorted({heavy!r} & set(sys.modules))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env={"PYTHONPATH": str(ROOT)}, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+
+
+# -- any task's file ------------------------------------------------------------------------------------------------
+
+
+def test_plus_baseline_oracle_then_score_gives_every_type_right(plus_file, tmp_path, capsys):
+    predictions = tmp_path / "oracle.jsonl"
+    code, _, err = run(capsys, "baseline", "oracle", "--questions", plus_file, "--out", predictions)
+    assert code == 0 and "wrote 5 plus predictions" in err
+    code, out, _ = run(
+        capsys, "score", "--questions", plus_file, "--predictions", predictions, "--out", tmp_path / "s.jsonl",
+        "--report", tmp_path / "report",
+    )  # fmt: skip
+    assert code == 0 and "| baseline:plus-oracle | 100.00 | 100.00 | 100.00 | 100.00 | 100.00 | 100.00 | 0/5 |" in out
+    summary = json.loads((tmp_path / "report" / "summary.json").read_text(encoding="utf-8"))
+    # a plus file's default weighting is the task's, by map difficulty
+    assert summary["models"]["baseline:plus-oracle"]["accuracy"] == 1.0 and "`city`" in out
+
+
+def test_a_solver_the_task_lacks_is_one_line_naming_its_solvers(plus_file, tmp_path, capsys):
+    code, _, err = run(capsys, "baseline", "echo", "--questions", plus_file, "--out", tmp_path / "p.jsonl")
+    assert code == 2 and err.strip().count("\n") == 0
+    assert "plus questions have solver oracle, not 'echo'" in err
+    assert not (tmp_path / "p.jsonl").exists()
+    code, _, err = run(capsys, "baseline", "oracle", "--questions", MAPQA, "--out", tmp_path / "p.jsonl")
+    assert code == 2 and "mapqa questions have no solver" in err
+
+
+def test_a_mode_the_task_lacks_is_one_line_naming_its_modes(plus_file, tmp_path, capsys):
+    code, _, err = run(capsys, "prompts", "--mode", "alias", "--questions", plus_file, "--out", tmp_path / "r.jsonl")
+    assert code == 2 and err.strip().count("\n") == 0
+    assert "plus questions are asked in mode full, text-only, symbolic, not 'alias'" in err
+    code, _, err = run(capsys, "prompts", "--mode", "symbolic", "--questions", MAPQA, "--out", tmp_path / "r.jsonl")
+    assert code == 2 and "mapqa questions are asked in mode full, text-only, not 'symbolic'" in err
+
+
+def test_prompts_of_plus_and_map_qa_files_are_one_request_per_question(plus_file, tmp_path, capsys):
+    out = tmp_path / "plus-requests.jsonl"
+    assert run(capsys, "prompts", "--mode", "text-only", "--questions", plus_file, "--out", out)[0] == 0
+    requests, problems = read_jsonl(out, Request.from_dict)
+    questions, _ = load_plus_questions(plus_file)
+    assert not problems and [(r.id, r.question) for r in requests] == [(q.id, q.type) for q in questions.values()]
+    out = tmp_path / "mapqa-requests.jsonl"
+    code, _, _ = run(
+        capsys, "prompts", "--mode", "full", "--questions", MAPQA, "--maps", MAPQA.parent, "--out", out
+    )  # fmt: skip
+    requests, _ = read_jsonl(out, Request.from_dict)
+    assert code == 0 and len(requests) == 8 and {r.question for r in requests} == {"mapqa"}
+    assert all(r.messages[0]["content"][0]["type"] == "image_url" for r in requests)
+
+
+def test_request_kinds_are_any_tasks_but_never_empty():
+    record = {"id": "q1", "messages": [{"role": "user", "content": "?"}]}
+    for kind in ("short", "long", "Counting1", "TorF2", "mapqa", "describe"):
+        assert Request.from_dict({**record, "question": kind}).key == ("q1", kind)
+    for bad in ("", "  ", 3, None):
+        with pytest.raises(InvalidRecord, match="field 'question' must be a non-empty string"):
+            Request.from_dict({**record, "question": bad}, where="r.jsonl:1")
+
+
+def test_run_asks_plus_questions_and_tags_the_rows_with_the_name(plus_file, tmp_path, capsys):
+    questions, _ = load_plus_questions(plus_file)
+    rome = city_graph("rome")
+    answers = {q.question: plus_oracle_answer(q, rome) for q in questions.values()}
+    predictions = tmp_path / "p.jsonl"
+    with ChatServer(lambda call: Reply(content=answers[call.key])) as server:
+        code, _, err = run(
+            capsys, "run", "--endpoint", server.url, "--model", "m", "--name", "m-t0", "--questions", plus_file,
+            "--mode", "text-only", "--out", predictions, *FAST,
+        )  # fmt: skip
+        assert code == 0 and server.hits() == 5
+        # the requests file of `prompts` is read too, plus types and all: nothing is asked again
+        requests = tmp_path / "r.jsonl"
+        assert run(capsys, "prompts", "--mode", "text-only", "--questions", plus_file, "--out", requests)[0] == 0
+        code, _, err = run(
+            capsys, "run", "--endpoint", server.url, "--model", "m", "--name", "m-t0", "--requests", requests,
+            "--out", predictions, *FAST,
+        )  # fmt: skip
+        assert code == 0 and server.hits() == 5 and "5 done before" in err
+    rows = [json.loads(line) for line in predictions.read_text(encoding="utf-8").splitlines()]
+    # rows land as answers come back: compared as sets
+    assert sorted((row["id"], row["model"], row["question"]) for row in rows) == sorted(
+        (q.id, "m-t0", q.type) for q in questions.values()
+    )
+    code, out, _ = run(
+        capsys, "score", "--questions", plus_file, "--predictions", predictions, "--out", tmp_path / "s.jsonl",
+        "--report", tmp_path / "report",
+    )  # fmt: skip
+    assert code == 0 and "| m-t0 | 100.00 |" in out
+
+
+def test_mapqa_score_is_score_with_task_mapqa(tmp_path, capsys):
+    predictions = tmp_path / "p.jsonl"
+    predictions.write_text(
+        '{"id": "m01", "model": "m", "question": "mapqa", "response": "Answer: A"}\n'
+        '{"id": "m02", "model": "m", "question": "mapqa", "response": "no idea"}\n',
+        encoding="utf-8",
+    )
+    outputs = []
+    for argv in (["mapqa-score"], ["score", "--task", "mapqa"]):
+        name = argv[0]
+        code, out, _ = run(
+            capsys, *argv, "--questions", MAPQA, "--predictions", predictions, "--out", tmp_path / f"{name}.jsonl",
+            "--report", tmp_path / name,
+        )  # fmt: skip
+        assert code == 0
+        outputs.append((out, (tmp_path / f"{name}.jsonl").read_bytes()))
+    assert outputs[0] == outputs[1]
+    assert "alias of `reasonmap score --task mapqa`" in _subcommands(build_parser())["mapqa-score"].format_help()
+
+
+# -- exit status: 1 with a reason when nothing was produced --------------------------------------------------------
+
+
+def test_score_with_nothing_scored_exits_1_with_the_reason(plus_file, tmp_path, capsys):
+    predictions = tmp_path / "p.jsonl"
+    predictions.write_text('{"id": "elsewhere-0", "model": "m", "response": "The answer is 2."}\n', encoding="utf-8")
+    code, _, err = run(
+        capsys, "score", "--questions", plus_file, "--predictions", predictions, "--out", tmp_path / "s.jsonl",
+        "--report", tmp_path / "report",
+    )  # fmt: skip
+    assert code == 1 and "nothing scored" in err.splitlines()[-1]
+
+
+def test_baseline_and_prompts_with_no_question_exit_1(tmp_path, capsys):
+    empty = tmp_path / "q.jsonl"
+    empty.write_text('{"id": "x"}\n', encoding="utf-8")
+    code, _, err = run(capsys, "baseline", "oracle", "--questions", empty, "--out", tmp_path / "p.jsonl")
+    assert code == 1 and "skipped:" in err and "no prediction written" in err.splitlines()[-1]
+    code, _, err = run(capsys, "prompts", "--mode", "text-only", "--questions", empty, "--out", tmp_path / "r.jsonl")
+    assert code == 1 and "no request written" in err.splitlines()[-1]
+
+
+def test_run_and_vdi_against_an_endpoint_that_fails_every_call_exit_1(plus_file, tmp_path, capsys):
+    from PIL import Image
+
+    Image.new("RGB", (40, 30), (30, 30, 200)).save(tmp_path / "rome.png")
+    with ChatServer(default=Reply(status=500)) as server:
+        code, _, err = run(
+            capsys, "run", "--endpoint", server.url, "--model", "m", "--questions", plus_file, "--mode", "text-only",
+            "--out", tmp_path / "p.jsonl", *FAST,
+        )  # fmt: skip
+        assert code == 1 and "not one of the 5 requests has an answer" in err
+        code, out, err = run(
+            capsys, "vdi", "--endpoint", server.url, "--model", "m", "--questions", plus_file, "--maps", tmp_path,
+            "--budgets", "64", "--out", tmp_path / "vdi", *FAST,
+        )  # fmt: skip
+        assert code == 1 and "not one request was answered" in err and out == ""
+    # no map at all: nothing can be asked
+    code, _, err = run(
+        capsys, "vdi", "--endpoint", "http://127.0.0.1:9/v1", "--model", "m", "--questions", plus_file,
+        "--maps", tmp_path / "vdi", "--budgets", "64", "--out", tmp_path / "vdi2", *FAST,
+    )  # fmt: skip
+    assert code == 1 and "no question could be asked" in err
+
+
+def test_skipped_records_beyond_twenty_are_counted_with_where_to_see_them(capsys):
+    report_skipped([f"line {n}: bad" for n in range(1, 26)], see="report/summary.json")
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[:20] == [f"skipped: line {n}: bad" for n in range(1, 21)]
+    assert lines[20:] == ["skipped: ... and 5 more (see report/summary.json)"]
+
+
+def test_ocr_takes_its_one_map_once(tmp_path, capsys):
+    code, _, err = run(capsys, "ocr", tmp_path / "a.png", "--map", tmp_path / "b.png", "--city", "rome")
+    assert code == 2 and "give the map once" in err
