@@ -86,7 +86,8 @@ OUTPUTS: Mapping[str, tuple[Output, ...]] = {
     "render": (Output("out", ("*.png", "*.truth.json"), beside=(".truth.json",)),),
     "diagnose": (Output("out", beside=(".summary.json", ".summary.md", ".manifest.json")),),
     "synth": (Output("out", ("*.json", "*/*", "*/*/*")),),
-    "eval": (Output("out", ("*.json", "*.md", "questions/*", "maps/*", "*/*/*.jsonl", "*/*/report/*")),),
+    # eval reads its own questions/<task>.jsonl back in (a run in place) before writing it again
+    "eval": (Output("out", ("*.json", "*.md", "*/*/*.jsonl", "*/*/report/*")),),
 }
 
 

@@ -127,9 +127,9 @@ def test_export_refuses_to_replace_the_folder_that_holds_its_questions(files, tm
     assert questions.exists()
 
 
-def test_eval_refuses_questions_inside_the_files_it_writes(files, tmp_path, capsys):
-    inside = tmp_path / "questions" / "route.jsonl"
-    inside.parent.mkdir()
+def test_eval_refuses_an_answer_file_of_its_own_as_questions(files, tmp_path, capsys):
+    inside = tmp_path / "route" / "text-only" / "predictions.jsonl"
+    inside.parent.mkdir(parents=True)
     inside.write_bytes(files[0].read_bytes())
     refused(
         capsys,
