@@ -398,7 +398,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     # after parsing: `--help` and usage errors import no library
-    from graphkit.errors import TransitError
+    from graphkit.errors import TransitError, shorten
     from reasonmap.paths import check_paths
     from vision.errors import VisionError
 
@@ -410,7 +410,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.close()
         return 0
     except (TransitError, VisionError, ValueError, OSError) as error:
-        print(f"reasonmap {args.command}: error: {error}", file=sys.stderr)
+        # one line, whatever the message echoes
+        print(f"reasonmap {args.command}: error: {shorten(' '.join(str(error).split()), 2000)}", file=sys.stderr)
+        return 2
+    except (RecursionError, MemoryError) as error:  # a reader missed a hostile input: still one line, no traceback
+        what = "nested too deeply" if isinstance(error, RecursionError) else "too large for the memory at hand"
+        print(f"reasonmap {args.command}: error: an input is {what} to read", file=sys.stderr)
         return 2
 
 
