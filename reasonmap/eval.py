@@ -482,8 +482,7 @@ def add_eval_command(commands: Any) -> None:
 
 
 def cmd_eval(args: Any) -> int:
-    from reasonmap.cli import report_skipped
-    from reasonmap.options import client_options
+    from reasonmap.options import client_options, report_skipped
 
     settings, files = settings_from(args)
     options = client_options(args)
