@@ -27,6 +27,7 @@ from pathlib import Path
 __all__ = [
     "Output",
     "OUTPUTS",
+    "REPORT_FILES",
     "INPUTS",
     "OverwriteRefused",
     "check_paths",
@@ -52,7 +53,18 @@ INPUTS: tuple[str, ...] = (
     "rec_model_dir",
 )
 
-_REPORT = ("summary.json", "table.md", "*.png", "*.pdf", "manifest.json", "compare.json", "compare.md", "*/*")
+#: The files a report folder gets: every task's report (the task is told from the questions only later).
+REPORT_FILES: tuple[str, ...] = (
+    "summary.json",
+    "table.md",
+    "difficulty.png",
+    "difficulty.pdf",
+    "cities.png",
+    "cities.pdf",
+    "types.png",
+    "types.pdf",
+    "manifest.json",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,8 +72,8 @@ class Output:
     """An option that names what a command writes.
 
     ``writes``: for a folder, the names (glob patterns relative to it) that the command writes
-    there; ``("**",)``: the folder is replaced whole. ``beside``: files written next to an output
-    file, as suffixes replacing its extension (``".summary.json"``).
+    there; ``("**",)``: the folder is replaced whole. ``beside``: the files written next to an
+    output file, each named by the suffix that replaces its extension (``".summary.json"``).
     """
 
     dest: str
@@ -73,8 +85,8 @@ class Output:
 OUTPUTS: Mapping[str, tuple[Output, ...]] = {
     "references": (Output("out"),),
     "generate": (Output("out"),),
-    "score": (Output("out", beside=(".paper*", ".official*", ".C1*", ".C2*", ".ungated*")), Output("report", _REPORT)),
-    "mapqa-score": (Output("out"), Output("report", _REPORT)),
+    "score": (Output("out"), Output("report", REPORT_FILES)),  # with --compare, see _outputs
+    "mapqa-score": (Output("out"), Output("report", REPORT_FILES)),
     "export": (Output("out", ("**",)),),
     "predictions": (Output("out"),),
     "demo": (Output("out", ("*.jsonl", "manifest.json", "report/*")),),
@@ -127,10 +139,25 @@ def _same(one: str, other: str) -> bool:
     return first is not None and second is not None and os.path.samestat(first, second)
 
 
+def _outputs(args: argparse.Namespace) -> tuple[Output, ...]:
+    """The outputs of ``args``' command; ``score --compare A B`` writes each variant's rows and report instead."""
+    command = getattr(args, "command", "")
+    compared = getattr(args, "compare", None) if command == "score" else None
+    if not compared:
+        return tuple(OUTPUTS.get(command, ()))
+    suffix = Path(str(getattr(args, "out", None) or "")).suffix
+    variants = [glob.escape(str(variant)) for variant in compared]
+    report = [f"{variant}/{name}" for variant in variants for name in REPORT_FILES]
+    return (
+        Output("out", beside=tuple(f".{variant}{suffix}" for variant in compared)),
+        Output("report", ("manifest.json", "compare.json", "compare.md", *report)),
+    )
+
+
 def _beside(path: str, suffixes: tuple[str, ...]) -> list[str]:
-    """The patterns of files written next to ``path``: its stem followed by each suffix."""
+    """The files written next to ``path``: its stem followed by each suffix."""
     real = Path(os.path.realpath(path))
-    return [glob.escape(str(real.with_name(real.stem))) + suffix for suffix in suffixes]
+    return [str(real.with_name(real.stem)) + suffix for suffix in suffixes]
 
 
 def _clash(output: Output, path: str, given: str) -> str | None:
@@ -142,7 +169,7 @@ def _clash(output: Output, path: str, given: str) -> str | None:
             return "is the same folder as"
         # a folder both read and written into (ocr --maps DIR --evidence-dir DIR): only names clash
     real = os.path.realpath(given)
-    if any(fnmatch.fnmatchcase(real, pattern) for pattern in _beside(path, output.beside)):
+    if real in _beside(path, output.beside):
         return f"writes {given} beside it, which is"
     folder = os.path.realpath(path)
     if output.writes and (real + os.sep).startswith(folder + os.sep):
@@ -160,7 +187,7 @@ def refuse_overwrite(args: argparse.Namespace) -> None:
     OverwriteRefused
         ``--out p.jsonl is the same file as --predictions; refusing to overwrite an input``.
     """
-    outputs = OUTPUTS.get(getattr(args, "command", ""), ())
+    outputs = _outputs(args)
     written = {output.dest for output in outputs}
     inputs = [(dest, path) for dest in INPUTS if dest not in written for path in _paths(args, dest)]
     for output in outputs:
@@ -179,7 +206,7 @@ def warn_incomplete_runs(args: argparse.Namespace) -> list[str]:
     """One line per input file that an unfinished or since-changed run wrote (its folder's manifest says so)."""
     from benchmarks.manifests import vouches_for
 
-    outputs = {output.dest for output in OUTPUTS.get(getattr(args, "command", ""), ())}
+    outputs = {output.dest for output in _outputs(args)}
     warnings = []
     for dest in INPUTS:
         if dest in outputs:
