@@ -86,7 +86,6 @@ def evaluate_files(
         An unknown task, source or variant, or another harness's predictions of other than route questions.
     """
     found = task_of(questions_path, task)
-    manifest = begin_outputs(Path(report_dir) / MANIFEST, "score")  # a run killed from here on says so
     options = _options(
         found,
         variant,
@@ -103,6 +102,8 @@ def evaluate_files(
     problems = [*loaded.problems, *(str(problem) for problem in prediction_problems), *repeated]
     verdicts, skipped = found.score(loaded, kept, options, executor)
     problems.extend(f"{predictions_path}: {message}" for message in skipped)
+    # only now, before the first write: bad arguments or unreadable files leave a good report vouched for
+    manifest = begin_outputs(Path(report_dir) / MANIFEST, "score")  # a run killed from here on says so
     write_jsonl(out, verdicts)
     # file names, not paths: the same inputs give the same summary wherever they lie
     inputs = {"questions": input_entry(questions_path), "predictions": input_entry(predictions_path)}
@@ -149,8 +150,12 @@ def compare_files(
     if len(variants) != 2 or variants[0] == variants[1] or not set(variants) <= set(found.variants):
         raise ValueError(f"compare needs two different variants of {list(found.variants)}, got {list(variants)}")
     out, report = Path(out), Path(report_dir)
-    manifest = begin_outputs(report / MANIFEST, "score --compare")
     given = dict(weighting=weighting, graph=graph, source=source, model=model, kind=kind, metro_dir=metro_dir)
+    options = _options(found, variants[0], **{**given, "metro_dir": str(metro_dir) if metro_dir else None})
+    loaded = found.load(questions_path)
+    predictions, _ = found.read_predictions(predictions_path, options)
+    kept, _ = first_answers(predictions, found.answer_key, predictions_path)
+    manifest = begin_outputs(report / MANIFEST, "score --compare")  # read, checked: the writing starts
     evaluations = {
         variant: evaluate_files(
             questions_path,
@@ -163,10 +168,6 @@ def compare_files(
         )
         for variant in variants
     }
-    options = _options(found, variants[0], **{**given, "metro_dir": str(metro_dir) if metro_dir else None})
-    loaded = found.load(questions_path)
-    predictions, _ = found.read_predictions(predictions_path, options)
-    kept, _ = first_answers(predictions, found.answer_key, predictions_path)
     comparison, markdown = found.compare(evaluations, loaded, kept, variants, options)
     files = write_compare(report, comparison, markdown)
     written = [path for evaluation in evaluations.values() for path in evaluation.report_files]

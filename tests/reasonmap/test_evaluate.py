@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from benchmarks.errors import InvalidRecord
 from benchmarks.manifests import MANIFEST, check_manifest
 from benchmarks.reasonmap import report
 from reasonmap.cli import main
@@ -58,3 +59,27 @@ def test_rescoring_files_of_an_unfinished_run_warns(inputs, tmp_path, capsys):
         " did not finish; its files may mix two runs"
     )
     assert err[1].startswith(f"reasonmap score: warning: --predictions {predictions}: ")
+
+
+def test_a_score_refused_before_it_writes_leaves_the_good_report_vouched_for(inputs, tmp_path):
+    questions, predictions = inputs
+    given = dict(out=tmp_path / "scored.jsonl", report_dir=tmp_path / "report")
+    evaluate_files(questions, predictions, **given)
+    with pytest.raises(ValueError, match="not 'nonsense'"):
+        evaluate_files(questions, predictions, variant="nonsense", **given)
+    assert check_manifest(tmp_path / "report") == []
+    with pytest.raises(InvalidRecord, match="missing.jsonl"):
+        evaluate_files(questions, tmp_path / "missing.jsonl", **given)
+    assert check_manifest(tmp_path / "report") == []
+
+
+def test_a_comparison_refused_before_it_writes_leaves_the_good_report_vouched_for(inputs, tmp_path):
+    from reasonmap.evaluate import compare_files
+
+    questions, predictions = inputs
+    given = dict(out=tmp_path / "scored.jsonl", report_dir=tmp_path / "report")
+    compare_files(questions, predictions, **given)
+    assert check_manifest(tmp_path / "report") == []
+    with pytest.raises(InvalidRecord, match="missing.jsonl"):
+        compare_files(questions, tmp_path / "missing.jsonl", **given)
+    assert check_manifest(tmp_path / "report") == []
