@@ -12,11 +12,12 @@ what is wrong with one file read from such a folder.
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import json
 import os
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,8 @@ __all__ = [
 
 MANIFEST = "manifest.json"
 _CHUNK = 1 << 20
+# folders above a file whose manifest may vouch for it (eval's files lie two or three below its manifest)
+_LEVELS = 4
 
 
 def manifest_path(where: str | Path) -> Path:
@@ -62,16 +65,21 @@ def _write(manifest: Path, record: dict[str, Any]) -> Path:
     return manifest
 
 
-def begin_outputs(manifest: str | Path | None, command: str) -> Path | None:
+def begin_outputs(manifest: str | Path | None, command: str, covers: Iterable[str] = ()) -> Path | None:
     """Mark the outputs of ``manifest``'s folder as being rewritten (before the first file is written).
 
+    ``covers``: the names (glob patterns relative to the folder) of the files the run writes in its
+    subfolders, which the unfinished run leaves in doubt too (:func:`vouches_for`).
     ``None`` (see :func:`manifest_beside`): nothing to mark.
     """
     if manifest is None:
         return None
     manifest = Path(manifest)
     manifest.parent.mkdir(parents=True, exist_ok=True)
-    return _write(manifest, {"command": command, "complete": False, "files": []})
+    record: dict[str, Any] = {"command": command, "complete": False, "files": []}
+    if covers:
+        record["covers"] = list(covers)
+    return _write(manifest, record)
 
 
 def _sha256(path: Path) -> str:
@@ -159,25 +167,46 @@ def _changed(path: Path, entry: dict[str, Any]) -> str | None:
     return None
 
 
+def _manifests(real: Path) -> Iterator[tuple[Path, bool]]:
+    """The manifests that may know ``real``, nearest first, each with whether it is its own folder's.
+
+    ``<stem>.manifest.json`` beside it, then ``manifest.json`` in its folder and in up to
+    :data:`_LEVELS` folders above (a run such as ``eval`` writes into subfolders).
+    """
+    beside = manifest_beside(real)
+    if beside is not None:
+        yield beside, True
+    folder = real.parent
+    for level in range(_LEVELS):
+        yield folder / MANIFEST, level == 0
+        if folder.parent == folder:
+            return
+        folder = folder.parent
+
+
 def vouches_for(path: str | Path) -> str | None:
     """Why the run that wrote ``path`` cannot be trusted to have written it whole, or ``None``.
 
-    The manifests looked at: ``manifest.json`` in its folder and ``<stem>.manifest.json`` beside
-    it. A file no manifest knows is not doubted.
+    The manifests looked at: ``<stem>.manifest.json`` beside it, then that of the nearest folder
+    holding one (its own, or one of the few above it). An unfinished run doubts the files of its
+    own folder, and those of its subfolders it said it writes; a finished one, the files it lists
+    that have changed since. A file no manifest knows is not doubted.
     """
-    path = Path(path)
     real = Path(os.path.realpath(path))
-    candidates = (real.parent / MANIFEST, manifest_beside(real))
-    for manifest in candidates:
-        if manifest is None or not manifest.is_file():
+    for manifest, own in _manifests(real):
+        if not manifest.is_file():
             continue
         record = _read(manifest)
         if isinstance(record, str):
             continue
+        inside = Path(os.path.relpath(real, manifest.parent)).as_posix()
         if not record.get("complete"):
-            return f"{manifest} says the run that wrote it did not finish; its files may mix two runs"
+            if own or any(fnmatch.fnmatchcase(inside, pattern) for pattern in record.get("covers", ())):
+                return f"{manifest} says the run that wrote it did not finish; its files may mix two runs"
         for entry in record["files"]:
             if (manifest.parent / entry["name"]).resolve() == real:
                 doubt = _changed(real, entry)
                 return None if doubt is None else f"{doubt}, after {manifest}"
+        if manifest.name == MANIFEST:  # the nearest folder's manifest is the one that knows
+            return None
     return None

@@ -36,6 +36,8 @@ __all__ = ["EvalSettings", "EvalResult", "EvalError", "run_eval", "results_markd
 
 EVAL_FILE = "eval.json"
 RESULTS_FILES = ("results.json", "results.md")
+#: What a run writes in the subfolders of DIR, which an unfinished run leaves in doubt (see the layout above).
+_NESTED = ("questions/*.jsonl", "*/*/*.jsonl", "*/*/report/*")
 # Settings that only change how fast or how stubbornly the endpoint is asked, never what it answers.
 _OPERATIONAL = ("concurrency", "timeout", "max_retries", "retry_errors")
 
@@ -316,7 +318,8 @@ def run_eval(
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     _check_resume(out, settings, force, list(files.values()))
-    manifest = begin_outputs(out / MANIFEST, "eval")  # a run killed from here on says so
+    # a run killed from here on says so, of the files in its subfolders too
+    manifest = begin_outputs(out / MANIFEST, "eval", covers=_NESTED)
     config = {"settings": settings.to_dict(), "versions": versions(("reasonmap-toolkit", "igraph", "numpy", "pillow"))}
     written = [write_summary(out / EVAL_FILE, config)]
     by_city = graphs_by_city(settings.metro_dir)

@@ -71,3 +71,32 @@ def test_same_files_same_manifest_bytes(tmp_path):
     first = write_manifest(tmp_path / MANIFEST, [tmp_path / "a.jsonl"], "score").read_bytes()
     second = write_manifest(tmp_path / MANIFEST, [tmp_path / "a.jsonl"], "score").read_bytes()
     assert first == second
+
+
+def test_files_in_subfolders_are_vouched_for_by_the_nearest_manifest_above(tmp_path):
+    nested = tmp_path / "route" / "full" / "predictions.jsonl"
+    nested.parent.mkdir(parents=True)
+    nested.write_bytes(b"{}\n")
+    other = tmp_path / "route" / "full" / "notes.txt"
+    other.write_bytes(b"mine\n")
+    begin_outputs(tmp_path / MANIFEST, "eval", covers=("*/*/*.jsonl",))
+    assert vouches_for(nested) == (
+        f"{tmp_path / MANIFEST} says the run that wrote it did not finish; its files may mix two runs"
+    )
+    assert vouches_for(other) is None  # the run does not write it
+    write_manifest(tmp_path / MANIFEST, [nested], "eval")
+    assert vouches_for(nested) is None
+    nested.write_bytes(b"{}\n{}\n")
+    assert vouches_for(nested) == f"changed since the run wrote it (size 6, not 3), after {tmp_path / MANIFEST}"
+    (tmp_path / "route" / MANIFEST).write_text('{"command": "score", "complete": true, "files": []}\n')
+    assert vouches_for(nested) is None  # the nearest folder holding a manifest knows it not
+
+
+def test_a_manifest_more_than_four_folders_up_is_not_looked_at(tmp_path):
+    deep = tmp_path / "a" / "b" / "c" / "d" / "e.jsonl"
+    deep.parent.mkdir(parents=True)
+    deep.write_bytes(b"{}\n")
+    begin_outputs(tmp_path / MANIFEST, "eval", covers=("*",))
+    assert vouches_for(deep) is None
+    begin_outputs(tmp_path / "a" / MANIFEST, "eval", covers=("*",))
+    assert vouches_for(deep) is not None

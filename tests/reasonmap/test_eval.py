@@ -223,3 +223,18 @@ def test_force_never_removes_the_runs_own_inputs(tmp_path):
         code = _eval(server, out, "--questions", str(questions), "--modes", "text-only", "--force")
         assert code == 0
         assert questions.read_bytes() == before
+
+
+def test_rescoring_the_nested_files_of_an_unfinished_eval_warns(tmp_path, capsys):
+    run = tmp_path / "run"
+    with ChatServer(default=Reply(status=400, error="bad request")) as server:
+        assert _eval(server, run, "--limit", "1", "--tasks", "route", "--modes", "text-only") == 1
+    capsys.readouterr()
+    predictions = run / "route" / "text-only" / "predictions.jsonl"
+    argv = ["score", "--questions", run / "questions" / "route.jsonl", "--predictions", predictions]
+    main([str(arg) for arg in [*argv, "--out", tmp_path / "s.jsonl", "--report", tmp_path / "report"]])
+    warnings = [line for line in capsys.readouterr().err.splitlines() if "warning" in line]
+    assert warnings[1] == (
+        f"reasonmap score: warning: --predictions {predictions}: {run / 'manifest.json'} says the run that wrote"
+        " it did not finish; its files may mix two runs"
+    )
