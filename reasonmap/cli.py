@@ -181,7 +181,9 @@ def cmd_score(args: argparse.Namespace) -> int:
     report_skipped(result.problems, see=f"{args.report}/summary.json")
     if not result.verdicts:
         return _nothing_scored(args, result.problems)
-    print(get_task(result.task).table(result.summary), end="")
+    # the rows went to standard output: the table goes to the error stream, so as not to mix into them
+    table_to = sys.stderr if str(args.out) in ("-", "/dev/stdout") else sys.stdout
+    print(get_task(result.task).table(result.summary), end="", file=table_to)
     print(f"scored {len(result.verdicts)} predictions into {args.out}; report in {args.report}/", file=sys.stderr)
     return 0
 

@@ -163,3 +163,17 @@ def test_noisy_baseline_options_reach_the_solver(tmp_path, capsys):
         for f in (quiet, loud, oracle)
     ]
     assert responses[0] == responses[2] and responses[1] != responses[2]
+
+
+@pytest.mark.parametrize("out", ["-", "/dev/stdout"])
+def test_score_out_to_standard_output_prints_only_the_rows_there_and_the_table_to_stderr(out, tmp_path, capsys):
+    questions, predictions = tmp_path / "q.jsonl", tmp_path / "p.jsonl"
+    assert main(["generate", "--cities", "rome", "--per-city", "2", "--out", str(questions), "--quiet"]) == 0
+    assert main(["baseline", "oracle", "--questions", str(questions), "--out", str(predictions)]) == 0
+    capsys.readouterr()
+    argv = ["score", "--questions", str(questions), "--predictions", str(predictions)]
+    code, stdout, stderr = run(capsys, *argv, "--out", out, "--report", str(tmp_path / "report"))
+    assert code == 0
+    rows = [json.loads(line) for line in stdout.splitlines()]  # every line a scored row, nothing else
+    assert len(rows) == 4
+    assert "| baseline:oracle | 100.00 |" in stderr
