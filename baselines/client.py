@@ -47,7 +47,7 @@ from typing import Any
 
 from baselines.chat import Backoff, ChatSession, Outcome, ask, chat_url
 from baselines.requests import Request
-from graphkit.io import atomic_writer
+from graphkit.files import atomic_writer
 
 try:
     import fcntl

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
 
 from benchmarks.errors import InvalidRecord
-from graphkit.io import atomic_writer
+from graphkit.files import atomic_writer
 
 __all__ = [
     "Problem",

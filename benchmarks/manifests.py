@@ -21,7 +21,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from graphkit.io import atomic_writer
+from graphkit.files import atomic_writer
 
 __all__ = [
     "MANIFEST",

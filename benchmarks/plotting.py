@@ -173,7 +173,7 @@ def save_figure(figure: Any, png: str | Path) -> tuple[Path, Path]:
 
     import matplotlib.pyplot as plt
 
-    from graphkit.io import atomic_writer
+    from graphkit.files import atomic_writer
 
     png = Path(png)
     written = []

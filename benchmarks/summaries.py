@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from graphkit.io import atomic_writer
+from graphkit.files import atomic_writer
 
 __all__ = ["summary_json", "write_summary", "write_text"]
 

@@ -15,70 +15,55 @@ Examples
 
 from __future__ import annotations
 
-from graphkit.cities import city_graph, city_names, city_path, graph_from_file, load_city, load_metro_file
-from graphkit.errors import (
-    AmbiguousLine,
-    AmbiguousStation,
-    InvalidMetroData,
-    InvalidOverlay,
-    NoRoute,
-    TransitError,
-    UnknownCity,
-    UnknownLine,
-    UnknownStation,
-)
-from graphkit.graph import TransitGraph, compile_graph
-from graphkit.matching import NameIndex, Resolution
-from graphkit.metro import Line, MetroData, StationEntry, load_metro
-from graphkit.overlays import Overlay, load_overlay
-from graphkit.routes import (
-    DEFAULT_MAX_ROUTES,
-    RouteSet,
-    reference_routes,
-    shortest_route,
-    shortest_route_length,
-    shortest_routes,
-)
-from graphkit.segments import Route, Segment
-from graphkit.stats import CityStats, all_city_stats, city_stats
+import importlib
+from typing import Any
 
-__all__ = [
-    "AmbiguousLine",
-    "AmbiguousStation",
-    "CityStats",
-    "DEFAULT_MAX_ROUTES",
-    "InvalidMetroData",
-    "InvalidOverlay",
-    "Line",
-    "MetroData",
-    "NameIndex",
-    "NoRoute",
-    "Overlay",
-    "Resolution",
-    "Route",
-    "RouteSet",
-    "Segment",
-    "StationEntry",
-    "TransitError",
-    "TransitGraph",
-    "UnknownCity",
-    "UnknownLine",
-    "UnknownStation",
-    "all_city_stats",
-    "city_graph",
-    "city_names",
-    "city_path",
-    "city_stats",
-    "compile_graph",
-    "graph_from_file",
-    "load_city",
-    "load_metro",
-    "load_metro_file",
-    "load_overlay",
-    "reference_routes",
-    "shortest_route",
-    "shortest_route_length",
-    "shortest_routes",
-]
+# Each name is imported from its module when first used: ``import graphkit.files`` (or any light
+# module) must not load igraph and numpy with the graph modules.
+_HOMES: dict[str, tuple[str, ...]] = {
+    "graphkit.cities": ("city_graph", "city_names", "city_path", "graph_from_file", "load_city", "load_metro_file"),
+    "graphkit.errors": (
+        "AmbiguousLine",
+        "AmbiguousStation",
+        "InvalidMetroData",
+        "InvalidOverlay",
+        "NoRoute",
+        "TransitError",
+        "UnknownCity",
+        "UnknownLine",
+        "UnknownStation",
+    ),
+    "graphkit.graph": ("TransitGraph", "compile_graph"),
+    "graphkit.matching": ("NameIndex", "Resolution"),
+    "graphkit.metro": ("Line", "MetroData", "StationEntry", "load_metro"),
+    "graphkit.overlays": ("Overlay", "load_overlay"),
+    "graphkit.routes": (
+        "DEFAULT_MAX_ROUTES",
+        "RouteSet",
+        "reference_routes",
+        "shortest_route",
+        "shortest_route_length",
+        "shortest_routes",
+    ),
+    "graphkit.segments": ("Route", "Segment"),
+    "graphkit.stats": ("CityStats", "all_city_stats", "city_stats"),
+}
+_HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
+
+__all__ = sorted(_HOME_OF, key=str.casefold)
+
+
+def __getattr__(name: str) -> Any:
+    module = _HOME_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module 'graphkit' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # imported once
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
 
 __version__ = "0.1.0"

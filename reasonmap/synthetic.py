@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from graphkit.executors import Executor, open_executor
-from graphkit.io import atomic_writer
+from graphkit.files import atomic_writer
 
 __all__ = ["SynthOptions", "SynthResult", "build_synthetic_set", "network_name", "COUNTRY"]
 

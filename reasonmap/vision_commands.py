@@ -145,7 +145,7 @@ def cmd_render(args: argparse.Namespace) -> int:
 def _render_folder(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from graphkit.io import atomic_writer
+    from graphkit.files import atomic_writer
     from reasonmap.batch import RenderJob, executor_from, render_job
 
     folder = Path(args.out)

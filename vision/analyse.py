@@ -158,7 +158,7 @@ def ocr_report(analysis: MapAnalysis, graph: TransitGraph, *, pairs: bool = Fals
 
 def write_evidence(path: str | Path, evidence: MapEvidence) -> Path:
     """Write map evidence as JSON (atomically), for ``reasonmap diagnose --evidence``."""
-    from graphkit.io import atomic_writer
+    from graphkit.files import atomic_writer
 
     with atomic_writer(path) as handle:
         json.dump(evidence.to_dict(), handle, ensure_ascii=False, sort_keys=True, indent=1)

@@ -462,7 +462,7 @@ def read_map_texts(
     EngineUnavailable
         The engine or device is not installed.
     """
-    from graphkit.io import atomic_writer
+    from graphkit.files import atomic_writer
     from vision.images import image_size
 
     folder = check_cache_dir(cache_dir) if use_cache else None

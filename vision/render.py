@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from graphkit.files import atomic_writer
 from graphkit.graph import TransitGraph
-from graphkit.io import atomic_writer
 from vision.evidence import ciede2000, hex_to_rgb, rgb_to_hex
 from vision.fonts import load_font, script_of
 from vision.labels import LabelPlacer

@@ -293,7 +293,7 @@ def compare_markdown(comparison: Mapping[str, Any], aggregate: Mapping[str, Any]
 
 def write_compare(directory: str | Path, record: Mapping[str, Any], markdown: str) -> list[Path]:
     """Write a comparison's ``compare.json`` (``record``) and ``compare.md`` (``markdown``) into ``directory``."""
-    from graphkit.io import atomic_writer
+    from graphkit.files import atomic_writer
 
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)

@@ -26,7 +26,7 @@ from benchmarks.errors import InvalidRecord
 from benchmarks.jsonl import Problem
 from benchmarks.reasonmap.records import Question
 from graphkit.errors import InvalidMetroData
-from graphkit.io import atomic_writer
+from graphkit.files import atomic_writer
 from graphkit.metro import MetroData, load_metro
 
 #: The largest JSON array of records read whole (the public set with its figures is far smaller).

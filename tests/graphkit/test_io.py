@@ -13,7 +13,8 @@ import threading
 import pytest
 
 from graphkit import city_graph, reference_routes
-from graphkit.io import atomic_writer, part_pattern, reference_lines, write_references
+from graphkit.files import atomic_writer, part_pattern
+from graphkit.io import reference_lines, write_references
 from tests.networks import LOOP, LOOP_OVERLAY, graph_of
 
 
@@ -144,3 +145,34 @@ def test_rerunning_references_removes_what_a_killed_run_left(tmp_path):
     stale.write_bytes(b"x" * 1000)
     write_references(tmp_path / "refs.jsonl", [graph_of(LOOP, LOOP_OVERLAY)], progress=False)
     assert [p.name for p in tmp_path.iterdir()] == ["refs.jsonl"]
+
+
+def test_the_record_modules_and_the_atomic_writer_import_no_graph_or_plot_library():
+    # they write through graphkit.files only; the graph modules (igraph, numpy) load when a graph is asked for
+    heavy = {"igraph", "numpy", "matplotlib"}
+    code = (
+        "import sys\n"
+        "import benchmarks.tasks, benchmarks.jsonl, benchmarks.summaries, benchmarks.manifests, graphkit.files\n"
+        f"print(sorted({heavy!r} & set(sys.modules)))\n"
+    )
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=root,
+        env={**os.environ, "PYTHONPATH": root},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "[]\n"
+
+
+def test_graphkit_names_are_still_its_modules_names():
+    import graphkit
+    from graphkit import cities, routes
+
+    assert graphkit.city_names is cities.city_names
+    assert graphkit.shortest_route is routes.shortest_route
+    with pytest.raises(AttributeError, match="no attribute 'nonsense'"):
+        graphkit.nonsense  # noqa: B018
