@@ -13,7 +13,6 @@ what is wrong with one file read from such a folder.
 from __future__ import annotations
 
 import fnmatch
-import hashlib
 import json
 import os
 import stat
@@ -21,6 +20,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from benchmarks.provenance import file_sha256
 from graphkit.files import atomic_writer
 
 __all__ = [
@@ -34,7 +34,6 @@ __all__ = [
 ]
 
 MANIFEST = "manifest.json"
-_CHUNK = 1 << 20
 # folders above a file whose manifest may vouch for it (eval's files lie two or three below its manifest)
 _LEVELS = 4
 
@@ -82,14 +81,6 @@ def begin_outputs(manifest: str | Path | None, command: str, covers: Iterable[st
     return _write(manifest, record)
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as stream:
-        while chunk := stream.read(_CHUNK):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 def _entry(path: Path, base: Path) -> dict[str, Any] | None:
     try:
         found = path.stat()
@@ -98,7 +89,7 @@ def _entry(path: Path, base: Path) -> dict[str, Any] | None:
     if not stat.S_ISREG(found.st_mode):  # a FIFO or a device was streamed into: nothing to vouch for
         return None
     name = Path(os.path.relpath(os.path.abspath(path), os.path.abspath(base))).as_posix()
-    return {"name": name, "size": found.st_size, "sha256": _sha256(path)}
+    return {"name": name, "size": found.st_size, "sha256": file_sha256(path)}
 
 
 def write_manifest(manifest: str | Path | None, files: Iterable[str | Path], command: str) -> Path | None:
@@ -157,12 +148,15 @@ def check_manifest(where: str | Path) -> list[str]:
 
 def _changed(path: Path, entry: dict[str, Any]) -> str | None:
     try:
-        size = path.stat().st_size
+        found = path.stat()
     except OSError:
         return "missing"
+    if not stat.S_ISREG(found.st_mode):  # a FIFO put in its place would never be read to its end
+        return "not a regular file any more"
+    size = found.st_size
     if size != entry.get("size"):
         return f"changed since the run wrote it (size {size}, not {entry.get('size')})"
-    if _sha256(path) != entry.get("sha256"):
+    if file_sha256(path) != entry.get("sha256"):
         return "changed since the run wrote it (checksum differs)"
     return None
 

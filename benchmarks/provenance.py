@@ -14,6 +14,9 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from benchmarks.errors import InvalidRecord
+from graphkit.reading import open_regular
+
 __all__ = ["file_sha256", "input_entry", "versions"]
 
 #: The packages every report names; a caller adds the ones its results depend on.
@@ -24,6 +27,11 @@ def file_sha256(path: str | Path) -> str:
     """Checksum of a file, recorded in reports so results can be traced to their inputs.
 
     A folder (a Hugging Face dataset) is checksummed over its files' relative paths and contents, in sorted order.
+
+    Raises
+    ------
+    InvalidRecord
+        ``path`` is missing, unreadable, a FIFO or a device (which would never end); one line naming it.
     """
     digest = hashlib.sha256()
     path = Path(path)
@@ -31,7 +39,7 @@ def file_sha256(path: str | Path) -> str:
     for file in files:
         if file != path:
             digest.update(file.relative_to(path).as_posix().encode("utf-8") + b"\0")
-        with open(file, "rb") as stream:
+        with open_regular(file, what="data", error=InvalidRecord) as stream:
             for block in iter(lambda: stream.read(1 << 20), b""):
                 digest.update(block)
     return digest.hexdigest()

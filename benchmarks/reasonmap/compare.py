@@ -28,7 +28,6 @@ The published aggregate
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -293,12 +292,8 @@ def compare_markdown(comparison: Mapping[str, Any], aggregate: Mapping[str, Any]
 
 def write_compare(directory: str | Path, record: Mapping[str, Any], markdown: str) -> list[Path]:
     """Write a comparison's ``compare.json`` (``record``) and ``compare.md`` (``markdown``) into ``directory``."""
-    from graphkit.files import atomic_writer
+    from benchmarks.summaries import write_summary, write_text
 
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
-    with atomic_writer(out / "compare.json") as stream:
-        stream.write(json.dumps(record, ensure_ascii=False, indent=2, sort_keys=True) + "\n")
-    with atomic_writer(out / "compare.md") as stream:
-        stream.write(markdown)
-    return [out / "compare.json", out / "compare.md"]
+    return [write_summary(out / "compare.json", record), write_text(out / "compare.md", markdown)]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 
 from benchmarks.manifests import MANIFEST, begin_outputs, check_manifest, manifest_beside, vouches_for, write_manifest
 
@@ -100,3 +101,12 @@ def test_a_manifest_more_than_four_folders_up_is_not_looked_at(tmp_path):
     assert vouches_for(deep) is None
     begin_outputs(tmp_path / "a" / MANIFEST, "eval", covers=("*",))
     assert vouches_for(deep) is not None
+
+
+def test_a_fifo_put_in_a_listed_files_place_is_named_not_read(tmp_path):
+    scored = tmp_path / "scored.jsonl"
+    scored.write_bytes(b"")
+    write_manifest(tmp_path / MANIFEST, [scored], "score")
+    scored.unlink()
+    os.mkfifo(scored)  # the same size, 0: only its kind tells it apart, and reading it would never end
+    assert check_manifest(tmp_path) == ["scored.jsonl: not a regular file any more"]
