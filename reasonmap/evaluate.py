@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from benchmarks.jsonl import first_answers, write_jsonl
 from benchmarks.manifests import MANIFEST, begin_outputs, write_manifest
 from benchmarks.provenance import input_entry
+from benchmarks.reasonmap.task import SCORING_VARIANTS  # route's; plus takes paper and official
 from benchmarks.tasks import ScoreOptions, Task, detect_task, get_task
 
 if TYPE_CHECKING:
@@ -27,9 +28,6 @@ if TYPE_CHECKING:
     from graphkit.graph import TransitGraph
 
 __all__ = ["SCORING_VARIANTS", "Evaluation", "Comparison", "task_of", "evaluate_files", "compare_files"]
-
-#: Every scoring variant ``reasonmap score`` takes (route's; plus takes ``paper`` and ``official``).
-SCORING_VARIANTS: tuple[str, ...] = ("paper", "C1", "C2", "ungated", "official")
 
 
 @dataclass(frozen=True, slots=True)
