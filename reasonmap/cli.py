@@ -12,6 +12,8 @@ import json
 import sys
 from collections.abc import Sequence
 
+from reasonmap.options import report_skipped
+
 
 def _add_city_options(
     parser: argparse.ArgumentParser, *, allow_all: bool = False, allow_dir: bool = False, required: bool = True
@@ -41,19 +43,6 @@ def _graphs(args: argparse.Namespace) -> list:
 
         return [graph_from_file(path) for path in metro_files(args.metro_dir)]
     return [open_graph(city=args.city, metro=args.metro, overlay=args.overlay)]
-
-
-#: Skipped records printed one by one; beyond, a count.
-SHOWN_SKIPPED = 20
-
-
-def report_skipped(problems: Sequence[object], *, see: str | None = None) -> None:
-    """Print the first :data:`SHOWN_SKIPPED` problems on stderr, then how many more (and where they all are)."""
-    for problem in problems[:SHOWN_SKIPPED]:
-        print(f"skipped: {problem}", file=sys.stderr)
-    if len(problems) > SHOWN_SKIPPED:
-        where = f" (see {see})" if see else ""
-        print(f"skipped: ... and {len(problems) - SHOWN_SKIPPED} more{where}", file=sys.stderr)
 
 
 def _print_json(value: object) -> None:

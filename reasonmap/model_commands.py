@@ -25,8 +25,8 @@ from reasonmap.options import (
 
 def _load(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
     """The task of ``--questions`` and its questions by id; skipped records are reported."""
-    from reasonmap.cli import report_skipped
     from reasonmap.evaluate import task_of
+    from reasonmap.options import report_skipped
 
     task = task_of(args.questions, args.task)
     loaded = task.load(args.questions)
@@ -107,7 +107,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from baselines.client import run_requests
     from baselines.requests import Request
     from benchmarks.jsonl import read_jsonl
-    from reasonmap.cli import report_skipped
+    from reasonmap.options import report_skipped
 
     if args.requests:
         requests, problems = read_jsonl(args.requests, Request.from_dict)
@@ -130,7 +130,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_vdi(args: argparse.Namespace) -> int:
-    from reasonmap.cli import report_skipped
+    from reasonmap.options import report_skipped
     from reasonmap.vdi import parse_budgets, run_vdi, vdi_table
     from reasonmap.vdi_samples import load_samples
 

@@ -9,6 +9,8 @@ stays quick.
 from __future__ import annotations
 
 import argparse
+import sys
+from collections.abc import Sequence
 from typing import Any
 
 __all__ = [
@@ -28,6 +30,7 @@ __all__ = [
     "add_metro_dir",
     "add_task_option",
     "client_options",
+    "report_skipped",
 ]
 
 # The libraries' choices and defaults, written out so that building the parser imports none of them (graphkit
@@ -139,3 +142,15 @@ def client_options(args: argparse.Namespace) -> dict[str, Any]:
         "retry_errors": args.retry_errors,
         "progress": not getattr(args, "quiet", False),
     }
+
+
+SHOWN_SKIPPED = 20
+
+
+def report_skipped(problems: Sequence[object], *, see: str | None = None) -> None:
+    """Print the first :data:`SHOWN_SKIPPED` problems on stderr, then how many more (and where they all are)."""
+    for problem in problems[:SHOWN_SKIPPED]:
+        print(f"skipped: {problem}", file=sys.stderr)
+    if len(problems) > SHOWN_SKIPPED:
+        where = f" (see {see})" if see else ""
+        print(f"skipped: ... and {len(problems) - SHOWN_SKIPPED} more{where}", file=sys.stderr)

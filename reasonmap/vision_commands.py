@@ -221,7 +221,7 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
 
 
 def _report_diagnosis(run) -> int:
-    from reasonmap.cli import report_skipped
+    from reasonmap.options import report_skipped
     from vision.diagnosis_report import summary_markdown
 
     report_skipped(run.problems)
