@@ -44,7 +44,15 @@ _OPERATIONAL = ("concurrency", "timeout", "max_retries", "retry_errors")
 
 
 class EvalError(ValueError):
-    """An evaluation that cannot start or produced nothing; the message says why in one line."""
+    """An evaluation that cannot start (exit 2, like any bad input); the message says why in one line."""
+
+    status = 2
+
+
+class NothingDone(EvalError):
+    """An evaluation that ran and produced nothing: no answer, or nothing scored (exit 1)."""
+
+    status = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -289,6 +297,14 @@ def _questions_of(
     return path, questions, problems, carried
 
 
+def _mapqa_images(questions: Sequence[Any], maps: str | None, source: Path) -> str:
+    """Where map QA images are: under ``--maps`` when it holds them (it may be the city maps' folder), else
+    beside their question file, as its ``image`` paths say."""
+    if maps is not None and any((Path(maps) / question.image).is_file() for question in questions):
+        return maps
+    return str(source.resolve().parent)
+
+
 def _samples(scored: Sequence[Any], predictions_path: Path, questions: Sequence[Any]) -> list[dict[str, Any]]:
     """Each verdict with the response it judged and what a reader needs of its question."""
     import json
@@ -369,8 +385,8 @@ def run_eval(
         problems.extend(skipped)
         written.append(questions_path)
         maps = settings.maps or (str(carried) if carried else None)
-        if name == "mapqa" and maps is None and name in files:
-            maps = str(files[name].resolve().parent)  # map QA images are relative to their question file
+        if name == "mapqa" and name in files:
+            maps = _mapqa_images(questions, settings.maps, files[name])
         for mode in settings.modes:
             if mode not in task.modes:
                 log(f"{name}/{mode}: not a mode of {name} questions ({', '.join(task.modes)}); skipped")
@@ -432,10 +448,10 @@ def run_eval(
     record = {"config": config, "results": results, "skipped_records": len(problems)}
     if not answered_any:
         write_summary(out / "results.json", record)  # what happened, for the record; the exit says it failed
-        raise EvalError(f"{out}: not one request was answered (see the error rows in {out}/*/*/predictions.jsonl)")
+        raise NothingDone(f"{out}: not one request was answered (see the error rows in {out}/*/*/predictions.jsonl)")
     if not any(row["n"] for row in results):
         write_summary(out / "results.json", record)
-        raise EvalError(f"{out}: no answer could be scored")
+        raise NothingDone(f"{out}: no answer could be scored")
     files_written = (
         write_summary(out / "results.json", record),
         write_text(out / "results.md", results_markdown(record)),
@@ -536,7 +552,7 @@ def cmd_eval(args: Any) -> int:
         result = run_eval(settings, files, args.out, client=client, force=args.force)
     except EvalError as error:
         print(f"reasonmap eval: error: {error}", file=sys.stderr)
-        return 1
+        return error.status
     report_skipped(result.problems, see=f"{args.out}/*/*/report/summary.json")
     print(Path(result.files[1]).read_text(encoding="utf-8"), end="")
     print(f"results in {args.out}/results.json and results.md", file=sys.stderr)

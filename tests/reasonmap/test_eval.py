@@ -111,10 +111,10 @@ def test_a_rerun_asks_nothing_again_and_a_changed_setting_is_refused(tmp_path, c
         assert len(server.calls) == asked == 4
         assert (out / "results.json").read_bytes() == first
         capsys.readouterr()
-        assert _eval(server, out, *arguments, "--temperature", "0.7") == 1
+        assert _eval(server, out, *arguments, "--temperature", "0.7") == 2
         error = capsys.readouterr().err
         assert "--temperature (none), not 0.7" in error and "--force" in error
-        assert _eval(server, out, *arguments[:2], "--modes", "text-only,symbolic", "--tasks", "route") == 1
+        assert _eval(server, out, *arguments[:2], "--modes", "text-only,symbolic", "--tasks", "route") == 2
         assert "--modes text-only, not text-only,symbolic" in capsys.readouterr().err
         assert len(server.calls) == asked
         assert _eval(server, out, *arguments, "--temperature", "0.7", "--force") == 0
@@ -230,7 +230,7 @@ def test_force_refuses_a_folder_that_is_not_a_run_and_spares_what_a_run_did_not_
     (mine / "maps").mkdir(parents=True)
     (mine / "maps" / "precious.png").write_bytes(b"png")
     with ChatServer() as server:
-        assert _eval(server, mine, "--limit", "1", "--tasks", "route", "--modes", "text-only", "--force") == 1
+        assert _eval(server, mine, "--limit", "1", "--tasks", "route", "--modes", "text-only", "--force") == 2
         assert "holds files but no evaluation run" in capsys.readouterr().err
         assert (mine / "maps" / "precious.png").read_bytes() == b"png"
         out = tmp_path / "run"
@@ -275,3 +275,15 @@ def test_a_bad_client_option_is_refused_before_anything_is_recorded(tmp_path, ca
         assert _eval(server, tmp_path / "run", "--max-tokens", "0", "--tasks", "route") == 2
     assert "max_tokens" in capsys.readouterr().err
     assert not (tmp_path / "run" / "eval.json").exists()
+
+
+def test_map_qa_images_are_found_beside_their_file_when_maps_holds_the_city_maps(tmp_path):
+    maps = _maps(tmp_path / "maps")
+    with ChatServer(default=Reply(content="The answer is A.")) as server:
+        code = _eval(
+            server, tmp_path / "run", "--tasks", "route,mapqa", "--questions", str(MAPQA), "--limit", "2",
+            "--modes", "full", "--maps", str(maps),
+        )  # fmt: skip
+    assert code == 0
+    rows = json.loads((tmp_path / "run" / "results.json").read_text("utf-8"))["results"]
+    assert [(row["task"], row["n"], row["n_skipped_no_map"]) for row in rows] == [("route", 4, 0), ("mapqa", 2, 0)]
