@@ -9,7 +9,7 @@ import socket
 import pytest
 
 import baselines.client
-from baselines.chat import redact, shown_url
+from baselines.chat import redact
 from baselines.client import EndpointRefused, EndpointUnreachable, OutputFileError, run_requests
 from baselines.requests import Request
 from reasonmap.cli import main
@@ -152,6 +152,8 @@ def test_user_info_and_query_of_the_endpoint_are_never_shown(server, tmp_path):
     with pytest.raises(ValueError, match="got 'ftp://h/v1'") as refused_url:
         run_requests([], endpoint=f"ftp://bob:{password}@h/v1?key=QUERY-SECRET-42", model="m", out=tmp_path / "r")
     assert password[:8] not in str(refused_url.value)
+    from baselines.chat import shown_url
+
     assert shown_url(f"bob:{password}@h:80/v1/x@y") == "h:80/v1/x@y"
 
 
