@@ -338,9 +338,17 @@ def _append(fd: int, row: dict[str, Any]) -> None:
 # -- the run ------------------------------------------------------------------------------------------------------
 
 
-def _check_options(
+def check_options(
     *, model: str, concurrency: int, max_tokens: int | None, timeout: float, max_retries: int, temperature: float | None
 ) -> None:
+    """Refuse an option no endpoint could take (before anything is asked or written).
+
+    Raises
+    ------
+    ValueError
+        Naming the option and the value.
+    """
+
     def whole(value: Any, low: int) -> bool:
         return isinstance(value, int) and not isinstance(value, bool) and value >= low
 
@@ -441,7 +449,7 @@ def run_requests(
     request failed), ``attempts`` and ``latency_s`` (of the last attempt).
     """
     started = time.monotonic()
-    _check_options(
+    check_options(
         model=model,
         concurrency=concurrency,
         max_tokens=max_tokens,
