@@ -31,27 +31,71 @@ import time
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 from typing import Any, Literal
-from urllib.parse import urlsplit
+from urllib.parse import unquote_plus, urlsplit
 
 from baselines.requests import Request
 
-__all__ = ["RETRY_STATUSES", "FATAL_STATUSES", "Backoff", "ChatSession", "Outcome", "chat_url", "redact", "ask"]
+__all__ = [
+    "RETRY_STATUSES",
+    "FATAL_STATUSES",
+    "Backoff",
+    "ChatSession",
+    "Outcome",
+    "chat_url",
+    "redact",
+    "shown_url",
+    "whole_characters",
+    "ask",
+]
 
 RETRY_STATUSES = frozenset({408, 429})
 FATAL_STATUSES = frozenset({401, 403, 404})
 _EXCERPT = 300
 _REDACTED = "[redacted]"
 _SHORTEST_PREFIX = 8  # a cut key keeps this much of its start at least to count as the key
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @functools.lru_cache(maxsize=8)
-def _key_pattern(key: str) -> re.Pattern[str]:
-    """Every form of ``key`` a text may hold: as is or JSON-escaped, whole or cut to 8 or more characters."""
+def _key_forms(key: str) -> tuple[re.Pattern[str], tuple[str, ...]]:
+    """The spellings of ``key`` a text may hold (as is or JSON-escaped), and a pattern finding their starts."""
     forms = {key, json.dumps(key)[1:-1], json.dumps(key, ensure_ascii=False)[1:-1]}
     forms |= {form.replace("/", "\\/") for form in forms}  # JSON may escape "/" too
-    prefixes = {form[:end] for form in forms for end in range(min(_SHORTEST_PREFIX, len(form)), len(form) + 1)}
-    # longest first: the alternation takes the first that matches, so a whole key is never left half-shown
-    return re.compile("|".join(re.escape(prefix) for prefix in sorted(prefixes, key=lambda p: (-len(p), p))))
+    # only the starts: a pattern of every prefix takes seconds to compile for a 1,200-character key (a JWT)
+    starts = sorted({form[:_SHORTEST_PREFIX] for form in forms})
+    return re.compile("|".join(map(re.escape, starts))), tuple(sorted(forms))
+
+
+def _cut_length(text: str, start: int, form: str) -> int:
+    """How much of ``form`` ``text`` holds from ``start`` on (0 when less than its shortest cut)."""
+    if text.startswith(form, start):
+        return len(form)
+    low, high = min(_SHORTEST_PREFIX, len(form)), len(form) - 1
+    if not text.startswith(form[:low], start):
+        return 0
+    while low < high:  # the longest prefix held: every shorter one is held too
+        middle = (low + high + 1) // 2
+        if text.startswith(form[:middle], start):
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _redact_text(text: str, key: str) -> str:
+    starts, forms = _key_forms(key)
+    pieces = []
+    done = position = 0
+    while found := starts.search(text, position):
+        # the longest form held there: a whole key is never left half-shown
+        length = max(_cut_length(text, found.start(), form) for form in forms)
+        if not length:
+            position = found.start() + 1
+            continue
+        pieces += [text[done : found.start()], _REDACTED]
+        done = position = found.start() + length
+    pieces.append(text[done:])
+    return "".join(pieces)
 
 
 def redact(value: Any, key: str) -> Any:
@@ -74,12 +118,53 @@ def redact(value: Any, key: str) -> Any:
     if not key:
         return value
     if isinstance(value, str):
-        return _key_pattern(key).sub(_REDACTED, value)
+        return _redact_text(value, key)
     if isinstance(value, dict):
         return {redact(name, key): redact(item, key) for name, item in value.items()}
     if isinstance(value, list | tuple):
         return type(value)(redact(item, key) for item in value)
     return value
+
+
+def whole_characters(value: Any) -> Any:
+    """``value`` with each lone surrogate (U+D800 to U+DFFF not part of a pair) replaced by U+FFFD, in strings
+    at any depth of lists and dicts; a pair becomes the character it encodes.
+
+    A server may send ``"\\ud83d"`` alone in its JSON: Python decodes it, but UTF-8 cannot encode it, so a row
+    holding it could not be written (and every rerun would ask again and fail again).
+
+    Examples
+    --------
+    >>> whole_characters({"response": "Route: \\ud83d!", "usage": ["\\ud83d\\ude00"], "n": 1})
+    {'response': 'Route: \\ufffd!', 'usage': ['\\U0001f600'], 'n': 1}
+    """
+    if isinstance(value, str):
+        if _SURROGATE.search(value) is None:
+            return value
+        return value.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    if isinstance(value, dict):
+        return {whole_characters(name): whole_characters(item) for name, item in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(whole_characters(item) for item in value)
+    return value
+
+
+def shown_url(url: str) -> str:
+    """``url`` as a message may show it: without user info (``user:key@``), query string or fragment.
+
+    Examples
+    --------
+    >>> shown_url("https://user:sk-KEY@api.example.com/v1/chat/completions?api-key=sk-KEY#x")
+    'https://api.example.com/v1/chat/completions'
+    >>> shown_url("user:sk-KEY@host:8000/v1")
+    'host:8000/v1'
+    """
+    text = url.split("#", 1)[0].split("?", 1)[0]
+    scheme, separator, rest = text.partition("://")
+    if not separator:
+        scheme, rest = "", text
+    authority, slash, path = rest.partition("/")
+    return f"{scheme}{separator}{authority.rpartition('@')[2]}{slash}{path}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,7 +221,8 @@ def chat_url(endpoint: str) -> str:
     parts = urlsplit(endpoint.strip())
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ValueError(
-            f"endpoint: expected an http:// or https:// base URL such as http://host:8000/v1, got {endpoint!r}"
+            "endpoint: expected an http:// or https:// base URL such as http://host:8000/v1,"
+            f" got {shown_url(endpoint)!r}"
         )
     path = parts.path.rstrip("/")
     if not path:
@@ -179,8 +265,23 @@ class ChatSession:
     label: str = ""
 
     def redact(self, value: Any) -> Any:
-        """``value`` without this session's key: see :func:`redact`."""
-        return redact(value, self.api_key)
+        """``value`` without this session's key, nor the secrets its URL may hold: see :func:`redact`."""
+        value = redact(value, self.api_key)
+        for secret in _url_secrets(self.url):
+            value = redact(value, secret)
+        return value
+
+
+@functools.lru_cache(maxsize=8)
+def _url_secrets(url: str) -> tuple[str, ...]:
+    """What of ``url`` may be a credential: its user info's password and its query's values, as written and
+    decoded, of 8 characters or more (a shorter one, ``api-version=1`` say, would blot out ordinary text).
+
+    The password is never sent, but a server may echo the query (in a 404's message, say)."""
+    parts = urlsplit(url)
+    values = [parts.password or "", *(pair.partition("=")[2] for pair in parts.query.split("&"))]
+    forms = {form for value in values for form in (value, unquote_plus(value)) if len(form) >= _SHORTEST_PREFIX}
+    return tuple(sorted(forms, key=lambda form: (-len(form), form)))  # longest first: none left half-shown
 
 
 @dataclass(frozen=True, slots=True)
@@ -313,20 +414,23 @@ def _completion(payload: Any) -> dict[str, Any]:
 
 
 def _row(request: Request, model: str, fields: dict[str, Any], attempts: int, latency: float) -> dict[str, Any]:
-    return {
-        "id": request.id,
-        "model": model,
-        "question": request.question,
-        "mode": request.mode,
-        "response": fields.get("response", ""),
-        "tokens": fields.get("tokens"),
-        "reasoning": fields.get("reasoning"),
-        "usage": fields.get("usage"),
-        "finish_reason": fields.get("finish_reason"),
-        "error": fields.get("error"),
-        "attempts": attempts,
-        "latency_s": round(latency, 3),
-    }
+    # every string made encodable: one lone surrogate from the server must not keep the row from being written
+    return whole_characters(
+        {
+            "id": request.id,
+            "model": model,
+            "question": request.question,
+            "mode": request.mode,
+            "response": fields.get("response", ""),
+            "tokens": fields.get("tokens"),
+            "reasoning": fields.get("reasoning"),
+            "usage": fields.get("usage"),
+            "finish_reason": fields.get("finish_reason"),
+            "error": fields.get("error"),
+            "attempts": attempts,
+            "latency_s": round(latency, 3),
+        }
+    )
 
 
 def ask(session: ChatSession, request: Request) -> Outcome:

@@ -24,7 +24,11 @@ Resuming
     newline, or not JSON) left by a killed run, and skips every request whose
     ``(id, question, model)`` is already there, error rows included: error
     rows are final unless ``retry_errors=True`` (``--retry-errors``), which
-    removes them (atomically rewriting the file) and asks again. At most
+    removes them (atomically rewriting the file) and asks again. A row of
+    another prompt mode under the same key is refused, and so is a change of
+    the settings that decide the answers (endpoint, model, name, temperature,
+    max_tokens), recorded per model name in ``<out>.settings.json`` (a file
+    without one, from older versions, resumes as before). At most
     ``concurrency`` requests are in flight, so a run killed at any moment
     repeats at most that many calls. An advisory lock refuses a second run on
     the same file (POSIX only).
@@ -37,6 +41,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import stat
 import sys
 import threading
 import time
@@ -45,7 +50,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from baselines.chat import Backoff, ChatSession, Outcome, ask, chat_url
+from baselines.chat import Backoff, ChatSession, Outcome, ask, chat_url, shown_url
 from baselines.requests import Request
 from graphkit.files import atomic_writer
 
@@ -79,7 +84,8 @@ class EndpointUnreachable(ClientError, ConnectionError):
 
 
 class OutputFileError(ClientError, ValueError):
-    """The prediction file cannot be resumed (a bad row before its end, or another run writing to it)."""
+    """The prediction file cannot be resumed (a bad row before its end, another run writing to it, or rows of
+    another mode or other settings)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,11 +142,13 @@ class _Existing:
     length: int
     rows: tuple[tuple[tuple[str, str, str], bool, bytes], ...]
     torn: int
+    modes: tuple[str | None, ...] = ()  # each row's prompt mode (None when it has none)
 
 
 def _scan(data: bytes, label: str) -> _Existing:
     """Rows of a prediction file; a torn last line is left out, a bad line before it is an error."""
     rows = []
+    modes = []
     start = length = number = 0
     while (end := data.find(b"\n", start)) >= 0:  # bytes after the last newline are a torn line
         line = data[start : end + 1]
@@ -152,6 +160,7 @@ def _scan(data: bytes, label: str) -> _Existing:
                 if not isinstance(row, dict):
                     raise ValueError("not a JSON object")
                 key = (str(row["id"]), row["question"], row["model"])
+                _check_key(row)
             except (ValueError, KeyError) as error:
                 if start == len(data):
                     break  # the last line is not a row: torn
@@ -160,8 +169,77 @@ def _scan(data: bytes, label: str) -> _Existing:
                     f"{label}: line {number}: {what}; the file cannot be resumed until this line is fixed or removed"
                 ) from None
             rows.append((key, bool(row.get("error")), line))
+            modes.append(row.get("mode"))
         length = start
-    return _Existing(length, tuple(rows), len(data) - length)
+    return _Existing(length, tuple(rows), len(data) - length, tuple(modes))
+
+
+def _check_key(row: dict[str, Any]) -> None:
+    """``ValueError`` naming the field when the row's key (id, question, model) or mode is of the wrong type."""
+    identifier = row["id"]
+    if isinstance(identifier, bool) or not isinstance(identifier, str | int):
+        raise ValueError(f"field 'id' must be a string, got {identifier!r:.60}")
+    for name in ("question", "model", "mode"):
+        value = row.get(name)
+        if not isinstance(value, str) and (name != "mode" or value is not None):
+            raise ValueError(f"field {name!r} must be a string, got {value!r:.60}")
+
+
+# What decides the answers, with its option's name: a resumed file must have been written with the same.
+_SETTINGS = (
+    ("endpoint", "--endpoint"),
+    ("model", "--model"),
+    ("name", "--name"),
+    ("temperature", "--temperature"),
+    ("max_tokens", "--max-tokens"),
+)
+
+
+def _settings_path(out: Path) -> Path:
+    return out.with_name(out.name + ".settings.json")
+
+
+def _check_settings(out: Path, settings: dict[str, Any], resumed: bool) -> dict[str, Any] | None:
+    """The settings record of ``out`` with this run's entry, ``None`` when it needs no rewrite.
+
+    The record holds each model name's settings; when ``resumed`` (``out`` holds rows of this name), a
+    recorded value that differs from this run's is refused, naming the option.
+    """
+    path = _settings_path(out)
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+        runs = record["runs"]
+        if not isinstance(runs, dict) or not all(isinstance(value, dict) for value in runs.values()):
+            raise ValueError("'runs' must map model names to settings")
+    except FileNotFoundError:
+        runs = {}
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise OutputFileError(
+            f"{path}: not the settings of a prediction file ({error}); remove it, or use another --out"
+        ) from None
+    before = runs.get(settings["name"])
+    if resumed and before is not None:
+        for field, flag in _SETTINGS:
+            if before.get(field) != settings[field]:
+                raise OutputFileError(
+                    f"{out} was written with {flag} {_shown(before.get(field))}, not {_shown(settings[field])};"
+                    f" use another --out or remove {out} and {path}"
+                )
+    if before == settings:
+        return None
+    return {"runs": {**runs, settings["name"]: settings}}
+
+
+def _shown(value: Any) -> str:
+    return "(none)" if value is None else str(value)
+
+
+def _check_modes(out: Path, existing: _Existing, model: str, wanted: dict[tuple[str, str], str]) -> None:
+    """Refuse a run whose requests' mode differs from that of rows of ``model`` under the same key."""
+    for (key, _, _), mode in zip(existing.rows, existing.modes, strict=True):
+        if key[2] != model or not mode or not wanted.get(key[:2]) or wanted[key[:2]] == mode:
+            continue
+        raise OutputFileError(f"{out} holds {mode} answers of {model}; write {wanted[key[:2]]} answers to another file")
 
 
 def _open_locked(path: Path) -> int:
@@ -200,19 +278,29 @@ def _fsync_dir(path: Path) -> None:
 
 
 def _prepare(
-    out: Path, model: str, wanted: set[tuple[str, str]], *, retry_errors: bool
+    out: Path, settings: dict[str, Any], wanted: dict[tuple[str, str], str], *, retry_errors: bool
 ) -> tuple[int, set[tuple[str, str]], set[tuple[str, str]], int]:
-    """Open ``out`` for appending after repairing and, with ``retry_errors``, pruning it.
+    """Open ``out`` for appending after checking, repairing and, with ``retry_errors``, pruning it.
 
-    Returns the locked descriptor, the keys ``(id, question)`` already done for
-    ``model``, those of them with an answer (not only error rows), and the
-    bytes of a torn last line that were dropped.
+    ``settings`` are the run's (see :data:`_SETTINGS`; ``name`` is the model's
+    name in the rows), ``wanted`` each request's mode by key. Returns the
+    locked descriptor, the keys ``(id, question)`` already done for the model,
+    those of them with an answer (not only error rows), and the bytes of a
+    torn last line that were dropped.
     """
+    model = settings["name"]
     out.parent.mkdir(parents=True, exist_ok=True)
     created = not out.exists()
     fd = _open_locked(out)
     try:
         existing = _scan(_read_all(fd), str(out))
+        # refused before anything changes: the file is left as it was
+        _check_modes(out, existing, model, wanted)
+        if stat.S_ISREG(os.fstat(fd).st_mode):  # no record beside a device or a pipe
+            record = _check_settings(out, settings, any(key[2] == model for key, _, _ in existing.rows))
+            if record is not None:
+                with atomic_writer(_settings_path(out)) as stream:
+                    stream.write(json.dumps(record, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
         if existing.torn:
             os.ftruncate(fd, existing.length)
             os.fsync(fd)
@@ -250,9 +338,17 @@ def _append(fd: int, row: dict[str, Any]) -> None:
 # -- the run ------------------------------------------------------------------------------------------------------
 
 
-def _check_options(
+def check_options(
     *, model: str, concurrency: int, max_tokens: int | None, timeout: float, max_retries: int, temperature: float | None
 ) -> None:
+    """Refuse an option no endpoint could take (before anything is asked or written).
+
+    Raises
+    ------
+    ValueError
+        Naming the option and the value.
+    """
+
     def whole(value: Any, low: int) -> bool:
         return isinstance(value, int) and not isinstance(value, bool) and value >= low
 
@@ -268,6 +364,20 @@ def _check_options(
         raise ValueError(f"timeout: expected a positive number of seconds, got {timeout!r}")
     if temperature is not None and (not isinstance(temperature, int | float) or not temperature >= 0):
         raise ValueError(f"temperature: expected a number >= 0 or None, got {temperature!r}")
+
+
+def _checked_key(api_key: str | None) -> str:
+    """The key to send: ``api_key`` or ``OPENAI_API_KEY``, without surrounding whitespace (a key read from a
+    file ends in a newline); ``ValueError``, not showing it, when it holds a character no header may carry."""
+    source = "api_key"
+    if api_key is None:
+        source, api_key = "OPENAI_API_KEY", os.environ.get("OPENAI_API_KEY", "")
+    api_key = api_key.strip()
+    if any(ord(character) < 32 or 127 <= ord(character) < 160 for character in api_key):
+        raise ValueError(f"{source} holds a control character")
+    if any(ord(character) > 255 for character in api_key):
+        raise ValueError(f"{source} holds a character an HTTP header cannot carry")
+    return api_key
 
 
 def run_requests(
@@ -339,7 +449,7 @@ def run_requests(
     request failed), ``attempts`` and ``latency_s`` (of the last attempt).
     """
     started = time.monotonic()
-    _check_options(
+    check_options(
         model=model,
         concurrency=concurrency,
         max_tokens=max_tokens,
@@ -348,8 +458,9 @@ def run_requests(
         temperature=temperature,
     )
     url = chat_url(endpoint)
+    api_key = _checked_key(api_key)
     requests = list(requests)
-    seen: set[tuple[str, str]] = set()
+    seen: dict[tuple[str, str], str] = {}
     for number, request in enumerate(requests, start=1):
         if not isinstance(request, Request):
             raise ValueError(f"requests[{number - 1}]: expected a Request, got {type(request).__name__}")
@@ -359,10 +470,17 @@ def run_requests(
             raise ValueError(
                 f"requests[{number - 1}]: duplicate request id={request.id!r}, question={request.question!r}"
             )
-        seen.add(request.key)
+        seen[request.key] = request.mode
     out = Path(out)
     label = name or model
-    fd, done, answered, torn = _prepare(out, label, seen, retry_errors=retry_errors)
+    settings = {
+        "endpoint": shown_url(url),
+        "model": model,
+        "name": label,
+        "temperature": temperature,
+        "max_tokens": max_tokens,
+    }
+    fd, done, answered, torn = _prepare(out, settings, seen, retry_errors=retry_errors)
     if torn and progress:
         print(f"{out}: dropped a torn last line ({torn} bytes) left by an interrupted run", file=sys.stderr)
     todo = [request for request in requests if request.key not in done]
@@ -374,7 +492,7 @@ def run_requests(
         timeout=float(timeout),
         max_retries=max_retries,
         backoff=backoff if backoff is not None else Backoff(),
-        api_key=api_key if api_key is not None else os.environ.get("OPENAI_API_KEY", ""),
+        api_key=api_key,
         stop=threading.Event(),
         label=label,
     )
@@ -402,7 +520,7 @@ def run_requests(
         done_now=written,
         errors=errors,
         seconds=round(time.monotonic() - started, 3),
-        errors_before=len((seen & done) - answered),
+        errors_before=len((seen.keys() & done) - answered),
     )
 
 
@@ -440,12 +558,12 @@ def _pump(session: ChatSession, todo: list[Request], fd: int, bar: Any, concurre
             outcome = results.get()
             in_flight -= 1
             if isinstance(outcome, BaseException):
-                raise outcome
+                _raise_redacted(outcome, session)
             if outcome.kind == "fatal":
-                message = f"{session.url}: {outcome.message} (check the endpoint, model and key)"
+                message = f"{shown_url(session.url)}: {outcome.message} (check the endpoint, model and key)"
                 raise EndpointRefused(session.redact(message))
             if outcome.kind == "unreachable":
-                raise EndpointUnreachable(session.redact(f"{session.url}: {outcome.message}"))
+                raise EndpointUnreachable(session.redact(f"{shown_url(session.url)}: {outcome.message}"))
             if outcome.kind == "row":
                 write(outcome)
             # the next request starts only once this answer is on disk: a kill repeats at most `concurrency` calls
@@ -467,3 +585,18 @@ def _pump(session: ChatSession, todo: list[Request], fd: int, bar: Any, concurre
         for _ in range(concurrency):
             work.put(None)
     return written, errors
+
+
+def _raise_redacted(error: BaseException, session: ChatSession) -> None:
+    """Raise a worker's ``error`` as it is, or, when its text holds the key, a copy of it without the key."""
+    text = str(error)
+    shown = session.redact(text)
+    if shown == text:
+        raise error
+    try:
+        copy = type(error)(shown)
+    except Exception:  # a type built otherwise (UnicodeError and the like)
+        copy = None
+    if copy is None or str(copy) != shown:
+        copy = ClientError(f"{type(error).__name__}: {shown}")
+    raise copy from None  # not chained: the original's text would be shown with it

@@ -147,8 +147,8 @@ def build_requests(
     alias_strategy : str
         For ``alias``: ``romanize`` or ``borrow`` (see :mod:`baselines.alias`).
     missing_maps : list, optional
-        For ``full``: when given, a question whose map is missing is skipped and the reason appended here
-        (default: an error).
+        For ``full``: when given, a question whose map is missing or unreadable is skipped and the reason
+        appended here (default: an error).
 
     Raises
     ------
@@ -179,12 +179,12 @@ def build_requests(
                 where = Path(maps) / prompts[0].image if prompts[0].image else find_map(maps, prompts[0])
                 if not where.is_file():
                     raise FileNotFoundError(f"no map image at {where}")
-            except FileNotFoundError as error:
+                url = image_data_url(str(where), pixel_budget=pixel_budget, pixel_limit=pixel_limit)
+            except (FileNotFoundError, ValueError) as error:  # missing, or not a readable image
                 if missing_maps is None:
                     raise
                 missing_maps.append(f"question {question.id!r}: {error}; skipped")
                 continue
-            url = image_data_url(str(where), pixel_budget=pixel_budget, pixel_limit=pixel_limit)
         for prompt in prompts:
             meta: dict[str, Any] = {}
             if mode == "full":

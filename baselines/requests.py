@@ -78,10 +78,16 @@ class Request:
         messages = record.get("messages")
         if not isinstance(messages, list) or not messages or not all(isinstance(m, Mapping) for m in messages):
             raise InvalidRecord(f"{where}: field 'messages' must be a non-empty list of chat messages")
+        mode = record.get("mode")
+        if mode is not None and not isinstance(mode, str):
+            raise InvalidRecord(f"{where}: field 'mode' must be a string (the prompt mode), got {mode!r:.80}")
+        meta = record.get("meta")
+        if meta is not None and not isinstance(meta, Mapping):
+            raise InvalidRecord(f"{where}: field 'meta' must be a JSON object, got {meta!r:.80}")
         return cls(
             id=identifier,
             question=kind,
-            mode=str(record.get("mode", "")),
+            mode=mode or "",
             messages=tuple(dict(m) for m in messages),
-            meta=dict(record.get("meta") or {}),
+            meta=dict(meta or {}),
         )

@@ -46,9 +46,9 @@ class Problem:
 
 #: The longest line read (bytes); a longer one is reported and skipped, so no line can exhaust memory.
 MAX_LINE_BYTES = 64 << 20
-# JSON nesting deeper than any record needs; deeper input is refused before the decoder recurses into it.
-MAX_DEPTH = 200
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+# how many lines :func:`first_record` looks through for one that decodes
+_FIRST_LINES = 100
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 
@@ -63,20 +63,6 @@ def open_regular(path: str | Path, what: str = "JSON Lines") -> BinaryIO:
     from graphkit.reading import open_regular as open_file
 
     return open_file(path, what=what, error=InvalidRecord)
-
-
-def _depth_exceeds(line: bytes, limit: int) -> bool:
-    """Whether brackets nest deeper than ``limit`` (counting inside strings too: an over-estimate, only used
-    on lines with more brackets than ``limit``)."""
-    depth = 0
-    for byte in line:
-        if byte in b"[{":
-            depth += 1
-            if depth > limit:
-                return True
-        elif byte in b"]}":
-            depth -= 1
-    return False
 
 
 def _lone_surrogate(value: Any) -> bool:
@@ -99,21 +85,21 @@ def decode_line(line: bytes) -> tuple[Any, str | None]:
     'not UTF-8 (invalid continuation byte at byte 8)'
     >>> decode_line(b'{"a": "\\\\ud800"}')[1]
     'holds an unpaired surrogate escape (U+D800 to U+DFFF), which is not text'
-    >>> decode_line(b"[" * 5000)[1]
-    'nested deeper than 200 levels'
+    >>> decode_line(b"[" * 100_000)[1]
+    'nested too deeply to read'
+    >>> decode_line(b'{"response": "' + b"{" * 300 + b'"}')[1] is None  # brackets in a string are text
+    True
     """
     try:
         text = line.decode("utf-8")
     except UnicodeDecodeError as error:
         return None, f"not UTF-8 ({error.reason} at byte {error.start + 1})"
-    if (line.count(b"[") + line.count(b"{") > MAX_DEPTH) and _depth_exceeds(line, MAX_DEPTH):
-        return None, f"nested deeper than {MAX_DEPTH} levels"
     try:
         value = json.loads(text)
     except json.JSONDecodeError as error:
         return None, f"not valid JSON ({error.msg} at column {error.colno})"
-    except RecursionError:
-        return None, f"nested deeper than {MAX_DEPTH} levels"
+    except RecursionError:  # the decoder recurses once per level: deep input ends here, not in a crash
+        return None, "nested too deeply to read"
     if _SURROGATE_ESCAPE.search(line) and _lone_surrogate(value):
         return None, "holds an unpaired surrogate escape (U+D800 to U+DFFF), which is not text"
     return value, None
@@ -185,7 +171,7 @@ def write_jsonl(path: str | Path, records: Iterable[Any]) -> int:
 
 
 def first_record(path: str | Path) -> Any:
-    """The first non-blank record of a JSON Lines file, to tell what kind of file it is.
+    """The first record of a JSON Lines file that decodes (of its first 100 lines), to tell what kind of file it is.
 
     ``None`` for parquet files, unreadable or irregular files, bad lines and empty files:
     telling the kind is not the place to report them (the loader does).
@@ -195,9 +181,13 @@ def first_record(path: str | Path) -> Any:
         return None
     try:
         with open_regular(path) as handle:
-            for _, line in numbered_lines(handle, str(path)):
+            for number, line in numbered_lines(handle, str(path)):
+                if number > _FIRST_LINES:
+                    break
                 if line is not None and line.strip():
-                    return decode_line(line)[0]
+                    value, why = decode_line(line)
+                    if why is None:  # a bad first line must not make the file read as another task's
+                        return value
     except InvalidRecord:
         return None
     return None

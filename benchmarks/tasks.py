@@ -144,6 +144,9 @@ class Task(Protocol):
         """The summary as a markdown table."""
         ...
 
+    # A task with two variants or more also has ``compare(evaluations, loaded, predictions, variants, options)
+    # -> (record, markdown)``: why two variants' numbers differ (``reasonmap score --compare``).
+
 
 #: Task name -> ``module:attribute`` of its registry entry.
 TASKS: dict[str, str] = {

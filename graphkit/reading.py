@@ -126,10 +126,7 @@ def read_json_file(path: str | Path, *, what: str, error: type[Exception], max_b
 
 
 def _decode(data: bytes, label: str, what: str, error: type[Exception]) -> str:
-    for marks, name in (
-        ((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE), "UTF-32"),
-        ((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE), "UTF-16"),
-    ):
+    for marks, name in _BYTE_ORDER_MARKS:
         mark = next((mark for mark in marks if data.startswith(mark)), None)
         if mark is not None:
             raise error(f"{label}: the {what} is {name} (byte-order mark {mark.hex(' ').upper()}); save it as UTF-8")

@@ -45,9 +45,6 @@ def _graphs(args: argparse.Namespace) -> list:
     return [open_graph(city=args.city, metro=args.metro, overlay=args.overlay)]
 
 
-#: Skipped records printed one by one; beyond, a count.
-
-
 def _print_json(value: object) -> None:
     sys.stdout.write(json.dumps(value, ensure_ascii=False, indent=2) + "\n")
 

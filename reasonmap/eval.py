@@ -24,6 +24,7 @@ generation and prompt settings) differs from the run's: refused, naming it;
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import shutil
 import sys
@@ -36,6 +37,8 @@ __all__ = ["EvalSettings", "EvalResult", "EvalError", "run_eval", "results_markd
 
 EVAL_FILE = "eval.json"
 RESULTS_FILES = ("results.json", "results.md")
+#: The tasks whose questions ``eval`` generates when no file is given (``--split``).
+GENERATED = ("route", "plus")
 #: What a run writes in the subfolders of DIR, which an unfinished run leaves in doubt (see the layout above).
 _NESTED = ("questions/*.jsonl", "*/*/*.jsonl", "*/*/report/*")
 # Settings that only change how fast or how stubbornly the endpoint is asked, never what it answers.
@@ -43,7 +46,15 @@ _OPERATIONAL = ("concurrency", "timeout", "max_retries", "retry_errors")
 
 
 class EvalError(ValueError):
-    """An evaluation that cannot start or produced nothing; the message says why in one line."""
+    """An evaluation that cannot start (exit 2, like any bad input); the message says why in one line."""
+
+    status = 2
+
+
+class NothingDone(EvalError):
+    """An evaluation that ran and produced nothing: no answer, or nothing scored (exit 1)."""
+
+    status = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,8 +131,8 @@ def _generated(task: str, split: str, seed: int) -> list[Any]:
     raise EvalError(f"{task} questions are not generated: pass their file with --questions FILE")
 
 
-def _question_files(given: Sequence[str], tasks: Sequence[str] | None) -> dict[str, Path]:
-    """Each given question file by its task; two files of one task, or a task asked for without a file, fail."""
+def _question_files(given: Sequence[str]) -> dict[str, Path]:
+    """Each given question file by its task; two files of one task fail."""
     from benchmarks.tasks import detect_task
 
     found: dict[str, Path] = {}
@@ -132,11 +143,6 @@ def _question_files(given: Sequence[str], tasks: Sequence[str] | None) -> dict[s
         if name in found:
             raise EvalError(f"{path}: a second file of {name} questions (the first is {found[name]})")
         found[name] = Path(path)
-    if found and tasks is not None:
-        missing = [task for task in tasks if task not in found]
-        if missing:
-            raise EvalError(f"--tasks {','.join(missing)}: no --questions file holds such questions")
-        found = {task: found[task] for task in tasks}
     return found
 
 
@@ -150,8 +156,15 @@ def settings_from(args: Any) -> tuple[EvalSettings, dict[str, Path]]:
         tasks = tuple(name.strip() for name in args.tasks.split(",") if name.strip())
         for name in tasks:
             get_task(name)  # an unknown name lists the known ones
-    files = _question_files(args.questions or (), tasks)
-    tasks = tuple(files) if files else tasks or ("route", "plus")
+    files = _question_files(args.questions or ())
+    if tasks is None:
+        tasks = tuple(files) or ("route", "plus")
+    elif unused := [name for name in files if name not in tasks]:
+        raise EvalError(f"--questions {files[unused[0]]} holds {unused[0]} questions, which --tasks leaves out")
+    generated = [name for name in tasks if name not in files]
+    if not_generated := [name for name in generated if name not in GENERATED]:
+        raise EvalError(f"{not_generated[0]} questions are not generated: pass their file with --questions FILE")
+    files = {name: files[name] for name in tasks if name in files}
     modes = tuple(name.strip() for name in args.modes.split(",") if name.strip())
     known_modes = {mode for name in task_names() for mode in get_task(name).modes}
     for mode in modes:
@@ -159,13 +172,24 @@ def settings_from(args: Any) -> tuple[EvalSettings, dict[str, Path]]:
             raise EvalError(f"unknown mode {mode!r}: the modes are {', '.join(sorted(known_modes))}")
     if args.limit is not None and args.limit < 1:
         raise EvalError(f"--limit must be at least 1, got {args.limit}")
+    from baselines.client import check_options
+
+    # before anything is written: a typo must not become the run's recorded settings
+    check_options(
+        model=args.model,
+        concurrency=args.concurrency,
+        max_tokens=args.max_tokens,
+        timeout=args.timeout,
+        max_retries=args.max_retries,
+        temperature=args.temperature,
+    )
     settings = EvalSettings(
         endpoint=_endpoint_without_key(args.endpoint),
         model=args.model,
         name=args.name or args.model,
         tasks=tasks,
         modes=modes,
-        split=None if files else args.split,
+        split=args.split if generated else None,
         questions=tuple({"task": task, "file": path.name, "sha256": file_sha256(path)} for task, path in files.items()),
         maps=str(Path(args.maps).resolve()) if args.maps else None,
         metro_dir=str(Path(args.metro_dir).resolve()) if args.metro_dir else None,
@@ -182,26 +206,28 @@ def settings_from(args: Any) -> tuple[EvalSettings, dict[str, Path]]:
 
 
 def _check_resume(out: Path, settings: EvalSettings, force: bool, inputs: Sequence[Path] = ()) -> None:
-    """Refuse a run whose recorded settings differ (naming the first that does), or clear it with ``force``."""
+    """Refuse a run whose recorded settings differ (naming the first that does), or clear it with ``force``.
+
+    A folder that holds files but no run is refused whatever ``force`` says: it is somebody's, not a run's.
+    """
     import json
 
     recorded = out / EVAL_FILE
-    if force:
-        # only what a run writes; never a folder holding this run's inputs (--maps DIR may lie in --out)
-        inputs = [Path(path).resolve() for path in (*inputs, *([settings.maps] if settings.maps else []))]
-        for name in (EVAL_FILE, *RESULTS_FILES):
-            (out / name).unlink(missing_ok=True)
-        for name in ("questions", "maps", "route", "plus", "mapqa"):
-            folder = (out / name).resolve()
-            if folder.is_dir() and not any(path == folder or folder in path.parents for path in inputs):
-                shutil.rmtree(folder)
-        return
     if not recorded.exists():
+        if any(out.iterdir()):
+            raise EvalError(f"{out}: holds files but no evaluation run ({EVAL_FILE}); give an empty or new folder")
         return
     try:
         before = json.loads(recorded.read_text(encoding="utf-8"))["settings"]
+        if not isinstance(before, dict):
+            raise TypeError("settings is not an object")
     except (OSError, ValueError, KeyError, TypeError) as error:
-        raise EvalError(f"{recorded}: not an evaluation's settings ({error}); pass --force to start anew") from None
+        if not force:
+            raise EvalError(f"{out}: not an evaluation's settings ({error}); pass --force to start anew") from None
+        before = {}
+    if force:
+        _clear_run(out, before, inputs)
+        return
     now = settings.to_dict()
     for key in now:
         if before.get(key) != now[key]:
@@ -210,6 +236,26 @@ def _check_resume(out: Path, settings: EvalSettings, force: bool, inputs: Sequen
                 f"{out}: this run was made with {flag} {_shown(before.get(key))}, not {_shown(now[key])};"
                 " rerun with the same settings, or pass --force to start a new run in place"
             )
+
+
+def _clear_run(out: Path, before: Mapping[str, Any], inputs: Sequence[Path]) -> None:
+    """Remove what the run recorded in ``before`` wrote (every task and mode when unknown), never an input."""
+    from benchmarks.tasks import get_task, task_names
+
+    protected = [Path(path).resolve() for path in inputs]
+    tasks = [name for name in before.get("tasks") or task_names() if name in task_names()]
+    for name in (EVAL_FILE, *RESULTS_FILES, "manifest.json"):
+        (out / name).unlink(missing_ok=True)
+    for task in tasks:
+        questions = (out / "questions" / f"{task}.jsonl").resolve()
+        if questions not in protected:
+            questions.unlink(missing_ok=True)
+        for mode in get_task(task).modes:
+            folder = (out / task / mode).resolve()
+            if folder.is_dir() and not any(path == folder or folder in path.parents for path in protected):
+                shutil.rmtree(folder)
+        with contextlib.suppress(OSError):  # left when it holds anything else
+            (out / task).rmdir()
 
 
 def _shown(value: Any) -> str:
@@ -253,6 +299,14 @@ def _questions_of(
     return path, questions, problems, carried
 
 
+def _mapqa_images(questions: Sequence[Any], maps: str | None, source: Path) -> str:
+    """Where map QA images are: under ``--maps`` when it holds them (it may be the city maps' folder), else
+    beside their question file, as its ``image`` paths say."""
+    if maps is not None and any((Path(maps) / question.image).is_file() for question in questions):
+        return maps
+    return str(source.resolve().parent)
+
+
 def _samples(scored: Sequence[Any], predictions_path: Path, questions: Sequence[Any]) -> list[dict[str, Any]]:
     """Each verdict with the response it judged and what a reader needs of its question."""
     import json
@@ -275,13 +329,15 @@ def _samples(scored: Sequence[Any], predictions_path: Path, questions: Sequence[
         }
         if "station_2" in record:
             about[question.id]["station_2"] = record["station_2"]
+    # plus and map QA verdicts do not name the request kind: one request per question, found by id and model
+    by_answer = {}
+    for (id, _, model), response in responses.items():
+        by_answer.setdefault((id, model), response)
     rows = []
     for verdict in scored:
         row = verdict.to_dict()
         kind = str(row.get("question", row.get("type")))
-        response = responses.get((row["id"], kind, row["model"]))
-        if response is None:  # plus and map QA rows name their kind differently from the request
-            response = next((r for (i, _, m), r in responses.items() if i == row["id"] and m == row["model"]), None)
+        response = responses.get((row["id"], kind, row["model"]), by_answer.get((row["id"], row["model"])))
         rows.append({**row, "response": response, "question_info": about.get(row["id"], {})})
     return rows
 
@@ -332,8 +388,8 @@ def run_eval(
         problems.extend(skipped)
         written.append(questions_path)
         maps = settings.maps or (str(carried) if carried else None)
-        if name == "mapqa" and maps is None and name in files:
-            maps = str(files[name].resolve().parent)  # map QA images are relative to their question file
+        if name == "mapqa" and name in files:
+            maps = _mapqa_images(questions, settings.maps, files[name])
         for mode in settings.modes:
             if mode not in task.modes:
                 log(f"{name}/{mode}: not a mode of {name} questions ({', '.join(task.modes)}); skipped")
@@ -384,6 +440,7 @@ def run_eval(
                 report_dir=folder / "report",
                 task=name,
                 metro_dir=settings.metro_dir,
+                ordered=True,  # answers are appended as they come; the scored rows follow the questions
             )
             write_jsonl(folder / "samples.jsonl", _samples(evaluation.verdicts, predictions, questions))
             names = ("requests.jsonl", "predictions.jsonl", "scored.jsonl", "samples.jsonl", f"report/{MANIFEST}")
@@ -394,10 +451,10 @@ def run_eval(
     record = {"config": config, "results": results, "skipped_records": len(problems)}
     if not answered_any:
         write_summary(out / "results.json", record)  # what happened, for the record; the exit says it failed
-        raise EvalError(f"{out}: not one request was answered (see the error rows in {out}/*/*/predictions.jsonl)")
+        raise NothingDone(f"{out}: not one request was answered (see the error rows in {out}/*/*/predictions.jsonl)")
     if not any(row["n"] for row in results):
         write_summary(out / "results.json", record)
-        raise EvalError(f"{out}: no answer could be scored")
+        raise NothingDone(f"{out}: no answer could be scored")
     files_written = (
         write_summary(out / "results.json", record),
         write_text(out / "results.md", results_markdown(record)),
@@ -471,9 +528,12 @@ def add_eval_command(commands: Any) -> None:
         "--tasks", metavar="T,..", help="route, plus, mapqa (default: route,plus; with --questions, their tasks)"
     )
     parser.add_argument("--modes", default="full,text-only", metavar="M,..", help="full, text-only, symbolic, alias")
-    given = parser.add_mutually_exclusive_group()
-    given.add_argument("--split", choices=["test", "train", "all"], default="test", help="questions generated")
-    given.add_argument("--questions", action="append", metavar="FILE", help="a question file of any task (repeatable)")
+    parser.add_argument(
+        "--split", choices=["test", "train", "all"], default="test", help="route and plus: questions generated"
+    )
+    parser.add_argument(
+        "--questions", action="append", metavar="FILE", help="a question file of any task (repeatable); else generated"
+    )
     add_prompt_options(parser)
     add_metro_dir(parser)
     parser.add_argument("--limit", type=int, metavar="N", help="N questions per task, drawn by a seeded hash of ids")
@@ -495,7 +555,7 @@ def cmd_eval(args: Any) -> int:
         result = run_eval(settings, files, args.out, client=client, force=args.force)
     except EvalError as error:
         print(f"reasonmap eval: error: {error}", file=sys.stderr)
-        return 1
+        return error.status
     report_skipped(result.problems, see=f"{args.out}/*/*/report/summary.json")
     print(Path(result.files[1]).read_text(encoding="utf-8"), end="")
     print(f"results in {args.out}/results.json and results.md", file=sys.stderr)

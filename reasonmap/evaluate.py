@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from benchmarks.jsonl import first_answers, write_jsonl
 from benchmarks.manifests import MANIFEST, begin_outputs, write_manifest
 from benchmarks.provenance import input_entry
+from benchmarks.reasonmap.task import SCORING_VARIANTS  # route's; plus takes paper and official
 from benchmarks.tasks import ScoreOptions, Task, detect_task, get_task
 
 if TYPE_CHECKING:
@@ -27,9 +28,6 @@ if TYPE_CHECKING:
     from graphkit.graph import TransitGraph
 
 __all__ = ["SCORING_VARIANTS", "Evaluation", "Comparison", "task_of", "evaluate_files", "compare_files"]
-
-#: Every scoring variant ``reasonmap score`` takes (route's; plus takes ``paper`` and ``official``).
-SCORING_VARIANTS: tuple[str, ...] = ("paper", "C1", "C2", "ungated", "official")
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +67,7 @@ def evaluate_files(
     kind: str | None = None,
     metro_dir: str | Path | None = None,
     executor: Executor | None = None,
+    ordered: bool = False,
 ) -> Evaluation:
     """Score a predictions file against a question file of any task; write scored rows and the report.
 
@@ -78,7 +77,8 @@ def evaluate_files(
     ``kind`` fill in what they leave out; see :mod:`benchmarks.reasonmap.harnesses`). ``graph``, when given,
     is every route question's city; ``metro_dir`` is a folder of Metro Data files named after their cities.
     With an ``executor`` (:mod:`graphkit.executors`), blocks of route predictions are scored by its workers;
-    the outputs are the same byte for byte.
+    the outputs are the same byte for byte. ``ordered`` writes the verdicts in the question file's order
+    (then kind, then model) instead of the predictions' (a model client appends answers as they come).
 
     Raises
     ------
@@ -102,6 +102,9 @@ def evaluate_files(
     problems = [*loaded.problems, *(str(problem) for problem in prediction_problems), *repeated]
     verdicts, skipped = found.score(loaded, kept, options, executor)
     problems.extend(f"{predictions_path}: {message}" for message in skipped)
+    if ordered:
+        position = {id: index for index, id in enumerate(loaded.questions)}
+        verdicts.sort(key=lambda v: (position.get(v.id, len(position)), str(getattr(v, "question", "")), v.model))
     # only now, before the first write: bad arguments or unreadable files leave a good report vouched for
     manifest = begin_outputs(Path(report_dir) / MANIFEST, "score")  # a run killed from here on says so
     write_jsonl(out, verdicts)

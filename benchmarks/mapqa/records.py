@@ -195,7 +195,8 @@ class MapQuestion:
         if "answer" not in record:
             raise InvalidRecord(f"{where}: missing field 'answer'")
         level = record.get("level")
-        if level not in LEVELS or isinstance(level, bool) or not isinstance(level, int):
+        # the type first: `in LEVELS` hashes the value, and a list or dict is not hashable
+        if isinstance(level, bool) or not isinstance(level, int) or level not in LEVELS:
             raise InvalidRecord(f"{where}: field 'level' must be one of {list(LEVELS)}, got {level!r:.80}")
         return cls(
             id=str(identifier),

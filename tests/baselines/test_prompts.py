@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import io
+import json
 
 import pytest
 
@@ -98,3 +99,22 @@ def test_a_city_whose_overlay_splits_a_repeated_name_keeps_its_stations_when_ali
     renamed = alias_graph(graph, alias_mapping(graph))
     assert renamed.stations == graph.stations
     assert renamed.lines_at("36 St Station@M") == ("M", "R") and renamed.lines_at("36 St Station@D") == ("D", "N", "R")
+
+
+def test_a_request_whose_meta_or_mode_is_not_what_it_should_be_is_skipped_with_its_line(tmp_path):
+    from benchmarks.jsonl import read_jsonl
+
+    good = {"id": "q1", "question": "short", "mode": "text-only", "messages": [{"role": "user", "content": "Route?"}]}
+    lines = [good, {**good, "id": "q2", "meta": 1}, {**good, "id": "q3", "meta": "x"}]
+    lines += [{**good, "id": "q4", "meta": None}]
+    lines += [{**good, "id": "q5", "mode": ["text-only"]}, {key: value for key, value in good.items() if key != "mode"}]
+    path = tmp_path / "requests.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    requests, problems = read_jsonl(path, Request.from_dict)
+    assert [(request.id, request.mode, request.meta) for request in requests] == [
+        ("q1", "text-only", {}),
+        ("q4", "text-only", {}),
+        ("q1", "", {}),
+    ]
+    assert [(problem.line, "'meta'" in problem.message) for problem in problems[:2]] == [(2, True), (3, True)]
+    assert problems[2].line == 5 and "'mode'" in problems[2].message and len(problems) == 3

@@ -41,16 +41,23 @@ def test_lone_surrogates_and_deep_nesting_are_reported_per_line(tmp_path):
         b'{"id": 1}',
         b'{"id": 2, "response": "\\ud800"}',
         b'{"id": 3, "response": "\\ud83d\\ude00"}',  # a proper pair: one emoji
-        b"[" * 5000,
+        b"[" * 100_000,
         b'{"id": 5, "x": ' + b"[" * 150 + b"]" * 150 + b"}",
+        b'{"id": 6, "response": "' + b"{" * 300 + b'"}',  # a model stuck in a loop: text, scored as invalid
     ]
     _write(tmp_path / "p.jsonl", lines)
     records, problems = read_jsonl(tmp_path / "p.jsonl", _ids)
-    assert records == [1, 3, 5]
+    assert records == [1, 3, 5, 6]
     assert [(problem.line, problem.message.split(" (")[0]) for problem in problems] == [
         (2, "holds an unpaired surrogate escape"),
-        (4, "nested deeper than 200 levels"),
+        (4, "nested too deeply to read"),
     ]
+
+
+def test_a_bad_first_line_does_not_change_what_kind_of_file_it_is(tmp_path):
+    plus = {"id": "p1", "type": "TorF1", "city": "rome"}
+    _write(tmp_path / "p.jsonl", [b'{"id": "broken\xe9"}', b"not json", json.dumps(plus).encode()])
+    assert first_record(tmp_path / "p.jsonl") == plus
 
 
 def test_a_byte_order_mark_is_read_and_utf16_is_named(tmp_path):

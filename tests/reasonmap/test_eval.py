@@ -111,10 +111,10 @@ def test_a_rerun_asks_nothing_again_and_a_changed_setting_is_refused(tmp_path, c
         assert len(server.calls) == asked == 4
         assert (out / "results.json").read_bytes() == first
         capsys.readouterr()
-        assert _eval(server, out, *arguments, "--temperature", "0.7") == 1
+        assert _eval(server, out, *arguments, "--temperature", "0.7") == 2
         error = capsys.readouterr().err
         assert "--temperature (none), not 0.7" in error and "--force" in error
-        assert _eval(server, out, *arguments[:2], "--modes", "text-only,symbolic", "--tasks", "route") == 1
+        assert _eval(server, out, *arguments[:2], "--modes", "text-only,symbolic", "--tasks", "route") == 2
         assert "--modes text-only, not text-only,symbolic" in capsys.readouterr().err
         assert len(server.calls) == asked
         assert _eval(server, out, *arguments, "--temperature", "0.7", "--force") == 0
@@ -223,6 +223,70 @@ def test_force_never_removes_the_runs_own_inputs(tmp_path):
         code = _eval(server, out, "--questions", str(questions), "--modes", "text-only", "--force")
         assert code == 0
         assert questions.read_bytes() == before
+
+
+def test_force_refuses_a_folder_that_is_not_a_run_and_spares_what_a_run_did_not_write(tmp_path, capsys):
+    mine = tmp_path / "mine"
+    (mine / "maps").mkdir(parents=True)
+    (mine / "maps" / "precious.png").write_bytes(b"png")
+    with ChatServer() as server:
+        assert _eval(server, mine, "--limit", "1", "--tasks", "route", "--modes", "text-only", "--force") == 2
+        assert "holds files but no evaluation run" in capsys.readouterr().err
+        assert (mine / "maps" / "precious.png").read_bytes() == b"png"
+        out = tmp_path / "run"
+        assert _eval(server, out, "--limit", "1", "--tasks", "route", "--modes", "text-only") == 0
+        (out / "maps").mkdir()
+        (out / "maps" / "precious.png").write_bytes(b"png")
+        (out / "route" / "notes.txt").write_text("mine", encoding="utf-8")
+        assert _eval(server, out, "--limit", "1", "--tasks", "plus", "--modes", "text-only", "--force") == 0
+    assert (out / "maps" / "precious.png").read_bytes() == b"png"
+    assert (out / "route" / "notes.txt").read_text(encoding="utf-8") == "mine"
+    assert not (out / "route" / "text-only").exists() and not (out / "questions" / "route.jsonl").exists()
+    assert [row["task"] for row in json.loads((out / "results.json").read_text("utf-8"))["results"]] == ["plus"]
+
+
+def test_tasks_without_a_file_are_generated_beside_those_given(tmp_path):
+    with ChatServer(default=Reply(content="The answer is A.")) as server:
+        code = _eval(
+            server, tmp_path / "run", "--tasks", "route,mapqa", "--questions", str(MAPQA), "--limit", "2",
+            "--modes", "text-only",
+        )  # fmt: skip
+    assert code == 0
+    results = json.loads((tmp_path / "run" / "results.json").read_text("utf-8"))
+    assert [(row["task"], row["n"]) for row in results["results"]] == [("route", 4), ("mapqa", 2)]
+    assert results["config"]["settings"]["split"] == "test"
+
+
+def test_scored_rows_follow_the_questions_whatever_order_answers_came_in(tmp_path):
+    outputs = []
+    for name, concurrency in (("a", "1"), ("b", "8")):
+        with ChatServer() as server:
+            arguments = ("--limit", "8", "--tasks", "route", "--modes", "text-only", "--concurrency", concurrency)
+            assert _eval(server, tmp_path / name, *arguments) == 0
+        outputs.append((tmp_path / name / "route" / "text-only" / "scored.jsonl").read_bytes())
+    assert outputs[0] == outputs[1]
+    ids = [json.loads(line)["id"] for line in outputs[0].decode("utf-8").splitlines()]
+    questions = [json.loads(line)["id"] for line in (tmp_path / "a" / "questions" / "route.jsonl").open()]
+    assert list(dict.fromkeys(ids)) == questions
+
+
+def test_a_bad_client_option_is_refused_before_anything_is_recorded(tmp_path, capsys):
+    with ChatServer() as server:
+        assert _eval(server, tmp_path / "run", "--max-tokens", "0", "--tasks", "route") == 2
+    assert "max_tokens" in capsys.readouterr().err
+    assert not (tmp_path / "run" / "eval.json").exists()
+
+
+def test_map_qa_images_are_found_beside_their_file_when_maps_holds_the_city_maps(tmp_path):
+    maps = _maps(tmp_path / "maps")
+    with ChatServer(default=Reply(content="The answer is A.")) as server:
+        code = _eval(
+            server, tmp_path / "run", "--tasks", "route,mapqa", "--questions", str(MAPQA), "--limit", "2",
+            "--modes", "full", "--maps", str(maps),
+        )  # fmt: skip
+    assert code == 0
+    rows = json.loads((tmp_path / "run" / "results.json").read_text("utf-8"))["results"]
+    assert [(row["task"], row["n"], row["n_skipped_no_map"]) for row in rows] == [("route", 4, 0), ("mapqa", 2, 0)]
 
 
 def test_rescoring_the_nested_files_of_an_unfinished_eval_warns(tmp_path, capsys):

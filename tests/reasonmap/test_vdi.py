@@ -314,3 +314,23 @@ def test_cli_vdi_prints_the_table_and_writes_the_files(tmp_path, fixture_questio
     assert main(["vdi", "--endpoint", "http://127.0.0.1:9/v1", "--model", "m", "--questions", str(QUESTIONS),
                  "--budgets", "128,x", "--out", str(tmp_path)]) == 2  # fmt: skip
     assert "budgets" in capsys.readouterr().err
+
+
+def test_each_stage_file_records_its_own_max_tokens_and_a_rerun_with_others_is_refused(tmp_path, fixture_questions):
+    from baselines.client import OutputFileError
+
+    def max_tokens_of(stage: str):
+        return json.loads((tmp_path / f"{stage}.jsonl.settings.json").read_text())["runs"]["m"]["max_tokens"]
+
+    samples = load_samples(QUESTIONS)
+    with ChatServer(Script(fixture_questions)) as server:
+        run = {"endpoint": server.url, "model": "m", "budgets": [128], "out": tmp_path, **FAST}
+        run_vdi(samples, answer_max_tokens=200, **run)
+        # the descriptions are asked with their budget, the answers with --max-tokens: each in its own file
+        assert [max_tokens_of(stage) for stage in ("full", "describe-k128", "text-k128")] == [200, 128, 200]
+        hits = server.hits()
+        again = run_vdi(samples, answer_max_tokens=200, **run)
+        assert server.hits() == hits and all(summary.done_now == 0 for _, summary in again.runs)
+        with pytest.raises(OutputFileError, match=r"full\.jsonl was written with --max-tokens 200, not 300"):
+            run_vdi(samples, answer_max_tokens=300, **run)
+        assert server.hits() == hits

@@ -78,6 +78,8 @@ def test_answers_are_read_in_any_case_and_form_and_kept_canonical(kind, given, r
         ({"level": 4}, "'level'"),
         ({"level": "2"}, "'level'"),
         ({"level": True}, "'level'"),
+        ({"level": []}, "'level'"),  # not hashable: checked before `in LEVELS`
+        ({"level": {"n": 2}}, "'level'"),
         ({"category": None}, "'category'"),
         ({"language": " "}, "'language'"),
     ],
