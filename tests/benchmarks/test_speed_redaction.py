@@ -12,4 +12,3 @@ def test_benchmark_redacts_the_texts_that_hold_the_key_and_prints_one_json_objec
     figures = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert figures["key_length"] == 300 and figures["texts"] == 9
     assert figures["redacted"] == 6  # two of every three texts hold the key, whole or cut
-    assert {"first_call_seconds", "seconds", "texts_per_second"} <= set(figures)  # reported, never judged here

@@ -14,5 +14,4 @@ def test_benchmark_prints_one_run_per_model_count_last(capsys):
     assert [run["models"] for run in figures["runs"]] == [3, 20]
     for run in figures["runs"]:
         assert run["questions"] == 4 and run["verdicts"] == run["models"] * 4 * 2
-        assert {"seconds", "peak_rss_mb", "base_rss_mb"} <= set(run)  # reported, never judged here
     assert "20 models: report written in" in captured.err
