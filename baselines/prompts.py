@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import base64
 import io
+import os
 from collections.abc import Callable, Iterable
 from functools import lru_cache
 from pathlib import Path
@@ -109,6 +110,16 @@ def image_data_url(
     return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
+def _inside(path: Path, folder: str | Path) -> bool:
+    """Whether ``path`` lies in ``folder`` as written (``..`` resolved; symbolic links in the folder are the
+    user's own and may point anywhere).
+
+    >>> _inside(Path("maps/rome.png"), "maps"), _inside(Path("maps/../secret.png"), "maps")
+    (True, False)
+    """
+    return Path(os.path.normpath(os.path.abspath(path))).is_relative_to(os.path.normpath(os.path.abspath(folder)))
+
+
 def _messages(content: Any) -> tuple[dict[str, Any], ...]:
     return ({"role": "user", "content": content},)
 
@@ -177,6 +188,8 @@ def build_requests(
         if mode == "full":
             try:
                 where = Path(maps) / prompts[0].image if prompts[0].image else find_map(maps, prompts[0])
+                if not _inside(where, maps):  # a record's path must not send another file to the endpoint
+                    raise ValueError(f"{where}: outside the maps folder {maps}")
                 if not where.is_file():
                     raise FileNotFoundError(f"no map image at {where}")
                 url = image_data_url(str(where), pixel_budget=pixel_budget, pixel_limit=pixel_limit)

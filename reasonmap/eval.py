@@ -365,7 +365,7 @@ def run_eval(
     from baselines.prompts import build_requests
     from benchmarks.jsonl import write_jsonl
     from benchmarks.manifests import MANIFEST, begin_outputs, write_manifest
-    from benchmarks.provenance import versions
+    from benchmarks.provenance import input_entry, versions
     from benchmarks.summaries import write_summary, write_text
     from benchmarks.tasks import get_task, results_of
     from graphkit.cities import graphs_by_city
@@ -380,6 +380,7 @@ def run_eval(
     written = [write_summary(out / EVAL_FILE, config)]
     by_city = graphs_by_city(settings.metro_dir)
     results: list[dict[str, Any]] = []
+    asked: dict[str, dict[str, str]] = {}
     problems: list[str] = []
     answered_any = False
     for name in settings.tasks:
@@ -387,6 +388,7 @@ def run_eval(
         questions_path, questions, skipped, carried = _questions_of(task, settings, files, out)
         problems.extend(skipped)
         written.append(questions_path)
+        asked[name] = input_entry(questions_path)  # generated questions too: what was asked, checksummed
         maps = settings.maps or (str(carried) if carried else None)
         if name == "mapqa" and name in files:
             maps = _mapqa_images(questions, settings.maps, files[name])
@@ -448,7 +450,7 @@ def run_eval(
             rows = [row for row in results_of(evaluation.summary) if row["model"] == settings.name]
             row = rows[0] if rows else {"model": settings.name, "n": 0, "n_invalid": 0, "metrics": {}}
             results.append({"task": name, "mode": mode, **row, "n_skipped_no_map": len(missing)})
-    record = {"config": config, "results": results, "skipped_records": len(problems)}
+    record = {"config": {**config, "questions_asked": asked}, "results": results, "skipped_records": len(problems)}
     if not answered_any:
         write_summary(out / "results.json", record)  # what happened, for the record; the exit says it failed
         raise NothingDone(f"{out}: not one request was answered (see the error rows in {out}/*/*/predictions.jsonl)")

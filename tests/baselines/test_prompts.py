@@ -118,3 +118,27 @@ def test_a_request_whose_meta_or_mode_is_not_what_it_should_be_is_skipped_with_i
     ]
     assert [(problem.line, "'meta'" in problem.message) for problem in problems[:2]] == [(2, True), (3, True)]
     assert problems[2].line == 5 and "'mode'" in problems[2].message and len(problems) == 3
+
+
+def test_a_map_path_leading_out_of_the_maps_folder_is_never_sent(tmp_path):
+    from PIL import Image
+
+    from baselines.prompts import build_requests
+    from benchmarks.mapqa.records import MapQuestion
+    from benchmarks.tasks import get_task
+
+    (tmp_path / "maps").mkdir()
+    Image.new("RGB", (4, 4)).save(tmp_path / "secret.png")  # beside the maps folder, not in it
+    Image.new("RGB", (4, 4)).save(tmp_path / "maps" / "ok.png")
+    record = {"question": "Which?", "options": ["a", "b"], "answer": "A", "type": "single", "level": 1}
+    record |= {"category": "metro", "language": "en"}
+    questions = [
+        MapQuestion.from_dict({**record, "id": "in", "image": "ok.png"}),
+        MapQuestion.from_dict({**record, "id": "out", "image": "../secret.png"}),
+    ]
+    missing: list[str] = []
+    requests = build_requests(
+        questions, mode="full", task=get_task("mapqa"), maps=tmp_path / "maps", missing_maps=missing
+    )
+    assert [request.id for request in requests] == ["in"]
+    assert len(missing) == 1 and "'out'" in missing[0] and "outside the maps folder" in missing[0]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import socket
 from pathlib import Path
@@ -87,6 +88,10 @@ def test_every_task_and_mode_is_asked_scored_and_tabled(tmp_path, capsys):
     assert all(row["n"] == (6 if row["task"] == "route" else 3) for row in results["results"])
     # "answer to <the question>" names no real station: no route answer is correct
     assert all(row["metrics"]["accuracy_short"] == 0 for row in results["results"] if row["task"] == "route")
+    asked = results["config"]["questions_asked"]
+    for task in ("route", "plus"):
+        digest = hashlib.sha256((out / "questions" / f"{task}.jsonl").read_bytes()).hexdigest()
+        assert asked[task] == {"file": f"{task}.jsonl", "sha256": digest}
     config = results["config"]["settings"]
     assert config["model"] == "m" and config["limit"] == 3 and config["endpoint"] == url
     for task, mode in pairs:
