@@ -73,12 +73,13 @@ def measure(stations: int, *, seed: int = 0, workers: int = 1) -> dict:
     }
 
 
-def exponent(sizes: list[dict], *, key: str = "seconds") -> float | None:
-    """Least-squares slope of log ``key`` (seconds) on log pairs (``None`` with fewer than two sizes)."""
-    if len(sizes) < 2:
+def exponent(points: list[tuple[float, float]]) -> float | None:
+    """Least-squares slope of log cost on log size over ``(size, cost)`` points (``None`` with fewer than two):
+    1 for linear growth, 2 for quadratic."""
+    if len(points) < 2:
         return None
-    xs = [math.log(size["pairs"]) for size in sizes]
-    ys = [math.log(size[key]) for size in sizes]
+    xs = [math.log(size) for size, _ in points]
+    ys = [math.log(cost) for _, cost in points]
     mean_x, mean_y = sum(xs) / len(xs), sum(ys) / len(ys)
     slope = sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys)) / sum((x - mean_x) ** 2 for x in xs)
     return round(slope, 3)
@@ -106,7 +107,9 @@ def main(argv=None) -> int:
         sizes.append(json.loads(child.stdout.strip().splitlines()[-1]))
         print(json.dumps(sizes[-1]))
         sys.stdout.flush()
-    print(json.dumps({"sizes": sizes, "exponent": exponent(sizes), "cpu_exponent": exponent(sizes, key="cpu_seconds")}))
+    wall = exponent([(size["pairs"], size["seconds"]) for size in sizes])
+    cpu = exponent([(size["pairs"], size["cpu_seconds"]) for size in sizes])
+    print(json.dumps({"sizes": sizes, "exponent": wall, "cpu_exponent": cpu}))
     return 0
 
 

@@ -101,25 +101,19 @@ def route_files(tmp_path_factory):
     return folder, questions, rows
 
 
+def _score(questions, folder) -> int:
+    """``reasonmap score`` of ``folder/p.jsonl`` against ``questions``, into ``folder/s.jsonl`` and ``folder/r``."""
+    given = ["--questions", str(questions), "--predictions", str(folder / "p.jsonl")]
+    return main(["score", *given, "--out", str(folder / "s.jsonl"), "--report", str(folder / "r")])
+
+
 def test_score_keeps_every_good_row_around_bad_bytes_and_surrogates(route_files, tmp_path, capsys):
     folder, _, rows = route_files
     lines = [row.encode() for row in rows]
     lines[3] = lines[3].replace(b'"response": "', b'"response": "\xff', 1)
     lines[7] = lines[7].replace(b'"model": "', b'"model": "\\udc00', 1)
     _write(tmp_path / "p.jsonl", lines)
-    code = main(
-        [
-            "score",
-            "--questions",
-            str(folder / "q.jsonl"),
-            "--predictions",
-            str(tmp_path / "p.jsonl"),
-            "--out",
-            str(tmp_path / "s.jsonl"),
-            "--report",
-            str(tmp_path / "r"),
-        ]
-    )
+    code = _score(folder / "q.jsonl", tmp_path)
     err = capsys.readouterr().err
     assert code == 0, err
     scored = [json.loads(line) for line in (tmp_path / "s.jsonl").read_text("utf-8").splitlines()]
@@ -133,19 +127,7 @@ def test_a_city_without_metro_data_skips_its_answers_only(route_files, tmp_path,
     records[0] = {**records[0], "city": "atlantis"}
     (tmp_path / "q.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     (tmp_path / "p.jsonl").write_text("".join(row + "\n" for row in rows), encoding="utf-8")
-    code = main(
-        [
-            "score",
-            "--questions",
-            str(tmp_path / "q.jsonl"),
-            "--predictions",
-            str(tmp_path / "p.jsonl"),
-            "--out",
-            str(tmp_path / "s.jsonl"),
-            "--report",
-            str(tmp_path / "r"),
-        ]
-    )
+    code = _score(tmp_path / "q.jsonl", tmp_path)
     err = capsys.readouterr().err
     assert code == 0, err
     scored = (tmp_path / "s.jsonl").read_text("utf-8").splitlines()

@@ -9,11 +9,11 @@ import pytest
 from benchmarks.speed.scaling import exponent, main
 
 
-def test_the_exponent_is_the_slope_of_log_seconds_on_log_pairs():
-    # ten times the pairs in ten times the seconds: slope 1; a hundred times the seconds: slope 2
-    assert exponent([{"pairs": 100, "seconds": 1.0}, {"pairs": 1000, "seconds": 10.0}]) == 1.0
-    assert exponent([{"pairs": 100, "seconds": 1.0}, {"pairs": 1000, "seconds": 100.0}]) == 2.0
-    assert exponent([{"pairs": 100, "seconds": 1.0}]) is None
+def test_the_exponent_is_the_slope_of_log_cost_on_log_size():
+    # ten times the size at ten times the cost: slope 1; at a hundred times the cost: slope 2
+    assert exponent([(100, 1.0), (1000, 10.0)]) == 1.0
+    assert exponent([(100, 1.0), (1000, 100.0)]) == 2.0
+    assert exponent([(100, 1.0)]) is None
 
 
 def test_benchmark_prints_one_line_per_size_and_the_exponent_last(capsys):
