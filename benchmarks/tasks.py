@@ -75,6 +75,8 @@ class ScoreOptions:
     ``weighting`` ``None`` is the task's default. ``source``, ``model`` and
     ``kind`` read another harness's prediction files (route only);
     ``graph`` and ``metro_dir`` say where cities' graphs come from (route).
+    ``official_model`` is the public scripts' model path of every model, or
+    a run name → path mapping, for variant ``official`` (route, plus).
     """
 
     weighting: str | None = None
@@ -84,6 +86,7 @@ class ScoreOptions:
     kind: str | None = None
     graph: TransitGraph | None = None
     metro_dir: str | None = None
+    official_model: str | Mapping[str, str] | None = None
 
 
 class Task(Protocol):

@@ -150,7 +150,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     from benchmarks.tasks import get_task
     from graphkit.cities import open_graph
     from reasonmap.batch import executor_from
-    from reasonmap.evaluate import compare_files, evaluate_files
+    from reasonmap.evaluate import compare_files, evaluate_files, read_official_model
 
     graph = open_graph(metro=args.metro, overlay=args.overlay) if args.metro else None
     given = dict(
@@ -163,6 +163,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         model=args.model,
         kind=args.kind,
         metro_dir=args.metro_dir,
+        official_model=read_official_model(args.official_model) if args.official_model else None,
     )
     if args.compare:
         compared = compare_files(args.questions, args.predictions, variants=args.compare, **given)
@@ -312,6 +313,12 @@ def build_parser() -> argparse.ArgumentParser:
         type=_compare_variants,
         metavar="A,B",
         help="score with two variants (e.g. paper,official): both reports and compare.md/json, why they differ",
+    )
+    score.add_argument(
+        "--official-model",
+        metavar="PATH|FILE",
+        help="official: the public scripts' model path of every model (e.g. Qwen/QVQ-72B-Preview), or a JSON"
+        " file of run names to paths (default: each model's own name, else the closed-model script's rule)",
     )
     score.add_argument("--metro", metavar="PATH", help="score every question against this Metro Data file")
     score.add_argument("--overlay", metavar="PATH", help="its topology overlay (default: beside it)")

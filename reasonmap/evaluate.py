@@ -27,7 +27,15 @@ if TYPE_CHECKING:
     from graphkit.executors import Executor
     from graphkit.graph import TransitGraph
 
-__all__ = ["SCORING_VARIANTS", "Evaluation", "Comparison", "task_of", "evaluate_files", "compare_files"]
+__all__ = [
+    "SCORING_VARIANTS",
+    "Evaluation",
+    "Comparison",
+    "task_of",
+    "evaluate_files",
+    "compare_files",
+    "read_official_model",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,9 +55,46 @@ def task_of(questions_path: str | Path, task: str | None = None) -> Task:
 
 
 def _options(task: Task, variant: str, **given: Any) -> ScoreOptions:
+    from benchmarks.reasonmap.official_scoring import check_official_models
+
     if variant not in task.variants:
         raise ValueError(f"{task.name} answers are scored with variant {' or '.join(task.variants)}, not {variant!r}")
+    check_official_models(given.get("official_model"), table=_public_models())
     return ScoreOptions(variant=variant, **given)
+
+
+def _public_models() -> dict[str, str]:
+    """Every model path of the public scripts, route's and plus's."""
+    from benchmarks.plus.official import PLUS_MODELS
+    from benchmarks.reasonmap.official_scoring import OFFICIAL_MODELS
+
+    return {**PLUS_MODELS, **OFFICIAL_MODELS}
+
+
+def read_official_model(text: str) -> str | dict[str, str]:
+    """``--official-model``: a model path of the public scripts, or a JSON file mapping run names to paths.
+
+    Raises
+    ------
+    ValueError
+        The file is no JSON object of strings, or a path is not one of the public scripts'.
+    """
+    import json
+
+    from benchmarks.reasonmap.official_scoring import check_official_models
+
+    path = Path(text)
+    if not path.is_file():
+        check_official_models(text, table=_public_models())
+        return text
+    try:
+        mapping = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ValueError(f"{path}: not a JSON object of run names to model paths: {error}") from None
+    if not isinstance(mapping, dict) or not all(isinstance(name, str) for name in mapping):
+        raise ValueError(f"{path}: must be a JSON object of run names to model paths")
+    check_official_models(mapping, table=_public_models(), where=str(path))
+    return mapping
 
 
 def evaluate_files(
@@ -68,6 +113,7 @@ def evaluate_files(
     metro_dir: str | Path | None = None,
     executor: Executor | None = None,
     ordered: bool = False,
+    official_model: str | Mapping[str, str] | None = None,
 ) -> Evaluation:
     """Score a predictions file against a question file of any task; write scored rows and the report.
 
@@ -79,6 +125,8 @@ def evaluate_files(
     With an ``executor`` (:mod:`graphkit.executors`), blocks of route predictions are scored by its workers;
     the outputs are the same byte for byte. ``ordered`` writes the verdicts in the question file's order
     (then kind, then model) instead of the predictions' (a model client appends answers as they come).
+    ``official_model`` (variant ``official``) is the public scripts' model path of every model, or a run
+    name → path mapping; by default each model's own name chooses its answer rule.
 
     Raises
     ------
@@ -95,6 +143,7 @@ def evaluate_files(
         kind=kind,
         graph=graph,
         metro_dir=str(metro_dir) if metro_dir is not None else None,
+        official_model=official_model,
     )
     loaded = found.load(questions_path)
     predictions, prediction_problems = found.read_predictions(predictions_path, options)
@@ -139,6 +188,7 @@ def compare_files(
     model: str | None = None,
     kind: str | None = None,
     metro_dir: str | Path | None = None,
+    official_model: str | Mapping[str, str] | None = None,
 ) -> Comparison:
     """Score with two variants, side by side, and charge their difference to causes.
 
@@ -153,7 +203,15 @@ def compare_files(
     if len(variants) != 2 or variants[0] == variants[1] or not set(variants) <= set(found.variants):
         raise ValueError(f"compare needs two different variants of {list(found.variants)}, got {list(variants)}")
     out, report = Path(out), Path(report_dir)
-    given = dict(weighting=weighting, graph=graph, source=source, model=model, kind=kind, metro_dir=metro_dir)
+    given = dict(
+        weighting=weighting,
+        graph=graph,
+        source=source,
+        model=model,
+        kind=kind,
+        metro_dir=metro_dir,
+        official_model=official_model,
+    )
     options = _options(found, variants[0], **{**given, "metro_dir": str(metro_dir) if metro_dir else None})
     loaded = found.load(questions_path)
     predictions, _ = found.read_predictions(predictions_path, options)

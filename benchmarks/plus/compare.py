@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from benchmarks.plus.questions import PLUS_TYPES
+from benchmarks.reasonmap.official_scoring import official_rules_lines
 
 __all__ = ["compare_plus"]
 
@@ -14,7 +15,9 @@ def compare_plus(evaluations: Mapping[str, Any], variants: Sequence[str]) -> tup
     """Two variants' plus accuracy per model and type, and the answers whose verdict differs.
 
     The one cause of a difference is the answer extraction (``extraction``): the variants
-    differ in nothing else. Returns the comparison record and its markdown.
+    differ in nothing else. With ``official``, the record's ``official_rules`` (from its
+    summary) says which model path's rule read each model's answers. Returns the comparison
+    record and its markdown.
     """
     first, second = variants
     rows: dict[str, dict[str, list[float]]] = {}
@@ -60,4 +63,8 @@ def compare_plus(evaluations: Mapping[str, Any], variants: Sequence[str]) -> tup
         "causes": {"extraction": "how the answer is read from the response"},
         "models": models,
     }
+    rules = evaluations["official"].summary.get("official_rules") if "official" in evaluations else None
+    if rules:
+        record["official_rules"] = rules
+        lines += ["", *official_rules_lines(rules)]
     return record, "\n".join(lines) + "\n"

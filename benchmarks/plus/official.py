@@ -11,7 +11,9 @@ the count. :func:`hub_plus_question` reads one as a
 
 Variant ``official`` (:func:`official_plus_answer`, :func:`score_official_plus`)
 reproduces the public ``main_plus.py``, written from its behaviour: the
-answer text (after the last think-end tag, as for route answers); when it
+answer text by model path (:data:`PLUS_MODELS`: after the last ``◁/think▷``,
+stripped, for the Kimi paths; the whole response for the Qwen2.5-VL and
+DeepEyes paths and any other name); when it
 holds no ``oxed{``, for each of ``the final answer is``, ``the answer is``,
 ``the correct answer is``, ``the answer should be``, first as written and
 then capitalised (``The ...``), the text after the phrase's last occurrence,
@@ -38,9 +40,10 @@ from benchmarks.errors import InvalidRecord
 from benchmarks.jsonl import Problem
 from benchmarks.plus.questions import OPTION_LETTERS, PLUS_TYPES, PlusPrediction, PlusQuestion
 from benchmarks.plus.scoring import PlusVerdict
-from benchmarks.reasonmap.official_scoring import official_answer_text
+from benchmarks.reasonmap.official_scoring import DEFAULT_RULE, choose_rule, official_answer_text
 
 __all__ = [
+    "PLUS_MODELS",
     "is_hub_record",
     "hub_plus_question",
     "load_hub_plus",
@@ -49,6 +52,17 @@ __all__ = [
     "official_plus_verdict",
 ]
 
+#: Every model path of ``main_plus.py`` (fscdc/ReasonMap 7ac3bcb: Kimi line 136, the others 175) and its rule
+#: (:data:`~benchmarks.reasonmap.official_scoring.ANSWER_RULES`); any other name is read whole.
+PLUS_MODELS: dict[str, str] = {
+    "moonshotai/Kimi-VL-A3B-Thinking": "kimi",
+    "moonshotai/Kimi-VL-A3B-Instruct": "kimi",
+    "Qwen/Qwen2.5-VL-3B-Instruct": "whole",
+    "Qwen/Qwen2.5-VL-7B-Instruct": "whole",
+    "Qwen/Qwen2.5-VL-32B-Instruct": "whole",
+    "Qwen/Qwen2.5-VL-72B-Instruct": "whole",
+    "ChenShawn/DeepEyes-7B": "whole",  # extracted like Qwen, though the script loads no model for it
+}
 _PHRASES = ("the final answer is", "the answer is", "the correct answer is", "the answer should be")
 _BOX = re.compile("oxed{(.*)}", flags=re.S)
 # (old, new) in the order find_math_answer applies them, then its _strip_string's first rewrites
@@ -197,8 +211,8 @@ def _find_math_answer(text: str) -> str:
     return answer.replace(" ", "")
 
 
-def official_plus_answer(response: str) -> str:
-    """The answer string ``main_plus.py`` extracts from a response.
+def official_plus_answer(response: str, *, rule: str = DEFAULT_RULE) -> str:
+    """The answer string ``main_plus.py`` extracts from a response, its text taken by ``rule``.
 
     Examples
     --------
@@ -207,7 +221,7 @@ def official_plus_answer(response: str) -> str:
     >>> official_plus_answer("Maybe \\\\boxed{B}, no: \\\\boxed{C}.")
     'c'
     """
-    text = official_answer_text(response)
+    text = official_answer_text(response, rule=rule)
     if "oxed{" not in text:
         for phrase in _PHRASES:
             for form in (phrase, phrase.replace("the", "The")):
@@ -220,9 +234,11 @@ def official_plus_answer(response: str) -> str:
     return _find_math_answer(text).rstrip(".").lstrip(":").strip()
 
 
-def score_official_plus(response: str, question: PlusQuestion) -> tuple[int, str | int | None]:
+def score_official_plus(
+    response: str, question: PlusQuestion, *, rule: str = DEFAULT_RULE
+) -> tuple[int, str | int | None]:
     """``(correct, chosen)`` the public way; ``chosen`` is the answer in the question's terms, ``None`` if none."""
-    answer = official_plus_answer(response)
+    answer = official_plus_answer(response, rule=rule)
     if question.type.startswith("TorF"):
         chosen: str | int | None = answer.lower() if answer.lower() in ("yes", "no") else None
     elif question.type == "Counting1":
@@ -236,16 +252,24 @@ def score_official_plus(response: str, question: PlusQuestion) -> tuple[int, str
     return int(chosen is not None and chosen == question.answer), chosen
 
 
-def official_plus_verdict(prediction: PlusPrediction, question: PlusQuestion, weight: float) -> PlusVerdict:
-    """A plus verdict read the public way (``parsed``: the extracted string)."""
-    correct, chosen = score_official_plus(prediction.response, question)
+def official_plus_verdict(
+    prediction: PlusPrediction,
+    question: PlusQuestion,
+    weight: float,
+    *,
+    official_model: str | Mapping[str, str] | None = None,
+) -> PlusVerdict:
+    """A plus verdict read the public way (``parsed``: the extracted string), by the model's rule
+    (:func:`~benchmarks.reasonmap.official_scoring.choose_rule` over :data:`PLUS_MODELS`)."""
+    rule = choose_rule(prediction.model, given=official_model, table=PLUS_MODELS).rule
+    correct, chosen = score_official_plus(prediction.response, question, rule=rule)
     return PlusVerdict(
         prediction.id,
         prediction.model,
         question.type,
         question.city,
         question.difficulty_city,
-        official_plus_answer(prediction.response),
+        official_plus_answer(prediction.response, rule=rule),
         chosen,
         question.answer,
         correct,

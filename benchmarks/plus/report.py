@@ -174,6 +174,10 @@ def plus_markdown_table(summary: Mapping[str, Any]) -> str:
     note = _plotted_models(summary).note
     if note:
         lines += ["", note[0].upper() + note[1:] + "."]
+    if summary.get("official_rules"):
+        from benchmarks.reasonmap.official_scoring import official_rules_lines
+
+        lines += ["", *official_rules_lines(summary["official_rules"])]
     return "\n".join(lines) + "\n"
 
 

@@ -66,7 +66,12 @@ class PlusTask:
 
             # the same rows, weights and skips; only the reading of each answer differs
             by_key = {(p.id, p.model): p for p in predictions}
-            verdicts = [official_plus_verdict(by_key[(v.id, v.model)], questions[v.id], v.weight) for v in verdicts]
+            verdicts = [
+                official_plus_verdict(
+                    by_key[(v.id, v.model)], questions[v.id], v.weight, official_model=options.official_model
+                )
+                for v in verdicts
+            ]
         return verdicts, skipped
 
     def summarize(
@@ -83,6 +88,12 @@ class PlusTask:
             verdicts, weighting=options.weighting or self.default_weighting, inputs=inputs, problems=problems
         )
         summary["variant"] = options.variant
+        if options.variant == "official":
+            from benchmarks.plus.official import PLUS_MODELS
+            from benchmarks.reasonmap.official_scoring import official_rules
+
+            models = (v.model for v in verdicts)
+            summary["official_rules"] = official_rules(models, given=options.official_model, table=PLUS_MODELS)
         return summary
 
     def write_report(self, directory: str | Path, summary: Mapping[str, Any]) -> list[Path]:

@@ -15,7 +15,10 @@ Attribution (per answer, then summed per model and question kind)
     A fixed order makes the split reproducible, but interacting causes are
     charged to the one switched on later.
 
-    When neither variant is ``official``, the one cause is ``variant``.
+    When neither variant is ``official``, the one cause is ``variant``. The
+    official engine reads each model's answers with the rule of its model path
+    (:func:`~benchmarks.reasonmap.official_scoring.choose_rule`); the record's
+    ``official_rules`` says which.
 
 The published aggregate
     The public ``cal_metrics.py`` averages each answer's stored fields per
@@ -33,7 +36,14 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from benchmarks.reasonmap.official_scoring import DEVIATIONS, official_metro, score_official
+from benchmarks.reasonmap.official_scoring import (
+    DEVIATIONS,
+    choose_rule,
+    official_metro,
+    official_rules,
+    official_rules_lines,
+    score_official,
+)
 from benchmarks.reasonmap.records import KINDS, Prediction, Question, Verdict
 from benchmarks.reasonmap.report import published_aggregate_table
 from benchmarks.reasonmap.scoring import get_variant, score_prediction
@@ -50,7 +60,10 @@ __all__ = [
 
 #: Causes of a difference, in the order they are charged.
 CAUSES: dict[str, str] = {
-    "parser_and_names": "the public parser and its string comparison of names (vs ours and the graph's name rules)",
+    "parser_and_names": (
+        "the public parser on its model's answer text and its string comparison of names"
+        " (vs ours and the graph's name rules)"
+    ),
     **DEVIATIONS,
 }
 #: The maps ``cal_metrics.py`` averages over (the paper's test split).
@@ -70,13 +83,16 @@ PUBLISHED_CITIES: tuple[str, ...] = (
 _EPSILON = 1e-9
 
 
-def _scorer(variant: str, weighting: str) -> Callable[[Prediction, Question, TransitGraph], tuple[int, float]]:
+def _scorer(
+    variant: str, weighting: str, official_model: str | Mapping[str, str] | None
+) -> Callable[[Prediction, Question, TransitGraph], tuple[int, float]]:
     if variant == "official":
         metros: dict[int, Any] = {}
 
         def official(prediction: Prediction, question: Question, graph: TransitGraph) -> tuple[int, float]:
             metro = metros.get(id(graph)) or metros.setdefault(id(graph), official_metro(graph))
-            score = score_official(prediction.response, question, metro, kind=prediction.question)
+            rule = choose_rule(prediction.model, given=official_model).rule
+            score = score_official(prediction.response, question, metro, kind=prediction.question, rule=rule)
             return score.correct, score.map_score
 
         return official
@@ -97,6 +113,7 @@ def attribute(
     variants: Sequence[str] = ("paper", "official"),
     weighting: str = "paper",
     weights: Mapping[str, float] | None = None,
+    official_model: str | Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """Per model and question kind: both variants' figures and the causes of their difference.
 
@@ -110,6 +127,8 @@ def attribute(
         The weighting of both variants' figures.
     weights : mapping, optional
         Question id to weight; by default the weighting's.
+    official_model : str or mapping, optional
+        The public scripts' model path of every model, or run name → path (``--official-model``).
 
     Returns
     -------
@@ -117,7 +136,8 @@ def attribute(
         ``{"variants", "weighting", "causes", "models": {model: {kind: {...}}}}``; a kind's entry
         holds ``n``, each variant's ``accuracy`` and ``map_score`` (weighted), their
         ``difference`` and ``causes``: per cause, ``answers`` whose map score it changed,
-        ``map_points``, ``verdicts`` it flipped and ``accuracy_points`` (in %).
+        ``map_points``, ``verdicts`` it flipped and ``accuracy_points`` (in %); with ``official``, also
+        ``official_rules`` (:func:`~benchmarks.reasonmap.official_scoring.official_rules`).
     """
     from benchmarks.reasonmap.weighting import weight_of
 
@@ -128,8 +148,8 @@ def attribute(
         first, second = second, first
     split = second == "official"
     causes = list(CAUSES) if split else ["variant"]
-    score_first = _scorer(first, weighting)
-    score_second = _scorer(second, weighting)
+    score_first = _scorer(first, weighting, official_model)
+    score_second = _scorer(second, weighting, official_model)
     # deviation sets switched on cumulatively: O_0 … O_n
     steps = [frozenset(list(DEVIATIONS)[:k]) for k in range(len(DEVIATIONS) + 1)]
     metros: dict[int, Any] = {}
@@ -143,9 +163,12 @@ def attribute(
         start = score_first(prediction, question, graph)
         if split:
             metro = metros.get(id(graph)) or metros.setdefault(id(graph), official_metro(graph))
+            rule = choose_rule(prediction.model, given=official_model).rule
             path = [start]
             for on in steps:
-                score = score_official(prediction.response, question, metro, kind=prediction.question, deviations=on)
+                score = score_official(
+                    prediction.response, question, metro, kind=prediction.question, deviations=on, rule=rule
+                )
                 path.append((score.correct, score.map_score))
         else:
             path = [start, score_second(prediction, question, graph)]
@@ -200,12 +223,15 @@ def attribute(
                     for cause, (answers, points, flips, flipped) in entry["causes"].items()
                 },
             }
-    return {
+    found = {
         "variants": [first, second],
         "weighting": weighting,
         "causes": {cause: CAUSES.get(cause, "the variants' own rules") for cause in causes},
         "models": models,
     }
+    if split:
+        found["official_rules"] = official_rules(models, given=official_model)
+    return found
 
 
 def published_aggregate(verdicts: Iterable[Verdict], questions: Mapping[str, Question]) -> dict[str, dict[str, Any]]:
@@ -283,6 +309,8 @@ def compare_markdown(comparison: Mapping[str, Any], aggregate: Mapping[str, Any]
                         f"| {cause} | {kind} | {tally['answers']} | {tally['map_points']:+.2f} "
                         f"| {tally['verdicts']} | {tally['accuracy_points']:+.2f} |"
                     )
+    if comparison.get("official_rules"):
+        lines += ["", *official_rules_lines(comparison["official_rules"])]
     if aggregate:
         lines += ["", *published_aggregate_table(aggregate, "official verdicts, unweighted, the 11 test maps")]
     lines += ["", "Causes:", ""]

@@ -163,6 +163,10 @@ def markdown_table(summary: Mapping[str, Any]) -> str:
     note = plotted_models(summary).note
     if note:
         lines += ["", note[0].upper() + note[1:] + "."]
+    if summary.get("official_rules"):
+        from benchmarks.reasonmap.official_scoring import official_rules_lines
+
+        lines += ["", *official_rules_lines(summary["official_rules"])]
     aggregate = summary.get("published_aggregate")
     if aggregate:
         lines += ["", *published_aggregate_table(aggregate, "unweighted means over the 11 test maps")]

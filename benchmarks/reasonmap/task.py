@@ -44,6 +44,7 @@ class ScoreJob:
     metro_dir: str | None
     weighting: str
     variant: str
+    official_model: str | Mapping[str, str] | None = None
 
 
 def score_block(job: ScoreJob) -> tuple[list[Verdict], list[str]]:
@@ -52,7 +53,7 @@ def score_block(job: ScoreJob) -> tuple[list[Verdict], list[str]]:
 
     override = compile_graph(*job.network) if job.network is not None else None
     graph_for = graph_lookup(job.metro, override, job.metro_dir)
-    return _score(job.questions, job.predictions, graph_for, job.weighting, job.variant)
+    return _score(job.questions, job.predictions, graph_for, job.weighting, job.variant, job.official_model)
 
 
 def _score(
@@ -61,11 +62,14 @@ def _score(
     graph_for: Callable[[Question], TransitGraph],
     weighting: str,
     variant: str,
+    official_model: str | Mapping[str, str] | None = None,
 ) -> tuple[list[Verdict], list[str]]:
     if variant == "official":
         from benchmarks.reasonmap.official_scoring import score_official_predictions
 
-        return score_official_predictions(questions, predictions, graph_for, weighting=weighting)
+        return score_official_predictions(
+            questions, predictions, graph_for, weighting=weighting, official_model=official_model
+        )
     return score_predictions(questions, predictions, graph_for, weighting=weighting, variant=variant)
 
 
@@ -162,12 +166,14 @@ class RouteTask:
         predictions, skipped = _with_graphs(questions, predictions, _graph_for(loaded, options))
         if executor is None:
             verdicts, unmatched = _score(
-                questions, predictions, _graph_for(loaded, options), weighting, options.variant
+                questions, predictions, _graph_for(loaded, options), weighting, options.variant, options.official_model
             )
         else:
             network = (options.graph.metro, options.graph.overlay) if options.graph is not None else None
             metro = dict(loaded.context.get("metro", {}))
-            template = ScoreJob({}, (), metro, network, options.metro_dir, weighting, options.variant)
+            template = ScoreJob(
+                {}, (), metro, network, options.metro_dir, weighting, options.variant, options.official_model
+            )
             verdicts, unmatched = _score_on(executor, questions, list(predictions), template)
         return verdicts, [*skipped, *(f"prediction {id!r} matches no question" for id in unmatched)]
 
@@ -191,8 +197,10 @@ class RouteTask:
         )
         if options.variant == "official":
             from benchmarks.reasonmap.compare import published_aggregate
+            from benchmarks.reasonmap.official_scoring import official_rules
 
             summary["published_aggregate"] = published_aggregate(verdicts, loaded.questions)
+            summary["official_rules"] = official_rules((v.model for v in verdicts), given=options.official_model)
         return summary
 
     def write_report(self, directory: str | Path, summary: Mapping[str, Any]) -> list[Path]:
@@ -222,6 +230,7 @@ class RouteTask:
             _graph_for(loaded, options),
             variants=variants,
             weighting=options.weighting or self.default_weighting,
+            official_model=options.official_model,
         )
         aggregate = evaluations["official"].summary.get("published_aggregate") if "official" in evaluations else None
         comparison["published_aggregate"] = aggregate or {}

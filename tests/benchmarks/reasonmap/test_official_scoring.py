@@ -241,12 +241,15 @@ def test_fields_without_a_line_break_read_wrong():
     assert official(text, q, HANZI, kind="long").map_score == 0.0
 
 
-def test_parenthesised_text_is_deleted_and_the_answer_follows_the_last_think_tag():
+def test_parenthesised_text_is_deleted_and_the_answer_follows_the_last_think_tag_under_skywork():
     assert clean_name("Cathedral Pkwy (110 St)") == clean_name("Cathedral Pkwy")
     q = question(HANZI, "甲站", "丁站", ONE_RIDE)
-    # a draft inside the reasoning is ignored; the final text is scored as in the first parametrized case: 14
+    # Skywork's rule drops the draft inside the reasoning; the final text is scored as in the first
+    # parametrized case: 14. Every other model is read whole: the draft's route name and departure
+    # (Line 2, 戊站) are the first fields found, so the endpoints are wrong: 0.
     text = "<think>" + section("Line 2", "戊站", "庚站") + "</think>\n" + section("Line 1", "甲站", "丁站")
-    assert official(text, q, HANZI).map_score == 14.0
+    assert official(text, q, HANZI, rule="skywork").map_score == 14.0
+    assert official(text, q, HANZI).map_score == 0.0
 
 
 def test_unknown_deviations_and_kinds_are_refused():
