@@ -68,7 +68,7 @@ def _public_models() -> dict[str, str]:
     from benchmarks.plus.official import PLUS_MODELS
     from benchmarks.reasonmap.official_scoring import OFFICIAL_MODELS
 
-    return {**PLUS_MODELS, **OFFICIAL_MODELS}
+    return {**OFFICIAL_MODELS, **PLUS_MODELS}
 
 
 def read_official_model(text: str) -> str | dict[str, str]:
