@@ -47,7 +47,7 @@ def hub(kind, answer, **extra):
         ("I think the answer is 3 stations", "3stations"),
         # after the last "=": " 5" -> "5"; "$" removed
         ("the answer is $x = 5$", "5"),
-        # the reasoning before the last </think> is dropped first
+        # read whole (any model but Kimi's): the text after the phrase's last occurrence: "8"
         ("<think>the answer is 7</think>the answer is 8", "8"),
     ],
 )
@@ -132,3 +132,30 @@ def test_hub_parquet_files_are_plus_files(tmp_path):
     assert is_plus_file(tmp_path / "plus.parquet")
     questions, problems = load_plus_questions(tmp_path / "plus.parquet")
     assert ({q.id: q.answer for q in questions.values()}, problems) == ({"0": "no", "1": 5}, [])
+
+
+def test_plus_reports_and_comparisons_say_which_rule_read_each_model(tmp_path):
+    # main_plus.py reads a Kimi path after ◁/think▷ ("The answer is 2": right), any other name whole
+    # (a box is there: its content "3": wrong)
+    (tmp_path / "q.jsonl").write_text(json.dumps(hub("Counting2", 2)) + "\n", encoding="utf-8")
+    text = "◁think▷\\boxed{3}?◁/think▷The answer is 2"
+    rows = [{"id": "0", "model": name, "response": text} for name in ("moonshotai/Kimi-VL-A3B-Thinking", "run")]
+    (tmp_path / "p.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    files = dict(out=tmp_path / "c.jsonl", report_dir=tmp_path / "c", weighting="none")
+    compared = compare_files(tmp_path / "q.jsonl", tmp_path / "p.jsonl", **files)
+    official = compared.evaluations["official"]
+    assert [v.correct for v in official.verdicts] == [1, 0]
+    rules = compared.comparison["official_rules"]
+    assert rules["run"] == {"rule": "whole", "model_path": None, "chosen_by": "default"}
+    assert rules["moonshotai/Kimi-VL-A3B-Thinking"]["rule"] == "kimi"
+    assert "| run | – | `whole` | default |" in (tmp_path / "c" / "official" / "table.md").read_text(encoding="utf-8")
+    assert "| run | – | `whole` | default |" in (tmp_path / "c" / "compare.md").read_text(encoding="utf-8")
+    given = evaluate_files(
+        tmp_path / "q.jsonl",
+        tmp_path / "p.jsonl",
+        out=tmp_path / "g.jsonl",
+        report_dir=tmp_path / "g",
+        variant="official",
+        official_model={"run": "moonshotai/Kimi-VL-A3B-Instruct"},
+    )
+    assert [v.correct for v in given.verdicts] == [1, 1]

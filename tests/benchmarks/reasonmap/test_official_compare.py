@@ -172,3 +172,25 @@ def test_the_cli_offers_every_scoring_variant():
     commands = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
     variant = next(a for a in commands.choices["score"]._actions if a.dest == "variant")
     assert sorted(variant.choices) == sorted(SCORING_VARIANTS)
+
+
+@pytest.mark.slow
+def test_reports_and_the_comparison_say_which_rule_read_each_model(files, capsys):
+    runs = files / "runs.json"
+    runs.write_text(json.dumps({"m": "Qwen/QVQ-72B-Preview"}), encoding="utf-8")
+    argv = ["score", "--questions", str(files / "q.jsonl"), "--predictions", str(files / "p.jsonl")]
+    argv += ["--out", str(files / "s.jsonl"), "--official-model", str(runs)]
+    assert main([*argv, "--report", str(files / "r"), "--variant", "official"]) == 0
+    summary = json.loads((files / "r" / "summary.json").read_text(encoding="utf-8"))
+    expected = {"m": {"rule": "qvq", "model_path": "Qwen/QVQ-72B-Preview", "chosen_by": "given"}}
+    assert summary["official_rules"] == expected
+    row = "| m | Qwen/QVQ-72B-Preview | `qvq` | given |"
+    assert row in (files / "r" / "table.md").read_text(encoding="utf-8")
+    # QVQ's rule: no \boxed{} in the answer, the whole response is read: the same 12 as any model
+    assert summary["published_aggregate"]["m"]["map_score_short"] == 12.0
+    assert main([*argv, "--report", str(files / "c"), "--compare", "paper,official"]) == 0
+    assert json.loads((files / "c" / "compare.json").read_text(encoding="utf-8"))["official_rules"] == expected
+    assert row in (files / "c" / "compare.md").read_text(encoding="utf-8")
+    capsys.readouterr()
+    assert main([*argv[:-1], "Qwen/QVQ", "--report", str(files / "x"), "--variant", "official"]) == 2
+    assert "--official-model: 'Qwen/QVQ' is no model path" in capsys.readouterr().err
