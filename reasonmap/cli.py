@@ -370,6 +370,7 @@ def build_parser() -> argparse.ArgumentParser:
         weighting=None,
         variant="paper",
         compare=None,
+        official_model=None,
         metro=None,
         overlay=None,
         metro_dir=None,
