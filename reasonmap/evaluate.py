@@ -55,7 +55,7 @@ def task_of(questions_path: str | Path, task: str | None = None) -> Task:
 
 
 def _options(task: Task, variant: str, **given: Any) -> ScoreOptions:
-    from benchmarks.reasonmap.official_scoring import check_official_models
+    from benchmarks.reasonmap.official_rules import check_official_models
 
     if variant not in task.variants:
         raise ValueError(f"{task.name} answers are scored with variant {' or '.join(task.variants)}, not {variant!r}")
@@ -66,7 +66,7 @@ def _options(task: Task, variant: str, **given: Any) -> ScoreOptions:
 def _public_models() -> dict[str, str]:
     """Every model path of the public scripts, route's and plus's."""
     from benchmarks.plus.official import PLUS_MODELS
-    from benchmarks.reasonmap.official_scoring import OFFICIAL_MODELS
+    from benchmarks.reasonmap.official_rules import OFFICIAL_MODELS
 
     return {**OFFICIAL_MODELS, **PLUS_MODELS}
 
@@ -81,7 +81,7 @@ def read_official_model(text: str) -> str | dict[str, str]:
     """
     import json
 
-    from benchmarks.reasonmap.official_scoring import check_official_models
+    from benchmarks.reasonmap.official_rules import check_official_models
 
     path = Path(text)
     if not path.is_file():

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from benchmarks.plus.questions import PLUS_TYPES
-from benchmarks.reasonmap.official_scoring import official_rules_lines
+from benchmarks.reasonmap.official_rules import official_rules_lines
 
 __all__ = ["compare_plus"]
 

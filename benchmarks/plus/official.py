@@ -40,7 +40,7 @@ from benchmarks.errors import InvalidRecord
 from benchmarks.jsonl import Problem
 from benchmarks.plus.questions import OPTION_LETTERS, PLUS_TYPES, PlusPrediction, PlusQuestion
 from benchmarks.plus.scoring import PlusVerdict
-from benchmarks.reasonmap.official_scoring import DEFAULT_RULE, choose_rule, official_answer_text
+from benchmarks.reasonmap.official_rules import DEFAULT_RULE, choose_rule, official_answer_text
 
 __all__ = [
     "PLUS_MODELS",
@@ -53,7 +53,7 @@ __all__ = [
 ]
 
 #: Every model path of ``main_plus.py`` (fscdc/ReasonMap 7ac3bcb: Kimi line 136, the others 175) and its rule
-#: (:data:`~benchmarks.reasonmap.official_scoring.ANSWER_RULES`); any other name is read whole.
+#: (:data:`~benchmarks.reasonmap.official_rules.ANSWER_RULES`); any other name is read whole.
 PLUS_MODELS: dict[str, str] = {
     "moonshotai/Kimi-VL-A3B-Thinking": "kimi",
     "moonshotai/Kimi-VL-A3B-Instruct": "kimi",
@@ -260,7 +260,7 @@ def official_plus_verdict(
     official_model: str | Mapping[str, str] | None = None,
 ) -> PlusVerdict:
     """A plus verdict read the public way (``parsed``: the extracted string), by the model's rule
-    (:func:`~benchmarks.reasonmap.official_scoring.choose_rule` over :data:`PLUS_MODELS`)."""
+    (:func:`~benchmarks.reasonmap.official_rules.choose_rule` over :data:`PLUS_MODELS`)."""
     rule = choose_rule(prediction.model, given=official_model, table=PLUS_MODELS).rule
     correct, chosen = score_official_plus(prediction.response, question, rule=rule)
     return PlusVerdict(

@@ -90,7 +90,7 @@ class PlusTask:
         summary["variant"] = options.variant
         if options.variant == "official":
             from benchmarks.plus.official import PLUS_MODELS
-            from benchmarks.reasonmap.official_scoring import official_rules
+            from benchmarks.reasonmap.official_rules import official_rules
 
             models = (v.model for v in verdicts)
             summary["official_rules"] = official_rules(models, given=options.official_model, table=PLUS_MODELS)

@@ -197,7 +197,7 @@ class RouteTask:
         )
         if options.variant == "official":
             from benchmarks.reasonmap.compare import published_aggregate
-            from benchmarks.reasonmap.official_scoring import official_rules
+            from benchmarks.reasonmap.official_rules import official_rules
 
             summary["published_aggregate"] = published_aggregate(verdicts, loaded.questions)
             summary["official_rules"] = official_rules((v.model for v in verdicts), given=options.official_model)

@@ -20,15 +20,15 @@ import pytest
 
 from benchmarks.plus.official import PLUS_MODELS, official_plus_answer, official_plus_verdict
 from benchmarks.plus.questions import PlusPrediction
-from benchmarks.reasonmap.official_scoring import (
+from benchmarks.reasonmap.official_rules import (
     ANSWER_RULES,
     OFFICIAL_MODELS,
     check_official_models,
     choose_rule,
     official_answer_text,
     official_rules,
-    score_official_predictions,
 )
+from benchmarks.reasonmap.official_scoring import score_official_predictions
 from benchmarks.reasonmap.records import Prediction
 from reasonmap.evaluate import read_official_model
 from tests.benchmarks.reasonmap.test_official_scoring import HANZI, ONE_RIDE, official, question, section
