@@ -33,6 +33,7 @@ __all__ = [
     "figure_style",
     "save_figure",
     "vector_path",
+    "remove_figures",
 ]
 
 PLOT_MODELS = 12  # as many as a page-wide figure keeps readable (a panel or a bar each)
@@ -188,3 +189,9 @@ def save_figure(figure: Any, png: str | Path) -> tuple[Path, Path]:
         written.append(path)
     plt.close(figure)
     return written[0], written[1]
+
+
+def remove_figures(directory: str | Path, names: Sequence[str]) -> None:
+    """Delete the figure files ``names`` from ``directory`` where they exist (a report written without figures)."""
+    for name in names:
+        Path(directory, name).unlink(missing_ok=True)

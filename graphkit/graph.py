@@ -18,12 +18,12 @@ least-cost routes from a station are read back from the weights at its stops.
 
 from __future__ import annotations
 
+import sys
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-import igraph
 import numpy
 
 from graphkit.dags import least_cost_hops, towards
@@ -50,6 +50,27 @@ _SOURCES_PER_BLOCK = 32
 # via stops the hop memo may hold before it starts afresh: far above any city's (Beijing's: under a million),
 # while a line of thousands of stations adds millions per departure
 _HELD_STOPS = 20_000_000
+
+
+def _import_igraph():
+    """igraph without the plotting library it loads for its drawing module when one is installed.
+
+    ``import igraph`` imports ``matplotlib.pyplot`` (about a second) though no graph here is drawn; blocking
+    the import while igraph loads leaves its drawing helpers as placeholders and matplotlib importable later.
+    """
+    if "matplotlib" in sys.modules:  # already paid for: igraph may as well use it
+        import igraph
+
+        return igraph
+    sys.modules["matplotlib"] = None  # type: ignore[assignment]  # makes ``import matplotlib`` raise ImportError
+    try:
+        import igraph
+    finally:
+        del sys.modules["matplotlib"]
+    return igraph
+
+
+igraph = _import_igraph()
 
 
 def _index_or_end(options: tuple, value: object) -> int:

@@ -163,6 +163,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         model=args.model,
         kind=args.kind,
         metro_dir=args.metro_dir,
+        figures=args.figures,
     )
     if args.compare:
         compared = compare_files(args.questions, args.predictions, variants=args.compare, **given)
@@ -313,6 +314,9 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="A,B",
         help="score with two variants (e.g. paper,official): both reports and compare.md/json, why they differ",
     )
+    score.add_argument(
+        "--figures", action="store_true", help="draw the report's figures too (PNG and PDF; default: tables only)"
+    )
     score.add_argument("--metro", metavar="PATH", help="score every question against this Metro Data file")
     score.add_argument("--overlay", metavar="PATH", help="its topology overlay (default: beside it)")
     add_metro_dir(score)
@@ -363,6 +367,7 @@ def build_parser() -> argparse.ArgumentParser:
         weighting=None,
         variant="paper",
         compare=None,
+        figures=False,
         metro=None,
         overlay=None,
         metro_dir=None,

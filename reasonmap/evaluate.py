@@ -68,6 +68,7 @@ def evaluate_files(
     metro_dir: str | Path | None = None,
     executor: Executor | None = None,
     ordered: bool = False,
+    figures: bool = True,
 ) -> Evaluation:
     """Score a predictions file against a question file of any task; write scored rows and the report.
 
@@ -79,6 +80,7 @@ def evaluate_files(
     With an ``executor`` (:mod:`graphkit.executors`), blocks of route predictions are scored by its workers;
     the outputs are the same byte for byte. ``ordered`` writes the verdicts in the question file's order
     (then kind, then model) instead of the predictions' (a model client appends answers as they come).
+    ``figures`` ``False`` writes the report's tables only (no plotting library is imported).
 
     Raises
     ------
@@ -111,7 +113,7 @@ def evaluate_files(
     # file names, not paths: the same inputs give the same summary wherever they lie
     inputs = {"questions": input_entry(questions_path), "predictions": input_entry(predictions_path)}
     summary = found.summarize(verdicts, loaded, options, inputs, problems)
-    files = found.write_report(report_dir, summary)
+    files = found.write_report(report_dir, summary, figures=figures)
     write_manifest(manifest, [out, *files], "score")
     return Evaluation(tuple(verdicts), summary, tuple(problems), tuple(files), found.name)
 
@@ -139,6 +141,7 @@ def compare_files(
     model: str | None = None,
     kind: str | None = None,
     metro_dir: str | Path | None = None,
+    figures: bool = True,
 ) -> Comparison:
     """Score with two variants, side by side, and charge their difference to causes.
 
@@ -167,6 +170,7 @@ def compare_files(
             report_dir=report / variant,
             task=found.name,
             variant=variant,
+            figures=figures,
             **given,
         )
         for variant in variants

@@ -201,8 +201,9 @@ def _plot_types(summary: Mapping[str, Any], path: Path) -> None:
         save_figure(figure, path)
 
 
-def write_plus_report(directory: str | Path, summary: Mapping[str, Any]) -> list[Path]:
-    """Write ``summary.json``, ``table.md`` and ``types.png`` (with ``types.pdf``) into ``directory``."""
+def write_plus_report(directory: str | Path, summary: Mapping[str, Any], *, figures: bool = True) -> list[Path]:
+    """Write ``summary.json``, ``table.md`` and, with ``figures``, ``types.png`` (with ``types.pdf``)."""
+    from benchmarks.plotting import remove_figures
     from benchmarks.summaries import write_summary, write_text
 
     out = Path(directory)
@@ -210,5 +211,8 @@ def write_plus_report(directory: str | Path, summary: Mapping[str, Any]) -> list
     cap = _plotted_models(summary)
     write_summary(out / "summary.json", {**summary, "plots": cap.to_dict()} if cap.capped else summary)
     write_text(out / "table.md", plus_markdown_table(summary))
+    if not figures:
+        remove_figures(out, PLUS_REPORT_FILES[2:])
+        return [out / name for name in PLUS_REPORT_FILES[:2]]
     _plot_types(summary, out / "types.png")
     return [out / name for name in PLUS_REPORT_FILES]

@@ -195,10 +195,10 @@ class RouteTask:
             summary["published_aggregate"] = published_aggregate(verdicts, loaded.questions)
         return summary
 
-    def write_report(self, directory: str | Path, summary: Mapping[str, Any]) -> list[Path]:
+    def write_report(self, directory: str | Path, summary: Mapping[str, Any], *, figures: bool = True) -> list[Path]:
         from benchmarks.reasonmap.report import write_report
 
-        return write_report(directory, summary)
+        return write_report(directory, summary, figures=figures)
 
     def table(self, summary: Mapping[str, Any]) -> str:
         from benchmarks.reasonmap.report import markdown_table

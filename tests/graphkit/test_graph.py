@@ -72,3 +72,23 @@ def test_line_lookup_and_unknown_names():
         from graphkit import compile_graph
 
         compile_graph({"Line 1": ["A"]})
+
+
+def test_compiling_a_graph_imports_no_plotting_library_and_leaves_matplotlib_importable():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    code = (
+        "import sys\n"
+        "from graphkit import city_graph\n"
+        "assert city_graph('rome').least_cost('Termini Station', 'Colosseo Station')\n"
+        "assert 'matplotlib' not in sys.modules, 'igraph pulled in matplotlib'\n"
+        "import matplotlib.pyplot\n"  # blocked only while igraph loads
+        "assert sys.modules['matplotlib'] is not None\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=root, env={"PYTHONPATH": str(root)}, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
