@@ -207,9 +207,11 @@ def _plot_types(summary: Mapping[str, Any], path: Path) -> None:
                 color=style.colour, hatch=style.hatch or None, edgecolor="white", linewidth=0,
             )  # fmt: skip
         chances = [(x, chance_accuracy(kind)) for x, kind in enumerate(PLUS_TYPES)]
+        end = width * (max(1, len(models)) - 0.5)
         for number, (x, chance) in enumerate((x, c) for x, c in chances if c is not None):  # a count has none
-            axis.hlines(100 * chance, x - width / 2, x + width * (max(1, len(models)) - 0.5), colors="0.15",
-                        linestyles=(0, (3, 2)), linewidth=0.9, label=None if number else "chance (a random answer)")  # fmt: skip
+            label = None if number else "chance (a random answer)"
+            axis.hlines(100 * chance, x - width / 2, x + end, colors="0.15", linestyles=(0, (3, 2)), linewidth=0.9,
+                        label=label)  # fmt: skip
         axis.set_xticks([x + width * (len(models) - 1) / 2 for x in range(len(PLUS_TYPES))], PLUS_TYPES)
         axis.set_ylim(0, 100)
         axis.set_ylabel("weighted accuracy (%)")

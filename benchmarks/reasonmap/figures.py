@@ -13,11 +13,10 @@ models (:func:`plotted_models`) and say so under the figure.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
-
-import textwrap
 
 from benchmarks.plotting import COLUMN_WIDTH, PAGE_WIDTH, ModelCap, figure_style, model_style, save_figure, top_models
 from benchmarks.reasonmap.records import DIFFICULTIES, KINDS
