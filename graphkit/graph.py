@@ -429,8 +429,8 @@ class TransitGraph:
 
         from graphkit.dags import least_cost_hops
 
-        arrays = [numpy.asarray(values, dtype=numpy.int64) for values in (self._stop_station, self._ride_tails)]
-        self._stop_station, self._ride_tails = arrays
+        self._stop_station = numpy.asarray(self._stop_station, dtype=numpy.int64)  # once: then they are arrays
+        self._ride_tails = numpy.asarray(self._ride_tails, dtype=numpy.int64)
         self._ride_heads = numpy.asarray(self._ride_heads, dtype=numpy.int64)
         n, stops = len(self.stations), len(self._stop_station)
         cells = n + stops + len(self._ride_tails)

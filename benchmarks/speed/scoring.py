@@ -147,7 +147,7 @@ def render(rows: list[list], kind: str, template: str, rng: random.Random, *, cl
     return text
 
 
-# How real models wrap an answer (the forms seen in published runs' responses): each takes the answer's text,
+# How models wrap an answer (reasoning, markdown, steps, drafts, Chinese punctuation, tags): each takes the text,
 # a draft (another answer, stated first and then corrected) and the first station, and returns the response.
 _FORMS = {
     "bare": lambda text, draft, start: text,
