@@ -26,6 +26,10 @@ __all__ = [
     "COLUMN_WIDTH",
     "PAGE_WIDTH",
     "COLOURS",
+    "HATCHES",
+    "MARKERS",
+    "ModelStyle",
+    "model_style",
     "STYLE",
     "PLOT_MODELS",
     "ModelCap",
@@ -33,13 +37,22 @@ __all__ = [
     "figure_style",
     "save_figure",
     "vector_path",
+    "remove_figures",
 ]
 
 PLOT_MODELS = 12  # as many as a page-wide figure keeps readable (a panel or a bar each)
 
 COLUMN_WIDTH, PAGE_WIDTH = 3.4, 7.0
-# Okabe and Ito's colour-blind-safe qualitative colours, black last
-COLOURS = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
+# Okabe and Ito's eight colour-blind-safe colours, then twelve more, each chosen for the largest CIELAB distance
+# to those before it: no two of the twenty closer than ΔE76 26 (the closest pair of Okabe and Ito's own)
+COLOURS = (
+    "#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000",
+    "#332288", "#661100", "#7F7F7F", "#EE3377", "#DBDB8D", "#225522", "#EE8866", "#222255",
+    "#882255", "#9467BD", "#8C564B", "#997700",
+)  # fmt: skip
+# past twenty models the colours come round again, told apart by a hatch on bars and a marker on points
+HATCHES = ("", "////", "....", "xxxx", "\\\\\\\\", "++++")
+MARKERS = ("o", "s", "^", "D", "v", "P")
 STYLE: dict[str, Any] = {
     "font.family": ["DejaVu Sans"],
     "font.size": 8,
@@ -64,6 +77,27 @@ STYLE: dict[str, Any] = {
     "image.interpolation": "none",
     "hatch.linewidth": 0.6,
 }
+
+
+@dataclass(frozen=True, slots=True)
+class ModelStyle:
+    """How one model is drawn: its colour, the hatch of its bars and the marker of its points."""
+
+    colour: str
+    hatch: str
+    marker: str
+
+
+def model_style(index: int) -> ModelStyle:
+    """The style of the ``index``-th model of a figure: no two of the first ``len(COLOURS) * len(HATCHES)`` alike.
+
+    Examples
+    --------
+    >>> model_style(0), model_style(20).colour == model_style(0).colour, model_style(20).hatch
+    (ModelStyle(colour='#0072B2', hatch='', marker='o'), True, '////')
+    """
+    turn, position = divmod(index, len(COLOURS))
+    return ModelStyle(COLOURS[position], HATCHES[turn % len(HATCHES)], MARKERS[turn % len(MARKERS)])
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,3 +222,9 @@ def save_figure(figure: Any, png: str | Path) -> tuple[Path, Path]:
         written.append(path)
     plt.close(figure)
     return written[0], written[1]
+
+
+def remove_figures(directory: str | Path, names: Sequence[str]) -> None:
+    """Delete the figure files ``names`` from ``directory`` where they exist (a report written without figures)."""
+    for name in names:
+        Path(directory, name).unlink(missing_ok=True)

@@ -139,8 +139,8 @@ class Task(Protocol):
         """The summary: per model, the task's metrics (``models``), and what was read (``inputs``)."""
         ...
 
-    def write_report(self, directory: str | Path, summary: Mapping[str, Any]) -> list[Path]:
-        """``summary.json``, ``table.md`` and the task's figures; returns their paths."""
+    def write_report(self, directory: str | Path, summary: Mapping[str, Any], *, figures: bool = True) -> list[Path]:
+        """``summary.json``, ``table.md`` and, with ``figures``, the task's figures; returns the paths written."""
         ...
 
     def table(self, summary: Mapping[str, Any]) -> str:

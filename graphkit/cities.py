@@ -13,7 +13,7 @@ from pathlib import Path
 from graphkit.errors import UnknownCity, shorten
 from graphkit.graph import TransitGraph, compile_graph
 from graphkit.metro import MetroData, load_metro
-from graphkit.names import fold
+from graphkit.names import fold, pinyin_table
 from graphkit.overlays import Overlay, load_overlay, overlay_path_for
 
 __all__ = [
@@ -26,6 +26,7 @@ __all__ = [
     "open_graph",
     "graphs_by_city",
     "CityGraphs",
+    "embedded_pinyin",
 ]
 
 
@@ -161,3 +162,21 @@ class CityGraphs:
 def graphs_by_city(folder: str | Path | None = None) -> CityGraphs:
     """:class:`CityGraphs` of ``folder`` (``None``: the embedded cities only)."""
     return CityGraphs(folder)
+
+
+def embedded_pinyin() -> dict[str, str]:
+    """:func:`~graphkit.names.pinyin_table` of every embedded city: what ``graphkit/data/pinyin.json`` holds.
+
+    Station names and their spellings, each also without 站 (as answers write them), and line names.
+    Rewrite the file with ``python -c "import json; from graphkit.cities import embedded_pinyin;
+    print(json.dumps(embedded_pinyin(), ensure_ascii=False, indent=0))" > graphkit/data/pinyin.json``.
+    """
+    stations: list[str] = []
+    lines: list[str] = []
+    for name in city_names():
+        graph = city_graph(name)
+        for station in graph.stations:
+            for text in graph.spellings(station):
+                stations += [text, text.removesuffix("站")]
+        lines += graph.lines
+    return pinyin_table(stations, lines)

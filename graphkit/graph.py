@@ -18,15 +18,14 @@ least-cost routes from a station are read back from the weights at its stops.
 
 from __future__ import annotations
 
+import math
+import sys
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-import igraph
-import numpy
-
-from graphkit.dags import least_cost_hops, towards
 from graphkit.errors import AmbiguousStation, InvalidName, TransitError, UnknownLine, UnknownStation
 from graphkit.identities import QUALIFIER, station_identities
 from graphkit.matching import NameIndex
@@ -38,6 +37,7 @@ from graphkit.topology import LineTopology, compile_line
 
 if TYPE_CHECKING:
     import networkx
+    import numpy
 
 __all__ = ["TransitGraph", "compile_graph", "RIDE_WEIGHT"]
 
@@ -50,6 +50,26 @@ _SOURCES_PER_BLOCK = 32
 # via stops the hop memo may hold before it starts afresh: far above any city's (Beijing's: under a million),
 # while a line of thousands of stations adds millions per departure
 _HELD_STOPS = 20_000_000
+
+
+@contextmanager
+def _unimportable(name: str) -> Iterator[None]:
+    """``import name`` raises ImportError inside the block, unless the module is loaded already; after it,
+    the module imports as usual."""
+    if name in sys.modules:
+        yield
+        return
+    sys.modules[name] = None  # type: ignore[assignment]  # how the import system spells "not importable"
+    try:
+        yield
+    finally:
+        del sys.modules[name]
+
+
+# ``import igraph`` imports ``matplotlib.pyplot`` for its drawing module (about a second), though no graph here
+# is drawn: without it, igraph's drawing helpers are placeholders
+with _unimportable("matplotlib"):
+    import igraph
 
 
 def _index_or_end(options: tuple, value: object) -> int:
@@ -142,13 +162,15 @@ class TransitGraph:
         n, stops = len(self.stations), len(stop_of)
         boards = [(v, n + k) for k, v in enumerate(stop_station)]
         alights = [(n + k, v) for k, v in enumerate(stop_station)]
-        self._graph = igraph.Graph(
-            n=n + stops, edges=boards + alights + [(n + a, n + b) for a, b in rides], directed=True
-        )
+        with _unimportable("numpy"):  # igraph imports it to ask whether the edges are an array: they are a list
+            self._graph = igraph.Graph(
+                n=n + stops, edges=boards + alights + [(n + a, n + b) for a, b in rides], directed=True
+            )
         self._graph.es["weight"] = [RIDE_WEIGHT] * stops + [0] * stops + [1] * len(rides)
-        self._stop_station = numpy.array(stop_station, dtype=numpy.int64)
-        self._ride_tails = numpy.array([a for a, _ in rides], dtype=numpy.int64)
-        self._ride_heads = numpy.array([b for _, b in rides], dtype=numpy.int64)
+        # as arrays only when routes are searched: scoring reads names and lines, and numpy takes a while to import
+        self._stop_station: Sequence[int] = stop_station
+        self._ride_tails: Sequence[int] = [a for a, _ in rides]
+        self._ride_heads: Sequence[int] = [b for _, b in rides]
         self._neighbours = _Memo(self._near)
         self._hops = _Memo(self._build_hop)
         self._segment_keys: dict[int, tuple] = {}
@@ -347,7 +369,7 @@ class TransitGraph:
         if self._costs is None:
             self._costs = self._distance_matrix()
         weight = self._costs[self._vertex[source], self._vertex[target]]
-        if not numpy.isfinite(weight) or source == target:
+        if not math.isfinite(weight) or source == target:
             return None
         rides, stops = divmod(int(weight), RIDE_WEIGHT)
         return rides - 1, stops
@@ -367,6 +389,8 @@ class TransitGraph:
         in station order, ``routes`` sorted as :meth:`route_sort_key` says and
         cut to ``max_routes``. Targets that cannot be reached are left out.
         """
+        from graphkit.dags import towards
+
         s = self._vertex[source]
         wanted = None if targets is None else {self._vertex[name] for name in targets}
         for _, tails, heads in self._least_cost_hops([s]):
@@ -378,6 +402,8 @@ class TransitGraph:
     def _distance_matrix(self) -> numpy.ndarray:
         """All-pairs least weights, filled a block of rows at a time (igraph hands back lists of floats,
         which would take four times the array's memory all at once)."""
+        import numpy
+
         n = len(self.stations)
         matrix = numpy.empty((n, n), dtype=numpy.float64)
         for first in range(0, n, _SOURCES_PER_BLOCK):
@@ -399,6 +425,13 @@ class TransitGraph:
     def _least_cost_hops(self, vertices: Sequence[int]) -> Iterator[tuple[int, list[int], list[int]]]:
         """Per source vertex, the hops ``(tails, heads)`` of its least-cost DAG, grouped by head, nearest first
         (see :func:`graphkit.dags.least_cost_hops`); distances are found a block of sources at a time."""
+        import numpy
+
+        from graphkit.dags import least_cost_hops
+
+        self._stop_station = numpy.asarray(self._stop_station, dtype=numpy.int64)  # once: then they are arrays
+        self._ride_tails = numpy.asarray(self._ride_tails, dtype=numpy.int64)
+        self._ride_heads = numpy.asarray(self._ride_heads, dtype=numpy.int64)
         n, stops = len(self.stations), len(self._stop_station)
         cells = n + stops + len(self._ride_tails)
         per_block = max(1, min(_SOURCES_PER_BLOCK, _CELLS_PER_BLOCK // max(1, cells)))

@@ -29,12 +29,15 @@ __all__ = [
     "reference_lines",
     "reference_block",
     "reference_texts",
+    "sources_per_job",
     "ReferenceJob",
     "write_network",
 ]
 
 # pairs per job handed to an executor: big enough to hide the hand-over, small enough to spread
 _PAIRS_PER_JOB = 100_000
+# via stops a job's text may hold (about 20 bytes each): a long line's pairs carry thousands each, a city's a few
+_STOPS_PER_JOB = 5_000_000
 # via stops of the segments whose JSON is cached before the cache starts afresh (a city's are far fewer)
 _CACHED_STOPS = 10_000_000
 
@@ -128,10 +131,24 @@ def reference_texts(
     jobs = (
         ReferenceJob(graph.given_metro, graph.overlay, graph.stations[first : first + step], max_routes)
         for graph in graphs
-        for step in [max(1, _PAIRS_PER_JOB // max(1, len(graph.stations)))]
+        for step in [sources_per_job(graph)]
         for first in range(0, len(graph.stations), step)
     )
     return executor.map(reference_block, jobs)
+
+
+def sources_per_job(graph: TransitGraph) -> int:
+    """Departures per job: their pairs' references hold about :data:`_STOPS_PER_JOB` via stops at most
+    (and :data:`_PAIRS_PER_JOB` pairs): a job's memory follows the length of its routes, not its pair count.
+
+    A pair's route is guessed as long as the mean distance between two stations of one line (a third of
+    its length), over the lines, weighted by their pairs.
+    """
+    stations = max(1, len(graph.stations))
+    lengths = [len(topology.stations) for topology in graph.lines.values()]
+    pairs = sum(length * length for length in lengths)
+    stops = max(1.0, sum(length**3 for length in lengths) / (3 * pairs)) if pairs else 1.0
+    return max(1, min(_PAIRS_PER_JOB // stations, int(_STOPS_PER_JOB / (stations * stops))))
 
 
 @dataclass(frozen=True, slots=True)

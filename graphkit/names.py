@@ -12,11 +12,14 @@ several distinct names into an ambiguity instead of merging them.
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
+from collections.abc import Iterable
 from functools import lru_cache
+from importlib import resources
 
-__all__ = ["fold", "station_keys", "line_keys", "has_cjk", "romanize", "unsafe_character"]
+__all__ = ["fold", "station_keys", "line_keys", "has_cjk", "romanize", "unsafe_character", "pinyin_table"]
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
 # Bidi controls (embeddings, overrides, isolates, marks) change how a name looks, not what it folds to.
@@ -86,11 +89,52 @@ def has_cjk(text: str) -> bool:
     return _CJK.search(text) is not None
 
 
+#: the pinyin of the embedded cities' names (:func:`pinyin_table`), read instead of importing pypinyin (a second)
+PINYIN_FILE = "pinyin.json"
+
+
+@lru_cache(maxsize=1)
+def _known_pinyin() -> dict[str, str]:
+    path = resources.files("graphkit") / "data" / PINYIN_FILE
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+
+
 def _pinyin(text: str) -> str:
-    from pypinyin import lazy_pinyin  # heavy: loaded only for Chinese names
+    known = _known_pinyin().get(text)
+    return known if known is not None else _computed_pinyin(text)
+
+
+def _computed_pinyin(text: str) -> str:
+    from pypinyin import lazy_pinyin  # heavy: loaded only for Chinese names the table lacks
 
     # pinyin's "v" stands for "ü", which people type as "u", "v" or "ü"
     return " ".join(lazy_pinyin(text)).replace("ü", "u").replace("v", "u")
+
+
+def _romanized_parts(name: str) -> list[tuple[str, str]]:
+    """What :func:`romanize` renders: (Chinese text put in pinyin, English words after it)."""
+    name = name.strip()
+    base = _STATION_SUFFIX.sub("", name) or name
+    parts = [(base, "")]
+    if name.endswith("火车站") and len(name) > 3:  # 站 here is part of the generic ending
+        parts.append((name[:-3], " railway station"))
+    else:
+        for ending, english in _GENERIC_ENDINGS:
+            if base.endswith(ending) and len(base) > len(ending):
+                parts.append((base[: -len(ending)], f" {english}"))
+                break
+    return parts
+
+
+def pinyin_table(station_names: Iterable[str], line_names: Iterable[str]) -> dict[str, str]:
+    """The pinyin that the keys of these names ask for, computed with pypinyin, sorted by text.
+
+    ``graphkit/data/pinyin.json`` holds this table for the embedded cities (their names and spellings,
+    and each station name without 站, as answers write it), so that matching them never imports pypinyin.
+    """
+    texts = {text for name in station_names if has_cjk(name) for text, _ in _romanized_parts(name)}
+    texts.update(key for name in line_names if has_cjk(key := _first_line_key(name)))
+    return {text: _computed_pinyin(text) for text in sorted(texts)}
 
 
 @lru_cache(maxsize=65536)
@@ -107,16 +151,7 @@ def romanize(name: str) -> tuple[str, ...]:
     >>> romanize("绿汀路站")
     ('lu ting lu', 'lu ting road')
     """
-    name = name.strip()
-    base = _STATION_SUFFIX.sub("", name) or name
-    forms = [_pinyin(base)]
-    if name.endswith("火车站") and len(name) > 3:  # 站 here is part of the generic ending
-        forms.append(f"{_pinyin(name[:-3])} railway station")
-    else:
-        for ending, english in _GENERIC_ENDINGS:
-            if base.endswith(ending) and len(base) > len(ending):
-                forms.append(f"{_pinyin(base[: -len(ending)])} {english}")
-                break
+    forms = (_pinyin(text) + english for text, english in _romanized_parts(name))
     return tuple(dict.fromkeys(fold(form, keep_spaces=True) for form in forms))
 
 
@@ -168,8 +203,7 @@ def line_keys(name: str) -> tuple[str, ...]:
     >>> line_keys("昌平线")
     ('昌平', 'changping')
     """
-    text = unicodedata.normalize("NFKC", name)
-    text = _CJK_NUMBER.sub(_cjk_number, text)
+    text = _numbered(name)
     keys = [_line_key(text)]
     # route planners add the termini in parentheses: 地铁5号线(后关--虎滩新区)
     plain = _PARENTHESISED.sub(" ", text).strip()
@@ -178,6 +212,16 @@ def line_keys(name: str) -> tuple[str, ...]:
     if has_cjk(keys[0]):
         keys.append(fold(_pinyin(keys[0])))
     return tuple(dict.fromkeys(k for k in keys if k))
+
+
+def _numbered(name: str) -> str:
+    """``name`` in NFKC with Chinese numerals before 号线/号/线 as digits."""
+    return _CJK_NUMBER.sub(_cjk_number, unicodedata.normalize("NFKC", name))
+
+
+def _first_line_key(name: str) -> str:
+    """The first of :func:`line_keys` (the one romanized when Chinese)."""
+    return _line_key(_numbered(name))
 
 
 def _line_key(text: str) -> str:

@@ -164,6 +164,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         kind=args.kind,
         metro_dir=args.metro_dir,
         official_model=read_official_model(args.official_model) if args.official_model else None,
+        figures=args.figures,
     )
     if args.compare:
         compared = compare_files(args.questions, args.predictions, variants=args.compare, **given)
@@ -320,6 +321,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="official: the public scripts' model path of every model (e.g. Qwen/QVQ-72B-Preview), or a JSON"
         " file of run names to paths (default: each model's own name, else the closed-model script's rule)",
     )
+    score.add_argument(
+        "--figures", action="store_true", help="draw the report's figures too (PNG and PDF; default: tables only)"
+    )
     score.add_argument("--metro", metavar="PATH", help="score every question against this Metro Data file")
     score.add_argument("--overlay", metavar="PATH", help="its topology overlay (default: beside it)")
     add_metro_dir(score)
@@ -371,6 +375,7 @@ def build_parser() -> argparse.ArgumentParser:
         variant="paper",
         compare=None,
         official_model=None,
+        figures=False,
         metro=None,
         overlay=None,
         metro_dir=None,

@@ -114,6 +114,7 @@ def evaluate_files(
     executor: Executor | None = None,
     ordered: bool = False,
     official_model: str | Mapping[str, str] | None = None,
+    figures: bool = True,
 ) -> Evaluation:
     """Score a predictions file against a question file of any task; write scored rows and the report.
 
@@ -127,6 +128,7 @@ def evaluate_files(
     (then kind, then model) instead of the predictions' (a model client appends answers as they come).
     ``official_model`` (variant ``official``) is the public scripts' model path of every model, or a run
     name → path mapping; by default each model's own name chooses its answer rule.
+    ``figures`` ``False`` writes the report's tables only (no plotting library is imported).
 
     Raises
     ------
@@ -160,7 +162,7 @@ def evaluate_files(
     # file names, not paths: the same inputs give the same summary wherever they lie
     inputs = {"questions": input_entry(questions_path), "predictions": input_entry(predictions_path)}
     summary = found.summarize(verdicts, loaded, options, inputs, problems)
-    files = found.write_report(report_dir, summary)
+    files = found.write_report(report_dir, summary, figures=figures)
     write_manifest(manifest, [out, *files], "score")
     return Evaluation(tuple(verdicts), summary, tuple(problems), tuple(files), found.name)
 
@@ -189,6 +191,7 @@ def compare_files(
     kind: str | None = None,
     metro_dir: str | Path | None = None,
     official_model: str | Mapping[str, str] | None = None,
+    figures: bool = True,
 ) -> Comparison:
     """Score with two variants, side by side, and charge their difference to causes.
 
@@ -225,6 +228,7 @@ def compare_files(
             report_dir=report / variant,
             task=found.name,
             variant=variant,
+            figures=figures,
             **given,
         )
         for variant in variants

@@ -464,14 +464,20 @@ def plot_vdi(summary: Mapping[str, Any], path: str | Path) -> None:
     nan = float("nan")
     with figure_style() as plt:
         figure, axis = plt.subplots(figsize=(COLUMN_WIDTH, 2.4), layout="constrained")
-        axis.plot(budgets, [nan if r["vdi"] is None else r["vdi"] for r in rows], "o-", label="VDI (accuracy drop)")
-        axis.plot(budgets, [nan if r["dsi"] is None else r["dsi"] for r in rows], "s--", label="DSI (budget used)")
+        axis.plot(
+            budgets, [nan if r["vdi"] is None else r["vdi"] for r in rows], "o-",
+            label="VDI: share of the accuracy lost without the image",
+        )  # fmt: skip
+        axis.plot(
+            budgets, [nan if r["dsi"] is None else r["dsi"] for r in rows], "s--",
+            label="DSI: share of the budget the description used",
+        )  # fmt: skip
         axis.set_xscale("log", base=2)
         axis.set_xticks(budgets, [str(k) for k in budgets])
         axis.minorticks_off()
         axis.axhline(0, color="0.7", linewidth=0.8)
         axis.set_xlabel("description budget k_max (tokens)")
-        axis.set_ylabel("index")
+        axis.set_ylabel("VDI and DSI (fractions)")
         axis.set_title(f"{summary['model']} on {summary['benchmark']} (n = {summary['n']})")
         if not summary["vdi_defined"]:
             axis.text(0.5, 0.5, "VDI undefined: Acc_full = 0", transform=axis.transAxes, ha="center", color="0.4")

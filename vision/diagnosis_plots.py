@@ -13,6 +13,7 @@ Both figures are written as PNG and PDF (:mod:`benchmarks.plotting`).
 from __future__ import annotations
 
 import math
+import textwrap
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -236,6 +237,35 @@ def crop_window(
     return int(box[0]), int(box[1]), math.ceil(box[2]), math.ceil(box[3])
 
 
+def common_scale(
+    windows: Sequence[tuple[int, int, int, int]], sizes: Sequence[tuple[int, int]]
+) -> list[tuple[int, int, int, int]]:
+    """The windows grown to the largest one's width and height about their centres, each slid inside its
+    image (of ``sizes``) where it fits: drawn in equal panels, every crop then has one scale.
+
+    Examples
+    --------
+    >>> common_scale([(10, 10, 30, 20), (50, 0, 110, 40)], [(200, 100), (200, 100)])
+    [(0, 0, 60, 40), (50, 0, 110, 40)]
+    >>> common_scale([(0, 0, 10, 10), (0, 0, 40, 40)], [(20, 20), (100, 100)])
+    [(-15, -15, 25, 25), (0, 0, 40, 40)]
+    """
+    if not windows:
+        return []
+    width = max(x1 - x0 for x0, _, x1, _ in windows)
+    height = max(y1 - y0 for _, y0, _, y1 in windows)
+    grown = []
+    for (x0, y0, x1, y1), size in zip(windows, sizes):
+        left = (x0 + x1) // 2 - width // 2
+        top = (y0 + y1) // 2 - height // 2
+        if width <= size[0]:  # slid back inside the image; a window wider than it stays centred
+            left = min(max(left, 0), size[0] - width)
+        if height <= size[1]:
+            top = min(max(top, 0), size[1] - height)
+        grown.append((left, top, left + width, top + height))
+    return grown
+
+
 def _detail(diagnosis: Diagnosis) -> str:
     found = diagnosis.evidence
     if diagnosis.label == "misread_station":
@@ -257,6 +287,7 @@ def plot_confusions(
 
     rows = max(1, -(-len(crops) // columns))
     panel = PAGE_WIDTH / columns
+    title_characters = int(panel * 72 / (7 * 0.6))  # 7 pt characters average 0.6 em: the title fits its panel
     with figure_style(fonts=fonts) as plt:
         figure, grid = plt.subplots(
             rows, columns, figsize=(PAGE_WIDTH, panel * 1.12 * rows + 0.3), squeeze=False, layout="constrained"
@@ -265,8 +296,10 @@ def plot_confusions(
             axis.axis("off")
         if not crops:
             grid[0][0].text(0.5, 0.5, "no line confusion or misread station in this run", ha="center", va="center")
-        for axis, crop in zip(grid.flat, crops):
-            x0, y0, x1, y1 = crop_window(crop.evidence, crop.station, crop.image.size)
+        # one scale for all: crops of different maps differ in size, so each panel's window is the largest's size
+        windows = [crop_window(crop.evidence, crop.station, crop.image.size) for crop in crops]
+        shared = common_scale(windows, [crop.image.size for crop in crops])
+        for axis, crop, (x0, y0, x1, y1) in zip(grid.flat, crops, shared):
             axis.imshow(crop.image.crop((x0, y0, x1, y1)), extent=(x0, x1, y1, y0))
             found = crop.diagnosis.evidence
             for line, style in ((found.get("claimed_line"), (0, (4, 2))), (found.get("right_line"), (0, (1, 1.5)))):
@@ -284,11 +317,11 @@ def plot_confusions(
             axis.set_xlim(x0, x1)
             axis.set_ylim(y1, y0)
             diagnosis = crop.diagnosis
-            axis.set_title(
-                f"{diagnosis.model} · {diagnosis.city} · {diagnosis.label}\n{crop.station}: {_detail(diagnosis)}",
-                fontsize=7,
-                wrap=True,
+            lines = (
+                f"{diagnosis.model} · {diagnosis.city} · {diagnosis.label}",
+                f"{crop.station}: {_detail(diagnosis)}",
             )
+            axis.set_title("\n".join(textwrap.fill(line, title_characters) for line in lines), fontsize=7)
         legend = [
             Line2D([], [], color="#CC79A7", marker="o", markerfacecolor="none", linestyle="", markersize=7, mew=1.5),
             Rectangle((0, 0), 1, 1, fill=False, ec="#CC79A7", lw=1.2),

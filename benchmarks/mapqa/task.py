@@ -72,10 +72,10 @@ class MapQATask:
 
         return summarize(verdicts, loaded.questions, inputs=inputs, problems=problems)
 
-    def write_report(self, directory: str | Path, summary: Mapping[str, Any]) -> list[Path]:
+    def write_report(self, directory: str | Path, summary: Mapping[str, Any], *, figures: bool = True) -> list[Path]:
         from benchmarks.mapqa.report import write_report
 
-        return write_report(directory, summary)
+        return write_report(directory, summary)  # tables only: map QA draws no figure
 
     def table(self, summary: Mapping[str, Any]) -> str:
         from benchmarks.mapqa.report import markdown_table

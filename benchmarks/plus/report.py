@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.plotting import ModelCap, top_models
-from benchmarks.plus.questions import PLUS_TYPES
+from benchmarks.plus.questions import ANSWER_KINDS, OPTION_LETTERS, PLUS_TYPES
 from benchmarks.plus.scoring import PlusVerdict
 from benchmarks.provenance import versions
 from benchmarks.reasonmap.records import DIFFICULTIES
@@ -181,8 +181,20 @@ def plus_markdown_table(summary: Mapping[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def chance_accuracy(kind: str) -> float | None:
+    """The accuracy of answering a question type at random: one of four options, or yes or no; ``None`` for a count.
+
+    Examples
+    --------
+    >>> [chance_accuracy(kind) for kind in PLUS_TYPES]
+    [0.25, None, None, 0.5, 0.5]
+    """
+    answer = ANSWER_KINDS[kind]
+    return 1 / len(OPTION_LETTERS) if answer == "choice" else 0.5 if answer == "yes_no" else None
+
+
 def _plot_types(summary: Mapping[str, Any], path: Path) -> None:
-    from benchmarks.plotting import COLUMN_WIDTH, PAGE_WIDTH, figure_style, save_figure
+    from benchmarks.plotting import COLUMN_WIDTH, PAGE_WIDTH, figure_style, model_style, save_figure
 
     cap = _plotted_models(summary)
     models = list(cap.shown)
@@ -193,20 +205,31 @@ def _plot_types(summary: Mapping[str, Any], path: Path) -> None:
         for index, model in enumerate(models):
             per = summary["models"][model]["per_type"]
             values = [(per.get(kind, {}).get("weighted_accuracy") or 0.0) * 100 for kind in PLUS_TYPES]
-            axis.bar([x + index * width for x in range(len(PLUS_TYPES))], values, width, label=model)
+            style = model_style(index)
+            axis.bar(
+                [x + index * width for x in range(len(PLUS_TYPES))], values, width, label=model,
+                color=style.colour, hatch=style.hatch or None, edgecolor="white", linewidth=0,
+            )  # fmt: skip
+        chances = [(x, chance_accuracy(kind)) for x, kind in enumerate(PLUS_TYPES)]
+        end = width * (max(1, len(models)) - 0.5)
+        for number, (x, chance) in enumerate((x, c) for x, c in chances if c is not None):  # a count has none
+            label = None if number else "chance (a random answer)"
+            axis.hlines(100 * chance, x - width / 2, x + end, colors="0.15", linestyles=(0, (3, 2)), linewidth=0.9,
+                        label=label)  # fmt: skip
         axis.set_xticks([x + width * (len(models) - 1) / 2 for x in range(len(PLUS_TYPES))], PLUS_TYPES)
         axis.set_ylim(0, 100)
         axis.set_ylabel("weighted accuracy (%)")
         axis.set_title("ReasonMap-Plus accuracy per question type")
         if models:  # outside the axes: bars reach 100%
-            figure.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=min(3, len(models)))
+            figure.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=min(3, len(models) + 1))
         if cap.note:
             figure.text(0.0, 0.0, cap.note, fontsize=6.5, ha="left", va="top")
         save_figure(figure, path)
 
 
-def write_plus_report(directory: str | Path, summary: Mapping[str, Any]) -> list[Path]:
-    """Write ``summary.json``, ``table.md`` and ``types.png`` (with ``types.pdf``) into ``directory``."""
+def write_plus_report(directory: str | Path, summary: Mapping[str, Any], *, figures: bool = True) -> list[Path]:
+    """Write ``summary.json``, ``table.md`` and, with ``figures``, ``types.png`` (with ``types.pdf``)."""
+    from benchmarks.plotting import remove_figures
     from benchmarks.summaries import write_summary, write_text
 
     out = Path(directory)
@@ -214,5 +237,8 @@ def write_plus_report(directory: str | Path, summary: Mapping[str, Any]) -> list
     cap = _plotted_models(summary)
     write_summary(out / "summary.json", {**summary, "plots": cap.to_dict()} if cap.capped else summary)
     write_text(out / "table.md", plus_markdown_table(summary))
+    if not figures:
+        remove_figures(out, PLUS_REPORT_FILES[2:])
+        return [out / name for name in PLUS_REPORT_FILES[:2]]
     _plot_types(summary, out / "types.png")
     return [out / name for name in PLUS_REPORT_FILES]

@@ -96,10 +96,10 @@ class PlusTask:
             summary["official_rules"] = official_rules(models, given=options.official_model, table=PLUS_MODELS)
         return summary
 
-    def write_report(self, directory: str | Path, summary: Mapping[str, Any]) -> list[Path]:
+    def write_report(self, directory: str | Path, summary: Mapping[str, Any], *, figures: bool = True) -> list[Path]:
         from benchmarks.plus.report import write_plus_report
 
-        return write_plus_report(directory, summary)
+        return write_plus_report(directory, summary, figures=figures)
 
     def table(self, summary: Mapping[str, Any]) -> str:
         from benchmarks.plus.report import plus_markdown_table

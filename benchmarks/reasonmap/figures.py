@@ -13,11 +13,12 @@ models (:func:`plotted_models`) and say so under the figure.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from benchmarks.plotting import COLOURS, COLUMN_WIDTH, PAGE_WIDTH, ModelCap, figure_style, save_figure, top_models
+from benchmarks.plotting import COLUMN_WIDTH, PAGE_WIDTH, ModelCap, figure_style, model_style, save_figure, top_models
 from benchmarks.reasonmap.records import DIFFICULTIES, KINDS
 
 __all__ = [
@@ -32,6 +33,9 @@ __all__ = [
 ]
 
 SPARSE = 10  # a cell with fewer questions than this is marked: its accuracy moves by 10 points per answer
+# models side by side in the difficulty figure before it wraps to a new row: four fit a page's width
+_DIFFICULTY_COLUMNS = 4
+_TITLE_CHARACTERS = 22  # of a model's name per line above a 1.5-inch panel at 7.5 pt: the title stays over its panel
 
 
 def metric_label(weighting: str) -> str:
@@ -130,9 +134,13 @@ def plot_cities(summary: Mapping[str, Any], path: str | Path) -> tuple[Path, Pat
         )
         for axis, kind in zip(axes[0], KINDS):
             for index, (model, values) in enumerate(city_bars(summary, kind).items()):
-                colour = COLOURS[index % len(COLOURS)]
+                style = model_style(index)
+                colour = style.colour
                 ys = [row - 0.4 + height * (index + 0.5) for row in range(len(order))]
-                axis.barh(ys, [value or 0.0 for value in values], height, color=colour, label=model)
+                axis.barh(
+                    ys, [value or 0.0 for value in values], height, color=colour, label=model,
+                    hatch=style.hatch or None, edgecolor="white", linewidth=0,
+                )  # fmt: skip
                 for y, value in zip(ys, values):
                     if value is None:
                         axis.plot(2, y, "x", color="0.55", markersize=3.5, markeredgewidth=0.8)
@@ -215,15 +223,21 @@ def plot_difficulty(summary: Mapping[str, Any], path: str | Path) -> tuple[Path,
 
     summary, note = _plotted(summary)
     models = list(summary["models"]) or ["(no model)"]
+    columns = min(len(models), _DIFFICULTY_COLUMNS)
+    blocks = -(-len(models) // columns)  # rows of models, each a row of panels per kind
     with figure_style() as plt:
         cmap = plt.get_cmap("viridis").with_extremes(bad="0.92")
         figure, axes = plt.subplots(
-            len(KINDS), len(models), figsize=(0.9 + 1.5 * len(models), 3.3), squeeze=False, layout="constrained"
-        )
+            len(KINDS) * blocks, columns, figsize=(0.9 + 1.5 * columns, 3.0 * blocks), squeeze=False,
+            layout="constrained",
+        )  # fmt: skip
+        for axis in axes[len(KINDS) * (blocks - 1) :, len(models) - columns * (blocks - 1) :].flat:
+            axis.axis("off")  # the last row's empty places
         image = None
-        for column, model in enumerate(models):
+        for place, model in enumerate(models):
+            block, column = divmod(place, columns)
             for row, kind in enumerate(KINDS):
-                axis = axes[row][column]
+                axis = axes[block * len(KINDS) + row][column]
                 grid = difficulty_grid(summary, model, kind) if model in summary["models"] else [[(None, 0)] * 3] * 3
                 values = numpy.array([[numpy.nan if v is None else v for v, _ in line] for line in grid])
                 image = axis.imshow(values, vmin=0, vmax=100, cmap=cmap)
@@ -245,12 +259,12 @@ def plot_difficulty(summary: Mapping[str, Any], path: str | Path) -> tuple[Path,
                 axis.set_yticks(range(3), DIFFICULTIES, fontsize=6.5)
                 axis.tick_params(length=0)
                 if row == 0:
-                    axis.set_title(model, fontsize=7.5)
+                    axis.set_title(textwrap.fill(model, _TITLE_CHARACTERS), fontsize=7.5)
                 if row == len(KINDS) - 1:
                     axis.set_xlabel("map difficulty", fontsize=7)
                 if column == 0:
                     axis.set_ylabel(f"{kind} questions\nquestion difficulty", fontsize=7)
-        bar = figure.colorbar(image, ax=axes.ravel().tolist(), shrink=0.8, pad=0.02)
+        bar = figure.colorbar(image, ax=axes.ravel().tolist(), shrink=0.8 if blocks == 1 else 0.4, pad=0.02)
         bar.set_label("accuracy (%)")
         caption = f"hatched, italic: fewer than {SPARSE} questions; –: none"
         figure.text(0.0, 0.0, f"{caption}\n{note}" if note else caption, fontsize=6.5, ha="left", va="top")

@@ -173,12 +173,14 @@ def markdown_table(summary: Mapping[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_report(directory: str | Path, summary: Mapping[str, Any]) -> list[Path]:
-    """Write ``summary.json``, ``table.md`` and the two figures (PNG and PDF each) into ``directory``.
+def write_report(directory: str | Path, summary: Mapping[str, Any], *, figures: bool = True) -> list[Path]:
+    """Write ``summary.json``, ``table.md`` and, with ``figures``, the two figures (PNG and PDF each).
 
     When the figures leave models out, ``summary.json`` says which they show under ``"plots"``.
+    Without ``figures``, figures an earlier run left in ``directory`` are removed (they would not
+    match these tables) and matplotlib is never imported.
     """
-    from benchmarks.reasonmap.figures import plot_cities, plot_difficulty
+    from benchmarks.plotting import remove_figures
     from benchmarks.summaries import write_summary, write_text
 
     out = Path(directory)
@@ -186,6 +188,11 @@ def write_report(directory: str | Path, summary: Mapping[str, Any]) -> list[Path
     cap = plotted_models(summary)
     write_summary(out / "summary.json", {**summary, "plots": cap.to_dict()} if cap.capped else summary)
     write_text(out / "table.md", markdown_table(summary))
+    if not figures:
+        remove_figures(out, REPORT_FILES[2:])
+        return [out / name for name in REPORT_FILES[:2]]
+    from benchmarks.reasonmap.figures import plot_cities, plot_difficulty
+
     plot_difficulty(summary, out / "difficulty.png")
     plot_cities(summary, out / "cities.png")
     return [out / name for name in REPORT_FILES]

@@ -203,10 +203,10 @@ class RouteTask:
             summary["official_rules"] = official_rules((v.model for v in verdicts), given=options.official_model)
         return summary
 
-    def write_report(self, directory: str | Path, summary: Mapping[str, Any]) -> list[Path]:
+    def write_report(self, directory: str | Path, summary: Mapping[str, Any], *, figures: bool = True) -> list[Path]:
         from benchmarks.reasonmap.report import write_report
 
-        return write_report(directory, summary)
+        return write_report(directory, summary, figures=figures)
 
     def table(self, summary: Mapping[str, Any]) -> str:
         from benchmarks.reasonmap.report import markdown_table

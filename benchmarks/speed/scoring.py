@@ -10,8 +10,11 @@ stops) and unusable ones (refusals, truncated or empty answers). It then
 times :func:`benchmarks.reasonmap.scoring.score_predictions` over all of
 them (parsing and resolving the answers' names included; building graphs,
 their name indexes and the questions is not) and, apart, parsing alone.
-A second phase measures what RL rollouts meet: ``--distinct``
-predictions whose responses are all different, scored with every name cache
+A second phase measures what a fresh run of real models meets: ``--distinct``
+predictions whose responses are all different, written as real models write
+them (:func:`realistic_predictions`: reasoning before or after the answer,
+markdown, numbered steps, a draft then a final answer, Chinese punctuation,
+``<think>``/``<answer>`` tags; 40 models), scored with every name cache
 cold (parse + correctness + map score, one process), reported as
 ``distinct_answers_per_second``. Progress goes to stderr; the last line
 printed is one JSON object with ``answers``, ``seconds``,
@@ -144,6 +147,87 @@ def render(rows: list[list], kind: str, template: str, rng: random.Random, *, cl
     return text
 
 
+# How models wrap an answer (reasoning, markdown, steps, drafts, Chinese punctuation, tags): each takes the text,
+# a draft (another answer, stated first and then corrected) and the first station, and returns the response.
+_FORMS = {
+    "bare": lambda text, draft, start: text,
+    "reasoning before": lambda text, draft, start: (
+        f"Looking at the map, {start} lies on the line drawn in the upper half. Following that line, the"
+        f" destination is reached after a few stops; a transfer may be needed where the lines cross.\n\n"
+        f"Therefore the route is:\n\n{text}"
+    ),
+    "reasoning after": lambda text, draft, start: (
+        f"{text}\n\nExplanation: starting at {start}, this route keeps transfers to a minimum and"
+        " then takes the fewest stops. Other routes exist but need more transfers."
+    ),
+    "markdown": lambda text, draft, start: (
+        f"## Route\n\nThe answer, in the requested format:\n\n{text}\n\n---\n\n"
+        f"**Note:** the map's labels near *{start}* are small, so names were read with care."
+    ),
+    "numbered steps": lambda text, draft, start: (
+        f"1. Find {start} on the map.\n2. Identify the lines that serve it.\n3. Follow the line towards the"
+        f" destination and note the transfers.\n4. Count the stops between.\n\nFinal answer:\n{text}"
+    ),
+    "draft then final": lambda text, draft, start: (
+        f"First attempt:\n{draft}\n\nWait, let me re-check the transfer at the crossing. That is not right."
+        f"\n\nCorrected answer:\n{text}"
+    ),
+    "chinese punctuation": lambda text, draft, start: (
+        f"根据地图，从{start}出发，需要换乘的线路如下：\n\n{text.replace(': ', '：')}\n\n以上就是最优路线。"
+    ),
+    "think then answer tags": lambda text, draft, start: (
+        f"<think>\nThe question asks for a route from {start}. I check each line near it.\n{draft}\n"
+        f"Hmm, that misses a shorter way.\n</think>\n<answer>\n{text}\n</answer>"
+    ),
+}
+FORMS = tuple(_FORMS)
+#: models of a run, many: each writes its answers in its own mix of forms
+MODELS = tuple(f"vendor-{vendor}/model-{size}b" for vendor in "abcdefgh" for size in (3, 7, 32, 72, 235))
+
+
+def realistic_predictions(
+    questions: list[Question], graphs: dict, count: int, *, seed: int = 0, models: tuple[str, ...] = MODELS
+) -> tuple[list[Prediction], Counter]:
+    """``count`` predictions as real models write them, all responses distinct, and the count of each form.
+
+    Each answer (right, wrong or unusable, as :func:`build_predictions` makes them) is wrapped in one of
+    :data:`FORMS`: reasoning before or after it, markdown, numbered steps, a draft then the final answer,
+    Chinese punctuation, ``<think>`` then ``<answer>`` tags; each model favours two forms. Each
+    (question, kind, model) is answered once, so the predictions are one scoring run's.
+    """
+    rng = random.Random(seed)
+    favourite = {model: (FORMS[index % len(FORMS)], FORMS[(3 * index + 1) % len(FORMS)]) for index, model in
+                 enumerate(models)}  # fmt: skip
+    slots = [(question, kind, model) for model in models for question in questions for kind in ("short", "long")]
+    rng.shuffle(slots)
+    seen: set[str] = set()
+    found: list[Prediction] = []
+    forms: Counter = Counter()
+    for question, kind, model in slots:
+        if len(found) == count:
+            break
+        graph = graphs[question.city]
+        rows, _ = _segments(question, graph, rng)
+        draft_rows, _ = _segments(question, graph, rng)
+        text = (
+            _unusable(rows, kind, question.long_template, rng)
+            if rng.random() < 0.06
+            else render(rows, kind, question.long_template, rng, clean=rng.random() < 0.3)
+        )
+        form = rng.choice(favourite[model]) if rng.random() < 0.7 else rng.choice(FORMS)
+        draft = render(draft_rows, kind, question.long_template, rng)
+        response = _FORMS[form](text, draft, question.station_1)
+        if response in seen:
+            continue
+        seen.add(response)
+        forms[form] += 1
+        found.append(Prediction(question.id, model, kind, response))
+    if len(found) < count:
+        raise ValueError(f"{count} answers asked, but {len(questions)} questions x 2 kinds x {len(models)} models"
+                         f" give {len(found)} distinct ones")  # fmt: skip
+    return found, forms
+
+
 def _unusable(rows: list[list], kind: str, template: str, rng: random.Random) -> str:
     roll = rng.random()
     if roll < 0.4:
@@ -175,22 +259,6 @@ def build_predictions(
         cases[case] += 1
         predictions.append(Prediction(question.id, "bench", kind, text))
     return predictions, cases
-
-
-def distinct_predictions(questions: list[Question], graphs: dict, count: int, *, seed: int) -> list[Prediction]:
-    """``count`` predictions whose responses all differ (duplicates drawn again)."""
-    seen: set[str] = set()
-    found: list[Prediction] = []
-    round_ = 0
-    while len(found) < count:
-        batch, _ = build_predictions(questions, graphs, count, seed=seed * 1000 + round_)
-        for prediction in batch:
-            if prediction.response not in seen and len(found) < count:
-                seen.add(prediction.response)
-                found.append(prediction)
-        round_ += 1
-    random.Random(seed).shuffle(found)  # questions in no order, as rollouts come
-    return found
 
 
 def main(argv=None) -> int:
@@ -242,7 +310,7 @@ def main(argv=None) -> int:
         parse_answer(prediction.response, kind=prediction.question, template=template)
     parse_seconds = time.perf_counter() - tick
 
-    distinct = distinct_predictions(questions, graphs, args.distinct, seed=args.seed + 1)
+    distinct, forms = realistic_predictions(questions, graphs, args.distinct, seed=args.seed + 1)
     gc.freeze()
     distinct_seconds = float("inf")
     for _ in range(args.repeat):  # the best of a few cold runs, as timeit reports
@@ -264,6 +332,8 @@ def main(argv=None) -> int:
         "questions": len(questions),
         "cities": len(graphs),
         "cases": dict(sorted(cases.items())),
+        "distinct_forms": dict(sorted(forms.items())),
+        "distinct_models": len({prediction.model for prediction in distinct}),
         "outcomes": dict(sorted(failures.items())),
     }
     gc.unfreeze()

@@ -55,3 +55,33 @@ def test_top_models_ranks_by_score_then_name_and_keeps_the_given_order():
     assert many.shown == tuple(f"m{i:04}" for i in range(PLOT_MODELS)) and "top 12 of 7,803 models" in many.note
     with pytest.raises(ValueError, match="limit"):
         top_models(scores, metric="accuracy", limit=0)
+
+
+def _lab(colour):
+    from matplotlib.colors import to_rgb
+
+    def linear(c):
+        return ((c + 0.055) / 1.055) ** 2.4 if c > 0.04045 else c / 12.92
+
+    r, g, b = (linear(c) for c in to_rgb(colour))
+    x, y, z = (
+        (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047,
+        0.2126 * r + 0.7152 * g + 0.0722 * b,
+        (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883,
+    )
+
+    def f(t):
+        return t ** (1 / 3) if t > 0.008856 else 7.787 * t + 16 / 116
+
+    return 116 * f(y) - 16, 500 * (f(x) - f(y)), 200 * (f(y) - f(z))
+
+
+def test_twenty_models_get_twenty_distinct_colours_and_more_get_hatches_and_markers():
+    from benchmarks.plotting import model_style
+
+    labs = [_lab(colour) for colour in COLOURS]
+    closest = min(sum((p - q) ** 2 for p, q in zip(a, b)) ** 0.5 for i, a in enumerate(labs) for b in labs[i + 1 :])
+    assert len(COLOURS) == 20 and closest > 25  # ΔE76; Okabe and Ito's closest pair is 26.4 apart
+    styles = [model_style(index) for index in range(60)]
+    assert len({(s.colour, s.hatch) for s in styles}) == 60 == len({(s.colour, s.marker) for s in styles})
+    assert {s.hatch for s in styles[:20]} == {""} and styles[20].colour == styles[0].colour != styles[1].colour

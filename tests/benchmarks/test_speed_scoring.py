@@ -21,12 +21,21 @@ def test_benchmark_scores_a_mixed_batch_and_prints_one_json_object_last(capsys):
     assert figures["distinct_answers"] == 300 and figures["distinct_answers_per_second"] > 0
 
 
-def test_distinct_predictions_are_all_different():
+def test_realistic_predictions_are_distinct_one_per_slot_in_every_form_and_parse_as_written():
     from benchmarks.reasonmap.generate import generate_questions
-    from benchmarks.speed.scoring import distinct_predictions
+    from benchmarks.reasonmap.parsing import parse_answer
+    from benchmarks.records import Invalid
+    from benchmarks.speed.scoring import FORMS, realistic_predictions
     from graphkit import city_graph
 
     graphs = {"rome": city_graph("rome")}
     questions = generate_questions(graphs["rome"], seed=0)
-    found = distinct_predictions(questions, graphs, 2 * len(questions), seed=3)
-    assert len(found) == 2 * len(questions) == len({p.response for p in found})
+    found, forms = realistic_predictions(questions, graphs, 4 * len(questions), seed=3)
+    assert len(found) == 4 * len(questions) == len({p.response for p in found})
+    assert len({(p.id, p.question, p.model) for p in found}) == len(found), "one answer per question, kind, model"
+    assert set(forms) == set(FORMS) and sum(forms.values()) == len(found)
+    assert len({p.model for p in found}) > 20
+    # a draft then a correction: the answer is the last statement, so most such answers parse
+    drafts = [p for p in found if "Corrected answer:" in p.response]
+    parsed = [parse_answer(p.response, kind=p.question, template="via_count") for p in drafts]
+    assert drafts and sum(not isinstance(answer, Invalid) for answer in parsed) > len(drafts) / 2

@@ -72,3 +72,44 @@ def test_line_lookup_and_unknown_names():
         from graphkit import compile_graph
 
         compile_graph({"Line 1": ["A"]})
+
+
+def test_compiling_a_graph_imports_no_plotting_library_and_leaves_matplotlib_importable():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    code = (
+        "import sys\n"
+        "from graphkit import city_graph\n"
+        "assert city_graph('rome').least_cost('Termini Station', 'Colosseo Station')\n"
+        "assert 'matplotlib' not in sys.modules, 'igraph pulled in matplotlib'\n"
+        "import matplotlib.pyplot\n"  # blocked only while igraph loads
+        "assert sys.modules['matplotlib'] is not None\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=root, env={"PYTHONPATH": str(root)}, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def test_compiling_and_reading_a_graph_leaves_numpy_unimported_until_routes_are_searched():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    code = (
+        "import sys\n"
+        "from graphkit import city_graph\n"
+        "graph = city_graph('beijing')\n"
+        "assert graph.lines_at('西直门站') and graph.station_index.resolve('西直门') == '西直门站'\n"
+        "assert 'numpy' not in sys.modules, 'numpy imported for names and lines'\n"
+        "assert graph.least_cost('西直门站', '车公庄站') == (0, 1)\n"  # a search: numpy now, as usual
+        "assert sys.modules['numpy'] is not None\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=root, env={"PYTHONPATH": str(root)}, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr

@@ -176,3 +176,19 @@ def test_graphkit_names_are_still_its_modules_names():
     assert graphkit.shortest_route is routes.shortest_route
     with pytest.raises(AttributeError, match="no attribute 'nonsense'"):
         graphkit.nonsense  # noqa: B018
+
+
+def test_reference_jobs_are_sized_by_route_length_not_pair_count():
+    from graphkit.graph import compile_graph
+    from graphkit.io import sources_per_job
+    from graphkit.metro import load_metro
+
+    def line(count, prefix="S"):
+        return [f"{prefix}{number} Station" for number in range(count)]
+
+    # one line of 1,000: a pair's route is 1,000 / 3 stops on average; 5,000,000 stops / (1,000 x 333.3) = 15
+    # departures (the pair cap alone would give 100,000 // 1,000 = 100: 100,000 routes of 333 stops each)
+    assert sources_per_job(compile_graph(load_metro({"1": line(1000)}))) == 15
+    # two lines of 10 sharing a station (19 stations): routes of 3.3 stops; the pair cap decides, 100,000 // 19
+    crossing = load_metro({"1": line(10), "2": [*line(9, "T"), "S4 Station"]})
+    assert sources_per_job(compile_graph(crossing)) == 5263

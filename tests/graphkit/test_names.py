@@ -210,3 +210,38 @@ def test_line_words_inside_a_name_are_kept():
     # "Airport" must not lose "port", nor "Trainsville" its "train": only whole words go
     assert line_keys("Airport Line")[0] == "airport"
     assert line_keys("Trainsville")[0] == "trainsville"
+
+
+def test_the_pinyin_table_is_what_pypinyin_gives_for_the_embedded_cities_and_is_used():
+    import json
+    from importlib import resources
+
+    from graphkit import names
+    from graphkit.cities import embedded_pinyin
+
+    stored = json.loads((resources.files("graphkit") / "data" / names.PINYIN_FILE).read_text(encoding="utf-8"))
+    assert stored == embedded_pinyin(), "stale: rewrite it as graphkit.cities.embedded_pinyin's docstring says"
+    assert stored["西直门"] == "xi zhi men" and stored["昌平"] == "chang ping"
+    # a name the table holds is romanized from it; one it lacks, by pypinyin, the same way
+    assert names._pinyin("西直门") == names._computed_pinyin("西直门")
+    assert "嘿嘿嘿" not in stored and names._pinyin("嘿嘿嘿") == "hei hei hei"
+
+
+def test_matching_the_embedded_cities_chinese_names_never_imports_pypinyin():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    code = (
+        "import sys\n"
+        "from graphkit import city_graph\n"
+        "graph = city_graph('beijing')\n"
+        "assert graph.station_index.resolve('Xizhimen') == graph.station_index.resolve('西直门') == '西直门站'\n"
+        "assert graph.line_index.resolve('changping') == graph.line_index.resolve('昌平线')\n"
+        "assert 'pypinyin' not in sys.modules\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=root, env={"PYTHONPATH": str(root)}, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr

@@ -83,3 +83,42 @@ def test_a_comparison_refused_before_it_writes_leaves_the_good_report_vouched_fo
     with pytest.raises(InvalidRecord, match="missing.jsonl"):
         compare_files(questions, tmp_path / "missing.jsonl", **given)
     assert check_manifest(tmp_path / "report") == []
+
+
+# -- figures on request -----------------------------------------------------------------------------------------------
+
+
+def test_score_writes_tables_only_unless_asked_and_drops_figures_an_earlier_run_left(inputs, tmp_path):
+    questions, predictions = inputs
+    report_dir = tmp_path / "report"
+    common = ["score", "--questions", str(questions), "--predictions", str(predictions), "--out"]
+    assert main([*common, str(tmp_path / "a.jsonl"), "--report", str(report_dir), "--figures"]) == 0
+    figures = {"difficulty.png", "difficulty.pdf", "cities.png", "cities.pdf"}
+    assert figures <= {path.name for path in report_dir.iterdir()}
+    tables = (report_dir / "summary.json").read_bytes(), (report_dir / "table.md").read_bytes()
+    assert main([*common, str(tmp_path / "b.jsonl"), "--report", str(report_dir)]) == 0
+    assert sorted(path.name for path in report_dir.iterdir()) == [MANIFEST, "summary.json", "table.md"]
+    # the tables do not depend on whether figures were drawn; the manifest vouches for what is there
+    assert ((report_dir / "summary.json").read_bytes(), (report_dir / "table.md").read_bytes()) == tables
+    assert check_manifest(report_dir) == []
+
+
+def test_scoring_without_figures_never_imports_a_plotting_library(inputs, tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    code = (
+        "import sys\n"
+        "from reasonmap.cli import main\n"
+        f"argv = ['score', '--questions', {str(inputs[0])!r}, '--predictions', {str(inputs[1])!r},"
+        f" '--out', {str(tmp_path / 's.jsonl')!r}, '--report', {str(tmp_path / 'r')!r}]\n"
+        "assert main(argv) == 0\n"
+        "heavy = {'matplotlib', 'cv2', 'rapidocr', 'onnxruntime', 'PIL'} & set(sys.modules)\n"
+        "assert not heavy, sorted(heavy)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=root, env={"PYTHONPATH": str(root)}, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr

@@ -334,3 +334,20 @@ def test_each_stage_file_records_its_own_max_tokens_and_a_rerun_with_others_is_r
         with pytest.raises(OutputFileError, match=r"full\.jsonl was written with --max-tokens 200, not 300"):
             run_vdi(samples, answer_max_tokens=300, **run)
         assert server.hits() == hits
+
+
+def test_the_vdi_figure_names_its_measure_on_the_axis(tmp_path, monkeypatch):
+    import matplotlib.pyplot as plt
+
+    import benchmarks.plotting
+    from reasonmap.vdi import plot_vdi
+
+    kept = []
+    monkeypatch.setattr(benchmarks.plotting, "save_figure", lambda figure, path: kept.append(figure))
+    rows = [{"k_max": 32, "vdi": 0.5, "dsi": 0.9}, {"k_max": 64, "vdi": 0.25, "dsi": 0.6}]
+    plot_vdi({"budgets": rows, "model": "m", "benchmark": "mapqa", "n": 4, "vdi_defined": True}, tmp_path / "v.png")
+    (figure,) = kept
+    (axis,) = figure.axes
+    assert axis.get_ylabel() != "index" and "VDI" in axis.get_ylabel() and "DSI" in axis.get_ylabel()
+    assert all(":" in text.get_text() for text in axis.get_legend().get_texts())  # each line says what it measures
+    plt.close(figure)

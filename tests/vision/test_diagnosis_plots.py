@@ -85,3 +85,15 @@ def test_the_labels_plot_draws_the_top_12_models_by_share_correct(tmp_path, monk
         "plots show the top 12 of 50 models by share correct; the tables list all"
     ]
     plt.close(figure)
+
+
+def test_crops_of_one_figure_share_one_scale_and_stay_inside_their_maps():
+    from vision.diagnosis_plots import common_scale
+
+    windows = [(100, 100, 140, 130), (0, 0, 200, 90), (950, 10, 990, 50)]
+    sizes = [(1000, 800), (1000, 800), (1000, 100)]
+    shared = common_scale(windows, sizes)
+    assert {(x1 - x0, y1 - y0) for x0, y0, x1, y1 in shared} == {(200, 90)}  # the largest window's size
+    for (x0, y0, x1, y1), (width, height), window in zip(shared, sizes, windows):
+        assert 0 <= x0 and x1 <= width and 0 <= y0 and y1 <= height
+        assert x0 <= window[0] and window[2] <= x1 and y0 <= window[1] and window[3] <= y1  # the crop still holds it

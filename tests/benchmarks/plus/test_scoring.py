@@ -406,3 +406,23 @@ def test_the_types_plot_draws_the_top_12_models_and_the_table_lists_all(tmp_path
     assert f"{note[0].upper()}{note[1:]}." in table
     written = json.loads((tmp_path / "summary.json").read_text(encoding="utf-8"))
     assert len(written["models"]) == 50 and written["plots"]["shown"] == top
+
+
+def test_the_types_figure_draws_the_chance_level_of_each_type_that_has_one(tmp_path, monkeypatch):
+    import matplotlib.pyplot as plt
+
+    import benchmarks.plotting
+    from benchmarks.plus.report import _plot_types, chance_accuracy
+
+    kept = []
+    monkeypatch.setattr(benchmarks.plotting, "save_figure", lambda figure, path: kept.append(figure))
+    per_type = {kind: {"weighted_accuracy": 0.5} for kind in ("Counting1", "Counting2", "Counting3", "TorF1", "TorF2")}
+    _plot_types({"models": {"a": {"per_type": per_type}, "b": {"per_type": per_type}}}, tmp_path / "t.png")
+    (figure,) = kept
+    (axis,) = figure.axes
+    labels = [collection.get_label() for collection in axis.collections]  # the bars are patches: these are lines
+    assert sum(label.startswith("chance") for label in labels) == 1, "one legend entry"
+    levels = sorted(round(float(s[0][1]), 6) for line in axis.collections for s in line.get_segments())
+    assert levels == [25.0, 50.0, 50.0]  # one of four options; yes or no twice; the counts have none
+    assert chance_accuracy("Counting2") is None
+    plt.close(figure)

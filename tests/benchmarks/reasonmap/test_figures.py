@@ -157,3 +157,31 @@ def test_the_report_keeps_every_model_and_records_what_the_plots_show(questions,
     write_report(tmp_path / "few", few)
     assert "plots" not in json.loads((tmp_path / "few" / "summary.json").read_text(encoding="utf-8"))
     assert "tables list all" not in (tmp_path / "few" / "table.md").read_text(encoding="utf-8")
+
+
+def test_twelve_models_wrap_into_a_grid_a_page_wide_with_twelve_distinct_colours(questions, tmp_path, drawn):
+    from benchmarks.plotting import PAGE_WIDTH
+
+    summary = _many(questions)
+    plot_difficulty(summary, tmp_path / "d.png")
+    plot_cities(summary, tmp_path / "c.png")
+    difficulty, cities = drawn
+    width, height = difficulty.get_size_inches()
+    assert width <= PAGE_WIDTH and height <= 9.5, "12 models: three rows of four, within a page"
+    panels = [axis for axis in difficulty.axes if axis.images]
+    columns = {round(axis.get_position().x0, 3) for axis in panels}
+    assert len(columns) == 4 and len(panels) == 24
+    for axis in cities.axes:
+        colours = [tuple(container.patches[0].get_facecolor()) for container in axis.containers]
+        assert len(colours) == 12 == len(set(colours))
+
+
+def test_a_long_model_name_is_wrapped_to_stay_over_its_panel(questions, tmp_path, drawn):
+    long = "organisation-with-a-long-name/model-with-an-even-longer-name-72b-instruct"
+    summary = _summary(questions)
+    summary = {**summary, "models": {long: summary["models"]["m"]}}
+    plot_difficulty(summary, tmp_path / "d.png")
+    (difficulty,) = drawn
+    titles = [axis.get_title() for axis in difficulty.axes if axis.get_title()]
+    assert titles and all(len(line) <= 22 for title in titles for line in title.splitlines())
+    assert "".join(titles[0].splitlines()) == long

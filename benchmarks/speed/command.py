@@ -1,0 +1,99 @@
+"""Speed of the whole ``reasonmap score`` command, as a user runs it: a fresh process, report included.
+
+Run ``python -m benchmarks.speed.command [--answers 500 22876] [--repeat 3] [--figures]
+[--compare-with 'CMD {questions} {predictions}']``. It generates the test
+split's questions, writes for each size a predictions file of that many
+distinct answers as 40 models write them
+(:func:`benchmarks.speed.scoring.realistic_predictions`: reasoning before
+and after, markdown, numbered steps, drafts then finals, Chinese
+punctuation), then times ``reasonmap score --questions Q --predictions P
+--out S --report R`` (``--figures`` adds the figures) as a fresh process, its
+output thrown away, the best of ``--repeat`` runs. ``--compare-with`` times
+another command on the same files the same way, alternating with ours (its
+``{questions}``, ``{predictions}`` and ``{workdir}``, an empty folder per run,
+are filled in), and reports the ratio (its seconds over ours: above 1, ours is
+faster). One line per size goes to stderr; the last line printed is one JSON
+object with the figures per size under ``runs``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+def _timed(argv: list[str], cwd: Path | None = None) -> float:
+    """Seconds ``argv`` takes as a fresh process, its output discarded; raises when it fails."""
+    started = time.perf_counter()
+    done = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=cwd)
+    seconds = time.perf_counter() - started
+    if done.returncode != 0:
+        raise RuntimeError(f"{shlex.join(argv)} exited {done.returncode}: {done.stderr[-2000:]}")
+    return seconds
+
+
+def write_inputs(folder: Path, sizes: list[int], *, seed: int) -> tuple[Path, dict[int, Path]]:
+    """The test split's questions and, per size, a predictions file of that many realistic answers."""
+    from benchmarks.jsonl import write_jsonl
+    from benchmarks.reasonmap.generate import TEST_CITIES, generate_set
+    from benchmarks.speed.scoring import realistic_predictions
+    from graphkit import city_graph
+
+    graphs = {city: city_graph(city) for city in TEST_CITIES}
+    questions = generate_set(list(graphs.values()), seed=seed)
+    questions_path = folder / "questions.jsonl"
+    write_jsonl(questions_path, questions)
+    files = {}
+    for size in sizes:
+        predictions, _ = realistic_predictions(questions, graphs, size, seed=seed + size)
+        files[size] = folder / f"predictions-{size}.jsonl"
+        write_jsonl(files[size], predictions)
+    return questions_path, files
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--answers", type=int, nargs="+", default=[500, 22_876], help="predictions per file")
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each command per size; the best counts")
+    parser.add_argument("--figures", action="store_true", help="time `score --figures` (the report's figures too)")
+    parser.add_argument("--compare-with", metavar="CMD", help="another scoring command, timed the same way")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    if min(args.answers) < 1 or args.repeat < 1:
+        parser.error("--answers and --repeat must be at least 1")
+
+    runs = []
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = Path(scratch)
+        questions, files = write_inputs(folder, args.answers, seed=args.seed)
+        for size, predictions in files.items():
+            ours, theirs = float("inf"), float("inf")
+            for attempt in range(args.repeat):
+                out = folder / f"run-{size}-{attempt}"
+                command = [sys.executable, "-m", "reasonmap.cli", "score", "--questions", str(questions)]
+                command += ["--predictions", str(predictions), "--out", str(out / "scored.jsonl")]
+                command += ["--report", str(out / "report"), *(["--figures"] if args.figures else [])]
+                ours = min(ours, _timed(command))
+                if args.compare_with:
+                    workdir = folder / f"other-{size}-{attempt}"
+                    workdir.mkdir()
+                    fill = {"questions": str(questions), "predictions": str(predictions), "workdir": str(workdir)}
+                    other = [part.format(**fill) for part in shlex.split(args.compare_with)]
+                    theirs = min(theirs, _timed(other, cwd=workdir))
+            run = {"answers": size, "seconds": round(ours, 3), "answers_per_second": round(size / ours)}
+            if args.compare_with:
+                run |= {"other_seconds": round(theirs, 3), "speedup_vs_other": round(theirs / ours, 2)}
+            runs.append(run)
+            print(json.dumps(run), file=sys.stderr)
+    print(json.dumps({"figures": args.figures, "repeat": args.repeat, "runs": runs}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,26 @@
+"""The command benchmark times ``reasonmap score`` as a fresh process and reports its figures (no timing asserted)."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from benchmarks.speed.command import main, write_inputs
+
+
+def test_benchmark_times_the_command_and_another_on_the_same_files_and_prints_one_json_object_last(capsys):
+    # the other command counts the predictions it was given: it must see the same file ours scored
+    other = f'{sys.executable} -c "import sys; assert sum(1 for _ in open(sys.argv[1])) == 30" {{predictions}}'
+    assert main(["--answers", "30", "--repeat", "1", "--compare-with", other]) == 0
+    figures = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    (run,) = figures["runs"]
+    assert run["answers"] == 30 and run["seconds"] > 0 and run["other_seconds"] > 0
+    assert run["speedup_vs_other"] == round(run["other_seconds"] / run["seconds"], 2)
+
+
+def test_inputs_hold_as_many_distinct_answers_as_asked(tmp_path):
+    questions, files = write_inputs(tmp_path, [40], seed=1)
+    rows = [json.loads(line) for line in files[40].read_text(encoding="utf-8").splitlines()]
+    assert len(rows) == 40 == len({row["response"] for row in rows})
+    ids = {json.loads(line)["id"] for line in questions.read_text(encoding="utf-8").splitlines()}
+    assert {row["id"] for row in rows} <= ids and len({row["model"] for row in rows}) > 10
