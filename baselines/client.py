@@ -51,6 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from baselines.chat import Backoff, ChatSession, Outcome, ask, chat_url, shown_url
+from baselines.map_images import encoded_request
 from baselines.requests import Request
 from graphkit.files import atomic_writer
 
@@ -532,7 +533,7 @@ def _pump(session: ChatSession, todo: list[Request], fd: int, bar: Any, concurre
     def worker() -> None:
         while (request := work.get()) is not None:
             try:
-                results.put(ask(session, request))
+                results.put(ask(session, encoded_request(request)))  # map images named in the file
             except BaseException as error:  # a bug: hand it to the main thread rather than lose it
                 results.put(error)
 

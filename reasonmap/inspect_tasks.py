@@ -135,11 +135,13 @@ def _load_plus_set(questions: str | None, stamp: int | None, split: str, seed: i
 
 
 def _content(content: Any) -> str | list:
-    """An OpenAI-style message content as Inspect content (image URLs become image content)."""
+    """An OpenAI-style message content as Inspect content (image URLs and named map images become image content)."""
+    from baselines.map_images import encoded_content
+
     if isinstance(content, str):
         return content
     parts: list = []
-    for part in content:
+    for part in encoded_content(content):
         if part.get("type") == "image_url":
             parts.append(ContentImage(image=part["image_url"]["url"]))
         else:
