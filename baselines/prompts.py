@@ -58,10 +58,14 @@ def find_map(maps: str | Path, question: Any) -> Path:
     ------
     FileNotFoundError
         Naming the folder and the file names looked for.
+    ValueError
+        The city or country would lead out of the folder (``../``).
     """
     folder = Path(maps)
     names = [f"{question.city}.png", f"{question.country}__{question.city}.png"]
     for name in names:
+        if not _inside(folder / name, folder):  # a record's names must not reach another file
+            raise ValueError(f"{folder / name}: outside the maps folder {folder}")
         if (folder / name).is_file():
             return folder / name
     raise FileNotFoundError(f"no map of {question.city!r} in {folder}: looked for {' or '.join(names)}")

@@ -190,6 +190,9 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     result = export_hf(args.questions, args.out, maps=args.maps, metro=args.metro, overlay=args.overlay)
     report_skipped(result.problems)
+    if not result.count:
+        print(f"reasonmap export: nothing exported: {args.questions} holds no route question", file=sys.stderr)
+        return 1
     print(f"wrote {result.count} questions as a Hugging Face dataset to {args.out}/", file=sys.stderr)
     return 0
 
@@ -327,7 +330,9 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--maps", metavar="DIR", help="map images (<city>.png), stored as each question's figure")
     export.add_argument("--metro", metavar="PATH", help="Metro Data for every question (default: the embedded city's)")
     export.add_argument("--overlay", metavar="PATH", help="its topology overlay (default: beside it)")
-    export.add_argument("--out", required=True, metavar="D", help="the dataset folder to write (replaced)")
+    export.add_argument(
+        "--out", required=True, metavar="D", help="the dataset folder to write: new, empty, or a dataset (replaced)"
+    )
     export.set_defaults(run=cmd_export)
 
     predictions = commands.add_parser(
