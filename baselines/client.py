@@ -392,7 +392,7 @@ def run_requests(
     timeout: float = 60.0,
     max_retries: int = 6,
     temperature: float | None = None,
-    progress: bool = True,
+    progress: bool | str = True,
     api_key: str | None = None,
     retry_errors: bool = False,
     backoff: Backoff | None = None,
@@ -419,7 +419,7 @@ def run_requests(
     max_retries
         Retries of a request after its first attempt.
     progress
-        Show a progress bar (and notes) on stderr.
+        Show a progress bar (and notes) on stderr; a string is the bar's label (default: the model's name).
     api_key
         The key; ``None`` reads ``OPENAI_API_KEY`` (no ``Authorization`` header when unset).
     retry_errors
@@ -503,7 +503,7 @@ def run_requests(
         total=len(requests),
         initial=len(requests) - len(todo),
         unit="req",
-        desc=label,
+        desc=progress if isinstance(progress, str) else label,
         disable=not progress,
         dynamic_ncols=True,
         file=sys.stderr,
