@@ -145,17 +145,22 @@ def cmd_render(args: argparse.Namespace) -> int:
 def _render_folder(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from tqdm import tqdm
+
     from graphkit.files import atomic_writer
     from reasonmap.batch import RenderJob, executor_from, render_job
 
     folder = Path(args.out)
+    networks = _networks(args)
     jobs = (
         RenderJob(metro, overlay, args.seed, args.size, args.palette, args.rotate_labels)
-        for metro, overlay in _networks(args).values()
+        for metro, overlay in networks.values()
     )
     count = 0
     with executor_from(args) as executor:
-        for city, png, truth in executor.map(render_job, jobs):
+        rendered = executor.map(render_job, jobs)
+        bar = tqdm(rendered, total=len(networks), unit="map", desc="rendering", file=sys.stderr, disable=args.quiet)
+        for city, png, truth in bar:
             with atomic_writer(folder / f"{city}.png", binary=True) as stream:
                 stream.write(png)
             with atomic_writer(folder / f"{city}.truth.json") as stream:
@@ -306,6 +311,7 @@ def add_vision_commands(commands, add_city_options) -> None:
         metavar="MAP.png",
         help="the map: .png, or .jpg/.jpeg for JPEG bytes; with --all or --metro-dir: a folder",
     )
+    render.add_argument("--quiet", action="store_true", help="with --all or --metro-dir: no progress bar")
     add_executor_options(render)
     render.set_defaults(run=cmd_render)
 

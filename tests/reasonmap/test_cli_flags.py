@@ -121,3 +121,22 @@ def test_prompts_in_full_mode_skips_a_question_whose_map_is_missing_and_says_so(
     (maps / "rome.png").unlink()
     code, _, err = run(capsys, "prompts", "--mode", "full", "--questions", questions, "--maps", maps, "--out", out)
     assert code == 1 and "no question's map could be read (see above)" in err.splitlines()[-1]
+
+
+def test_every_command_that_shows_progress_takes_quiet():
+    import argparse
+
+    from reasonmap.cli import build_parser
+
+    (commands,) = [a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)]
+    showing = ("references", "generate", "demo", "run", "vdi", "eval", "ocr", "diagnose", "synth", "render")
+    assert [name for name in showing if "--quiet" not in commands.choices[name]._option_string_actions] == []
+
+
+def test_render_of_a_folder_shows_a_bar_unless_quiet(capsys, latin_set, tmp_path):
+    argv = ("render", "--metro-dir", latin_set / "metro", "--size", "600", "--workers", "1")
+    code, _, err = run(capsys, *argv, "--out", tmp_path / "shown")
+    bars = [line for line in err.replace("\r", "\n").splitlines() if line.startswith("rendering:")]
+    assert code == 0 and bars and "2/2" in bars[-1]
+    code, _, err = run(capsys, *argv, "--out", tmp_path / "quiet", "--quiet")
+    assert code == 0 and "rendering:" not in err and "wrote 2 maps" in err
