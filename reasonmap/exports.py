@@ -75,7 +75,8 @@ def export_hf(
             " (the public ReasonMap set's schema)"
         )
     out = Path(os.path.abspath(out))  # `.` and `..` have a name to write beside
-    _check_out(out)
+    for folder in (out, out.with_name(out.name + ".partial")):  # the dataset is written beside, then moved
+        _check_out(folder)
     questions, carried, skipped = load_questions(questions_path)
     problems = [str(problem) for problem in skipped]
     if not questions:

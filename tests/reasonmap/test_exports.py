@@ -114,6 +114,11 @@ def test_export_replaces_a_dataset_folder_but_never_a_folder_of_other_files(tmp_
     assert {path.name: path.read_bytes() for path in (tmp_path / "D").iterdir()} == first
     (tmp_path / "empty").mkdir()
     assert run(capsys, "export", "--questions", questions, "--out", str(tmp_path / "empty"))[0] == 0
+    (tmp_path / "E.partial").mkdir()  # where the dataset is written first: not someone's folder either
+    (tmp_path / "E.partial" / "draft.md").write_text("mine", encoding="utf-8")
+    code, _, err = run(capsys, "export", "--questions", questions, "--out", str(tmp_path / "E"))
+    assert code == 2 and "E.partial: holds files that are not a dataset (draft.md)" in err
+    assert (tmp_path / "E.partial" / "draft.md").is_file()
 
 
 def test_export_reads_no_map_outside_the_maps_folder(tmp_path, capsys):
