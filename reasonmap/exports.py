@@ -75,8 +75,8 @@ def export_hf(
             " (the public ReasonMap set's schema)"
         )
     out = Path(os.path.abspath(out))  # `.` and `..` have a name to write beside
-    for folder in (out, out.with_name(out.name + ".partial")):  # the dataset is written beside, then moved
-        _check_out(folder)
+    _check_out(out)
+    _check_out(out.with_name(out.name + ".partial"), partial=True)  # the dataset is written there, then moved
     questions, carried, skipped = load_questions(questions_path)
     problems = [str(problem) for problem in skipped]
     if not questions:
@@ -112,15 +112,16 @@ def export_hf(
 _DATASET_FILE = re.compile(r"(state|dataset_info)\.json|data-\d{5}-of-\d{5}\.arrow")
 
 
-def _check_out(out: Path) -> None:
-    """Refuse to replace ``out`` unless it is absent, an empty folder, or a dataset folder."""
+def _check_out(out: Path, *, partial: bool = False) -> None:
+    """Refuse to replace ``out`` unless it is absent, an empty folder, or a dataset folder (``partial``: or what
+    an interrupted export left of one)."""
     if not out.exists() and not out.is_symlink():
         return
     if out.is_symlink() or not out.is_dir():
         raise ValueError(f"{out}: exists and is not a folder; give a new folder for the dataset")
     names = sorted(entry.name + ("/" if entry.is_dir() else "") for entry in os.scandir(out))
     other = [name for name in names if not _DATASET_FILE.fullmatch(name)]
-    if other or (names and "state.json" not in names):
+    if other or (names and "state.json" not in names and not partial):
         shown = ", ".join(other[:3]) + (f" and {len(other) - 3} more" if len(other) > 3 else "")
         raise ValueError(
             f"{out}: holds files that are not a dataset ({shown or 'no state.json'}); give a new or empty folder"

@@ -119,6 +119,10 @@ def test_export_replaces_a_dataset_folder_but_never_a_folder_of_other_files(tmp_
     code, _, err = run(capsys, "export", "--questions", questions, "--out", str(tmp_path / "E"))
     assert code == 2 and "E.partial: holds files that are not a dataset (draft.md)" in err
     assert (tmp_path / "E.partial" / "draft.md").is_file()
+    (tmp_path / "E.partial" / "draft.md").unlink()
+    (tmp_path / "E.partial" / "data-00000-of-00001.arrow").write_bytes(b"")  # what a killed export leaves
+    assert run(capsys, "export", "--questions", questions, "--out", str(tmp_path / "E"))[0] == 0
+    assert not (tmp_path / "E.partial").exists()
 
 
 def test_export_reads_no_map_outside_the_maps_folder(tmp_path, capsys):
