@@ -563,6 +563,8 @@ def add_eval_command(commands: Any) -> None:
 def cmd_eval(args: Any) -> int:
     from reasonmap.options import client_options, report_skipped
 
+    if not args.quiet:  # the tasks load the transit graphs' library first: a few seconds on a busy machine
+        print(f"eval: checking the settings of the run in {args.out}/", file=sys.stderr)
     settings, files = settings_from(args)
     options = client_options(args)
     client = {key: options[key] for key in (*_OPERATIONAL, "progress")}

@@ -315,7 +315,8 @@ def test_every_stage_says_what_it_is_doing_and_the_bars_name_task_and_mode(tmp_p
         assert main([*argv, "--endpoint", server.url, "--model", "m", "--out", str(tmp_path / "run")]) == 0
         lines = [line.strip() for line in capsys.readouterr().err.replace("\r", "\n").splitlines() if line.strip()]
         notes = [line for line in lines if ":" in line and not line.startswith(("generating", "route/text-only tag"))]
-        assert notes[:3] == [
+        assert notes[:4] == [
+            f"eval: checking the settings of the run in {tmp_path / 'run'}/",
             f"eval: tag on route in text-only, symbolic; outputs in {tmp_path / 'run'}/",
             "route: generating the test split's questions (seed 0)",
             "route/text-only: building the requests of 1 questions",
@@ -328,4 +329,9 @@ def test_every_stage_says_what_it_is_doing_and_the_bars_name_task_and_mode(tmp_p
         argv = [*argv, "--endpoint", server.url, "--model", "m", "--out", str(tmp_path / "quiet"), "--quiet"]
         assert main(argv) == 0
     err = capsys.readouterr().err
-    assert "building the requests" not in err and "scoring the answers" not in err and "generating" not in err
+    assert (
+        "checking the settings" not in err
+        and "building the requests" not in err
+        and "scoring the answers" not in err
+        and "generating" not in err
+    )
