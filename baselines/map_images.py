@@ -17,6 +17,7 @@ import hashlib
 import io
 import os
 import threading
+from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import lru_cache
@@ -125,20 +126,42 @@ def _checked_digest(path: str, mtime_ns: int, size: int, pixel_limit: int) -> st
     return digest.hexdigest()
 
 
-@lru_cache(maxsize=32)
+_ENCODED: OrderedDict[tuple[Any, ...], str] = OrderedDict()
+_ENCODED_KEPT = 32
+# held while a map is encoded: the threads that ask for the same map meanwhile wait, then take it from the cache
+_ENCODING = threading.Lock()
+
+
 def image_data_url(
     path: str, *, pixel_budget: int = DEFAULT_PIXEL_BUDGET, pixel_limit: int = DEFAULT_PIXEL_LIMIT
 ) -> str:
     """A PNG data URL of the image at ``path``, downscaled under ``pixel_budget`` pixels.
 
     Maps larger than ``pixel_budget`` are downscaled, keeping their aspect ratio, by the factor that brings
-    them just under the budget (Lanczos filter); smaller maps are sent as they are.
+    them just under the budget (Lanczos filter); smaller maps are sent as they are. The last 32 encodings are
+    kept (by file version and budget): each map is encoded once, however many threads ask for it.
 
     Raises
     ------
     ValueError
         The file is not a readable image, or it has more than ``pixel_limit`` pixels.
     """
+    try:
+        stat = os.stat(path)
+    except OSError as error:
+        raise ValueError(f"{path}: not a readable image ({error.strerror})") from None
+    key = (path, stat.st_mtime_ns, stat.st_size, pixel_budget, pixel_limit)
+    with _ENCODING:
+        if key in _ENCODED:
+            _ENCODED.move_to_end(key)
+            return _ENCODED[key]
+        url = _ENCODED[key] = _encode(path, pixel_budget, pixel_limit)
+        if len(_ENCODED) > _ENCODED_KEPT:
+            _ENCODED.popitem(last=False)
+        return url
+
+
+def _encode(path: str, pixel_budget: int, pixel_limit: int) -> str:
     with _our_limit():
         try:
             with _open_checked(path, pixel_limit) as probe:

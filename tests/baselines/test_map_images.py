@@ -51,13 +51,23 @@ def test_a_full_request_file_names_its_map_and_stays_the_size_of_a_text_only_one
     assert Request.from_dict(json.loads(json.dumps(full[0].to_dict()))) == full[0]
 
 
-def test_the_map_is_encoded_when_sent_once_per_map(rome_map, rome_questions):
+def test_the_map_is_encoded_when_sent_once_per_map(rome_map, rome_questions, monkeypatch):
+    from concurrent.futures import ThreadPoolExecutor
+
     from PIL import Image
 
-    image_data_url.cache_clear()
+    encodings = []
+    encode = map_images._encode
+
+    def counted(*args):
+        encodings.append(args)
+        return encode(*args)
+
+    monkeypatch.setattr(map_images, "_encode", counted)
     requests = build_requests(rome_questions, mode="full", maps=rome_map, pixel_budget=20_000)
-    sent = [encoded_request(request) for request in requests]
-    assert image_data_url.cache_info().misses == 1 and image_data_url.cache_info().hits == len(requests) - 1
+    with ThreadPoolExecutor(4) as pool:  # as the client sends them: several at once
+        sent = list(pool.map(encoded_request, requests))
+    assert len(requests) == 2 * len(rome_questions) and len(encodings) == 1
     image_part, text_part = sent[0].messages[0]["content"]
     assert text_part == {"type": "text", "text": rome_questions[0].question_short}
     with Image.open(io.BytesIO(base64.b64decode(image_part["image_url"]["url"].split(",", 1)[1]))) as image:
