@@ -51,6 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from baselines.chat import Backoff, ChatSession, Outcome, ask, chat_url, shown_url
+from baselines.map_images import encoded_request
 from baselines.requests import Request
 from graphkit.files import atomic_writer
 
@@ -391,7 +392,7 @@ def run_requests(
     timeout: float = 60.0,
     max_retries: int = 6,
     temperature: float | None = None,
-    progress: bool = True,
+    progress: bool | str = True,
     api_key: str | None = None,
     retry_errors: bool = False,
     backoff: Backoff | None = None,
@@ -418,7 +419,7 @@ def run_requests(
     max_retries
         Retries of a request after its first attempt.
     progress
-        Show a progress bar (and notes) on stderr.
+        Show a progress bar (and notes) on stderr; a string is the bar's label (default: the model's name).
     api_key
         The key; ``None`` reads ``OPENAI_API_KEY`` (no ``Authorization`` header when unset).
     retry_errors
@@ -502,7 +503,7 @@ def run_requests(
         total=len(requests),
         initial=len(requests) - len(todo),
         unit="req",
-        desc=label,
+        desc=progress if isinstance(progress, str) else label,
         disable=not progress,
         dynamic_ncols=True,
         file=sys.stderr,
@@ -532,7 +533,7 @@ def _pump(session: ChatSession, todo: list[Request], fd: int, bar: Any, concurre
     def worker() -> None:
         while (request := work.get()) is not None:
             try:
-                results.put(ask(session, request))
+                results.put(ask(session, encoded_request(request)))  # map images named in the file
             except BaseException as error:  # a bug: hand it to the main thread rather than lose it
                 results.put(error)
 

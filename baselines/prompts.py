@@ -1,12 +1,11 @@
 """Prompt modes: the exact requests sent to a model for every question.
 
 - ``full``: the map image and the question (the benchmark's setting). The
-  image is sent as a PNG data URL. Maps larger than ``pixel_budget`` pixels
-  are downscaled, keeping their aspect ratio, by the factor that brings them
-  just under the budget (Lanczos filter); smaller maps are sent as they are.
-  Images come from ``maps`` (a folder with ``<city>.png`` or
-  ``<country>__<city>.png``, as ``export_figures`` writes them); the
-  toolkit ships none.
+  request names the image (path, checksum, pixel budget); it is sent as a PNG
+  data URL, downscaled under ``pixel_budget`` pixels, encoded once per map
+  when the request is sent (see :mod:`baselines.map_images`). Images come
+  from ``maps`` (a folder with ``<city>.png`` or ``<country>__<city>.png``,
+  as ``export_figures`` writes them); the toolkit ships none.
 - ``text-only``: the question alone (the paper's visual-masking setting).
 - ``symbolic``: a textualization of the Metro Data, then the question (the
   paper's Appendix C.4).
@@ -16,14 +15,12 @@
 
 from __future__ import annotations
 
-import base64
-import io
 import os
 from collections.abc import Callable, Iterable
-from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from baselines.map_images import DEFAULT_PIXEL_BUDGET, DEFAULT_PIXEL_LIMIT, image_data_url, map_image_part
 from baselines.requests import Request
 from graphkit.graph import TransitGraph
 
@@ -41,10 +38,6 @@ __all__ = [
 ]
 
 MODES = ("full", "text-only", "symbolic", "alias")
-# About what hosted models accept for one image before they shrink it themselves.
-DEFAULT_PIXEL_BUDGET = 4_000_000
-# Refuse to decode images above this size (decompression bombs); the benchmark's largest map has 278 MP.
-DEFAULT_PIXEL_LIMIT = 300_000_000
 
 _SYMBOLIC_LEAD = (
     "Here is the subway network of the city, as text. Use it in place of the map to answer the question that follows."
@@ -65,49 +58,17 @@ def find_map(maps: str | Path, question: Any) -> Path:
     ------
     FileNotFoundError
         Naming the folder and the file names looked for.
+    ValueError
+        The city or country would lead out of the folder (``../``).
     """
     folder = Path(maps)
     names = [f"{question.city}.png", f"{question.country}__{question.city}.png"]
     for name in names:
+        if not _inside(folder / name, folder):  # a record's names must not reach another file
+            raise ValueError(f"{folder / name}: outside the maps folder {folder}")
         if (folder / name).is_file():
             return folder / name
     raise FileNotFoundError(f"no map of {question.city!r} in {folder}: looked for {' or '.join(names)}")
-
-
-@lru_cache(maxsize=32)
-def image_data_url(
-    path: str, *, pixel_budget: int = DEFAULT_PIXEL_BUDGET, pixel_limit: int = DEFAULT_PIXEL_LIMIT
-) -> str:
-    """A PNG data URL of the image at ``path``, downscaled under ``pixel_budget`` pixels.
-
-    Raises
-    ------
-    ValueError
-        The file is not a readable image, or it has more than ``pixel_limit`` pixels.
-    """
-    from PIL import Image
-
-    try:
-        with Image.open(path) as probe:
-            width, height = probe.size
-            if width * height > pixel_limit:
-                raise ValueError(
-                    f"{path}: {width}x{height} = {width * height:,} pixels exceeds the limit of {pixel_limit:,}"
-                    " (raise pixel_limit to allow it)"
-                )
-            previous, Image.MAX_IMAGE_PIXELS = Image.MAX_IMAGE_PIXELS, pixel_limit
-            try:
-                image = probe.convert("RGB")
-            finally:
-                Image.MAX_IMAGE_PIXELS = previous
-    except (OSError, Image.DecompressionBombError) as error:
-        raise ValueError(f"{path}: not a readable image ({error})") from None
-    if width * height > pixel_budget:
-        scale = (pixel_budget / (width * height)) ** 0.5
-        image = image.resize((max(1, int(width * scale)), max(1, int(height * scale))), Image.LANCZOS)
-    buffer = io.BytesIO()
-    image.save(buffer, format="PNG", optimize=False)
-    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
 def _inside(path: Path, folder: str | Path) -> bool:
@@ -192,7 +153,7 @@ def build_requests(
                     raise ValueError(f"{where}: outside the maps folder {maps}")
                 if not where.is_file():
                     raise FileNotFoundError(f"no map image at {where}")
-                url = image_data_url(str(where), pixel_budget=pixel_budget, pixel_limit=pixel_limit)
+                image = map_image_part(where, pixel_budget=pixel_budget, pixel_limit=pixel_limit)
             except (FileNotFoundError, ValueError) as error:  # missing, or not a readable image
                 if missing_maps is None:
                     raise
@@ -202,7 +163,7 @@ def build_requests(
             meta: dict[str, Any] = {}
             if mode == "full":
                 content: Any = [
-                    {"type": "image_url", "image_url": {"url": url}},
+                    image,
                     {"type": "text", "text": prompt.text},
                 ]
             elif mode == "text-only":

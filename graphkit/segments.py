@@ -103,7 +103,7 @@ class RouteSet(NamedTuple):
         plural = "" if self.transfers == 1 else "s"
         lines = [f"{self.source} -> {self.target}: {self.transfers} transfer{plural}, {len(self.routes)} route(s)"]
         for number, route in enumerate(self.routes, start=1):
-            lines.append(f"route {number} ({route.stops} stops)")
+            lines.append(f"route {number} ({route.stops} stop{'' if route.stops == 1 else 's'})")
             width = max(len(segment.route_name) for segment in route.segments)
             for segment in route.segments:
                 via = ", ".join(segment.via_stops) if segment.via_stops else "-"

@@ -30,10 +30,33 @@ def add_executor_options(parser: argparse.ArgumentParser) -> None:
 
 
 def executor_from(args: argparse.Namespace):
-    """The executor the options ask for (use it in a ``with`` block)."""
+    """The executor the options ask for (use it in a ``with`` block).
+
+    Raises
+    ------
+    ValueError
+        No Ray cluster at ``--ray-address`` (or ``RAY_ADDRESS``), in our option's words, not Ray's.
+    """
+    import os
+
     from graphkit.executors import open_executor
 
-    return open_executor(args.executor, workers=args.workers, address=args.ray_address)
+    try:
+        return open_executor(args.executor, workers=args.workers, address=args.ray_address)
+    except ConnectionError as error:
+        if args.executor != "ray":
+            raise
+        # Ray's message tells the user to set its own `--address` flag: the toolkit's option is --ray-address
+        reason = str(error).split(" Please specify", 1)[0].strip() or type(error).__name__
+        where = (
+            f"--ray-address {args.ray_address}"
+            if args.ray_address
+            else f"RAY_ADDRESS={os.environ.get('RAY_ADDRESS', '')} (from the environment)"
+        )
+        raise ValueError(
+            f"{where}: no Ray cluster to join ({reason}); give the address of a running one with --ray-address,"
+            " or leave --ray-address out (and RAY_ADDRESS unset) to start a local one"
+        ) from None
 
 
 def cmd_synth(args: argparse.Namespace) -> int:

@@ -192,6 +192,9 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     result = export_hf(args.questions, args.out, maps=args.maps, metro=args.metro, overlay=args.overlay)
     report_skipped(result.problems)
+    if not result.count:
+        print(f"reasonmap export: nothing exported: {args.questions} holds no route question", file=sys.stderr)
+        return 1
     print(f"wrote {result.count} questions as a Hugging Face dataset to {args.out}/", file=sys.stderr)
     return 0
 
@@ -234,14 +237,14 @@ def build_parser() -> argparse.ArgumentParser:
     # nothing heavy here (no graphkit: it loads igraph): the libraries' choices and defaults are in options
     from reasonmap.batch import add_executor_options, add_synth_command
     from reasonmap.model_commands import add_model_commands
-    from reasonmap.options import DEFAULT_MAX_ROUTES, DEFAULT_PER_TYPE, TASKS, Help, add_metro_dir
+    from reasonmap.options import DEFAULT_MAX_ROUTES, DEFAULT_PER_TYPE, TASKS, Help, Parser, add_metro_dir
 
-    parser = argparse.ArgumentParser(prog="reasonmap", description=__doc__.splitlines()[0], formatter_class=Help)
+    parser = Parser(prog="reasonmap", description=__doc__.splitlines()[0], formatter_class=Help)
     commands = parser.add_subparsers(
         dest="command",
         required=True,
         metavar="COMMAND",
-        parser_class=functools.partial(argparse.ArgumentParser, formatter_class=Help),
+        parser_class=functools.partial(Parser, formatter_class=Help),
     )
 
     cities = commands.add_parser("cities", help="the embedded cities and their statistics")
@@ -270,7 +273,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--kind", choices=["route", "plus"], default="route", help="route questions, or ReasonMap-Plus questions"
     )
     where = generate.add_mutually_exclusive_group()
-    where.add_argument("--cities", help="comma-separated embedded cities (default: the --split's)")
+    where.add_argument(
+        "--city", "--cities", dest="cities", help="embedded cities, comma-separated (default: the --split's)"
+    )
     where.add_argument("--metro", metavar="PATH", help="a Metro Data file")
     generate.add_argument("--overlay", metavar="PATH", help="its topology overlay (default: beside it)")
     generate.add_argument("--split", choices=["test", "train", "all"], default="test", help="cross-city split")
@@ -336,7 +341,9 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--maps", metavar="DIR", help="map images (<city>.png), stored as each question's figure")
     export.add_argument("--metro", metavar="PATH", help="Metro Data for every question (default: the embedded city's)")
     export.add_argument("--overlay", metavar="PATH", help="its topology overlay (default: beside it)")
-    export.add_argument("--out", required=True, metavar="D", help="the dataset folder to write (replaced)")
+    export.add_argument(
+        "--out", required=True, metavar="D", help="the dataset folder to write: new, empty, or a dataset (replaced)"
+    )
     export.set_defaults(run=cmd_export)
 
     predictions = commands.add_parser(

@@ -116,18 +116,18 @@ def _limited(questions: Mapping[str, Any], limit: int | None, seed: int) -> list
     return [question for id, question in questions.items() if id in chosen]
 
 
-def _generated(task: str, split: str, seed: int) -> list[Any]:
+def _generated(task: str, split: str, seed: int, *, progress: bool = False) -> list[Any]:
     """The task's questions of a cross-city split, as ``reasonmap generate`` makes them with its defaults."""
     from benchmarks.reasonmap.generate import generate_set, parse_quota, split_cities
     from graphkit.cities import city_graph, city_names
 
     graphs = [city_graph(name) for name in split_cities(split, city_names())]
     if task == "route":
-        return generate_set(graphs, seed=seed, per_city=40, quota=parse_quota("20:15:5"), progress=False)
+        return generate_set(graphs, seed=seed, per_city=40, quota=parse_quota("20:15:5"), progress=progress)
     if task == "plus":
         from benchmarks.plus.questions import generate_plus_set
 
-        return generate_plus_set(graphs, seed=seed, progress=False)
+        return generate_plus_set(graphs, seed=seed, progress=progress)
     raise EvalError(f"{task} questions are not generated: pass their file with --questions FILE")
 
 
@@ -267,7 +267,7 @@ def _shown(value: Any) -> str:
 
 
 def _questions_of(
-    task: Any, settings: EvalSettings, files: Mapping[str, Path], out: Path
+    task: Any, settings: EvalSettings, files: Mapping[str, Path], out: Path, *, progress: bool = False
 ) -> tuple[Path, list[Any], tuple[str, ...], Path | None]:
     """The task's questions, written to ``DIR/questions/<task>.jsonl``; their problems; a maps folder they carry."""
     from benchmarks.jsonl import write_jsonl
@@ -286,7 +286,7 @@ def _questions_of(
             problems += tuple(str(problem) for problem in figure_problems)
             carried = carried if written else None
     else:
-        questions = _generated(task.name, settings.split or "test", settings.seed)
+        questions = _generated(task.name, settings.split or "test", settings.seed, progress=progress)
         questions = _limited({question.id: question for question in questions}, settings.limit, settings.seed)
         problems = ()
     path = out / "questions" / f"{task.name}.jsonl"
@@ -361,6 +361,13 @@ def run_eval(
     EvalError
         Settings that differ from the run's, a task without questions, or nothing answered or scored.
     """
+    progress = bool(client.get("progress", True))
+
+    def note(line: str) -> None:  # what each stage is doing, as it starts (quiet: only the results)
+        if progress:
+            log(line)
+
+    note(f"eval: {settings.name} on {', '.join(settings.tasks)} in {', '.join(settings.modes)}; outputs in {out}/")
     from baselines.client import run_requests
     from baselines.prompts import build_requests
     from benchmarks.jsonl import write_jsonl
@@ -385,7 +392,11 @@ def run_eval(
     answered_any = False
     for name in settings.tasks:
         task = get_task(name)
-        questions_path, questions, skipped, carried = _questions_of(task, settings, files, out)
+        if name in files:
+            note(f"{name}: reading the questions of {files[name]}")
+        else:
+            note(f"{name}: generating the {settings.split or 'test'} split's questions (seed {settings.seed})")
+        questions_path, questions, skipped, carried = _questions_of(task, settings, files, out, progress=progress)
         problems.extend(skipped)
         written.append(questions_path)
         asked[name] = input_entry(questions_path)  # generated questions too: what was asked, checksummed
@@ -406,6 +417,7 @@ def run_eval(
                 missing = [f"question {question.id!r}: no maps given; skipped" for question in questions]
                 requests = []
             else:
+                note(f"{name}/{mode}: building the requests of {len(questions)} questions")
                 requests = build_requests(
                     questions,
                     mode=mode,
@@ -429,12 +441,14 @@ def run_eval(
                     out=predictions,
                     max_tokens=settings.max_tokens,
                     temperature=settings.temperature,
-                    **{key: client[key] for key in (*_OPERATIONAL, "progress", "api_key") if key in client},
+                    **{key: client[key] for key in (*_OPERATIONAL, "api_key") if key in client},
+                    progress=f"{name}/{mode} {settings.name}" if progress else False,  # the bar's label
                 )
                 log(f"{name}/{mode}: {summary}")
                 answered_any = answered_any or not summary.all_failed
             else:
                 predictions.touch()
+            note(f"{name}/{mode}: scoring the answers")
             evaluation = evaluate_files(
                 questions_path,
                 predictions,
@@ -549,6 +563,8 @@ def add_eval_command(commands: Any) -> None:
 def cmd_eval(args: Any) -> int:
     from reasonmap.options import client_options, report_skipped
 
+    if not args.quiet:  # the tasks load the transit graphs' library first: a few seconds on a busy machine
+        print(f"eval: checking the settings of the run in {args.out}/", file=sys.stderr)
     settings, files = settings_from(args)
     options = client_options(args)
     client = {key: options[key] for key in (*_OPERATIONAL, "progress")}

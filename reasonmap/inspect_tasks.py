@@ -21,7 +21,8 @@ Samples
     (:mod:`baselines.prompts`): in ``full`` the map is Inspect image content
     (a PNG data URL, downscaled under ``pixel_budget``). ``plus``: one per
     question, id the question's, metadata ``id``, ``type``, ``city``; modes
-    ``full`` and ``text-only``.
+    ``full`` and ``text-only``. A map missing from ``maps``, or unreadable,
+    stops the task with one line naming it (Inspect's prerequisite error).
 Questions
     ``questions=PATH`` (any file ``reasonmap score`` reads: the toolkit's,
     the public data set's parquet or JSON Lines, a Hugging Face dataset
@@ -49,6 +50,7 @@ from pathlib import Path
 from typing import Any
 
 from inspect_ai import Task, task
+from inspect_ai._util.error import PrerequisiteError  # not public: Inspect's one-line errors (0.3.285)
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ChatMessageUser, ContentImage, ContentText
 from inspect_ai.scorer import SampleScore, Score, Target, metric, scorer
@@ -135,11 +137,13 @@ def _load_plus_set(questions: str | None, stamp: int | None, split: str, seed: i
 
 
 def _content(content: Any) -> str | list:
-    """An OpenAI-style message content as Inspect content (image URLs become image content)."""
+    """An OpenAI-style message content as Inspect content (image URLs and named map images become image content)."""
+    from baselines.map_images import encoded_content
+
     if isinstance(content, str):
         return content
     parts: list = []
-    for part in content:
+    for part in encoded_content(content):
         if part.get("type") == "image_url":
             parts.append(ContentImage(image=part["image_url"]["url"]))
         else:
@@ -338,6 +342,19 @@ def _carried_maps(questions: str, stamp: int | None) -> tempfile.TemporaryDirect
     return folder
 
 
+class TaskInputError(PrerequisiteError, ValueError):
+    """A task's input is wrong (a missing map, a mode it has not): Inspect reports it in one line, without a
+    traceback, as it does its own pre-flight errors; Python callers catch it as a ``ValueError``."""
+
+    def __init__(self, message: str) -> None:
+        PrerequisiteError.__init__(self, message)
+        ValueError.__init__(self, message)
+
+
+def _one_line(error: Exception, name: str) -> TaskInputError:
+    return TaskInputError(f"reasonmap/{name}: {' '.join(str(error).split())}")
+
+
 def _route(
     mode: str = "full",
     split: str = "test",
@@ -353,15 +370,18 @@ def _route(
     """ReasonMap route questions, short and long, in a prompt mode (``full`` needs ``maps``, a folder of maps)."""
     maps = _maps(maps, questions) if mode == "full" else maps
     by_id, graph_for = _route_set(questions, split, seed)
-    samples = route_samples(
-        list(by_id.values()),
-        mode=mode,
-        kinds=kinds,
-        maps=maps,
-        textualization=textualization,
-        pixel_budget=pixel_budget,
-        graph_for=graph_for,
-    )
+    try:
+        samples = route_samples(
+            list(by_id.values()),
+            mode=mode,
+            kinds=kinds,
+            maps=maps,
+            textualization=textualization,
+            pixel_budget=pixel_budget,
+            graph_for=graph_for,
+        )
+    except (FileNotFoundError, ValueError) as error:  # a missing or unreadable map, a mode it has not
+        raise _one_line(error, "route") from None
     return Task(
         dataset=MemoryDataset(samples, name=questions or f"reasonmap-{split}-seed{seed}"),
         solver=generate(),
@@ -383,16 +403,20 @@ def _plus(
     from baselines.prompts import find_map, image_data_url
 
     if mode not in ("full", "text-only"):
-        raise ValueError(f"mode must be one of ['full', 'text-only'] for plus questions, got {mode!r}")
+        raise TaskInputError(f"reasonmap/plus: mode must be one of ['full', 'text-only'], got {mode!r}")
     if mode == "full" and maps is None:
-        raise ValueError(
+        raise TaskInputError(
+            "reasonmap/plus: "
             f"mode 'full' needs the folder of map images (maps=... or ${_MAPS_VARIABLE}; the toolkit ships none)"
         )
     samples = []
     for question in _plus_set(questions, split, seed).values():
         content: Any = question.question
         if mode == "full":
-            url = image_data_url(str(find_map(maps, question)), pixel_budget=pixel_budget)
+            try:
+                url = image_data_url(str(find_map(maps, question)), pixel_budget=pixel_budget)
+            except (FileNotFoundError, ValueError) as error:
+                raise _one_line(error, "plus") from None
             content = [ContentImage(image=url), ContentText(text=question.question)]
         metadata = {"id": question.id, "type": question.type, "city": question.city}
         samples.append(Sample(input=[ChatMessageUser(content=content)], id=question.id, metadata=metadata))

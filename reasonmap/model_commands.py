@@ -79,9 +79,11 @@ def cmd_baseline(args: argparse.Namespace) -> int:
 
 def _requests(args: argparse.Namespace) -> list:
     from baselines.prompts import build_requests
+    from reasonmap.options import report_skipped
 
     task, questions = _load(args)
-    return build_requests(
+    missing: list[str] = []  # a missing or unreadable map skips its questions, as in `eval`
+    requests = build_requests(
         questions.values(),
         mode=args.mode,
         task=task,
@@ -90,7 +92,10 @@ def _requests(args: argparse.Namespace) -> list:
         maps=args.maps,
         pixel_budget=args.pixel_budget,
         alias_strategy=args.alias_strategy,
+        missing_maps=missing,
     )
+    report_skipped(missing)
+    return requests
 
 
 def cmd_prompts(args: argparse.Namespace) -> int:
@@ -98,7 +103,8 @@ def cmd_prompts(args: argparse.Namespace) -> int:
 
     count = write_jsonl(args.out, _requests(args))
     if not count:
-        return _nothing("prompts", f"no request written: {args.questions} holds no question to ask")
+        why = "no question's map could be read (see above)" if args.mode == "full" else "holds no question to ask"
+        return _nothing("prompts", f"no request written: {args.questions}: {why}")
     print(f"wrote {count} {args.mode} requests to {args.out}", file=sys.stderr)
     return 0
 

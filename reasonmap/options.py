@@ -9,6 +9,7 @@ stays quick.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -25,6 +26,7 @@ __all__ = [
     "SCRIPTS",
     "PALETTES",
     "Help",
+    "Parser",
     "add_client_options",
     "add_prompt_options",
     "add_metro_dir",
@@ -72,6 +74,52 @@ class Help(argparse.HelpFormatter):
         ):
             return text
         return f"{text} (default: %(default)s)" if text else "(default: %(default)s)"
+
+
+_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
+
+
+def _closest(word: str, choices: Sequence[str]) -> str | None:
+    """The choice ``word`` most likely misspells, if one is close enough."""
+    from rapidfuzz import fuzz, process
+
+    found = process.extractOne(word, list(choices), scorer=fuzz.ratio, score_cutoff=70)
+    return found[0] if found else None
+
+
+class Parser(argparse.ArgumentParser):
+    """A parser whose errors name the mistake: an unknown option is reported first, by name, with the option it
+    most likely misspells (not as a missing required one), and an invalid choice with the choice it most likely
+    misspells (``reasonmap rout``: did you mean ``route``?)."""
+
+    def parse_known_args(self, args: Sequence[str] | None = None, namespace: Any = None) -> Any:
+        if args is not None and not any(isinstance(a, argparse._SubParsersAction) for a in self._actions):
+            self._check_option_names(list(args))
+        return super().parse_known_args(args, namespace)
+
+    def _check_option_names(self, args: list[str]) -> None:
+        known = [option for option in self._option_string_actions if option.startswith("--")]
+        for token in args:
+            if token == "--":
+                return
+            if not token.startswith("-") or token == "-" or _NUMBER.match(token):
+                continue
+            name = token.split("=", 1)[0]
+            if name in self._option_string_actions or any(option.startswith(name) for option in known):
+                continue  # argparse itself takes it (or an abbreviation of one, or says which it is ambiguous among)
+            guess = _closest(name, known)
+            hint = f"; did you mean {guess}?" if guess else f" (see `{self.prog} --help`)"
+            self.error(f"unrecognised argument {name}{hint}")
+
+    def _check_value(self, action: argparse.Action, value: Any) -> None:
+        if action.choices is not None and value not in action.choices and isinstance(value, str):
+            choices = [str(choice) for choice in action.choices]
+            guess = _closest(value, choices)
+            hint = f"; did you mean {guess!r}?" if guess else ""
+            raise argparse.ArgumentError(
+                action, f"invalid choice: {value!r}{hint} (choose from {', '.join(map(repr, choices))})"
+            )
+        super()._check_value(action, value)
 
 
 def add_client_options(parser: argparse.ArgumentParser, *, max_tokens_help: str | None = None) -> None:

@@ -145,17 +145,22 @@ def cmd_render(args: argparse.Namespace) -> int:
 def _render_folder(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from tqdm import tqdm
+
     from graphkit.files import atomic_writer
     from reasonmap.batch import RenderJob, executor_from, render_job
 
     folder = Path(args.out)
+    networks = _networks(args)
     jobs = (
         RenderJob(metro, overlay, args.seed, args.size, args.palette, args.rotate_labels)
-        for metro, overlay in _networks(args).values()
+        for metro, overlay in networks.values()
     )
     count = 0
     with executor_from(args) as executor:
-        for city, png, truth in executor.map(render_job, jobs):
+        rendered = executor.map(render_job, jobs)
+        bar = tqdm(rendered, total=len(networks), unit="map", desc="rendering", file=sys.stderr, disable=args.quiet)
+        for city, png, truth in bar:
             with atomic_writer(folder / f"{city}.png", binary=True) as stream:
                 stream.write(png)
             with atomic_writer(folder / f"{city}.truth.json") as stream:
@@ -166,7 +171,7 @@ def _render_folder(args: argparse.Namespace) -> int:
 
 
 def cmd_diagnose(args: argparse.Namespace) -> int:
-    from graphkit.cities import city_graph
+    from graphkit.cities import CityGraphs
     from reasonmap.batch import executor_from
     from vision.analyse import folder_evidence, read_evidence
     from vision.diagnosis_report import OneNetwork, diagnose_files
@@ -174,33 +179,30 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
     from vision.render import truth_path
 
     _check_cache(args)
-    if args.metro_dir:
-        return _diagnose_folder(args)
     if args.evidence_dir:
-        raise ValueError("--evidence-dir needs --metro-dir (the maps' cities)")
+        if not args.metro_dir:
+            raise ValueError("--evidence-dir needs --metro-dir (the maps' cities)")
+        return _diagnose_folder(args)
     given = _graph(args) if args.city or args.metro else None
-    if given is None and not args.maps:
-        raise ValueError("diagnose: --map and --evidence need --city or --metro (or use --maps DIR)")
-    graphs = {}
-
-    def graph_of_city(city: str):
-        if given is not None:
-            return given
-        if city not in graphs:
-            graphs[city] = city_graph(city)
-        return graphs[city]
+    if given is None and not args.maps and not (args.metro_dir and args.map and args.truth):
+        raise ValueError(
+            "diagnose: --map and --evidence need --city or --metro (or use --maps DIR; --map with --truth may take"
+            " --metro-dir)"
+        )
+    # the cities' graphs: embedded, or the Metro Data under --metro-dir (a synthetic set's)
+    cities = CityGraphs(args.metro_dir)
 
     if args.maps:
         evidence = folder_evidence(
             args.maps,
-            graph_of_city,
+            cities if given is None else lambda city: given,
             lambda path, graph: _analyse(args, path, graph, lines=True).evidence,
             use_truth=args.truth,
         )
     elif args.evidence:
         evidence = read_evidence(args.evidence)
     elif args.truth:
-        evidence = read_truth(truth_path(args.map), city=given.city)
+        evidence = read_truth(truth_path(args.map), city=given.city if given is not None else "")
     else:
         evidence = _analyse(args, args.map, given, lines=True).evidence
     with executor_from(args) as executor:
@@ -208,14 +210,14 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
             args.questions,
             args.predictions,
             evidence,
-            # one network travels to workers; the embedded cities of a --maps run are read inline
-            OneNetwork(given.metro, given.overlay) if given is not None else lambda q: graph_of_city(q.city),
+            # one network, or the cities' graphs, travel to workers
+            OneNetwork(given.metro, given.overlay) if given is not None else cities.question_graph,
             out=args.out,
             # a graph given by name (or one map) is one city: other cities' answers are neither diagnosed nor counted
             cities=[given.city] if given is not None and given.city else None,
             colour_threshold=args.colour_threshold,
             layout_threshold=args.layout_threshold,
-            executor=executor if given is not None else None,
+            executor=executor,
         )
     return _report_diagnosis(run)
 
@@ -239,8 +241,6 @@ def _diagnose_folder(args: argparse.Namespace) -> int:
     from vision.analyse import read_evidence
     from vision.diagnosis_report import diagnose_files
 
-    if not args.evidence_dir:
-        raise ValueError("--metro-dir needs --evidence-dir (as `ocr --maps ... --evidence-dir` writes it)")
     evidence = {}
     for path in sorted(Path(args.evidence_dir).glob("*.evidence.json")):
         found = read_evidence(path)
@@ -311,6 +311,7 @@ def add_vision_commands(commands, add_city_options) -> None:
         metavar="MAP.png",
         help="the map: .png, or .jpg/.jpeg for JPEG bytes; with --all or --metro-dir: a folder",
     )
+    render.add_argument("--quiet", action="store_true", help="with --all or --metro-dir: no progress bar")
     add_executor_options(render)
     render.set_defaults(run=cmd_render)
 
@@ -328,7 +329,9 @@ def add_vision_commands(commands, add_city_options) -> None:
         " (country__ prefixes allowed); graphs from the embedded cities unless --city/--metro",
     )
     diagnose.add_argument(
-        "--truth", action="store_true", help="with --map or --maps: use MAP.truth.json of a rendered map"
+        "--truth",
+        action="store_true",
+        help="with --map or --maps: use MAP.truth.json of a rendered map (graphs: --city, --metro or --metro-dir)",
     )
     add_city_options(diagnose, allow_dir=True, required=False)
     _add_map_options(diagnose)

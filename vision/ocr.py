@@ -215,6 +215,12 @@ def _tiles(width: int, height: int, tile: int, overlap: int) -> list[tuple[int, 
     return [(x0, y0, x1, y1) for y0, y1 in _spans(height, tile, overlap) for x0, x1 in _spans(width, tile, overlap)]
 
 
+def _tiled_area(size: tuple[int, int], settings: OcrSettings) -> int:
+    """The pixels the tiles of a ``size`` (width, height) image hold: more than its own, as the tiles overlap
+    (what a progress bar counts, tile by tile, to end at its total)."""
+    return sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in _tiles(*size, settings.tile, settings.overlap))
+
+
 def _rotation(width: int, height: int, degrees: float):
     """The affine map rotating a ``width``×``height`` image by ``degrees`` onto a canvas that holds all of it."""
     import cv2
@@ -390,21 +396,25 @@ def ocr_array(image, settings: OcrSettings = OcrSettings(), *, engine: Engine | 
     bgr = cv2.cvtColor(working, cv2.COLOR_RGB2BGR)
     del working
     work_height, work_width = bgr.shape[:2]
-    bar = tqdm(
-        total=work_width * work_height, unit="px", unit_scale=True, desc="OCR", file=sys.stderr, disable=not progress
-    )
-    found = _read_tiled(engine, bgr, settings, bar)
+
+    def bar(desc: str, areas: list[tuple[int, int]]):
+        total = sum(_tiled_area(area, settings) for area in areas)
+        return tqdm(total=total, unit="px", unit_scale=True, desc=desc, file=sys.stderr, disable=not progress)
+
+    with bar("OCR", [(work_width, work_height)]) as level_bar:
+        found = _read_tiled(engine, bgr, settings, level_bar)
     passes = {"level": len(found)}
     if settings.rotations != "none":
         level = [box for box, _ in found]
         for degrees, matrix, strips in _slanted_strips(
             level, work_width, work_height, everything=settings.rotations == "all"
         ):
-            bar.total += sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in strips)
-            extra = [box for strip in strips for box in _read_rotated(engine, bgr, matrix, strip, settings, bar)]
+            with bar(f"OCR {degrees:+d}°", [(x1 - x0, y1 - y0) for x0, y0, x1, y1 in strips]) as turned_bar:
+                extra = [
+                    box for strip in strips for box in _read_rotated(engine, bgr, matrix, strip, settings, turned_bar)
+                ]
             passes[f"rotated{degrees:+d}"] = len(extra)
             found.extend(extra)
-    bar.close()
     # rounded as the cache stores them, so a cached result equals a fresh one
     merged = [
         TextBox(b.text, round(b.score, 4), tuple((round(x / scale, 1), round(y / scale, 1)) for x, y in b.quad))

@@ -10,6 +10,7 @@ import pytest
 
 from baselines.alias import alias_graph, alias_mapping, aliased, unalias_text
 from baselines.answers import render_answer
+from baselines.map_images import encoded_request
 from baselines.prompts import MODES, build_requests, image_data_url
 from baselines.requests import Request
 from benchmarks.reasonmap.generate import generate_questions
@@ -36,7 +37,7 @@ def test_full_mode_sends_the_map_downscaled_under_the_budget(tmp_path, rome_ques
 
     Image.new("RGB", (400, 300), (200, 30, 30)).save(tmp_path / "rome.png")
     requests = build_requests(rome_questions[:1], mode="full", maps=tmp_path, pixel_budget=30_000)
-    image_part, text_part = requests[0].messages[0]["content"]
+    image_part, text_part = encoded_request(requests[0]).messages[0]["content"]
     assert text_part == {"type": "text", "text": rome_questions[0].question_short}
     url = image_part["image_url"]["url"]
     assert url.startswith("data:image/png;base64,")

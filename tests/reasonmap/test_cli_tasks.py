@@ -168,7 +168,7 @@ def test_prompts_of_plus_and_map_qa_files_are_one_request_per_question(plus_file
     )  # fmt: skip
     requests, _ = read_jsonl(out, Request.from_dict)
     assert code == 0 and len(requests) == 8 and {r.question for r in requests} == {"mapqa"}
-    assert all(r.messages[0]["content"][0]["type"] == "image_url" for r in requests)
+    assert all(r.messages[0]["content"][0]["type"] == "map_image" for r in requests)
 
 
 def test_request_kinds_are_any_tasks_but_never_empty():

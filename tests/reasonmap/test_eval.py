@@ -307,3 +307,31 @@ def test_rescoring_the_nested_files_of_an_unfinished_eval_warns(tmp_path, capsys
         f"reasonmap score: warning: --predictions {predictions}: {run / 'manifest.json'} says the run that wrote"
         " it did not finish; its files may mix two runs"
     )
+
+
+def test_every_stage_says_what_it_is_doing_and_the_bars_name_task_and_mode(tmp_path, capsys):
+    argv = ["eval", "--tasks", "route", "--modes", "text-only,symbolic", "--limit", "1", "--name", "tag"]
+    with ChatServer() as server:
+        assert main([*argv, "--endpoint", server.url, "--model", "m", "--out", str(tmp_path / "run")]) == 0
+        lines = [line.strip() for line in capsys.readouterr().err.replace("\r", "\n").splitlines() if line.strip()]
+        notes = [line for line in lines if ":" in line and not line.startswith(("generating", "route/text-only tag"))]
+        assert notes[:4] == [
+            f"eval: checking the settings of the run in {tmp_path / 'run'}/",
+            f"eval: tag on route in text-only, symbolic; outputs in {tmp_path / 'run'}/",
+            "route: generating the test split's questions (seed 0)",
+            "route/text-only: building the requests of 1 questions",
+        ]
+        for mode in ("text-only", "symbolic"):
+            assert f"route/{mode}: scoring the answers" in lines
+            bars = [line for line in lines if line.startswith(f"route/{mode} tag:")]
+            assert bars and "2/2" in bars[-1]  # labelled, and ends at its total
+        assert any(line.startswith("generating:") for line in lines)  # the question generator's own bar
+        argv = [*argv, "--endpoint", server.url, "--model", "m", "--out", str(tmp_path / "quiet"), "--quiet"]
+        assert main(argv) == 0
+    err = capsys.readouterr().err
+    assert (
+        "checking the settings" not in err
+        and "building the requests" not in err
+        and "scoring the answers" not in err
+        and "generating" not in err
+    )

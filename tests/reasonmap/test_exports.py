@@ -97,3 +97,76 @@ def test_predictions_converts_a_harness_file_into_the_toolkits_rows(tmp_path, ca
     assert rows == [
         {"id": "rome-0000", "model": "m", "question": "short", "response": "Route Name: Line A", "tokens": None}
     ]
+
+
+def test_export_replaces_a_dataset_folder_but_never_a_folder_of_other_files(tmp_path, capsys, scored_set):
+    pytest.importorskip("datasets")
+    questions = str(scored_set[0])
+    research = tmp_path / "research"
+    (research / "sub").mkdir(parents=True)
+    (research / "notes.txt").write_text("mine", encoding="utf-8")
+    code, _, err = run(capsys, "export", "--questions", questions, "--out", str(research))
+    assert code == 2 and "research: holds files that are not a dataset (notes.txt, sub/)" in err
+    assert (research / "notes.txt").read_text(encoding="utf-8") == "mine" and (research / "sub").is_dir()
+    assert run(capsys, "export", "--questions", questions, "--out", str(tmp_path / "D"))[0] == 0
+    first = {path.name: path.read_bytes() for path in (tmp_path / "D").iterdir()}
+    assert run(capsys, "export", "--questions", questions, "--out", str(tmp_path / "D"))[0] == 0  # replaced
+    assert {path.name: path.read_bytes() for path in (tmp_path / "D").iterdir()} == first
+    (tmp_path / "empty").mkdir()
+    assert run(capsys, "export", "--questions", questions, "--out", str(tmp_path / "empty"))[0] == 0
+    (tmp_path / "E.partial").mkdir()  # where the dataset is written first: not someone's folder either
+    (tmp_path / "E.partial" / "draft.md").write_text("mine", encoding="utf-8")
+    code, _, err = run(capsys, "export", "--questions", questions, "--out", str(tmp_path / "E"))
+    assert code == 2 and "E.partial: holds files that are not a dataset (draft.md)" in err
+    assert (tmp_path / "E.partial" / "draft.md").is_file()
+    (tmp_path / "E.partial" / "draft.md").unlink()
+    (tmp_path / "E.partial" / "data-00000-of-00001.arrow").write_bytes(b"")  # what a killed export leaves
+    assert run(capsys, "export", "--questions", questions, "--out", str(tmp_path / "E"))[0] == 0
+    assert not (tmp_path / "E.partial").exists()
+
+
+def test_export_reads_no_map_outside_the_maps_folder(tmp_path, capsys):
+    pytest.importorskip("datasets")
+    from PIL import Image
+
+    record = json.loads(next(line for line in _generated(tmp_path, capsys).read_text(encoding="utf-8").splitlines()))
+    (tmp_path / "a" / "maps").mkdir(parents=True)
+    Image.new("RGB", (5, 5)).save(tmp_path / "secret.png")
+    record["city"] = "../../secret"
+    questions = tmp_path / "out.jsonl"
+    questions.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    argv = [
+        "export",
+        "--questions",
+        str(questions),
+        "--maps",
+        str(tmp_path / "a" / "maps"),
+        "--out",
+        str(tmp_path / "D"),
+    ]
+    code, _, err = run(capsys, *argv)
+    assert code == 0 and "outside the maps folder" in err
+    import datasets
+
+    assert [row["figure"] for row in datasets.load_from_disk(str(tmp_path / "D"))] == [None]
+
+
+def _generated(tmp_path, capsys, *options):
+    out = tmp_path / "generated.jsonl"
+    argv = ["generate", "--city", "rome", "--per-city", "2", "--quota", "1:1:0", *options, "--out", str(out), "--quiet"]
+    assert run(capsys, *argv)[0] == 0
+    return out
+
+
+def test_export_of_another_tasks_questions_or_of_no_question_is_one_line(tmp_path, capsys):
+    plus = _generated(tmp_path, capsys, "--kind", "plus")
+    code, _, err = run(capsys, "export", "--questions", str(plus), "--out", str(tmp_path / "D"))
+    assert code == 2 and err.splitlines() == [
+        f"reasonmap export: error: {plus}: holds plus questions; `export --format hf` writes route questions only"
+        " (the public ReasonMap set's schema)"
+    ]
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"x": 1}\n', encoding="utf-8")
+    code, _, err = run(capsys, "export", "--questions", str(bad), "--out", str(tmp_path / "D"))
+    assert code == 1 and err.splitlines()[-1] == f"reasonmap export: nothing exported: {bad} holds no route question"
+    assert len(err) < 300 and not (tmp_path / "D").exists()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -282,3 +283,34 @@ def test_logs_of_other_inspect_tasks_map_ids_kinds_and_epochs(tmp_path):
     ]
     repeats = [problem for problem in result.problems if "again" in problem]
     assert len(repeats) == 2  # the second epoch of each sample: the first answer counts
+
+
+def test_a_missing_map_in_full_mode_is_a_one_line_prerequisite_error(tmp_path, monkeypatch):
+    from inspect_ai._util.error import PrerequisiteError
+
+    monkeypatch.delenv("REASONMAP_MAPS", raising=False)
+    questions = generate_questions(city_graph("rome"), seed=1, per_city=1)
+    path = tmp_path / "q.jsonl"
+    write_jsonl(path, questions)
+    (tmp_path / "maps").mkdir()
+    with pytest.raises(PrerequisiteError) as raised:  # Inspect prints its message alone, no traceback
+        route(questions=str(path), maps=str(tmp_path / "maps"))
+    message = raised.value.message
+    assert message.startswith("reasonmap/route: no map of 'rome' in ") and "\n" not in message
+    assert isinstance(raised.value, ValueError)
+    plus_path = tmp_path / "plus.jsonl"
+    write_jsonl(plus_path, generate_plus_questions(city_graph("rome"), seed=2, per_type=1))
+    with pytest.raises(PrerequisiteError, match="reasonmap/plus: no map of 'rome'"):
+        plus(questions=str(plus_path), maps=str(tmp_path / "maps"))
+
+
+def test_the_inspect_extra_brings_what_the_readmes_inspect_examples_need():
+    """The README's `inspect eval` lines use `openai/` and `vllm/` models: Inspect 0.3.285 reaches both through
+    the `openai` package (inspect_ai/model/_providers/providers.py, `validate_openai_client`, at least 3.4.0)."""
+    needs = {"openai": "openai", "vllm": "openai", "mockllm": None}
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    providers = set(re.findall(r"^inspect eval \S+\s+--model ([a-z-]+)/", readme, flags=re.MULTILINE))
+    assert providers and providers <= set(needs)
+    extra = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    names = {re.split(r"[<>=\[ ]", requirement, maxsplit=1)[0] for requirement in extra["inspect"]}
+    assert {needs[provider] for provider in providers} - {None} <= names

@@ -252,3 +252,23 @@ def test_a_cache_dir_that_is_a_file_is_refused_before_reading(tmp_path):
         read_map_texts(missing_map, cache_dir=taken / "a" / "b")
     with pytest.raises(InvalidImage, match="missing.png"):  # without the cache, the cache folder is not looked at
         read_map_texts(missing_map, cache_dir=taken, use_cache=False)
+
+
+def test_each_ocr_pass_has_a_labelled_bar_that_ends_at_its_total(engine, monkeypatch):
+    import tqdm
+
+    closed = {}
+
+    class Recorded(tqdm.tqdm):
+        def close(self):  # tqdm may close a bar twice: kept once
+            closed.setdefault(id(self), (self.desc, self.n, self.total))
+            super().close()
+
+    monkeypatch.setattr(tqdm, "tqdm", Recorded)
+    image = _text_image([("Colosseo", (40, 40), 0), ("Alessandrino", (400, 150), 45)])
+    ocr_array(image, OcrSettings(tile=512, overlap=200), engine=engine, progress=True)
+    bars = list(closed.values())
+    assert bars[0][0] == "OCR" and len(bars) >= 2  # the level pass, then each turn that levels a label
+    assert all(desc.startswith("OCR") for desc, _, _ in bars) and len({desc for desc, _, _ in bars}) == len(bars)
+    assert all(n == total and total > 0 for _, n, total in bars)
+    assert bars[0][2] > image.shape[0] * image.shape[1]  # overlapping tiles: more than the image's pixels
