@@ -13,11 +13,11 @@ the report of one complete run.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from benchmarks.jsonl import first_answers, write_jsonl
+from benchmarks.jsonl import Note, first_answers, write_jsonl
 from benchmarks.manifests import MANIFEST, begin_outputs, write_manifest
 from benchmarks.provenance import input_entry
 from benchmarks.reasonmap.task import SCORING_VARIANTS  # route's; plus takes paper and official
@@ -39,6 +39,8 @@ class Evaluation:
     problems: tuple[str, ...]
     report_files: tuple[Path, ...]
     task: str = "route"
+    #: how the predictions file was read, where the user should check it (how rows were matched to questions)
+    notes: tuple[str, ...] = ()
 
 
 def task_of(questions_path: str | Path, task: str | None = None) -> Task:
@@ -68,6 +70,7 @@ def evaluate_files(
     metro_dir: str | Path | None = None,
     executor: Executor | None = None,
     ordered: bool = False,
+    partial: bool = False,
 ) -> Evaluation:
     """Score a predictions file against a question file of any task; write scored rows and the report.
 
@@ -95,11 +98,18 @@ def evaluate_files(
         kind=kind,
         graph=graph,
         metro_dir=str(metro_dir) if metro_dir is not None else None,
+        partial=partial,
     )
     loaded = found.load(questions_path)
+    options = replace(options, positions=tuple(loaded.questions))
     predictions, prediction_problems = found.read_predictions(predictions_path, options)
     kept, repeated = first_answers(predictions, found.answer_key, predictions_path)
-    problems = [*loaded.problems, *(str(problem) for problem in prediction_problems), *repeated]
+    notes = tuple(str(problem) for problem in prediction_problems if isinstance(problem, Note))
+    problems = [
+        *loaded.problems,
+        *(str(problem) for problem in prediction_problems if not isinstance(problem, Note)),
+        *repeated,
+    ]
     verdicts, skipped = found.score(loaded, kept, options, executor)
     problems.extend(f"{predictions_path}: {message}" for message in skipped)
     if ordered:
@@ -113,7 +123,7 @@ def evaluate_files(
     summary = found.summarize(verdicts, loaded, options, inputs, problems)
     files = found.write_report(report_dir, summary)
     write_manifest(manifest, [out, *files], "score")
-    return Evaluation(tuple(verdicts), summary, tuple(problems), tuple(files), found.name)
+    return Evaluation(tuple(verdicts), summary, tuple(problems), tuple(files), found.name, notes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +149,7 @@ def compare_files(
     model: str | None = None,
     kind: str | None = None,
     metro_dir: str | Path | None = None,
+    partial: bool = False,
 ) -> Comparison:
     """Score with two variants, side by side, and charge their difference to causes.
 
@@ -153,9 +164,12 @@ def compare_files(
     if len(variants) != 2 or variants[0] == variants[1] or not set(variants) <= set(found.variants):
         raise ValueError(f"compare needs two different variants of {list(found.variants)}, got {list(variants)}")
     out, report = Path(out), Path(report_dir)
-    given = dict(weighting=weighting, graph=graph, source=source, model=model, kind=kind, metro_dir=metro_dir)
+    given = dict(
+        weighting=weighting, graph=graph, source=source, model=model, kind=kind, metro_dir=metro_dir, partial=partial
+    )
     options = _options(found, variants[0], **{**given, "metro_dir": str(metro_dir) if metro_dir else None})
     loaded = found.load(questions_path)
+    options = replace(options, positions=tuple(loaded.questions))
     predictions, _ = found.read_predictions(predictions_path, options)
     kept, _ = first_answers(predictions, found.answer_key, predictions_path)
     manifest = begin_outputs(report / MANIFEST, "score --compare")  # read, checked: the writing starts

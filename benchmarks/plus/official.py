@@ -252,4 +252,5 @@ def official_plus_verdict(prediction: PlusPrediction, question: PlusQuestion, we
         weight,
         None,
         prediction.tokens,
+        prediction.repeat,
     )

@@ -22,7 +22,7 @@ from reasonmap.evaluate import evaluate_files
 inspect_ai = pytest.importorskip("inspect_ai")
 from inspect_ai.model import ModelOutput, ModelUsage, get_model  # noqa: E402
 
-from reasonmap.inspect_tasks import plus, route  # noqa: E402
+from reasonmap.inspect_tasks import TASK_VERSION, plus, route  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 REFUSAL = "Sorry, I cannot answer that."
@@ -87,9 +87,10 @@ def test_the_toolkits_scorer_judges_each_sample(route_run):
             assert score.metadata["kind"] == kind
             assert score.metadata["weight"] == _paper_weight(question)
             if question.id in refused:
-                assert (score.value, score.metadata["failure"], score.metadata["map_score"]) == (0, "refusal", 0.0)
+                assert (score.value, score.metadata["failure"]) == ({"correct": 0, "map_score": 0.0}, "refusal")
             else:
-                assert score.value == 1 and score.explanation == "correct" and score.metadata["failure"] is None
+                assert score.value["correct"] == 1 and score.explanation == "correct"
+                assert score.metadata["failure"] is None
                 assert set(score.metadata["components"]) >= {"dep_arr", "route_name", "stops", "bonus"}
 
 
@@ -100,7 +101,7 @@ def test_a_one_section_reference_earns_the_hand_counted_map_score(route_run):
     assert single, "the seed gives a one-section question"
     scores = {sample.id: next(iter(sample.scores.values())) for sample in log.samples}
     for question in single:
-        assert scores[f"{question.id}:short"].metadata["map_score"] == 15.0
+        assert scores[f"{question.id}:short"].value["map_score"] == 15.0
 
 
 def test_the_metrics_carry_the_papers_weighting(route_run):
@@ -113,8 +114,11 @@ def test_the_metrics_carry_the_papers_weighting(route_run):
         assert metrics[f"weighted_accuracy_{kind}"] == pytest.approx(weighted)
     scores = [next(iter(s.scores.values())) for s in log.samples if s.id.endswith(":long")]
     assert metrics["map_score_unweighted_long"] == pytest.approx(
-        sum(s.metadata["map_score"] for s in scores) / len(scores)
+        sum(s.value["map_score"] for s in scores) / len(scores)
     )
+    # and the standard error of each value, as inspect_evals' tasks give; the task's version in the log
+    assert {"correct/stderr", "map_score/stderr"} <= {f"{s.name}/{m}" for s in log.results.scores for m in s.metrics}
+    assert log.eval.task_version == TASK_VERSION
 
 
 def test_reasonmap_score_reads_the_inspect_log_and_agrees(route_run, tmp_path):
@@ -127,7 +131,7 @@ def test_reasonmap_score_reads_the_inspect_log_and_agrees(route_run, tmp_path):
     assert len(result.verdicts) == 2 * len(questions)
     for verdict in result.verdicts:
         score = inspect_scores[f"{verdict.id}:{verdict.question}"]
-        assert (verdict.correct, verdict.map_score) == (score.value, score.metadata["map_score"])
+        assert (verdict.correct, verdict.map_score) == (score.value["correct"], score.value["map_score"])
         assert verdict.model == "mockllm/model" and verdict.tokens == OUTPUT_TOKENS
 
 
@@ -272,13 +276,16 @@ def test_logs_of_other_inspect_tasks_map_ids_kinds_and_epochs(tmp_path):
     )
     predictions, problems = read_inspect_log(log.location, model="mine")
     assert [(p.id, p.question, p.model) for p in predictions] == [(first.id, "long", "mine")] * 2
+    assert sorted(p.repeat for p in predictions) == [0, 1]
     assert len(problems) == 2 and all("--kind" in problem.message for problem in problems)
     result = evaluate_files(
         path, log.location, out=tmp_path / "s.jsonl", report_dir=tmp_path / "r", source="inspect", kind="short"
     )
-    assert sorted((v.id, v.question, v.correct) for v in result.verdicts) == [
-        (first.id, "long", 1),
-        (second.id, "short", 0),
+    # each epoch is a repeat of its sample
+    assert sorted((v.id, v.question, v.repeat, v.correct) for v in result.verdicts) == [
+        (first.id, "long", 0, 1),
+        (first.id, "long", 1, 1),
+        (second.id, "short", 0, 0),
+        (second.id, "short", 1, 0),
     ]
-    repeats = [problem for problem in result.problems if "again" in problem]
-    assert len(repeats) == 2  # the second epoch of each sample: the first answer counts
+    assert not [problem for problem in result.problems if "again" in problem]
