@@ -289,3 +289,93 @@ def test_logs_of_other_inspect_tasks_map_ids_kinds_and_epochs(tmp_path):
         (second.id, "short", 1, 0),
     ]
     assert not [problem for problem in result.problems if "again" in problem]
+
+
+def _first_right_then_refused(questions):
+    """Each prompt's first call gets the reference route, the next ones a refusal (epochs run in any order)."""
+    right = _route_answers(questions, refused=set())
+    asked: dict[str, int] = {}
+
+    def respond(messages, tools, tool_choice, config):
+        text = messages[-1].text
+        asked[text] = asked.get(text, 0) + 1
+        return _output(right.get(text, REFUSAL) if asked[text] == 1 else REFUSAL)
+
+    return get_model("mockllm/model", custom_outputs=respond)
+
+
+def test_epochs_are_repeats_and_inspects_metrics_agree_with_reasonmap_score(tmp_path):
+    questions = generate_questions(city_graph("rome"), seed=1, per_city=3)
+    path = tmp_path / "q.jsonl"
+    write_jsonl(path, questions)
+    (log,) = inspect_ai.eval(
+        route(mode="text-only", questions=str(path)),
+        model=_first_right_then_refused(questions),
+        epochs=2,
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+    )
+    metrics = {name: metric.value for name, metric in log.results.scores[0].metrics.items()}
+    result = evaluate_files(path, log.location, out=tmp_path / "s.jsonl", report_dir=tmp_path / "r", source="inspect")
+    assert len(result.verdicts) == 4 * len(questions) and result.problems == ()
+    figures = result.summary["models"]["mockllm/model"]
+    for kind in ("short", "long"):
+        # one epoch right, one refused: half of every question's answers are right
+        assert metrics[f"accuracy_{kind}"] == pytest.approx(0.5) == figures[f"accuracy_{kind}"]
+        assert metrics[f"weighted_accuracy_{kind}"] == pytest.approx(figures[f"weighted_accuracy_{kind}"], abs=1e-6)
+        # the map score too is the mean over both epochs (the refusal scores 0), not the first epoch's
+        right = [v.map_score for v in result.verdicts if v.question == kind and v.correct]
+        assert metrics[f"map_score_unweighted_{kind}"] == pytest.approx(sum(right) / (2 * len(questions)))
+        assert metrics[f"map_score_{kind}"] == pytest.approx(figures[f"map_score_{kind}"], abs=1e-4)
+
+
+def _failed_copy(log, folder, status="error"):
+    from inspect_ai.log import EvalError, write_eval_log
+
+    failed = log.model_copy(deep=True)
+    failed.status = status
+    failed.error = EvalError(message="RuntimeError: the endpoint went away\nmore", traceback="", traceback_ansi="")
+    failed.samples = failed.samples[:3]
+    target = folder / f"failed-{status}.eval"
+    write_eval_log(failed, str(target))
+    return target
+
+
+def test_a_failed_run_is_refused_naming_its_status_unless_partial_is_asked(route_run, tmp_path):
+    from benchmarks.errors import InvalidRecord
+
+    questions, _, path, log = route_run
+    failed = _failed_copy(log, tmp_path)
+    given = dict(out=tmp_path / "s.jsonl", report_dir=tmp_path / "r", source="inspect")
+    with pytest.raises(InvalidRecord, match=r"status 'error' \(RuntimeError: the endpoint went away\); pass --partial"):
+        evaluate_files(path, failed, **given)
+    result = evaluate_files(path, failed, partial=True, **given)
+    assert len(result.verdicts) == 3  # the samples it finished
+
+
+def test_the_command_line_refuses_a_failed_run_in_one_line(route_run, tmp_path):
+    _, _, path, log = route_run
+    failed = _failed_copy(log, tmp_path, status="cancelled")
+    command = [sys.executable, "-m", "reasonmap.cli", "score", "--questions", str(path), "--predictions", str(failed)]
+    command += ["--from", "inspect", "--out", str(tmp_path / "s.jsonl"), "--report", str(tmp_path / "r")]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 2 and "status 'cancelled'" in done.stderr and "Traceback" not in done.stderr
+    done = subprocess.run([*command, "--partial"], capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_a_sample_over_the_bound_is_skipped_unread(route_run, tmp_path, monkeypatch):
+    import zipfile
+
+    from benchmarks.reasonmap import harnesses
+
+    _, _, path, log = route_run
+    with zipfile.ZipFile(log.location) as archive:
+        sizes = {info.filename: info.file_size for info in archive.infolist() if info.filename.startswith("samples/")}
+    largest = max(sizes.values())
+    monkeypatch.setattr(harnesses, "MAX_SAMPLE_BYTES", largest - 1)
+    predictions, problems = harnesses.read_inspect_log(log.location)
+    over = [name for name, size in sizes.items() if size == largest]
+    assert len(predictions) == len(sizes) - len(over)
+    assert len(problems) == len(over) and "not read" in problems[0].message
