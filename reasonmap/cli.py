@@ -387,6 +387,7 @@ def build_parser() -> argparse.ArgumentParser:
         source="jsonl",
         model=None,
         kind=None,
+        partial=False,
         weighting=None,
         variant="paper",
         compare=None,
