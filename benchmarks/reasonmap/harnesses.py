@@ -311,7 +311,7 @@ def _eval_samples(path: Path, label: str) -> tuple[Any, list[tuple[int, Any]], l
 
     problems: list[Problem] = []
     samples: list[tuple[int, Any]] = []
-    with open_regular(path, "Inspect log") as handle:
+    with open_regular(path, "Inspect (.eval or .json) log") as handle:
         try:
             archive = zipfile.ZipFile(handle)
             members = archive.infolist()
@@ -346,7 +346,7 @@ def _eval_samples(path: Path, label: str) -> tuple[Any, list[tuple[int, Any]], l
 def _json_log(path: Path, label: str) -> tuple[Any, list[tuple[int, Any]], list[Problem]]:
     from inspect_ai.log import read_eval_log
 
-    with open_regular(path, "Inspect log") as handle:
+    with open_regular(path, "Inspect (.eval or .json) log") as handle:
         size = os.fstat(handle.fileno()).st_size
         if size > MAX_SHEET_BYTES:
             raise InvalidRecord(f"{label}: {size:,} bytes, over the {MAX_SHEET_BYTES:,} an Inspect log is read to")
@@ -374,7 +374,7 @@ def read_inspect_log(
             f"{path}: reading Inspect logs needs inspect-ai (pip install 'reasonmap-toolkit[inspect]')"
         ) from None
     path, label = Path(path), str(path)
-    with open_regular(path, "Inspect log") as handle:
+    with open_regular(path, "Inspect (.eval or .json) log") as handle:
         archived = handle.read(4) == b"PK\x03\x04"
     log, samples, problems = (_eval_samples if archived else _json_log)(path, label)
     if log.status in _UNFINISHED and not partial:

@@ -16,6 +16,7 @@ import csv
 import io
 import json
 import zipfile
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -46,17 +47,38 @@ def _too_many(path: Path) -> InvalidRecord:
     return InvalidRecord(f"{path}: more than {MAX_SHEET_ROWS:,} rows: not a prediction sheet this toolkit reads")
 
 
+def _rows_in_sheets(archive: zipfile.ZipFile) -> int:
+    """How many ``<row`` elements the worksheets' XML holds (read in blocks, never whole)."""
+    count = 0
+    for entry in archive.infolist():
+        if not entry.filename.startswith("xl/worksheets/"):
+            continue
+        with archive.open(entry) as stream:
+            tail = b""
+            while block := stream.read(1 << 20):
+                data = tail + block
+                count += data.count(b"<row ") + data.count(b"<row>")
+                tail = data[-4:]  # shorter than a tag: one cut between blocks is counted once, in the next
+    return count
+
+
 def _xlsx(path: Path, handle: BinaryIO) -> Sheet:
     try:
         import openpyxl
     except ImportError:
         raise InvalidRecord(f"{path}: reading .xlsx needs openpyxl (pip install 'reasonmap-toolkit[xlsx]')") from None
     try:
-        unpacked = sum(entry.file_size for entry in zipfile.ZipFile(handle).infolist())
-    except (zipfile.BadZipFile, OSError, ValueError) as error:
+        archive = zipfile.ZipFile(handle)
+        unpacked = sum(entry.file_size for entry in archive.infolist())
+        if unpacked > MAX_SHEET_BYTES:
+            raise InvalidRecord(f"{path}: {unpacked:,} bytes unpacked, over the {MAX_SHEET_BYTES:,} a sheet may hold")
+        # counted in the raw XML first: parsing a compressed sheet of millions of rows takes minutes
+        if _rows_in_sheets(archive) > MAX_SHEET_ROWS + 1:
+            raise _too_many(path)
+    except InvalidRecord:
+        raise
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError, zlib.error) as error:
         raise InvalidRecord(f"{path}: not a readable .xlsx file ({error})") from None
-    if unpacked > MAX_SHEET_BYTES:
-        raise InvalidRecord(f"{path}: {unpacked:,} bytes unpacked, over the {MAX_SHEET_BYTES:,} a sheet may hold")
     handle.seek(0)
     header: list[str] = []
     rows: list[tuple[int, dict[str, Any]]] = []

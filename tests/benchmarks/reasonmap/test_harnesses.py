@@ -380,6 +380,12 @@ def test_a_sheet_of_more_rows_than_any_prediction_sheet_is_refused(tmp_path, que
         path = write_vlmevalkit_sheet(tmp_path / f"m{suffix}", [[q.id, "short", "x"] for q in questions], columns)
         with pytest.raises(InvalidRecord, match="more than 2 rows"):
             read_vlmevalkit(path)
+    # an .xlsx is refused from a count of its raw rows, before any is parsed
+    import openpyxl
+
+    monkeypatch.setattr(openpyxl, "load_workbook", lambda *args, **kwargs: pytest.fail("parsed"))
+    with pytest.raises(InvalidRecord, match="more than 2 rows"):
+        read_vlmevalkit(tmp_path / "m.xlsx")
 
 
 def test_fifos_are_refused_not_waited_on(tmp_path):
