@@ -18,6 +18,7 @@ from graphkit.files import atomic_writer
 
 __all__ = [
     "Problem",
+    "Note",
     "MAX_LINE_BYTES",
     "open_regular",
     "decode_line",
@@ -42,6 +43,14 @@ class Problem:
 
     def __str__(self) -> str:
         return f"{self.path}:{self.line}: {self.message}"
+
+
+@dataclass(frozen=True, slots=True)
+class Note(Problem):
+    """Not a skipped record: how a whole file was read, for the user to check (``line`` 0)."""
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}"
 
 
 #: The longest line read (bytes); a longer one is reported and skipped, so no line can exhaust memory.

@@ -8,7 +8,7 @@ from typing import Any
 
 from benchmarks.errors import InvalidRecord
 
-__all__ = ["Invalid", "answer_fields", "field_of"]
+__all__ = ["Invalid", "answer_fields", "field_of", "repeat_of"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,3 +47,11 @@ def answer_fields(record: Any, where: str) -> tuple[str, str, str, int | None]:
         raise InvalidRecord(f"{where}: field 'response' must be a string, got {type(response).__name__}")
     identifier = str(field_of(record, "id", (str, int), where))
     return identifier, field_of(record, "model", str, where), response, tokens
+
+
+def repeat_of(record: Mapping[str, Any], where: str) -> int:
+    """A prediction row's ``repeat``: which of several answers to one request it is (0-based; absent is 0)."""
+    value = record.get("repeat", 0)
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise InvalidRecord(f"{where}: field 'repeat' must be a non-negative integer, got {value!r:.80}")
+    return value

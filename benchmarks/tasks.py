@@ -73,7 +73,9 @@ class ScoreOptions:
     """How answers are read and judged; each task uses what applies to it.
 
     ``weighting`` ``None`` is the task's default. ``source``, ``model`` and
-    ``kind`` read another harness's prediction files (route only);
+    ``kind`` read another harness's prediction files; ``positions`` are the
+    question file's ids in order (harnesses that name a question by its
+    position), ``partial`` takes the finished samples of a run that failed;
     ``graph`` and ``metro_dir`` say where cities' graphs come from (route).
     ``official_model`` is the public scripts' model path of every model, or
     a run name → path mapping, for variant ``official`` (route, plus).
@@ -87,6 +89,8 @@ class ScoreOptions:
     graph: TransitGraph | None = None
     metro_dir: str | None = None
     official_model: str | Mapping[str, str] | None = None
+    positions: tuple[str, ...] = ()
+    partial: bool = False
 
 
 class Task(Protocol):

@@ -129,9 +129,10 @@ def cmd_generate(args: argparse.Namespace) -> int:
 def _compare_variants(text: str) -> tuple[str, str]:
     from reasonmap.evaluate import SCORING_VARIANTS
 
+    known = (*SCORING_VARIANTS, "vlmevalkit")  # plus has one of its own
     names = tuple(name.strip() for name in text.split(","))
-    if len(names) != 2 or names[0] == names[1] or not set(names) <= set(SCORING_VARIANTS):
-        raise argparse.ArgumentTypeError(f"two different variants of {', '.join(SCORING_VARIANTS)}, got {text!r}")
+    if len(names) != 2 or names[0] == names[1] or not set(names) <= set(known):
+        raise argparse.ArgumentTypeError(f"two different variants of {', '.join(known)}, got {text!r}")
     return names  # type: ignore[return-value]
 
 
@@ -165,10 +166,12 @@ def cmd_score(args: argparse.Namespace) -> int:
         metro_dir=args.metro_dir,
         official_model=read_official_model(args.official_model) if args.official_model else None,
         figures=args.figures,
+        partial=args.partial,
     )
     if args.compare:
         compared = compare_files(args.questions, args.predictions, variants=args.compare, **given)
         first = compared.evaluations[args.compare[0]]
+        _print_notes(first.notes)
         report_skipped(first.problems, see=f"{args.report}/{args.compare[0]}/summary.json")
         if not first.verdicts:
             return _nothing_scored(args, first.problems)
@@ -177,6 +180,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         return 0
     with executor_from(args) as executor:
         result = evaluate_files(args.questions, args.predictions, variant=args.variant, executor=executor, **given)
+    _print_notes(result.notes)
     report_skipped(result.problems, see=f"{args.report}/summary.json")
     if not result.verdicts:
         return _nothing_scored(args, result.problems)
@@ -199,11 +203,26 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _print_notes(notes: Sequence[object]) -> None:
+    for note in notes:
+        print(f"note: {note}", file=sys.stderr)
+
+
 def cmd_predictions(args: argparse.Namespace) -> int:
+    from benchmarks.jsonl import Note
     from benchmarks.reasonmap.harnesses import convert_predictions
 
-    count, problems = convert_predictions(args.file, args.source, args.out, model=args.model, kind=args.kind)
-    report_skipped(problems)
+    count, problems = convert_predictions(
+        args.file,
+        args.source,
+        args.out,
+        model=args.model,
+        kind=args.kind,
+        questions=args.questions,
+        partial=args.partial,
+    )
+    _print_notes([problem for problem in problems if isinstance(problem, Note)])
+    report_skipped([problem for problem in problems if not isinstance(problem, Note)])
     print(f"wrote {count} prediction rows from {args.source} to {args.out}", file=sys.stderr)
     return 0
 
@@ -304,15 +323,19 @@ def build_parser() -> argparse.ArgumentParser:
         "--kind", choices=["short", "long"], help="--from: the question kind, where the file does not say it"
     )
     score.add_argument(
+        "--partial", action="store_true", help="--from inspect: score the finished samples of a run that failed"
+    )
+    score.add_argument(
         "--weighting",
         choices=["paper", "city", "none"],
         help="default: the task's (route paper, plus city, mapqa none)",
     )
     score.add_argument(
         "--variant",
-        choices=["paper", "C1", "C2", "ungated", "official"],
+        choices=["paper", "C1", "C2", "ungated", "official", "vlmevalkit"],
         default="paper",
-        help="scoring variant (official: the public evaluation code's numbers; plus: paper or official)",
+        help="scoring variant (official: the public evaluation code's numbers;"
+        " plus: paper, official or vlmevalkit, VLMEvalKit's own rule)",
     )
     score.add_argument(
         "--compare",
@@ -355,6 +378,10 @@ def build_parser() -> argparse.ArgumentParser:
     predictions.add_argument(
         "--kind", choices=["short", "long"], help="the question kind, where the file does not say it"
     )
+    predictions.add_argument(
+        "--questions", metavar="Q", help="lmms-eval: the question file the log's doc_id positions refer to"
+    )
+    predictions.add_argument("--partial", action="store_true", help="inspect: the finished samples of a failed run")
     predictions.add_argument("--out", required=True, metavar="P", help="prediction rows to write (JSON Lines)")
     predictions.set_defaults(run=cmd_predictions)
 
@@ -378,6 +405,7 @@ def build_parser() -> argparse.ArgumentParser:
         source="jsonl",
         model=None,
         kind=None,
+        partial=False,
         weighting=None,
         variant="paper",
         compare=None,

@@ -13,11 +13,11 @@ the report of one complete run.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from benchmarks.jsonl import first_answers, write_jsonl
+from benchmarks.jsonl import Note, first_answers, write_jsonl
 from benchmarks.manifests import MANIFEST, begin_outputs, write_manifest
 from benchmarks.provenance import input_entry
 from benchmarks.reasonmap.task import SCORING_VARIANTS  # route's; plus takes paper and official
@@ -47,6 +47,8 @@ class Evaluation:
     problems: tuple[str, ...]
     report_files: tuple[Path, ...]
     task: str = "route"
+    #: how the predictions file was read, where the user should check it (how rows were matched to questions)
+    notes: tuple[str, ...] = ()
 
 
 def task_of(questions_path: str | Path, task: str | None = None) -> Task:
@@ -115,6 +117,7 @@ def evaluate_files(
     ordered: bool = False,
     official_model: str | Mapping[str, str] | None = None,
     figures: bool = True,
+    partial: bool = False,
 ) -> Evaluation:
     """Score a predictions file against a question file of any task; write scored rows and the report.
 
@@ -146,11 +149,18 @@ def evaluate_files(
         graph=graph,
         metro_dir=str(metro_dir) if metro_dir is not None else None,
         official_model=official_model,
+        partial=partial,
     )
     loaded = found.load(questions_path)
+    options = replace(options, positions=tuple(loaded.questions))
     predictions, prediction_problems = found.read_predictions(predictions_path, options)
     kept, repeated = first_answers(predictions, found.answer_key, predictions_path)
-    problems = [*loaded.problems, *(str(problem) for problem in prediction_problems), *repeated]
+    notes = tuple(str(problem) for problem in prediction_problems if isinstance(problem, Note))
+    problems = [
+        *loaded.problems,
+        *(str(problem) for problem in prediction_problems if not isinstance(problem, Note)),
+        *repeated,
+    ]
     verdicts, skipped = found.score(loaded, kept, options, executor)
     problems.extend(f"{predictions_path}: {message}" for message in skipped)
     if ordered:
@@ -164,7 +174,7 @@ def evaluate_files(
     summary = found.summarize(verdicts, loaded, options, inputs, problems)
     files = found.write_report(report_dir, summary, figures=figures)
     write_manifest(manifest, [out, *files], "score")
-    return Evaluation(tuple(verdicts), summary, tuple(problems), tuple(files), found.name)
+    return Evaluation(tuple(verdicts), summary, tuple(problems), tuple(files), found.name, notes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,6 +202,7 @@ def compare_files(
     metro_dir: str | Path | None = None,
     official_model: str | Mapping[str, str] | None = None,
     figures: bool = True,
+    partial: bool = False,
 ) -> Comparison:
     """Score with two variants, side by side, and charge their difference to causes.
 
@@ -214,9 +225,11 @@ def compare_files(
         kind=kind,
         metro_dir=metro_dir,
         official_model=official_model,
+        partial=partial,
     )
     options = _options(found, variants[0], **{**given, "metro_dir": str(metro_dir) if metro_dir else None})
     loaded = found.load(questions_path)
+    options = replace(options, positions=tuple(loaded.questions))
     predictions, _ = found.read_predictions(predictions_path, options)
     kept, _ = first_answers(predictions, found.answer_key, predictions_path)
     manifest = begin_outputs(report / MANIFEST, "score --compare")  # read, checked: the writing starts

@@ -29,14 +29,19 @@ Questions
     folder), else the ``split`` generated from the embedded data with ``seed``
     (``test``: the paper's 11 held-out maps).
 Scores
-    The toolkit's scorer judges each answer: the score's value is ``correct``
-    (1 or 0); its metadata holds the ``map_score``, every map-score component,
+    The toolkit's scorer judges each answer: the score's value is
+    ``{"correct": 1 or 0, "map_score": ...}``, so that Inspect's reducer
+    averages both over epochs (``--epochs``: each epoch is a repeat, and
+    ``reasonmap score`` on the log gives the same figures); its metadata
+    holds every map-score component,
     the question's ``weight`` (``weighting``, the paper's 3×3 matrix by
     default), the ``failure`` label and the parsed route. The metrics are the
     report's figures per kind: ``weighted_accuracy_<kind>`` and
     ``map_score_<kind>`` (weighted), ``accuracy_<kind>`` and
     ``map_score_unweighted_<kind>``. Plus: ``weighted_accuracy`` (by map
-    difficulty), ``accuracy``, and ``accuracy_<type>``.
+    difficulty), ``accuracy``, and ``accuracy_<type>``. Each value also has
+    its standard error (Inspect's ``stderr()``), and each task a ``version``
+    (:data:`TASK_VERSION`) in its logs.
 """
 
 from __future__ import annotations
@@ -53,16 +58,27 @@ from inspect_ai import Task, task
 from inspect_ai._util.error import PrerequisiteError  # not public: Inspect's one-line errors (0.3.285)
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ChatMessageUser, ContentImage, ContentText
-from inspect_ai.scorer import SampleScore, Score, Target, metric, scorer
+from inspect_ai.scorer import SampleScore, Score, Target, metric, scorer, stderr
 from inspect_ai.solver import TaskState, generate
 from inspect_ai.util import registry_info
 
 from benchmarks.reasonmap.records import KINDS, Prediction, Question
 from graphkit.graph import TransitGraph
 
-__all__ = ["route", "plus", "route_scorer", "route_metrics", "plus_scorer", "plus_metrics", "route_samples"]
+__all__ = [
+    "TASK_VERSION",
+    "route",
+    "plus",
+    "route_scorer",
+    "route_metrics",
+    "plus_scorer",
+    "plus_metrics",
+    "route_samples",
+]
 
 _PACKAGE = "reasonmap"
+#: The tasks' version, as Inspect records it in each log: raised when the samples or the scoring change.
+TASK_VERSION = "1.1.0"
 _LOG = logging.getLogger(__name__)
 _KIND_CHOICES = ("both", *KINDS)
 
@@ -209,12 +225,13 @@ def route_metrics() -> Callable[[list[SampleScore]], dict[str, float | None]]:
         for kind in KINDS:
             mine = [s.score for s in scores if (s.score.metadata or {}).get("kind") == kind]
             weight = sum(s.metadata["weight"] for s in mine)
-            figures[f"weighted_accuracy_{kind}"] = _ratio(sum(s.metadata["weight"] * s.value for s in mine), weight)
-            figures[f"map_score_{kind}"] = _ratio(
-                sum(s.metadata["weight"] * s.metadata["map_score"] for s in mine), weight
-            )
-            figures[f"accuracy_{kind}"] = _ratio(sum(s.value for s in mine), len(mine))
-            figures[f"map_score_unweighted_{kind}"] = _ratio(sum(s.metadata["map_score"] for s in mine), len(mine))
+            correct = [s.value["correct"] for s in mine]
+            maps = [s.value["map_score"] for s in mine]
+            weights = [s.metadata["weight"] for s in mine]
+            figures[f"weighted_accuracy_{kind}"] = _ratio(sum(w * c for w, c in zip(weights, correct)), weight)
+            figures[f"map_score_{kind}"] = _ratio(sum(w * m for w, m in zip(weights, maps)), weight)
+            figures[f"accuracy_{kind}"] = _ratio(sum(correct), len(mine))
+            figures[f"map_score_unweighted_{kind}"] = _ratio(sum(maps), len(mine))
         return figures
 
     return compute
@@ -247,7 +264,9 @@ def _tokens(state: TaskState) -> int | None:
     return usage.output_tokens if usage is not None else None
 
 
-@scorer(metrics=[route_metrics()])
+# the value holds both figures, so that Inspect's reducer averages each over the epochs
+# (a score's metadata is the first epoch's)
+@scorer(metrics=[route_metrics(), {"correct": [stderr()], "map_score": [stderr()]}])
 def route_scorer(
     questions: str | None = None, split: str = "test", seed: int = 0, weighting: str = "paper", variant: str = "paper"
 ) -> Callable:
@@ -263,12 +282,11 @@ def route_scorer(
         prediction = Prediction(identifier, str(state.model), kind, response, _tokens(state))
         verdict = score_prediction(prediction, question, graph_for(question), weighting=weighting, variant=variant)
         return Score(
-            value=verdict.correct,
+            value={"correct": verdict.correct, "map_score": verdict.map_score},
             answer=response,
             explanation=verdict.failure or "correct",
             metadata={
                 "kind": kind,
-                "map_score": verdict.map_score,
                 "components": dict(verdict.components),
                 "weight": verdict.weight,
                 "failure": verdict.failure,
@@ -280,7 +298,7 @@ def route_scorer(
     return score
 
 
-@scorer(metrics=[plus_metrics()])
+@scorer(metrics=[plus_metrics(), stderr()])
 def plus_scorer(questions: str | None = None, split: str = "test", seed: int = 0, weighting: str = "city") -> Callable:
     """The toolkit's ReasonMap-Plus scorer (exact match) over the task's question set."""
     by_id = _plus_set(questions, split, seed)
@@ -386,6 +404,7 @@ def _route(
         dataset=MemoryDataset(samples, name=questions or f"reasonmap-{split}-seed{seed}"),
         solver=generate(),
         scorer=route_scorer(questions, split, seed, weighting, variant),
+        version=TASK_VERSION,
     )
 
 
@@ -424,6 +443,7 @@ def _plus(
         dataset=MemoryDataset(samples, name=questions or f"reasonmap-plus-{split}-seed{seed}"),
         solver=generate(),
         scorer=plus_scorer(questions, split, seed, weighting),
+        version=TASK_VERSION,
     )
 
 

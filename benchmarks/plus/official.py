@@ -276,4 +276,5 @@ def official_plus_verdict(
         weight,
         None,
         prediction.tokens,
+        prediction.repeat,
     )

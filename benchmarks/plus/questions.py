@@ -46,7 +46,7 @@ from typing import Any, Literal
 
 from benchmarks.errors import InvalidRecord
 from benchmarks.reasonmap.records import DIFFICULTIES, Difficulty
-from benchmarks.records import answer_fields, field_of
+from benchmarks.records import answer_fields, field_of, repeat_of
 from graphkit.graph import TransitGraph
 from graphkit.stats import city_stats
 
@@ -216,15 +216,20 @@ class PlusPrediction:
     response: str
     tokens: int | None = None
     question: str | None = None
+    #: which answer to the same request this is (0-based; see :class:`~benchmarks.reasonmap.records.Prediction`)
+    repeat: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        record: dict[str, Any] = {
             "id": self.id,
             "model": self.model,
             "question": self.question,
             "response": self.response,
             "tokens": self.tokens,
         }
+        if self.repeat:
+            record["repeat"] = self.repeat
+        return record
 
     @classmethod
     def from_dict(cls, record: Any, *, where: str = "prediction") -> PlusPrediction:
@@ -232,7 +237,8 @@ class PlusPrediction:
         kind = record.get("question")
         if kind is not None and kind not in PLUS_TYPES:
             raise InvalidRecord(f"{where}: field 'question' must be a plus type {list(PLUS_TYPES)} or absent")
-        return cls(id=identifier, model=model, response=response, tokens=tokens, question=kind)
+        repeat = repeat_of(record, where)
+        return cls(id=identifier, model=model, response=response, tokens=tokens, question=kind, repeat=repeat)
 
 
 # -- templates -----------------------------------------------------------------

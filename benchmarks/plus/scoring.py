@@ -130,9 +130,10 @@ class PlusVerdict:
     weight: float = 1.0
     invalid_reason: str | None = None
     tokens: int | None = None
+    repeat: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        record = {
             "id": self.id,
             "model": self.model,
             "question": self.type,
@@ -146,6 +147,9 @@ class PlusVerdict:
             "invalid_reason": self.invalid_reason,
             "tokens": self.tokens,
         }
+        if self.repeat:
+            record["repeat"] = self.repeat
+        return record
 
 
 # -- parsing ---------------------------------------------------------------------
@@ -424,6 +428,7 @@ def _verdict(prediction: PlusPrediction, question: PlusQuestion, weight: float) 
         weight,
         parsed.reason if isinstance(parsed, Invalid) else None,
         prediction.tokens,
+        prediction.repeat,
     )
 
 

@@ -2,7 +2,8 @@
 
 Plus questions need no graph to score (the answers are in the records);
 variant ``official`` reads each answer the way the public ``main_plus.py``
-does, everything else (rows, weights, skips) being the same.
+does, ``vlmevalkit`` the way VLMEvalKit's ``reasonmap_plus.py`` does,
+everything else (rows, weights, skips) being the same.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from benchmarks.jsonl import Problem, read_jsonl
-from benchmarks.plus.loading import is_plus_file, load_plus_questions
+from benchmarks.plus.loading import is_plus_file, load_plus_questions, read_plus_sheet
 from benchmarks.plus.questions import PlusPrediction, PlusQuestion
 from benchmarks.tasks import Loaded, Prompt, ScoreOptions
 
@@ -30,7 +31,7 @@ class PlusTask:
     name: str = "plus"
     title: str = "ReasonMap-Plus counting and true/false questions"
     modes: tuple[str, ...] = ("full", "text-only", "symbolic")
-    variants: tuple[str, ...] = ("paper", "official")
+    variants: tuple[str, ...] = ("paper", "official", "vlmevalkit")
     default_weighting: str = "city"
     solvers: tuple[str, ...] = ("oracle",)
 
@@ -45,12 +46,17 @@ class PlusTask:
         return [Prompt(question.id, question.type, question.question, question.city, question.country)]
 
     def read_predictions(self, path: str | Path, options: ScoreOptions) -> tuple[list[PlusPrediction], list[Problem]]:
+        if options.source == "vlmevalkit":
+            return read_plus_sheet(path, model=options.model)
         if options.source != "jsonl":
-            raise ValueError(f"--from {options.source} reads route answers; plus predictions are JSON Lines rows")
+            raise ValueError(
+                f"--from {options.source} reads route answers;"
+                " plus predictions are JSON Lines rows or VLMEvalKit sheets"
+            )
         return read_jsonl(path, PlusPrediction.from_dict)
 
     def answer_key(self, prediction: PlusPrediction) -> Hashable:
-        return (prediction.id, prediction.model)
+        return (prediction.id, prediction.model, prediction.repeat)
 
     def score(
         self, loaded: Loaded, predictions: Sequence[PlusPrediction], options: ScoreOptions, executor: Executor | None
@@ -61,17 +67,15 @@ class PlusTask:
         verdicts, skipped = score_plus_predictions(
             questions, predictions, weighting=options.weighting or self.default_weighting
         )
-        if options.variant == "official":
+        if options.variant in ("official", "vlmevalkit"):
             from benchmarks.plus.official import official_plus_verdict
+            from benchmarks.plus.vlmevalkit import vlmevalkit_plus_verdict
 
+            read = official_plus_verdict if options.variant == "official" else vlmevalkit_plus_verdict
             # the same rows, weights and skips; only the reading of each answer differs
-            by_key = {(p.id, p.model): p for p in predictions}
-            verdicts = [
-                official_plus_verdict(
-                    by_key[(v.id, v.model)], questions[v.id], v.weight, official_model=options.official_model
-                )
-                for v in verdicts
-            ]
+            by_key = {(p.id, p.model, p.repeat): p for p in predictions}
+            given = {"official_model": options.official_model} if options.variant == "official" else {}
+            verdicts = [read(by_key[(v.id, v.model, v.repeat)], questions[v.id], v.weight, **given) for v in verdicts]
         return verdicts, skipped
 
     def summarize(

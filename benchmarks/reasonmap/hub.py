@@ -20,7 +20,9 @@ not decoded unless asked for. Everything here needs the ``datasets`` package
 
 from __future__ import annotations
 
+import os
 import shutil
+import stat
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -160,6 +162,27 @@ def _one_split(found: Any, label: str) -> Any:
     return found[splits[0]]
 
 
+def _only_regular_files(folder: Path, depth: int = 2) -> None:
+    """Refuse a dataset folder holding a FIFO or a device (``datasets`` would block on it for ever, or never end).
+
+    A ``save_to_disk`` folder holds its files and, for a dataset of several splits, one folder per split.
+    """
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return  # not a folder we can list: ``load_from_disk`` says what is wrong
+    for entry in entries:
+        try:
+            mode = os.stat(entry.path).st_mode
+        except OSError:
+            continue
+        if stat.S_ISDIR(mode):
+            if depth > 1:
+                _only_regular_files(Path(entry.path), depth - 1)
+        elif not stat.S_ISREG(mode):
+            raise InvalidRecord(f"{entry.path}: not a regular file (only regular files are read)")
+
+
 def dataset_rows(source: Any, *, figures: bool = False) -> Iterator[tuple[int, dict[str, Any]]]:
     """``(position, record)`` of a ``datasets`` dataset or of a folder ``save_to_disk`` wrote.
 
@@ -174,6 +197,7 @@ def dataset_rows(source: Any, *, figures: bool = False) -> Iterator[tuple[int, d
     datasets = _datasets()
     label = str(source)
     if isinstance(source, str | Path):
+        _only_regular_files(Path(source))
         try:
             source = datasets.load_from_disk(str(source))
         except (FileNotFoundError, ValueError, OSError) as error:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from benchmarks.errors import InvalidRecord
-from benchmarks.records import Invalid, answer_fields, field_of
+from benchmarks.records import Invalid, answer_fields, field_of, repeat_of
 from graphkit.segments import Segment
 
 __all__ = [
@@ -157,20 +157,26 @@ class Prediction:
     question: Kind
     response: str
     tokens: int | None = None
+    #: which answer to the same request this is (0-based): several come from repeated sampling
+    repeat: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        record: dict[str, Any] = {
             "id": self.id,
             "model": self.model,
             "question": self.question,
             "response": self.response,
             "tokens": self.tokens,
         }
+        if self.repeat:  # absent means 0: single-answer rows keep their bytes
+            record["repeat"] = self.repeat
+        return record
 
     @classmethod
     def from_dict(cls, record: Any, *, where: str = "prediction") -> Prediction:
         identifier, model, response, tokens = answer_fields(record, where)
-        return cls(identifier, model, _choice(record, "question", KINDS, where), response, tokens)
+        kind = _choice(record, "question", KINDS, where)
+        return cls(identifier, model, kind, response, tokens, repeat_of(record, where))
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,9 +231,10 @@ class Verdict:
     failure: str | None = None
     invalid_reason: str | None = None
     tokens: int | None = None
+    repeat: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        record = {
             "id": self.id,
             "model": self.model,
             "question": self.question,
@@ -240,3 +247,6 @@ class Verdict:
             "invalid_reason": self.invalid_reason,
             "tokens": self.tokens,
         }
+        if self.repeat:
+            record["repeat"] = self.repeat
+        return record

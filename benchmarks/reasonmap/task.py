@@ -125,6 +125,17 @@ def _with_graphs(
     return kept, [f"{dropped[city]} answers about {city!r} skipped: {failed[city]}" for city in failed]
 
 
+def _with_repeats(
+    verdicts: list[Verdict], predictions: Sequence[Prediction], questions: Mapping[str, Question]
+) -> list[Verdict]:
+    """Each verdict with its prediction's ``repeat`` (the scorers keep the matched predictions' order)."""
+    matched = [prediction for prediction in predictions if prediction.id in questions]
+    return [
+        replace(verdict, repeat=prediction.repeat) if prediction.repeat else verdict
+        for verdict, prediction in zip(verdicts, matched, strict=True)
+    ]
+
+
 def _graph_for(loaded: Loaded, options: ScoreOptions) -> Callable[[Question], TransitGraph]:
     return graph_lookup(dict(loaded.context.get("metro", {})), options.graph, options.metro_dir)
 
@@ -153,10 +164,17 @@ class RouteTask:
     def read_predictions(self, path: str | Path, options: ScoreOptions) -> tuple[list[Prediction], list[Problem]]:
         from benchmarks.reasonmap.harnesses import read_harness_predictions
 
-        return read_harness_predictions(path, options.source, model=options.model, kind=options.kind)
+        return read_harness_predictions(
+            path,
+            options.source,
+            model=options.model,
+            kind=options.kind,
+            positions=options.positions,
+            partial=options.partial,
+        )
 
     def answer_key(self, prediction: Prediction) -> Hashable:
-        return (prediction.id, prediction.model, prediction.question)
+        return (prediction.id, prediction.model, prediction.question, prediction.repeat)
 
     def score(
         self, loaded: Loaded, predictions: Sequence[Prediction], options: ScoreOptions, executor: Executor | None
@@ -175,7 +193,10 @@ class RouteTask:
                 {}, (), metro, network, options.metro_dir, weighting, options.variant, options.official_model
             )
             verdicts, unmatched = _score_on(executor, questions, list(predictions), template)
-        return verdicts, [*skipped, *(f"prediction {id!r} matches no question" for id in unmatched)]
+        return _with_repeats(verdicts, predictions, questions), [
+            *skipped,
+            *(f"prediction {id!r} matches no question" for id in unmatched),
+        ]
 
     def summarize(
         self,

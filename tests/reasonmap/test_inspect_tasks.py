@@ -23,7 +23,7 @@ from reasonmap.evaluate import evaluate_files
 inspect_ai = pytest.importorskip("inspect_ai")
 from inspect_ai.model import ModelOutput, ModelUsage, get_model  # noqa: E402
 
-from reasonmap.inspect_tasks import plus, route  # noqa: E402
+from reasonmap.inspect_tasks import TASK_VERSION, plus, route  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 REFUSAL = "Sorry, I cannot answer that."
@@ -88,9 +88,10 @@ def test_the_toolkits_scorer_judges_each_sample(route_run):
             assert score.metadata["kind"] == kind
             assert score.metadata["weight"] == _paper_weight(question)
             if question.id in refused:
-                assert (score.value, score.metadata["failure"], score.metadata["map_score"]) == (0, "refusal", 0.0)
+                assert (score.value, score.metadata["failure"]) == ({"correct": 0, "map_score": 0.0}, "refusal")
             else:
-                assert score.value == 1 and score.explanation == "correct" and score.metadata["failure"] is None
+                assert score.value["correct"] == 1 and score.explanation == "correct"
+                assert score.metadata["failure"] is None
                 assert set(score.metadata["components"]) >= {"dep_arr", "route_name", "stops", "bonus"}
 
 
@@ -101,7 +102,7 @@ def test_a_one_section_reference_earns_the_hand_counted_map_score(route_run):
     assert single, "the seed gives a one-section question"
     scores = {sample.id: next(iter(sample.scores.values())) for sample in log.samples}
     for question in single:
-        assert scores[f"{question.id}:short"].metadata["map_score"] == 15.0
+        assert scores[f"{question.id}:short"].value["map_score"] == 15.0
 
 
 def test_the_metrics_carry_the_papers_weighting(route_run):
@@ -114,8 +115,11 @@ def test_the_metrics_carry_the_papers_weighting(route_run):
         assert metrics[f"weighted_accuracy_{kind}"] == pytest.approx(weighted)
     scores = [next(iter(s.scores.values())) for s in log.samples if s.id.endswith(":long")]
     assert metrics["map_score_unweighted_long"] == pytest.approx(
-        sum(s.metadata["map_score"] for s in scores) / len(scores)
+        sum(s.value["map_score"] for s in scores) / len(scores)
     )
+    # and the standard error of each value, as inspect_evals' tasks give; the task's version in the log
+    assert {"correct/stderr", "map_score/stderr"} <= {f"{s.name}/{m}" for s in log.results.scores for m in s.metrics}
+    assert log.eval.task_version == TASK_VERSION
 
 
 def test_reasonmap_score_reads_the_inspect_log_and_agrees(route_run, tmp_path):
@@ -128,7 +132,7 @@ def test_reasonmap_score_reads_the_inspect_log_and_agrees(route_run, tmp_path):
     assert len(result.verdicts) == 2 * len(questions)
     for verdict in result.verdicts:
         score = inspect_scores[f"{verdict.id}:{verdict.question}"]
-        assert (verdict.correct, verdict.map_score) == (score.value, score.metadata["map_score"])
+        assert (verdict.correct, verdict.map_score) == (score.value["correct"], score.value["map_score"])
         assert verdict.model == "mockllm/model" and verdict.tokens == OUTPUT_TOKENS
 
 
@@ -273,16 +277,19 @@ def test_logs_of_other_inspect_tasks_map_ids_kinds_and_epochs(tmp_path):
     )
     predictions, problems = read_inspect_log(log.location, model="mine")
     assert [(p.id, p.question, p.model) for p in predictions] == [(first.id, "long", "mine")] * 2
+    assert sorted(p.repeat for p in predictions) == [0, 1]
     assert len(problems) == 2 and all("--kind" in problem.message for problem in problems)
     result = evaluate_files(
         path, log.location, out=tmp_path / "s.jsonl", report_dir=tmp_path / "r", source="inspect", kind="short"
     )
-    assert sorted((v.id, v.question, v.correct) for v in result.verdicts) == [
-        (first.id, "long", 1),
-        (second.id, "short", 0),
+    # each epoch is a repeat of its sample
+    assert sorted((v.id, v.question, v.repeat, v.correct) for v in result.verdicts) == [
+        (first.id, "long", 0, 1),
+        (first.id, "long", 1, 1),
+        (second.id, "short", 0, 0),
+        (second.id, "short", 1, 0),
     ]
-    repeats = [problem for problem in result.problems if "again" in problem]
-    assert len(repeats) == 2  # the second epoch of each sample: the first answer counts
+    assert not [problem for problem in result.problems if "again" in problem]
 
 
 def test_a_missing_map_in_full_mode_is_a_one_line_prerequisite_error(tmp_path, monkeypatch):
@@ -314,3 +321,93 @@ def test_the_inspect_extra_brings_what_the_readmes_inspect_examples_need():
     extra = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
     names = {re.split(r"[<>=\[ ]", requirement, maxsplit=1)[0] for requirement in extra["inspect"]}
     assert {needs[provider] for provider in providers} - {None} <= names
+
+
+def _first_right_then_refused(questions):
+    """Each prompt's first call gets the reference route, the next ones a refusal (epochs run in any order)."""
+    right = _route_answers(questions, refused=set())
+    asked: dict[str, int] = {}
+
+    def respond(messages, tools, tool_choice, config):
+        text = messages[-1].text
+        asked[text] = asked.get(text, 0) + 1
+        return _output(right.get(text, REFUSAL) if asked[text] == 1 else REFUSAL)
+
+    return get_model("mockllm/model", custom_outputs=respond)
+
+
+def test_epochs_are_repeats_and_inspects_metrics_agree_with_reasonmap_score(tmp_path):
+    questions = generate_questions(city_graph("rome"), seed=1, per_city=3)
+    path = tmp_path / "q.jsonl"
+    write_jsonl(path, questions)
+    (log,) = inspect_ai.eval(
+        route(mode="text-only", questions=str(path)),
+        model=_first_right_then_refused(questions),
+        epochs=2,
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+    )
+    metrics = {name: metric.value for name, metric in log.results.scores[0].metrics.items()}
+    result = evaluate_files(path, log.location, out=tmp_path / "s.jsonl", report_dir=tmp_path / "r", source="inspect")
+    assert len(result.verdicts) == 4 * len(questions) and result.problems == ()
+    figures = result.summary["models"]["mockllm/model"]
+    for kind in ("short", "long"):
+        # one epoch right, one refused: half of every question's answers are right
+        assert metrics[f"accuracy_{kind}"] == pytest.approx(0.5) == figures[f"accuracy_{kind}"]
+        assert metrics[f"weighted_accuracy_{kind}"] == pytest.approx(figures[f"weighted_accuracy_{kind}"], abs=1e-6)
+        # the map score too is the mean over both epochs (the refusal scores 0), not the first epoch's
+        right = [v.map_score for v in result.verdicts if v.question == kind and v.correct]
+        assert metrics[f"map_score_unweighted_{kind}"] == pytest.approx(sum(right) / (2 * len(questions)))
+        assert metrics[f"map_score_{kind}"] == pytest.approx(figures[f"map_score_{kind}"], abs=1e-4)
+
+
+def _failed_copy(log, folder, status="error"):
+    from inspect_ai.log import EvalError, write_eval_log
+
+    failed = log.model_copy(deep=True)
+    failed.status = status
+    failed.error = EvalError(message="RuntimeError: the endpoint went away\nmore", traceback="", traceback_ansi="")
+    failed.samples = failed.samples[:3]
+    target = folder / f"failed-{status}.eval"
+    write_eval_log(failed, str(target))
+    return target
+
+
+def test_a_failed_run_is_refused_naming_its_status_unless_partial_is_asked(route_run, tmp_path):
+    from benchmarks.errors import InvalidRecord
+
+    questions, _, path, log = route_run
+    failed = _failed_copy(log, tmp_path)
+    given = dict(out=tmp_path / "s.jsonl", report_dir=tmp_path / "r", source="inspect")
+    with pytest.raises(InvalidRecord, match=r"status 'error' \(RuntimeError: the endpoint went away\); pass --partial"):
+        evaluate_files(path, failed, **given)
+    result = evaluate_files(path, failed, partial=True, **given)
+    assert len(result.verdicts) == 3  # the samples it finished
+
+
+def test_the_command_line_refuses_a_failed_run_in_one_line(route_run, tmp_path):
+    _, _, path, log = route_run
+    failed = _failed_copy(log, tmp_path, status="cancelled")
+    command = [sys.executable, "-m", "reasonmap.cli", "score", "--questions", str(path), "--predictions", str(failed)]
+    command += ["--from", "inspect", "--out", str(tmp_path / "s.jsonl"), "--report", str(tmp_path / "r")]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 2 and "status 'cancelled'" in done.stderr and "Traceback" not in done.stderr
+    done = subprocess.run([*command, "--partial"], capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_a_sample_over_the_bound_is_skipped_unread(route_run, tmp_path, monkeypatch):
+    import zipfile
+
+    from benchmarks.reasonmap import harnesses
+
+    _, _, path, log = route_run
+    with zipfile.ZipFile(log.location) as archive:
+        sizes = {info.filename: info.file_size for info in archive.infolist() if info.filename.startswith("samples/")}
+    largest = max(sizes.values())
+    monkeypatch.setattr(harnesses, "MAX_SAMPLE_BYTES", largest - 1)
+    predictions, problems = harnesses.read_inspect_log(log.location)
+    over = [name for name, size in sizes.items() if size == largest]
+    assert len(predictions) == len(sizes) - len(over)
+    assert len(problems) == len(over) and "not read" in problems[0].message

@@ -166,12 +166,13 @@ def test_compare_refuses_a_bad_pair(files, capsys):
 def test_the_cli_offers_every_scoring_variant():
     import argparse
 
+    from benchmarks.plus.task import PLUS
     from reasonmap.cli import build_parser
     from reasonmap.evaluate import SCORING_VARIANTS
 
     commands = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
     variant = next(a for a in commands.choices["score"]._actions if a.dest == "variant")
-    assert sorted(variant.choices) == sorted(SCORING_VARIANTS)
+    assert sorted(variant.choices) == sorted({*SCORING_VARIANTS, *PLUS.variants})
 
 
 @pytest.mark.slow

@@ -1,0 +1,223 @@
+"""VLMEvalKit prediction sheets, read row by row and within bounds: ``.xlsx``, ``.tsv``/``.csv`` and ``.json``.
+
+VLMEvalKit writes a sheet with its ``dump`` (``vlmeval/smp/file.py``): ``.xlsx``
+through pandas and xlsxwriter, ``.tsv``/``.csv`` with pandas' ``to_csv`` (UTF-8,
+every cell quoted), ``.json`` as one list of row objects (``to_dict('records')``).
+A row that cannot be read (a cell that is not UTF-8 text, a cell over
+:data:`MAX_CELL_CHARS`, a torn quote) is reported and skipped; the other rows
+are kept. A file that cannot be read at all, or is larger than a prediction
+sheet can be (:data:`MAX_SHEET_ROWS` rows, :data:`MAX_SHEET_BYTES` bytes
+unpacked), raises.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import zipfile
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from benchmarks.errors import InvalidRecord
+from benchmarks.jsonl import MAX_LINE_BYTES, Problem, open_regular
+
+__all__ = ["MAX_SHEET_ROWS", "MAX_SHEET_BYTES", "MAX_CELL_CHARS", "Sheet", "read_sheet"]
+
+#: The most rows read: the largest sheet the benchmarks give (two answers to each of a few thousand questions,
+#: with repeats) is far below it, and a compressed sheet of millions of rows is refused before it is materialised.
+MAX_SHEET_ROWS = 100_000
+#: The most bytes a sheet holds once unpacked (an ``.xlsx`` is a zip archive; a ``.json`` is read whole).
+MAX_SHEET_BYTES = 1 << 30
+#: The longest cell read (an ``.xlsx`` cell holds at most 32,767 characters; ``.tsv`` exists for longer answers).
+MAX_CELL_CHARS = MAX_LINE_BYTES
+
+#: ``(header, [(row number, {column: cell})], problems)``
+Sheet = tuple[list[str], list[tuple[int, dict[str, Any]]], list[Problem]]
+
+
+def _column(name: Any) -> str:
+    # Excel's "CSV UTF-8" starts with a byte-order mark, which would otherwise stick to the first column's name
+    return "" if name is None else str(name).lstrip("\ufeff").strip()
+
+
+def _too_many(path: Path) -> InvalidRecord:
+    return InvalidRecord(f"{path}: more than {MAX_SHEET_ROWS:,} rows: not a prediction sheet this toolkit reads")
+
+
+def _rows_in_sheets(archive: zipfile.ZipFile) -> int:
+    """How many ``<row`` elements the worksheets' XML holds (read in blocks, never whole)."""
+    count = 0
+    for entry in archive.infolist():
+        if not entry.filename.startswith("xl/worksheets/"):
+            continue
+        with archive.open(entry) as stream:
+            tail = b""
+            while block := stream.read(1 << 20):
+                data = tail + block
+                count += data.count(b"<row ") + data.count(b"<row>")
+                tail = data[-4:]  # shorter than a tag: one cut between blocks is counted once, in the next
+    return count
+
+
+def _xlsx(path: Path, handle: BinaryIO) -> Sheet:
+    try:
+        import openpyxl
+    except ImportError:
+        raise InvalidRecord(f"{path}: reading .xlsx needs openpyxl (pip install 'reasonmap-toolkit[xlsx]')") from None
+    try:
+        archive = zipfile.ZipFile(handle)
+        unpacked = sum(entry.file_size for entry in archive.infolist())
+        if unpacked > MAX_SHEET_BYTES:
+            raise InvalidRecord(f"{path}: {unpacked:,} bytes unpacked, over the {MAX_SHEET_BYTES:,} a sheet may hold")
+        # counted in the raw XML first: parsing a compressed sheet of millions of rows takes minutes
+        if _rows_in_sheets(archive) > MAX_SHEET_ROWS + 1:
+            raise _too_many(path)
+    except InvalidRecord:
+        raise
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError, zlib.error) as error:
+        raise InvalidRecord(f"{path}: not a readable .xlsx file ({error})") from None
+    handle.seek(0)
+    header: list[str] = []
+    rows: list[tuple[int, dict[str, Any]]] = []
+    try:
+        book = openpyxl.load_workbook(handle, read_only=True, data_only=True)
+        try:
+            if not book.worksheets:
+                raise InvalidRecord(f"{path}: the workbook holds no worksheet")
+            for number, row in enumerate(book.worksheets[0].iter_rows(values_only=True), start=1):
+                if number == 1:
+                    header = [_column(cell) for cell in row]
+                elif any(cell is not None for cell in row):
+                    if len(rows) == MAX_SHEET_ROWS:
+                        raise _too_many(path)
+                    rows.append((number, dict(zip(header, row))))
+        finally:
+            book.close()
+    except InvalidRecord:
+        raise
+    except Exception as error:  # openpyxl and the XML parser raise many kinds on a broken or truncated part
+        raise InvalidRecord(f"{path}: not a readable .xlsx file ({type(error).__name__}: {error})") from None
+    return header, rows, []
+
+
+class _BoundedLines:
+    """The stream's lines; one longer than a cell may be is cut short, never held whole.
+
+    The cut piece is closed with a quote and a line end, so that the csv reader ends
+    its record there (and does not run on into the next rows); ``cut`` says it happened.
+    """
+
+    def __init__(self, stream: io.TextIOBase) -> None:
+        self.stream = stream
+        self.cut = False
+
+    def __iter__(self) -> Iterator[str]:
+        while line := self.stream.readline(MAX_CELL_CHARS + 1):
+            if len(line) > MAX_CELL_CHARS and not line.endswith("\n"):
+                while (rest := self.stream.readline(MAX_CELL_CHARS)) and not rest.endswith("\n"):
+                    pass  # the rest of an over-long line, dropped
+                self.cut = True
+                line = line[:MAX_CELL_CHARS] + '"\n'
+            yield line
+
+
+def _delimited(path: Path, handle: BinaryIO, delimiter: str) -> Sheet:
+    # undecodable bytes become lone surrogates, so that the row holding them, not the sheet, is refused
+    stream = io.TextIOWrapper(handle, encoding="utf-8-sig", errors="surrogateescape", newline="")
+    limit = csv.field_size_limit()
+    csv.field_size_limit(MAX_CELL_CHARS)
+    rows: list[tuple[int, dict[str, Any]]] = []
+    problems: list[Problem] = []
+    label = str(path)
+    try:
+        lines = _BoundedLines(stream)
+        reader = csv.reader(lines, delimiter=delimiter)
+        try:
+            header = [_column(name) for name in next(reader, [])]
+        except csv.Error as error:
+            raise InvalidRecord(f"{path}: cannot read the header row ({error})") from None
+        if lines.cut:
+            raise InvalidRecord(f"{path}: the header row is over {MAX_CELL_CHARS:,} characters")
+        while True:
+            number = reader.line_num + 1
+            try:
+                row = next(reader)
+            except StopIteration:
+                break
+            except csv.Error as error:
+                lines.cut = False
+                problems.append(Problem(label, number, f"not a readable row ({error})"))
+                continue
+            if lines.cut:
+                lines.cut = False
+                problems.append(
+                    Problem(label, number, f"not a readable row (a line over {MAX_CELL_CHARS:,} characters)")
+                )
+                continue
+            if not any(row):
+                continue
+            bad = next((name for name, cell in zip(header, row) if not cell.isascii() and _undecoded(cell)), None)
+            if bad is not None:
+                problems.append(Problem(label, number, f"column {bad!r} is not UTF-8 text"))
+                continue
+            if len(rows) == MAX_SHEET_ROWS:
+                raise _too_many(path)
+            rows.append((number, dict(zip(header, row))))
+    except OSError as error:
+        raise InvalidRecord(f"{path}: cannot read the prediction sheet ({error})") from None
+    finally:
+        csv.field_size_limit(limit)
+    return header, rows, problems
+
+
+def _undecoded(text: str) -> bool:
+    return any("\udc80" <= character <= "\udcff" for character in text)
+
+
+def _json(path: Path, handle: BinaryIO) -> Sheet:
+    data = handle.read(MAX_SHEET_BYTES + 1)
+    if len(data) > MAX_SHEET_BYTES:
+        raise InvalidRecord(f"{path}: larger than the {MAX_SHEET_BYTES:,} bytes a prediction sheet may hold")
+    try:
+        records = json.loads(data.decode("utf-8-sig"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as error:
+        raise InvalidRecord(f"{path}: not a JSON prediction sheet ({type(error).__name__}: {error})") from None
+    if not isinstance(records, list):
+        raise InvalidRecord(f"{path}: a JSON prediction sheet is a list of rows, got {type(records).__name__}")
+    if len(records) > MAX_SHEET_ROWS:
+        raise _too_many(path)
+    header: list[str] = []
+    rows: list[tuple[int, dict[str, Any]]] = []
+    problems: list[Problem] = []
+    for number, record in enumerate(records, start=1):
+        if not isinstance(record, dict):
+            problems.append(Problem(str(path), number, "a row must be a JSON object"))
+            continue
+        record = {_column(name): cell for name, cell in record.items()}
+        header.extend(name for name in record if name not in header)
+        rows.append((number, record))
+    return header, rows, problems
+
+
+def read_sheet(path: str | Path) -> Sheet:
+    """The header, the non-blank rows (numbered as the file numbers them) and the rows skipped, of a sheet.
+
+    ``.xlsx`` is read from its first worksheet, ``.json`` as a list of rows,
+    ``.tsv`` as tab-separated and anything else as comma-separated text.
+
+    Raises
+    ------
+    InvalidRecord
+        The file is missing or not a regular file, cannot be read at all, or is over the bounds.
+    """
+    path = Path(path)
+    suffix = path.suffix.lower()
+    with open_regular(path, "prediction sheet") as handle:
+        if suffix == ".xlsx":
+            return _xlsx(path, handle)
+        if suffix == ".json":
+            return _json(path, handle)
+        return _delimited(path, handle, "\t" if suffix == ".tsv" else ",")
