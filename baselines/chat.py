@@ -201,37 +201,49 @@ def redact(value: Any, key: str) -> Any:
     _strings(value, texts)
     ends = list(itertools.accumulate(map(len, texts)))
     spans = _key_spans("".join(texts), key)
-    if not spans:
+    if not spans and not _names_hold(value, key):
         return value
     shown = []
     for number, text in enumerate(texts):
         start = ends[number] - len(text)
         inside = [(max(low, start) - start, min(high, ends[number]) - start) for low, high in spans]
         shown.append(_replaced(text, [(low, high) for low, high in inside if low < high]))
-    return _rebuilt(value, iter(shown))
+    return _rebuilt(value, iter(shown), key)
+
+
+def _names_hold(value: Any, key: str) -> bool:
+    """Whether a name of a dict in ``value`` holds the key."""
+    if isinstance(value, dict):
+        return any(
+            (isinstance(name, str) and _key_spans(name, key)) or _names_hold(item, key) for name, item in value.items()
+        )
+    if isinstance(value, list | tuple):
+        return any(_names_hold(item, key) for item in value)
+    return False
 
 
 def _strings(value: Any, into: list[str]) -> None:
-    """Every string of ``value`` (names of dicts before their items), in order."""
+    """Every string of ``value`` but the names of dicts, in order."""
     if isinstance(value, str):
         into.append(value)
     elif isinstance(value, dict):
-        for name, item in value.items():
-            _strings(name, into)
+        for item in value.values():
             _strings(item, into)
     elif isinstance(value, list | tuple):
         for item in value:
             _strings(item, into)
 
 
-def _rebuilt(value: Any, strings: Iterator[str]) -> Any:
-    """``value`` with its strings taken in order from ``strings`` (see :func:`_strings`)."""
+def _rebuilt(value: Any, strings: Iterator[str], key: str) -> Any:
+    """``value`` with its strings taken in order from ``strings`` (see :func:`_strings`), and the names of its
+    dicts redacted one by one."""
     if isinstance(value, str):
         return next(strings)
     if isinstance(value, dict):
-        return {_rebuilt(name, strings): _rebuilt(item, strings) for name, item in value.items()}
+        return {_redact_text(name, key) if isinstance(name, str) else name: _rebuilt(item, strings, key)
+                for name, item in value.items()}  # fmt: skip
     if isinstance(value, list | tuple):
-        return type(value)(_rebuilt(item, strings) for item in value)
+        return type(value)(_rebuilt(item, strings, key) for item in value)
     return value
 
 
@@ -530,21 +542,33 @@ def _attempt(session: ChatSession, body: bytes) -> dict[str, Any]:
         raise _Retry(f"cannot connect: {error}", unreachable=True) from None
     except (OSError, http.client.HTTPException) as error:
         raise _Retry(f"connection failed: {type(error).__name__}: {error}") from None
-    # redacted before anything reads it: an excerpt cut first could end in the middle of the key
-    text = session.redact(data.decode("utf-8", errors="replace"))
+    text = data.decode("utf-8", errors="replace")
     if status != 200:
-        message = f"HTTP {status}: {_excerpt(text)}"
+        # redacted before anything reads it: an excerpt cut first could end in the middle of the key
+        message = f"HTTP {status}: {_excerpt(session.redact(text))}"
         if status in RETRY_STATUSES or status >= 500:
             raise _Retry(message, retry_after=_retry_after(headers.get("Retry-After")))
         if status in FATAL_STATUSES:
             raise _Fatal(message)
         raise _Final(message)
     try:
-        return session.redact(_completion(json.loads(text)))
-    except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as error:
-        # any shape the server sends is a bad answer to this request, never the end of the run
+        # the fields redacted together, not the body first: a key split across fields is found whole
+        # every string made encodable: one lone surrogate from the server must not keep the row from being written
+        return whole_characters(session.redact(_completion(json.loads(text))))
+    except _SHAPES:
+        pass
+    # any shape the server sends is a bad answer to this request, never the end of the run; the reason is
+    # told from the redacted body, as it may quote it
+    try:
+        whole_characters(session.redact(_completion(json.loads(session.redact(text)))))
+        what = "not a chat completion"
+    except _SHAPES as error:
         what = "nested too deeply" if isinstance(error, RecursionError) else str(error)
-        raise _Retry(f"malformed response: {what}") from None
+    raise _Retry(f"malformed response: {what}")
+
+
+#: what reading an answer of any shape may raise
+_SHAPES = (ValueError, TypeError, KeyError, AttributeError, RecursionError)
 
 
 def _completion(payload: Any) -> dict[str, Any]:
@@ -581,23 +605,21 @@ def _completion(payload: Any) -> dict[str, Any]:
 
 
 def _row(request: Request, model: str, fields: dict[str, Any], attempts: int, latency: float) -> dict[str, Any]:
-    # every string made encodable: one lone surrogate from the server must not keep the row from being written
-    return whole_characters(
-        {
-            "id": request.id,
-            "model": model,
-            "question": request.question,
-            "mode": request.mode,
-            "response": fields.get("response", ""),
-            "tokens": fields.get("tokens"),
-            "reasoning": fields.get("reasoning"),
-            "usage": fields.get("usage"),
-            "finish_reason": fields.get("finish_reason"),
-            "error": fields.get("error"),
-            "attempts": attempts,
-            "latency_s": round(latency, 3),
-        }
-    )
+    # the answer's fields are made encodable as they are read (see _attempt); an error quotes the server too
+    return {
+        "id": request.id,
+        "model": model,
+        "question": request.question,
+        "mode": request.mode,
+        "response": fields.get("response", ""),
+        "tokens": fields.get("tokens"),
+        "reasoning": fields.get("reasoning"),
+        "usage": fields.get("usage"),
+        "finish_reason": fields.get("finish_reason"),
+        "error": whole_characters(fields.get("error")),
+        "attempts": attempts,
+        "latency_s": round(latency, 3),
+    }
 
 
 def ask(session: ChatSession, request: Request) -> Outcome:

@@ -39,6 +39,7 @@ Rows are written in completion order; scoring does not depend on it.
 from __future__ import annotations
 
 import errno
+import io
 import json
 import math
 import os
@@ -303,7 +304,14 @@ def is_stream(out: Path) -> bool:
 
 def _open_stream(out: Path) -> int:
     try:
-        return os.dup(1) if str(out) == "-" else os.open(out, os.O_WRONLY | os.O_APPEND)
+        if str(out) != "-":
+            return os.open(out, os.O_WRONLY | os.O_APPEND)
+        sys.stdout.flush()
+        try:
+            fd = sys.stdout.fileno()
+        except io.UnsupportedOperation:  # replaced by a harness: the process's own
+            fd = 1
+        return os.dup(fd)
     except OSError as error:
         name = "standard output" if str(out) == "-" else out
         raise OSError(f"{name}: cannot be written ({error.strerror})") from None

@@ -78,6 +78,9 @@ class Reply:
         error reply (to test that secrets do not leak).
     error
         The message of an error reply.
+    raw
+        Bytes sent as they are, status line and headers included (a hand-made response), one byte every
+        ``raw_pace`` seconds when that is set (a slow-loris server), until the client hangs up.
     """
 
     status: int = 200
@@ -92,6 +95,8 @@ class Reply:
     drop: Literal["close", "reset"] | None = None
     echo_headers: bool = False
     error: str = "scripted failure"
+    raw: bytes | None = None
+    raw_pace: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -302,6 +307,17 @@ def _handler_for(server: ChatServer) -> type[BaseHTTPRequestHandler]:
                 return
             if reply.drop == "close":
                 self.close_connection = True
+                return
+            if reply.raw is not None:
+                self.close_connection = True
+                for at in range(0, len(reply.raw), 1 if reply.raw_pace else len(reply.raw)):
+                    if reply.raw_pace and server._stopping.wait(reply.raw_pace):
+                        return
+                    try:
+                        self.wfile.write(reply.raw[at : at + 1] if reply.raw_pace else reply.raw)
+                        self.wfile.flush()
+                    except OSError:  # the client hung up
+                        return
                 return
             if reply.body is not None:
                 self._send(reply.status, reply.body, reply.headers)
