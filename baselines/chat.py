@@ -9,13 +9,19 @@ The worker side of :mod:`baselines.client`, standard library only
   with exponential backoff and deterministic jitter (:class:`Backoff`), up to
   ``max_retries`` times; then the request gets an error row;
 - other 4xx (a prompt too long, say) get an error row at once;
-- 401, 403 and 404 (wrong key, URL or model) and an endpoint that cannot be
-  reached at all are ``fatal`` / ``unreachable``: the run stops, and no error
-  row blames the model for them.
+- 401, 403 and 404 (wrong key, URL or model), a TLS failure that would repeat
+  (``https://`` to a plain-HTTP port, a bad certificate) and an endpoint that
+  cannot be reached at all are ``fatal`` / ``unreachable``: the run stops, and
+  no error row blames the model for them;
+- a body over :data:`MAX_BODY_BYTES`, or an answer whose row would be over the
+  readers' line cap, gets an error row at once.
 
-Error rows have ``response`` ``""`` (scored as invalid) and the reason in
-``error``. Everything from the server is redacted of the key (:func:`redact`)
-before it is parsed, cut, kept or shown.
+One attempt has one deadline (``timeout``) for all of it: connect, send,
+status line, headers, body and chunk sizes (:class:`_Deadline`). Error rows
+have ``response`` ``""`` (scored as invalid) and the reason in ``error``. What
+the server sends is data: an answer of any shape is an error row for its
+request, never the end of the run. Everything from the server is redacted of
+the key (:func:`redact`) before it is cut, kept or shown.
 """
 
 from __future__ import annotations

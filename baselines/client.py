@@ -20,8 +20,10 @@ Failures and retries
 Resuming
     Each finished request is appended as one complete line (one ``os.write``
     on an ``O_APPEND`` descriptor, then ``fsync``), by the main thread only. A
-    new run reads the file first, drops a torn last line (one without its
-    newline, or not JSON) left by a killed run, and skips every request whose
+    new run reads the file first (in blocks, each line capped at 64 MiB),
+    drops a torn last line (cut before its end, or not JSON) left by a killed
+    run, keeps and ends a whole last row that lacks only its newline, and
+    skips every request whose
     ``(id, question, model)`` is already there, error rows included: error
     rows are final unless ``retry_errors=True`` (``--retry-errors``), which
     removes them (atomically rewriting the file) and asks again. A row of
@@ -33,7 +35,10 @@ Resuming
     repeats at most that many calls. An advisory lock refuses a second run on
     the same file (POSIX only).
 
-Rows are written in completion order; scoring does not depend on it.
+Rows are written in completion order; scoring does not depend on it. An
+output that is ``-`` (standard output), under ``/dev/`` or not a regular file
+(a FIFO) is written straight through: nothing is resumed or recorded beside it.
+A run that stops before its first row removes the file it created.
 """
 
 from __future__ import annotations

@@ -87,7 +87,13 @@ def add_client_options(parser: argparse.ArgumentParser, *, max_tokens_help: str 
         "--max-tokens", type=int, metavar="N", help=max_tokens_help or "max_tokens of each call (default: the server's)"
     )
     parser.add_argument("--temperature", type=float, metavar="T", help="sampling temperature (default: the server's)")
-    parser.add_argument("--timeout", type=float, default=60.0, metavar="S", help="seconds per attempt")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=60.0,
+        metavar="S",
+        help="seconds one attempt may take in all (connect, headers, body)",
+    )
     parser.add_argument("--max-retries", type=int, default=6, metavar="N", help="retries of a request after its first")
     parser.add_argument("--retry-errors", action="store_true", help="ask again where the output holds an error row")
 

@@ -426,3 +426,22 @@ def test_a_closed_stdout_is_one_line_for_out_dash(server, tmp_path):
 
 def test_ssl_errors_that_repeat_are_fatal_and_cut_connections_are_not():
     assert issubclass(ssl.SSLEOFError, ssl.SSLError)  # the order of the client's except clauses relies on it
+
+
+@pytest.mark.parametrize(("raised", "status"), [(KeyboardInterrupt, 130), (SystemExit, None)])
+def test_an_interrupted_command_that_does_not_resume_says_its_outputs_are_whole(monkeypatch, capsys, raised, status):
+    import reasonmap.cli
+
+    def interrupted(args):
+        raise raised
+
+    monkeypatch.setattr(reasonmap.cli, "cmd_cities", interrupted)
+    if status is None:  # anything else than a signal is not taken for one
+        with pytest.raises(SystemExit):
+            main(["cities"])
+        return
+    assert main(["cities"]) == status
+    assert capsys.readouterr().err.splitlines() == [
+        "reasonmap cities: interrupted by Ctrl-C (SIGINT); files are written whole or not at all, so earlier"
+        " outputs are untouched; run the same command again to redo it"
+    ]
