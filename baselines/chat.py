@@ -113,10 +113,13 @@ def _key_spans(text: str, key: str) -> list[tuple[int, int]]:
         while (at := text.find(piece, at + 1)) >= 0:  # the longest prefix held there: none is left half-shown
             if length := max(_held(_run_on(text, at, form, 0), form) for form in forms):
                 spans.append((at, at + length))
+    prefixes = tuple(spans)
     for piece, forms in by_end.items():
         at = -1
         while (at := text.find(piece, at + 1)) >= 0:  # the longest suffix held there
             end = at + len(piece)
+            if any(start <= at and end <= stop for start, stop in prefixes):
+                continue  # the end of a key already found from its start
             if length := max(_held(_run_back(text, end, form, len(form)), form) for form in forms):
                 spans.append((end - length, end))
     return _merged(spans)
@@ -131,6 +134,8 @@ def _run_on(text: str, at: int, form: str, offset: int) -> int:
     """How many characters ``text`` from ``at`` and ``form`` from ``offset`` share (a binary search of slices:
     a key of thousands of characters is matched at C speed)."""
     low, high = 0, min(len(text) - at, len(form) - offset)
+    if text.startswith(form[offset : offset + high], at):  # the usual case: all of it
+        return high
     while low < high:
         middle = (low + high + 1) // 2
         if text.startswith(form[offset : offset + middle], at):
@@ -143,6 +148,8 @@ def _run_on(text: str, at: int, form: str, offset: int) -> int:
 def _run_back(text: str, at: int, form: str, offset: int) -> int:
     """How many characters ``text`` before ``at`` and ``form`` before ``offset`` share."""
     low, high = 0, min(at, offset)
+    if text.endswith(form[offset - high : offset], 0, at):
+        return high
     while low < high:
         middle = (low + high + 1) // 2
         if text.endswith(form[offset - middle : offset], 0, at):

@@ -549,8 +549,8 @@ def add_eval_command(commands: Any) -> None:
 def cmd_eval(args: Any) -> int:
     from reasonmap.options import client_options, report_skipped
 
+    options = client_options(args)  # checked before anything is read or asked
     settings, files = settings_from(args)
-    options = client_options(args)
     client = {key: options[key] for key in (*_OPERATIONAL, "progress")}
     client["endpoint_with_key"] = args.endpoint
     try:
