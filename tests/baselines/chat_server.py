@@ -80,7 +80,8 @@ class Reply:
         The message of an error reply.
     raw
         Bytes sent as they are, status line and headers included (a hand-made response), one byte every
-        ``raw_pace`` seconds when that is set (a slow-loris server), until the client hangs up.
+        ``raw_pace`` seconds when that is set (a slow-loris server), until the client hangs up; the first
+        ``raw_at_once`` bytes are sent at once.
     """
 
     status: int = 200
@@ -97,6 +98,7 @@ class Reply:
     error: str = "scripted failure"
     raw: bytes | None = None
     raw_pace: float = 0.0
+    raw_at_once: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,6 +169,7 @@ class ChatServer:
         self._in_flight = 0
         self._max_in_flight = 0
         self._stopping = threading.Event()
+        self._raw_sent: list[int] = []
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -234,6 +237,12 @@ class ChatServer:
         """Every call received, in arrival order."""
         with self._lock:
             return tuple(self._calls)
+
+    @property
+    def raw_sent(self) -> tuple[int, ...]:
+        """For each ``raw`` reply, how many of its bytes were written before it ended or the client hung up."""
+        with self._lock:
+            return tuple(self._raw_sent)
 
     @property
     def max_in_flight(self) -> int:
@@ -310,14 +319,22 @@ def _handler_for(server: ChatServer) -> type[BaseHTTPRequestHandler]:
                 return
             if reply.raw is not None:
                 self.close_connection = True
-                for at in range(0, len(reply.raw), 1 if reply.raw_pace else len(reply.raw)):
-                    if reply.raw_pace and server._stopping.wait(reply.raw_pace):
-                        return
-                    try:
-                        self.wfile.write(reply.raw[at : at + 1] if reply.raw_pace else reply.raw)
+                sent = 0
+                step = 1 if reply.raw_pace else len(reply.raw)
+                try:
+                    if reply.raw_at_once:
+                        self.wfile.write(reply.raw[: reply.raw_at_once])
+                        sent = reply.raw_at_once
+                    while sent < len(reply.raw):
+                        if reply.raw_pace and server._stopping.wait(reply.raw_pace):
+                            break
+                        self.wfile.write(reply.raw[sent : sent + step])
                         self.wfile.flush()
-                    except OSError:  # the client hung up
-                        return
+                        sent += step
+                except OSError:  # the client hung up
+                    pass
+                with server._lock:
+                    server._raw_sent.append(sent)
                 return
             if reply.body is not None:
                 self._send(reply.status, reply.body, reply.headers)

@@ -49,24 +49,37 @@ def completion(content: object) -> bytes:
 # -- every wait has a deadline ------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    "raw",
-    [
-        # the status line, then one header byte at a time: each read is quick, the whole never ends
-        b"HTTP/1.1 200 OK\r\nX-Slow: " + b"a" * 600,
-        # chunked, then a chunk-size line dribbled a byte at a time, never ended
-        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + b"0" * 600,
-    ],
-    ids=["headers", "chunk-size"],
-)
-def test_a_slow_loris_server_cannot_stretch_a_request_past_its_timeout(server, tmp_path, raw):
-    # 600 bytes at 0.1 s: a minute; the timeout of 1 s bounds the whole request, so the row says it timed out
-    server.default = Reply(raw=raw, raw_pace=0.1)
+ANSWER = completion("slow but whole")
+SLOW = {
+    # the status line, then a long header a byte at a time: each read is quick, the whole is not
+    "headers": b"HTTP/1.1 200 OK\r\nX-Slow: " + b"a" * 400 + b"\r\nContent-Length: %d\r\n\r\n" % len(ANSWER) + ANSWER,
+    # chunked, with a chunk-size line of 400 leading zeros dribbled a byte at a time
+    "chunk-size": b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+    + b"0" * 400
+    + b"%x\r\n" % len(ANSWER)
+    + ANSWER
+    + b"\r\n0\r\n\r\n",
+}
+
+
+@pytest.mark.parametrize("case", sorted(SLOW))
+def test_a_slow_loris_server_cannot_stretch_a_request_past_its_timeout(server, tmp_path, case):
+    # a whole answer, sent a byte every 0.05 s (about 25 s): a timeout per read would wait for all of it; the
+    # timeout of 1 s bounds the whole request, so the client hangs up long before the end (no clock is read)
+    at_once = SLOW[case].index(b"\r\n\r\n") + 4 if case == "chunk-size" else 0  # the headers, then the dribble
+    server.default = Reply(raw=SLOW[case], raw_pace=0.05, raw_at_once=at_once)
     out = tmp_path / "p.jsonl"
     summary = ask(server, make_requests(1, ("short",)), out, timeout=1.0, max_retries=0)
     assert (summary.done_now, summary.errors) == (1, 1)
     (row,) = read_rows(out)
     assert row["error"] == "timed out after 1 s (gave up after 1 attempts)"
+    server.stop()  # the handler ends and records what it sent
+    for _ in range(200):
+        if server.raw_sent:
+            break
+        time.sleep(0.05)
+    (sent,) = server.raw_sent
+    assert sent < len(SLOW[case]) // 2
 
 
 def test_a_body_over_the_size_limit_is_an_error_row_not_read_whole(server, tmp_path, monkeypatch):
