@@ -20,8 +20,10 @@ Failures and retries
 Resuming
     Each finished request is appended as one complete line (one ``os.write``
     on an ``O_APPEND`` descriptor, then ``fsync``), by the main thread only. A
-    new run reads the file first, drops a torn last line (one without its
-    newline, or not JSON) left by a killed run, and skips every request whose
+    new run reads the file first (in blocks, each line capped at 64 MiB),
+    drops a torn last line (cut before its end, or not JSON) left by a killed
+    run, keeps and ends a whole last row that lacks only its newline, and
+    skips every request whose
     ``(id, question, model)`` is already there, error rows included: error
     rows are final unless ``retry_errors=True`` (``--retry-errors``), which
     removes them (atomically rewriting the file) and asks again. A row of
@@ -33,19 +35,25 @@ Resuming
     repeats at most that many calls. An advisory lock refuses a second run on
     the same file (POSIX only).
 
-Rows are written in completion order; scoring does not depend on it.
+Rows are written in completion order; scoring does not depend on it. An
+output that is ``-`` (standard output), under ``/dev/`` or not a regular file
+(a FIFO) is written straight through: nothing is resumed or recorded beside it.
+A run that stops before its first row removes the file it created.
 """
 
 from __future__ import annotations
 
+import errno
+import io
 import json
+import math
 import os
 import queue
 import stat
 import sys
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -53,6 +61,7 @@ from typing import Any
 from baselines.chat import Backoff, ChatSession, Outcome, ask, chat_url, shown_url
 from baselines.map_images import encoded_request
 from baselines.requests import Request
+from benchmarks.jsonl import MAX_LINE_BYTES
 from graphkit.files import atomic_writer
 
 try:
@@ -138,41 +147,75 @@ class RunSummary:
 
 @dataclass(frozen=True, slots=True)
 class _Existing:
-    """What a prediction file already holds: its sound length in bytes, and each row's key and error flag."""
+    """What a prediction file already holds: its sound length in bytes, each row's key, error flag and place
+    (offset, length), the bytes of a torn last line, and whether the last row lacks only its newline."""
 
     length: int
-    rows: tuple[tuple[tuple[str, str, str], bool, bytes], ...]
+    rows: tuple[tuple[tuple[str, str, str], bool, int, int], ...]
     torn: int
     modes: tuple[str | None, ...] = ()  # each row's prompt mode (None when it has none)
+    unended: bool = False
 
 
-def _scan(data: bytes, label: str) -> _Existing:
+def _lines(fd: int) -> Iterator[tuple[int, int, bytes | None, bool]]:
+    """``(start, end, line, ended)`` of each line of ``fd``, read in blocks; ``line`` is ``None`` for a line over
+    :data:`~benchmarks.jsonl.MAX_LINE_BYTES` (never held whole: a 2 GB line costs one block of memory)."""
+    size = os.fstat(fd).st_size
+    offset = start = 0
+    buffer = b""  # the current line so far (dropped once it is too long)
+    too_long = False
+    while offset < size and (block := os.pread(fd, min(size - offset, 1 << 22), offset)):
+        position = 0
+        while (end := block.find(b"\n", position)) >= 0:
+            line = None if too_long else buffer + block[position : end + 1]
+            yield start, offset + end + 1, None if line is None or len(line) > MAX_LINE_BYTES else line, True
+            start, buffer, too_long, position = offset + end + 1, b"", False, end + 1
+        if not too_long:
+            buffer += block[position:]
+            too_long = len(buffer) > MAX_LINE_BYTES
+            buffer = b"" if too_long else buffer
+        offset += len(block)
+    if buffer or too_long:
+        yield start, offset, None if too_long else buffer, False
+
+
+def _scan(fd: int, label: str) -> _Existing:
     """Rows of a prediction file; a torn last line is left out, a bad line before it is an error."""
     rows = []
     modes = []
-    start = length = number = 0
-    while (end := data.find(b"\n", start)) >= 0:  # bytes after the last newline are a torn line
-        line = data[start : end + 1]
+    length = number = 0
+    unended = False
+    size = os.fstat(fd).st_size
+    for start, end, line, ended in _lines(fd):
         number += 1
-        start = end + 1
-        if line.strip():
-            try:
-                row = json.loads(line)
-                if not isinstance(row, dict):
-                    raise ValueError("not a JSON object")
-                key = (str(row["id"]), row["question"], row["model"])
-                _check_key(row)
-            except (ValueError, KeyError) as error:
-                if start == len(data):
-                    break  # the last line is not a row: torn
-                what = f"missing field {error}" if isinstance(error, KeyError) else f"not a prediction row ({error})"
-                raise OutputFileError(
-                    f"{label}: line {number}: {what}; the file cannot be resumed until this line is fixed or removed"
-                ) from None
-            rows.append((key, bool(row.get("error")), line))
-            modes.append(row.get("mode"))
-        length = start
-    return _Existing(length, tuple(rows), len(data) - length, tuple(modes))
+        if line is not None and not line.strip():
+            length = end if ended else length
+            continue
+        try:
+            if line is None:
+                raise ValueError(f"longer than {MAX_LINE_BYTES:,} bytes")
+            row = json.loads(line)
+            if not isinstance(row, dict):
+                raise ValueError("not a JSON object")
+            key = (str(row["id"]), row["question"], row["model"])
+            _check_key(row)
+        except (ValueError, KeyError, RecursionError) as error:
+            if end >= size:
+                break  # the last line is not a row: torn
+            if isinstance(error, KeyError):
+                what = f"missing field {error}"
+            elif isinstance(error, RecursionError):
+                what = "not a prediction row (nested too deeply)"
+            else:
+                what = f"not a prediction row ({error})"
+            raise OutputFileError(
+                f"{label}: line {number}: {what}; the file cannot be resumed until this line is fixed or removed"
+            ) from None
+        rows.append((key, bool(row.get("error")), start, end - start))
+        modes.append(row.get("mode"))
+        length = end
+        unended = not ended  # a whole row that lacks only its newline is kept
+    return _Existing(length, tuple(rows), size - length, tuple(modes), unended)
 
 
 def _check_key(row: dict[str, Any]) -> None:
@@ -237,7 +280,7 @@ def _shown(value: Any) -> str:
 
 def _check_modes(out: Path, existing: _Existing, model: str, wanted: dict[tuple[str, str], str]) -> None:
     """Refuse a run whose requests' mode differs from that of rows of ``model`` under the same key."""
-    for (key, _, _), mode in zip(existing.rows, existing.modes, strict=True):
+    for (key, _, _, _), mode in zip(existing.rows, existing.modes, strict=True):
         if key[2] != model or not mode or not wanted.get(key[:2]) or wanted[key[:2]] == mode:
             continue
         raise OutputFileError(f"{out} holds {mode} answers of {model}; write {wanted[key[:2]]} answers to another file")
@@ -254,17 +297,30 @@ def _open_locked(path: Path) -> int:
     return fd
 
 
-def _read_all(fd: int) -> bytes:
-    size = os.fstat(fd).st_size
-    chunks = []
-    offset = 0
-    while offset < size:
-        chunk = os.pread(fd, min(size - offset, 1 << 24), offset)
-        if not chunk:
-            break
-        chunks.append(chunk)
-        offset += len(chunk)
-    return b"".join(chunks)
+def is_stream(out: Path) -> bool:
+    """``out`` is written straight through, never read back nor resumed: ``-`` (standard output), a path under
+    ``/dev/`` (``/dev/stdout``, ``/dev/null``), or anything that is not a regular file (a FIFO, a device)."""
+    if str(out) == "-" or str(out).startswith("/dev/"):
+        return True
+    try:
+        return not stat.S_ISREG(os.stat(out).st_mode)
+    except FileNotFoundError:
+        return False
+
+
+def _open_stream(out: Path) -> int:
+    try:
+        if str(out) != "-":
+            return os.open(out, os.O_WRONLY | os.O_APPEND)
+        sys.stdout.flush()
+        try:
+            fd = sys.stdout.fileno()
+        except io.UnsupportedOperation:  # replaced by a harness: the process's own
+            fd = 1
+        return os.dup(fd)
+    except OSError as error:
+        name = "standard output" if str(out) == "-" else out
+        raise OSError(f"{name}: cannot be written ({error.strerror})") from None
 
 
 def _fsync_dir(path: Path) -> None:
@@ -294,77 +350,105 @@ def _prepare(
     created = not out.exists()
     fd = _open_locked(out)
     try:
-        existing = _scan(_read_all(fd), str(out))
+        existing = _scan(fd, str(out))
         # refused before anything changes: the file is left as it was
         _check_modes(out, existing, model, wanted)
-        if stat.S_ISREG(os.fstat(fd).st_mode):  # no record beside a device or a pipe
-            record = _check_settings(out, settings, any(key[2] == model for key, _, _ in existing.rows))
-            if record is not None:
-                with atomic_writer(_settings_path(out)) as stream:
-                    stream.write(json.dumps(record, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+        record = _check_settings(out, settings, any(key[2] == model for key, _, _, _ in existing.rows))
+        if record is not None:
+            with atomic_writer(_settings_path(out)) as stream:
+                stream.write(json.dumps(record, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
         if existing.torn:
             os.ftruncate(fd, existing.length)
             os.fsync(fd)
+        elif existing.unended:  # a whole last row without its newline: kept, and ended
+            _append(fd, b"\n", str(out))
         elif created:
             _fsync_dir(out)
-        answered = {key for key, is_error, _ in existing.rows if not is_error}
+        answered = {key for key, is_error, _, _ in existing.rows if not is_error}
         drop = {
             key
-            for key, is_error, _ in existing.rows
+            for key, is_error, _, _ in existing.rows
             if retry_errors and is_error and key[2] == model and key[:2] in wanted and key not in answered
         }
         if drop:
-            with atomic_writer(out) as stream:
-                for key, _, line in existing.rows:
+            with atomic_writer(out, binary=True) as stream:
+                for key, _, start, length in existing.rows:
                     if key not in drop:
-                        stream.write(line.decode("utf-8"))
+                        line = os.pread(fd, length, start)
+                        stream.write(line if line.endswith(b"\n") else line + b"\n")
             os.close(fd)
             fd = _open_locked(out)  # the rename replaced the file: lock the new one
     except BaseException:
         os.close(fd)
         raise
-    done = {key[:2] for key, _, _ in existing.rows if key[2] == model and key not in drop}
+    done = {key[:2] for key, _, _, _ in existing.rows if key[2] == model and key not in drop}
     return fd, done, {key[:2] for key in answered if key[2] == model}, existing.torn
 
 
-def _append(fd: int, row: dict[str, Any]) -> None:
-    """One complete line, written by one ``os.write`` on the ``O_APPEND`` descriptor, then made durable."""
-    data = (json.dumps(row, ensure_ascii=False) + "\n").encode("utf-8")
-    written = os.write(fd, data)
-    while written < len(data):  # a short write (disk nearly full): finish the line, still in append mode
-        written += os.write(fd, data[written:])
-    os.fsync(fd)
+def _append(fd: int, data: bytes, label: str, *, durable: bool = True) -> None:
+    """One complete line, written by one ``os.write`` on the ``O_APPEND`` descriptor, then made durable (not on a
+    pipe or a device, which cannot be synced); a full disk is named: ``LABEL: no space left on device``."""
+    try:
+        written = os.write(fd, data)
+        while written < len(data):  # a short write (disk nearly full): finish the line, still in append mode
+            written += os.write(fd, data[written:])
+        if durable:
+            os.fsync(fd)
+    except OSError as error:
+        if error.errno != errno.ENOSPC:
+            raise
+        full = OSError(f"{label}: no space left on device")
+        full.errno = errno.ENOSPC
+        raise full from None
 
 
 # -- the run ------------------------------------------------------------------------------------------------------
 
 
+#: the bounds of the options (inclusive): each is checked before anything is asked or written
+MAX_CONCURRENCY = 10_000
+MAX_TIMEOUT = 86_400.0  # one day: longer than any model takes, and time.monotonic() + it stays finite
+MAX_TEMPERATURE = 100.0
+MAX_RETRIES = 1_000
+
+
 def check_options(
     *, model: str, concurrency: int, max_tokens: int | None, timeout: float, max_retries: int, temperature: float | None
 ) -> None:
-    """Refuse an option no endpoint could take (before anything is asked or written).
+    """Refuse an option no endpoint could take (before anything is asked or written): every number finite,
+    in its range (:data:`MAX_CONCURRENCY`, :data:`MAX_TIMEOUT`, :data:`MAX_TEMPERATURE`, :data:`MAX_RETRIES`).
 
     Raises
     ------
     ValueError
         Naming the option and the value.
+
+    Examples
+    --------
+    >>> check_options(model="m", concurrency=4, max_tokens=None, timeout=float("inf"), max_retries=6, temperature=0)
+    Traceback (most recent call last):
+    ...
+    ValueError: timeout: expected a number of seconds > 0 and <= 86400, got inf
     """
 
-    def whole(value: Any, low: int) -> bool:
-        return isinstance(value, int) and not isinstance(value, bool) and value >= low
+    def whole(value: Any, low: int, high: float = math.inf) -> bool:
+        return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
+
+    def number(value: Any, high: float) -> bool:
+        return isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value <= high
 
     if not isinstance(model, str) or not model.strip():
         raise ValueError(f"model: expected the model name the endpoint serves, got {model!r}")
-    if not whole(concurrency, 1):
-        raise ValueError(f"concurrency: expected an integer >= 1, got {concurrency!r}")
+    if not whole(concurrency, 1, MAX_CONCURRENCY):
+        raise ValueError(f"concurrency: expected an integer >= 1 and <= {MAX_CONCURRENCY:,}, got {concurrency!r}")
     if max_tokens is not None and not whole(max_tokens, 1):
         raise ValueError(f"max_tokens: expected an integer >= 1 or None, got {max_tokens!r}")
-    if not whole(max_retries, 0):
-        raise ValueError(f"max_retries: expected an integer >= 0, got {max_retries!r}")
-    if not isinstance(timeout, int | float) or isinstance(timeout, bool) or not timeout > 0:
-        raise ValueError(f"timeout: expected a positive number of seconds, got {timeout!r}")
-    if temperature is not None and (not isinstance(temperature, int | float) or not temperature >= 0):
-        raise ValueError(f"temperature: expected a number >= 0 or None, got {temperature!r}")
+    if not whole(max_retries, 0, MAX_RETRIES):
+        raise ValueError(f"max_retries: expected an integer >= 0 and <= {MAX_RETRIES:,}, got {max_retries!r}")
+    if not number(timeout, MAX_TIMEOUT) or not timeout > 0:
+        raise ValueError(f"timeout: expected a number of seconds > 0 and <= {MAX_TIMEOUT:g}, got {timeout!r}")
+    if temperature is not None and not number(temperature, MAX_TEMPERATURE):
+        raise ValueError(f"temperature: expected a number >= 0 and <= {MAX_TEMPERATURE:g} or None, got {temperature!r}")
 
 
 def _checked_key(api_key: str | None) -> str:
@@ -481,8 +565,14 @@ def run_requests(
         "temperature": temperature,
         "max_tokens": max_tokens,
     }
-    fd, done, answered, torn = _prepare(out, settings, seen, retry_errors=retry_errors)
-    if torn and progress:
+    stream = is_stream(out)
+    created = not stream and not out.exists()
+    settings_created = not stream and not _settings_path(out).exists()
+    if stream:  # written straight through: nothing to resume, no record beside it
+        fd, done, answered, torn = _open_stream(out), set(), set(), 0
+    else:
+        fd, done, answered, torn = _prepare(out, settings, seen, retry_errors=retry_errors)
+    if torn:  # said even with --quiet: answers are asked again
         print(f"{out}: dropped a torn last line ({torn} bytes) left by an interrupted run", file=sys.stderr)
     todo = [request for request in requests if request.key not in done]
     session = ChatSession(
@@ -508,13 +598,20 @@ def run_requests(
         dynamic_ncols=True,
         file=sys.stderr,
     )
-    written = errors = 0
+    counts = [0, 0]  # rows written, error rows among them
     try:
-        written, errors = _pump(session, todo, fd, bar, concurrency)
+        _pump(session, todo, fd, bar, concurrency, counts, label=str(out), durable=not stream)
+    except BaseException:
+        if created and not counts[0]:  # a run that stopped before its first row leaves no empty file behind
+            out.unlink(missing_ok=True)
+            if settings_created:
+                _settings_path(out).unlink(missing_ok=True)
+        raise
     finally:
         session.stop.set()
         bar.close()
         os.close(fd)
+    written, errors = counts
     return RunSummary(
         total=len(requests),
         done_before=len(requests) - len(todo),
@@ -525,8 +622,11 @@ def run_requests(
     )
 
 
-def _pump(session: ChatSession, todo: list[Request], fd: int, bar: Any, concurrency: int) -> tuple[int, int]:
-    """Keep ``concurrency`` requests in flight in daemon threads; write each answer as it comes back."""
+def _pump(
+    session: ChatSession, todo: list[Request], fd: int, bar: Any, concurrency: int, counts: list[int], **writing: Any
+) -> None:
+    """Keep ``concurrency`` requests in flight in daemon threads; write each answer as it comes back, counting
+    rows and error rows in ``counts`` (kept when this raises)."""
     work: queue.SimpleQueue[Request | None] = queue.SimpleQueue()
     results: queue.SimpleQueue[Outcome | BaseException] = queue.SimpleQueue()
 
@@ -539,19 +639,18 @@ def _pump(session: ChatSession, todo: list[Request], fd: int, bar: Any, concurre
 
     pending = iter(todo)
     in_flight = 0
-    for _ in range(min(concurrency, len(todo))):
+    workers = min(concurrency, len(todo))
+    for _ in range(workers):
         threading.Thread(target=worker, name="chat-client", daemon=True).start()
         work.put(next(pending))
         in_flight += 1
-    written = errors = 0
     bar.set_postfix(errors=0)
 
     def write(outcome: Outcome) -> None:
-        nonlocal written, errors
-        _append(fd, outcome.row)
-        written += 1
-        errors += bool(outcome.row["error"])
-        bar.set_postfix(errors=errors, refresh=False)
+        _append(fd, outcome.line, **writing)
+        counts[0] += 1
+        counts[1] += bool(outcome.row["error"])
+        bar.set_postfix(errors=counts[1], refresh=False)
         bar.update(1)
 
     try:
@@ -583,9 +682,8 @@ def _pump(session: ChatSession, todo: list[Request], fd: int, bar: Any, concurre
                 write(outcome)
         raise
     finally:
-        for _ in range(concurrency):
+        for _ in range(workers):  # one per thread started, not per unit of concurrency
             work.put(None)
-    return written, errors
 
 
 def _raise_redacted(error: BaseException, session: ChatSession) -> None:

@@ -7,8 +7,11 @@ imports happen inside the command so that ``reasonmap --help`` stays quick.
 from __future__ import annotations
 
 import argparse
+import errno
 import functools
 import json
+import os
+import signal
 import sys
 from collections.abc import Sequence
 
@@ -434,7 +437,63 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class _Terminated(BaseException):
+    """SIGTERM, raised in the main thread like Ctrl-C's KeyboardInterrupt, so that every ``finally`` runs."""
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    raise _Terminated
+
+
+#: commands that pick up where an interrupted run stopped
+_RESUMED = frozenset({"run", "eval", "vdi"})
+
+
+def _interrupted(command: str, signal_name: str) -> str:
+    """The one line an interrupted command ends with: what was kept, and how to go on."""
+    if command in _RESUMED:
+        return (
+            f"reasonmap {command}: interrupted by {signal_name}; every answer written so far is kept;"
+            " run the same command again to resume (it asks only what is missing)"
+        )
+    return (
+        f"reasonmap {command}: interrupted by {signal_name}; files are written whole or not at all, so earlier"
+        " outputs are untouched; run the same command again to redo it"
+    )
+
+
+class _ClosedStream:
+    """Standard output when it was closed (``>&-``): writing to it is an ``OSError`` naming it, not a crash."""
+
+    def write(self, text: str) -> int:
+        raise OSError(errno.EBADF, "standard output is closed")
+
+    def flush(self) -> None:
+        pass
+
+    def fileno(self) -> int:
+        raise OSError(errno.EBADF, "standard output is closed")
+
+
+def _mend_standard_streams() -> None:
+    """Closed standard streams (``2>&-``, ``>&-``) do not crash a command: stderr goes nowhere, stdout refuses
+    writes with one line, and their descriptors are held so that no output file is opened as fd 1 or 2."""
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            opened = os.open(os.devnull, os.O_RDWR)
+            if opened != fd:
+                os.dup2(opened, fd)
+                os.close(opened)
+    if sys.stderr is None:
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 (for the process's life)
+    if sys.stdout is None:
+        sys.stdout = _ClosedStream()  # type: ignore[assignment]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    _mend_standard_streams()
     args = build_parser().parse_args(argv)
     # after parsing: `--help` and usage errors import no library
     from graphkit.errors import TransitError, shorten
@@ -442,9 +501,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     from vision.errors import VisionError
 
     try:
+        previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    except ValueError:  # not the main thread (a test harness): SIGTERM keeps its handler
+        previous = None
+    try:
         for warning in check_paths(args):  # an output that would replace an input is refused here
             print(f"reasonmap {args.command}: warning: {warning}", file=sys.stderr)
         return args.run(args)
+    except KeyboardInterrupt:
+        print(_interrupted(args.command, "Ctrl-C (SIGINT)"), file=sys.stderr)
+        return 130
+    except _Terminated:
+        print(_interrupted(args.command, "SIGTERM"), file=sys.stderr)
+        return 143
     except BrokenPipeError:  # output piped into `head` and the like
         sys.stderr.close()
         return 0
@@ -456,6 +525,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         what = "nested too deeply" if isinstance(error, RecursionError) else "too large for the memory at hand"
         print(f"reasonmap {args.command}: error: an input is {what} to read", file=sys.stderr)
         return 2
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":

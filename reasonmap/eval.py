@@ -565,8 +565,8 @@ def cmd_eval(args: Any) -> int:
 
     if not args.quiet:  # the tasks load the transit graphs' library first: a few seconds on a busy machine
         print(f"eval: checking the settings of the run in {args.out}/", file=sys.stderr)
+    options = client_options(args)  # checked before anything is read or asked
     settings, files = settings_from(args)
-    options = client_options(args)
     client = {key: options[key] for key in (*_OPERATIONAL, "progress")}
     client["endpoint_with_key"] = args.endpoint
     try:

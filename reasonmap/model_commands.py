@@ -100,7 +100,9 @@ def _requests(args: argparse.Namespace) -> list:
 
 def cmd_prompts(args: argparse.Namespace) -> int:
     from benchmarks.jsonl import write_jsonl
+    from reasonmap.options import check_prompt_options
 
+    check_prompt_options(args)
     count = write_jsonl(args.out, _requests(args))
     if not count:
         why = "no question's map could be read (see above)" if args.mode == "full" else "holds no question to ask"
@@ -110,11 +112,12 @@ def cmd_prompts(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from baselines.client import run_requests
+    from baselines.client import EndpointUnreachable, run_requests
     from baselines.requests import Request
     from benchmarks.jsonl import read_jsonl
     from reasonmap.options import report_skipped
 
+    options = client_options(args)  # checked before anything is read or asked
     if args.requests:
         requests, problems = read_jsonl(args.requests, Request.from_dict)
         report_skipped(problems)
@@ -122,7 +125,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         requests = _requests(args)
     else:
         raise ValueError("--questions needs --mode (or pass --requests FILE)")
-    summary = run_requests(requests, out=args.out, **client_options(args))
+    try:
+        summary = run_requests(requests, out=args.out, **options)
+    except EndpointUnreachable as error:  # nothing could be done: exit 1, as when every request failed
+        return _nothing("run", f"error: {error}")
     print(f"{args.out}: {summary}", file=sys.stderr)
     if not summary.total:
         return _nothing("run", "no request to ask")
@@ -141,9 +147,9 @@ def cmd_vdi(args: argparse.Namespace) -> int:
     from reasonmap.vdi_samples import load_samples
 
     budgets = parse_budgets(args.budgets)
+    options = client_options(args)  # checked before anything is read or asked
     samples = load_samples(args.questions, maps=args.maps, task=args.task)
     # the answer calls' max_tokens is --max-tokens; the descriptions' is each budget
-    options = client_options(args)
     answer_max_tokens = options.pop("max_tokens")
     result = run_vdi(
         samples,

@@ -31,7 +31,9 @@ __all__ = [
     "add_prompt_options",
     "add_metro_dir",
     "add_task_option",
+    "check_prompt_options",
     "client_options",
+    "PIXEL_BUDGET_RANGE",
     "report_skipped",
 ]
 
@@ -133,7 +135,13 @@ def add_client_options(parser: argparse.ArgumentParser, *, max_tokens_help: str 
         "--max-tokens", type=int, metavar="N", help=max_tokens_help or "max_tokens of each call (default: the server's)"
     )
     parser.add_argument("--temperature", type=float, metavar="T", help="sampling temperature (default: the server's)")
-    parser.add_argument("--timeout", type=float, default=60.0, metavar="S", help="seconds per attempt")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=60.0,
+        metavar="S",
+        help="seconds one attempt may take in all (connect, headers, body)",
+    )
     parser.add_argument("--max-retries", type=int, default=6, metavar="N", help="retries of a request after its first")
     parser.add_argument("--retry-errors", action="store_true", help="ask again where the output holds an error row")
 
@@ -176,8 +184,48 @@ def add_task_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--task", choices=TASKS, help="the questions' task (default: told from the file)")
 
 
+#: the bounds of ``--pixel-budget`` (inclusive): a 64×64 image at least, the toolkit's pixel limit at most
+PIXEL_BUDGET_RANGE = (4_096, 300_000_000)
+
+
+def check_prompt_options(args: argparse.Namespace) -> None:
+    """Refuse a ``--pixel-budget`` out of :data:`PIXEL_BUDGET_RANGE`, before anything is read or asked.
+
+    Raises
+    ------
+    ValueError
+        Naming the option and the value.
+    """
+    budget = getattr(args, "pixel_budget", None)
+    low, high = PIXEL_BUDGET_RANGE
+    if budget is not None and not low <= budget <= high:
+        raise ValueError(f"--pixel-budget: expected pixels >= {low:,} and <= {high:,}, got {budget:,}")
+
+
 def client_options(args: argparse.Namespace) -> dict[str, Any]:
-    """The keyword arguments of :func:`baselines.client.run_requests` that the client options give."""
+    """The keyword arguments of :func:`baselines.client.run_requests` that the client options give, checked
+    (with ``--pixel-budget``): call it first, so that a bad value is refused before anything is read or asked.
+
+    Raises
+    ------
+    ValueError
+        An option is out of its range (one line naming it: ``--timeout inf``, ``--concurrency 1e20``).
+    """
+    from baselines.client import check_options
+
+    check_prompt_options(args)
+    try:
+        check_options(
+            model=args.model,
+            concurrency=args.concurrency,
+            max_tokens=args.max_tokens,
+            timeout=args.timeout,
+            max_retries=args.max_retries,
+            temperature=args.temperature,
+        )
+    except ValueError as error:  # the option as the command line spells it
+        name, _, rest = str(error).partition(":")
+        raise ValueError(f"--{name.replace('_', '-')}:{rest}") from None
     return {
         "endpoint": args.endpoint,
         "model": args.model,

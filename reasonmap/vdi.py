@@ -136,13 +136,17 @@ def descriptive_saturation_index(k_actual: Iterable[int], k_max: int) -> float |
     return round(float(Fraction(sum(lengths), k_max * len(lengths))), 6)
 
 
+#: the largest description budget (tokens): no model writes more in one answer
+MAX_BUDGET = 1_000_000
+
+
 def parse_budgets(text: str) -> tuple[int, ...]:
-    """Token budgets from ``"128,256,512"``: positive integers, sorted, each once.
+    """Token budgets from ``"128,256,512"``: integers from 1 to :data:`MAX_BUDGET`, sorted, each once.
 
     Raises
     ------
     ValueError
-        A budget is not a positive integer, or none is given.
+        A budget is not an integer from 1 to :data:`MAX_BUDGET`, or none is given.
 
     Examples
     --------
@@ -157,8 +161,10 @@ def parse_budgets(text: str) -> tuple[int, ...]:
             value = int(piece)
         except ValueError:
             value = 0
-        if value < 1:
-            raise ValueError(f"budgets: expected positive integers separated by commas, got {piece.strip()!r}")
+        if not 1 <= value <= MAX_BUDGET:
+            raise ValueError(
+                f"budgets: expected integers >= 1 and <= {MAX_BUDGET:,} separated by commas, got {piece.strip()!r}"
+            )
         budgets.add(value)
     if not budgets:
         raise ValueError(f"budgets: expected positive integers separated by commas, got {text!r}")

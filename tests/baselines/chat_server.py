@@ -78,6 +78,10 @@ class Reply:
         error reply (to test that secrets do not leak).
     error
         The message of an error reply.
+    raw
+        Bytes sent as they are, status line and headers included (a hand-made response), one byte every
+        ``raw_pace`` seconds when that is set (a slow-loris server), until the client hangs up; the first
+        ``raw_at_once`` bytes are sent at once.
     """
 
     status: int = 200
@@ -92,6 +96,9 @@ class Reply:
     drop: Literal["close", "reset"] | None = None
     echo_headers: bool = False
     error: str = "scripted failure"
+    raw: bytes | None = None
+    raw_pace: float = 0.0
+    raw_at_once: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,6 +169,7 @@ class ChatServer:
         self._in_flight = 0
         self._max_in_flight = 0
         self._stopping = threading.Event()
+        self._raw_sent: list[int] = []
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -229,6 +237,12 @@ class ChatServer:
         """Every call received, in arrival order."""
         with self._lock:
             return tuple(self._calls)
+
+    @property
+    def raw_sent(self) -> tuple[int, ...]:
+        """For each ``raw`` reply, how many of its bytes were written before it ended or the client hung up."""
+        with self._lock:
+            return tuple(self._raw_sent)
 
     @property
     def max_in_flight(self) -> int:
@@ -302,6 +316,25 @@ def _handler_for(server: ChatServer) -> type[BaseHTTPRequestHandler]:
                 return
             if reply.drop == "close":
                 self.close_connection = True
+                return
+            if reply.raw is not None:
+                self.close_connection = True
+                sent = 0
+                step = 1 if reply.raw_pace else len(reply.raw)
+                try:
+                    if reply.raw_at_once:
+                        self.wfile.write(reply.raw[: reply.raw_at_once])
+                        sent = reply.raw_at_once
+                    while sent < len(reply.raw):
+                        if reply.raw_pace and server._stopping.wait(reply.raw_pace):
+                            break
+                        self.wfile.write(reply.raw[sent : sent + step])
+                        self.wfile.flush()
+                        sent += step
+                except OSError:  # the client hung up
+                    pass
+                with server._lock:
+                    server._raw_sent.append(sent)
                 return
             if reply.body is not None:
                 self._send(reply.status, reply.body, reply.headers)

@@ -251,7 +251,7 @@ def test_a_wrong_key_url_or_model_stops_the_run_without_error_rows(server, tmp_p
     out = tmp_path / "p.jsonl"
     with pytest.raises(EndpointRefused, match=f"HTTP {status}: invalid model or key"):
         ask(server, make_requests(10), out, concurrency=2)
-    assert read_rows(out) == []
+    assert not out.exists()  # stopped before its first row: no empty file left behind
     assert server.hits() <= 2
 
 
@@ -264,7 +264,7 @@ def test_an_unreachable_endpoint_stops_the_run(tmp_path):
         run_requests(
             make_requests(3), endpoint=f"http://127.0.0.1:{port}/v1", model="m", out=out, progress=False, backoff=FAST
         )
-    assert read_rows(out) == []
+    assert not out.exists() and not out.with_name("p.jsonl.settings.json").exists()
 
 
 # -- the key ------------------------------------------------------------------------------------------------------
@@ -421,7 +421,6 @@ def test_error_rows_are_final_unless_retry_errors(server, tmp_path):
     "tail",
     [
         b'{"id": "1", "model": "m", "question": "sho',  # cut inside the row
-        b'{"id": "1", "model": "m", "question": "short", "response": "x", "tokens": 1}',  # cut before its newline
         b"\x00\x00\x00\x00\n",  # a complete line that is not a row
     ],
 )
@@ -437,6 +436,27 @@ def test_a_torn_last_line_is_dropped_and_asked_again(server, tmp_path, tail, cap
     rows = read_rows(out)
     assert out.read_bytes().startswith(sound)
     assert row_keys(rows) == [("0", "short"), ("1", "short")]
+
+
+def test_a_whole_last_row_without_its_newline_is_kept_and_ended(server, tmp_path, capsys):
+    out = tmp_path / "p.jsonl"
+    requests = make_requests(3, ("short",))
+    ask(server, requests[:2], out)
+    sound = out.read_bytes()
+    out.write_bytes(sound[:-1])  # an editor stripped the final newline
+    summary = ask(server, requests, out, progress=False)
+    assert (summary.done_before, summary.done_now) == (2, 1)
+    assert server.hits() == 3 and "torn" not in capsys.readouterr().err
+    assert out.read_bytes().startswith(sound)
+    assert row_keys(read_rows(out)) == [("0", "short"), ("1", "short"), ("2", "short")]
+
+
+def test_a_torn_line_is_reported_even_when_quiet(server, tmp_path, capsys):
+    out = tmp_path / "p.jsonl"
+    ask(server, make_requests(1), out)
+    out.write_bytes(out.read_bytes() + b'{"id": "9", "mod')
+    ask(server, make_requests(1), out, progress=False)
+    assert "dropped a torn last line (16 bytes)" in capsys.readouterr().err
 
 
 def test_a_bad_line_before_the_end_is_an_error_naming_the_line(server, tmp_path):

@@ -278,7 +278,7 @@ def test_scored_rows_follow_the_questions_whatever_order_answers_came_in(tmp_pat
 def test_a_bad_client_option_is_refused_before_anything_is_recorded(tmp_path, capsys):
     with ChatServer() as server:
         assert _eval(server, tmp_path / "run", "--max-tokens", "0", "--tasks", "route") == 2
-    assert "max_tokens" in capsys.readouterr().err
+    assert "--max-tokens" in capsys.readouterr().err
     assert not (tmp_path / "run" / "eval.json").exists()
 
 
