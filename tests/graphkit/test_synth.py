@@ -147,7 +147,7 @@ def test_names_are_less_alike_than_lints_near_duplicate_ratio():
     from graphkit.names import fold
     from graphkit.synth import _station_names
 
-    keys = [fold(name) for name in _station_names(random.Random("lint-clean"), 1500, "latin")]
+    keys = [fold(name) for name in _station_names(random.Random(0), 3000, "latin")]  # seed 0 had a 92% pair
     long_keys = sorted((key for key in keys if len(key) >= 6), key=len)
     from rapidfuzz import fuzz, process
 
