@@ -148,9 +148,9 @@ class RayExecutor:
             raise ValueError(f"--executor ray needs Ray, which is not installed: {RAY_INSTALL}") from None
         self._ray = ray
         self._started = False
+        if address:  # Ray would retry an address where nothing answers for minutes
+            _check_reachable(address)
         if not ray.is_initialized():
-            if address:
-                _check_reachable(address)
             ray.init(
                 address=address,
                 num_cpus=None if address else _workers(workers, os.cpu_count() or 1),
