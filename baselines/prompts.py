@@ -57,17 +57,19 @@ def find_map(maps: str | Path, question: Any) -> Path:
     Raises
     ------
     FileNotFoundError
-        Naming the folder and the file names looked for.
-    ValueError
-        The city or country would lead out of the folder (``../``).
+        Naming the folder and the file names looked for; or the fields would name a file outside it.
     """
+    from graphkit.files import file_in
+
     folder = Path(maps)
     names = [f"{question.city}.png", f"{question.country}__{question.city}.png"]
     for name in names:
-        if not _inside(folder / name, folder):  # a record's names must not reach another file
-            raise ValueError(f"{folder / name}: outside the maps folder {folder}")
-        if (folder / name).is_file():
-            return folder / name
+        try:
+            path = file_in(folder, name)  # a record's fields must not reach a file outside the folder
+        except ValueError as error:
+            raise FileNotFoundError(f"no map of {question.city!r} in {folder}: {error}") from None
+        if path.is_file():
+            return path
     raise FileNotFoundError(f"no map of {question.city!r} in {folder}: looked for {' or '.join(names)}")
 
 

@@ -8,20 +8,29 @@ and the command. A run killed in between leaves the manifest marked
 incomplete, so the old manifest never vouches for a new file beside old ones;
 :func:`check_manifest` says what is wrong with a folder, :func:`vouches_for`
 what is wrong with one file read from such a folder.
+
+The manifest is also what a command may delete: a run records the names of
+the files it is about to write (:func:`record_outputs`) before it writes them,
+and a fresh start removes only those (:func:`remove_recorded`): never a
+folder whole, never through a symbolic link, never a file the run did not
+record. :func:`unrecorded_file` names a file in the folder that the run did
+not write, for the command to refuse the folder.
 """
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import json
 import os
+import re
 import stat
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from benchmarks.provenance import file_sha256
-from graphkit.files import atomic_writer
+from graphkit.files import LOCK, atomic_writer
 
 __all__ = [
     "MANIFEST",
@@ -31,11 +40,17 @@ __all__ = [
     "vouches_for",
     "manifest_path",
     "manifest_beside",
+    "record_outputs",
+    "recorded_names",
+    "unrecorded_file",
+    "remove_recorded",
 ]
 
 MANIFEST = "manifest.json"
 # folders above a file whose manifest may vouch for it (eval's files lie two or three below its manifest)
 _LEVELS = 4
+# a writer's temporary (graphkit.files.atomic_writer): its own, not a foreign file
+_PART = re.compile(r"\..+\.\d+(?:\.[0-9a-f]+)?\.part")
 
 
 def manifest_path(where: str | Path) -> Path:
@@ -64,11 +79,15 @@ def _write(manifest: Path, record: dict[str, Any]) -> Path:
     return manifest
 
 
-def begin_outputs(manifest: str | Path | None, command: str, covers: Iterable[str] = ()) -> Path | None:
+def begin_outputs(
+    manifest: str | Path | None, command: str, covers: Iterable[str] = (), *, keep_recorded: bool = False
+) -> Path | None:
     """Mark the outputs of ``manifest``'s folder as being rewritten (before the first file is written).
 
     ``covers``: the names (glob patterns relative to the folder) of the files the run writes in its
     subfolders, which the unfinished run leaves in doubt too (:func:`vouches_for`).
+    ``keep_recorded``: the names the manifest recorded (:func:`recorded_names`) stay recorded, for
+    a run that resumes onto the files of the one before.
     ``None`` (see :func:`manifest_beside`): nothing to mark.
     """
     if manifest is None:
@@ -78,7 +97,101 @@ def begin_outputs(manifest: str | Path | None, command: str, covers: Iterable[st
     record: dict[str, Any] = {"command": command, "complete": False, "files": []}
     if covers:
         record["covers"] = list(covers)
+    if keep_recorded and (names := recorded_names(manifest)):
+        record["written"] = sorted(names)
     return _write(manifest, record)
+
+
+def recorded_names(manifest: str | Path) -> set[str]:
+    """The names (relative to its folder) of the files ``manifest`` says its run wrote or was writing."""
+    record = _read(Path(manifest))
+    if isinstance(record, str):
+        return set()
+    names = {entry.get("name") for entry in record["files"] if isinstance(entry, dict)}
+    names.update(record.get("written", ()) if isinstance(record.get("written"), list) else ())
+    return {name for name in names if isinstance(name, str)}
+
+
+def record_outputs(manifest: str | Path, paths: Iterable[str | Path]) -> None:
+    """Record in the unfinished ``manifest`` the files its run is about to write (before it writes them).
+
+    Raises
+    ------
+    ValueError
+        A path outside the manifest's folder.
+    """
+    manifest = Path(manifest)
+    record = _read(manifest)
+    if isinstance(record, str):
+        raise ValueError(f"{manifest}: {record}; call begin_outputs first")
+    base = os.path.abspath(manifest.parent)
+    names = set(record.get("written", ()))
+    for path in paths:
+        name = os.path.relpath(os.path.abspath(path), base)
+        if name == os.pardir or name.startswith(os.pardir + os.sep) or os.path.isabs(name):
+            raise ValueError(f"{path}: outside {manifest.parent}, which {manifest.name} vouches for")
+        names.add(Path(name).as_posix())
+    if names != set(record.get("written", ())):
+        _write(manifest, {**record, "written": sorted(names)})
+
+
+def unrecorded_file(folder: str | Path, manifest: str | Path) -> Path | None:
+    """A file (or link, or other entry) in ``folder`` or below that ``manifest``'s run did not write; ``None``.
+
+    Symbolic links are reported, never followed; folders are looked into; the manifest, the
+    folder's lock and writers' temporaries belong to the run.
+    """
+    folder = Path(folder)
+    names = recorded_names(manifest) | {Path(os.path.relpath(manifest, folder)).as_posix(), LOCK}
+    for top, folders, _ in os.walk(folder, followlinks=False):
+        folders.sort()
+        with os.scandir(top) as entries:
+            found = sorted(entry.name for entry in entries if not entry.is_dir(follow_symlinks=False))
+        for name in found:
+            inside = Path(os.path.relpath(os.path.join(top, name), folder)).as_posix()
+            if inside not in names and not _PART.fullmatch(name):
+                return Path(top, name)
+    return None
+
+
+def _linked(folder: Path, name: str) -> bool:
+    """Whether ``folder/name`` passes through a symbolic link, or leaves ``folder``."""
+    parts = Path(name).parts
+    if not parts or Path(name).is_absolute() or os.pardir in parts:
+        return True
+    where = folder
+    for part in parts:
+        where = where / part
+        if where.is_symlink():
+            return True
+    return False
+
+
+def remove_recorded(manifest: str | Path, *, keep: Iterable[str] = ()) -> list[Path]:
+    """Remove the regular files ``manifest`` recorded, then the manifest; returns what was removed.
+
+    Only files: a name that passes through a symbolic link (or is one), leaves the folder or is
+    not a regular file is kept, and so are the names in ``keep`` (an input the run reads back).
+    Folders emptied by it are removed; a folder holding anything else stays.
+    """
+    manifest = Path(manifest)
+    folder = manifest.parent
+    removed = []
+    emptied = set()
+    for name in sorted(recorded_names(manifest) - set(keep)):
+        path = folder / name
+        if _linked(folder, name) or not path.is_file():
+            continue
+        path.unlink()
+        removed.append(path)
+        emptied.update(parent for parent in path.parents if folder in parent.parents)
+    if manifest.is_file() and not manifest.is_symlink():
+        manifest.unlink()
+        removed.append(manifest)
+    for parent in sorted(emptied, key=lambda found: len(found.parts), reverse=True):
+        with contextlib.suppress(OSError):  # kept when it holds anything else
+            parent.rmdir()
+    return removed
 
 
 def _entry(path: Path, base: Path) -> dict[str, Any] | None:

@@ -10,9 +10,12 @@ holds only a window of them and their results in memory.
 - ``local`` (the default): a pool of ``workers`` processes started the
   platform's way (forked on Linux; where they are spawned, a script must
   guard its entry point with ``if __name__ == "__main__":``); one worker
-  runs in this process.
+  runs in this process. A worker ends itself once this process is gone
+  (killed, even with SIGKILL), so no worker outlives its command.
 - ``ray``: tasks on a Ray cluster, ``ray.init(address)`` (a fresh local one
   without an address). Ray is imported only here, and only when asked for.
+  An address where nothing answers fails within :data:`RAY_CONNECT_TIMEOUT`
+  seconds, naming ``--ray-address``.
 
 The mapped function must be picklable (a module-level function) and so must
 the items and results.
@@ -28,19 +31,35 @@ from __future__ import annotations
 
 import itertools
 import os
+import socket
+import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Literal, Protocol, TypeVar
 
 from graphkit.errors import shorten
 
-__all__ = ["EXECUTORS", "ExecutorKind", "Executor", "LocalExecutor", "RayExecutor", "open_executor", "RAY_INSTALL"]
+__all__ = [
+    "EXECUTORS",
+    "ExecutorKind",
+    "Executor",
+    "LocalExecutor",
+    "RayExecutor",
+    "open_executor",
+    "RAY_INSTALL",
+    "RAY_CONNECT_TIMEOUT",
+]
 
 ExecutorKind = Literal["local", "ray"]
 EXECUTORS: tuple[ExecutorKind, ...] = ("local", "ray")
 RAY_INSTALL = "pip install 'reasonmap-toolkit[ray]'"
 # items in flight per worker: enough to keep every worker busy, few enough to bound memory
 _AHEAD = 2
+#: Seconds to wait for a Ray cluster's address to answer before giving up.
+RAY_CONNECT_TIMEOUT = 10.0
+# how often a pool worker looks whether the process that started it is still there
+_PARENT_POLL = 0.5
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
@@ -92,7 +111,7 @@ class LocalExecutor:
         if self._pool is None:
             from concurrent.futures import ProcessPoolExecutor
 
-            self._pool = ProcessPoolExecutor(self.workers)
+            self._pool = ProcessPoolExecutor(self.workers, initializer=_end_with_parent, initargs=(os.getpid(),))
         pool = self._pool
         return _ordered(lambda item: pool.submit(function, item), lambda future: future.result(), items, self._ahead)
 
@@ -129,6 +148,8 @@ class RayExecutor:
             raise ValueError(f"--executor ray needs Ray, which is not installed: {RAY_INSTALL}") from None
         self._ray = ray
         self._started = False
+        if address:  # Ray would retry an address where nothing answers for minutes
+            _check_reachable(address)
         if not ray.is_initialized():
             ray.init(
                 address=address,
@@ -157,6 +178,36 @@ class RayExecutor:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _end_with_parent(parent: int) -> None:
+    """In a pool worker: exit as soon as ``parent`` is gone (its pool cannot end a worker it did not outlive)."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(_PARENT_POLL)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="end-with-parent", daemon=True).start()
+
+
+def _check_reachable(address: str) -> None:
+    """Refuse a ``host:port`` (or ``ray://host:port``) where nothing accepts a connection, within the deadline.
+
+    Ray itself retries an unreachable cluster for minutes; ``auto`` and other forms are left to it.
+    """
+    rest = address.removeprefix("ray://")
+    host, _, port = rest.rpartition(":")
+    if not host or not port.isdigit():
+        return
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=RAY_CONNECT_TIMEOUT):
+            pass
+    except (OSError, OverflowError, ValueError) as error:
+        raise ValueError(
+            f"--ray-address {shorten(address)}: no Ray cluster answers there ({shorten(str(error))});"
+            " check the address, or leave --ray-address out to start a local cluster"
+        ) from None
 
 
 def _apply(function: Callable[[Item], Result], item: Item) -> Result:

@@ -1,27 +1,74 @@
 """Writing files atomically: a file appears whole or not at all, and a rerun removes what a killed one left.
 
 The one writer of every output of the toolkit (see :func:`atomic_writer` for
-symlinks, devices and ``-``). Light on purpose: it imports nothing beyond the
-standard library, so that modules which only read and write records do not
-pay for the graph libraries.
+symlinks, devices and ``-``), the one check that a path built from a record's
+fields stays in its folder (:func:`file_in`), and the one lock that keeps a
+second writer out of an output folder (:func:`folder_lock`). Light on purpose:
+it imports nothing beyond the standard library, so that modules which only
+read and write records do not pay for the graph libraries.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
+import hashlib
+import json
 import os
 import re
 import secrets
+import socket
 import stat
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
-__all__ = ["atomic_writer", "remove_stale_parts", "part_pattern"]
+try:
+    import fcntl
+except ImportError:  # Windows: the pid and host in the lock file are the only guard
+    fcntl = None  # type: ignore[assignment]
+
+__all__ = ["atomic_writer", "remove_stale_parts", "part_pattern", "file_in", "folder_lock", "FolderLocked", "LOCK"]
 
 _STANDARD = {"-": "stdout", "/dev/stdout": "stdout", "/dev/stderr": "stderr"}
+#: The lock file of an output folder: the pid and host of the run writing there.
+LOCK = ".reasonmap.lock"
+# the longest file name most file systems take (bytes), and what a temporary adds to it: dots, pid, token, .part
+_NAME_MAX = 255
+_PART_EXTRA = len(".") + len(".") + 10 + len(".") + 8 + len(".part")
+
+
+def file_in(folder: str | Path, name: str) -> Path:
+    """``folder / name`` for a ``name`` built from a record's fields, which must stay one file in ``folder``.
+
+    Raises
+    ------
+    ValueError
+        ``name`` is empty, ``.`` or ``..``, holds a path separator or a NUL, or is too long to be a file name.
+
+    Examples
+    --------
+    >>> file_in("maps", "italy__rome.png").as_posix()
+    'maps/italy__rome.png'
+    >>> file_in("maps", "../../x__rome.png")
+    Traceback (most recent call last):
+    ...
+    ValueError: '../../x__rome.png' is not a file name inside maps (it holds a path separator)
+    """
+    why = None
+    if name in ("", ".", ".."):
+        why = "it is empty or a dot" if name in ("", ".") else "it is '..'"
+    elif "/" in name or (os.sep != "/" and os.sep in name) or (os.altsep and os.altsep in name):
+        why = "it holds a path separator"
+    elif "\0" in name:
+        why = "it holds a NUL character"
+    elif len(os.fsencode(name)) > _NAME_MAX:
+        why = f"it is longer than {_NAME_MAX} bytes"
+    if why is not None:
+        shown = name if len(name) <= 80 else name[:77] + "..."
+        raise ValueError(f"{shown!r} is not a file name inside {folder} ({why})")
+    return Path(folder) / name
 
 
 @contextlib.contextmanager
@@ -71,9 +118,23 @@ def atomic_writer(path: str | Path, *, binary: bool = False) -> Iterator[IO]:
         raise
 
 
+def _part_stem(name: str) -> str:
+    """``name``, or for a name too long to carry a temporary's suffix, its start and a digest of it."""
+    if len(os.fsencode(name)) + _PART_EXTRA <= _NAME_MAX:
+        return name
+    digest = "~" + hashlib.sha256(os.fsencode(name)).hexdigest()[:16]
+    start = name
+    while len(os.fsencode(start + digest)) + _PART_EXTRA > _NAME_MAX:
+        start = start[:-1]
+    return start + digest
+
+
 def part_pattern(target: Path) -> re.Pattern[str]:
-    """The names of ``target``'s temporaries: ``.NAME.<pid>.part`` or ``.NAME.<pid>.<token>.part``."""
-    return re.compile(rf"\.{re.escape(target.name)}\.(\d+)(?:\.[0-9a-f]+)?\.part")
+    """The names of ``target``'s temporaries: ``.NAME.<pid>.part`` or ``.NAME.<pid>.<token>.part``.
+
+    For a name too long to take the suffix within 255 bytes, ``NAME`` is its start and a digest of it.
+    """
+    return re.compile(rf"\.{re.escape(_part_stem(target.name))}\.(\d+)(?:\.[0-9a-f]+)?\.part")
 
 
 def remove_stale_parts(target: str | Path) -> tuple[Path, ...]:
@@ -109,7 +170,7 @@ def _alive(pid: int) -> bool:
 
 def _create_part(target: Path) -> tuple[Path, int]:
     while True:
-        temporary = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.part")
+        temporary = target.with_name(f".{_part_stem(target.name)}.{os.getpid()}.{secrets.token_hex(4)}.part")
         try:  # mode 0o666 less the umask: the output's ordinary permissions
             return temporary, os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
         except FileExistsError:
@@ -135,3 +196,78 @@ def _naming_full_disk(path: str | Path) -> Iterator[None]:
         full = OSError(f"{path}: no space left on device")
         full.errno = errno.ENOSPC
         raise full from None
+
+
+class FolderLocked(OSError):
+    """Another live run writes to the output folder; the message names its pid and host."""
+
+
+def _holder(handle: int) -> dict:
+    os.lseek(handle, 0, os.SEEK_SET)
+    try:
+        found = json.loads(os.read(handle, 4096).decode("utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def _refuse(folder: Path, holder: dict) -> FolderLocked:
+    who = f"pid {holder.get('pid', '?')} on host {holder.get('host', '?')}"
+    return FolderLocked(
+        f"{folder}: another run ({who}) is writing to this folder; wait for it to end"
+        f" (if it is gone, remove {folder / LOCK})"
+    )
+
+
+@contextlib.contextmanager
+def folder_lock(folder: str | Path, command: str) -> Iterator[Path]:
+    """Hold ``folder``'s lock (:data:`LOCK`, holding this process's pid and host) for the block.
+
+    A second run is refused while the first is alive, whatever its options. A lock left by a
+    process that no longer runs on this host is taken over; one held on another host is
+    refused (its process cannot be seen from here). On this host the kernel's lock on the file
+    (``flock``) decides, so a pid reused by another process does not keep a stale lock alive.
+
+    Raises
+    ------
+    FolderLocked
+        Another live run holds the lock; the message names its pid and host and the lock file.
+    """
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / LOCK
+    host = socket.gethostname()
+    while True:
+        handle = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o666)
+        try:
+            if fcntl is not None:
+                try:
+                    fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    raise _refuse(folder, _holder(handle)) from None
+                try:
+                    same = os.path.samestat(os.fstat(handle), os.stat(path, follow_symlinks=False))
+                except FileNotFoundError:
+                    same = False
+                if not same:  # the holder removed the file as we opened it: lock the one now there
+                    os.close(handle)
+                    continue
+            holder = _holder(handle)
+            pid = holder.get("pid")
+            elsewhere = holder.get("host") not in (None, host)
+            if elsewhere or (fcntl is None and isinstance(pid, int) and pid != os.getpid() and _alive(pid)):
+                raise _refuse(folder, holder)
+            record = json.dumps({"pid": os.getpid(), "host": host, "command": command}).encode("utf-8")
+            os.ftruncate(handle, 0)
+            os.pwrite(handle, record + b"\n", 0)
+            os.fsync(handle)
+        except BaseException:
+            os.close(handle)
+            raise
+        break
+    try:
+        yield path
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(path)  # while still locked, so no one takes over a file about to vanish
+        os.close(handle)

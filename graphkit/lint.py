@@ -111,6 +111,8 @@ KINDS: dict[str, str] = {
 NEIGHBOURHOOD_STOPS = 2
 NEAR_DUPLICATE_RATIO = 0.92
 NEAR_DUPLICATE_MIN_LENGTH = 6
+# rows of keys compared at once against their window (bounds the score matrix held)
+_BLOCK = 256
 LOOP_HINT_STOPS = 3
 LOOP_HINT_FACTOR = 3
 
@@ -406,42 +408,94 @@ def _near_duplicates(graph: TransitGraph) -> Iterator[_Raw]:
     names = [graph.display_name(station) for station in stations]
     told_apart = {frozenset(pair) for entry in graph.overlay.distinct for pair in combinations(entry.stations, 2)}
     keys = [_duplicate_key(name) for name in names]
-    numbers = [_DIGITS.findall(name) for name in names]
+    numbers = [tuple(_DIGITS.findall(name)) for name in names]
     words = [fold(name, keep_spaces=True).split() for name in names]
-    # pairs whose lengths alone rule out the ratio are never compared
-    order = sorted(range(len(names)), key=lambda index: len(keys[index]))
-    for position, i in enumerate(order):
-        for j in order[position + 1 :]:
-            a, b = keys[i], keys[j]
-            if names[i] == names[j] or frozenset((names[i], names[j])) in told_apart:
-                continue  # one name split by the overlay, or a pair it says is two stations
-            if a == b:
-                reason = f"have the same match key {a!r}"
-            elif 2 * len(a) / (len(a) + len(b)) < NEAR_DUPLICATE_RATIO:
-                if _abbreviates(words[i], words[j]):
-                    reason = "differ only by abbreviated words"
-                else:
-                    continue
-            elif numbers[i] != numbers[j] or len(a) < NEAR_DUPLICATE_MIN_LENGTH or _compass_twins(words[i], words[j]):
-                continue
-            else:
-                matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
-                if matcher.real_quick_ratio() < NEAR_DUPLICATE_RATIO or matcher.quick_ratio() < NEAR_DUPLICATE_RATIO:
-                    continue
-                ratio = matcher.ratio()
-                if ratio < NEAR_DUPLICATE_RATIO:
-                    continue
-                reason = f"are {ratio:.0%} alike"
-            first, second = sorted((i, j))
-            pair = (stations[first], stations[second])
-            lines = tuple(dict.fromkeys(graph.lines_at(pair[0]) + graph.lines_at(pair[1])))
-            yield (
-                "near_duplicate",
-                f"{pair[0]!r} ({_quoted(graph.lines_at(pair[0]))}) and {pair[1]!r} "
-                f"({_quoted(graph.lines_at(pair[1]))}) {reason}: one station spelt two ways, or two to tell apart",
-                pair,
-                lines,
+    found: dict[tuple[int, int], str] = {}
+    for i, j in _same_key_pairs(keys):
+        found[i, j] = f"have the same match key {keys[i]!r}"
+    for i, j in _abbreviation_pairs(keys, words):
+        found.setdefault((i, j), "differ only by abbreviated words")
+    for i, j in _alike_candidates(keys, numbers):
+        a, b = sorted((keys[i], keys[j]), key=len)
+        if (i, j) in found or _compass_twins(words[i], words[j]):
+            continue
+        ratio = difflib.SequenceMatcher(None, a, b, autojunk=False).ratio()
+        if ratio >= NEAR_DUPLICATE_RATIO:
+            found[i, j] = f"are {ratio:.0%} alike"
+    for (first, second), reason in sorted(found.items()):
+        if names[first] == names[second] or frozenset((names[first], names[second])) in told_apart:
+            continue  # one name split by the overlay, or a pair it says is two stations
+        pair = (stations[first], stations[second])
+        lines = tuple(dict.fromkeys(graph.lines_at(pair[0]) + graph.lines_at(pair[1])))
+        yield (
+            "near_duplicate",
+            f"{pair[0]!r} ({_quoted(graph.lines_at(pair[0]))}) and {pair[1]!r} "
+            f"({_quoted(graph.lines_at(pair[1]))}) {reason}: one station spelt two ways, or two to tell apart",
+            pair,
+            lines,
+        )
+
+
+def _grouped(labels: Iterable[Any]) -> Iterator[list[int]]:
+    """The indices of each label shared by two or more items."""
+    groups: dict[Any, list[int]] = {}
+    for index, label in enumerate(labels):
+        groups.setdefault(label, []).append(index)
+    return (members for members in groups.values() if len(members) > 1)
+
+
+def _same_key_pairs(keys: list[str]) -> Iterator[tuple[int, int]]:
+    for members in _grouped(keys):
+        yield from combinations(members, 2)
+
+
+def _lengths_too_far(a: str, b: str) -> bool:
+    """Whether the lengths alone rule out a similarity of :data:`NEAR_DUPLICATE_RATIO`."""
+    short, long = sorted((len(a), len(b)))
+    return 2 * short / (short + long) < NEAR_DUPLICATE_RATIO
+
+
+def _abbreviation_pairs(keys: list[str], words: list[list[str]]) -> Iterator[tuple[int, int]]:
+    """Pairs whose later words abbreviate each other: only names of as many words, the same first one."""
+    for members in _grouped((tuple(found[:1]), len(found)) for found in words):
+        for i, j in combinations(members, 2):
+            if keys[i] != keys[j] and _lengths_too_far(keys[i], keys[j]) and _abbreviates(words[i], words[j]):
+                yield i, j
+
+
+def _alike_candidates(keys: list[str], numbers: list[tuple[str, ...]]) -> Iterator[tuple[int, int]]:
+    """Pairs ``(i, j)``, ``i < j``, of distinct keys of at least :data:`NEAR_DUPLICATE_MIN_LENGTH`
+    characters with the same numbers and near lengths whose Indel similarity reaches the ratio.
+
+    rapidfuzz's ratio is never below difflib's (it counts the longest common subsequence, difflib
+    its matching blocks), so it only narrows what difflib then decides. Keys are compared in
+    blocks of rows against the window of keys whose lengths can reach the ratio: memory stays
+    bounded, and pairs the lengths rule out are never compared.
+    """
+    import numpy
+    from rapidfuzz import fuzz, process
+
+    long_enough = [index for index, key in enumerate(keys) if len(key) >= NEAR_DUPLICATE_MIN_LENGTH]
+    for members in _grouped(numbers[index] for index in long_enough):
+        order = sorted((long_enough[member] for member in members), key=lambda index: (len(keys[index]), index))
+        texts = [keys[index] for index in order]
+        lengths = numpy.array([len(text) for text in texts])
+        reach = (2 - NEAR_DUPLICATE_RATIO) / NEAR_DUPLICATE_RATIO  # the longest key a key of length 1 can match
+        for start in range(0, len(order), _BLOCK):
+            stop = min(start + _BLOCK, len(order))
+            end = int(numpy.searchsorted(lengths, lengths[stop - 1] * reach, side="right"))
+            scores = process.cdist(
+                texts[start:stop],
+                texts[start:end],
+                scorer=fuzz.ratio,
+                score_cutoff=100 * NEAR_DUPLICATE_RATIO - 1,  # a margin for rounding; difflib decides
+                dtype=numpy.float32,
             )
+            for row, column in zip(*numpy.nonzero(scores), strict=True):
+                one, other = order[start + row], order[start + column]
+                if start + column > start + row and texts[row + start] != texts[column + start]:
+                    if not _lengths_too_far(keys[one], keys[other]):
+                        yield min(one, other), max(one, other)
 
 
 def _spellings(graph: TransitGraph) -> Iterator[_Raw]:

@@ -40,7 +40,15 @@ from graphkit.metro import MetroData, load_metro
 from graphkit.names import fold
 from graphkit.overlays import Overlay, load_overlay
 
-__all__ = ["SCRIPTS", "Script", "SyntheticNetwork", "synthesize_network", "default_transfers", "tier_shapes"]
+__all__ = [
+    "SCRIPTS",
+    "Script",
+    "SyntheticNetwork",
+    "synthesize_network",
+    "default_transfers",
+    "tier_shapes",
+    "MAX_STATIONS",
+]
 
 Script = Literal["latin", "cjk"]
 SCRIPTS: tuple[Script, ...] = ("latin", "cjk")
@@ -49,6 +57,9 @@ _TRANSFER_SHARE = 0.12
 _BRANCH_SHARE = 0.3
 _MAX_NAME_TRIES = 1000
 _NEAR_LENGTH = 6  # graphkit.lint.NEAR_DUPLICATE_MIN_LENGTH (lint imports the graph; this module need not)
+_NEAR_RATIO = 0.92  # graphkit.lint.NEAR_DUPLICATE_RATIO
+#: The most stations a network may have: names and routes of a larger one would take hours.
+MAX_STATIONS = 20_000
 
 _ONSETS = ("b", "br", "c", "ch", "d", "dr", "f", "g", "gr", "h", "k", "l", "m", "n", "p", "pr", "r", "s", "st", "t")
 _ONSETS += ("tr", "v", "w", "y", "z", "sh", "th", "cl", "fl", "bl")
@@ -123,7 +134,9 @@ def tier_shapes(difficulty: str) -> tuple[tuple[int, int, int], ...]:
 def _check(stations: int, lines: int, transfers: int, loops: int, branches: int, script: str) -> None:
     for name, value, least in (("stations", stations, 2), ("lines", lines, 1), ("transfers", transfers, 0)):
         if not isinstance(value, int) or value < least:
-            raise ValueError(f"{name} must be an integer of at least {least}, got {value!r}")
+            raise ValueError(f"{name} must be an integer of at least {least}, got {shorten(repr(value))}")
+    if stations > MAX_STATIONS:
+        raise ValueError(f"stations must be at most {MAX_STATIONS:,}, got {shorten(repr(stations))}")
     for name, value in (("loops", loops), ("branches", branches)):
         if not isinstance(value, int) or value < 0:
             raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
@@ -279,23 +292,34 @@ def _line_stations(
 
 
 def _station_names(rng: random.Random, count: int, script: str) -> list[str]:
-    """``count`` distinct names, any two keys at least two edits apart (see :func:`_far_apart`)."""
+    """``count`` distinct names, any two keys at least two edits apart (see :func:`_far_apart`) and
+    less alike than lint's near-duplicate ratio, so that every network lints clean."""
+    from rapidfuzz import fuzz, process
+
     keys: set[str] = set()
     deletions: set[str] = set()
+    long_keys: list[str] = []
     names: list[str] = []
     draw = _latin_name if script == "latin" else _cjk_name
+    cutoff = 100 * _NEAR_RATIO - 1  # rapidfuzz's ratio is never below difflib's, which lint uses
     while len(names) < count:
         for _ in range(_MAX_NAME_TRIES):
             name = draw(rng)
             key = fold(name)
             # lint compares only keys of six letters or more: shorter (Chinese) ones need only differ
-            if _far_apart(key, keys, deletions) if len(key) >= _NEAR_LENGTH else key not in keys:
+            if len(key) < _NEAR_LENGTH:
+                if key not in keys:
+                    break
+            elif _far_apart(key, keys, deletions) and (
+                process.extractOne(key, long_keys, scorer=fuzz.ratio, score_cutoff=cutoff) is None
+            ):
                 break
         else:
             raise ValueError(f"cannot find {count} distinct {script} station names")
         keys.add(key)
         if len(key) >= _NEAR_LENGTH:
             deletions.update(_one_deleted(key))
+            long_keys.append(key)
         names.append(name)
     return names
 

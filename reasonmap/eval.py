@@ -19,14 +19,15 @@ built, asked through the resumable client, scored, and logged::
 Running it again resumes: nothing already answered is asked again. A setting
 that changes the answers (endpoint, model, name, questions, limit, seed,
 generation and prompt settings) differs from the run's: refused, naming it;
-``--force`` starts a new run in place (it removes only the files above).
+``--force`` starts a new run in place: it removes only the files the run
+recorded in its manifest (never a folder whole, never through a symbolic link).
+A folder that holds a file no run here wrote (a link, a map, notes) is refused,
+naming it, and so is a folder another live run writes to (``DIR/.reasonmap.lock``).
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import shutil
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
@@ -43,6 +44,14 @@ GENERATED = ("route", "plus")
 _NESTED = ("questions/*.jsonl", "*/*/*.jsonl", "*/*/report/*")
 # Settings that only change how fast or how stubbornly the endpoint is asked, never what it answers.
 _OPERATIONAL = ("concurrency", "timeout", "max_retries", "retry_errors")
+#: What a run writes in each ``DIR/<task>/<mode>/`` besides its report.
+_MODE_FILES = (
+    "requests.jsonl",
+    "predictions.jsonl",
+    "predictions.jsonl.settings.json",
+    "scored.jsonl",
+    "samples.jsonl",
+)
 
 
 class EvalError(ValueError):
@@ -212,11 +221,19 @@ def _check_resume(out: Path, settings: EvalSettings, force: bool, inputs: Sequen
     """
     import json
 
+    from benchmarks.manifests import MANIFEST, unrecorded_file
+    from graphkit.files import LOCK
+
     recorded = out / EVAL_FILE
     if not recorded.exists():
-        if any(out.iterdir()):
+        if any(path.name != LOCK for path in out.iterdir()):
             raise EvalError(f"{out}: holds files but no evaluation run ({EVAL_FILE}); give an empty or new folder")
         return
+    foreign = unrecorded_file(out, out / MANIFEST)
+    if foreign is not None:  # never deleted, never written over: refused, with or without --force
+        raise EvalError(
+            f"{out}: holds {foreign}, which no evaluation run here wrote; move it out of {out} or give another --out"
+        )
     try:
         before = json.loads(recorded.read_text(encoding="utf-8"))["settings"]
         if not isinstance(before, dict):
@@ -226,7 +243,7 @@ def _check_resume(out: Path, settings: EvalSettings, force: bool, inputs: Sequen
             raise EvalError(f"{out}: not an evaluation's settings ({error}); pass --force to start anew") from None
         before = {}
     if force:
-        _clear_run(out, before, inputs)
+        _clear_run(out, inputs)
         return
     now = settings.to_dict()
     for key in now:
@@ -238,24 +255,17 @@ def _check_resume(out: Path, settings: EvalSettings, force: bool, inputs: Sequen
             )
 
 
-def _clear_run(out: Path, before: Mapping[str, Any], inputs: Sequence[Path]) -> None:
-    """Remove what the run recorded in ``before`` wrote (every task and mode when unknown), never an input."""
-    from benchmarks.tasks import get_task, task_names
+def _clear_run(out: Path, inputs: Sequence[Path]) -> None:
+    """Remove the files the run recorded in its manifest, never an input (the run's questions given back)."""
+    import os
 
-    protected = [Path(path).resolve() for path in inputs]
-    tasks = [name for name in before.get("tasks") or task_names() if name in task_names()]
-    for name in (EVAL_FILE, *RESULTS_FILES, "manifest.json"):
-        (out / name).unlink(missing_ok=True)
-    for task in tasks:
-        questions = (out / "questions" / f"{task}.jsonl").resolve()
-        if questions not in protected:
-            questions.unlink(missing_ok=True)
-        for mode in get_task(task).modes:
-            folder = (out / task / mode).resolve()
-            if folder.is_dir() and not any(path == folder or folder in path.parents for path in protected):
-                shutil.rmtree(folder)
-        with contextlib.suppress(OSError):  # left when it holds anything else
-            (out / task).rmdir()
+    from benchmarks.manifests import MANIFEST, recorded_names, remove_recorded
+
+    manifest = out / MANIFEST
+    protected = {os.path.realpath(path) for path in inputs}
+    remove_recorded(
+        manifest, keep={name for name in recorded_names(manifest) if os.path.realpath(out / name) in protected}
+    )
 
 
 def _shown(value: Any) -> str:
@@ -271,6 +281,10 @@ def _questions_of(
 ) -> tuple[Path, list[Any], tuple[str, ...], Path | None]:
     """The task's questions, written to ``DIR/questions/<task>.jsonl``; their problems; a maps folder they carry."""
     from benchmarks.jsonl import write_jsonl
+    from benchmarks.manifests import MANIFEST, record_outputs
+
+    def record(path: Path) -> None:  # before it is written, so that --force knows it for the run's
+        record_outputs(out / MANIFEST, [path])
 
     carried = None
     if task.name in files:
@@ -282,7 +296,7 @@ def _questions_of(
             from benchmarks.reasonmap.official import export_figures
 
             carried = out / "maps"
-            written, figure_problems = export_figures(source, carried)
+            written, figure_problems = export_figures(source, carried, before_write=record)
             problems += tuple(str(problem) for problem in figure_problems)
             carried = carried if written else None
     else:
@@ -290,6 +304,7 @@ def _questions_of(
         questions = _limited({question.id: question for question in questions}, settings.limit, settings.seed)
         problems = ()
     path = out / "questions" / f"{task.name}.jsonl"
+    record(path)
     if task.name in files and path.resolve() == files[task.name].resolve():
         if len(questions) != len(loaded.questions):
             raise EvalError(f"{path}: --limit would write over this input; copy it out of {out} first")
@@ -359,8 +374,29 @@ def run_eval(
     Raises
     ------
     EvalError
-        Settings that differ from the run's, a task without questions, or nothing answered or scored.
+        Settings that differ from the run's, a task without questions, a folder another live run
+        writes to or that holds files no run wrote, or nothing answered or scored.
     """
+    from graphkit.files import FolderLocked, folder_lock
+
+    Path(out).mkdir(parents=True, exist_ok=True)
+    try:
+        with folder_lock(out, "eval"):  # --force too: it must not delete what a live run appends to
+            return _run_locked(settings, files, out, client=client, force=force, log=log)
+    except FolderLocked as error:
+        raise EvalError(str(error)) from None
+
+
+def _run_locked(
+    settings: EvalSettings,
+    files: Mapping[str, Path],
+    out: str | Path,
+    *,
+    client: Mapping[str, Any],
+    force: bool,
+    log: Callable[[str], None],
+) -> EvalResult:
+    """:func:`run_eval`, once this process holds the folder's lock."""
     progress = bool(client.get("progress", True))
 
     def note(line: str) -> None:  # what each stage is doing, as it starts (quiet: only the results)
@@ -371,18 +407,20 @@ def run_eval(
     from baselines.client import run_requests
     from baselines.prompts import build_requests
     from benchmarks.jsonl import write_jsonl
-    from benchmarks.manifests import MANIFEST, begin_outputs, write_manifest
+    from benchmarks.manifests import MANIFEST, begin_outputs, record_outputs, write_manifest
     from benchmarks.provenance import input_entry, versions
     from benchmarks.summaries import write_summary, write_text
     from benchmarks.tasks import get_task, results_of
     from graphkit.cities import graphs_by_city
     from reasonmap.evaluate import evaluate_files
+    from reasonmap.paths import REPORT_FILES
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     _check_resume(out, settings, force, list(files.values()))
     # a run killed from here on says so, of the files in its subfolders too
-    manifest = begin_outputs(out / MANIFEST, "eval", covers=_NESTED)
+    manifest = begin_outputs(out / MANIFEST, "eval", covers=_NESTED, keep_recorded=True)
+    record_outputs(manifest, [out / name for name in (EVAL_FILE, *RESULTS_FILES)])
     config = {"settings": settings.to_dict(), "versions": versions(("reasonmap-toolkit", "igraph", "numpy", "pillow"))}
     written = [write_summary(out / EVAL_FILE, config)]
     by_city = graphs_by_city(settings.metro_dir)
@@ -399,6 +437,8 @@ def run_eval(
         questions_path, questions, skipped, carried = _questions_of(task, settings, files, out, progress=progress)
         problems.extend(skipped)
         written.append(questions_path)
+        if carried is not None:
+            written.extend(sorted(carried.glob("*.png")))
         asked[name] = input_entry(questions_path)  # generated questions too: what was asked, checksummed
         maps = settings.maps or (str(carried) if carried else None)
         if name == "mapqa" and name in files:
@@ -409,6 +449,10 @@ def run_eval(
                 continue
             folder = out / name / mode
             folder.mkdir(parents=True, exist_ok=True)
+            record_outputs(
+                manifest,
+                [*(folder / name for name in _MODE_FILES), *(folder / "report" / name for name in REPORT_FILES)],
+            )
             missing: list[str] = []
             if mode == "full" and maps is None:
                 if settings.require_maps:
@@ -459,7 +503,7 @@ def run_eval(
                 ordered=True,  # answers are appended as they come; the scored rows follow the questions
             )
             write_jsonl(folder / "samples.jsonl", _samples(evaluation.verdicts, predictions, questions))
-            names = ("requests.jsonl", "predictions.jsonl", "scored.jsonl", "samples.jsonl", f"report/{MANIFEST}")
+            names = (*_MODE_FILES, f"report/{MANIFEST}")
             written.extend([*(folder / name for name in names), *evaluation.report_files])
             rows = [row for row in results_of(evaluation.summary) if row["model"] == settings.name]
             row = rows[0] if rows else {"model": settings.name, "n": 0, "n_invalid": 0, "metrics": {}}

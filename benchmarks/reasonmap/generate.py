@@ -11,16 +11,18 @@ Everything random comes from ``seed``; the same seed gives the same file.
 
 from __future__ import annotations
 
+import math
 import random
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from benchmarks.reasonmap.records import DIFFICULTIES, LONG_TEMPLATES, Difficulty, Question
 from benchmarks.reasonmap.templates import long_question, short_question
+from graphkit.errors import NoRoute
 from graphkit.graph import TransitGraph
-from graphkit.routes import DEFAULT_MAX_ROUTES, shortest_routes
+from graphkit.routes import DEFAULT_MAX_ROUTES, shortest_route_length, shortest_routes
 from graphkit.stats import city_stats
 
 __all__ = [
@@ -50,6 +52,9 @@ TEST_CITIES: tuple[str, ...] = (
     "rome",
     "toronto",
 )
+# Up to this many stations a map's pairs are listed and shuffled (the embedded cities: the same questions as
+# ever); a larger map's pairs are visited lazily, and its costs found one pair at a time.
+_LISTED_STATIONS = 2_000
 # Share of easy / middle / hard questions in the paper's data set.
 PAPER_DISTRIBUTION: dict[Difficulty, float] = {"easy": 0.577, "middle": 0.344, "hard": 0.078}
 
@@ -107,13 +112,61 @@ def _pairs(graph: TransitGraph, rng: random.Random) -> Iterator[tuple[str, str]]
     """Unordered station pairs in random order, each in a random direction.
 
     A station that shares its name with another (an overlay's homonym) is never
-    an endpoint: a question naming it would not say which one it means.
+    an endpoint: a question naming it would not say which one it means. Up to
+    :data:`_LISTED_STATIONS` stations the pairs are listed and shuffled; beyond,
+    they are visited lazily in a seeded pseudo-random order (:func:`_permuted`),
+    so a network of 100,000 stations never holds its five billion pairs.
     """
     stations = tuple(station for station in graph.stations if len(graph.namesakes(station)) == 1)
-    pairs = [(a, b) for i, a in enumerate(stations) for b in stations[i + 1 :]]
-    rng.shuffle(pairs)
+    if len(stations) <= _LISTED_STATIONS:
+        pairs = [(a, b) for i, a in enumerate(stations) for b in stations[i + 1 :]]
+        rng.shuffle(pairs)
+    else:
+        pairs = (_pair_at(index, stations) for index in _permuted(len(stations) * (len(stations) - 1) // 2, rng))
     for a, b in pairs:
         yield (a, b) if rng.random() < 0.5 else (b, a)
+
+
+def _permuted(count: int, rng: random.Random) -> Iterator[int]:
+    """Every integer below ``count`` once, in an order drawn from ``rng`` (a Feistel permutation, cycle-walked)."""
+    half = max(1, ((count - 1).bit_length() + 1) // 2)
+    mask = (1 << half) - 1
+    keys = [rng.getrandbits(61) | 1 for _ in range(4)]
+
+    def scramble(value: int) -> int:
+        left, right = value >> half, value & mask
+        for key in keys:
+            left, right = right, left ^ (((right * key) >> 17 ^ right * 0x9E3779B1) & mask)
+        return left << half | right
+
+    for start in range(count):
+        value = scramble(start)
+        while value >= count:  # walk the cycle back into range: still a permutation of range(count)
+            value = scramble(value)
+        yield value
+
+
+def _pair_at(index: int, stations: Sequence[str]) -> tuple[str, str]:
+    """The ``index``-th pair ``(stations[i], stations[j])``, ``i < j``, ordered by ``j`` then ``i``."""
+    j = (1 + math.isqrt(1 + 8 * index)) // 2
+    while j * (j - 1) // 2 > index:
+        j -= 1
+    return stations[index - j * (j - 1) // 2], stations[j]
+
+
+def _least_cost(graph: TransitGraph, listed: bool) -> Callable[[str, str], tuple[int, int] | None]:
+    """``(transfers, stops)`` between two stations: from the graph's all-pairs table for a listed
+    network, else one search per pair (a table of 100,000 stations would take 80 GB)."""
+    if listed:
+        return graph.least_cost
+
+    def one(a: str, b: str) -> tuple[int, int] | None:
+        try:
+            return shortest_route_length(graph, a, b)
+        except NoRoute:
+            return None
+
+    return one
 
 
 def generate_questions(
@@ -146,10 +199,11 @@ def generate_questions(
     stats = city_stats(graph.metro)
     taken: Counter[str] = Counter()
     found: list[Question] = []
+    least_cost = _least_cost(graph, len(graph.stations) <= _LISTED_STATIONS)
     for a, b in _pairs(graph, rng):
         if len(found) >= per_city or all(taken[level] >= quota.of(level) for level in DIFFICULTIES):
             break
-        cost = graph.least_cost(a, b)
+        cost = least_cost(a, b)
         if cost is None:  # not connected
             continue
         level = question_difficulty(cost[0])

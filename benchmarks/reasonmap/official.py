@@ -17,7 +17,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,7 +26,7 @@ from benchmarks.errors import InvalidRecord
 from benchmarks.jsonl import Problem
 from benchmarks.reasonmap.records import Question
 from graphkit.errors import InvalidMetroData
-from graphkit.files import atomic_writer
+from graphkit.files import atomic_writer, file_in
 from graphkit.metro import MetroData, load_metro
 
 #: The largest JSON array of records read whole (the public set with its figures is far smaller).
@@ -162,17 +162,22 @@ def load_official(path: Any) -> OfficialSet:
     return OfficialSet(tuple(questions), metro, tuple(problems))
 
 
-def export_figures(path: Any, out_dir: str | Path) -> tuple[list[Path], list[Problem]]:
+def export_figures(
+    path: Any, out_dir: str | Path, *, before_write: Callable[[Path], None] | None = None
+) -> tuple[list[Path], list[Problem]]:
     """Write each city's map (the records' ``figure``) as ``<country>__<city>.png``, once per city.
 
     ``figure`` is base64 text (the public set's parquet) or an ``Image`` feature's ``{"bytes": ...}``.
+    A record whose ``country`` or ``city`` would lead the name out of ``out_dir`` (a path
+    separator, ``..``) is a problem, and nothing is written for it. ``before_write`` is called
+    with each file about to be written (a run records it in its manifest).
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     written: dict[str, Path] = {}
     problems: list[Problem] = []
     for position, record in official_records(path, figures=True):
-        if not isinstance(record, Mapping) or record.get("city") in written:
+        if not isinstance(record, Mapping) or str(record.get("city")) in written:
             continue
         figure = record.get("figure")
         if isinstance(figure, Mapping):
@@ -187,8 +192,14 @@ def export_figures(path: Any, out_dir: str | Path) -> tuple[list[Path], list[Pro
         if not data.startswith(_PNG_SIGNATURE):
             problems.append(Problem(str(path), position, "field 'figure' is not a PNG image"))
             continue
-        target = out / f"{record.get('country', 'unknown')}__{record.get('city', position)}.png"
+        try:
+            target = file_in(out, f"{record.get('country', 'unknown')}__{record.get('city', position)}.png")
+        except ValueError as error:
+            problems.append(Problem(str(path), position, f"fields 'country' and 'city' name no map: {error}"))
+            continue
+        if before_write is not None:
+            before_write(target)
         with atomic_writer(target, binary=True) as stream:  # a killed export leaves no torn image
             stream.write(data)
-        written[record.get("city")] = target
+        written[str(record.get("city"))] = target
     return sorted(written.values()), problems

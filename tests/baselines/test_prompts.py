@@ -143,3 +143,18 @@ def test_a_map_path_leading_out_of_the_maps_folder_is_never_sent(tmp_path):
     )
     assert [request.id for request in requests] == ["in"]
     assert len(missing) == 1 and "'out'" in missing[0] and "outside the maps folder" in missing[0]
+
+
+@pytest.mark.parametrize(("city", "country"), [("../secret", "italy"), ("rome", "../../secret"), ("/tmp/x", "y")])
+def test_a_city_map_named_by_fields_leading_out_of_the_maps_folder_is_not_found(tmp_path, city, country):
+    from types import SimpleNamespace
+
+    from PIL import Image
+
+    from baselines.prompts import find_map
+
+    (tmp_path / "a" / "maps").mkdir(parents=True)
+    for where in (tmp_path / "a" / "secret.png", tmp_path / "secret.png", tmp_path / "a" / "secret__rome.png"):
+        Image.new("RGB", (4, 4)).save(where)
+    with pytest.raises(FileNotFoundError, match="is not a file name inside"):
+        find_map(tmp_path / "a" / "maps", SimpleNamespace(city=city, country=country))

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import socket
+import subprocess
+import sys
 import time
 
 import pytest
@@ -101,3 +106,55 @@ def test_references_on_a_pool_keep_the_overlays_names(tmp_path):
     job = ReferenceJob(beijing.given_metro, beijing.overlay, sources, DEFAULT_MAX_ROUTES)
     expected = "".join(f"{line}\n" for line in reference_lines(beijing, sources=sources))
     assert reference_block(job) == ("beijing", 3 * (len(beijing.stations) - 1), expected)
+
+
+def worker_pid(item: int) -> int:
+    time.sleep(0.05)
+    return os.getpid()
+
+
+_HOLD_A_POOL = """
+import sys, time
+from graphkit.executors import LocalExecutor
+from tests.graphkit.test_executors import worker_pid
+with LocalExecutor(2) as pool:
+    print(*sorted(set(pool.map(worker_pid, range(8)))), flush=True)
+    time.sleep(120)
+"""
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
+def test_pool_workers_end_when_their_command_is_killed(sig):
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    command = subprocess.Popen([sys.executable, "-c", _HOLD_A_POOL], stdout=subprocess.PIPE, text=True, cwd=root)
+    try:
+        workers = [int(pid) for pid in command.stdout.readline().split()]
+        assert workers and command.pid not in workers
+        command.send_signal(sig)
+        command.wait(timeout=30)
+        for _ in range(300):  # they look for their parent every half second; give them up to a minute
+            alive = [pid for pid in workers if _running(pid)]
+            if not alive:
+                break
+            time.sleep(0.2)
+        assert alive == []
+    finally:
+        command.kill()
+        command.wait()
+
+
+def _running(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stream:
+            return stream.read().split(")")[-1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def test_a_ray_address_where_nothing_answers_fails_naming_the_flag():
+    pytest.importorskip("ray", reason="the [ray] extra is not installed")
+    with socket.socket() as probe:  # a port nothing listens on: bound, then closed
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with pytest.raises(ValueError, match=f"--ray-address 127.0.0.1:{port}: no Ray cluster answers there"):
+        open_executor("ray", address=f"127.0.0.1:{port}")

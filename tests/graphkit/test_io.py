@@ -5,15 +5,17 @@ from __future__ import annotations
 import errno
 import json
 import os
+import socket
 import stat
 import subprocess
 import sys
 import threading
+from pathlib import Path
 
 import pytest
 
 from graphkit import city_graph, reference_routes
-from graphkit.files import atomic_writer, part_pattern
+from graphkit.files import FolderLocked, atomic_writer, file_in, folder_lock, part_pattern, remove_stale_parts
 from graphkit.io import reference_lines, write_references
 from tests.networks import LOOP, LOOP_OVERLAY, graph_of
 
@@ -128,6 +130,61 @@ def test_temporaries_are_named_after_the_target_and_the_process(tmp_path):
         stream.write("x")
     assert len(names) == 1 and part_pattern(target).fullmatch(names[0])
     assert names[0].startswith(f".refs.jsonl.{os.getpid()}.")
+
+
+@pytest.mark.parametrize("length", [240, 246, 255])
+def test_a_name_near_255_characters_gets_a_temporary_that_fits(tmp_path, length):
+    target = tmp_path / ("r" * (length - len(".jsonl")) + ".jsonl")
+    with atomic_writer(target) as stream:
+        names = [p.name for p in tmp_path.iterdir()]
+        stream.write("x")
+    assert target.read_text(encoding="utf-8") == "x"
+    assert len(names) == 1 and len(names[0].encode()) <= 255 and part_pattern(target).fullmatch(names[0])
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    left = tmp_path / names[0].replace(f".{os.getpid()}.", f".{int(dead.stdout)}.")
+    left.write_text("torn", encoding="utf-8")
+    assert remove_stale_parts(target) == (left,)
+
+
+@pytest.mark.parametrize("name", ["../x.png", "/etc/x.png", "a/b.png", "..", ".", "", "x\0.png", "y" * 256])
+def test_a_name_built_from_a_record_must_be_one_file_in_its_folder(name):
+    with pytest.raises(ValueError, match="is not a file name inside maps"):
+        file_in("maps", name)
+    assert file_in("maps", "italy__rome.png") == Path("maps") / "italy__rome.png"
+
+
+def test_a_folder_lock_refuses_a_live_holder_and_takes_over_a_dead_ones(tmp_path):
+    with folder_lock(tmp_path, "eval") as lock:
+        holder = json.loads(lock.read_text(encoding="utf-8"))
+        assert holder == {"pid": os.getpid(), "host": socket.gethostname(), "command": "eval"}
+        with pytest.raises(FolderLocked, match=f"another run \\(pid {os.getpid()} on host"):
+            with folder_lock(tmp_path, "eval"):
+                pass
+    assert not lock.exists()
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    lock.write_text(json.dumps({"pid": int(dead.stdout), "host": socket.gethostname()}), encoding="utf-8")
+    with folder_lock(tmp_path, "eval"):
+        assert json.loads(lock.read_text(encoding="utf-8"))["pid"] == os.getpid()
+    lock.write_text(json.dumps({"pid": 1, "host": "another-host.example"}), encoding="utf-8")
+    with pytest.raises(FolderLocked, match="on host another-host.example"):
+        with folder_lock(tmp_path, "eval"):
+            pass
+    lock.unlink()
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time; from graphkit.files import folder_lock\n"
+         "with folder_lock(sys.argv[1], 'eval'):\n print('held', flush=True); time.sleep(60)", str(tmp_path)],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert holder.stdout.readline() == "held\n"
+        with pytest.raises(FolderLocked, match=f"pid {holder.pid} "):
+            with folder_lock(tmp_path, "eval"):
+                pass
+    finally:
+        holder.kill()
+        holder.wait()
+    with folder_lock(tmp_path, "eval"):  # killed: its lock is stale at once
+        pass
 
 
 def test_written_files_get_ordinary_permissions(tmp_path):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
 from hypothesis import given, settings
@@ -129,3 +130,27 @@ def test_networks_of_a_tiers_shapes_fall_in_that_tier(tier):
     for lines, stations, transfers in shapes_of_tier:
         network = synthesize_network(stations=stations, lines=lines, transfers=transfers, seed=3)
         assert city_stats(network.metro).difficulty == tier
+
+
+@pytest.mark.parametrize("stations", [20_001, 10**20])
+def test_the_station_count_is_bounded(stations):
+    from graphkit.synth import MAX_STATIONS
+
+    with pytest.raises(ValueError, match=f"stations must be at most {MAX_STATIONS:,}"):
+        synthesize_network(stations=stations, lines=4)
+
+
+def test_names_are_less_alike_than_lints_near_duplicate_ratio():
+    import difflib
+
+    from graphkit.lint import NEAR_DUPLICATE_RATIO
+    from graphkit.names import fold
+    from graphkit.synth import _station_names
+
+    keys = [fold(name) for name in _station_names(random.Random(0), 3000, "latin")]  # seed 0 had a 92% pair
+    long_keys = sorted((key for key in keys if len(key) >= 6), key=len)
+    from rapidfuzz import fuzz, process
+
+    for index, key in enumerate(long_keys):
+        near = process.extract(key, long_keys[index + 1 :], scorer=fuzz.ratio, score_cutoff=90, limit=None)
+        assert all(difflib.SequenceMatcher(None, key, other).ratio() < NEAR_DUPLICATE_RATIO for other, _, _ in near)

@@ -230,7 +230,7 @@ def test_force_never_removes_the_runs_own_inputs(tmp_path):
         assert questions.read_bytes() == before
 
 
-def test_force_refuses_a_folder_that_is_not_a_run_and_spares_what_a_run_did_not_write(tmp_path, capsys):
+def test_force_refuses_a_folder_that_holds_what_no_run_wrote_naming_it(tmp_path, capsys):
     mine = tmp_path / "mine"
     (mine / "maps").mkdir(parents=True)
     (mine / "maps" / "precious.png").write_bytes(b"png")
@@ -240,13 +240,14 @@ def test_force_refuses_a_folder_that_is_not_a_run_and_spares_what_a_run_did_not_
         assert (mine / "maps" / "precious.png").read_bytes() == b"png"
         out = tmp_path / "run"
         assert _eval(server, out, "--limit", "1", "--tasks", "route", "--modes", "text-only") == 0
-        (out / "maps").mkdir()
-        (out / "maps" / "precious.png").write_bytes(b"png")
-        (out / "route" / "notes.txt").write_text("mine", encoding="utf-8")
+        (out / "route" / "text-only" / "notes.txt").write_text("mine", encoding="utf-8")
+        assert _eval(server, out, "--limit", "1", "--tasks", "plus", "--modes", "text-only", "--force") == 2
+        assert "route/text-only/notes.txt, which no evaluation run here wrote" in capsys.readouterr().err
+        assert (out / "route" / "text-only" / "notes.txt").read_text(encoding="utf-8") == "mine"
+        assert (out / "route" / "text-only" / "predictions.jsonl").is_file()  # refused: nothing removed
+        (out / "route" / "text-only" / "notes.txt").unlink()
         assert _eval(server, out, "--limit", "1", "--tasks", "plus", "--modes", "text-only", "--force") == 0
-    assert (out / "maps" / "precious.png").read_bytes() == b"png"
-    assert (out / "route" / "notes.txt").read_text(encoding="utf-8") == "mine"
-    assert not (out / "route" / "text-only").exists() and not (out / "questions" / "route.jsonl").exists()
+    assert not (out / "route").exists() and not (out / "questions" / "route.jsonl").exists()
     assert [row["task"] for row in json.loads((out / "results.json").read_text("utf-8"))["results"]] == ["plus"]
 
 
@@ -335,3 +336,54 @@ def test_every_stage_says_what_it_is_doing_and_the_bars_name_task_and_mode(tmp_p
         and "scoring the answers" not in err
         and "generating" not in err
     )
+
+
+def test_force_never_deletes_maps_given_inside_a_mode_folder(tmp_path, capsys):
+    out = tmp_path / "run"
+    with ChatServer() as server:
+        assert _eval(server, out, "--limit", "1", "--tasks", "route", "--modes", "text-only") == 0
+        maps = _maps(out / "route" / "full")
+        kept = {path: path.read_bytes() for path in maps.iterdir()}
+        code = _eval(
+            server, out, "--limit", "1", "--tasks", "route", "--modes", "full,text-only", "--maps", str(maps), "--force"
+        )
+    assert code == 2
+    assert "which no evaluation run here wrote" in capsys.readouterr().err
+    assert {path: path.read_bytes() for path in maps.iterdir()} == kept
+    assert (out / "route" / "text-only" / "predictions.jsonl").is_file()
+
+
+def test_force_never_follows_a_symlinked_mode_folder(tmp_path, capsys):
+    out, elsewhere = tmp_path / "run", tmp_path / "ELSEWHERE"
+    elsewhere.mkdir()
+    (elsewhere / "data.txt").write_text("keep", encoding="utf-8")
+    with ChatServer() as server:
+        assert _eval(server, out, "--limit", "1", "--tasks", "route", "--modes", "text-only") == 0
+        (out / "route" / "symbolic").symlink_to(elsewhere, target_is_directory=True)
+        assert _eval(server, out, "--limit", "1", "--tasks", "route", "--modes", "text-only", "--force") == 2
+    assert "route/symbolic, which no evaluation run here wrote" in capsys.readouterr().err
+    assert (elsewhere / "data.txt").read_text(encoding="utf-8") == "keep"
+
+
+def test_a_second_run_and_force_are_refused_while_one_writes_and_a_stale_lock_is_taken_over(tmp_path, capsys):
+    import os
+    import subprocess
+    import sys
+
+    from graphkit.files import LOCK, folder_lock
+
+    out = tmp_path / "run"
+    with ChatServer() as server:
+        assert _eval(server, out, "--limit", "1", "--tasks", "route", "--modes", "text-only") == 0
+        assert not (out / LOCK).exists()
+        before = (out / "route" / "text-only" / "predictions.jsonl").read_bytes()
+        with folder_lock(out, "eval"):  # a live run holds the folder
+            for more in ((), ("--force",)):
+                assert _eval(server, out, "--limit", "1", "--tasks", "route", "--modes", "text-only", *more) == 2
+                assert f"another run (pid {os.getpid()} on host {socket.gethostname()})" in capsys.readouterr().err
+        assert (out / "route" / "text-only" / "predictions.jsonl").read_bytes() == before
+        dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+        stale = {"pid": int(dead.stdout), "host": socket.gethostname(), "command": "eval"}
+        (out / LOCK).write_text(json.dumps(stale), encoding="utf-8")
+        assert _eval(server, out, "--limit", "1", "--tasks", "route", "--modes", "text-only", "--force") == 0
+    assert not (out / LOCK).exists()

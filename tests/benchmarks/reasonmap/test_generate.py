@@ -113,3 +113,21 @@ def test_new_york_questions_never_ask_for_a_shared_name():
             assert graph.namesakes(graph.resolve_station(name)) == (graph.resolve_station(name),)
         for route in question.routes:
             assert not any("@" in name for s in route for name in (s.departure_stop, s.arrival_stop, *s.via_stops))
+
+
+def test_a_large_map_draws_its_questions_without_listing_every_pair(monkeypatch):
+    import benchmarks.reasonmap.generate as generate
+    from graphkit.graph import compile_graph
+    from graphkit.synth import synthesize_network
+
+    graph = compile_graph(synthesize_network(stations=80, lines=4, seed=3).metro)
+    monkeypatch.setattr(generate, "_LISTED_STATIONS", 10)  # this map counts as large
+    monkeypatch.setattr(type(graph), "least_cost", lambda *_: pytest.fail("the all-pairs table was built"))
+    first = generate.generate_questions(graph, seed=5, per_city=12)
+    assert [q.to_dict() for q in first] == [
+        q.to_dict() for q in generate.generate_questions(graph, seed=5, per_city=12)
+    ]
+    assert len(first) == 12 and len({(q.station_1, q.station_2) for q in first}) == 12
+    for question in first:  # each reference is a least-cost route between the question's stations
+        assert question.routes[0][0].departure_stop == question.station_1
+        assert question.routes[0][-1].arrival_stop == question.station_2

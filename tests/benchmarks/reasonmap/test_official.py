@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 
@@ -77,3 +78,25 @@ def test_unreadable_files_are_clear_errors(tmp_path):
     pytest.importorskip("pyarrow")
     with pytest.raises(InvalidRecord, match="parquet"):
         load_official(broken)
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("country", "../../../escaped"), ("country", "/tmp/outside/abs"), ("city", "../../outside/deep/x")],
+)
+def test_a_figure_whose_record_names_a_path_outside_the_folder_is_a_problem_and_not_written(tmp_path, field, value):
+    records = []
+    for line in SAMPLE.read_text(encoding="utf-8").splitlines():
+        with contextlib.suppress(ValueError):  # the sample's deliberately bad line
+            records.append(json.loads(line))
+    for record in records:
+        record[field] = value
+    hostile = tmp_path / "in" / "hostile.jsonl"
+    hostile.parent.mkdir()
+    hostile.write_text("".join(json.dumps(record) + "\n" for record in records), encoding="utf-8")
+    maps = tmp_path / "run" / "maps"
+    before = {path for path in tmp_path.rglob("*")}
+    written, problems = export_figures(hostile, maps)
+    assert all(path.parent == maps for path in written)
+    assert {path for path in tmp_path.rglob("*") if path.is_file()} - before == set(written)
+    assert problems and all("is not a file name inside" in problem.message for problem in problems)
