@@ -312,6 +312,7 @@ def test_the_oracle_answers_everything_right_from_the_graph(questions):
     assert plus_oracle_answer(questions[0], city_graph("rome")).startswith("The answer is ")
 
 
+@pytest.mark.figures
 def test_scoring_plus_files_writes_rows_summary_table_and_plot(tmp_path, questions):
     write_jsonl(tmp_path / "q.jsonl", questions)
     assert is_plus_file(tmp_path / "q.jsonl") and not is_plus_file(tmp_path / "missing.jsonl")
