@@ -20,8 +20,8 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 # CI machines are slow and shared: no per-example deadline; a failing example is printed for reproduction.
-# Every property runs at most this many examples (a test may ask for fewer); HYPOTHESIS_PROFILE=thorough runs
-# each at the count it names, or Hypothesis's 100.
+# A property that names no example count runs 40 (CI the same); HYPOTHESIS_PROFILE=thorough runs Hypothesis's
+# 100. A test that names its count keeps it.
 _SHARED = dict(deadline=None, print_blob=True, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("toolkit", max_examples=40, **_SHARED)
 settings.register_profile("thorough", **_SHARED)
