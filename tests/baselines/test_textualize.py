@@ -172,7 +172,7 @@ def test_hostile_names_are_valid_station_names():
 
 
 @pytest.mark.parametrize("name", FORMATS)
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
 @given(graph=hostile_networks())
 def test_random_networks_round_trip(name, graph):
     found = render(graph, name)

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+from PIL import Image
+
 from benchmarks.plotting import COLOURS, figure_style, save_figure, vector_path
+
+pytestmark = pytest.mark.figures  # these tests look at the drawn figures
 
 
 def _draw(path):
@@ -18,6 +23,8 @@ def test_writes_png_and_pdf_beside_it_with_equal_bytes_each_time(tmp_path):
     png, pdf = _draw(tmp_path / "one" / "plot.png")
     assert (png, pdf) == (tmp_path / "one" / "plot.png", tmp_path / "one" / "plot.pdf")
     assert png.read_bytes().startswith(b"\x89PNG") and pdf.read_bytes().startswith(b"%PDF")
+    with Image.open(png) as image:  # drawn for real (the figures marker), not a placeholder
+        assert image.size[0] > 100 and image.size[1] > 50
     (tmp_path / "two").mkdir()
     again = _draw(tmp_path / "two" / "plot.png")
     assert again[0].read_bytes() == png.read_bytes() and again[1].read_bytes() == pdf.read_bytes()

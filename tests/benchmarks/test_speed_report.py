@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from benchmarks.speed.report import main
 
 
+@pytest.mark.slow  # each model count runs in a fresh process that draws the figures
 def test_benchmark_prints_one_run_per_model_count_last(capsys):
     assert main(["--models", "3", "20", "--cities", "rome", "--per-city", "4"]) == 0
     captured = capsys.readouterr()

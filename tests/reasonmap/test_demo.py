@@ -10,6 +10,8 @@ from benchmarks.reasonmap.report import REPORT_FILES
 from reasonmap.cli import main
 from reasonmap.demo import run_demo
 
+pytestmark = pytest.mark.figures  # these tests look at the drawn figures
+
 
 @pytest.mark.slow
 def test_demo_writes_every_output_and_the_ceiling_is_perfect(tmp_path):
@@ -33,5 +35,8 @@ def test_demo_command_prints_the_table_and_is_reproducible(tmp_path, capsys):
     assert main(["demo", "--out", str(tmp_path / "b"), "--quiet"]) == 0
     for name in ("questions.jsonl", "predictions.jsonl", "scored.jsonl", "report/summary.json", "report/table.md"):
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name
+    # the same seed gives the same bytes whichever command generates the test split
+    assert main(["generate", "--split", "test", "--seed", "0", "--out", str(tmp_path / "q.jsonl"), "--quiet"]) == 0
+    assert (tmp_path / "q.jsonl").read_bytes() == (tmp_path / "a" / "questions.jsonl").read_bytes()
     summary = json.loads((tmp_path / "a" / "report" / "summary.json").read_text(encoding="utf-8"))
     assert len(summary["models"]["baseline:oracle"]["per_city"]) == 11

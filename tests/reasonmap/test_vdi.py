@@ -149,6 +149,7 @@ def test_bad_budgets_are_refused_with_what_was_wrong(text):
 # -- the pathway --------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.figures
 def test_vdi_and_dsi_end_to_end_match_the_designed_script(tmp_path, fixture_questions):
     samples = load_samples(QUESTIONS)
     assert samples.benchmark == "mapqa" and len(samples.samples) == 8
@@ -221,6 +222,7 @@ def test_a_second_run_makes_no_call_and_writes_the_same_bytes(tmp_path, fixture_
     assert check_manifest(tmp_path) == []
 
 
+@pytest.mark.figures
 def test_no_right_answer_with_the_image_leaves_vdi_undefined(tmp_path, fixture_questions):
     samples = load_samples(QUESTIONS)
     script = Script(fixture_questions, full_right=set())

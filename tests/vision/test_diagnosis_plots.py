@@ -10,6 +10,8 @@ from vision.diagnosis_plots import ConfusionCrop, confusion_crops, crop_window, 
 from vision.evidence import MapEvidence
 from vision.render import render_map
 
+pytestmark = pytest.mark.figures  # these tests look at the drawn figures
+
 
 @pytest.fixture(scope="module")
 def rome():

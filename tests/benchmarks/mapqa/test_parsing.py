@@ -117,7 +117,7 @@ def test_long_adversarial_inputs_are_read_without_backtracking():
 kinds = st.sampled_from(QUESTION_TYPES)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.text(max_size=300), kinds, st.integers(2, 26))
 def test_the_parser_never_raises_and_returns_letters_of_the_options(text, kind, count):
     found = parse_letters(text, kind, tuple(f"option {i}" for i in range(count)))
@@ -162,7 +162,7 @@ WRAPPERS = [
 ]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(answers(), st.data())
 def test_exact_match_is_invariant_to_case_whitespace_and_markdown(answer, data):
     kind, count, chosen = answer

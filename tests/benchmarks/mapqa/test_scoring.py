@@ -84,7 +84,7 @@ def questions_and_choices(draw, kinds=QUESTION_TYPES):
 
 
 @pytest.mark.parametrize("name", sorted(METRICS))
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(case=questions_and_choices())
 def test_each_metric_keeps_its_bounds_and_is_one_exactly_for_the_right_answer(name, case):
     question, chosen = case
@@ -102,7 +102,7 @@ def test_each_metric_keeps_its_bounds_and_is_one_exactly_for_the_right_answer(na
     assert score_answer(Invalid("no option found"), question)[name] == metric.invalid
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(case=questions_and_choices(), data=st.data())
 def test_scores_do_not_depend_on_the_options_order(case, data):
     """Permute the options, re-letter the answer and the choice: every score is the same, through the parser too."""
@@ -124,7 +124,7 @@ def test_scores_do_not_depend_on_the_options_order(case, data):
     assert before.scores == after.scores and before.correct == after.correct
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.permutations(list("ABCDEFGH")), st.integers(1, 8))
 def test_kendall_tau_is_one_exactly_for_the_right_order_and_minus_one_reversed(items, size):
     reference = items[:size]
@@ -136,7 +136,7 @@ def test_kendall_tau_is_one_exactly_for_the_right_order_and_minus_one_reversed(i
         assert kendall_tau(swapped, reference) == (pairs - 2) / pairs
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.permutations(list("ABCDEF")), st.permutations(list("ABCDEF")))
 def test_kendall_tau_is_symmetric_and_bounded(first, second):
     tau = kendall_tau(first, second)
@@ -151,7 +151,7 @@ def test_kendall_tau_refuses_orders_of_different_items():
         kendall_tau("AA", "AA")
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.sets(st.sampled_from("ABCDEF"), min_size=1), st.sets(st.sampled_from("ABCDEF"), min_size=1))
 def test_partial_credit_is_between_zero_and_one_and_one_only_for_the_right_set(chosen, answer):
     credit = jaccard(chosen, answer)

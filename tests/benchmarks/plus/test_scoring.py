@@ -177,7 +177,7 @@ def renderings(draw, kind):
 
 
 @pytest.mark.parametrize("kind", PLUS_TYPES)
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_exact_match_ignores_case_whitespace_punctuation_and_markdown(kind, data):
     question, value, text = data.draw(renderings(kind))
@@ -195,7 +195,7 @@ LETTER_FORMS = [*COMMON_FORMS, "({})", "Option {} is right.", "{}) is my choice"
 @pytest.mark.parametrize(
     "kind", [kind for kind, scorer in PLUS_SCORERS.items() if "option_order" in scorer.invariances]
 )
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(
     options=st.lists(st.integers(0, 40), min_size=4, max_size=4, unique=True),
     truth=st.integers(0, 3),
@@ -259,7 +259,7 @@ NOISE = st.text() | st.lists(
 
 
 @pytest.mark.parametrize("kind", PLUS_TYPES)
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(text=NOISE)
 def test_the_parser_never_raises_and_returns_a_value_of_the_types_kind(kind, text):
     found = parse_plus_answer(text, kind)
@@ -312,6 +312,7 @@ def test_the_oracle_answers_everything_right_from_the_graph(questions):
     assert plus_oracle_answer(questions[0], city_graph("rome")).startswith("The answer is ")
 
 
+@pytest.mark.figures
 def test_scoring_plus_files_writes_rows_summary_table_and_plot(tmp_path, questions):
     write_jsonl(tmp_path / "q.jsonl", questions)
     assert is_plus_file(tmp_path / "q.jsonl") and not is_plus_file(tmp_path / "missing.jsonl")

@@ -20,6 +20,8 @@ from benchmarks.reasonmap.records import Verdict
 from benchmarks.reasonmap.report import markdown_table, summarize
 from graphkit import city_graph
 
+pytestmark = pytest.mark.figures  # these tests look at the drawn figures
+
 
 @pytest.fixture(scope="module")
 def questions():

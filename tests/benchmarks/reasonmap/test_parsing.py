@@ -384,13 +384,13 @@ FIELD_LINES = [
 ]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.text(), st.sampled_from(["short", "long"]), st.sampled_from([None, "via_count", "via_stops"]))
 def test_never_raises_on_any_text(text, kind, template):
     assert isinstance(parse_answer(text, kind=kind, template=template), ParsedAnswer | Invalid)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(
     st.lists(st.one_of(st.sampled_from(FIELD_LINES), st.text(max_size=12)), max_size=30),
     st.sampled_from(["\n", "\r\n", "\r", "\u2028"]),
@@ -487,7 +487,7 @@ def noisy_answers(draw):
     return text, kind, tuple(expected)
 
 
-@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(noisy_answers())
 def test_parse_is_invariant_under_formatting_noise(case):
     text, kind, expected = case

@@ -87,6 +87,7 @@ def test_weighted_and_unweighted_accuracy_differ_as_the_scheme_says(tmp_path, qu
 
 
 @pytest.mark.slow
+@pytest.mark.figures
 def test_reports_are_byte_identical_across_runs(tmp_path, questions):
     write_jsonl(tmp_path / "q.jsonl", questions)
     write_predictions(tmp_path / "p.jsonl", questions)

@@ -1,0 +1,136 @@
+"""The README's measured figures, read from its text and checked against the commands that produce them.
+
+Run ``python -m tests.readme_figures [--only demo,references,render,ocr]`` from the checkout: each check runs
+its command (the demo, ``references --all``, ``python -m benchmarks.speed.render``, ``python -m
+benchmarks.speed.ocr``; the last two need a CJK font and the real maps), compares the figures the README
+states with the command's output or final JSON line (counts exactly, sizes within 2%), prints one line per
+figure that differs, and last one JSON line ``{"checked": N, "differ": [...]}``; the exit status is 1 when
+any differs. ``tests/test_readme.py`` checks, without running anything heavy, that every figure is still
+found in the README and agrees with what is cheap to recompute (station counts, pair counts).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+
+
+def _number(text: str) -> float:
+    return float(text.replace(",", ""))
+
+
+def demo_table(readme: str) -> dict[str, list[float]]:
+    """The README's demo table: solver → short acc., short map score, long acc., long map score."""
+    rows = re.findall(r"^\| ([a-z-]+) \([^|]*\) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \|$", readme, re.M)
+    return {name: [float(value) for value in values] for name, *values in rows}
+
+
+def references_figures(readme: str) -> dict[str, float]:
+    """``references --all``: its ordered pairs and the size of its JSON Lines in MB."""
+    found = re.search(r"`references --all` covers the ([\d,]+) ordered pairs of the 30 cities \(([\d,]+) MB", readme)
+    return {"pairs": _number(found[1]), "megabytes": _number(found[2])} if found else {}
+
+
+def render_figures(readme: str) -> dict[str, float]:
+    """The render benchmark's totals as the README states them."""
+    found = re.search(
+        r"([\d,]+) labels on ([\d,]+) lines: ([\d,]+) ambiguous, ([\d,]+) leader lines, ([\d.]+) bends per line", readme
+    )
+    keys = ("labels", "lines", "ambiguous", "leaders", "bends_per_line")
+    return {key: _number(value) for key, value in zip(keys, found.groups())} if found else {}
+
+
+def ocr_table(readme: str) -> dict[str, tuple[int, int]]:
+    """The OCR table's stations found and stations, by map file stem."""
+    rows = re.findall(r"^\| ([a-z_]+__[a-z_]+) \|.*\| [\d.]+% \((\d+)/(\d+)\) \|", readme, re.M)
+    return {stem: (int(found), int(total)) for stem, found, total in rows}
+
+
+def _last_json(command: list[str]) -> dict:
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _differ(name: str, stated: float, measured: float, *, tolerance: float = 0.0) -> list[str]:
+    if abs(stated - measured) <= tolerance * max(abs(measured), 1e-9):
+        return []
+    return [f"{name}: the README says {stated:g}, measured {measured:g}"]
+
+
+def check_demo(readme: str, scratch: Path) -> tuple[int, list[str]]:
+    out = scratch / "demo"
+    subprocess.run([sys.executable, "-m", "reasonmap.cli", "demo", "--out", str(out), "--quiet"], cwd=ROOT, check=True)
+    models = json.loads((out / "report" / "summary.json").read_text("utf-8"))["models"]
+    keys = ("weighted_accuracy_short", "map_score_short", "weighted_accuracy_long", "map_score_long")
+    differ, checked = [], 0
+    for solver, stated in demo_table(readme).items():
+        row = models[f"baseline:{solver}"]
+        for key, value in zip(keys, stated):
+            measured = round(row[key] * (100 if key.startswith("weighted") else 1), 2)
+            differ += _differ(f"demo {solver} {key}", value, measured)
+            checked += 1
+    return checked, differ
+
+
+def check_references(readme: str, scratch: Path) -> tuple[int, list[str]]:
+    out = scratch / "references.jsonl"
+    command = [sys.executable, "-m", "reasonmap.cli", "references", "--all", "--out", str(out), "--quiet"]
+    subprocess.run(command, cwd=ROOT, check=True)
+    with out.open("rb") as stream:
+        pairs = sum(1 for _ in stream)
+    stated = references_figures(readme)
+    differ = _differ("references pairs", stated["pairs"], pairs)
+    differ += _differ("references MB", stated["megabytes"], out.stat().st_size / 1e6, tolerance=0.02)
+    out.unlink()
+    return 2, differ
+
+
+def check_render(readme: str, scratch: Path) -> tuple[int, list[str]]:
+    measured = _last_json([sys.executable, "-m", "benchmarks.speed.render"])
+    stated = render_figures(readme)
+    differ = []
+    for key, value in stated.items():
+        differ += _differ(f"render {key}", value, measured[key])
+    return len(stated), differ
+
+
+def check_ocr(readme: str, scratch: Path) -> tuple[int, list[str]]:
+    measured = _last_json([sys.executable, "-m", "benchmarks.speed.ocr"])["maps"]
+    differ = []
+    for stem, (found, total) in ocr_table(readme).items():
+        entry = measured[stem]
+        differ += _differ(f"ocr {stem} stations", total, entry["stations"])
+        differ += _differ(f"ocr {stem} found", found, entry["stations"] - len(entry["missing"]))
+    return 2 * len(ocr_table(readme)), differ
+
+
+CHECKS = {"demo": check_demo, "references": check_references, "render": check_render, "ocr": check_ocr}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.readme_figures", description=__doc__.splitlines()[0])
+    parser.add_argument("--only", default=",".join(CHECKS), help=f"comma-separated checks of {', '.join(CHECKS)}")
+    args = parser.parse_args(argv)
+    readme = README.read_text("utf-8")
+    checked, differ = 0, []
+    with tempfile.TemporaryDirectory() as scratch:
+        for name in args.only.split(","):
+            count, found = CHECKS[name](readme, Path(scratch))
+            checked += count
+            differ += found
+    for line in differ:
+        print(line, file=sys.stderr)
+    print(json.dumps({"checked": checked, "differ": differ}, ensure_ascii=False))
+    return 1 if differ else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

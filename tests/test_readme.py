@@ -1,0 +1,39 @@
+"""The README's measured figures: every one is still found by tests/readme_figures.py, and the cheap ones agree."""
+
+from __future__ import annotations
+
+from graphkit.cities import city_graph, city_names
+from tests.readme_figures import (
+    README,
+    _differ,
+    demo_table,
+    ocr_table,
+    references_figures,
+    render_figures,
+)
+
+TEXT = README.read_text("utf-8")
+
+
+def test_every_measured_figure_is_found_in_the_readme():
+    assert set(demo_table(TEXT)) == {"oracle", "text-oracle", "noisy", "direct-line", "echo"}
+    assert set(references_figures(TEXT)) == {"pairs", "megabytes"}
+    assert set(render_figures(TEXT)) == {"labels", "lines", "ambiguous", "leaders", "bends_per_line"}
+    assert len(ocr_table(TEXT)) == 11
+
+
+def test_the_ocr_table_counts_the_stations_the_metro_data_has():
+    for stem, (found, total) in ocr_table(TEXT).items():
+        assert total == len(city_graph(stem.split("__")[1]).stations), stem
+        assert 0 < found <= total, stem
+
+
+def test_references_all_covers_every_ordered_pair_the_readme_says():
+    sizes = [len(city_graph(name).stations) for name in city_names()]
+    assert references_figures(TEXT)["pairs"] == sum(n * (n - 1) for n in sizes)
+
+
+def test_a_figure_off_by_more_than_its_tolerance_is_reported():
+    assert _differ("x", 782, 782.4, tolerance=0.02) == []
+    assert _differ("x", 680, 782.0, tolerance=0.02) == ["x: the README says 680, measured 782"]
+    assert _differ("x", 175, 176) == ["x: the README says 175, measured 176"]
