@@ -167,6 +167,24 @@ def _linked(folder: Path, name: str) -> bool:
     return False
 
 
+def remove_stale(folder: str | Path, names: Iterable[str]) -> list[Path]:
+    """Remove those of ``names`` (relative to ``folder``) that its manifest says an earlier run wrote.
+
+    For a run that writes fewer files than the one before it (a report without figures): a file of
+    the same name that no run here recorded is the user's and stays, and so does anything reached
+    through a symbolic link or that is not a regular file. Returns what was removed.
+    """
+    folder = Path(folder)
+    recorded = recorded_names(folder / MANIFEST)
+    removed = []
+    for name in sorted(set(names) & recorded):
+        path = folder / name
+        if not _linked(folder, name) and path.is_file():
+            path.unlink()
+            removed.append(path)
+    return removed
+
+
 def remove_recorded(manifest: str | Path, *, keep: Iterable[str] = ()) -> list[Path]:
     """Remove the regular files ``manifest`` recorded, then the manifest; returns what was removed.
 

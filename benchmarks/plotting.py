@@ -225,6 +225,8 @@ def save_figure(figure: Any, png: str | Path) -> tuple[Path, Path]:
 
 
 def remove_figures(directory: str | Path, names: Sequence[str]) -> None:
-    """Delete the figure files ``names`` from ``directory`` where they exist (a report written without figures)."""
-    for name in names:
-        Path(directory, name).unlink(missing_ok=True)
+    """Delete the figure files ``names`` an earlier run wrote in ``directory`` and recorded in its manifest
+    (a report written without figures); a file of the same name that no run recorded is kept."""
+    from benchmarks.manifests import remove_stale
+
+    remove_stale(directory, names)

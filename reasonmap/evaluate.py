@@ -167,7 +167,8 @@ def evaluate_files(
         position = {id: index for index, id in enumerate(loaded.questions)}
         verdicts.sort(key=lambda v: (position.get(v.id, len(position)), str(getattr(v, "question", "")), v.model))
     # only now, before the first write: bad arguments or unreadable files leave a good report vouched for
-    manifest = begin_outputs(Path(report_dir) / MANIFEST, "score")  # a run killed from here on says so
+    # the names of the run before stay recorded until this one ends: its figures are removed only if it wrote them
+    manifest = begin_outputs(Path(report_dir) / MANIFEST, "score", keep_recorded=True)  # a killed run says so
     write_jsonl(out, verdicts)
     # file names, not paths: the same inputs give the same summary wherever they lie
     inputs = {"questions": input_entry(questions_path), "predictions": input_entry(predictions_path)}

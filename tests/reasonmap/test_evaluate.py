@@ -103,6 +103,21 @@ def test_score_writes_tables_only_unless_asked_and_drops_figures_an_earlier_run_
     assert check_manifest(report_dir) == []
 
 
+def test_score_without_figures_keeps_figure_files_no_run_recorded(inputs, tmp_path):
+    questions, predictions = inputs
+    report_dir = tmp_path / "report"
+    report_dir.mkdir()
+    (report_dir / "difficulty.png").write_bytes(b"the user's own picture")
+    elsewhere = tmp_path / "elsewhere.pdf"
+    elsewhere.write_bytes(b"kept")
+    (report_dir / "cities.pdf").symlink_to(elsewhere)
+    argv = ["score", "--questions", str(questions), "--predictions", str(predictions)]
+    assert main([*argv, "--out", str(tmp_path / "s.jsonl"), "--report", str(report_dir)]) == 0
+    # no manifest recorded them: they are not the toolkit's to delete
+    assert (report_dir / "difficulty.png").read_bytes() == b"the user's own picture"
+    assert (report_dir / "cities.pdf").is_symlink() and elsewhere.read_bytes() == b"kept"
+
+
 def test_scoring_without_figures_never_imports_a_plotting_library(inputs, tmp_path):
     import subprocess
     import sys
