@@ -12,7 +12,7 @@ the report of one complete run.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,6 +22,7 @@ from benchmarks.manifests import MANIFEST, begin_outputs, write_manifest
 from benchmarks.provenance import input_entry
 from benchmarks.reasonmap.task import SCORING_VARIANTS  # route's; plus takes paper and official
 from benchmarks.tasks import ScoreOptions, Task, detect_task, get_task
+from graphkit.files import folder_lock
 
 if TYPE_CHECKING:
     from graphkit.executors import Executor
@@ -168,13 +169,14 @@ def evaluate_files(
         verdicts.sort(key=lambda v: (position.get(v.id, len(position)), str(getattr(v, "question", "")), v.model))
     # only now, before the first write: bad arguments or unreadable files leave a good report vouched for
     # the names of the run before stay recorded until this one ends: its figures are removed only if it wrote them
-    manifest = begin_outputs(Path(report_dir) / MANIFEST, "score", keep_recorded=True)  # a killed run says so
-    write_jsonl(out, verdicts)
-    # file names, not paths: the same inputs give the same summary wherever they lie
-    inputs = {"questions": input_entry(questions_path), "predictions": input_entry(predictions_path)}
-    summary = found.summarize(verdicts, loaded, options, inputs, problems)
-    files = found.write_report(report_dir, summary, figures=figures)
-    write_manifest(manifest, [out, *files], "score")
+    with folder_lock(report_dir, "score"):  # one writer per report folder
+        manifest = begin_outputs(Path(report_dir) / MANIFEST, "score", keep_recorded=True)  # a killed run says so
+        write_jsonl(out, verdicts)
+        # file names, not paths: the same inputs give the same summary wherever they lie
+        inputs = {"questions": input_entry(questions_path), "predictions": input_entry(predictions_path)}
+        summary = found.summarize(verdicts, loaded, options, inputs, problems)
+        files = found.write_report(report_dir, summary, figures=figures)
+        write_manifest(manifest, [out, *files], "score")
     return Evaluation(tuple(verdicts), summary, tuple(problems), tuple(files), found.name, notes)
 
 
@@ -212,8 +214,6 @@ def compare_files(
     Route answers are compared by :mod:`benchmarks.reasonmap.compare`; plus answers on accuracy,
     with one cause (``extraction``). The other arguments are :func:`evaluate_files`'s.
     """
-    from benchmarks.reasonmap.compare import write_compare
-
     found = task_of(questions_path, task)
     if len(variants) != 2 or variants[0] == variants[1] or not set(variants) <= set(found.variants):
         raise ValueError(f"compare needs two different variants of {list(found.variants)}, got {list(variants)}")
@@ -233,6 +233,28 @@ def compare_files(
     options = replace(options, positions=tuple(loaded.questions))
     predictions, _ = found.read_predictions(predictions_path, options)
     kept, _ = first_answers(predictions, found.answer_key, predictions_path)
+    with folder_lock(report, "score --compare"):  # one writer per report folder (each variant's: its own lock)
+        return _compare_locked(
+            questions_path, predictions_path, found, variants, out, report, given, loaded, kept, options, figures
+        )
+
+
+def _compare_locked(
+    questions_path: str | Path,
+    predictions_path: str | Path,
+    found: Task,
+    variants: tuple[str, str],
+    out: Path,
+    report: Path,
+    given: Mapping[str, Any],
+    loaded: Any,
+    kept: Sequence[Any],
+    options: ScoreOptions,
+    figures: bool,
+) -> Comparison:
+    """:func:`compare_files`'s writing, once this process holds the report folder's lock."""
+    from benchmarks.reasonmap.compare import write_compare
+
     manifest = begin_outputs(report / MANIFEST, "score --compare")  # read, checked: the writing starts
     evaluations = {
         variant: evaluate_files(

@@ -289,6 +289,23 @@ def run_vdi(
     if not budgets or not all(isinstance(k, int) and not isinstance(k, bool) and k >= 1 for k in budgets):
         raise ValueError(f"budgets: expected positive integers, got {list(budgets)!r}")
     out = Path(out)
+    from graphkit.files import folder_lock
+
+    with folder_lock(out, "vdi"):  # one writer: a second run would ask again and append to the same client files
+        return _run_vdi_locked(samples, endpoint, model, budgets, out, pixel_budget, answer_max_tokens, client_options)
+
+
+def _run_vdi_locked(
+    samples: SampleSet,
+    endpoint: str,
+    model: str,
+    budgets: tuple[int, ...],
+    out: Path,
+    pixel_budget: int,
+    answer_max_tokens: int | None,
+    client_options: Mapping[str, Any],
+) -> VdiResult:
+    """:func:`run_vdi`, once this process holds the output folder's lock."""
     manifest = begin_outputs(out / MANIFEST, "vdi")  # a run killed from here on says so
     problems = list(samples.problems)
     urls: dict[str, str] = {}

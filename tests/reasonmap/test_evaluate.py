@@ -137,3 +137,19 @@ def test_scoring_without_figures_never_imports_a_plotting_library(inputs, tmp_pa
         [sys.executable, "-c", code], cwd=root, env={"PYTHONPATH": str(root)}, capture_output=True, text=True
     )
     assert done.returncode == 0, done.stderr
+
+
+def test_score_and_compare_are_refused_while_another_run_writes_the_report_folder(inputs, tmp_path, capsys):
+    from graphkit.files import LOCK, folder_lock
+
+    questions, predictions = inputs
+    report_dir = tmp_path / "report"
+    argv = ["score", "--questions", str(questions), "--predictions", str(predictions)]
+    argv += ["--out", str(tmp_path / "s.jsonl"), "--report", str(report_dir)]
+    with folder_lock(report_dir, "score"):  # a live run holds the folder
+        assert main(argv) == 2
+        assert "another run (pid" in capsys.readouterr().err
+        assert main([*argv, "--compare", "paper,official"]) == 2
+        assert "another run (pid" in capsys.readouterr().err
+    assert not list(tmp_path.glob("s*.jsonl"))  # nothing written while it held the folder
+    assert main(argv) == 0 and not (report_dir / LOCK).exists()

@@ -20,7 +20,7 @@ from baselines.answers import render_answer
 from baselines.client import Backoff
 from baselines.prompts import image_data_url
 from benchmarks.jsonl import write_jsonl
-from benchmarks.manifests import check_manifest
+from benchmarks.manifests import MANIFEST, check_manifest
 from benchmarks.mapqa.io import read_map_questions
 from benchmarks.plus.questions import generate_plus_questions
 from benchmarks.reasonmap.generate import generate_questions
@@ -147,6 +147,17 @@ def test_bad_budgets_are_refused_with_what_was_wrong(text):
 
 
 # -- the pathway --------------------------------------------------------------------------------------------------
+
+
+def test_vdi_is_refused_while_another_run_writes_its_folder(tmp_path, fixture_questions):
+    from graphkit.files import FolderLocked, folder_lock
+
+    samples = load_samples(QUESTIONS)
+    with ChatServer(Script(fixture_questions)) as server, folder_lock(tmp_path, "vdi"):
+        with pytest.raises(FolderLocked, match="another run"):
+            run_vdi(samples, endpoint=server.url, model="m", budgets=[128], out=tmp_path, **FAST)
+        assert server.calls == ()  # nothing asked
+    assert not (tmp_path / MANIFEST).exists()
 
 
 @pytest.mark.figures
