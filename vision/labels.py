@@ -27,6 +27,8 @@ __all__ = ["Placement", "LabelPlacer"]
 # label directions around a marker, most readable first: east, west, the diagonals, north, south
 _DIRECTIONS = ((1, 0), (-1, 0), (1, -1), (1, 1), (-1, -1), (-1, 1), (0, -1), (0, 1))
 _RINGS = 6
+# free spots whose leader is checked per search window: a bound on the time a crowded station costs
+_TRIES = 300
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,14 +244,16 @@ class LabelPlacer:
             grid_x, grid_y = grid_x.ravel(), grid_y.ravel()
             squared = (grid_x + w / 2 - centre[0]) ** 2 + (grid_y + h / 2 - centre[1]) ** 2
             best: tuple[float, int, int] | None = None
-            looked = 0
+            looked = tried = 0
             for index in numpy.lexsort((grid_x, grid_y, squared)):  # nearest first, ties top-left first
                 distance, x, y = float(squared[index]), int(grid_x[index]), int(grid_y[index])
                 if best is not None and (looked >= 40 or math.sqrt(distance) > 3 * best[0] * h):
                     break
+                if tried >= _TRIES:
+                    break
                 if not self._free(x, y, w, h, ink):
                     continue
-                looked += 1
+                tried += 1
                 box = (x + ix0, y + iy0, x + ix1, y + iy1)
                 leader = self._leader(centre, gap - self.marker_pad, box)
                 cost = math.sqrt(distance) / h + 4 * self._cost(x, y, w, h)
@@ -258,8 +262,10 @@ class LabelPlacer:
                 if crossings:
                     if relaxed is None or (crossings, cost) < relaxed[:2]:
                         relaxed = (crossings, cost, x, y)
-                elif best is None or cost < best[0]:
-                    best = (cost, x, y)
+                else:
+                    looked += 1  # only spots whose leader is clean count towards the 40 compared
+                    if best is None or cost < best[0]:
+                        best = (cost, x, y)
             if best is not None:
                 return self._leader_to(centre, gap, ink, (best[1], best[2]), size)
         if relaxed is not None:

@@ -28,7 +28,6 @@ from graphkit.graph import TransitGraph
 from vision.evidence import ciede2000, hex_to_rgb, rgb_to_hex
 from vision.fonts import load_font, script_of
 from vision.labels import LabelPlacer
-from vision.legend import LEGEND_ROW, LEGEND_SWATCH, Legend, badge_patch, legend_layout, line_label, line_termini
 from vision.layout import (
     GridLayout,
     grid_layout,
@@ -39,6 +38,7 @@ from vision.layout import (
     offset_polyline,
     straighten,
 )
+from vision.legend import LEGEND_ROW, LEGEND_SWATCH, Legend, badge_patch, legend_layout, line_label, line_termini
 
 __all__ = [
     "PALETTES",
