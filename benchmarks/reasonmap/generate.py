@@ -20,9 +20,8 @@ from typing import Literal
 
 from benchmarks.reasonmap.records import DIFFICULTIES, LONG_TEMPLATES, Difficulty, Question
 from benchmarks.reasonmap.templates import long_question, short_question
-from graphkit.errors import NoRoute
-from graphkit.graph import TransitGraph
-from graphkit.routes import DEFAULT_MAX_ROUTES, shortest_route_length, shortest_routes
+from graphkit.graph import RIDE_WEIGHT, TransitGraph
+from graphkit.routes import DEFAULT_MAX_ROUTES, shortest_routes
 from graphkit.stats import city_stats
 
 __all__ = [
@@ -54,7 +53,7 @@ TEST_CITIES: tuple[str, ...] = (
     "toronto",
 )
 # Up to this many stations a map's pairs are listed and shuffled (the embedded cities: the same questions as
-# ever); a larger map's pairs are visited lazily, and its costs found one pair at a time.
+# ever); a larger map's departures are visited lazily, one search each (see _sampled_pairs).
 _LISTED_STATIONS = 2_000
 # Share of easy / middle / hard questions in the paper's data set.
 PAPER_DISTRIBUTION: dict[Difficulty, float] = {"easy": 0.577, "middle": 0.344, "hard": 0.078}
@@ -109,23 +108,52 @@ def question_difficulty(transfers: int) -> Difficulty:
     return DIFFICULTIES[min(transfers, 2)]
 
 
-def _pairs(graph: TransitGraph, rng: random.Random) -> Iterator[tuple[str, str]]:
-    """Unordered station pairs in random order, each in a random direction.
+def _endpoints(graph: TransitGraph) -> tuple[str, ...]:
+    """The stations a question may name: one that shares its name with another (an overlay's homonym)
+    never is, since a question naming it would not say which one it means."""
+    return tuple(station for station in graph.stations if len(graph.namesakes(station)) == 1)
 
-    A station that shares its name with another (an overlay's homonym) is never
-    an endpoint: a question naming it would not say which one it means. Up to
-    :data:`_LISTED_STATIONS` stations the pairs are listed and shuffled; beyond,
-    they are visited lazily in a seeded pseudo-random order (:func:`_permuted`),
-    so a network of 100,000 stations never holds its five billion pairs.
-    """
-    stations = tuple(station for station in graph.stations if len(graph.namesakes(station)) == 1)
-    if len(stations) <= _LISTED_STATIONS:
-        pairs = [(a, b) for i, a in enumerate(stations) for b in stations[i + 1 :]]
-        rng.shuffle(pairs)
-    else:
-        pairs = (_pair_at(index, stations) for index in _permuted(len(stations) * (len(stations) - 1) // 2, rng))
+
+def _listed_pairs(graph: TransitGraph, rng: random.Random) -> Iterator[tuple[str, str, tuple[int, int]]]:
+    """Connected pairs ``(a, b, (transfers, stops))`` of a listed map: every unordered pair, shuffled,
+    each in a random direction, costs from the graph's all-pairs table."""
+    stations = _endpoints(graph)
+    pairs = [(a, b) for i, a in enumerate(stations) for b in stations[i + 1 :]]
+    rng.shuffle(pairs)
     for a, b in pairs:
-        yield (a, b) if rng.random() < 0.5 else (b, a)
+        a, b = (a, b) if rng.random() < 0.5 else (b, a)
+        cost = graph.least_cost(a, b)
+        if cost is not None:
+            yield a, b, cost
+
+
+def _sampled_pairs(
+    graph: TransitGraph, rng: random.Random, wanted: Callable[[Difficulty], bool]
+) -> Iterator[tuple[str, str, tuple[int, int]]]:
+    """Connected pairs of a large map: departures in a seeded random order, and for each one search
+    (its costs to every station) and one arrival drawn among those of a level still ``wanted``.
+
+    A network of 100,000 stations never holds its five billion pairs or an all-pairs table, and a rare
+    level (a pair on one line) costs one search per question, not one per pair tried.
+    """
+    stations = _endpoints(graph)
+    for index in _permuted(len(stations), rng):
+        open_levels = {level for level in DIFFICULTIES if wanted(level)}
+        if not open_levels:  # every level is full: no more searches
+            return
+        source = stations[index]
+        weights = graph.cost_bounds(source)
+        costs = []
+        for target in stations:
+            weight = weights[target]
+            if target == source or not math.isfinite(weight):
+                continue
+            rides, stops = divmod(int(weight), RIDE_WEIGHT)
+            if question_difficulty(rides - 1) in open_levels:
+                costs.append((target, (rides - 1, stops)))
+        if costs:
+            target, cost = rng.choice(costs)  # a route costs the same both ways
+            yield (source, target, cost) if rng.random() < 0.5 else (target, source, cost)
 
 
 def _permuted(count: int, rng: random.Random) -> Iterator[int]:
@@ -145,29 +173,6 @@ def _permuted(count: int, rng: random.Random) -> Iterator[int]:
         while value >= count:  # walk the cycle back into range: still a permutation of range(count)
             value = scramble(value)
         yield value
-
-
-def _pair_at(index: int, stations: Sequence[str]) -> tuple[str, str]:
-    """The ``index``-th pair ``(stations[i], stations[j])``, ``i < j``, ordered by ``j`` then ``i``."""
-    j = (1 + math.isqrt(1 + 8 * index)) // 2
-    while j * (j - 1) // 2 > index:
-        j -= 1
-    return stations[index - j * (j - 1) // 2], stations[j]
-
-
-def _least_cost(graph: TransitGraph, listed: bool) -> Callable[[str, str], tuple[int, int] | None]:
-    """``(transfers, stops)`` between two stations: from the graph's all-pairs table for a listed
-    network, else one search per pair (a table of 100,000 stations would take 80 GB)."""
-    if listed:
-        return graph.least_cost
-
-    def one(a: str, b: str) -> tuple[int, int] | None:
-        try:
-            return shortest_route_length(graph, a, b)
-        except NoRoute:
-            return None
-
-    return one
 
 
 def generate_questions(
@@ -200,13 +205,13 @@ def generate_questions(
     stats = city_stats(graph.metro)
     taken: Counter[str] = Counter()
     found: list[Question] = []
-    least_cost = _least_cost(graph, len(graph.stations) <= _LISTED_STATIONS)
-    for a, b in _pairs(graph, rng):
+    if len(graph.stations) <= _LISTED_STATIONS:
+        pairs = _listed_pairs(graph, rng)
+    else:
+        pairs = _sampled_pairs(graph, rng, lambda level: taken[level] < quota.of(level))
+    for a, b, cost in pairs:
         if len(found) >= per_city or all(taken[level] >= quota.of(level) for level in DIFFICULTIES):
             break
-        cost = least_cost(a, b)
-        if cost is None:  # not connected
-            continue
         level = question_difficulty(cost[0])
         if taken[level] >= quota.of(level):
             continue

@@ -40,7 +40,7 @@ def test_a_fifo_or_a_device_is_one_line_error(tmp_path):
 def test_eval_with_a_fifo_for_questions_stops_with_one_line(tmp_path):
     fifo = tmp_path / "questions.jsonl"
     os.mkfifo(fifo)
-    argv = ["eval", "--endpoint", "http://127.0.0.1:9/v1", "--model", "m", "--tasks", "route"]
+    argv = ["eval", "--endpoint", "http://127.0.0.1:9/v1", "--model", "m", "--tasks", "route", "--quiet"]
     done = subprocess.run(
         [sys.executable, "-m", "reasonmap.cli", *argv, "--questions", str(fifo), "--out", str(tmp_path / "run")],
         cwd=ROOT,

@@ -132,3 +132,26 @@ def test_a_large_map_draws_its_questions_without_listing_every_pair(monkeypatch)
     for question in first:  # each reference is a least-cost route between the question's stations
         assert question.routes[0][0].departure_stop == question.station_1
         assert question.routes[0][-1].arrival_stop == question.station_2
+
+
+def test_a_large_map_searches_once_per_question_and_stops_when_its_quota_is_full(monkeypatch):
+    import benchmarks.reasonmap.generate as generate
+    from graphkit.graph import compile_graph
+    from graphkit.routes import shortest_route_length
+    from graphkit.synth import synthesize_network
+
+    graph = compile_graph(synthesize_network(stations=80, lines=4, seed=3).metro)
+    monkeypatch.setattr(generate, "_LISTED_STATIONS", 10)
+    searched = []
+    bounds = type(graph).cost_bounds
+    monkeypatch.setattr(type(graph), "cost_bounds", lambda self, s: searched.append(s) or bounds(self, s))
+    quota = generate.Quota(easy=2, middle=2, hard=0)  # four lines that all cross: no pair needs two transfers
+    found = generate.generate_questions(graph, seed=5, per_city=40, quota=quota)
+    levels = [q.difficulty_question for q in found]
+    assert sorted(levels) == ["easy", "easy", "middle", "middle"]
+    # every departure of four crossing lines reaches some station at each level: one search per question, none
+    # once the quota is full (searching on would visit all 80 departures)
+    assert len(searched) == len(set(searched)) == 4
+    for question in found:  # the level is the reference's transfers, as on a listed map
+        cost = shortest_route_length(graph, question.station_1, question.station_2)
+        assert generate.question_difficulty(cost[0]) == question.difficulty_question
