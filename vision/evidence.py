@@ -8,7 +8,14 @@ Truth format (written by :mod:`vision.render`)::
 
     {"stations": {name: {"x": float, "y": float, "label_box": [x0, y0, x1, y1],
                          "leader": [[x, y], ...]}},   # leader: only where one joins label and marker
-     "lines": {name: {"color": "#rrggbb", "path": [[x, y], ...]}}}
+     "lines": {name: {"color": "#rrggbb", "path": [[x, y], ...],
+                      "name": str,                               # the line's name as drawn
+                      "badges": [{"station": str, "box": [x0, y0, x1, y1]}],   # one per terminus
+                      "legend": [x0, y0, x1, y1]}}}              # the legend entry's text
+
+The map's texts that name no station (``unmatched_texts``: what the OCR read
+beside the stations, or the drawn line names of a truth) tell which lines the
+picture names: :func:`named_lines`.
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ __all__ = [
     "rgb_to_hex",
     "ciede2000",
     "read_truth",
+    "named_lines",
 ]
 
 Box = tuple[float, float, float, float]
@@ -226,7 +234,8 @@ class MapEvidence:
             except (KeyError, TypeError, ValueError) as error:
                 raise InvalidTruth(f"{where}: line {name!r}: needs color #rrggbb and a [x, y] path ({error})") from None
             lines[name] = LineEvidence(name, colour.lower(), path, 1.0)
-        return cls(city, stations, lines, (), source)
+        drawn = tuple(str(record["name"]) for record in lines_in.values() if isinstance(record.get("name"), str))
+        return cls(city, stations, lines, drawn, source)
 
     @classmethod
     def from_dict(cls, record: Mapping[str, Any]) -> MapEvidence:
@@ -265,3 +274,27 @@ def read_truth(path: str | Path, *, city: str = "") -> MapEvidence:
 
     truth = read_json_file(path, what="truth", error=InvalidTruth)
     return MapEvidence.from_truth(truth, city=city, source=str(path))
+
+
+def named_lines(evidence: MapEvidence, graph: Any) -> tuple[str, ...]:
+    """The lines of ``graph`` (a :class:`graphkit.graph.TransitGraph`) that the map's texts name, in data order.
+
+    Each text that names no station is read as a line name (``1号线`` = ``Line 1``, as the scorer reads it);
+    a text that names no line is passed over. What a model shown only the picture's text can call a line.
+
+    Examples
+    --------
+    >>> from graphkit.cities import city_graph
+    >>> found = MapEvidence("rome", {}, {}, ("Line B", "Termini", "Linea C"))
+    >>> named_lines(found, city_graph("rome"))
+    ('Line B', 'Line C')
+    """
+    from graphkit.errors import TransitError
+
+    seen: set[str] = set()
+    for text in evidence.unmatched_texts:
+        try:
+            seen.add(graph.resolve_line(text.strip()))
+        except (TransitError, ValueError):
+            continue
+    return tuple(line for line in graph.lines if line in seen)

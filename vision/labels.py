@@ -8,6 +8,13 @@ own marker than any other station's: a label nearer a neighbour's marker would
 make the map itself say the wrong station. Where no spot nearby qualifies, the
 label goes to the nearest free spot and a leader line joins it to its marker
 (:attr:`Placement.leader`). Labels are never shrunk.
+
+No line stroke runs through a label's text, no leader crosses another label or
+a stroke of a line its station is not on, and no label is put over a leader:
+these are hard rules, given up (for the least crossing) only where the canvas
+has no spot that keeps them. :meth:`LabelPlacer.place_box` puts other boxes
+(line badges) beside a point under the same rules, and :meth:`LabelPlacer.block`
+keeps a region (the legend) free.
 """
 
 from __future__ import annotations
@@ -20,6 +27,8 @@ __all__ = ["Placement", "LabelPlacer"]
 # label directions around a marker, most readable first: east, west, the diagonals, north, south
 _DIRECTIONS = ((1, 0), (-1, 0), (1, -1), (1, 1), (-1, -1), (-1, 1), (0, -1), (0, 1))
 _RINGS = 6
+# free spots whose leader is checked per search window: a bound on the time a crowded station costs
+_TRIES = 300
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,13 +64,37 @@ class LabelPlacer:
         Every station marker, in the order :meth:`place` will name them by index.
     font_px : int
         The map's label size, which sets the clear spaces.
+    lines : mapping of line name to its drawn path, optional
+        With ``station_lines`` (each marker's lines, by index) and ``line_width``: a leader may cross only the
+        strokes of its own station's lines.
     """
 
-    def __init__(self, width: int, height: int, strokes, markers: list[tuple[int, int, int]], font_px: int):
+    def __init__(
+        self,
+        width: int,
+        height: int,
+        strokes,
+        markers: list[tuple[int, int, int]],
+        font_px: int,
+        *,
+        lines: dict[str, list[tuple[float, float]]] | None = None,
+        station_lines: list[tuple[str, ...]] | None = None,
+        line_width: int = 2,
+    ):
         import numpy
+        from shapely.geometry import LineString, Point
+        from shapely.prepared import prep
 
         self.width, self.height = width, height
         self.strokes = strokes
+        self.leaders = numpy.zeros((height, width), dtype=bool)
+        self.leader_px = max(1, round(line_width / 3))
+        self.station_lines = station_lines or [()] * len(markers)
+        self.line_shapes = {
+            name: prep((LineString(path) if len(path) > 1 else Point(path[0])).buffer(line_width / 2 + 1.5))
+            for name, path in (lines or {}).items()
+            if path
+        }
         self.pad_x, self.pad_y = max(2, round(2.0 * font_px)), max(1, round(0.3 * font_px))
         self.marker_pad = max(2, round(0.3 * font_px))
         # a label must be this much nearer its own marker than any other (pixels), so the reading is not a tie
@@ -76,11 +109,23 @@ class LabelPlacer:
                 max(0, y - radius - pad) : y + radius + pad + 1, max(0, x - radius - pad) : x + radius + pad + 1
             ] = True
 
-    def _free(self, x: int, y: int, w: int, h: int) -> bool:
+    def _free(self, x: int, y: int, w: int, h: int, ink: tuple[int, int, int, int] | None = None) -> bool:
+        """In the canvas, off markers, leaders and other labels' clear space, and no stroke through ``ink``
+        (the text's box inside the label, one pixel around it; the whole box when ``None``)."""
         if x < 0 or y < 0 or x + w > self.width or y + h > self.height or self.markers[y : y + h, x : x + w].any():
+            return False
+        if self.leaders[y : y + h, x : x + w].any():
+            return False
+        ix0, iy0, ix1, iy1 = ink if ink is not None else (0, 0, w, h)
+        if self.strokes[max(0, y + iy0 - 1) : y + iy1 + 1, max(0, x + ix0 - 1) : x + ix1 + 1].any():
             return False
         px, py = self.pad_x, self.pad_y
         return not self.labels[max(0, y - py) : y + h + py, max(0, x - px) : x + w + px].any()
+
+    def block(self, box: tuple[int, int, int, int]) -> None:
+        """Keep ``box`` ``(x0, y0, x1, y1)`` free of labels and badges."""
+        x0, y0, x1, y1 = box
+        self.labels[max(0, y0) : y1, max(0, x0) : x1] = True
 
     def _clear(self, index: int, box: tuple[int, int, int, int]) -> bool:
         """The box is nearer marker ``index`` than every other marker, by the margin."""
@@ -130,7 +175,7 @@ class LabelPlacer:
             distance = gap + ring * step
             for rank, (dx, dy) in enumerate(_DIRECTIONS):
                 for slid, x, y in self._spots(centre, distance, w, h, dx, dy):
-                    if not self._free(x, y, w, h) or not self._clear(index, (x + ix0, y + iy0, x + ix1, y + iy1)):
+                    if not self._free(x, y, w, h, ink) or not self._clear(index, (x + ix0, y + iy0, x + ix1, y + iy1)):
                         continue
                     cost = self._cost(x, y, w, h) + 0.2 * ring + 0.01 * rank + 0.05 * slid
                     if best is None or cost < best[0]:
@@ -140,17 +185,54 @@ class LabelPlacer:
         if best is not None:
             self._take(best[1], best[2], w, h)
             return Placement((best[1], best[2]))
-        return self._with_leader(centre, gap, size, ink)
+        return self._with_leader(index, centre, gap, size, ink)
+
+    def place_box(
+        self, centre: tuple[int, int], gap: float, size: tuple[int, int], step: float
+    ) -> tuple[int, int] | None:
+        """The top-left corner of a ``size`` box (a badge) beside ``centre``, off every stroke, or ``None``."""
+        w, h = size
+        gap += self.marker_pad
+        for ring in range(2 * _RINGS):
+            distance = gap + ring * step
+            for dx, dy in _DIRECTIONS:
+                for _, x, y in self._spots(centre, distance, w, h, dx, dy):
+                    if self._free(x, y, w, h):
+                        self._take(x, y, w, h)
+                        return x, y
+        found = self._nearest_free(centre, size, None)
+        if found is not None:
+            self._take(*found, w, h)
+        return found
+
+    def _nearest_free(self, centre, size, ink):
+        """The free spot nearest ``centre`` over the whole canvas, on a grid of half the box height."""
+        import numpy
+
+        w, h = size
+        stride = max(2, h // 2)
+        grid_y, grid_x = numpy.meshgrid(
+            numpy.arange(0, self.height - h + 1, stride), numpy.arange(0, self.width - w + 1, stride), indexing="ij"
+        )
+        grid_x, grid_y = grid_x.ravel(), grid_y.ravel()
+        squared = (grid_x + w / 2 - centre[0]) ** 2 + (grid_y + h / 2 - centre[1]) ** 2
+        for index in numpy.lexsort((grid_x, grid_y, squared)):
+            x, y = int(grid_x[index]), int(grid_y[index])
+            if self._free(x, y, w, h, ink):
+                return x, y
+        return None
 
     def _with_leader(
-        self, centre: tuple[int, int], gap: float, size: tuple[int, int], ink: tuple[int, int, int, int]
+        self, station: int, centre: tuple[int, int], gap: float, size: tuple[int, int], ink: tuple[int, int, int, int]
     ) -> Placement | None:
-        """The free spot nearest the marker (widening windows, then the whole canvas), joined by a leader line."""
+        """The free spot nearest the marker (widening windows, then the whole canvas), joined by a leader line
+        that crosses no label and no stroke of another station's line (the least crossing where none can)."""
         import numpy
 
         w, h = size
         ix0, iy0, ix1, iy1 = ink
         stride = max(2, h // 2)
+        relaxed: tuple[float, int, int] | None = None
         for radius in (4 * (w + h), 12 * (w + h), None):
             left = 0 if radius is None else max(0, centre[0] - radius)
             top = 0 if radius is None else max(0, centre[1] - radius)
@@ -162,25 +244,64 @@ class LabelPlacer:
             grid_x, grid_y = grid_x.ravel(), grid_y.ravel()
             squared = (grid_x + w / 2 - centre[0]) ** 2 + (grid_y + h / 2 - centre[1]) ** 2
             best: tuple[float, int, int] | None = None
-            looked = 0
+            looked = tried = 0
             for index in numpy.lexsort((grid_x, grid_y, squared)):  # nearest first, ties top-left first
                 distance, x, y = float(squared[index]), int(grid_x[index]), int(grid_y[index])
                 if best is not None and (looked >= 40 or math.sqrt(distance) > 3 * best[0] * h):
                     break
-                if not self._free(x, y, w, h):
+                if tried >= _TRIES:
+                    break
+                if not self._free(x, y, w, h, ink):
                     continue
-                looked += 1
+                tried += 1
                 box = (x + ix0, y + iy0, x + ix1, y + iy1)
+                leader = self._leader(centre, gap - self.marker_pad, box)
                 cost = math.sqrt(distance) / h + 4 * self._cost(x, y, w, h)
                 cost += 4 * self._leader_crossing(self._leader(centre, gap, box))
-                if best is None or cost < best[0]:
-                    best = (cost, x, y)
+                crossings = self._leader_conflicts(station, leader)
+                if crossings:
+                    if relaxed is None or (crossings, cost) < relaxed[:2]:
+                        relaxed = (crossings, cost, x, y)
+                else:
+                    looked += 1  # only spots whose leader is clean count towards the 40 compared
+                    if best is None or cost < best[0]:
+                        best = (cost, x, y)
             if best is not None:
-                _, x, y = best
-                self._take(x, y, w, h)
-                box = (x + ix0, y + iy0, x + ix1, y + iy1)
-                return Placement((x, y), self._leader(centre, gap - self.marker_pad, box))
+                return self._leader_to(centre, gap, ink, (best[1], best[2]), size)
+        if relaxed is not None:
+            return self._leader_to(centre, gap, ink, (relaxed[2], relaxed[3]), size)
         return None
+
+    def _leader_to(self, centre, gap, ink, corner, size) -> Placement:
+        import numpy
+
+        (x, y), (w, h) = corner, size
+        ix0, iy0, ix1, iy1 = ink
+        self._take(x, y, w, h)
+        leader = self._leader(centre, gap - self.marker_pad, (x + ix0, y + iy0, x + ix1, y + iy1))
+        (x0, y0), (x1, y1) = leader
+        steps = max(2, int(math.hypot(x1 - x0, y1 - y0)))
+        pad = self.leader_px + 1
+        for t in numpy.linspace(0.0, 1.0, steps + 1):  # later labels keep off the drawn leader
+            px, py = round(x0 + (x1 - x0) * t), round(y0 + (y1 - y0) * t)
+            self.leaders[max(0, py - pad) : py + pad + 1, max(0, px - pad) : px + pad + 1] = True
+        return Placement((x, y), leader)
+
+    def _leader_conflicts(self, index: int, leader: tuple[tuple[float, float], ...]) -> int:
+        """Labels the leader runs over (its sampled points on the label mask) plus other lines it crosses."""
+        from shapely.geometry import LineString
+
+        (x0, y0), (x1, y1) = leader
+        steps = max(2, int(2 * math.hypot(x1 - x0, y1 - y0)))
+        hits = 0
+        for k in range(steps + 1):
+            x, y = round(x0 + (x1 - x0) * k / steps), round(y0 + (y1 - y0) * k / steps)
+            hits += 0 <= x < self.width and 0 <= y < self.height and bool(self.labels[y, x])
+        own = set(self.station_lines[index])
+        segment = LineString(leader)
+        return (hits > 0) + sum(
+            1 for name, shape in self.line_shapes.items() if name not in own and shape.intersects(segment)
+        )
 
     def _leader_crossing(self, leader: tuple[tuple[float, float], ...]) -> float:
         """The share of a leader's length that runs over drawn lines."""

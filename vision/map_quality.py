@@ -9,7 +9,11 @@ Two figures a person (or a model) reading a synthetic map depends on:
 - :func:`line_bends`: the turns each line's drawn path makes, after the short
   steps between side-by-side offsets under a marker are smoothed away.
 
-Both read only the truth dictionary, so they measure any renderer's output.
+- :func:`label_crossings`: leaders that cross another label (a station's,
+  a line badge or a legend entry) or the stroke of a line their station is
+  not on, and line strokes that run through a station label's text.
+
+All read only the truth dictionary, so they measure any renderer's output.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["box_distance", "ambiguous_labels", "leader_labels", "line_bends", "map_quality"]
+__all__ = ["box_distance", "ambiguous_labels", "leader_labels", "line_bends", "label_crossings", "map_quality"]
 
 # a turn sharper than this counts as a bend; one near 180° is the path retracing a branch, not a bend
 _MIN_TURN, _MAX_TURN = 10.0, 170.0
@@ -120,15 +124,68 @@ def line_bends(truth: Mapping[str, Any]) -> dict[str, int]:
     return bends
 
 
+def _text_box(box) -> Any:
+    """A pixel box ``[x0, y0, x1, y1]`` (``x1``/``y1`` exclusive) as the span of its pixel centres."""
+    from shapely.geometry import box as shape
+
+    x0, y0, x1, y1 = (float(v) for v in box)
+    return shape(x0 + 0.5, y0 + 0.5, max(x0 + 0.5, x1 - 0.5), max(y0 + 0.5, y1 - 0.5))
+
+
+def label_crossings(truth: Mapping[str, Any]) -> dict[str, int]:
+    """How often leaders and strokes run over what they should not, as pair counts.
+
+    ``leader_label``: (leader, other label) pairs that meet, a label being a station's text box, a line
+    badge or a legend entry; ``leader_line``: (leader, line) pairs where the leader meets the stroke of a
+    line its station is not on (a station without ``lines`` in its truth counts every line);
+    ``line_label``: (line, station label) pairs where the stroke (the path widened by half the truth's
+    ``line_width``, 2 px when absent) meets the label's text box.
+
+    Examples
+    --------
+    >>> truth = {"line_width": 4, "stations": {
+    ...     "A": {"x": 0, "y": 0, "label_box": [10, 20, 60, 30], "leader": [[0, 3], [10, 25]], "lines": ["L"]},
+    ...     "B": {"x": 100, "y": 0, "label_box": [0, 8, 9, 14], "lines": ["M"]}},
+    ...     "lines": {"L": {"path": [[0, 0], [100, 0]]}, "M": {"path": [[5, -50], [5, 50]]}}}
+    >>> label_crossings(truth)
+    {'leader_label': 1, 'leader_line': 1, 'line_label': 1}
+    """
+    from shapely.geometry import LineString, Point
+
+    half = float(truth.get("line_width", 4)) / 2
+    strokes = {
+        name: (LineString(path) if len(path) > 1 else Point(path[0])).buffer(half)
+        for name, record in truth["lines"].items()
+        if (path := [(float(x), float(y)) for x, y in record.get("path", ())])
+    }
+    texts = {name: _text_box(record["label_box"]) for name, record in truth["stations"].items()}
+    others = [_text_box(badge["box"]) for record in truth["lines"].values() for badge in record.get("badges", ())] + [
+        _text_box(record["legend"]) for record in truth["lines"].values() if record.get("legend")
+    ]
+    counts = {"leader_label": 0, "leader_line": 0, "line_label": 0}
+    for name, record in truth["stations"].items():
+        if record.get("leader"):
+            leader = LineString([(float(x), float(y)) for x, y in record["leader"]])
+            counts["leader_label"] += sum(box.intersects(leader) for other, box in texts.items() if other != name)
+            counts["leader_label"] += sum(box.intersects(leader) for box in others)
+            own = set(record.get("lines", ()))
+            counts["leader_line"] += sum(shape.intersects(leader) for line, shape in strokes.items() if line not in own)
+        counts["line_label"] += sum(shape.intersects(texts[name]) for shape in strokes.values())
+    return counts
+
+
 def map_quality(truth: Mapping[str, Any]) -> dict[str, Any]:
-    """Labels, ambiguous labels and leaders, lines and bends of one map, as counts.
+    """Labels, ambiguous labels and leaders, lines and bends, and :func:`label_crossings` of one map, as counts.
 
     Examples
     --------
     >>> truth = {"stations": {"A": {"x": 0, "y": 0, "label_box": [4, -5, 30, 5]}},
-    ...          "lines": {"L": {"path": [[0, 0], [10, 0]]}}}
-    >>> map_quality(truth)
-    {'labels': 1, 'ambiguous': [], 'leaders': 0, 'lines': 1, 'bends': 0}
+    ...          "lines": {"L": {"path": [[0, 10], [10, 10]]}}}
+    >>> quality = map_quality(truth)
+    >>> quality["labels"], quality["ambiguous"], quality["leaders"], quality["lines"], quality["bends"]
+    (1, [], 0, 1, 0)
+    >>> quality["leader_label"], quality["leader_line"], quality["line_label"]
+    (0, 0, 0)
     """
     bends = line_bends(truth)
     return {
@@ -137,4 +194,5 @@ def map_quality(truth: Mapping[str, Any]) -> dict[str, Any]:
         "leaders": len(leader_labels(truth)),
         "lines": len(bends),
         "bends": sum(bends.values()),
+        **label_crossings(truth),
     }

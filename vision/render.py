@@ -4,9 +4,11 @@
 moves them where that straightens their lines, draws every line octilinearly
 (at most one bend per hop) in its colour, a white marker at each station and
 the station's name beside it, nearer its own marker than any other
-(:mod:`vision.labels`; a leader line where no spot beside it is free), and
-records what it drew: each marker centre, label box and leader, each line's
-colour and drawn path. :func:`write_rendered` writes ``MAP.png`` (or a JPEG)
+(:mod:`vision.labels`; a leader line where no spot beside it is free), each
+line's name in a badge of its colour at each terminus and in a legend under
+the map (:mod:`vision.legend`), and records what it drew: each marker centre,
+label box and leader, each line's colour, drawn path, shown name and the boxes
+of its badges and legend entry. :func:`write_rendered` writes ``MAP.png`` (or a JPEG)
 and ``MAP.truth.json`` beside it (format in :mod:`vision.evidence`). The
 same graph, seed and options give byte-identical files.
 """
@@ -36,6 +38,7 @@ from vision.layout import (
     offset_polyline,
     straighten,
 )
+from vision.legend import LEGEND_ROW, LEGEND_SWATCH, Legend, badge_patch, legend_layout, line_label, line_termini
 
 __all__ = [
     "PALETTES",
@@ -208,9 +211,15 @@ def _layout(graph: TransitGraph, seed: int) -> GridLayout:
     return straighten(graph, grid_layout(graph, seed=seed, density=4.0 + 2.2 * _label_cells(graph)))
 
 
-def _extent(layout: GridLayout) -> float:
-    """The longest side of the map in cells, margins included."""
-    return max(layout.columns, layout.rows) - 1 + 2 * _MARGIN_CELLS
+def _map_cells(layout: GridLayout) -> tuple[float, float]:
+    """The map's width and height in cells, margins included, legend not."""
+    return layout.columns - 1 + 2 * _MARGIN_CELLS, layout.rows - 1 + 2 * _MARGIN_CELLS
+
+
+def _extent(layout: GridLayout, legend: Legend) -> float:
+    """The longest side of the canvas in cells: the map, margins, and the legend under it."""
+    width, height = _map_cells(layout)
+    return max(width, legend.width, height + legend.height)
 
 
 def default_size(graph: TransitGraph, *, seed: int = 0) -> int:
@@ -222,11 +231,12 @@ def default_size(graph: TransitGraph, *, seed: int = 0) -> int:
     >>> 1000 < default_size(city_graph("rome")) < 2500
     True
     """
-    return _default_size(_layout(graph, seed))
+    layout = _layout(graph, seed)
+    return _default_size(layout, legend_layout(graph, _map_cells(layout)[0]))
 
 
-def _default_size(layout: GridLayout) -> int:
-    return min(MAX_SIZE, max(MIN_SIZE, round(_CELL_PX * _extent(layout))))
+def _default_size(layout: GridLayout, legend: Legend) -> int:
+    return min(MAX_SIZE, max(MIN_SIZE, round(_CELL_PX * _extent(layout, legend))))
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,10 +252,11 @@ class _Scale:
         return round(margin + cell[0] * self.cell), round(margin + cell[1] * self.cell)
 
 
-def _scale(layout: GridLayout, size: int) -> _Scale:
-    cell = size / _extent(layout)
-    width = round(cell * (layout.columns - 1 + 2 * _MARGIN_CELLS))
-    height = round(cell * (layout.rows - 1 + 2 * _MARGIN_CELLS))
+def _scale(layout: GridLayout, legend: Legend, size: int) -> _Scale:
+    cell = size / _extent(layout, legend)
+    map_width, map_height = _map_cells(layout)
+    width = round(cell * max(map_width, legend.width))
+    height = round(cell * (map_height + legend.height))
     return _Scale(cell, width, height, max(2, round(cell * 0.125)), max(5, round(cell * 0.3)))
 
 
@@ -340,7 +351,8 @@ def render_map(
 
     _check_options(palette, size, seed)
     layout = _layout(graph, seed)
-    scale = _scale(layout, size if size is not None else _default_size(layout))
+    legend = legend_layout(graph, _map_cells(layout)[0])
+    scale = _scale(layout, legend, size if size is not None else _default_size(layout, legend))
     points = {station: scale.point(cell) for station, cell in layout.cells.items()}
     colours = line_colours(graph, palette, seed=seed)
     lw = scale.line_width
@@ -381,7 +393,18 @@ def render_map(
         draw.ellipse((x - r, y - r, x + r, y + r), fill=_WHITE, outline=_OUTLINE, width=outline)
 
     markers = [(*points[s], radii[s]) for s in graph.stations]
-    placer = LabelPlacer(scale.width, scale.height, strokes, markers, scale.font_px)
+    placer = LabelPlacer(
+        scale.width,
+        scale.height,
+        strokes,
+        markers,
+        scale.font_px,
+        lines=paths,
+        station_lines=[graph.lines_at(s) for s in graph.stations],
+        line_width=lw,
+    )
+    legend_top = round(scale.cell * _map_cells(layout)[1])
+    placer.block((0, legend_top, scale.width, scale.height))
     order = sorted(graph.stations, key=lambda s: (-len(graph.lines_at(s)), rank[s]))
     boxes: dict[str, list[int]] = {}
     leaders: dict[str, tuple[tuple[float, float], ...]] = {}
@@ -392,7 +415,7 @@ def render_map(
         if placed is None:
             raise ValueError(
                 f"{graph.city}: size {max(scale.width, scale.height)} px is too small to place the label of "
-                f"{station!r}; use a larger size (default {_default_size(layout)})"
+                f"{station!r}; use a larger size (default {_default_size(layout, legend)})"
             )
         x, y = placed.corner
         image.paste(_WHITE, (x, y, x + patch.halo.width, y + patch.halo.height), patch.halo)
@@ -401,6 +424,8 @@ def render_map(
         boxes[station] = [x + x0, y + y0, x + x1, y + y1]
         if placed.leader:
             leaders[station] = placed.leader
+    badges = _draw_badges(graph, image, placer, scale, points, radii, colours)
+    legend_boxes = _draw_legend(image, legend, legend_top, scale, colours)
     for leader in leaders.values():  # drawn last, so no label's halo cuts one
         draw.line(leader, fill=_OUTLINE, width=max(1, round(lw / 3)))
 
@@ -410,21 +435,66 @@ def render_map(
         "height": scale.height,
         "seed": seed,
         "palette": palette,
+        "line_width": lw,
         "stations": {
             station: {
                 "x": float(points[station][0]),
                 "y": float(points[station][1]),
                 "label_box": boxes[station],
+                "lines": list(graph.lines_at(station)),
                 **({"leader": [list(point) for point in leaders[station]]} if station in leaders else {}),
             }
             for station in graph.stations
         },
         "lines": {
-            line: {"color": colours[line], "path": [[round(x, 2), round(y, 2)] for x, y in paths[line]]}
+            line: {
+                "color": colours[line],
+                "path": [[round(x, 2), round(y, 2)] for x, y in paths[line]],
+                "name": line_label(graph, line),
+                "badges": badges[line],
+                "legend": legend_boxes[line],
+            }
             for line in graph.lines
         },
     }
     return RenderedMap(image, truth)
+
+
+def _draw_badges(graph, image, placer, scale, points, radii, colours) -> dict[str, list[dict[str, Any]]]:
+    """Each line's badge beside each of its termini (off strokes, labels and leaders); their boxes."""
+    badges: dict[str, list[dict[str, Any]]] = {}
+    for line in graph.lines:
+        patch = badge_patch(line_label(graph, line), colours[line], scale.font_px)
+        badges[line] = []
+        for station in line_termini(graph, line):
+            corner = placer.place_box(points[station], radii[station] + 1, patch.size, scale.cell * 0.4)
+            if corner is None:
+                raise ValueError(
+                    f"{graph.city}: size {max(scale.width, scale.height)} px is too small to place the badge of "
+                    f"{line!r}; use a larger size"
+                )
+            x, y = corner
+            image.paste(patch, (x, y))
+            badges[line].append({"station": station, "box": [x, y, x + patch.width, y + patch.height]})
+    return badges
+
+
+def _draw_legend(image, legend: Legend, top: int, scale: _Scale, colours) -> dict[str, list[int]]:
+    """The legend under the map: per line a swatch in its colour and its name; each name's ink box."""
+    from PIL import ImageDraw
+
+    draw = ImageDraw.Draw(image)
+    boxes: dict[str, list[int]] = {}
+    for line, name, column, row in legend.entries:
+        x = round(column * scale.cell)
+        middle = round(top + (0.2 + (row + 0.5) * LEGEND_ROW) * scale.cell)
+        swatch = round(LEGEND_SWATCH * scale.cell)
+        draw.line((x, middle, x + swatch, middle), fill=colours[line], width=round(scale.line_width * 1.5))
+        font = load_font(script_of(name), scale.font_px)
+        origin = (x + swatch + round(0.2 * scale.cell), middle)
+        draw.text(origin, name, font=font, fill=_TEXT, anchor="lm")
+        boxes[line] = [int(v) for v in draw.textbbox(origin, name, font=font, anchor="lm")]
+    return boxes
 
 
 # -- files ---------------------------------------------------------------------------------------------------------

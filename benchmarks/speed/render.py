@@ -1,4 +1,4 @@
-"""Speed and readability of rendered maps: ambiguous labels and bends per line.
+"""Speed and readability of rendered maps: ambiguous labels, label crossings and bends per line.
 
 Run ``python -m benchmarks.speed.render [--only rome,miami] [--synthetic N] [--seed S]``.
 It renders every embedded city (or those named) and ``N`` random synthetic
@@ -6,10 +6,15 @@ networks (default 20, drawn from ``--seed``) with :func:`vision.render.render_ma
 at the default size, and measures each map's truth with :mod:`vision.map_quality`:
 a label is *ambiguous* when its box is at least as near another station's
 marker as its own and no leader line joins it to its marker; a *bend* is a
-turn of a line's drawn path. One line per map goes to stderr; the last line
-printed is one JSON object: ``ambiguous_share`` (ambiguous labels over all
-labels), ``ambiguous``, ``labels``, ``leaders``, ``bends_per_line`` (all bends
-over all lines), ``seconds`` (rendering only), and per-map figures under ``maps``.
+turn of a line's drawn path; the crossings are
+:func:`vision.map_quality.label_crossings`. One line per map goes to stderr;
+the last line printed is one JSON object: ``ambiguous_share`` (ambiguous
+labels over all labels), ``ambiguous``, ``labels``, ``leaders``,
+``leader_label`` (leaders over another label), ``leader_line`` (leaders over
+another line's stroke), ``line_label`` (strokes through a station label's
+text), ``bends_per_line`` (all bends over all lines), ``seconds`` (rendering
+only), per-map figures under ``maps``, and under ``skipped`` each map that
+could not be drawn here (a Chinese city without a CJK font) with the reason.
 """
 
 from __future__ import annotations
@@ -63,15 +68,24 @@ def measure(name: str, graph: TransitGraph, seed: int) -> dict:
 
 
 def run(cities: list[str], synthetic: int, seed: int) -> dict:
+    from vision.errors import EngineUnavailable
+
     maps: dict[str, dict] = {}
+    skipped: dict[str, str] = {}
     jobs = [(city, city_graph(city)) for city in cities]
     jobs += [(f"synthetic-{seed + n}", synthetic_network(seed + n)) for n in range(synthetic)]
     for name, graph in jobs:
-        figures = measure(name, graph, 0)
+        try:
+            figures = measure(name, graph, 0)
+        except EngineUnavailable as error:
+            skipped[name] = str(error)
+            print(f"{name}: skipped: {error}", file=sys.stderr)
+            continue
         maps[name] = figures
         print(
             f"{name}: {len(figures['ambiguous'])}/{figures['labels']} ambiguous, {figures['leaders']} leaders, "
-            f"{figures['bends']} bends on {figures['lines']} lines, {figures['seconds']:.1f} s",
+            f"{figures['bends']} bends on {figures['lines']} lines, crossings {figures['leader_label']} leader/label "
+            f"{figures['leader_line']} leader/line {figures['line_label']} line/label, {figures['seconds']:.1f} s",
             file=sys.stderr,
         )
     labels = sum(m["labels"] for m in maps.values())
@@ -80,10 +94,12 @@ def run(cities: list[str], synthetic: int, seed: int) -> dict:
     cities_only = [m for name, m in maps.items() if not name.startswith("synthetic-")]
     return {
         "maps": maps,
+        "skipped": skipped,
         "labels": labels,
         "ambiguous": ambiguous,
         "ambiguous_share": round(ambiguous / labels, 5) if labels else None,
         "leaders": sum(m["leaders"] for m in maps.values()),
+        **{key: sum(m[key] for m in maps.values()) for key in ("leader_label", "leader_line", "line_label")},
         "lines": lines,
         "bends_per_line": round(sum(m["bends"] for m in maps.values()) / lines, 3) if lines else None,
         "city_bends_per_line": round(sum(m["bends"] for m in cities_only) / sum(m["lines"] for m in cities_only), 3)
