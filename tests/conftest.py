@@ -57,10 +57,10 @@ def _test_split_generated_once(monkeypatch):
 
     real = reasonmap.eval._generated
 
-    def generated(task: str, split: str, seed: int) -> list:
+    def generated(task: str, split: str, seed: int, *, progress: bool = False) -> list:
         key = (task, split, seed)
-        if key not in _GENERATED:
-            _GENERATED[key] = real(task, split, seed)
+        if progress or key not in _GENERATED:  # a run that shows the generator's bar generates
+            _GENERATED[key] = real(task, split, seed, progress=progress)
         return list(_GENERATED[key])
 
     monkeypatch.setattr(reasonmap.eval, "_generated", generated)
