@@ -89,7 +89,7 @@ def prediction_row(record: Any, *, where: str = "prediction") -> tuple[Predictio
     Examples
     --------
     >>> prediction_row({"id": "q1", "model": "m", "question": "short", "response": None, "error": "timeout"})
-    (Prediction(id='q1', model='m', question='short', response='', tokens=None), 'timeout')
+    (Prediction(id='q1', model='m', question='short', response='', tokens=None, repeat=0), 'timeout')
     """
     prediction = Prediction.from_dict(record, where=where)
     error = record.get("error")
