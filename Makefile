@@ -31,7 +31,7 @@ demo: install
 	$(BIN)/reasonmap demo --out $(OUT)
 
 test: install fonts
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto
 
 lint: install
 	$(BIN)/ruff check .
