@@ -520,7 +520,7 @@ READER_LINES = [
     "=====",
     "$",
     "\\[",
-    "Departure Stop: \"Termini\".",
+    'Departure Stop: "Termini".',
 ]
 
 
