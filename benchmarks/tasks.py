@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from benchmarks.jsonl import Problem
 
 if TYPE_CHECKING:
+    from benchmarks.metrics import MetricSpec
     from graphkit.executors import Executor
     from graphkit.graph import TransitGraph
 
@@ -105,6 +106,8 @@ class Task(Protocol):
     default_weighting: str
     #: the symbolic solvers ``reasonmap baseline`` has for it
     solvers: tuple[str, ...]
+    #: its metrics (:class:`benchmarks.metrics.MetricSpec`), the headline ones in the order tables print them
+    metrics: tuple[MetricSpec, ...]
 
     def recognise(self, path: Path) -> bool:
         """Whether ``path`` holds this task's questions (by its first record)."""

@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 from benchmarks.jsonl import Problem
 from benchmarks.mapqa.io import is_mapqa_file, read_map_predictions, read_map_questions
+from benchmarks.mapqa.metrics import MAPQA_METRICS
 from benchmarks.mapqa.records import KIND, MapPrediction, MapQuestion, MapVerdict
+from benchmarks.metrics import MetricSpec
 from benchmarks.tasks import Loaded, Prompt, ScoreOptions
 
 if TYPE_CHECKING:
@@ -33,6 +35,7 @@ class MapQATask:
     variants: tuple[str, ...] = ("paper",)
     default_weighting: str = "none"
     solvers: tuple[str, ...] = ()
+    metrics: tuple[MetricSpec, ...] = MAPQA_METRICS
 
     def recognise(self, path: Path) -> bool:
         return is_mapqa_file(path)

@@ -14,7 +14,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from benchmarks.jsonl import Problem, read_jsonl
+from benchmarks.metrics import MetricSpec
 from benchmarks.plus.loading import is_plus_file, load_plus_questions, read_plus_sheet
+from benchmarks.plus.metrics import PLUS_METRICS
 from benchmarks.plus.questions import PlusPrediction, PlusQuestion
 from benchmarks.tasks import Loaded, Prompt, ScoreOptions
 
@@ -34,6 +36,7 @@ class PlusTask:
     variants: tuple[str, ...] = ("paper", "official", "vlmevalkit")
     default_weighting: str = "city"
     solvers: tuple[str, ...] = ("oracle",)
+    metrics: tuple[MetricSpec, ...] = PLUS_METRICS
 
     def recognise(self, path: Path) -> bool:
         return is_plus_file(path)

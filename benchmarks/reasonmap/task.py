@@ -13,7 +13,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from benchmarks.jsonl import Problem
+from benchmarks.metrics import MetricSpec
 from benchmarks.reasonmap.loading import graph_lookup, load_questions
+from benchmarks.reasonmap.metrics import ROUTE_METRICS
 from benchmarks.reasonmap.records import KINDS, Prediction, Question, Verdict
 from benchmarks.reasonmap.scoring import VARIANTS, score_predictions
 from benchmarks.tasks import Loaded, Prompt, ScoreOptions
@@ -150,6 +152,7 @@ class RouteTask:
     variants: tuple[str, ...] = SCORING_VARIANTS
     default_weighting: str = "paper"
     solvers: tuple[str, ...] = ("oracle", "text-oracle", "direct-line", "echo", "noisy")
+    metrics: tuple[MetricSpec, ...] = ROUTE_METRICS
 
     def recognise(self, path: Path) -> bool:
         return True  # the fallback: the toolkit's own files and the public data set's
