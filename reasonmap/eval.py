@@ -526,35 +526,25 @@ def _run_locked(
     return EvalResult(tuple(results), files_written, tuple(problems))
 
 
-def _percent(value: Any) -> str:
-    return "–" if value is None else f"{100 * value:.2f}"
-
-
-def _number(value: Any) -> str:
-    return "–" if value is None else f"{value:.2f}"
-
-
-_SHOWN: dict[str, Callable[[Any], str]] = {"percent": _percent, "number": _number}
-
-
 def results_markdown(record: Mapping[str, Any]) -> str:
     """One table: models × (task, mode), routes in the paper's Table 2 shape (text-only beside full is its
     visual-masking ablation); accuracies in %, weighted as each task's report weights them."""
+    from benchmarks.metrics import headline
     from benchmarks.tasks import get_task
 
     results = record["results"]
     pairs = list(dict.fromkeys((row["task"], row["mode"]) for row in results))
-    columns = {task: get_task(task).columns for task, _ in pairs}
+    columns = {task: headline(get_task(task).metrics) for task, _ in pairs}  # each task's headline metrics
     header = ["Model"]
     for task, mode in pairs:
-        header += [f"{task} {mode}: {column.header}" for column in columns[task]]
+        header += [f"{task} {mode}: {spec.label}" for spec in columns[task]]
     lines = ["| " + " | ".join(header) + " |", "|---|" + "---:|" * (len(header) - 1)]
     for model in dict.fromkeys(row["model"] for row in results):
         cells = [model]
         for task, mode in pairs:
             row = next((r for r in results if (r["task"], r["mode"], r["model"]) == (task, mode, model)), None)
-            for column in columns[task]:
-                cells.append(_SHOWN[column.shown](row["metrics"].get(column.metric)) if row else "–")
+            for spec in columns[task]:
+                cells.append(spec.cell(row["metrics"].get(spec.name)) if row else "–")
         lines.append("| " + " | ".join(cells) + " |")
     notes = [
         f"- {row['task']}/{row['mode']}: {row['n']} answers scored, {row['n_invalid']} invalid"

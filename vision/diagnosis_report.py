@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from benchmarks.jsonl import read_jsonl, unique_by_id, write_jsonl
 from benchmarks.manifests import begin_outputs, manifest_beside, write_manifest
+from benchmarks.metrics import percent, ratio
 from benchmarks.reasonmap.loading import read_questions
 from benchmarks.reasonmap.records import Prediction, Question
 from benchmarks.summaries import write_summary, write_text
@@ -99,7 +100,7 @@ def prediction_row(record: Any, *, where: str = "prediction") -> tuple[Predictio
 
 
 def _share(count: int, total: int) -> float:
-    return round(count / total, 4) if total else 0.0
+    return ratio(count, total, 4) or 0.0  # no answer: a share of 0, not None
 
 
 def _counts(diagnoses: list[Diagnosis]) -> dict[str, Any]:
@@ -149,10 +150,6 @@ def summarise(diagnoses: Iterable[Diagnosis]) -> dict[str, Any]:
     }
 
 
-def _percent(value: float) -> str:
-    return f"{100 * value:.1f}%"
-
-
 def summary_markdown(summary: Mapping[str, Any]) -> str:
     """Markdown tables of a :func:`summarise` result: categories, labels, and categories per city.
 
@@ -168,7 +165,7 @@ def summary_markdown(summary: Mapping[str, Any]) -> str:
         "|---|---:|---:|---:|---:|---:|",
     ]
     for model, found in models.items():
-        shares = [_percent(found["categories"][category]["share"]) for category in CATEGORIES]
+        shares = [percent(found["categories"][category]["share"], 1, "%") for category in CATEGORIES]
         lines.append(f"| {model} | {found['total']} | {' | '.join(shares)} |")
     labels = list(summary["labels"])
     lines += ["", "| model | " + " | ".join(labels) + " |", "|---|" + "---:|" * len(labels)]
@@ -182,7 +179,7 @@ def summary_markdown(summary: Mapping[str, Any]) -> str:
     ]
     for model, found in models.items():
         for city, counts in found["cities"].items():
-            shares = [_percent(counts["categories"][category]["share"]) for category in CATEGORIES]
+            shares = [percent(counts["categories"][category]["share"], 1, "%") for category in CATEGORIES]
             lines.append(f"| {model} | {city or '-'} | {counts['total']} | {' | '.join(shares)} |")
     return "\n".join(lines) + "\n"
 

@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 from benchmarks.jsonl import Problem
 from benchmarks.mapqa.io import is_mapqa_file, read_map_predictions, read_map_questions
+from benchmarks.mapqa.metrics import MAPQA_METRICS
 from benchmarks.mapqa.records import KIND, MapPrediction, MapQuestion, MapVerdict
-from benchmarks.tasks import Column, Loaded, MapPolicy, Prompt, ScoreOptions, Task, Variant
+from benchmarks.tasks import Loaded, MapPolicy, Prompt, ScoreOptions, Task, Variant
 
 if TYPE_CHECKING:
     from benchmarks.samples import SampleSet
@@ -125,5 +126,5 @@ MAPQA = Task(
     table=_table,
     samples=_samples,
     maps=MapPolicy(own_images=True),
-    columns=(Column("Acc.", "accuracy"),),
+    metrics=MAPQA_METRICS,
 )

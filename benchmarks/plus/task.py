@@ -15,10 +15,11 @@ from typing import TYPE_CHECKING, Any
 
 from benchmarks.jsonl import Problem, read_jsonl
 from benchmarks.plus.loading import is_plus_file, load_plus_questions, read_plus_sheet
+from benchmarks.plus.metrics import PLUS_METRICS
 from benchmarks.plus.official import PLUS_MODELS
 from benchmarks.plus.questions import DEFAULT_PER_TYPE, PlusPrediction, PlusQuestion
 from benchmarks.reasonmap.weighting import WEIGHTINGS
-from benchmarks.tasks import Column, Generation, Loaded, Prompt, ScoreOptions, Task, Variant
+from benchmarks.tasks import Generation, Loaded, Prompt, ScoreOptions, Task, Variant
 
 if TYPE_CHECKING:
     from benchmarks.plus.scoring import PlusVerdict
@@ -211,5 +212,5 @@ PLUS = Task(
     compare=_compare,
     generation=Generation(_generate, {"per_type": DEFAULT_PER_TYPE}, _describe, noun="plus questions"),
     samples=_samples,
-    columns=(Column("Acc.", "weighted_accuracy"),),
+    metrics=PLUS_METRICS,
 )

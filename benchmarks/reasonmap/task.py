@@ -16,12 +16,13 @@ from typing import TYPE_CHECKING, Any
 
 from benchmarks.jsonl import Problem
 from benchmarks.reasonmap.loading import graph_lookup, load_questions
+from benchmarks.reasonmap.metrics import ROUTE_METRICS
 from benchmarks.reasonmap.official_rules import OFFICIAL_MODELS
 from benchmarks.reasonmap.records import KINDS, Prediction, Question, Verdict
 from benchmarks.reasonmap.scoring import VARIANTS as MAP_SCORE_VARIANTS
 from benchmarks.reasonmap.scoring import score_predictions
 from benchmarks.reasonmap.weighting import WEIGHTINGS
-from benchmarks.tasks import Column, Generation, Loaded, MapPolicy, Prompt, ScoreOptions, Task, Variant
+from benchmarks.tasks import Generation, Loaded, MapPolicy, Prompt, ScoreOptions, Task, Variant
 from graphkit.errors import TransitError
 from graphkit.graph import TransitGraph
 from graphkit.metro import MetroData
@@ -390,11 +391,5 @@ ROUTE = Task(
     generation=Generation(_generate, {"per_city": 40, "quota": "20:15:5"}, _describe),
     samples=_samples,
     maps=MapPolicy(carried=_carried_maps),
-    # the paper's Table 2 shape
-    columns=(
-        Column("Short Acc.", "weighted_accuracy_short"),
-        Column("Short Map", "map_score_short", "number"),
-        Column("Long Acc.", "weighted_accuracy_long"),
-        Column("Long Map", "map_score_long", "number"),
-    ),
+    metrics=ROUTE_METRICS,  # the headline ones in the paper's Table 2 shape
 )

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from benchmarks.metrics import weighted_mean
 from benchmarks.reasonmap.records import DIFFICULTIES, Question, Verdict
 
 __all__ = ["WeightingScheme", "WEIGHTINGS", "get_weighting", "weight_of", "weighted_accuracy"]
@@ -133,10 +134,7 @@ def weighted_accuracy(verdicts: Iterable[Verdict]) -> float:
     ...                    Verdict("2", "m", "short", None, 0, 0.0, weight=1.0)])
     0.75
     """
-    total = hits = 0.0
-    for verdict in verdicts:
-        total += verdict.weight
-        hits += verdict.weight * verdict.correct
-    if total <= 0:
+    value = weighted_mean((verdict.correct, verdict.weight) for verdict in verdicts)
+    if value is None:
         raise ValueError("weighted accuracy of no verdicts (or of weights that add up to 0)")
-    return hits / total
+    return value
