@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
 
+from graphkit.choices import check_choice
 from graphkit.errors import TransitError
 from graphkit.graph import TransitGraph, compile_graph
 from graphkit.metro import load_metro
@@ -500,9 +501,7 @@ TEXTUALIZATIONS: dict[str, TextFormat] = {
 
 
 def _format(name: str) -> TextFormat:
-    if name not in TEXTUALIZATIONS:
-        raise ValueError(f"unknown textualization {name!r}; valid: {', '.join(TEXTUALIZATIONS)}")
-    return TEXTUALIZATIONS[name]
+    return TEXTUALIZATIONS[check_choice(name, TEXTUALIZATIONS, what="textualization")]
 
 
 @lru_cache(maxsize=1)

@@ -70,6 +70,7 @@ from dataclasses import asdict, dataclass
 from itertools import combinations
 from typing import Any, Literal
 
+from graphkit.choices import check_choice
 from graphkit.graph import TransitGraph
 from graphkit.names import fold, station_keys
 from graphkit.topology import LineTopology
@@ -155,8 +156,7 @@ class Finding:
     lines: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        if self.kind not in KINDS:
-            raise ValueError(f"unknown lint kind {self.kind!r}; valid: {', '.join(KINDS)}")
+        check_choice(self.kind, KINDS, what="lint kind")
 
     def to_dict(self) -> dict[str, Any]:
         """The finding as plain JSON values."""
