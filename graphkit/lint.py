@@ -64,16 +64,16 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
+from functools import lru_cache
 from itertools import combinations
 from typing import Any, Literal
 
 from graphkit.choices import check_choice
 from graphkit.graph import TransitGraph
 from graphkit.names import fold, station_keys
-from graphkit.topology import LineTopology
 
 __all__ = [
     "Kind",
@@ -250,18 +250,25 @@ def format_findings(findings: Iterable[Finding]) -> str:
 _Raw = tuple[str, str, tuple[str, ...], tuple[str, ...]]
 
 
-def _within(topology: LineTopology, station: str, stops: int) -> dict[str, int]:
-    """Stations of the line within ``stops`` stops of ``station`` (itself excluded), with their distance."""
-    distance = {station: 0}
-    queue = deque([station])
-    while queue:
-        here = queue.popleft()
-        if distance[here] == stops:
-            continue
-        for there in topology.adjacency[here]:
-            if there not in distance:
-                distance[there] = distance[here] + 1
-                queue.append(there)
+# each built once while a graph's checks run: the walks below are networkx's
+@lru_cache(maxsize=1)
+def _line_networks(graph: TransitGraph) -> dict[str, Any]:
+    """Each line's own networkx graph."""
+    import networkx
+
+    return {name: networkx.from_dict_of_lists(topology.adjacency) for name, topology in graph.lines.items()}
+
+
+@lru_cache(maxsize=1)
+def _network(graph: TransitGraph) -> Any:
+    return graph.to_networkx()
+
+
+def _within(graph: TransitGraph, line: str, station: str, stops: int) -> dict[str, int]:
+    """Stations of ``line`` within ``stops`` stops of ``station`` along it (itself excluded), with their distance."""
+    import networkx
+
+    distance = networkx.single_source_shortest_path_length(_line_networks(graph)[line], station, cutoff=stops)
     del distance[station]
     return distance
 
@@ -282,7 +289,7 @@ def _homonyms(graph: TransitGraph) -> Iterator[_Raw]:
         if station in confirmed or graph.display_name(station) != station:
             continue  # decided by the overlay: one station, or one of the stations a name was split into
         lines = graph.lines_at(station)
-        around = {line: _within(graph.lines[line], station, NEIGHBOURHOOD_STOPS) for line in lines}
+        around = {line: _within(graph, line, station, NEIGHBOURHOOD_STOPS) for line in lines}
         meeting = [
             (a, b)
             for a, b in combinations(lines, 2)
@@ -554,21 +561,17 @@ def _overlay_hints(graph: TransitGraph) -> Iterator[_Raw]:
 
 def _distance_elsewhere(graph: TransitGraph, skipped: str, source: str, target: str, limit: int) -> int | None:
     """Fewest stops from ``source`` to ``target`` over lines other than ``skipped``, if at most ``limit``."""
-    others = [topology for name, topology in graph.lines.items() if name != skipped]
-    distance = {source: 0}
-    queue = deque([source])
-    while queue:
-        here = queue.popleft()
-        if distance[here] == limit:
-            continue
-        for topology in others:
-            for there in topology.adjacency.get(here, ()):
-                if there not in distance:
-                    if there == target:
-                        return distance[here] + 1
-                    distance[there] = distance[here] + 1
-                    queue.append(there)
-    return None
+    import networkx
+
+    if source == target:
+        return None  # no distance to cover: not the open-listed loop this hint is for
+    network = _network(graph)
+    others = networkx.subgraph_view(network, filter_edge=lambda a, b: network.edges[a, b]["lines"] != [skipped])
+    try:
+        stops = networkx.shortest_path_length(others, source, target)
+    except networkx.NetworkXNoPath:
+        return None
+    return stops if stops <= limit else None
 
 
 def _components(graph: TransitGraph) -> Iterator[_Raw]:
