@@ -62,7 +62,6 @@ Examples
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
@@ -364,12 +363,23 @@ def _transfer_marks(graph: TransitGraph) -> Iterator[_Raw]:
             )
 
 
+def _similarity(a: str, b: str) -> float:
+    """How alike two texts are, 0 to 1: twice their longest common subsequence over their total length.
+
+    rapidfuzz's Indel ratio, computed from the integer subsequence length so that a ratio on the
+    threshold is exactly on it (``23 / 25`` is 0.92, never 0.91999...).
+    """
+    from rapidfuzz.distance import LCSseq
+
+    total = len(a) + len(b)
+    return 2.0 * LCSseq.similarity(a, b) / total if total else 1.0
+
+
 def _station_word(word: str) -> bool:
     """Whether ``word`` is the word "station", rightly spelt or not (``Staton``, ``Stations``)."""
     word = word.casefold()
     return word == _STATION_WORD or (
-        word[:1] == _STATION_WORD[0]
-        and difflib.SequenceMatcher(None, word, _STATION_WORD).ratio() >= _MISSPELT_STATION_RATIO
+        word[:1] == _STATION_WORD[0] and _similarity(word, _STATION_WORD) >= _MISSPELT_STATION_RATIO
     )
 
 
@@ -426,7 +436,7 @@ def _near_duplicates(graph: TransitGraph) -> Iterator[_Raw]:
         a, b = sorted((keys[i], keys[j]), key=len)
         if (i, j) in found or _compass_twins(words[i], words[j]):
             continue
-        ratio = difflib.SequenceMatcher(None, a, b, autojunk=False).ratio()
+        ratio = _similarity(a, b)
         if ratio >= NEAR_DUPLICATE_RATIO:
             found[i, j] = f"are {ratio:.0%} alike"
     for (first, second), reason in sorted(found.items()):
@@ -474,8 +484,8 @@ def _alike_candidates(keys: list[str], numbers: list[tuple[str, ...]]) -> Iterat
     """Pairs ``(i, j)``, ``i < j``, of distinct keys of at least :data:`NEAR_DUPLICATE_MIN_LENGTH`
     characters with the same numbers and near lengths whose Indel similarity reaches the ratio.
 
-    rapidfuzz's ratio is never below difflib's (it counts the longest common subsequence, difflib
-    its matching blocks), so it only narrows what difflib then decides. Keys are compared in
+    The scores are rapidfuzz's, in floats: a margin below the ratio keeps every pair that
+    :func:`_similarity` then decides exactly. Keys are compared in
     blocks of rows against the window of keys whose lengths can reach the ratio: memory stays
     bounded, and pairs the lengths rule out are never compared.
     """
@@ -495,7 +505,7 @@ def _alike_candidates(keys: list[str], numbers: list[tuple[str, ...]]) -> Iterat
                 texts[start:stop],
                 texts[start:end],
                 scorer=fuzz.ratio,
-                score_cutoff=100 * NEAR_DUPLICATE_RATIO - 1,  # a margin for rounding; difflib decides
+                score_cutoff=100 * NEAR_DUPLICATE_RATIO - 1,  # a margin for rounding; _similarity decides
                 dtype=numpy.float32,
             )
             for row, column in zip(*numpy.nonzero(scores), strict=True):

@@ -300,7 +300,7 @@ def _station_names(rng: random.Random, count: int, script: str) -> list[str]:
     long_keys: list[str] = []
     names: list[str] = []
     draw = _latin_name if script == "latin" else _cjk_name
-    cutoff = 100 * _NEAR_RATIO - 1  # rapidfuzz's ratio is never below difflib's, which lint uses
+    cutoff = 100 * _NEAR_RATIO - 1  # below lint's near-duplicate ratio (the same Indel ratio), with a margin
     while len(names) < count:
         for _ in range(_MAX_NAME_TRIES):
             name = draw(rng)
