@@ -4,7 +4,8 @@ Textualized maps, prompt modes and ablations, symbolic solvers, and a
 resumable client for OpenAI-compatible chat endpoints. The public surface is
 ``__all__``: the prompt modes and the requests they build, the
 textualizations, the solvers (and the noise that makes one fail as a model
-would), the alias ablation, the client and the oracles. The submodules are
+would), the alias ablation, the client, the oracles and the errors (one root,
+:class:`BaselineError`). The submodules are
 internal (import from the package, not from them).
 
 Examples
@@ -28,11 +29,12 @@ __all__, __getattr__, __dir__ = lazy_exports(
     {
         "baselines.alias": ("aliased", "unalias_text"),
         "baselines.answers": ("render_answer",),
-        "baselines.client": ("ClientError", "RunSummary", "run_requests"),
+        "baselines.client": ("RunSummary", "run_requests"),
+        "baselines.errors": ("BaselineError", "ClientError", "InvalidTextualization"),
         "baselines.plus_oracle": ("plus_oracle_predictions",),
         "baselines.prompts": ("MODES", "build_requests", "symbolic_prompt"),
         "baselines.requests": ("Request",),
         "baselines.solvers": ("SOLVERS", "Noise", "run_solver", "solve"),
-        "baselines.textualize": ("TEXTUALIZATIONS", "InvalidTextualization", "text_oracle_routes"),
+        "baselines.textualize": ("TEXTUALIZATIONS", "text_oracle_routes"),
     },
 )

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, NamedTuple
 
+from baselines.errors import InvalidTextualization
 from graphkit.choices import check_choice
 from graphkit.errors import TransitError
 from graphkit.graph import TransitGraph, compile_graph
@@ -77,10 +78,6 @@ _LINES_LEGEND = {  # a text explains only the notes it uses
     "extra": '# "also adjacent: A -- B" joins two more stations of the line directly.',
 }
 _CL100K_URL = "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken"
-
-
-class InvalidTextualization(TransitError, ValueError):
-    """A text that is not a well-formed textualization, or a prompt without a map block."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -131,6 +131,7 @@ SURFACES: dict[str, tuple[str, ...]] = {
     ),
     "baselines": (
         "aliased",
+        "BaselineError",
         "build_requests",
         "ClientError",
         "InvalidTextualization",
