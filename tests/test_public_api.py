@@ -113,6 +113,7 @@ SURFACES: dict[str, tuple[str, ...]] = {
     ),
     "benchmarks.mapqa": (
         "Choice",
+        "descriptive_saturation_index",
         "image_path",
         "LEVELS",
         "MapPrediction",
@@ -127,6 +128,7 @@ SURFACES: dict[str, tuple[str, ...]] = {
         "score_prediction",
         "score_predictions",
         "summarize",
+        "visual_dependency_index",
         "write_report",
     ),
     "baselines": (

@@ -6,8 +6,10 @@ reasoning), a map category and a language. The public surface is
 ``__all__``: the records, reading question and prediction files (bad records
 reported and skipped), the two scoring stages (:func:`parse_response`, which
 never raises, then :func:`score_answer`, or both at once with
-:func:`score_prediction`), the registered metrics and the report. The
-submodules are internal (import from the package, not from them).
+:func:`score_prediction`), the registered metrics, the report, and the
+text-mediated pathway's visual dependency and descriptive saturation indices
+(VDI, DSI). The submodules are internal (import from the package, not from
+them).
 """
 
 from __future__ import annotations
@@ -22,5 +24,6 @@ __all__, __getattr__, __dir__ = lazy_exports(
         "benchmarks.mapqa.records": ("LEVELS", "QUESTION_TYPES", "MapPrediction", "MapQuestion", "MapVerdict"),
         "benchmarks.mapqa.report": ("summarize", "write_report"),
         "benchmarks.mapqa.scoring": ("METRICS", "score_answer", "score_prediction", "score_predictions"),
+        "benchmarks.mapqa.vdi": ("descriptive_saturation_index", "visual_dependency_index"),
     },
 )
