@@ -59,6 +59,7 @@ from pathlib import Path
 from typing import Any
 
 from baselines.chat import Backoff, ChatSession, Outcome, ask, chat_url, shown_url
+from baselines.errors import ClientError, EndpointRefused, EndpointUnreachable, OutputFileError
 from baselines.map_images import encoded_request
 from baselines.requests import Request
 from benchmarks.jsonl import MAX_LINE_BYTES
@@ -79,23 +80,6 @@ __all__ = [
     "chat_url",
     "run_requests",
 ]
-
-
-class ClientError(Exception):
-    """Base class of the model client's errors."""
-
-
-class EndpointRefused(ClientError, ValueError):
-    """The endpoint answered 401, 403 or 404: the key, URL or model name is wrong; the run stopped."""
-
-
-class EndpointUnreachable(ClientError, ConnectionError):
-    """No connection could be made to the endpoint after every retry; the run stopped."""
-
-
-class OutputFileError(ClientError, ValueError):
-    """The prediction file cannot be resumed (a bad row before its end, another run writing to it, or rows of
-    another mode or other settings)."""
 
 
 @dataclass(frozen=True, slots=True)

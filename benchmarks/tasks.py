@@ -26,6 +26,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from benchmarks.jsonl import Problem
+from graphkit.choices import check_choice
 
 if TYPE_CHECKING:
     from benchmarks.metrics import MetricSpec
@@ -297,11 +298,9 @@ def get_task(name: str) -> Task:
     >>> get_task("maps")
     Traceback (most recent call last):
     ...
-    ValueError: unknown task 'maps': the tasks are route, plus, mapqa
+    graphkit.choices.UnknownChoice: task must be one of ['route', 'plus', 'mapqa'], got 'maps'
     """
-    if name not in TASKS:
-        raise ValueError(f"unknown task {name!r}: the tasks are {', '.join(TASKS)}")
-    module, attribute = TASKS[name].split(":")
+    module, attribute = TASKS[check_choice(name, TASKS, what="task")].split(":")
     return getattr(importlib.import_module(module), attribute)
 
 

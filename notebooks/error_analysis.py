@@ -46,22 +46,29 @@ from pathlib import Path
 
 from PIL import Image
 
-from baselines.solvers import Noise, run_solver
-from benchmarks.jsonl import read_jsonl, unique_by_id, write_jsonl
-from benchmarks.reasonmap.generate import TEST_CITIES, generate_questions
-from benchmarks.reasonmap.loading import read_questions
-from benchmarks.reasonmap.records import DIFFICULTIES
-from benchmarks.summaries import write_summary
-from graphkit.cities import city_graph, city_names
-from graphkit.names import fold
-from vision.analyse import analyse_map, folder_evidence, map_files
-from vision.diagnose import CATEGORIES, LABELS
-from vision.diagnosis_plots import confusion_crops, plot_confusions, plot_labels
-from vision.diagnosis_report import diagnose_predictions, prediction_row, summarise, summary_markdown
-from vision.errors import EngineUnavailable
-from vision.evidence import read_truth
-from vision.fonts import find_font
-from vision.render import render_map, write_rendered
+from baselines import Noise, run_solver
+from benchmarks import read_jsonl, unique_by_id, write_jsonl, write_summary
+from benchmarks.reasonmap import DIFFICULTIES, TEST_CITIES, generate_questions, read_questions
+from graphkit import city_graph, city_names, fold
+from vision import (
+    CATEGORIES,
+    LABELS,
+    EngineUnavailable,
+    analyse_map,
+    confusion_crops,
+    diagnose_predictions,
+    find_font,
+    folder_evidence,
+    map_files,
+    plot_confusions,
+    plot_labels,
+    prediction_row,
+    read_truth,
+    render_map,
+    summarise,
+    summary_markdown,
+    write_rendered,
+)
 
 # %% [markdown]
 # ## Settings

@@ -34,6 +34,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from reasonmap.errors import ReasonmapError
+
 __all__ = ["EvalSettings", "EvalResult", "EvalError", "run_eval", "results_markdown", "add_eval_command"]
 
 EVAL_FILE = "eval.json"
@@ -52,7 +54,7 @@ _MODE_FILES = (
 )
 
 
-class EvalError(ValueError):
+class EvalError(ReasonmapError, ValueError):
     """An evaluation that cannot start (exit 2, like any bad input); the message says why in one line."""
 
     status = 2

@@ -91,10 +91,10 @@ _NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
 
 
 def _closest(word: str, choices: Sequence[str]) -> str | None:
-    """The choice ``word`` most likely misspells, if one is close enough."""
-    from rapidfuzz import fuzz, process
+    """The choice ``word`` most likely misspells, if one is close enough (as every named choice's error says)."""
+    from graphkit.choices import close_choices
 
-    found = process.extractOne(word, list(choices), scorer=fuzz.ratio, score_cutoff=70)
+    found = close_choices(word, choices, limit=1)
     return found[0] if found else None
 
 

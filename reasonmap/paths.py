@@ -24,6 +24,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from reasonmap.errors import ReasonmapError
+
 __all__ = [
     "Output",
     "OUTPUTS",
@@ -103,7 +105,7 @@ OUTPUTS: Mapping[str, tuple[Output, ...]] = {
 }
 
 
-class OverwriteRefused(ValueError):
+class OverwriteRefused(ReasonmapError, ValueError):
     """An output that would replace an input; the message names both options."""
 
 
