@@ -218,8 +218,24 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
             colour_threshold=args.colour_threshold,
             layout_threshold=args.layout_threshold,
             executor=executor,
+            draw=args.draw,
+            images=_map_images(args),
+            progress=not args.quiet,
         )
     return _report_diagnosis(run)
+
+
+def _map_images(args: argparse.Namespace):
+    """A city's map image for ``--draw``: the one ``--map`` names, or the city's in ``--maps``; else none."""
+    from graphkit.names import fold
+    from vision.analyse import map_files
+
+    if args.map:
+        return lambda city: args.map
+    if args.maps:
+        files = map_files(args.maps)
+        return lambda city: files.get(fold(city), {}).get("image")
+    return None
 
 
 def _report_diagnosis(run) -> int:
@@ -255,6 +271,8 @@ def _diagnose_folder(args: argparse.Namespace) -> int:
             colour_threshold=args.colour_threshold,
             layout_threshold=args.layout_threshold,
             executor=executor,
+            draw=args.draw,
+            progress=not args.quiet,
         )
     return _report_diagnosis(run)
 
@@ -340,5 +358,10 @@ def add_vision_commands(commands, add_city_options) -> None:
     )
     diagnose.add_argument("--layout-threshold", type=float, help="px under which a line runs near (default: 3 labels)")
     diagnose.add_argument("--out", required=True, help="diagnoses (JSON Lines); summaries are written beside it")
+    diagnose.add_argument(
+        "--draw",
+        metavar="DIR",
+        help="draw each wrong answer's route and the reference on its map: DIR/<id>__<model>__<kind>.png",
+    )
     add_executor_options(diagnose)
     diagnose.set_defaults(run=cmd_diagnose)
