@@ -454,7 +454,7 @@ def draw_routes(
         axis.set_axis_off()
         for row, line in enumerate(heading):
             figure.text(_PAD / width, 1 - (_PAD + _TITLE_PX * row) / height, line, ha="left", va="top",
-                        fontsize=8, fontweight="bold" if row == 0 else "normal")  # fmt: skip
+                        fontsize=8.5 if row == 0 else 8)  # fmt: skip
         legend_top = 1 - (top + crop_h + 6) / height
         figure.legend(handles, names, loc="upper left", bbox_to_anchor=(_PAD / width, legend_top), ncols=columns,
                       borderaxespad=0, borderpad=0, handlelength=2.2, columnspacing=1.5)  # fmt: skip
