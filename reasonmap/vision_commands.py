@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 
@@ -179,6 +180,8 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
     from vision.render import truth_path
 
     _check_cache(args)
+    if args.draw and os.path.exists(args.draw) and not os.path.isdir(args.draw):
+        raise ValueError(f"--draw {args.draw}: not a folder (the drawings go into one)")
     if args.evidence_dir:
         if not args.metro_dir:
             raise ValueError("--evidence-dir needs --metro-dir (the maps' cities)")

@@ -259,3 +259,13 @@ def test_diagnose_draws_each_wrong_answer_and_one_example_per_label(rendered, tm
     }
     assert f"| refusal | ![refusal](drawn/{questions[1].id}__m__short.png) |" in out
     assert all((tmp_path / path).is_file() for path in summary["examples"].values())
+
+
+def test_diagnose_draw_must_name_a_folder(rendered, tmp_path, capsys):
+    _refusals(tmp_path, {"rome": 1})
+    (tmp_path / "afile").write_text("", encoding="utf-8")
+    code, _, err = run(
+        capsys, "diagnose", "--questions", tmp_path / "q.jsonl", "--predictions", tmp_path / "p.jsonl",
+        "--map", rendered, "--truth", "--city", "rome", "--out", tmp_path / "d.jsonl", "--draw", tmp_path / "afile",
+    )  # fmt: skip
+    assert code == 2 and "afile: not a folder" in err and not (tmp_path / "d.jsonl").exists()
