@@ -8,8 +8,9 @@ answer with :func:`vision.diagnose.diagnose`, and writes, atomically:
 - ``OUT`` (JSON Lines): one :class:`~vision.diagnose.Diagnosis` per prediction, in input order;
 - ``OUT.summary.json`` (``OUT`` without its suffix): :func:`summarise`'s counts and shares;
 - ``OUT.summary.md``: :func:`summary_markdown`'s tables;
-- with ``draw=DIR``: one PNG per wrong answer in ``DIR`` (:mod:`vision.route_drawing`), and in the
-  summaries one drawn example per failure label (``examples``: label → the PNG, relative to the summaries).
+- with ``draw=DIR``: one PNG per wrong answer in ``DIR`` (:mod:`vision.route_drawing`; the manifest lists
+  them), and in the summaries one drawn example per failure label (``examples``: label → the PNG, relative
+  to the summaries).
 
 Bad records are reported and skipped; every good one is kept.
 """
@@ -481,9 +482,11 @@ def diagnose_files(
     problems.extend(f"{predictions_path}: {message}" for message in skipped)
     summary = summarise(diagnoses)
     summary_json, summary_md = summary_paths(out)
+    drawings: list[Path] = []
     if draw is not None:
         rows_by_key = {(p.model, p.id, p.question): p.response for p, _ in rows}
-        examples = _draw(diagnoses, questions, rows_by_key, graph_for, evidence, images, draw, problems, progress)
+        drawings = _draw(diagnoses, questions, rows_by_key, graph_for, evidence, images, draw, problems, progress)
+        examples = _examples(drawings)
         summary["examples"] = {
             label: Path(os.path.relpath(path, summary_md.parent)).as_posix() for label, path in examples.items()
         }
@@ -491,7 +494,8 @@ def diagnose_files(
     write_jsonl(out, diagnoses)
     write_summary(summary_json, summary)
     write_text(summary_md, summary_markdown(summary))
-    write_manifest(manifest, [out, summary_json, summary_md], "diagnose")  # last: the three are one run
+    # last: the three files and the drawings are one run
+    write_manifest(manifest, [out, summary_json, summary_md, *(path for _, path in drawings)], "diagnose")
     return DiagnosisRun(tuple(diagnoses), tuple(problems), summary, (Path(out), summary_json, summary_md))
 
 
@@ -505,8 +509,8 @@ def _draw(
     folder: str | Path,
     problems: list[str],
     progress: bool,
-) -> dict[str, Path]:
-    """Draw every wrong answer in ``folder``; the first drawing of each failure label, in label order."""
+) -> list[tuple[Diagnosis, Path]]:
+    """Draw every wrong answer in ``folder``; each diagnosis drawn, with its file."""
     import sys
 
     from tqdm import tqdm
@@ -544,7 +548,12 @@ def _draw(
         fonts=fonts,
         progress=lambda rows: tqdm(rows, unit="drawing", desc="drawing", file=sys.stderr, disable=not progress),
     )
+    return [(diagnosis, drawing.path) for diagnosis, drawing in drawn]
+
+
+def _examples(drawings: list[tuple[Diagnosis, Path]]) -> dict[str, Path]:
+    """The first drawing of each failure label, in label order."""
     first: dict[str, Path] = {}
-    for diagnosis, drawing in drawn:
-        first.setdefault(diagnosis.label, drawing.path)
+    for diagnosis, path in drawings:
+        first.setdefault(diagnosis.label, path)
     return {label: first[label] for label in LABELS if label in first}

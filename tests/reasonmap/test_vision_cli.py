@@ -259,6 +259,8 @@ def test_diagnose_draws_each_wrong_answer_and_one_example_per_label(rendered, tm
     }
     assert f"| refusal | ![refusal](drawn/{questions[1].id}__m__short.png) |" in out
     assert all((tmp_path / path).is_file() for path in summary["examples"].values())
+    manifest = json.loads((tmp_path / "d.manifest.json").read_text(encoding="utf-8"))
+    assert {entry["name"] for entry in manifest["files"]} >= {f"drawn/{name}" for name in expected}
 
 
 def test_diagnose_draw_must_name_a_folder(rendered, tmp_path, capsys):
