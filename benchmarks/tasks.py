@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from benchmarks.jsonl import Problem
 
 if TYPE_CHECKING:
+    from benchmarks.paired import PairedMetric
     from graphkit.executors import Executor
     from graphkit.graph import TransitGraph
 
@@ -105,6 +106,8 @@ class Task(Protocol):
     default_weighting: str
     #: the symbolic solvers ``reasonmap baseline`` has for it
     solvers: tuple[str, ...]
+    #: the headline metrics as ``reasonmap compare`` and ``leaderboard`` compute and show them
+    paired_metrics: tuple[PairedMetric, ...]
 
     def recognise(self, path: Path) -> bool:
         """Whether ``path`` holds this task's questions (by its first record)."""

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from benchmarks.jsonl import Problem
 from benchmarks.mapqa.io import is_mapqa_file, read_map_predictions, read_map_questions
 from benchmarks.mapqa.records import KIND, MapPrediction, MapQuestion, MapVerdict
+from benchmarks.paired import PairedMetric
 from benchmarks.tasks import Loaded, Prompt, ScoreOptions
 
 if TYPE_CHECKING:
@@ -33,6 +34,12 @@ class MapQATask:
     variants: tuple[str, ...] = ("paper",)
     default_weighting: str = "none"
     solvers: tuple[str, ...] = ()
+    #: accuracy, and the partial-credit means over the questions they apply to, unweighted
+    paired_metrics: tuple[PairedMetric, ...] = (
+        PairedMetric("accuracy", "Acc. (%)", "correct", weighted=False, scale=100.0),
+        PairedMetric("mean_jaccard", "Jaccard", "jaccard", weighted=False, test="permutation"),
+        PairedMetric("mean_kendall_tau", "Kendall tau", "kendall_tau", weighted=False, test="permutation"),
+    )
 
     def recognise(self, path: Path) -> bool:
         return is_mapqa_file(path)

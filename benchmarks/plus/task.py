@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from benchmarks.jsonl import Problem, read_jsonl
+from benchmarks.paired import PairedMetric
 from benchmarks.plus.loading import is_plus_file, load_plus_questions, read_plus_sheet
 from benchmarks.plus.questions import PlusPrediction, PlusQuestion
 from benchmarks.tasks import Loaded, Prompt, ScoreOptions
@@ -34,6 +35,8 @@ class PlusTask:
     variants: tuple[str, ...] = ("paper", "official", "vlmevalkit")
     default_weighting: str = "city"
     solvers: tuple[str, ...] = ("oracle",)
+    #: the headline as paired comparisons compute it: accuracy over every type, weighted by map difficulty
+    paired_metrics: tuple[PairedMetric, ...] = (PairedMetric("weighted_accuracy", "Acc. (%)", "correct", scale=100.0),)
 
     def recognise(self, path: Path) -> bool:
         return is_plus_file(path)

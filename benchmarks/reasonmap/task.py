@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from benchmarks.jsonl import Problem
+from benchmarks.paired import PairedMetric
 from benchmarks.reasonmap.loading import graph_lookup, load_questions
 from benchmarks.reasonmap.records import KINDS, Prediction, Question, Verdict
 from benchmarks.reasonmap.scoring import VARIANTS, score_predictions
@@ -29,6 +30,15 @@ __all__ = ["SCORING_VARIANTS", "RouteTask", "ROUTE", "ScoreJob", "score_block"]
 
 #: Every variant route answers are scored with: the paper-faithful ones and the public code's.
 SCORING_VARIANTS: tuple[str, ...] = (*VARIANTS, "official")
+#: The paper's Table 2 columns as paired comparisons compute them (``reasonmap compare``, ``leaderboard``).
+PAIRED_METRICS: tuple[PairedMetric, ...] = tuple(
+    metric
+    for kind in KINDS
+    for metric in (
+        PairedMetric(f"weighted_accuracy_{kind}", f"{kind.title()} Acc. (%)", "correct", kind, scale=100.0),
+        PairedMetric(f"map_score_{kind}", f"{kind.title()} Map Score", "map_score", kind, test="permutation"),
+    )
+)
 # predictions per job handed to an executor: about a second of scoring
 _PREDICTIONS_PER_JOB = 10_000
 
@@ -150,6 +160,7 @@ class RouteTask:
     variants: tuple[str, ...] = SCORING_VARIANTS
     default_weighting: str = "paper"
     solvers: tuple[str, ...] = ("oracle", "text-oracle", "direct-line", "echo", "noisy")
+    paired_metrics: tuple[PairedMetric, ...] = PAIRED_METRICS
 
     def recognise(self, path: Path) -> bool:
         return True  # the fallback: the toolkit's own files and the public data set's

@@ -1,0 +1,85 @@
+"""``reasonmap compare`` and ``reasonmap leaderboard``: numbers of finished runs, side by side, with error bars.
+
+Each command reads run folders (``eval --out`` or ``score --report``), calls one
+library function (:func:`reasonmap.comparisons.compare_runs`,
+:func:`reasonmap.leaderboard.build_leaderboard`), writes its files into
+``--out`` and prints its table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+__all__ = ["add_compare_commands"]
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from reasonmap.comparisons import compare_runs, comparison_markdown, write_comparison
+
+    record = compare_runs(
+        args.a,
+        args.b,
+        models=tuple(args.models) if args.models else None,
+        modes=tuple(args.modes) if args.modes else None,
+        join=args.join,
+        resamples=args.resamples,
+        permutations=args.permutations,
+        seed=args.seed,
+    )
+    write_comparison(args.out, record, figures=not args.no_figure)
+    print(comparison_markdown(record), end="")
+    count = len(record["comparisons"])
+    print(f"compared {count} metrics; comparison.md, .json, .csv and .png in {args.out}/", file=sys.stderr)
+    return 0
+
+
+def cmd_leaderboard(args: argparse.Namespace) -> int:
+    from reasonmap.leaderboard import build_leaderboard, leaderboard_markdown, write_leaderboard
+
+    record = build_leaderboard(args.runs, join=args.join, rank_by=args.rank_by)
+    write_leaderboard(args.out, record, figures=not args.no_figure)
+    print(leaderboard_markdown(record), end="")
+    print(
+        f"{len(record['rows'])} models from {len(args.runs)} runs; leaderboard.md, .json, .csv and .png in {args.out}/",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def add_compare_commands(commands: Any) -> None:
+    """Register ``reasonmap compare`` and ``reasonmap leaderboard``."""
+    compare = commands.add_parser(
+        "compare",
+        help="paired comparison of two runs, two models or two modes: B − A with intervals and p-values",
+        description="The difference B − A in each headline metric over the questions both answered, with a"
+        " paired-bootstrap interval and a p-value (exact McNemar for accuracy, sign-flip permutation for map"
+        " scores). A and B are folders written by `eval --out` or `score --report`.",
+    )
+    compare.add_argument("a", metavar="A", help="a run folder (eval --out, or score --report)")
+    compare.add_argument("b", metavar="B", nargs="?", help="a second run folder (omit with --models or --modes)")
+    compare.add_argument("--models", nargs=2, metavar=("MA", "MB"), help="compare model MA (in A) with MB (in B)")
+    compare.add_argument(
+        "--modes", nargs=2, metavar=("MA", "MB"), help="compare mode MA with MB (e.g. full text-only: visual masking)"
+    )
+    compare.add_argument("--join", action="store_true", help="compare even over different questions or settings")
+    compare.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples of the questions")
+    compare.add_argument("--permutations", type=int, default=10_000, help="sign-flip patterns drawn (map scores)")
+    compare.add_argument("--seed", type=int, default=0, help="seed of the resamples and sign flips")
+    compare.add_argument("--out", required=True, metavar="DIR", help="folder for comparison.md/.json/.csv/.png")
+    compare.add_argument("--no-figure", action="store_true", help="tables only (no plotting library imported)")
+    compare.set_defaults(run=cmd_compare)
+
+    leaderboard = commands.add_parser(
+        "leaderboard",
+        help="one ranked table of models × (task, mode) across runs, with intervals and tied ranks",
+        description="Models × (task, mode) in the paper's Table 2 shape, from folders written by `eval --out` or"
+        " `score --report`; ranks that the 95% intervals cannot separate are tied.",
+    )
+    leaderboard.add_argument("runs", nargs="+", metavar="RUN", help="run folders (eval --out, or score --report)")
+    leaderboard.add_argument("--join", action="store_true", help="join runs over different questions or settings")
+    leaderboard.add_argument("--rank-by", metavar="TASK/MODE/METRIC", help="the column to rank by (default: the first)")
+    leaderboard.add_argument("--out", required=True, metavar="DIR", help="folder for leaderboard.md/.json/.csv/.png")
+    leaderboard.add_argument("--no-figure", action="store_true", help="tables only (no plotting library imported)")
+    leaderboard.set_defaults(run=cmd_leaderboard)
