@@ -64,8 +64,12 @@ def add_compare_commands(commands: Any) -> None:
         "--modes", nargs=2, metavar=("MA", "MB"), help="compare mode MA with MB (e.g. full text-only: visual masking)"
     )
     compare.add_argument("--join", action="store_true", help="compare even over different questions or settings")
-    compare.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples of the questions")
-    compare.add_argument("--permutations", type=int, default=10_000, help="sign-flip patterns drawn (map scores)")
+    compare.add_argument(
+        "--resamples", type=int, default=2000, metavar="N", help="bootstrap resamples of the questions"
+    )
+    compare.add_argument(
+        "--permutations", type=int, default=10_000, metavar="N", help="sign-flip patterns drawn (map scores)"
+    )
     compare.add_argument("--seed", type=int, default=0, help="seed of the resamples and sign flips")
     compare.add_argument("--out", required=True, metavar="DIR", help="folder for comparison.md/.json/.csv/.png")
     compare.add_argument("--no-figure", action="store_true", help="tables only (no plotting library imported)")

@@ -310,9 +310,15 @@ def _where(row: Mapping[str, Any]) -> str:
     return row["task"] if mode is None else f"{row['task']}/{mode}"
 
 
+def _run_name(run: str) -> str:
+    """A run as a row shows it: its folder's name (a report folder: with its parent's), the path in the header."""
+    path = Path(run)
+    return f"{path.parent.name}/{path.name}" if path.name == "report" and path.parent.name else path.name or run
+
+
 def _side(row: Mapping[str, Any], which: str, same_run: bool) -> str:
     model = row[f"model_{which}"]
-    return model if same_run else f"{row[f'run_{which}']}: {model}"
+    return model if same_run else f"{_run_name(row[f'run_{which}'])}: {model}"
 
 
 def comparison_markdown(record: Mapping[str, Any]) -> str:
@@ -383,7 +389,11 @@ def plot_comparison(record: Mapping[str, Any], png: str | Path) -> tuple[Path, P
         )
         height = 0.9 + 0.22 * max(1, len(labels)) * lines
         figure, axes = plt.subplots(
-            lines, columns, figsize=(PAGE_WIDTH if columns > 1 else COLUMN_WIDTH, height), squeeze=False
+            lines,
+            columns,
+            figsize=(PAGE_WIDTH if columns > 1 else COLUMN_WIDTH, height),
+            squeeze=False,
+            layout="constrained",
         )
         for index, axis in enumerate(axes.flat):
             if index >= len(panels):
@@ -410,7 +420,6 @@ def plot_comparison(record: Mapping[str, Any], png: str | Path) -> tuple[Path, P
             axes.flat[0].set_axis_off()
         level = round(100 * record["method"]["level"])
         figure.suptitle(f"Paired differences, B − A, with {level}% bootstrap intervals", fontsize=8)
-        figure.tight_layout()
         return save_figure(figure, png)
 
 

@@ -262,7 +262,11 @@ def plot_leaderboard(record: Mapping[str, Any], png: str | Path) -> tuple[Path, 
         columns = min(4, len(panels))
         lines = (len(panels) + columns - 1) // columns
         figure, axes = plt.subplots(
-            lines, columns, figsize=(PAGE_WIDTH, 0.6 + (0.35 + 0.16 * len(rows)) * lines), squeeze=False
+            lines,
+            columns,
+            figsize=(PAGE_WIDTH, 0.6 + (0.35 + 0.16 * len(rows)) * lines),
+            squeeze=False,
+            layout="constrained",
         )
         labels = [f"{row['model']} ({'–' if row['rank'] is None else row['rank']})" for row in rows]
         for index, axis in enumerate(axes.flat):
@@ -290,7 +294,6 @@ def plot_leaderboard(record: Mapping[str, Any], png: str | Path) -> tuple[Path, 
         figure.suptitle(
             f"Leaderboard (rank by {record['rank_by']}); bars: 95% intervals, open dots: no interval", fontsize=8
         )
-        figure.tight_layout()
         return save_figure(figure, png)
 
 
