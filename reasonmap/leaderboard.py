@@ -73,6 +73,20 @@ def tiered_ranks(entries: Sequence[tuple[str, float | None, Mapping[str, Any] | 
     return ranks
 
 
+def _value(row: Any, key: str) -> float | None:
+    value = row.get(key) if isinstance(row, Mapping) else None
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _interval(row: Any, key: str) -> dict[str, Any] | None:
+    """The metric's interval in a summary's model row (the contract: ``n, se, low, high``), when well formed."""
+    intervals = row.get("intervals") if isinstance(row, Mapping) else None
+    found = intervals.get(key) if isinstance(intervals, Mapping) else None
+    if not isinstance(found, Mapping) or not all(isinstance(found.get(k), int | float) for k in ("low", "high")):
+        return None
+    return {k: found[k] for k in ("n", "se", "low", "high") if k in found}
+
+
 def _columns(parts: Sequence[RunPart]) -> list[tuple[str, str | None]]:
     return list(dict.fromkeys((part.task, part.mode) for part in parts))
 
@@ -135,8 +149,11 @@ def build_leaderboard(runs: Sequence[str | Path], *, join: bool = False, rank_by
                     values[name] = {"value": None, "interval": None, "run": None}
                     continue
                 part, row = found
-                interval = row.get("intervals", {}).get(metric.key) if isinstance(row.get("intervals"), dict) else None
-                values[name] = {"value": row.get(metric.key), "interval": interval, "run": part.run}
+                values[name] = {
+                    "value": _value(row, metric.key),
+                    "interval": _interval(row, metric.key),
+                    "run": part.run,
+                }
         rows.append({"model": model, "cells": values})
     ranks = tiered_ranks(
         [(row["model"], row["cells"][rank_by]["value"], row["cells"][rank_by]["interval"]) for row in rows]

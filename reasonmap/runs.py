@@ -5,7 +5,8 @@
 - an ``eval`` run (``DIR/eval.json``): one part per (task, mode) it scored,
   ``DIR/<task>/<mode>/report/summary.json`` with ``DIR/<task>/<mode>/scored.jsonl``,
   and the run's settings;
-- a ``score`` report (``--report DIR``: ``DIR/summary.json``): one part, of no
+- a ``score`` report (``--report DIR``: ``DIR/summary.json``), or a folder
+  holding one as ``report/`` (an ``eval`` run's ``DIR/<task>/<mode>``): one part, of no
   mode; its scored rows are the file its ``manifest.json`` vouches for
   (``score --out``), else ``scored.jsonl`` beside or above the report.
 
@@ -102,7 +103,7 @@ def _scored_of(report: Path) -> Path | None:
         except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError):
             names = []
         for name in names:
-            if isinstance(name, str) and name.endswith(".jsonl") and "/" in name.replace("\\", "/"):
+            if isinstance(name, str) and name.endswith(".jsonl") and (report / name).is_file():
                 return (report / name).resolve()
     for candidate in (report / "scored.jsonl", report.parent / "scored.jsonl"):
         if candidate.is_file():
@@ -150,6 +151,8 @@ def read_run(path: str | Path) -> list[RunPart]:
         return sorted(parts, key=lambda part: (order.get(part.task, len(order)), modes.get(part.mode, len(modes))))
     if (folder / "summary.json").is_file():
         return [_part(str(path), folder, None, {}, _scored_of(folder))]
+    if (folder / "report" / "summary.json").is_file():  # an eval's DIR/<task>/<mode>, or score's folder above
+        return [_part(str(path), folder / "report", None, {}, _scored_of(folder / "report"))]
     raise RunError(f"{path}: neither an evaluation run (eval.json) nor a score report (summary.json)")
 
 

@@ -205,3 +205,45 @@ def test_the_figure_draws_the_intervals(two_runs, tmp_path):
         assert image.format == "PNG" and image.size[0] > 1000
         low, high = image.convert("L").getextrema()
         assert high - low > 100
+
+
+def test_plus_and_map_qa_runs(tmp_path):
+    """Each task's own headline: plus's weighted accuracy over every type; map QA's accuracy and its
+    partial-credit means over the questions they apply to."""
+    plus_a = [
+        {"id": f"p{i}", "model": "m", "question": "count", "correct": c, "weight": w}
+        for i, (c, w) in enumerate([(1, 1.0), (0, 2.0), (0, 2.0)])
+    ]
+    plus_b = [{**row, "correct": 1} for row in plus_a]
+    summary = {"m": {"n": 3, "n_invalid": 0, "weighted_accuracy": 0.2, "accuracy": 1 / 3}}
+    a = write_score_report(tmp_path / "pa", plus_a, models=summary)
+    b = write_score_report(tmp_path / "pb", plus_b, models=summary)
+    (row,) = compare_runs(a, b, resamples=100)["comparisons"]
+    # weighted: A (1·1) / 5 = 0.2, B 5/5 = 1; two discordant, both B's: 2 · (1/4)
+    assert (row["task"], row["metric"], row["a"], row["b"], row["p_value"]) == (
+        "plus",
+        "weighted_accuracy",
+        0.2,
+        1.0,
+        0.5,
+    )
+    qa = [
+        {"id": "s", "model": "m", "correct": 1, "exact": 1.0},
+        {"id": "u", "model": "m", "correct": 0, "exact": 0.0, "jaccard": 0.5},
+        {"id": "o", "model": "m", "correct": 0, "exact": 0.0, "kendall_tau": -0.2},
+    ]
+    summary = {"m": {"n": 3, "n_invalid": 0, "accuracy": 1 / 3, "mean_jaccard": 0.5, "mean_kendall_tau": -0.2}}
+    a = write_score_report(tmp_path / "qa", qa, models=summary)
+    better = [{**qa[0]}, {**qa[1], "jaccard": 1.0, "correct": 1}, {**qa[2]}]
+    b = write_score_report(tmp_path / "qb", better, models=summary)
+    rows = _by_metric(compare_runs(a, b, resamples=100))
+    assert rows["accuracy"]["task"] == "mapqa" and rows["accuracy"]["difference"] == pytest.approx(1 / 3, abs=1e-6)
+    assert (rows["mean_jaccard"]["n"], rows["mean_jaccard"]["difference"]) == (1, 0.5)  # the one multiple question
+    assert (rows["mean_kendall_tau"]["n"], rows["mean_kendall_tau"]["difference"]) == (1, 0.0)
+
+
+def test_an_eval_mode_folder_is_a_run_too(tmp_path):
+    run = write_eval_run(tmp_path / "run", {("route", "full"): route_rows("m", _answers(SHORT_A))})
+    other = write_score_report(tmp_path / "b", route_rows("beta", _answers(SHORT_B)))
+    (row, *_) = compare_runs(run / "route" / "full", other, resamples=100)["comparisons"]
+    assert (row["model_a"], row["model_b"], row["difference"]) == ("m", "beta", 0.2)
