@@ -9,7 +9,7 @@ compared is each side's (weighted) mean over the questions both answered:
   (a question's short and its long answer) is resampled with the same draw,
   and the weighting applies inside each resample (:func:`weighted_means`);
 - :func:`difference_interval`: the paired-bootstrap percentile interval and
-  standard error of ``mean(B) - mean(A)``;
+  standard error of ``mean(B) - mean(A)`` (:func:`mean_interval`: of one side's mean);
 - :func:`mcnemar_exact`: the exact McNemar test of paired correctness (a
   two-sided binomial test on the discordant pairs);
 - :func:`sign_flip_pvalue`: the paired permutation test of a mean difference
@@ -38,6 +38,7 @@ __all__ = [
     "bootstrap_counts",
     "weighted_means",
     "difference_interval",
+    "mean_interval",
     "mcnemar_exact",
     "sign_flip_pvalue",
 ]
@@ -124,17 +125,37 @@ def difference_interval(
     >>> round(found["difference"], 4), found["low"] >= 0.0, found["high"] <= 1.0
     (0.6667, True, True)
     """
-    if not 0.0 < level < 1.0:
-        raise ValueError(f"level must lie strictly between 0 and 1, got {level}")
     weights_b = weights_a if weights_b is None else weights_b
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     weights_a, weights_b = np.asarray(weights_a, dtype=float), np.asarray(weights_b, dtype=float)
     point = float(np.sum(weights_b * b) / np.sum(weights_b) - np.sum(weights_a * a) / np.sum(weights_a))
     resampled = weighted_means(counts, b, weights_b) - weighted_means(counts, a, weights_a)
+    return {"difference": point, **_spread(resampled, level)}
+
+
+def mean_interval(
+    counts: np.ndarray, values: np.ndarray, weights: np.ndarray, *, level: float = 0.95
+) -> dict[str, float]:
+    """The bootstrap interval of one weighted mean: the point (on all questions), the standard error and the
+    percentile interval at ``level`` of the resampled means.
+
+    >>> found = mean_interval(bootstrap_counts(4, resamples=100), np.array([1.0, 1, 0, 0]), np.ones(4))
+    >>> found["mean"], 0.0 <= found["low"] <= 0.5 <= found["high"] <= 1.0
+    (0.5, True)
+    """
+    values, weights = np.asarray(values, dtype=float), np.asarray(weights, dtype=float)
+    point = float(np.sum(weights * values) / np.sum(weights))
+    return {"mean": point, **_spread(weighted_means(counts, values, weights), level)}
+
+
+def _spread(resampled: np.ndarray, level: float) -> dict[str, float]:
+    """Standard error and percentile interval of resampled statistics (a resample that drew no weight dropped)."""
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level must lie strictly between 0 and 1, got {level}")
     resampled = resampled[np.isfinite(resampled)]
     low, high = np.quantile(resampled, [(1.0 - level) / 2.0, (1.0 + level) / 2.0])
     se = float(np.std(resampled, ddof=1)) if resampled.size > 1 else 0.0
-    return {"difference": point, "se": se, "low": float(low), "high": float(high)}
+    return {"se": se, "low": float(low), "high": float(high)}
 
 
 def _log_factorials(n: int) -> np.ndarray:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,7 +34,15 @@ from benchmarks.paired import (
 )
 from reasonmap.runs import RunError, RunPart, difference, read_run, read_scored, scored_values
 
-__all__ = ["Side", "pair_sides", "compare_runs", "comparison_markdown", "comparison_csv", "write_comparison"]
+__all__ = [
+    "Side",
+    "pair_sides",
+    "compare_scored",
+    "compare_runs",
+    "comparison_markdown",
+    "comparison_csv",
+    "write_comparison",
+]
 
 COMPARISON_FILES = ("comparison.md", "comparison.json", "comparison.csv", "comparison.png", "comparison.pdf")
 _CSV_COLUMNS = (
@@ -144,6 +152,34 @@ def _rows(part: RunPart, cache: dict[Path, list[Mapping[str, Any]]], problems: l
     return cache[part.scored]
 
 
+def compare_scored(
+    rows_a: Sequence[Mapping[str, Any]],
+    rows_b: Sequence[Mapping[str, Any]],
+    *,
+    task: str,
+    model_a: str,
+    model_b: str,
+    ids: Collection[str] | None = None,
+    resamples: int = 2000,
+    permutations: int = 10_000,
+    seed: int = 0,
+    level: float = 0.95,
+) -> list[dict[str, Any]]:
+    """The paired comparison of ``model_b``'s scored rows with ``model_a``'s, one record per headline metric of
+    ``task``: ``n`` (questions both answered), ``lacked_by_a``/``_b``, both values, ``difference`` (B − A),
+    ``se``, ``low``, ``high``, ``p_value`` and ``test``. ``ids`` keeps only those questions (a city's, a
+    difficulty's)."""
+    metrics = _metrics_of(task)
+    values_a = scored_values(rows_a, model_a, metrics)
+    values_b = scored_values(rows_b, model_b, metrics)
+    if ids is not None:
+        kept = set(ids)
+        values_a = {key: {id: v for id, v in found.items() if id in kept} for key, found in values_a.items()}
+        values_b = {key: {id: v for id, v in found.items() if id in kept} for key, found in values_b.items()}
+    rows = _paired(metrics, values_a, values_b, resamples, permutations, seed, level)
+    return [{"task": task, "model_a": model_a, "model_b": model_b, **row} for row in rows]
+
+
 def _compare_pair(
     first: Side,
     second: Side,
@@ -155,9 +191,29 @@ def _compare_pair(
     seed: int,
     level: float,
 ) -> list[dict[str, Any]]:
-    metrics = _metrics_of(first.part.task)
-    values_a = scored_values(rows_a, first.model, metrics)
-    values_b = scored_values(rows_b, second.model, metrics)
+    given = dict(resamples=resamples, permutations=permutations, seed=seed, level=level)
+    where = {
+        "task": first.part.task,
+        "mode_a": first.part.mode,
+        "mode_b": second.part.mode,
+        "run_a": first.part.run,
+        "run_b": second.part.run,
+        "model_a": first.model,
+        "model_b": second.model,
+    }
+    rows = compare_scored(rows_a, rows_b, task=first.part.task, model_a=first.model, model_b=second.model, **given)
+    return [{**where, **row} for row in rows]
+
+
+def _paired(
+    metrics: Sequence[PairedMetric],
+    values_a: Mapping[str, Mapping[str, tuple[float, float, int]]],
+    values_b: Mapping[str, Mapping[str, tuple[float, float, int]]],
+    resamples: int,
+    permutations: int,
+    seed: int,
+    level: float,
+) -> list[dict[str, Any]]:
     ids = sorted({id for metric in metrics for id in values_a[metric.key].keys() & values_b[metric.key].keys()})
     counts = bootstrap_counts(len(ids), resamples=resamples, seed=seed) if ids else None
     position = {id: index for index, id in enumerate(ids)}
@@ -166,13 +222,6 @@ def _compare_pair(
         a, b = values_a[metric.key], values_b[metric.key]
         common = sorted(a.keys() & b.keys())
         row: dict[str, Any] = {
-            "task": first.part.task,
-            "mode_a": first.part.mode,
-            "mode_b": second.part.mode,
-            "run_a": first.part.run,
-            "run_b": second.part.run,
-            "model_a": first.model,
-            "model_b": second.model,
             "metric": metric.key,
             "title": metric.title,
             "n": len(common),

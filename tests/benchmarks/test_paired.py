@@ -9,6 +9,7 @@ from benchmarks.paired import (
     bootstrap_counts,
     difference_interval,
     mcnemar_exact,
+    mean_interval,
     sign_flip_pvalue,
     weighted_means,
 )
@@ -145,3 +146,18 @@ def test_a_real_difference_is_found():
     a = rng.random((200, 300)) < 0.45
     b = rng.random((200, 300)) < 0.60
     assert np.mean(mcnemar_exact(a, b) < 0.05) > 0.9
+
+
+def test_mean_interval_of_one_side():
+    counts = bootstrap_counts(50, resamples=300, seed=2)
+    values = np.array([1.0] * 20 + [0.0] * 30)
+    weights = np.array([2.0] * 20 + [1.0] * 30)
+    found = mean_interval(counts, values, weights)
+    # weighted: 20·2 / (20·2 + 30·1) = 40/70
+    assert found["mean"] == pytest.approx(40 / 70)
+    assert found["low"] < 40 / 70 < found["high"] and found["se"] > 0
+    # its difference against a side of zeros is the same interval, shifted by nothing
+    zero = difference_interval(counts, np.zeros(50), values, weights)
+    assert (zero["low"], zero["high"]) == pytest.approx((found["low"], found["high"]))
+    with pytest.raises(ValueError, match="level must lie strictly between 0 and 1"):
+        mean_interval(counts, values, weights, level=1.0)
