@@ -370,6 +370,12 @@ def _side(row: Mapping[str, Any], which: str, same_run: bool) -> str:
     return model if same_run else f"{_run_name(row[f'run_{which}'])}: {model}"
 
 
+def _pair_label(row: Mapping[str, Any], same_run: bool) -> str:
+    """A comparison as the figure names it: where, and the two sides (one, when they are the same model)."""
+    first, second = _side(row, "a", same_run), _side(row, "b", same_run)
+    return f"{_where(row)}: {first}" if first == second else f"{_where(row)}: {first} → {second}"
+
+
 def comparison_markdown(record: Mapping[str, Any]) -> str:
     """The comparison as one Markdown table (B − A, its interval and p-value), with notes."""
     method = record["method"]
@@ -433,9 +439,7 @@ def plot_comparison(record: Mapping[str, Any], png: str | Path) -> tuple[Path, P
     with figure_style() as plt:
         columns = max(1, min(4, len(panels)))
         lines = (len(panels) + columns - 1) // columns if panels else 1
-        labels = list(
-            dict.fromkeys(f"{_where(row)}: {_side(row, 'a', same_run)} → {_side(row, 'b', same_run)}" for row in rows)
-        )
+        labels = list(dict.fromkeys(_pair_label(row, same_run) for row in rows))
         height = 0.9 + 0.22 * max(1, len(labels)) * lines
         figure, axes = plt.subplots(
             lines,
@@ -451,7 +455,7 @@ def plot_comparison(record: Mapping[str, Any], png: str | Path) -> tuple[Path, P
             task, metric, title = panels[index]
             chosen = [row for row in rows if (row["task"], row["metric"]) == (task, metric)]
             scale = _scale(chosen[0])
-            y = [labels.index(f"{_where(r)}: {_side(r, 'a', same_run)} → {_side(r, 'b', same_run)}") for r in chosen]
+            y = [labels.index(_pair_label(r, same_run)) for r in chosen]
             x = np.array([r["difference"] for r in chosen]) * scale
             low = x - np.array([r["low"] for r in chosen]) * scale
             high = np.array([r["high"] for r in chosen]) * scale - x
