@@ -15,9 +15,18 @@ from typing import Any
 __all__ = ["add_compare_commands"]
 
 
+def _warn(command: str, runs: list[str]) -> None:
+    """Say which runs' scored rows their manifest does not vouch for (unfinished, or changed since)."""
+    from reasonmap.runs import doubts, read_run
+
+    for line in doubts([part for run in dict.fromkeys(runs) for part in read_run(run)]):
+        print(f"reasonmap {command}: warning: {line}", file=sys.stderr)
+
+
 def cmd_compare(args: argparse.Namespace) -> int:
     from reasonmap.comparisons import compare_runs, comparison_markdown, write_comparison
 
+    _warn("compare", [args.a, *([args.b] if args.b else [])])
     record = compare_runs(
         args.a,
         args.b,
@@ -38,6 +47,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 def cmd_leaderboard(args: argparse.Namespace) -> int:
     from reasonmap.leaderboard import build_leaderboard, leaderboard_markdown, write_leaderboard
 
+    _warn("leaderboard", list(args.runs))
     record = build_leaderboard(args.runs, join=args.join, rank_by=args.rank_by)
     write_leaderboard(args.out, record, figures=not args.no_figure)
     print(leaderboard_markdown(record), end="")

@@ -26,7 +26,7 @@ from typing import Any
 
 from benchmarks.paired import PairedMetric
 
-__all__ = ["RunPart", "RunError", "read_run", "difference", "scored_values", "SETTINGS"]
+__all__ = ["RunPart", "RunError", "read_run", "difference", "doubts", "read_scored", "scored_values", "SETTINGS"]
 
 #: The summary's settings that decide how answers are judged.
 _SUMMARY_SETTINGS = ("weighting", "variant")
@@ -176,6 +176,18 @@ def difference(first: RunPart, second: RunPart) -> str | None:
         if key in first.settings and key in second.settings and first.settings[key] != second.settings[key]:
             return f"different {key.replace('_', ' ')}: {first.settings[key]} and {second.settings[key]}"
     return None
+
+
+def doubts(parts: Sequence[RunPart]) -> list[str]:
+    """One line per part whose scored rows the run's manifest does not vouch for (an unfinished or changed run)."""
+    from benchmarks.manifests import vouches_for
+
+    found = []
+    for part in parts:
+        doubt = vouches_for(part.scored) if part.scored is not None else None
+        if doubt is not None:
+            found.append(f"{part.run} {part.label}: {part.scored}: {doubt}")
+    return list(dict.fromkeys(found))
 
 
 def _row_parser(obj: Any, *, where: str) -> Mapping[str, Any]:

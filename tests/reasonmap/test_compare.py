@@ -247,3 +247,14 @@ def test_an_eval_mode_folder_is_a_run_too(tmp_path):
     other = write_score_report(tmp_path / "b", route_rows("beta", _answers(SHORT_B)))
     (row, *_) = compare_runs(run / "route" / "full", other, resamples=100)["comparisons"]
     assert (row["model_a"], row["model_b"], row["difference"]) == ("m", "beta", 0.2)
+
+
+def test_an_unfinished_run_is_warned_of(tmp_path, capsys):
+    run = write_eval_run(tmp_path / "run", {("route", "full"): route_rows("m", _answers(SHORT_A))})
+    (run / "manifest.json").write_text(
+        json.dumps({"command": "eval", "complete": False, "files": [], "covers": ["*/*/*.jsonl"]}), encoding="utf-8"
+    )
+    other = write_score_report(tmp_path / "b", route_rows("beta", _answers(SHORT_B)))
+    assert main(["compare", str(run), str(other), "--out", str(tmp_path / "o"), "--no-figure"]) == 0
+    warnings = [line for line in capsys.readouterr().err.splitlines() if "warning" in line]
+    assert len(warnings) == 1 and "route/full" in warnings[0] and "did not finish" in warnings[0]
