@@ -200,11 +200,15 @@ def test_the_figure_draws_the_intervals(two_runs, tmp_path):
 
     from reasonmap.comparisons import write_comparison
 
-    write_comparison(tmp_path / "out", compare_runs(*two_runs, resamples=200))
+    record = compare_runs(*two_runs, resamples=200)
+    write_comparison(tmp_path / "out", record)
     with Image.open(tmp_path / "out" / "comparison.png") as image:
         assert image.format == "PNG" and image.size[0] > 1000
         low, high = image.convert("L").getextrema()
         assert high - low > 100
+    write_comparison(tmp_path / "again", record)
+    for name in ("comparison.png", "comparison.pdf"):
+        assert (tmp_path / "again" / name).read_bytes() == (tmp_path / "out" / name).read_bytes(), name
 
 
 def test_plus_and_map_qa_runs(tmp_path):
@@ -258,3 +262,34 @@ def test_an_unfinished_run_is_warned_of(tmp_path, capsys):
     assert main(["compare", str(run), str(other), "--out", str(tmp_path / "o"), "--no-figure"]) == 0
     warnings = [line for line in capsys.readouterr().err.splitlines() if "warning" in line]
     assert len(warnings) == 1 and "route/full" in warnings[0] and "did not finish" in warnings[0]
+
+
+@pytest.mark.slow
+def test_real_eval_runs_compared_and_ranked(tmp_path):
+    """Two runs of `reasonmap eval` against the loopback chat server: one answers as the oracle does, the
+    other names no station; both folders read back as written."""
+    from reasonmap.leaderboard import build_leaderboard
+    from tests.baselines.chat_server import ChatServer
+    from tests.reasonmap.test_eval import _oracle_server
+
+    def evaluate(server, out, name):
+        argv = ["eval", "--endpoint", server.url, "--model", "m", "--name", name, "--out", str(out), "--quiet"]
+        argv += ["--limit", "4", "--tasks", "route", "--modes", "text-only,symbolic"]
+        assert main(argv) == 0
+
+    with ChatServer() as server:
+        evaluate(server, tmp_path / "b", "silent")
+    with _oracle_server(tmp_path / "b" / "questions" / "route.jsonl") as server:
+        evaluate(server, tmp_path / "a", "oracle")
+    record = compare_runs(tmp_path / "a", tmp_path / "b", resamples=100)
+    rows = [row for row in record["comparisons"] if row["metric"] == "weighted_accuracy_short"]
+    assert [(row["mode_a"], row["model_a"], row["model_b"]) for row in rows] == [
+        ("text-only", "oracle", "silent"),
+        ("symbolic", "oracle", "silent"),
+    ]
+    # 4 questions, the oracle right on all, the other on none: 4 discordant pairs, 2 · 1/16
+    assert all((row["n"], row["a"], row["b"], row["p_value"]) == (4, 1.0, 0.0, 0.125) for row in rows)
+    same = compare_runs(tmp_path / "a", modes=("text-only", "symbolic"), resamples=100)
+    assert all(row["difference"] == 0 for row in same["comparisons"])
+    board = build_leaderboard([tmp_path / "b", tmp_path / "a"])
+    assert [(row["model"], row["rank"]) for row in board["rows"]] == [("oracle", 1), ("silent", 2)]
