@@ -161,3 +161,18 @@ def test_mean_interval_of_one_side():
     assert (zero["low"], zero["high"]) == pytest.approx((found["low"], found["high"]))
     with pytest.raises(ValueError, match="level must lie strictly between 0 and 1"):
         mean_interval(counts, values, weights, level=1.0)
+
+
+def test_the_paired_interval_excludes_zero_as_often_as_it_should():
+    """The same two-runs-of-one-model simulation: the 95% paired-bootstrap interval of the weighted accuracy
+    difference leaves out 0 in 3–7% of 1,000 simulations (each resample weights inside itself)."""
+    simulations, questions = 1000, 300
+    rng = np.random.default_rng(20)
+    chance = rng.beta(2.0, 2.0, questions)
+    weights = rng.choice([1.0, 1.5, 2.0, 2.5, 3.0], questions)
+    a = (rng.random((simulations, questions)) < chance).astype(float)
+    b = (rng.random((simulations, questions)) < chance).astype(float)
+    counts = bootstrap_counts(questions, resamples=1000, seed=3)
+    resampled = weighted_means(counts, b, weights) - weighted_means(counts, a, weights)  # (resamples, simulations)
+    low, high = np.quantile(resampled, [0.025, 0.975], axis=0)
+    assert 0.03 <= np.mean((low > 0) | (high < 0)) <= 0.07
