@@ -158,10 +158,8 @@ def build_leaderboard(runs: Sequence[str | Path], *, join: bool = False, rank_by
     ranks = tiered_ranks(
         [(row["model"], row["cells"][rank_by]["value"], row["cells"][rank_by]["interval"]) for row in rows]
     )
-    order = {
-        model: index for index, model in enumerate(sorted(models, key=lambda m: _order_key(ranks[m], rows, m, rank_by)))
-    }
-    rows.sort(key=lambda row: order[row["model"]])
+    # by rank (the unranked last), then by value, then by name
+    rows.sort(key=lambda row: _order_key(ranks[row["model"]], row["cells"][rank_by]["value"], row["model"]))
     for row in rows:
         row["rank"] = ranks[row["model"]]
     without = sorted(
@@ -185,8 +183,7 @@ def build_leaderboard(runs: Sequence[str | Path], *, join: bool = False, rank_by
     }
 
 
-def _order_key(rank: int | None, rows: Sequence[Mapping[str, Any]], model: str, rank_by: str) -> tuple:
-    value = next(row["cells"][rank_by]["value"] for row in rows if row["model"] == model)
+def _order_key(rank: int | None, value: float | None, model: str) -> tuple[bool, int, float, str]:
     return (rank is None, rank if rank is not None else 0, -(value or 0.0), model)
 
 
