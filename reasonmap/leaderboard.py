@@ -266,7 +266,7 @@ def plot_leaderboard(record: Mapping[str, Any], png: str | Path) -> tuple[Path, 
     panels = [
         (
             f"{_label(column['task'], column['mode'])}/{metric.key}",
-            f"{_label(column['task'], column['mode'])}: {metric.title}",
+            f"{_label(column['task'], column['mode'])}\n{metric.title}",
             metric.scale,
         )
         for column in record["columns"]
