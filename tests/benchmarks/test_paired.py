@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+from itertools import product
+from math import comb
+
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from benchmarks.paired import (
     bootstrap_counts,
@@ -176,3 +182,28 @@ def test_the_paired_interval_excludes_zero_as_often_as_it_should():
     resampled = weighted_means(counts, b, weights) - weighted_means(counts, a, weights)  # (resamples, simulations)
     low, high = np.quantile(resampled, [0.025, 0.975], axis=0)
     assert 0.03 <= np.mean((low > 0) | (high < 0)) <= 0.07
+
+
+# -- properties against independent brute force ------------------------------------------------------------------
+
+
+@given(st.integers(0, 40), st.integers(0, 40))
+def test_mcnemar_is_the_binomial_tail_summed_with_exact_integers(only_a, only_b):
+    d, k = only_a + only_b, min(only_a, only_b)
+    tail = Fraction(sum(comb(d, i) for i in range(k + 1)), 2**d)
+    expected = min(Fraction(1), 2 * tail)
+    a, b = _pairs(only_a, only_b)
+    assert float(mcnemar_exact(a, b)) == pytest.approx(float(expected), rel=1e-9, abs=1e-300)
+
+
+@given(
+    st.lists(st.integers(-5, 5), min_size=1, max_size=8),
+    st.lists(st.sampled_from([1.0, 1.5, 2.0, 3.0]), min_size=8, max_size=8),
+)
+def test_sign_flips_enumerated_equal_a_brute_force(differences, weights):
+    d = np.array(differences, dtype=float)
+    w = np.array(weights[: len(differences)])
+    observed = abs(float(np.sum(w * d)))
+    patterns = list(product((-1.0, 1.0), repeat=len(differences)))
+    extreme = sum(abs(sum(s * x * v for s, x, v in zip(signs, d, w))) >= observed - 1e-9 for signs in patterns)
+    assert float(sign_flip_pvalue(d, w)) == extreme / len(patterns)
