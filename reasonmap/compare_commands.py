@@ -15,6 +15,20 @@ from typing import Any
 __all__ = ["add_compare_commands"]
 
 
+def _check_out(out: str, runs: list[str]) -> None:
+    """Refuse an ``--out`` that is, or lies inside, a run folder read: its manifest and files would be mixed in."""
+    import os
+
+    where = os.path.realpath(out)
+    for run in runs:
+        folder = os.path.realpath(run)
+        if where == folder or where.startswith(folder + os.sep):
+            raise ValueError(
+                f"--out {out} is inside the run folder {run}, which is read: writing there would mix files into"
+                " that run (and replace its manifest); give another folder"
+            )
+
+
 def _warn(command: str, runs: list[str]) -> None:
     """Say which runs' scored rows their manifest does not vouch for (unfinished, or changed since)."""
     from reasonmap.runs import doubts, read_run
@@ -26,7 +40,9 @@ def _warn(command: str, runs: list[str]) -> None:
 def cmd_compare(args: argparse.Namespace) -> int:
     from reasonmap.comparisons import compare_runs, comparison_markdown, write_comparison
 
-    _warn("compare", [args.a, *([args.b] if args.b else [])])
+    runs = [args.a, *([args.b] if args.b else [])]
+    _check_out(args.out, runs)
+    _warn("compare", runs)
     record = compare_runs(
         args.a,
         args.b,
@@ -47,6 +63,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 def cmd_leaderboard(args: argparse.Namespace) -> int:
     from reasonmap.leaderboard import build_leaderboard, leaderboard_markdown, write_leaderboard
 
+    _check_out(args.out, list(args.runs))
     _warn("leaderboard", list(args.runs))
     record = build_leaderboard(args.runs, join=args.join, rank_by=args.rank_by)
     write_leaderboard(args.out, record, figures=not args.no_figure)

@@ -151,3 +151,12 @@ def test_the_figure(runs, tmp_path):
     write_leaderboard(tmp_path / "out", build_leaderboard(runs))
     with Image.open(tmp_path / "out" / "leaderboard.png") as image:
         assert image.format == "PNG" and image.size[0] > 1000
+
+
+def test_an_out_folder_inside_a_run_is_refused(runs, capsys):
+    before = sorted(path.name for path in runs[0].iterdir())
+    for command in (["leaderboard", *map(str, runs)], ["compare", str(runs[0]), str(runs[1])]):
+        assert main([*command, "--out", str(runs[0] / "board")]) == 2
+        error = capsys.readouterr().err.strip().splitlines()
+        assert len(error) == 1 and f"is inside the run folder {runs[0]}" in error[0]
+    assert sorted(path.name for path in runs[0].iterdir()) == before
