@@ -136,6 +136,21 @@ def pair_sides(
     return sides
 
 
+def _unpaired(sides: Sequence[tuple[Side, Side]]) -> list[str]:
+    """The models of each paired part that no comparison took (a model only one run has)."""
+    taken: dict[tuple[int, int], tuple[RunPart, RunPart, set[str], set[str]]] = {}
+    for first, second in sides:
+        key = (id(first.part), id(second.part))
+        entry = taken.setdefault(key, (first.part, second.part, set(), set()))
+        entry[2].add(first.model)
+        entry[3].add(second.model)
+    found = []
+    for first, second, left, right in taken.values():
+        found += [f"A {first.label}: {model}" for model in first.models if model not in left]
+        found += [f"B {second.label}: {model}" for model in second.models if model not in right]
+    return list(dict.fromkeys(found))
+
+
 def _metrics_of(task: str) -> tuple[PairedMetric, ...]:
     from benchmarks.tasks import get_task
 
@@ -324,6 +339,7 @@ def compare_runs(
         "models": list(models) if models else None,
         "modes": list(modes) if modes else None,
         "joined": sorted(set(differences)),
+        "unpaired": _unpaired(sides) if models is None else [],
         "method": {
             "interval": "paired bootstrap over questions, percentile",
             "resamples": resamples,
@@ -414,6 +430,7 @@ def comparison_markdown(record: Mapping[str, Any]) -> str:
                 f"- {_where(row)} {row['title']}: repeated answers, each question's mean compared (sign flips)."
             )
     notes += [f"- Joined although they differ: {why}." for why in record["joined"]]
+    notes += [f"- Not compared (no counterpart on the other side): {what}." for what in record.get("unpaired", [])]
     if record["skipped_records"]:
         notes.append(f"- {len(record['skipped_records'])} scored rows could not be read (see comparison.json).")
     return "\n".join([*lines, *([""] + notes if notes else [])]) + "\n"

@@ -293,3 +293,14 @@ def test_real_eval_runs_compared_and_ranked(tmp_path):
     assert all(row["difference"] == 0 for row in same["comparisons"])
     board = build_leaderboard([tmp_path / "b", tmp_path / "a"])
     assert [(row["model"], row["rank"]) for row in board["rows"]] == [("oracle", 1), ("silent", 2)]
+
+
+def test_models_only_one_side_has_are_named(tmp_path):
+    a = write_score_report(
+        tmp_path / "a", route_rows("alpha", _answers(SHORT_A)) + route_rows("gamma", _answers(SHORT_B))
+    )
+    b = write_score_report(tmp_path / "b", route_rows("alpha", _answers(SHORT_B)))
+    record = compare_runs(a, b, resamples=100)
+    assert {row["model_a"] for row in record["comparisons"]} == {"alpha"}
+    assert record["unpaired"] == ["A route: gamma"]
+    assert "Not compared (no counterpart on the other side): A route: gamma." in comparison_markdown(record)
