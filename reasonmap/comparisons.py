@@ -65,6 +65,8 @@ _CSV_COLUMNS = (
     "high",
     "p_value",
     "test",
+    "a_only",
+    "b_only",
 )
 
 
