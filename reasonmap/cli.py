@@ -446,6 +446,9 @@ def build_parser() -> argparse.ArgumentParser:
     from reasonmap.eval import add_eval_command
 
     add_eval_command(commands)
+    from reasonmap.compare_commands import add_compare_commands
+
+    add_compare_commands(commands)
     return parser
 
 
