@@ -16,6 +16,7 @@ from typing import Any
 from benchmarks.mapqa.records import LEVELS, QUESTION_TYPES, MapQuestion, MapVerdict
 from benchmarks.mapqa.scoring import METRICS
 from benchmarks.provenance import versions
+from benchmarks.repeats import repeats_table
 
 __all__ = ["summarize", "markdown_table", "write_report", "REPORT_FILES"]
 
@@ -155,6 +156,7 @@ def markdown_table(summary: Mapping[str, Any]) -> str:
             f"| {model} | " + " | ".join(_percent(row[group].get(key, {}).get("accuracy")) for key in keys) + " |"
             for model, row in summary["models"].items()
         ]
+    lines += repeats_table(summary)
     return "\n".join(lines) + "\n"
 
 

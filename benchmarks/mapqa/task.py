@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from benchmarks.jsonl import Problem
 from benchmarks.mapqa.io import is_mapqa_file, read_map_predictions, read_map_questions
 from benchmarks.mapqa.records import KIND, MapPrediction, MapQuestion, MapVerdict
+from benchmarks.repeats import with_repeats
 from benchmarks.tasks import Loaded, Prompt, ScoreOptions
 
 if TYPE_CHECKING:
@@ -50,7 +51,7 @@ class MapQATask:
         return read_map_predictions(path)
 
     def answer_key(self, prediction: MapPrediction) -> Hashable:
-        return (prediction.id, prediction.model)
+        return (prediction.id, prediction.model, prediction.repeat)
 
     def score(
         self, loaded: Loaded, predictions: Sequence[MapPrediction], options: ScoreOptions, executor: Executor | None
@@ -70,7 +71,7 @@ class MapQATask:
     ) -> dict[str, Any]:
         from benchmarks.mapqa.report import summarize
 
-        return summarize(verdicts, loaded.questions, inputs=inputs, problems=problems)
+        return with_repeats(summarize(verdicts, loaded.questions, inputs=inputs, problems=problems), verdicts)
 
     def write_report(self, directory: str | Path, summary: Mapping[str, Any], *, figures: bool = True) -> list[Path]:
         from benchmarks.mapqa.report import write_report

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from benchmarks.jsonl import Problem, read_jsonl
 from benchmarks.plus.loading import is_plus_file, load_plus_questions, read_plus_sheet
 from benchmarks.plus.questions import PlusPrediction, PlusQuestion
+from benchmarks.repeats import with_repeats
 from benchmarks.tasks import Loaded, Prompt, ScoreOptions
 
 if TYPE_CHECKING:
@@ -98,7 +99,7 @@ class PlusTask:
 
             models = (v.model for v in verdicts)
             summary["official_rules"] = official_rules(models, given=options.official_model, table=PLUS_MODELS)
-        return summary
+        return with_repeats(summary, verdicts)
 
     def write_report(self, directory: str | Path, summary: Mapping[str, Any], *, figures: bool = True) -> list[Path]:
         from benchmarks.plus.report import write_plus_report

@@ -16,6 +16,7 @@ from benchmarks.jsonl import Problem
 from benchmarks.reasonmap.loading import graph_lookup, load_questions
 from benchmarks.reasonmap.records import KINDS, Prediction, Question, Verdict
 from benchmarks.reasonmap.scoring import VARIANTS, score_predictions
+from benchmarks.repeats import with_repeats
 from benchmarks.tasks import Loaded, Prompt, ScoreOptions
 from graphkit.errors import TransitError
 from graphkit.graph import TransitGraph
@@ -222,7 +223,7 @@ class RouteTask:
 
             summary["published_aggregate"] = published_aggregate(verdicts, loaded.questions)
             summary["official_rules"] = official_rules((v.model for v in verdicts), given=options.official_model)
-        return summary
+        return with_repeats(summary, verdicts, request=lambda verdict: (verdict.id, verdict.question))
 
     def write_report(self, directory: str | Path, summary: Mapping[str, Any], *, figures: bool = True) -> list[Path]:
         from benchmarks.reasonmap.report import write_report
