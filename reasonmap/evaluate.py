@@ -166,7 +166,14 @@ def evaluate_files(
     problems.extend(f"{predictions_path}: {message}" for message in skipped)
     if ordered:
         position = {id: index for index, id in enumerate(loaded.questions)}
-        verdicts.sort(key=lambda v: (position.get(v.id, len(position)), str(getattr(v, "question", "")), v.model))
+        verdicts.sort(
+            key=lambda v: (
+                position.get(v.id, len(position)),
+                str(getattr(v, "question", "")),
+                v.model,
+                getattr(v, "repeat", 0),
+            )
+        )
     # only now, before the first write: bad arguments or unreadable files leave a good report vouched for
     # the names of the run before stay recorded until this one ends: its figures are removed only if it wrote them
     with folder_lock(report_dir, "score"):  # one writer per report folder
