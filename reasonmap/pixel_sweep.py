@@ -129,7 +129,7 @@ def resolution_markdown(record: Mapping[str, Any]) -> str:
 def plot_resolution(record: Mapping[str, Any], path: str | Path) -> tuple[Path, Path]:
     """Accuracy (%) against the pixel budget (log axis), one line per curve, the 95% intervals as error bars
     where known; written as ``path`` (PNG) and a PDF beside it."""
-    from benchmarks.plotting import COLUMN_WIDTH, figure_style, model_style, save_figure
+    from benchmarks.plotting import COLUMN_WIDTH, MARKERS, figure_style, model_style, save_figure
 
     budgets = record["budgets"]
     with figure_style() as plt:
@@ -154,7 +154,7 @@ def plot_resolution(record: Mapping[str, Any], path: str | Path) -> tuple[Path, 
                 xs,
                 ys,
                 yerr=errors if any(known) else None,
-                marker=style.marker,
+                marker=MARKERS[index % len(MARKERS)],  # told apart without colour too
                 color=style.colour,
                 capsize=2.5,
                 linewidth=1.2,
