@@ -13,6 +13,8 @@ built, asked through the resumable client, scored, and logged::
     DIR/<task>/<mode>/samples.jsonl        verdict + response + what the question was (for reading failures)
     DIR/<task>/<mode>/report/              the task's summary.json, table.md and figures
     DIR/results.json, DIR/results.md       everything in one record and one table
+    DIR/resolution.md, DIR/resolution.png  accuracy against pixels (``--pixel-budget 1M,4M,16M``: the full
+                                           mode asked at each budget, in DIR/<task>/full@1M/ and so on)
     DIR/manifest.json                      every file above with its size and SHA-256, written last
                                            (marked incomplete while a run is under way or was killed)
 

@@ -100,3 +100,21 @@ def test_a_row_with_a_bad_repeat_stops_the_resume_naming_the_line(tmp_path):
     out.write_text(json.dumps({**good, "repeat": "one"}) + "\n" + json.dumps(good) + "\n", encoding="utf-8")
     with pytest.raises(ValueError, match="line 1: not a prediction row \\(field 'repeat' must be a non-negative"):
         run_requests(make_requests(1), endpoint="http://127.0.0.1:9/v1", model="m", out=out, repeats=2)
+
+
+def test_the_run_command_takes_repeats_and_refuses_them_at_temperature_zero(tmp_path, capsys):
+    from benchmarks.jsonl import write_jsonl
+    from reasonmap.cli import main
+
+    requests = tmp_path / "r.jsonl"
+    write_jsonl(requests, make_requests(2))
+    out = tmp_path / "p.jsonl"
+    with ChatServer() as server:
+        given = ["run", "--endpoint", server.url, "--model", "m", "--requests", str(requests), "--out", str(out)]
+        assert main([*given, "--quiet", "--repeats", "2", "--temperature", "0"]) == 2
+        assert "--repeats: 2 answers at temperature 0" in capsys.readouterr().err and not out.exists()
+        assert main([*given, "--quiet", "--repeats", "2", "--temperature", "0.5"]) == 0
+        assert len(server.calls) == 8
+    assert _pairs(read_rows(out)) == {
+        (str(n), kind, r): 1 for n in range(2) for kind in ("short", "long") for r in (0, 1)
+    }
