@@ -194,14 +194,15 @@ def add_prompt_options(
 
 
 def budget_label(pixels: int) -> str:
-    """A pixel budget as :func:`parse_pixel_budgets` reads it, in its shortest form.
+    """A pixel budget as :func:`parse_pixel_budgets` reads it, in its shortest form (one decimal at most).
 
-    >>> budget_label(16_000_000), budget_label(500_000), budget_label(1_048_576)
-    ('16M', '500k', '1048576')
+    >>> budget_label(16_000_000), budget_label(1_500_000), budget_label(62_500), budget_label(1_048_576)
+    ('16M', '1.5M', '62.5k', '1048576')
     """
     for suffix, size in (("M", 1_000_000), ("k", 1_000)):
-        if pixels % size == 0:
-            return f"{pixels // size}{suffix}"
+        if pixels * 10 % size == 0:
+            whole, tenths = divmod(pixels * 10 // size, 10)
+            return f"{whole}.{tenths}{suffix}" if tenths else f"{whole}{suffix}"
     return str(pixels)
 
 

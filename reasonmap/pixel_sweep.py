@@ -51,7 +51,8 @@ def resolution_record(
     intervals: Mapping[tuple[str, int], Mapping[str, Any]],
     columns: Mapping[str, Sequence[tuple[str, str]]],
 ) -> dict[str, Any]:
-    """The curves of a sweep: ``{"budgets": [..], "curves": [{"model", "task", "metric", "title", "points"}]}``.
+    """The curves of a sweep: ``{"budgets": [..], "curves": [{"model", "task", "metric", "title", "points",
+    "text_only"}]}`` (``text_only``: the same accuracy without the map, when the run asked that mode).
 
     ``results`` are eval's rows (those with a ``pixel_budget`` are the sweep's), ``intervals`` each
     (task, budget)'s intervals by metric, ``columns`` each task's accuracies as ``(title, metric)``.
@@ -83,9 +84,20 @@ def resolution_record(
                             "high": interval.get("high"),
                         }
                     )
+                blind = next(
+                    (
+                        row["metrics"].get(metric)
+                        for row in results
+                        if (row["model"], row["task"], row["mode"]) == (model, task, "text-only")
+                    ),
+                    None,
+                )
                 if points:
                     points.sort(key=lambda point: point["pixel_budget"])
-                    curves.append({"model": model, "task": task, "metric": metric, "title": title, "points": points})
+                    curves.append(
+                        {"model": model, "task": task, "metric": metric, "title": title, "points": points,
+                         "text_only": blind}
+                    )  # fmt: skip
     return {"budgets": budgets, "curves": curves}
 
 
@@ -106,23 +118,28 @@ def resolution_markdown(record: Mapping[str, Any]) -> str:
     >>> print(resolution_markdown({"budgets": [1000, 4000], "curves": [curve]}), end="")
     Accuracy (%) against the map's pixel budget (maps larger than a budget are downscaled to it when sent).
     <BLANKLINE>
-    | Model | Task | Metric | 1k px | 4k px |
-    |---|---|---|---:|---:|
-    | m | t | Acc. | 50.00 ± 25.00 | – |
+    | Model | Task | Metric | 1k px | 4k px | Text-only (no map) |
+    |---|---|---|---:|---:|---:|
+    | m | t | Acc. | 50.00 ± 25.00 | – | – |
     """
     budgets = record["budgets"]
     lines = [
         "Accuracy (%) against the map's pixel budget (maps larger than a budget are downscaled to it when sent).",
         "",
-        "| Model | Task | Metric | " + " | ".join(f"{budget_label(budget)} px" for budget in budgets) + " |",
-        "|---|---|---|" + "---:|" * len(budgets),
+        "| Model | Task | Metric | "
+        + " | ".join(f"{budget_label(budget)} px" for budget in budgets)
+        + " | Text-only (no map) |",
+        "|---|---|---|" + "---:|" * (len(budgets) + 1),
     ]
     for curve in record["curves"]:
         by_budget = {point["pixel_budget"]: point for point in curve["points"]}
         cells = [_cell(by_budget.get(budget)) for budget in budgets]
-        lines.append(f"| {curve['model']} | {curve['task']} | {curve['title']} | " + " | ".join(cells) + " |")
+        blind = "–" if curve.get("text_only") is None else f"{100 * curve['text_only']:.2f}"
+        lines.append(
+            f"| {curve['model']} | {curve['task']} | {curve['title']} | " + " | ".join(cells) + f" | {blind} |"
+        )
     if not record["curves"]:
-        lines.append("| – | – | – |" + " – |" * len(budgets))
+        lines.append("| – | – | – |" + " – |" * (len(budgets) + 1))
     return "\n".join(lines) + "\n"
 
 
@@ -161,6 +178,8 @@ def plot_resolution(record: Mapping[str, Any], path: str | Path) -> tuple[Path, 
                 markersize=4,
                 label=label,
             )
+            if curve.get("text_only") is not None:  # the floor: what the model answers without the map
+                axis.axhline(100 * curve["text_only"], color=style.colour, linestyle=":", linewidth=1.0)
         axis.set_xscale("log")
         axis.set_xticks(budgets, [budget_label(budget) for budget in budgets])
         axis.minorticks_off()
@@ -170,7 +189,12 @@ def plot_resolution(record: Mapping[str, Any], path: str | Path) -> tuple[Path, 
         axis.grid(True, linewidth=0.4, alpha=0.5)
         models = ", ".join(dict.fromkeys(curve["model"] for curve in record["curves"]))
         has_bars = any(point["low"] is not None for curve in record["curves"] for point in curve["points"])
-        axis.set_title(f"Accuracy against map resolution: {models}" + ("" if has_bars else " (no intervals)"))
+        blind = any(curve.get("text_only") is not None for curve in record["curves"])
+        axis.set_title(
+            f"Accuracy against map resolution: {models}"
+            + ("" if has_bars else " (no intervals)")
+            + ("\ndotted: the same accuracy in text-only mode (no map)" if blind else "")
+        )
         if record["curves"]:
             axis.legend(loc="best", frameon=False)
         return save_figure(figure, path)

@@ -31,8 +31,9 @@ def test_each_task_accuracy_is_a_curve_over_the_budgets_with_intervals_where_kno
     assert [p["pixel_budget"] for p in plus["points"]] == [1_000_000, 16_000_000]  # no accuracy at 4M: no point
     table = resolution_markdown(record)
     # 30.00 ± (50 - 10) / 2
-    assert "| m | route | Short Acc. | 20.00 | 30.00 ± 20.00 | 40.00 |" in table
-    assert "| m | plus | Acc. | 50.00 | – | 60.00 |" in table
+    assert "| m | route | Short Acc. | 20.00 | 30.00 ± 20.00 | 40.00 | 10.00 |" in table  # text-only: 10.00
+    assert "| m | plus | Acc. | 50.00 | – | 60.00 | – |" in table
+    assert (route["text_only"], plus["text_only"]) == (0.1, None)
 
 
 def test_only_the_full_mode_is_swept():
