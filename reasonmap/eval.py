@@ -533,6 +533,8 @@ def _run_locked(
             row = rows[0] if rows else {"model": settings.name, "n": 0, "n_invalid": 0, "metrics": {}}
             swept = {} if shown == mode else {"pixel_budget": budget}  # one of several budgets of the full mode
             results.append({"task": name, "mode": mode, **swept, **row, "n_skipped_no_map": len(missing)})
+            if settings.repeats > 1:  # mean@K, pass@k and consistency beside the headline
+                results[-1]["repeats"] = evaluation.summary["models"].get(settings.name, {}).get("repeats")
             if swept:
                 intervals[(name, budget)] = evaluation.summary["models"].get(settings.name, {}).get("intervals", {})
     record = {"config": {**config, "questions_asked": asked}, "results": results, "skipped_records": len(problems)}
@@ -606,6 +608,8 @@ def results_markdown(record: Mapping[str, Any]) -> str:
     lead = f"Model `{settings['name']}` at {settings['endpoint']}" + (
         f", temperature {settings['temperature']}" if settings["temperature"] is not None else ""
     )
+    if settings.get("repeats", 1) > 1:
+        lead += f", {settings['repeats']} answers per request (every answer counts; pass@k in each report's table.md)"
     return "\n".join([lead + ".", "", *lines, "", *notes]) + "\n"
 
 

@@ -89,6 +89,9 @@ def test_repeats_ask_each_request_k_times_and_the_summary_reports_pass_at_k(ques
     assert len(right) == 2
     assert {s["response"] for s in right} == {answer for kind, answer in answers.values() if kind == "short"}
     assert json.loads((out / "eval.json").read_text("utf-8"))["settings"]["repeats"] == 3
+    (result,) = json.loads((out / "results.json").read_text("utf-8"))["results"]
+    assert result["repeats"] == repeats and result["n"] == 12
+    assert "3 answers per request" in (out / "results.md").read_text("utf-8")
     # a rerun asks nothing; another K is another run
     try:
         assert _eval(server, out, *arguments) == 0
