@@ -42,8 +42,6 @@ EVAL_FILE = "eval.json"
 RESULTS_FILES = ("results.json", "results.md")
 #: What a sweep of pixel budgets (``--pixel-budget 1M,4M,16M``) writes beside them.
 RESOLUTION_FILES = ("resolution.md", "resolution.png", "resolution.pdf")
-#: The tasks whose questions ``eval`` generates when no file is given (``--split``).
-GENERATED = ("route", "plus")
 #: What a run writes in the subfolders of DIR, which an unfinished run leaves in doubt (see the layout above).
 _NESTED = ("questions/*.jsonl", "*/*/*.jsonl", "*/*/report/*")
 # Settings left out of eval.json at these values (runs made before they existed resume as they were).
@@ -140,17 +138,22 @@ def _limited(questions: Mapping[str, Any], limit: int | None, seed: int) -> list
 
 def _generated(task: str, split: str, seed: int, *, progress: bool = False) -> list[Any]:
     """The task's questions of a cross-city split, as ``reasonmap generate`` makes them with its defaults."""
-    from benchmarks.reasonmap.generate import generate_set, parse_quota, split_cities
+    from benchmarks.reasonmap.generate import split_cities
+    from benchmarks.tasks import get_task
     from graphkit.cities import city_graph, city_names
 
+    generation = get_task(task).generation
+    if generation is None:
+        raise EvalError(f"{task} questions are not generated: pass their file with --questions FILE")
     graphs = [city_graph(name) for name in split_cities(split, city_names())]
-    if task == "route":
-        return generate_set(graphs, seed=seed, per_city=40, quota=parse_quota("20:15:5"), progress=progress)
-    if task == "plus":
-        from benchmarks.plus.questions import generate_plus_set
+    return generation.make(graphs, seed=seed, progress=progress, **generation.defaults)
 
-        return generate_plus_set(graphs, seed=seed, progress=progress)
-    raise EvalError(f"{task} questions are not generated: pass their file with --questions FILE")
+
+def _generated_tasks() -> tuple[str, ...]:
+    """The tasks whose questions ``eval`` generates when no file is given (``--split``), in the registry's order."""
+    from benchmarks.tasks import get_task, task_names
+
+    return tuple(name for name in task_names() if get_task(name).generation is not None)
 
 
 def _question_files(given: Sequence[str]) -> dict[str, Path]:
@@ -180,11 +183,11 @@ def settings_from(args: Any) -> tuple[EvalSettings, dict[str, Path]]:
             get_task(name)  # an unknown name lists the known ones
     files = _question_files(args.questions or ())
     if tasks is None:
-        tasks = tuple(files) or ("route", "plus")
+        tasks = tuple(files) or _generated_tasks()
     elif unused := [name for name in files if name not in tasks]:
         raise EvalError(f"--questions {files[unused[0]]} holds {unused[0]} questions, which --tasks leaves out")
     generated = [name for name in tasks if name not in files]
-    if not_generated := [name for name in generated if name not in GENERATED]:
+    if not_generated := [name for name in generated if name not in _generated_tasks()]:
         raise EvalError(f"{not_generated[0]} questions are not generated: pass their file with --questions FILE")
     files = {name: files[name] for name in tasks if name in files}
     modes = tuple(name.strip() for name in args.modes.split(",") if name.strip())
@@ -307,13 +310,13 @@ def _questions_of(
         loaded = task.load(source)
         questions = _limited(loaded.questions, settings.limit, settings.seed)
         problems = loaded.problems
-        if task.name == "route" and settings.maps is None and (source.suffix == ".parquet" or source.is_dir()):
-            from benchmarks.reasonmap.official import export_figures
-
-            carried = out / "maps"
-            written, figure_problems = export_figures(source, carried, before_write=record)
+        exported = None
+        if task.maps.carried is not None and settings.maps is None:  # the maps the file carries (the public set's)
+            exported = task.maps.carried(source, out / "maps", before_write=record)
+        if exported is not None:
+            written, figure_problems = exported
             problems += tuple(str(problem) for problem in figure_problems)
-            carried = carried if written else None
+            carried = out / "maps" if written else None
     else:
         questions = _generated(task.name, settings.split or "test", settings.seed, progress=progress)
         questions = _limited({question.id: question for question in questions}, settings.limit, settings.seed)
@@ -329,9 +332,9 @@ def _questions_of(
     return path, questions, problems, carried
 
 
-def _mapqa_images(questions: Sequence[Any], maps: str | None, source: Path) -> str:
-    """Where map QA images are: under ``--maps`` when it holds them (it may be the city maps' folder), else
-    beside their question file, as its ``image`` paths say."""
+def _own_images(questions: Sequence[Any], maps: str | None, source: Path) -> str:
+    """Where the images of questions that name their own (map QA) are: under ``--maps`` when it holds them (it
+    may be the city maps' folder), else beside their question file, as its ``image`` paths say."""
     if maps is not None and any((Path(maps) / question.image).is_file() for question in questions):
         return maps
     return str(source.resolve().parent)
@@ -464,8 +467,8 @@ def _run_locked(
             written.extend(sorted(carried.glob("*.png")))
         asked[name] = input_entry(questions_path)  # generated questions too: what was asked, checksummed
         maps = settings.maps or (str(carried) if carried else None)
-        if name == "mapqa" and name in files:
-            maps = _mapqa_images(questions, settings.maps, files[name])
+        if task.maps.own_images and name in files:
+            maps = _own_images(questions, settings.maps, files[name])
         for mode, budget, shown in mode_runs(settings.modes, settings.pixel_budget):
             if mode not in task.modes:
                 log(f"{name}/{shown}: not a mode of {name} questions ({', '.join(task.modes)}); skipped")
@@ -551,9 +554,9 @@ def _run_locked(
     if isinstance(settings.pixel_budget, tuple) and "full" in settings.modes:
         from reasonmap.pixel_sweep import write_resolution
 
-        accuracies = {
-            task: [(title, metric) for title, metric, shown in columns if shown is _percent]
-            for task, columns in _COLUMNS.items()
+        accuracies = {  # each task's results.md columns shown in %: its accuracies
+            task: [(column.header, column.metric) for column in get_task(task).columns if column.shown == "percent"]
+            for task in settings.tasks
         }
         files_written += tuple(write_resolution(out, results, intervals, accuracies))
     write_manifest(manifest, [*written, *files_written], "eval")
@@ -568,36 +571,28 @@ def _number(value: Any) -> str:
     return "–" if value is None else f"{value:.2f}"
 
 
-# (header, metric, format) per task: routes in the paper's Table 2 shape; plus and map QA by accuracy
-_COLUMNS: dict[str, tuple[tuple[str, str, Callable[[Any], str]], ...]] = {
-    "route": (
-        ("Short Acc.", "weighted_accuracy_short", _percent),
-        ("Short Map", "map_score_short", _number),
-        ("Long Acc.", "weighted_accuracy_long", _percent),
-        ("Long Map", "map_score_long", _number),
-    ),
-    "plus": (("Acc.", "weighted_accuracy", _percent),),
-    "mapqa": (("Acc.", "accuracy", _percent),),
-}
+_SHOWN: dict[str, Callable[[Any], str]] = {"percent": _percent, "number": _number}
 
 
 def results_markdown(record: Mapping[str, Any]) -> str:
     """One table: models × (task, mode), routes in the paper's Table 2 shape (text-only beside full is its
     visual-masking ablation); accuracies in %, weighted as each task's report weights them."""
+    from benchmarks.tasks import get_task
     from reasonmap.pixel_sweep import mode_shown
 
     results = record["results"]
     pairs = list(dict.fromkeys((row["task"], mode_shown(row)) for row in results))
+    columns = {task: get_task(task).columns for task, _ in pairs}
     header = ["Model"]
     for task, mode in pairs:
-        header += [f"{task} {mode}: {title}" for title, _, _ in _COLUMNS.get(task, ())]
+        header += [f"{task} {mode}: {column.header}" for column in columns[task]]
     lines = ["| " + " | ".join(header) + " |", "|---|" + "---:|" * (len(header) - 1)]
     for model in dict.fromkeys(row["model"] for row in results):
         cells = [model]
         for task, mode in pairs:
             row = next((r for r in results if (r["task"], mode_shown(r), r["model"]) == (task, mode, model)), None)
-            for _, metric, shown in _COLUMNS.get(task, ()):
-                cells.append(shown(row["metrics"].get(metric)) if row else "–")
+            for column in columns[task]:
+                cells.append(_SHOWN[column.shown](row["metrics"].get(column.metric)) if row else "–")
         lines.append("| " + " | ".join(cells) + " |")
     notes = [
         f"- {row['task']}/{mode_shown(row)}: {row['n']} answers scored, {row['n_invalid']} invalid"

@@ -16,6 +16,9 @@ from typing import Any
 
 __all__ = [
     "TASKS",
+    "GENERATED_TASKS",
+    "VARIANTS",
+    "WEIGHTINGS",
     "MODES",
     "SOLVERS",
     "DEFAULT_PIXEL_BUDGET",
@@ -44,6 +47,12 @@ __all__ = [
 # loads igraph); tests/reasonmap/test_cli_tasks.py keeps each equal to the library's own.
 #: :func:`benchmarks.tasks.task_names`
 TASKS = ("route", "plus", "mapqa")
+#: the tasks whose record has a ``generation`` (:class:`benchmarks.tasks.Generation`)
+GENERATED_TASKS = ("route", "plus")
+#: every task's scoring variants, each once, in the registry's order (:func:`reasonmap.evaluate.scoring_variants`)
+VARIANTS = ("paper", "C1", "C2", "ungated", "official", "vlmevalkit")
+#: every task's weightings, each once (:attr:`benchmarks.tasks.Task.weightings`)
+WEIGHTINGS = ("paper", "city", "none")
 #: :data:`baselines.prompts.MODES`
 MODES = ("full", "text-only", "symbolic", "alias")
 #: every task's solvers (:attr:`benchmarks.tasks.Task.solvers`), the route task's order
