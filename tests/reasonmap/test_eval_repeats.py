@@ -216,3 +216,15 @@ def test_a_bad_pixel_budget_is_refused_naming_it(tmp_path, capsys, value, error)
             status = exit.code
         assert status == 2 and not server.calls
     assert error in capsys.readouterr().err
+
+
+def test_map_qa_answers_are_repeated_too(tmp_path):
+    mapqa = Path(__file__).resolve().parents[1] / "benchmarks" / "mapqa" / "fixtures" / "questions.jsonl"
+    n = sum(1 for line in mapqa.read_text("utf-8").splitlines() if line.strip())
+    with ChatServer(default=Reply(content="The answer is A.")) as server:
+        given = ("--questions", str(mapqa), "--modes", "text-only", "--repeats", "2", "--temperature", "1")
+        assert _eval(server, tmp_path / "run", *given) == 0
+        assert len(server.calls) == 2 * n
+    (row,) = json.loads((tmp_path / "run" / "results.json").read_text("utf-8"))["results"]
+    # the same answer twice: every question's two verdicts agree
+    assert row["n"] == 2 * n and row["repeats"]["k"] == 2 and row["repeats"]["consistency"] == 1.0

@@ -60,3 +60,21 @@ def test_map_qa_answers_numbered_by_repeat_are_kept_and_a_bad_repeat_is_skipped(
     # every answer a refusal: all wrong, every request consistent
     assert (repeats["k"], repeats["mean_at_k"], repeats["pass_at_k"]["3"], repeats["consistency"]) == (3, 0.0, 0.0, 1.0)
     assert result.summary["models"]["m"]["n_unanswered"] == 0
+
+
+def test_plus_answers_numbered_by_repeat_are_each_scored(tmp_path):
+    from baselines.plus_oracle import plus_oracle_predictions
+    from benchmarks.plus.questions import generate_plus_set
+
+    questions = generate_plus_set([city_graph("rome")], seed=1, per_type=1)
+    write_jsonl(tmp_path / "q.jsonl", questions)
+    rows = [p.to_dict() for p in plus_oracle_predictions(questions, lambda q: city_graph(q.city))]
+    rows += [{**row, "response": "", "repeat": 1} for row in rows]  # a second answer, empty: wrong
+    result = evaluate_files(
+        tmp_path / "q.jsonl", _write(tmp_path / "p.jsonl", rows), out=tmp_path / "s.jsonl", report_dir=tmp_path / "r"
+    )
+    (model,) = result.summary["models"]
+    repeats = result.summary["models"][model]["repeats"]
+    # each question right once in two: pass@1 1/2, pass@2 1, consistency 0
+    assert repeats["n_requests"] == len(questions) and repeats["pass_at_k"] == {"1": 0.5, "2": 1.0}
+    assert repeats["consistency"] == 0.0 and result.summary["models"][model]["accuracy"] == 0.5
