@@ -18,6 +18,7 @@ from reasonmap.options import (
     add_client_options,
     add_metro_dir,
     add_prompt_options,
+    add_repeat_options,
     add_task_option,
     client_options,
 )
@@ -211,6 +212,7 @@ def add_model_commands(commands) -> None:
     add_prompt_options(run)
     add_metro_dir(run)
     run.add_argument("--out", required=True, metavar="P", help="prediction rows (JSON Lines), appended and resumed")
+    add_repeat_options(run)
     run.add_argument("--quiet", action="store_true", help="no progress bar")
     run.set_defaults(run=cmd_run)
 

@@ -268,11 +268,12 @@ def _other_cities(
 def _first_answers(
     rows: list[tuple[Prediction, str | None]], path: str | Path, problems: list[str]
 ) -> list[tuple[Prediction, str | None]]:
-    """Rows with repeats dropped: a model's second answer to one question kind is reported, the first counts."""
-    seen: set[tuple[str, str, str]] = set()
+    """Rows with repeats dropped: a model's second answer to one question kind is reported, the first counts.
+    Answers numbered by ``repeat`` (repeated sampling) are each diagnosed: only a repeated repeat is dropped."""
+    seen: set[tuple[str, str, str, int]] = set()
     kept = []
     for row in rows:
-        key = (row[0].model, row[0].id, row[0].question)
+        key = (row[0].model, row[0].id, row[0].question, row[0].repeat)
         if key in seen:
             problems.append(f"{path}: {key[0]} answered {key[1]} ({key[2]}) again; the first answer counts")
             continue

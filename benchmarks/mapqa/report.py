@@ -19,6 +19,7 @@ from benchmarks.mapqa.scoring import METRICS
 from benchmarks.metrics import figures as metric_figures
 from benchmarks.metrics import number, percent
 from benchmarks.provenance import versions
+from benchmarks.repeats import repeats_table
 
 __all__ = ["summarize", "markdown_table", "write_report", "REPORT_FILES"]
 
@@ -141,6 +142,7 @@ def markdown_table(summary: Mapping[str, Any]) -> str:
             f"| {model} | " + " | ".join(percent(row[group].get(key, {}).get("accuracy")) for key in keys) + " |"
             for model, row in summary["models"].items()
         ]
+    lines += repeats_table(summary)
     return "\n".join(lines) + "\n"
 
 

@@ -16,6 +16,7 @@ from benchmarks.mapqa.io import is_mapqa_file, read_map_predictions, read_map_qu
 from benchmarks.mapqa.metrics import MAPQA_METRICS
 from benchmarks.mapqa.records import KIND, MapPrediction, MapQuestion, MapVerdict
 from benchmarks.paired import PairedMetric
+from benchmarks.repeats import with_repeats
 from benchmarks.tasks import Loaded, MapPolicy, Prompt, ScoreOptions, Task, Variant
 
 if TYPE_CHECKING:
@@ -41,7 +42,7 @@ def _read_predictions(path: str | Path, options: ScoreOptions) -> tuple[list[Map
 
 
 def _answer_key(prediction: MapPrediction) -> Hashable:
-    return (prediction.id, prediction.model)
+    return (prediction.id, prediction.model, prediction.repeat)
 
 
 def _score_predictions(questions: Mapping[str, MapQuestion], predictions: Sequence[MapPrediction]):
@@ -66,7 +67,7 @@ def _summarize(
 ) -> dict[str, Any]:
     from benchmarks.mapqa.report import summarize
 
-    return summarize(verdicts, loaded.questions, inputs=inputs, problems=problems)
+    return with_repeats(summarize(verdicts, loaded.questions, inputs=inputs, problems=problems), verdicts)
 
 
 def _write_report(directory: str | Path, summary: Mapping[str, Any], *, figures: bool = True) -> list[Path]:

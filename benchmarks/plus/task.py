@@ -20,6 +20,7 @@ from benchmarks.plus.metrics import PLUS_METRICS
 from benchmarks.plus.official import PLUS_MODELS
 from benchmarks.plus.questions import DEFAULT_PER_TYPE, PlusPrediction, PlusQuestion
 from benchmarks.reasonmap.weighting import WEIGHTINGS
+from benchmarks.repeats import with_repeats
 from benchmarks.tasks import Generation, Loaded, Prompt, ScoreOptions, Task, Variant
 
 if TYPE_CHECKING:
@@ -131,7 +132,7 @@ def _summarize(
     extras = PLUS.variant(options.variant).summary_extras
     if extras is not None:
         summary.update(extras(verdicts, loaded, options))
-    return summary
+    return with_repeats(summary, verdicts)
 
 
 def _write_report(directory: str | Path, summary: Mapping[str, Any], *, figures: bool = True) -> list[Path]:

@@ -23,6 +23,7 @@ from benchmarks.reasonmap.records import KINDS, Prediction, Question, Verdict
 from benchmarks.reasonmap.scoring import VARIANTS as MAP_SCORE_VARIANTS
 from benchmarks.reasonmap.scoring import score_predictions
 from benchmarks.reasonmap.weighting import WEIGHTINGS
+from benchmarks.repeats import with_repeats
 from benchmarks.tasks import Generation, Loaded, MapPolicy, Prompt, ScoreOptions, Task, Variant
 from graphkit.errors import TransitError
 from graphkit.graph import TransitGraph
@@ -272,7 +273,7 @@ def _summarize(
     extras = ROUTE.variant(options.variant).summary_extras
     if extras is not None:
         summary.update(extras(verdicts, loaded, options))
-    return summary
+    return with_repeats(summary, verdicts, request=lambda verdict: (verdict.id, verdict.question))
 
 
 def _write_report(directory: str | Path, summary: Mapping[str, Any], *, figures: bool = True) -> list[Path]:
