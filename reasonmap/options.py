@@ -28,6 +28,11 @@ __all__ = [
     "TIERS",
     "SCRIPTS",
     "PALETTES",
+    "ENGINES",
+    "DEVICES",
+    "ROTATIONS",
+    "DEFAULT_PIXEL_LIMIT",
+    "BYTES_PER_PIXEL",
     "Help",
     "Parser",
     "add_client_options",
@@ -71,6 +76,16 @@ TIERS = ("easy", "middle", "hard")
 SCRIPTS = ("latin", "cjk")
 #: :data:`vision.render.PALETTES`, sorted
 PALETTES = ("confusable", "normal")
+#: :data:`vision.engines.ENGINES`
+ENGINES = ("rapidocr", "paddleocr")
+#: :data:`vision.engines.DEVICES`
+DEVICES = ("auto", "cpu", "cuda")
+#: :data:`vision.ocr.ROTATIONS`
+ROTATIONS = ("auto", "all", "none")
+#: :data:`vision.images.DEFAULT_PIXEL_LIMIT`
+DEFAULT_PIXEL_LIMIT = 300_000_000
+#: :data:`vision.images.BYTES_PER_PIXEL`
+BYTES_PER_PIXEL = 9
 
 
 class Help(argparse.HelpFormatter):

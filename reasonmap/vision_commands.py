@@ -281,9 +281,7 @@ def _diagnose_folder(args: argparse.Namespace) -> int:
 
 
 def _add_map_options(parser: argparse.ArgumentParser) -> None:
-    from vision.engines import DEVICES, ENGINES
-    from vision.images import BYTES_PER_PIXEL, DEFAULT_PIXEL_LIMIT
-    from vision.ocr import ROTATIONS
+    from reasonmap.options import BYTES_PER_PIXEL, DEFAULT_PIXEL_LIMIT, DEVICES, ENGINES, ROTATIONS
 
     parser.add_argument("--device", choices=DEVICES, default="auto", help="OCR on cpu or cuda (auto: cuda if present)")
     parser.add_argument("--engine", choices=ENGINES, default="rapidocr", help="OCR engine (default rapidocr)")

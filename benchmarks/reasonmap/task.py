@@ -1,8 +1,9 @@
 """The route task (ReasonMap short and long questions) as a registry record: see :mod:`benchmarks.tasks`.
 
-Large prediction files are scored in blocks by an executor's workers
-(:func:`score_block`); the verdicts come back in input order, so the outputs
-are the same byte for byte whichever executor ran them.
+Large prediction files (:data:`POOL_FROM` answers and more, or any on Ray) are
+scored in blocks by an executor's workers (:func:`score_block`); the verdicts
+come back in input order, so the outputs are the same byte for byte whichever
+executor ran them.
 """
 
 from __future__ import annotations
@@ -34,11 +35,15 @@ if TYPE_CHECKING:
     from benchmarks.samples import SampleSet
     from graphkit.executors import Executor
 
-__all__ = ["SCORING_VARIANTS", "VARIANTS", "ROUTE", "ScoreJob", "score_block", "reasonmap_samples"]
+__all__ = ["POOL_FROM", "SCORING_VARIANTS", "VARIANTS", "ROUTE", "ScoreJob", "score_block", "reasonmap_samples"]
 
 DEFAULT_WEIGHTING = "paper"
 # predictions per job handed to an executor: about a second of scoring
 _PREDICTIONS_PER_JOB = 10_000
+#: Answers from which a local process pool scores them; fewer are scored in this process, where scoring costs
+#: less than the pool's start, each worker's graphs and the verdicts' way back (22,876 answers on 2 cores: 10 s
+#: in process, 21 s on the pool). Ray clusters are used whatever the size: asking for one is asking for it.
+POOL_FROM = 100_000
 
 
 def _score_paper_like(
@@ -236,7 +241,7 @@ def _score_task(
     ROUTE.variant(options.variant)  # an unknown name lists the known ones, before any work
     questions = dict(loaded.questions)
     predictions, skipped = _with_graphs(questions, predictions, _graph_for(loaded, options))
-    if executor is None:
+    if executor is None or (executor.kind == "local" and len(predictions) < POOL_FROM):
         verdicts, unmatched = _score(
             questions, predictions, _graph_for(loaded, options), weighting, options.variant, options.official_model
         )
