@@ -71,6 +71,9 @@ def test_the_parsers_constants_equal_the_libraries():
     tasks = [get_task(name) for name in task_names()]
     assert set(options.SOLVERS) == {solver for task in tasks for solver in task.solvers}
     assert all(set(task.modes) <= set(options.MODES) for task in tasks)
+    assert options.GENERATED_TASKS == tuple(task.name for task in tasks if task.generation is not None)
+    assert options.VARIANTS == tuple(dict.fromkeys(name for task in tasks for name in task.variant_names))
+    assert set(options.WEIGHTINGS) == {name for task in tasks for name in task.weightings}
 
 
 def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
