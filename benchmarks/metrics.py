@@ -28,6 +28,7 @@ __all__ = [
     "AGGREGATIONS",
     "DIGITS",
     "MetricSpec",
+    "PairedMetric",
     "aggregate",
     "weighted_mean",
     "figures",
@@ -187,3 +188,23 @@ def number(value: float | None, digits: int = 2) -> str:
     ('17.26', '–', '0.500')
     """
     return "–" if value is None else f"{value:.{digits}f}"
+
+
+@dataclass(frozen=True, slots=True)
+class PairedMetric:
+    """A headline metric as paired comparisons compute it from scored rows.
+
+    ``key`` is the metric's name in the task's summary (``weighted_accuracy_short``);
+    ``field`` the scored row's value (``correct``, ``map_score``); ``kind`` the rows'
+    request kind it is computed over (the row's ``question``: ``short``), ``None`` for
+    every row; ``weighted`` whether each row's ``weight`` weights it; ``test`` how its
+    p-value is computed; ``scale`` how it is shown (100: in %).
+    """
+
+    key: str
+    title: str
+    field: str
+    kind: str | None = None
+    weighted: bool = True
+    test: Literal["mcnemar", "permutation"] = "mcnemar"
+    scale: float = 1.0

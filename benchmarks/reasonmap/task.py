@@ -16,7 +16,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from benchmarks.jsonl import Problem
-from benchmarks.paired import PairedMetric
+from benchmarks.metrics import PairedMetric
 from benchmarks.reasonmap.loading import graph_lookup, load_questions
 from benchmarks.reasonmap.metrics import ROUTE_METRICS
 from benchmarks.reasonmap.official_rules import OFFICIAL_MODELS
