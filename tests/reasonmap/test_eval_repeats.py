@@ -168,6 +168,12 @@ def test_a_pixel_budget_sweep_asks_the_full_mode_at_each_budget_and_plots_accura
         code = _eval(server, out, *arguments, "--pixel-budget", "90k,10k,40k")
         assert code == 0, capsys.readouterr().err
         assert len(server.calls) == 4 * 3 + 4  # the full mode at three budgets, text-only once
+        first = (out / "resolution.md").read_bytes()
+        assert _eval(server, out, *arguments, "--pixel-budget", "10k,40k,90k") == 0  # resumed: nothing asked
+        assert len(server.calls) == 16 and (out / "resolution.md").read_bytes() == first
+        capsys.readouterr()
+        assert _eval(server, out, *arguments, "--pixel-budget", "10k,40k") == 2
+        assert "--pixel-budget 10000,40000,90000, not 10000,40000" in capsys.readouterr().err
     assert sorted(set(seen)) == [0, 10_000, 40_000, 90_000]
     results = json.loads((out / "results.json").read_text("utf-8"))["results"]
     assert [(row["mode"], row.get("pixel_budget")) for row in results] == [
