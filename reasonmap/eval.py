@@ -427,6 +427,8 @@ def _run_locked(
             log(line)
 
     note(f"eval: {settings.name} on {', '.join(settings.tasks)} in {', '.join(settings.modes)}; outputs in {out}/")
+    if isinstance(settings.pixel_budget, tuple) and "full" not in settings.modes:
+        log(f"eval: --pixel-budget lists {len(settings.pixel_budget)} budgets, but only the full mode sends a map")
     if settings.repeats > 1 and settings.temperature is None:  # said even when quiet: the answers may not differ
         log(f"eval: {settings.repeats} answers per request at the server's default temperature (--temperature: set it)")
     from baselines.client import run_requests

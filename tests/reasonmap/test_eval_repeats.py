@@ -234,3 +234,12 @@ def test_map_qa_answers_are_repeated_too(tmp_path):
     (row,) = json.loads((tmp_path / "run" / "results.json").read_text("utf-8"))["results"]
     # the same answer twice: every question's two verdicts agree
     assert row["n"] == 2 * n and row["repeats"]["k"] == 2 and row["repeats"]["consistency"] == 1.0
+
+
+def test_several_budgets_without_the_full_mode_are_said_to_do_nothing(questions, tmp_path, capsys):
+    with ChatServer() as server:
+        given = ("--questions", str(questions), "--modes", "text-only", "--pixel-budget", "1M,4M")
+        assert _eval(server, tmp_path / "run", *given) == 0
+        assert len(server.calls) == 4  # text-only once: no budget applies to it
+    assert "lists 2 budgets, but only the full mode sends a map" in capsys.readouterr().err
+    assert not (tmp_path / "run" / "resolution.md").exists()
