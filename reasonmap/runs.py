@@ -22,6 +22,7 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from benchmarks.paired import PairedMetric
@@ -117,7 +118,7 @@ def _part(run: str, report: Path, mode: str | None, settings: Mapping[str, Any],
         raise RunError(f"{report / 'summary.json'}: not a summary (a JSON object)")
     task = _task_of(summary, report / "summary.json")
     judged = {key: summary.get(key) for key in _SUMMARY_SETTINGS}
-    return RunPart(run, task, mode, summary, scored, {**judged, **settings})
+    return RunPart(run, task, mode, MappingProxyType(summary), scored, MappingProxyType({**judged, **settings}))
 
 
 def read_run(path: str | Path) -> list[RunPart]:
