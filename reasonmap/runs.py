@@ -25,9 +25,9 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from benchmarks.paired import PairedMetric
+from reasonmap.errors import ReasonmapError
 
-__all__ = ["RunPart", "RunError", "read_run", "difference", "doubts", "read_scored", "scored_values", "SETTINGS"]
+__all__ = ["RunPart", "RunError", "read_run", "difference", "doubts", "SETTINGS"]
 
 #: The summary's settings that decide how answers are judged.
 _SUMMARY_SETTINGS = ("weighting", "variant")
@@ -37,7 +37,7 @@ _PROMPT_SETTINGS = ("pixel_budget", "textualization", "alias_strategy")
 SETTINGS = (*_SUMMARY_SETTINGS, *_PROMPT_SETTINGS)
 
 
-class RunError(ValueError):
+class RunError(ReasonmapError, ValueError):
     """A folder that is no finished run, or two runs that cannot be compared; one line says why."""
 
 
@@ -189,59 +189,3 @@ def doubts(parts: Sequence[RunPart]) -> list[str]:
         if doubt is not None:
             found.append(f"{part.run} {part.label}: {part.scored}: {doubt}")
     return list(dict.fromkeys(found))
-
-
-def _row_parser(obj: Any, *, where: str) -> Mapping[str, Any]:
-    from benchmarks.errors import InvalidRecord
-
-    if not isinstance(obj, dict):
-        raise InvalidRecord(f"{where}: a scored row must be an object")
-    for name in ("id", "model"):
-        if not isinstance(obj.get(name), str) or not obj[name]:
-            raise InvalidRecord(f"{where}: field {name!r} must be a non-empty string")
-    return obj
-
-
-def read_scored(path: Path) -> tuple[list[Mapping[str, Any]], list[str]]:
-    """The rows of a scored file (``id`` and ``model`` checked; the rest read per metric) and the bad lines."""
-    from benchmarks.jsonl import read_jsonl
-
-    rows, problems = read_jsonl(path, _row_parser)
-    return rows, [str(problem) for problem in problems]
-
-
-def _number(value: Any) -> float | None:
-    if isinstance(value, bool):
-        return float(value)
-    if isinstance(value, int | float) and value == value:  # not nan
-        return float(value)
-    return None
-
-
-def scored_values(
-    rows: Sequence[Mapping[str, Any]], model: str, metrics: Sequence[PairedMetric]
-) -> dict[str, dict[str, tuple[float, float, int]]]:
-    """Per metric, per question id: (value, weight, repeats) of ``model``'s rows.
-
-    A question answered more than once (``repeat``) gets the mean of its repeats' values.
-    Rows whose metric field is missing or null do not count for that metric (a map QA
-    question of a type the metric does not apply to).
-    """
-    found: dict[str, dict[str, list[Any]]] = {metric.key: {} for metric in metrics}
-    for row in rows:
-        if row.get("model") != model:
-            continue
-        for metric in metrics:
-            if metric.kind is not None and row.get("question") != metric.kind:
-                continue
-            value = _number(row.get(metric.field))
-            if value is None:
-                continue
-            weight = _number(row.get("weight")) if metric.weighted else 1.0
-            entry = found[metric.key].setdefault(str(row["id"]), [0.0, 1.0 if weight is None else weight, 0])
-            entry[0] += value
-            entry[2] += 1
-    return {
-        key: {id: (total / count, weight, count) for id, (total, weight, count) in by_id.items()}
-        for key, by_id in found.items()
-    }

@@ -6,8 +6,9 @@ import json
 
 import pytest
 
+from benchmarks.comparisons import comparison_markdown
 from reasonmap.cli import main
-from reasonmap.comparisons import compare_runs, comparison_markdown
+from reasonmap.comparisons import compare_runs
 from reasonmap.runs import RunError
 from tests.reasonmap.run_folders import OTHER_SHA, route_rows, write_eval_run, write_score_report
 
