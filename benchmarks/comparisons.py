@@ -32,7 +32,6 @@ from benchmarks.paired import (
 )
 
 __all__ = [
-    "read_scored",
     "scored_values",
     "compare_scored",
     "headline_intervals",
@@ -66,25 +65,6 @@ _COLUMNS = (
 )
 
 
-def _row_parser(obj: Any, *, where: str) -> Mapping[str, Any]:
-    from benchmarks.errors import InvalidRecord
-
-    if not isinstance(obj, dict):
-        raise InvalidRecord(f"{where}: a scored row must be an object")
-    for name in ("id", "model"):
-        if not isinstance(obj.get(name), str) or not obj[name]:
-            raise InvalidRecord(f"{where}: field {name!r} must be a non-empty string")
-    return obj
-
-
-def read_scored(path: Path) -> tuple[list[Mapping[str, Any]], list[str]]:
-    """The rows of a scored file (``id`` and ``model`` checked; the rest read per metric) and the bad lines."""
-    from benchmarks.jsonl import read_jsonl
-
-    rows, problems = read_jsonl(path, _row_parser)
-    return rows, [str(problem) for problem in problems]
-
-
 def _number(value: Any) -> float | None:
     if isinstance(value, bool):
         return float(value)
@@ -104,7 +84,7 @@ def scored_values(
     """
     found: dict[str, dict[str, list[Any]]] = {metric.key: {} for metric in metrics}
     for row in rows:
-        if row.get("model") != model:
+        if row.get("model") != model or not isinstance(row.get("id"), str | int):
             continue
         for metric in metrics:
             if metric.kind is not None and row.get("question") != metric.kind:

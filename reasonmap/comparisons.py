@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmarks.comparisons import compare_scored, comparison_csv, comparison_markdown, plot_comparison, read_scored
-from reasonmap.runs import RunError, RunPart, difference, read_run
+from benchmarks.comparisons import compare_scored, comparison_csv, comparison_markdown, plot_comparison
+from reasonmap.runs import RunError, RunPart, difference, read_run, read_scored
 
 __all__ = ["Side", "pair_sides", "compare_runs", "write_comparison"]
 

@@ -27,7 +27,7 @@ from typing import Any
 
 from reasonmap.errors import ReasonmapError
 
-__all__ = ["RunPart", "RunError", "read_run", "difference", "doubts", "SETTINGS"]
+__all__ = ["RunPart", "RunError", "read_run", "difference", "doubts", "read_scored", "SETTINGS"]
 
 #: The summary's settings that decide how answers are judged.
 _SUMMARY_SETTINGS = ("weighting", "variant")
@@ -189,3 +189,22 @@ def doubts(parts: Sequence[RunPart]) -> list[str]:
         if doubt is not None:
             found.append(f"{part.run} {part.label}: {part.scored}: {doubt}")
     return list(dict.fromkeys(found))
+
+
+def _row_parser(obj: Any, *, where: str) -> Mapping[str, Any]:
+    from benchmarks.errors import InvalidRecord
+
+    if not isinstance(obj, dict):
+        raise InvalidRecord(f"{where}: a scored row must be an object")
+    for name in ("id", "model"):
+        if not isinstance(obj.get(name), str) or not obj[name]:
+            raise InvalidRecord(f"{where}: field {name!r} must be a non-empty string")
+    return obj
+
+
+def read_scored(path: Path) -> tuple[list[Mapping[str, Any]], list[str]]:
+    """The rows of a scored file (``id`` and ``model`` checked; the rest read per metric) and the bad lines."""
+    from benchmarks.jsonl import read_jsonl
+
+    rows, problems = read_jsonl(path, _row_parser)
+    return rows, [str(problem) for problem in problems]
