@@ -541,7 +541,8 @@ def results_markdown(record: Mapping[str, Any]) -> str:
         for task, mode in pairs:
             row = next((r for r in results if (r["task"], r["mode"], r["model"]) == (task, mode, model)), None)
             for spec in columns[task]:
-                cells.append(spec.cell(row["metrics"].get(spec.name)) if row else "–")
+                interval = row.get("intervals", {}).get(spec.name) if row else None
+                cells.append(spec.cell(row["metrics"].get(spec.name), interval) if row else "–")
         lines.append("| " + " | ".join(cells) + " |")
     notes = [
         f"- {row['task']}/{row['mode']}: {row['n']} answers scored, {row['n_invalid']} invalid"
@@ -552,6 +553,10 @@ def results_markdown(record: Mapping[str, Any]) -> str:
     lead = f"Model `{settings['name']}` at {settings['endpoint']}" + (
         f", temperature {settings['temperature']}" if settings["temperature"] is not None else ""
     )
+    if any(row.get("intervals") for row in results):
+        from benchmarks.intervals import INTERVAL_METHOD, interval_note
+
+        notes.append(f"- {interval_note({'interval_method': INTERVAL_METHOD}).strip()}")
     return "\n".join([lead + ".", "", *lines, "", *notes]) + "\n"
 
 

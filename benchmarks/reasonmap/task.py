@@ -246,7 +246,7 @@ class RouteTask:
         options: ScoreOptions,
     ) -> tuple[dict[str, Any], str]:
         """Why two variants' numbers differ, charged to causes (:mod:`benchmarks.reasonmap.compare`)."""
-        from benchmarks.reasonmap.compare import attribute, compare_markdown
+        from benchmarks.reasonmap.compare import attribute, compare_markdown, with_intervals
 
         comparison = attribute(
             dict(loaded.questions),
@@ -256,6 +256,7 @@ class RouteTask:
             weighting=options.weighting or self.default_weighting,
             official_model=options.official_model,
         )
+        comparison = with_intervals(comparison, {name: found.summary for name, found in evaluations.items()})
         aggregate = evaluations["official"].summary.get("published_aggregate") if "official" in evaluations else None
         comparison["published_aggregate"] = aggregate or {}
         return comparison, compare_markdown(comparison, aggregate)

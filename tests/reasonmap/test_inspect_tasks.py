@@ -359,6 +359,10 @@ def test_epochs_are_repeats_and_inspects_metrics_agree_with_reasonmap_score(tmp_
         right = [v.map_score for v in result.verdicts if v.question == kind and v.correct]
         assert metrics[f"map_score_unweighted_{kind}"] == pytest.approx(sum(right) / (2 * len(questions)))
         assert metrics[f"map_score_{kind}"] == pytest.approx(figures[f"map_score_{kind}"], abs=1e-4)
+        # the standard error beside each headline figure is the report's bootstrap over questions: with every
+        # question asked in both epochs, Inspect's per-sample mean over epochs gives the same resampled ratios
+        for name in (f"weighted_accuracy_{kind}", f"map_score_{kind}"):
+            assert metrics[f"{name}_stderr"] == pytest.approx(figures["intervals"][name]["se"], abs=1e-6)
 
 
 def _failed_copy(log, folder, status="error"):
