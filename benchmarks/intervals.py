@@ -11,12 +11,15 @@ applies inside every resample. All the metrics of a summary row use the same
 draws, so the short and long figures of one resample come from one set of
 questions.
 
-The clusters are sorted by id before drawing, and the draws come from
-``numpy.random.default_rng(seed)``: the same answers give the same interval,
-digit for digit, whatever their order in the file or the number of workers
-that scored them. The interval is the percentile interval of the resampled
-estimates (2.5 % and 97.5 % at level 0.95); the standard error is their
-standard deviation. ``n`` is the number of questions the metric applies to.
+The clusters are sorted by id before drawing, and the draws are
+:func:`benchmarks.paired.bootstrap_counts` (seeded; the same draws as the
+paired comparisons make): the same answers give the same interval, digit for
+digit, whatever their order in the file or the number of workers that
+scored them (a question's own answers are summed exactly, :func:`math.fsum`).
+The interval is the percentile interval of the resampled figures (2.5 % and
+97.5 % at level 0.95) and the standard error their standard deviation, both
+by :func:`benchmarks.paired.mean_interval`; ``n`` is the number of questions
+the metric applies to.
 """
 
 from __future__ import annotations
@@ -24,11 +27,13 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
 from benchmarks.metrics import DIGITS, MetricSpec
+from benchmarks.paired import bootstrap_counts, mean_interval
 
 __all__ = [
     "RESAMPLES",
@@ -36,7 +41,6 @@ __all__ = [
     "LEVEL",
     "INTERVAL_METHOD",
     "Interval",
-    "bootstrap_estimates",
     "intervals",
     "interval_note",
 ]
@@ -49,8 +53,6 @@ SEED = 0
 LEVEL = 0.95
 #: How the intervals of a summary were computed, as the summary records it.
 INTERVAL_METHOD = {"method": "bootstrap over questions", "resamples": RESAMPLES, "seed": SEED, "level": LEVEL}
-# draws held in memory at once: resamples × questions (the chunking depends on the question count only)
-_DRAWS_PER_CHUNK = 2_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,46 +79,19 @@ class Interval:
         }
 
 
-def bootstrap_estimates(
-    numerators: np.ndarray, denominators: np.ndarray, *, resamples: int = RESAMPLES, seed: int = SEED
-) -> np.ndarray:
-    """Every metric's estimate in every resample of the clusters.
+@lru_cache(maxsize=16)
+def _shared_counts(n: int, resamples: int, seed: int) -> np.ndarray:
+    counts = bootstrap_counts(n, resamples=resamples, seed=seed)
+    counts.flags.writeable = False
+    return counts
 
-    Parameters
-    ----------
-    numerators, denominators : array of shape (clusters, metrics)
-        Per cluster and metric, ``sum(weight · value)`` and ``sum(weight)`` of its answers
-        (0 and 0 where the metric applies to none of them).
-    resamples, seed : int
 
-    Returns
-    -------
-    array of shape (resamples, metrics)
-        ``sum(numerators of the drawn clusters) / sum(denominators)``; NaN in a
-        resample where the drawn clusters hold no answer the metric applies to.
-
-    Examples
-    --------
-    >>> estimates = bootstrap_estimates(np.array([[1.0], [0.0]]), np.array([[1.0], [1.0]]), resamples=4000)
-    >>> sorted(set(estimates[:, 0].tolist()))  # both drawn twice, one of each, in either order
-    [0.0, 0.5, 1.0]
-    """
-    clusters = numerators.shape[0]
-    rng = np.random.default_rng(seed)
-    rows = max(1, _DRAWS_PER_CHUNK // max(1, clusters))
-    found = []
-    for start in range(0, resamples, rows):
-        chunk = min(rows, resamples - start)
-        drawn = rng.integers(0, clusters, size=(chunk, clusters))
-        # how often each cluster is drawn in each resample, then the weighted sums of the drawn clusters: a
-        # product and numpy's pairwise row sum (not a BLAS product, whose order depends on the machine's threads)
-        offsets = drawn + clusters * np.arange(chunk)[:, None]
-        counts = np.bincount(offsets.ravel(), minlength=chunk * clusters).reshape(chunk, clusters).astype(float)
-        top = np.stack([(counts * column).sum(axis=1) for column in numerators.T], axis=1)
-        bottom = np.stack([(counts * column).sum(axis=1) for column in denominators.T], axis=1)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            found.append(top / bottom)
-    return np.concatenate(found) if found else np.empty((0, numerators.shape[1]))
+def _counts(n: int, resamples: int, seed: int) -> np.ndarray:
+    """The draws of ``n`` questions: the same for every row of that size (every model of a report, every city of
+    one size), so drawn once while small enough to keep (at most 16 × 8 MB)."""
+    if n * resamples <= 1_000_000:
+        return _shared_counts(n, resamples, seed)
+    return bootstrap_counts(n, resamples=resamples, seed=seed)
 
 
 def intervals(
@@ -165,18 +140,16 @@ def intervals(
             numerators[row, column] = math.fsum(products[row])
             denominators[row, column] = math.fsum(shares[row])
             counted[row, column] = True
-    estimates = bootstrap_estimates(numerators, denominators, resamples=resamples, seed=seed)
-    tail = 100 * (1 - level) / 2
-    # a resample that drew no question a metric applies to has no estimate of it (NaN): left out
-    undefined = np.isnan(estimates).any()
-    spread = (np.nanpercentile if undefined else np.percentile)(estimates, [tail, 100 - tail], axis=0)
-    errors = (np.nanstd if undefined else np.std)(estimates, axis=0)
+    counts = _counts(len(ids), resamples, seed)  # one draw for every spec of the row
     found = {}
     for column, spec in enumerate(specs):
         n = int(counted[:, column].sum())
-        if n == 0 or np.isnan(estimates[:, column]).all():
+        if n == 0:
             continue
-        found[spec.name] = Interval(n, float(errors[column]), float(spread[0, column]), float(spread[1, column]))
+        weights = denominators[:, column]  # 0 where the spec applies to none of a question's answers
+        values = np.divide(numerators[:, column], weights, out=np.zeros(len(ids)), where=weights != 0)
+        spread = mean_interval(counts, values, weights, level=level)
+        found[spec.name] = Interval(n, spread["se"], spread["low"], spread["high"])
     return found
 
 

@@ -71,6 +71,7 @@ from inspect_ai.util import registry_info
 from benchmarks.metrics import MetricSpec, aggregate
 from benchmarks.reasonmap.records import KINDS, Prediction, Question
 from graphkit.graph import TransitGraph
+from reasonmap.errors import ReasonmapError
 
 __all__ = [
     "TASK_VERSION",
@@ -400,7 +401,7 @@ def _carried_maps(questions: str, stamp: int | None) -> tempfile.TemporaryDirect
     return folder
 
 
-class TaskInputError(PrerequisiteError, ValueError):
+class TaskInputError(ReasonmapError, PrerequisiteError, ValueError):
     """A task's input is wrong (a missing map, a mode it has not): Inspect reports it in one line, without a
     traceback, as it does its own pre-flight errors; Python callers catch it as a ``ValueError``."""
 

@@ -20,6 +20,7 @@ from benchmarks.mapqa.scoring import METRICS
 from benchmarks.metrics import figures as metric_figures
 from benchmarks.metrics import headline, interval_cell, number
 from benchmarks.provenance import versions
+from benchmarks.repeats import repeats_table
 
 __all__ = ["summarize", "markdown_table", "write_report", "REPORT_FILES"]
 
@@ -152,6 +153,7 @@ def markdown_table(summary: Mapping[str, Any]) -> str:
         ]
     if interval_note(summary):
         lines += ["", interval_note(summary).strip()]
+    lines += repeats_table(summary)
     return "\n".join(lines) + "\n"
 
 

@@ -26,6 +26,7 @@ from benchmarks.plus.scoring import PlusVerdict
 from benchmarks.provenance import versions
 from benchmarks.reasonmap.records import DIFFICULTIES
 from benchmarks.reasonmap.weighting import get_weighting
+from benchmarks.repeats import repeats_table
 
 __all__ = ["PLUS_REPORT_FILES", "summarize_plus", "plus_markdown_table", "write_plus_report"]
 
@@ -159,6 +160,7 @@ def plus_markdown_table(summary: Mapping[str, Any]) -> str:
         from benchmarks.reasonmap.official_rules import official_rules_lines
 
         lines += ["", *official_rules_lines(summary["official_rules"])]
+    lines += repeats_table(summary)
     return "\n".join(lines) + "\n"
 
 

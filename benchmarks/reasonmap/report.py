@@ -25,6 +25,7 @@ from benchmarks.provenance import versions
 from benchmarks.reasonmap.figures import plotted_models
 from benchmarks.reasonmap.metrics import ROUTE_METRICS, route_metrics_of
 from benchmarks.reasonmap.records import DIFFICULTIES, KINDS, Question, Verdict
+from benchmarks.repeats import repeats_table
 
 __all__ = ["summarize", "markdown_table", "published_aggregate_table", "write_report", "REPORT_FILES"]
 
@@ -143,6 +144,7 @@ def markdown_table(summary: Mapping[str, Any]) -> str:
     aggregate = summary.get("published_aggregate")
     if aggregate:
         lines += ["", *published_aggregate_table(aggregate, "unweighted means over the 11 test maps")]
+    lines += repeats_table(summary)
     return "\n".join(lines) + "\n"
 
 

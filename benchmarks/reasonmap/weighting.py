@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from benchmarks.metrics import weighted_mean
 from benchmarks.reasonmap.records import DIFFICULTIES, Question, Verdict
+from graphkit.choices import check_choice
 
 __all__ = ["WeightingScheme", "WEIGHTINGS", "get_weighting", "weight_of", "weighted_accuracy"]
 
@@ -90,12 +91,9 @@ def get_weighting(name: str) -> WeightingScheme:
     >>> get_weighting("uniform")
     Traceback (most recent call last):
     ...
-    ValueError: weighting must be one of ['city', 'none', 'paper'], got 'uniform'
+    graphkit.choices.UnknownChoice: weighting must be one of ['paper', 'city', 'none'], got 'uniform'
     """
-    found = WEIGHTINGS.get(name) if isinstance(name, str) else None
-    if found is None:
-        raise ValueError(f"weighting must be one of {sorted(WEIGHTINGS)}, got {name!r}")
-    return found
+    return WEIGHTINGS[check_choice(name, WEIGHTINGS, what="weighting")]
 
 
 def weight_of(question: Question, scheme: str = "paper") -> float:

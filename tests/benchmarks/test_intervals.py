@@ -8,8 +8,9 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from benchmarks.intervals import INTERVAL_METHOD, bootstrap_estimates, intervals
+from benchmarks.intervals import INTERVAL_METHOD, intervals
 from benchmarks.metrics import MetricSpec, aggregate
+from benchmarks.paired import bootstrap_counts, weighted_means
 from benchmarks.summaries import summary_json
 from benchmarks.tasks import get_task
 
@@ -49,8 +50,8 @@ def test_the_weighting_applies_inside_each_resample_by_hand():
     # {a, a} → 6/6 = 1, {a, b} or {b, a} → 3/4, {b, b} → 0/2 = 0, with chances 1/4, 1/2, 1/4.
     # (An unweighted mean inside the resample would give 1/2 for a mixed draw.)
     answers = [SimpleNamespace(id="a", correct=1, weight=3.0), SimpleNamespace(id="b", correct=0, weight=1.0)]
-    numerators, denominators = np.array([[3.0], [0.0]]), np.array([[3.0], [1.0]])
-    estimates = bootstrap_estimates(numerators, denominators)[:, 0]
+    counts = bootstrap_counts(2)  # the draws intervals() makes of two questions
+    estimates = weighted_means(counts, np.array([1.0, 0.0]), np.array([3.0, 1.0]))
     values, counts = np.unique(estimates, return_counts=True)
     assert values.tolist() == [0.0, 0.75, 1.0]
     assert np.allclose(counts / len(estimates), [0.25, 0.5, 0.25], atol=0.035)  # 2,000 draws: ±3.5 points

@@ -147,6 +147,9 @@ def test_compare_writes_both_reports_and_the_causes(files, capsys):
     record = json.loads((files / "r" / "compare.json").read_text(encoding="utf-8"))
     row = record["models"]["m"]["short"]
     assert row["official"]["map_score"] == 12.0
+    # one question: every resample draws it, so each variant's figure carries a zero-width interval, printed ± 0
+    assert row["official"]["intervals"]["map_score"] == {"n": 1, "se": 0.0, "low": 12.0, "high": 12.0}
+    assert "| 12.00 ± 0.00 |" in printed
     assert sum(tally["map_points"] for tally in row["causes"].values()) == pytest.approx(row["difference"]["map_score"])
     assert (files / "s.paper.jsonl").exists() and (files / "s.official.jsonl").exists()
     assert (files / "r" / "paper" / "summary.json").exists() and (files / "r" / "official" / "table.md").exists()
@@ -166,13 +169,14 @@ def test_compare_refuses_a_bad_pair(files, capsys):
 def test_the_cli_offers_every_scoring_variant():
     import argparse
 
-    from benchmarks.plus.task import PLUS
+    from benchmarks.tasks import get_task, task_names
     from reasonmap.cli import build_parser
-    from reasonmap.evaluate import SCORING_VARIANTS
+    from reasonmap.evaluate import scoring_variants
 
     commands = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
     variant = next(a for a in commands.choices["score"]._actions if a.dest == "variant")
-    assert sorted(variant.choices) == sorted({*SCORING_VARIANTS, *PLUS.variants})
+    every = {name for task in task_names() for name in get_task(task).variant_names}
+    assert sorted(variant.choices) == sorted(every) == sorted(scoring_variants())
 
 
 @pytest.mark.slow
