@@ -428,3 +428,26 @@ def test_the_types_figure_draws_the_chance_level_of_each_type_that_has_one(tmp_p
     assert levels == [25.0, 50.0, 50.0]  # one of four options; yes or no twice; the counts have none
     assert chance_accuracy("Counting2") is None
     plt.close(figure)
+
+
+def test_the_types_figure_draws_each_bars_interval_where_the_summary_has_one(tmp_path, monkeypatch):
+    import matplotlib.pyplot as plt
+    from matplotlib.container import ErrorbarContainer
+
+    import benchmarks.plotting
+    from benchmarks.plus.report import _plot_types
+
+    kept = []
+    monkeypatch.setattr(benchmarks.plotting, "save_figure", lambda figure, path: kept.append(figure))
+    interval = {"n": 9, "se": 0.1, "low": 0.3, "high": 0.8}
+    per_type = {
+        "TorF1": {"weighted_accuracy": 0.5, "intervals": {"weighted_accuracy": interval}},
+        "TorF2": {"weighted_accuracy": 0.5},  # a summary without intervals: a bar, no error bar
+    }
+    _plot_types({"models": {"a": {"per_type": per_type}}}, tmp_path / "t.png")
+    (figure,) = kept
+    (errors,) = [c for c in figure.axes[0].containers if isinstance(c, ErrorbarContainer)]
+    (segment,) = errors.lines[2][0].get_segments()
+    # from 30% to 80% around the 50% bar: 20 points below, 30 above
+    assert [round(float(y), 6) for _, y in segment] == [30.0, 80.0]
+    plt.close(figure)
