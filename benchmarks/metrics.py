@@ -150,17 +150,7 @@ def aggregate(spec: MetricSpec, answers: Iterable[Any]) -> float | None:
     >>> aggregate(plain, [Answer(correct=1, weight=3.0), Answer(correct=0, weight=1.0)])
     0.5
     """
-    # weighted_mean(spec.pairs(answers)), without the list: the same additions in the same order, the same bits
-    weighted = spec.aggregation == "weighted_mean"
-    value_of, weight_of = spec.value, spec.weight
-    total = weight = 0.0
-    for answer in answers:
-        value = value_of(answer)
-        if value is not None:
-            share = weight_of(answer) if weighted else 1
-            total += share * value
-            weight += share
-    return total / weight if weight else None
+    return weighted_mean(spec.pairs(answers))
 
 
 def ratio(numerator: float, denominator: float, digits: int = DIGITS) -> float | None:
