@@ -98,7 +98,10 @@ OUTPUTS: Mapping[str, tuple[Output, ...]] = {
     "vdi": (Output("out", ("*.jsonl", "vdi.*", "manifest.json")),),
     "ocr": (Output("evidence"), Output("evidence_dir", ("*.evidence.json",))),
     "render": (Output("out", ("*.png", "*.truth.json"), beside=(".truth.json",)),),
-    "diagnose": (Output("out", beside=(".summary.json", ".summary.md", ".manifest.json")),),
+    "diagnose": (
+        Output("out", beside=(".summary.json", ".summary.md", ".manifest.json")),
+        Output("draw", ("*__*__*.png",)),
+    ),
     "synth": (Output("out", ("*.json", "*/*", "*/*/*")),),
     # eval reads its own questions/<task>.jsonl back in (a run in place) before writing it again
     "eval": (Output("out", ("*.json", "*.md", "*/*/*.jsonl", "*/*/report/*")),),

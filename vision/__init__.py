@@ -32,5 +32,6 @@ __all__, __getattr__, __dir__ = lazy_exports(
         "vision.evidence": ("MapEvidence", "read_truth"),
         "vision.fonts": ("find_font",),
         "vision.render": ("render_map", "write_rendered"),
+        "vision.route_drawing": ("answer_route", "draw_routes", "reference_route"),
     },
 )

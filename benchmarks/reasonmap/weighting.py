@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from benchmarks.metrics import weighted_mean
 from benchmarks.reasonmap.records import DIFFICULTIES, Question, Verdict
 from graphkit.choices import check_choice
 
@@ -131,10 +132,7 @@ def weighted_accuracy(verdicts: Iterable[Verdict]) -> float:
     ...                    Verdict("2", "m", "short", None, 0, 0.0, weight=1.0)])
     0.75
     """
-    total = hits = 0.0
-    for verdict in verdicts:
-        total += verdict.weight
-        hits += verdict.weight * verdict.correct
-    if total <= 0:
+    value = weighted_mean((verdict.correct, verdict.weight) for verdict in verdicts)
+    if value is None:
         raise ValueError("weighted accuracy of no verdicts (or of weights that add up to 0)")
-    return hits / total
+    return value
