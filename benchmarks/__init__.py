@@ -5,7 +5,7 @@ Tasks: :mod:`benchmarks.reasonmap` (route questions), :mod:`benchmarks.plus`
 (OmniMapBench-style map QA), each with its own public surface. The root's
 public names (``__all__``) are the task registry and the shared plumbing a
 researcher's script needs: JSON Lines read with line-numbered problems,
-atomic writes, summaries. The submodules are internal (import from the
+atomic writes, summaries, paired resampling and figures in the house style. The submodules are internal (import from the
 package, not from them); ``benchmarks.speed`` is the toolkit's own speed
 benchmarks, not library code.
 
@@ -25,6 +25,8 @@ __all__, __getattr__, __dir__ = lazy_exports(
     {
         "benchmarks.errors": ("BenchmarkError", "InvalidRecord"),
         "benchmarks.jsonl": ("Problem", "read_jsonl", "unique_by_id", "write_jsonl"),
+        "benchmarks.paired": ("bootstrap_counts", "mean_interval"),
+        "benchmarks.plotting": ("PAGE_WIDTH", "figure_style", "save_figure"),
         "benchmarks.provenance": ("file_sha256",),
         "benchmarks.records": ("Invalid",),
         "benchmarks.summaries": ("write_summary", "write_text"),

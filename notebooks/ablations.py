@@ -43,18 +43,32 @@ from pathlib import Path
 
 import numpy as np
 
-from baselines.solvers import Noise, run_solver
-from benchmarks.jsonl import write_jsonl
-from benchmarks.paired import bootstrap_counts, mean_interval
-from benchmarks.plotting import PAGE_WIDTH, figure_style, save_figure
-from benchmarks.reasonmap.generate import generate_questions
-from benchmarks.reasonmap.loading import read_questions
-from benchmarks.summaries import write_summary, write_text
-from graphkit.cities import city_graph
-from reasonmap.comparisons import compare_runs, compare_scored, comparison_markdown, plot_comparison
-from reasonmap.evaluate import evaluate_files
-from reasonmap.leaderboard import build_leaderboard, write_leaderboard
-from reasonmap.runs import read_run, read_scored, scored_values
+from baselines import Noise, run_solver
+from benchmarks import (
+    PAGE_WIDTH,
+    bootstrap_counts,
+    figure_style,
+    get_task,
+    mean_interval,
+    save_figure,
+    write_jsonl,
+    write_summary,
+    write_text,
+)
+from benchmarks.reasonmap import generate_questions, read_questions
+from graphkit import city_graph
+from reasonmap import (
+    build_leaderboard,
+    compare_runs,
+    compare_scored,
+    comparison_markdown,
+    evaluate_files,
+    plot_comparison,
+    read_run,
+    read_scored,
+    scored_values,
+    write_leaderboard,
+)
 
 # %% [markdown]
 # ## Settings
@@ -209,8 +223,6 @@ TITLES = {
 
 
 def route_metrics():
-    from benchmarks.tasks import get_task
-
     return [metric for metric in get_task("route").paired_metrics if metric.key in METRICS]
 
 

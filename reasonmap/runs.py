@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.paired import PairedMetric
+from reasonmap.errors import ReasonmapError
 
 __all__ = ["RunPart", "RunError", "read_run", "difference", "doubts", "read_scored", "scored_values", "SETTINGS"]
 
@@ -36,7 +37,7 @@ _PROMPT_SETTINGS = ("pixel_budget", "textualization", "alias_strategy")
 SETTINGS = (*_SUMMARY_SETTINGS, *_PROMPT_SETTINGS)
 
 
-class RunError(ValueError):
+class RunError(ReasonmapError, ValueError):
     """A folder that is no finished run, or two runs that cannot be compared; one line says why."""
 
 
