@@ -1,7 +1,7 @@
 """``python -m reasonmap``: the same command line as the ``reasonmap`` console script."""
 
-from __future__ import annotations
+import sys
 
 from reasonmap.cli import main
 
-raise SystemExit(main())
+sys.exit(main())
