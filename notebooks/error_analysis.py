@@ -47,9 +47,9 @@ from pathlib import Path
 from PIL import Image
 
 from baselines.solvers import Noise, run_solver
-from benchmarks.jsonl import read_jsonl, unique_by_id, write_jsonl
+from benchmarks.jsonl import read_jsonl, write_jsonl
 from benchmarks.reasonmap.generate import TEST_CITIES, generate_questions
-from benchmarks.reasonmap.loading import read_questions
+from benchmarks.reasonmap.loading import load_questions
 from benchmarks.reasonmap.records import DIFFICULTIES
 from benchmarks.summaries import write_summary
 from graphkit.cities import city_graph, city_names
@@ -57,7 +57,7 @@ from graphkit.names import fold
 from vision.analyse import analyse_map, folder_evidence, map_files
 from vision.diagnose import CATEGORIES, LABELS
 from vision.diagnosis_plots import confusion_crops, plot_confusions, plot_labels
-from vision.diagnosis_report import diagnose_predictions, prediction_row, summarise, summary_markdown
+from vision.diagnosis_report import diagnose_predictions, prediction_row, summarize, summary_markdown
 from vision.errors import EngineUnavailable
 from vision.evidence import read_truth
 from vision.fonts import find_font
@@ -123,10 +123,9 @@ problems = []
 images = {}
 evidence = {}
 if USER_RUN:
-    question_list, question_problems = read_questions(QUESTIONS_FILE)
-    questions_by_id, repeated = unique_by_id(question_list, QUESTIONS_FILE)
+    questions_by_id, _, question_problems = load_questions(QUESTIONS_FILE)  # repeated ids among the problems
     questions = list(questions_by_id.values())
-    problems += [str(problem) for problem in (*question_problems, *repeated)]
+    problems += [str(problem) for problem in question_problems]
     known = set(city_names())
     CITIES = tuple(sorted({question.city for question in questions}))
     graphs = {city: city_graph(city) for city in CITIES if city in known}
@@ -237,7 +236,7 @@ problems += skipped
 for problem in problems:
     print("problem:", problem)
 write_jsonl(OUT / "diagnoses.jsonl", diagnoses)
-summary = summarise(diagnoses)
+summary = summarize(diagnoses)
 (OUT / "diagnosis.summary.md").write_text(summary_markdown(summary), encoding="utf-8")
 
 for label, (category, description) in LABELS.items():

@@ -154,7 +154,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     from benchmarks.tasks import get_task
     from graphkit.cities import open_graph
     from reasonmap.batch import executor_from
-    from reasonmap.evaluate import compare_files, evaluate_files, read_official_model
+    from reasonmap.score_files import compare_files, evaluate_files, read_official_model
 
     graph = open_graph(metro=args.metro, overlay=args.overlay) if args.metro else None
     given = dict(

@@ -415,8 +415,8 @@ def _run_locked(
     from benchmarks.summaries import write_summary, write_text
     from benchmarks.tasks import get_task, results_of
     from graphkit.cities import graphs_by_city
-    from reasonmap.evaluate import evaluate_files
     from reasonmap.paths import REPORT_FILES
+    from reasonmap.score_files import evaluate_files
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)

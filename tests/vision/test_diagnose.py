@@ -22,7 +22,7 @@ from graphkit.routes import shortest_route, shortest_routes
 from graphkit.segments import Segment
 from tests.vision.fonts import needs_cjk_font
 from vision.diagnose import CATEGORIES, LABELS, PRECEDENCE, Diagnosis, diagnose, layout_threshold_of, near_miss
-from vision.diagnosis_report import diagnose_files, summarise, summary_markdown, summary_paths
+from vision.diagnosis_report import diagnose_files, summarize, summary_markdown, summary_paths
 from vision.evidence import MapEvidence, StationEvidence
 from vision.render import render_map
 
@@ -597,7 +597,7 @@ def test_summarise_counts_and_shares():
         Diagnosis("3", "m", "long", "transfer_error", "reasoning", {}, "geneva"),
         Diagnosis("4", "a", "long", "refusal", "other", {}, "geneva"),
     ]
-    summary = summarise(rows)
+    summary = summarize(rows)
     assert list(summary["models"]) == ["a", "m"]
     model = summary["models"]["m"]
     assert model["total"] == 3
@@ -608,4 +608,4 @@ def test_summarise_counts_and_shares():
     assert model["cities"]["rome"]["categories"]["correct"]["count"] == 1
     table = summary_markdown(summary)
     assert "| m | 3 | 33.3% | 33.3% | 33.3% | 0.0% |" in table
-    assert summarise(reversed(rows)) == summary
+    assert summarize(reversed(rows)) == summary
