@@ -23,6 +23,7 @@ from typing import Any
 
 from baselines.answers import render_answer
 from benchmarks.reasonmap.records import KINDS, Kind, Prediction, Question
+from graphkit.choices import check_choice
 from graphkit.graph import TransitGraph
 from graphkit.names import has_cjk
 from graphkit.routes import shortest_route, shortest_routes
@@ -203,8 +204,7 @@ def solve(name: str, question: Question, graph: TransitGraph, kind: Kind, *, see
     ValueError
         ``name`` is not a solver; the message lists them.
     """
-    if name not in SOLVERS:
-        raise ValueError(f"solver must be one of {sorted(SOLVERS)}, got {name!r}")
+    check_choice(name, SOLVERS, what="solver")
     rng = random.Random(f"{name}:{seed}:{question.id}:{kind}")
     return SOLVERS[name][0](question, graph, kind, rng, **options)
 

@@ -23,11 +23,14 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from benchmarks.jsonl import Problem
+from graphkit.choices import check_choice
 
 if TYPE_CHECKING:
+    from benchmarks.metrics import MetricSpec
+    from benchmarks.paired import PairedMetric
     from benchmarks.samples import SampleSet
     from graphkit.executors import Executor
     from graphkit.graph import TransitGraph
@@ -39,7 +42,6 @@ __all__ = [
     "Variant",
     "Generation",
     "MapPolicy",
-    "Column",
     "Task",
     "TASKS",
     "task_names",
@@ -157,16 +159,6 @@ class MapPolicy:
 
 
 @dataclass(frozen=True, slots=True)
-class Column:
-    """One column of ``results.md`` for a task: its header, the summary metric shown, and how (``percent``:
-    a share shown in %, ``number``: as it is)."""
-
-    header: str
-    metric: str
-    shown: Literal["percent", "number"] = "percent"
-
-
-@dataclass(frozen=True, slots=True)
 class Task:
     """Everything the toolkit knows about one task, and the only place that knows it.
 
@@ -215,10 +207,12 @@ class Task:
         Its questions with their map images, for the visual dependency index (``reasonmap vdi``).
     maps
         Where its questions' maps come from.
-    columns
-        Its columns in ``results.md``.
     metrics
-        Its metric records (filled by :mod:`benchmarks.metrics`).
+        Its metric records (:class:`benchmarks.metrics.MetricSpec`), the headline ones in the order
+        ``results.md`` and the tables print them.
+    paired_metrics
+        Its headline metrics as ``reasonmap compare`` and ``leaderboard`` compute and show them from
+        scored rows (:class:`benchmarks.paired.PairedMetric`).
     """
 
     name: str
@@ -238,12 +232,12 @@ class Task:
     write_report: Callable[..., list[Path]]
     table: Callable[[Mapping[str, Any]], str]
     samples: Callable[[Loaded, Path | None, Path], SampleSet]
-    columns: tuple[Column, ...]
+    metrics: tuple[MetricSpec, ...]
     maps: MapPolicy = MapPolicy()
     compare: Callable[..., tuple[dict[str, Any], str]] | None = None
     generation: Generation | None = None
     solve: str | None = None
-    metrics: tuple[Any, ...] = ()
+    paired_metrics: tuple[PairedMetric, ...] = ()
 
     @property
     def variant_names(self) -> tuple[str, ...]:
@@ -309,11 +303,9 @@ def get_task(name: str) -> Task:
     >>> get_task("maps")
     Traceback (most recent call last):
     ...
-    ValueError: unknown task 'maps': the tasks are route, plus, mapqa
+    graphkit.choices.UnknownChoice: task must be one of ['route', 'plus', 'mapqa'], got 'maps'
     """
-    if name not in TASKS:
-        raise ValueError(f"unknown task {name!r}: the tasks are {', '.join(TASKS)}")
-    module, attribute = TASKS[name].split(":")
+    module, attribute = TASKS[check_choice(name, TASKS, what="task")].split(":")
     return getattr(importlib.import_module(module), attribute)
 
 

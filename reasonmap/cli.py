@@ -5,7 +5,8 @@ imports happen inside the command so that ``reasonmap --help`` stays quick.
 The subcommands live in their modules, each adding its own parsers:
 :mod:`reasonmap.graph_commands`, :mod:`reasonmap.benchmark_commands`,
 :mod:`reasonmap.model_commands`, :mod:`reasonmap.vision_commands`,
-:mod:`reasonmap.batch` (``synth``) and :mod:`reasonmap.eval_command`.
+:mod:`reasonmap.batch` (``synth``), :mod:`reasonmap.eval_command` and
+:mod:`reasonmap.compare_commands`.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
     # nothing heavy here (no graphkit: it loads igraph): the libraries' choices and defaults are in options
     from reasonmap.batch import add_synth_command
     from reasonmap.benchmark_commands import add_benchmark_commands
+    from reasonmap.compare_commands import add_compare_commands
     from reasonmap.eval_command import add_eval_command
     from reasonmap.graph_commands import add_city_options, add_graph_commands
     from reasonmap.model_commands import add_model_commands
@@ -47,6 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_vision_commands(commands, add_city_options)
     add_synth_command(commands)
     add_eval_command(commands)
+    add_compare_commands(commands)
     return parser
 
 

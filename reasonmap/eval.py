@@ -13,6 +13,8 @@ built, asked through the resumable client, scored, and logged::
     DIR/<task>/<mode>/samples.jsonl        verdict + response + what the question was (for reading failures)
     DIR/<task>/<mode>/report/              the task's summary.json, table.md and figures
     DIR/results.json, DIR/results.md       everything in one record and one table
+    DIR/resolution.md, DIR/resolution.png  accuracy against pixels (``--pixel-budget 1M,4M,16M``: the full
+                                           mode asked at each budget, in DIR/<task>/full@1M/ and so on)
     DIR/manifest.json                      every file above with its size and SHA-256, written last
                                            (marked incomplete while a run is under way or was killed)
 
@@ -34,21 +36,19 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from reasonmap.errors import ReasonmapError
 from reasonmap.options import DEFAULT_PIXEL_BUDGET
 
-__all__ = [
-    "EvalSettings",
-    "EvalResult",
-    "EvalError",
-    "eval_settings",
-    "run_eval",
-    "results_markdown",
-]
+__all__ = ["EvalSettings", "EvalResult", "EvalError", "eval_settings", "run_eval", "results_markdown"]
 
 EVAL_FILE = "eval.json"
 RESULTS_FILES = ("results.json", "results.md")
+#: What a sweep of pixel budgets (``--pixel-budget 1M,4M,16M``) writes beside them.
+RESOLUTION_FILES = ("resolution.md", "resolution.png", "resolution.pdf")
 #: What a run writes in the subfolders of DIR, which an unfinished run leaves in doubt (see the layout above).
 _NESTED = ("questions/*.jsonl", "*/*/*.jsonl", "*/*/report/*")
+# Settings left out of eval.json at these values (runs made before they existed resume as they were).
+_UNRECORDED: dict[str, Any] = {"repeats": 1}
 #: Settings that only change how fast or how stubbornly the endpoint is asked, never what it answers.
 OPERATIONAL = ("concurrency", "timeout", "max_retries", "retry_errors")
 #: What a run writes in each ``DIR/<task>/<mode>/`` besides its report.
@@ -61,7 +61,7 @@ _MODE_FILES = (
 )
 
 
-class EvalError(ValueError):
+class EvalError(ReasonmapError, ValueError):
     """An evaluation that cannot start (exit 2, like any bad input); the message says why in one line."""
 
     status = 2
@@ -90,14 +90,21 @@ class EvalSettings:
     seed: int
     temperature: float | None
     max_tokens: int | None
-    pixel_budget: int
+    #: one budget, or several (``--pixel-budget 1M,4M,16M``): the full mode is asked at each
+    pixel_budget: int | tuple[int, ...]
     textualization: str
     alias_strategy: str
     require_maps: bool
+    #: answers asked of each request (``--repeats``)
+    repeats: int = 1
 
     def to_dict(self) -> dict[str, Any]:
         record = asdict(self)
         record["tasks"], record["modes"], record["questions"] = list(self.tasks), list(self.modes), list(self.questions)
+        if isinstance(self.pixel_budget, tuple):
+            record["pixel_budget"] = list(self.pixel_budget)
+        if self.repeats == _UNRECORDED["repeats"]:  # one answer each: eval.json as it was before --repeats
+            del record["repeats"]
         return record
 
 
@@ -182,16 +189,17 @@ def eval_settings(
     seed: int = 0,
     temperature: float | None = None,
     max_tokens: int | None = None,
-    pixel_budget: int = DEFAULT_PIXEL_BUDGET,
+    pixel_budget: int | tuple[int, ...] = DEFAULT_PIXEL_BUDGET,
     textualization: str = "lines",
     alias_strategy: str = "romanize",
     require_maps: bool = False,
+    repeats: int = 1,
 ) -> tuple[EvalSettings, dict[str, Path]]:
     """The settings of a run, checked, and the question files given by task (told from each file).
 
     ``tasks`` ``None`` is the tasks of the ``questions`` files, else every task whose questions are generated
     (``split``). The model client's options are the caller's to check (:func:`baselines.client.check_options`):
-    the command line checks them before anything is read.
+    the command line checks them once, before anything is read.
 
     Raises
     ------
@@ -241,6 +249,7 @@ def eval_settings(
         textualization=textualization,
         alias_strategy=alias_strategy,
         require_maps=require_maps,
+        repeats=repeats,
     )
     return settings, files
 
@@ -277,11 +286,12 @@ def _check_resume(out: Path, settings: EvalSettings, force: bool, inputs: Sequen
         _clear_run(out, inputs)
         return
     now = settings.to_dict()
-    for key in now:
-        if before.get(key) != now[key]:
+    for key in (*now, *(key for key in _UNRECORDED if key not in now)):
+        was, is_now = before.get(key, _UNRECORDED.get(key)), now.get(key, _UNRECORDED.get(key))
+        if was != is_now:
             flag = "--questions" if key == "questions" else f"--{key.replace('_', '-')}"
             raise EvalError(
-                f"{out}: this run was made with {flag} {_shown(before.get(key))}, not {_shown(now[key])};"
+                f"{out}: this run was made with {flag} {_shown(was)}, not {_shown(is_now)};"
                 " rerun with the same settings, or pass --force to start a new run in place"
             )
 
@@ -357,12 +367,13 @@ def _samples(scored: Sequence[Any], predictions_path: Path, questions: Sequence[
     """Each verdict with the response it judged and what a reader needs of its question."""
     import json
 
-    responses: dict[tuple[str, str, str], str] = {}
+    responses: dict[tuple[str, str, str, Any], str] = {}
     with open(predictions_path, encoding="utf-8", errors="replace") as stream:
         for line in stream:
             try:
                 row = json.loads(line)
-                responses.setdefault((str(row["id"]), str(row.get("question")), str(row["model"])), row.get("response"))
+                key = (str(row["id"]), str(row.get("question")), str(row["model"]), row.get("repeat", 0))
+                responses.setdefault(key, row.get("response"))
             except (ValueError, KeyError, TypeError):
                 continue
     about = {}
@@ -377,13 +388,15 @@ def _samples(scored: Sequence[Any], predictions_path: Path, questions: Sequence[
             about[question.id]["station_2"] = record["station_2"]
     # plus and map QA verdicts do not name the request kind: one request per question, found by id and model
     by_answer = {}
-    for (id, _, model), response in responses.items():
-        by_answer.setdefault((id, model), response)
+    for (id, _, model, repeat), response in responses.items():
+        by_answer.setdefault((id, model, repeat), response)
     rows = []
     for verdict in scored:
         row = verdict.to_dict()
-        kind = str(row.get("question", row.get("type")))
-        response = responses.get((row["id"], kind, row["model"]), by_answer.get((row["id"], row["model"])))
+        kind, repeat = str(row.get("question", row.get("type"))), row.get("repeat", 0)
+        response = responses.get(
+            (row["id"], kind, row["model"], repeat), by_answer.get((row["id"], row["model"], repeat))
+        )
         rows.append({**row, "response": response, "question_info": about.get(row["id"], {})})
     return rows
 
@@ -418,34 +431,6 @@ def run_eval(
         raise EvalError(str(error)) from None
 
 
-@dataclass(frozen=True, slots=True)
-class _Run:
-    """What every stage of one locked run shares: its settings, folder, manifest, client and logs."""
-
-    settings: EvalSettings
-    out: Path
-    manifest: Path
-    client: Mapping[str, Any]
-    log: Callable[[str], None]
-    progress: bool
-    graph_for: Callable[[Any], Any]
-
-    def note(self, line: str) -> None:
-        """What a stage is doing, as it starts (quiet: only the results)."""
-        if self.progress:
-            self.log(line)
-
-
-@dataclass(frozen=True, slots=True)
-class _Asked:
-    """What one (task, mode) gave: its results row, the files written, the problems, whether any was answered."""
-
-    row: dict[str, Any]
-    written: tuple[Path, ...]
-    problems: tuple[str, ...]
-    answered: bool
-
-
 def _run_locked(
     settings: EvalSettings,
     files: Mapping[str, Path],
@@ -457,34 +442,47 @@ def _run_locked(
 ) -> EvalResult:
     """:func:`run_eval`, once this process holds the folder's lock."""
     progress = bool(client.get("progress", True))
-    if progress:
-        log(f"eval: {settings.name} on {', '.join(settings.tasks)} in {', '.join(settings.modes)}; outputs in {out}/")
+
+    def note(line: str) -> None:  # what each stage is doing, as it starts (quiet: only the results)
+        if progress:
+            log(line)
+
+    note(f"eval: {settings.name} on {', '.join(settings.tasks)} in {', '.join(settings.modes)}; outputs in {out}/")
+    if settings.repeats > 1 and settings.temperature is None:  # said even when quiet: the answers may not differ
+        log(f"eval: {settings.repeats} answers per request at the server's default temperature (--temperature: set it)")
+    from baselines.client import run_requests
+    from baselines.prompts import build_requests
+    from benchmarks.jsonl import write_jsonl
     from benchmarks.manifests import MANIFEST, begin_outputs, record_outputs, write_manifest
     from benchmarks.provenance import input_entry, versions
     from benchmarks.summaries import write_summary, write_text
-    from benchmarks.tasks import get_task
+    from benchmarks.tasks import get_task, results_of
     from graphkit.cities import graphs_by_city
+    from reasonmap.paths import REPORT_FILES
+    from reasonmap.pixel_sweep import mode_runs
+    from reasonmap.score_files import evaluate_files
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     _check_resume(out, settings, force, list(files.values()))
     # a run killed from here on says so, of the files in its subfolders too
     manifest = begin_outputs(out / MANIFEST, "eval", covers=_NESTED, keep_recorded=True)
-    record_outputs(manifest, [out / name for name in (EVAL_FILE, *RESULTS_FILES)])
+    sweep = RESOLUTION_FILES if isinstance(settings.pixel_budget, tuple) else ()
+    record_outputs(manifest, [out / name for name in (EVAL_FILE, *RESULTS_FILES, *sweep)])
     config = {"settings": settings.to_dict(), "versions": versions(("reasonmap-toolkit", "igraph", "numpy", "pillow"))}
     written = [write_summary(out / EVAL_FILE, config)]
     by_city = graphs_by_city(settings.metro_dir)
-    run = _Run(settings, out, manifest, client, log, progress, lambda question: by_city(question.city))
     results: list[dict[str, Any]] = []
+    intervals: dict[tuple[str, int], Mapping[str, Any]] = {}  # of each task's full mode at each budget of a sweep
     asked: dict[str, dict[str, str]] = {}
     problems: list[str] = []
     answered_any = False
     for name in settings.tasks:
         task = get_task(name)
         if name in files:
-            run.note(f"{name}: reading the questions of {files[name]}")
+            note(f"{name}: reading the questions of {files[name]}")
         else:
-            run.note(f"{name}: generating the {settings.split or 'test'} split's questions (seed {settings.seed})")
+            note(f"{name}: generating the {settings.split or 'test'} split's questions (seed {settings.seed})")
         questions_path, questions, skipped, carried = _questions_of(task, settings, files, out, progress=progress)
         problems.extend(skipped)
         written.append(questions_path)
@@ -494,15 +492,77 @@ def _run_locked(
         maps = settings.maps or (str(carried) if carried else None)
         if task.maps.own_images and name in files:
             maps = _own_images(questions, settings.maps, files[name])
-        for mode in settings.modes:
+        for mode, budget, shown in mode_runs(settings.modes, settings.pixel_budget):
             if mode not in task.modes:
-                log(f"{name}/{mode}: not a mode of {name} questions ({', '.join(task.modes)}); skipped")
+                log(f"{name}/{shown}: not a mode of {name} questions ({', '.join(task.modes)}); skipped")
                 continue
-            outcome = _ask_mode(run, task, mode, questions_path, questions, maps)
-            results.append(outcome.row)
-            written.extend(outcome.written)
-            problems.extend(outcome.problems)
-            answered_any = answered_any or outcome.answered
+            folder = out / name / shown
+            folder.mkdir(parents=True, exist_ok=True)
+            record_outputs(
+                manifest,
+                [*(folder / name for name in _MODE_FILES), *(folder / "report" / name for name in REPORT_FILES)],
+            )
+            missing: list[str] = []
+            if mode == "full" and maps is None:
+                if settings.require_maps:
+                    raise EvalError(f"{name}/full: no maps (pass --maps DIR)")
+                log(f"{name}/full: no maps given (--maps DIR); its {len(questions)} questions skipped")
+                missing = [f"question {question.id!r}: no maps given; skipped" for question in questions]
+                requests = []
+            else:
+                note(f"{name}/{shown}: building the requests of {len(questions)} questions")
+                requests = build_requests(
+                    questions,
+                    mode=mode,
+                    task=task,
+                    graph_for=lambda question: by_city(question.city),
+                    textualization=settings.textualization,
+                    maps=maps,
+                    pixel_budget=budget,
+                    alias_strategy=settings.alias_strategy,
+                    missing_maps=None if settings.require_maps else missing,
+                )
+            problems.extend(f"{name}/{shown}: {message}" for message in missing)
+            write_jsonl(folder / "requests.jsonl", requests)
+            predictions = folder / "predictions.jsonl"
+            if requests:
+                summary = run_requests(
+                    requests,
+                    endpoint=client.get("endpoint_with_key", settings.endpoint),
+                    model=settings.model,
+                    name=settings.name,
+                    out=predictions,
+                    max_tokens=settings.max_tokens,
+                    temperature=settings.temperature,
+                    repeats=settings.repeats,
+                    **{key: client[key] for key in (*OPERATIONAL, "api_key", "force_repeats") if key in client},
+                    progress=f"{name}/{shown} {settings.name}" if progress else False,  # the bar's label
+                )
+                log(f"{name}/{shown}: {summary}")
+                answered_any = answered_any or not summary.all_failed
+            else:
+                predictions.touch()
+            note(f"{name}/{shown}: scoring the answers")
+            evaluation = evaluate_files(
+                questions_path,
+                predictions,
+                out=folder / "scored.jsonl",
+                report_dir=folder / "report",
+                task=name,
+                metro_dir=settings.metro_dir,
+                ordered=True,  # answers are appended as they come; the scored rows follow the questions
+            )
+            write_jsonl(folder / "samples.jsonl", _samples(evaluation.verdicts, predictions, questions))
+            names = (*_MODE_FILES, f"report/{MANIFEST}")
+            written.extend([*(folder / name for name in names), *evaluation.report_files])
+            rows = [row for row in results_of(evaluation.summary) if row["model"] == settings.name]
+            row = rows[0] if rows else {"model": settings.name, "n": 0, "n_invalid": 0, "metrics": {}}
+            swept = {} if shown == mode else {"pixel_budget": budget}  # one of several budgets of the full mode
+            results.append({"task": name, "mode": mode, **swept, **row, "n_skipped_no_map": len(missing)})
+            if settings.repeats > 1:  # mean@K, pass@k and consistency beside the headline
+                results[-1]["repeats"] = evaluation.summary["models"].get(settings.name, {}).get("repeats")
+            if swept:
+                intervals[(name, budget)] = evaluation.summary["models"].get(settings.name, {}).get("intervals", {})
     record = {"config": {**config, "questions_asked": asked}, "results": results, "skipped_records": len(problems)}
     if not answered_any:
         write_summary(out / "results.json", record)  # what happened, for the record; the exit says it failed
@@ -514,129 +574,41 @@ def _run_locked(
         write_summary(out / "results.json", record),
         write_text(out / "results.md", results_markdown(record)),
     )
+    if isinstance(settings.pixel_budget, tuple) and "full" in settings.modes:
+        from reasonmap.pixel_sweep import write_resolution
+
+        accuracies = {  # each task's results.md columns shown in %: its accuracies
+            task: [(column.header, column.metric) for column in get_task(task).columns if column.shown == "percent"]
+            for task in settings.tasks
+        }
+        files_written += tuple(write_resolution(out, results, intervals, accuracies))
     write_manifest(manifest, [*written, *files_written], "eval")
     return EvalResult(tuple(results), files_written, tuple(problems))
-
-
-def _requests_of(
-    run: _Run, task: Any, mode: str, questions: Sequence[Any], maps: str | None
-) -> tuple[list[Any], list[str]]:
-    """The requests of one (task, mode), and one message per question skipped for want of its map."""
-    from baselines.prompts import build_requests
-
-    settings, name = run.settings, task.name
-    missing: list[str] = []
-    if mode == "full" and maps is None:
-        if settings.require_maps:
-            raise EvalError(f"{name}/full: no maps (pass --maps DIR)")
-        run.log(f"{name}/full: no maps given (--maps DIR); its {len(questions)} questions skipped")
-        return [], [f"question {question.id!r}: no maps given; skipped" for question in questions]
-    run.note(f"{name}/{mode}: building the requests of {len(questions)} questions")
-    requests = build_requests(
-        questions,
-        mode=mode,
-        task=task,
-        graph_for=run.graph_for,
-        textualization=settings.textualization,
-        maps=maps,
-        pixel_budget=settings.pixel_budget,
-        alias_strategy=settings.alias_strategy,
-        missing_maps=None if settings.require_maps else missing,
-    )
-    return requests, missing
-
-
-def _ask_mode(
-    run: _Run, task: Any, mode: str, questions_path: Path, questions: Sequence[Any], maps: str | None
-) -> _Asked:
-    """Build, ask and score one (task, mode) in ``DIR/<task>/<mode>/``."""
-    from baselines.client import run_requests
-    from benchmarks.jsonl import write_jsonl
-    from benchmarks.manifests import MANIFEST, record_outputs
-    from benchmarks.tasks import results_of
-    from reasonmap.paths import REPORT_FILES
-    from reasonmap.score_files import evaluate_files
-
-    settings, client, name = run.settings, run.client, task.name
-    folder = run.out / name / mode
-    folder.mkdir(parents=True, exist_ok=True)
-    record_outputs(
-        run.manifest, [*(folder / file for file in _MODE_FILES), *(folder / "report" / file for file in REPORT_FILES)]
-    )
-    requests, missing = _requests_of(run, task, mode, questions, maps)
-    write_jsonl(folder / "requests.jsonl", requests)
-    predictions = folder / "predictions.jsonl"
-    answered = False
-    if requests:
-        summary = run_requests(
-            requests,
-            endpoint=client.get("endpoint_with_key", settings.endpoint),
-            model=settings.model,
-            name=settings.name,
-            out=predictions,
-            max_tokens=settings.max_tokens,
-            temperature=settings.temperature,
-            **{key: client[key] for key in (*OPERATIONAL, "api_key") if key in client},
-            progress=f"{name}/{mode} {settings.name}" if run.progress else False,  # the bar's label
-        )
-        run.log(f"{name}/{mode}: {summary}")
-        answered = not summary.all_failed
-    else:
-        predictions.touch()
-    run.note(f"{name}/{mode}: scoring the answers")
-    evaluation = evaluate_files(
-        questions_path,
-        predictions,
-        out=folder / "scored.jsonl",
-        report_dir=folder / "report",
-        task=name,
-        metro_dir=settings.metro_dir,
-        ordered=True,  # answers are appended as they come; the scored rows follow the questions
-    )
-    write_jsonl(folder / "samples.jsonl", _samples(evaluation.verdicts, predictions, questions))
-    names = (*_MODE_FILES, f"report/{MANIFEST}")
-    rows = [row for row in results_of(evaluation.summary) if row["model"] == settings.name]
-    row = rows[0] if rows else {"model": settings.name, "n": 0, "n_invalid": 0, "metrics": {}}
-    return _Asked(
-        {"task": name, "mode": mode, **row, "n_skipped_no_map": len(missing)},
-        (*(folder / file for file in names), *evaluation.report_files),
-        tuple(f"{name}/{mode}: {message}" for message in missing),
-        answered,
-    )
-
-
-def _percent(value: Any) -> str:
-    return "–" if value is None else f"{100 * value:.2f}"
-
-
-def _number(value: Any) -> str:
-    return "–" if value is None else f"{value:.2f}"
-
-
-_SHOWN: dict[str, Callable[[Any], str]] = {"percent": _percent, "number": _number}
 
 
 def results_markdown(record: Mapping[str, Any]) -> str:
     """One table: models × (task, mode), routes in the paper's Table 2 shape (text-only beside full is its
     visual-masking ablation); accuracies in %, weighted as each task's report weights them."""
+    from benchmarks.metrics import headline
     from benchmarks.tasks import get_task
+    from reasonmap.pixel_sweep import mode_shown
 
     results = record["results"]
-    pairs = list(dict.fromkeys((row["task"], row["mode"]) for row in results))
-    columns = {task: get_task(task).columns for task, _ in pairs}
+    pairs = list(dict.fromkeys((row["task"], mode_shown(row)) for row in results))
+    columns = {task: headline(get_task(task).metrics) for task, _ in pairs}  # each task's headline metrics
     header = ["Model"]
     for task, mode in pairs:
-        header += [f"{task} {mode}: {column.header}" for column in columns[task]]
+        header += [f"{task} {mode}: {spec.label}" for spec in columns[task]]
     lines = ["| " + " | ".join(header) + " |", "|---|" + "---:|" * (len(header) - 1)]
     for model in dict.fromkeys(row["model"] for row in results):
         cells = [model]
         for task, mode in pairs:
-            row = next((r for r in results if (r["task"], r["mode"], r["model"]) == (task, mode, model)), None)
-            for column in columns[task]:
-                cells.append(_SHOWN[column.shown](row["metrics"].get(column.metric)) if row else "–")
+            row = next((r for r in results if (r["task"], mode_shown(r), r["model"]) == (task, mode, model)), None)
+            for spec in columns[task]:
+                cells.append(spec.cell(row["metrics"].get(spec.name)) if row else "–")
         lines.append("| " + " | ".join(cells) + " |")
     notes = [
-        f"- {row['task']}/{row['mode']}: {row['n']} answers scored, {row['n_invalid']} invalid"
+        f"- {row['task']}/{mode_shown(row)}: {row['n']} answers scored, {row['n_invalid']} invalid"
         + (f", {row['n_skipped_no_map']} questions skipped (no map)" if row["n_skipped_no_map"] else "")
         for row in results
     ]
@@ -644,4 +616,6 @@ def results_markdown(record: Mapping[str, Any]) -> str:
     lead = f"Model `{settings['name']}` at {settings['endpoint']}" + (
         f", temperature {settings['temperature']}" if settings["temperature"] is not None else ""
     )
+    if settings.get("repeats", 1) > 1:
+        lead += f", {settings['repeats']} answers per request (every answer counts; pass@k in each report's table.md)"
     return "\n".join([lead + ".", "", *lines, "", *notes]) + "\n"

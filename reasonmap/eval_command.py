@@ -16,7 +16,7 @@ __all__ = ["add_eval_command"]
 
 def add_eval_command(commands: Any) -> None:
     """Register ``reasonmap eval``."""
-    from reasonmap.options import add_client_options, add_metro_dir, add_prompt_options
+    from reasonmap.options import add_client_options, add_metro_dir, add_prompt_options, add_repeat_options
 
     parser = commands.add_parser(
         "eval",
@@ -36,7 +36,8 @@ def add_eval_command(commands: Any) -> None:
     parser.add_argument(
         "--questions", action="append", metavar="FILE", help="a question file of any task (repeatable); else generated"
     )
-    add_prompt_options(parser)
+    add_prompt_options(parser, several_budgets=True)
+    add_repeat_options(parser)
     add_metro_dir(parser)
     parser.add_argument("--limit", type=int, metavar="N", help="N questions per task, drawn by a seeded hash of ids")
     parser.add_argument("--seed", type=int, default=0, help="question generation and --limit")
@@ -76,8 +77,9 @@ def cmd_eval(args: Any) -> int:
         textualization=args.textualization,
         alias_strategy=args.alias_strategy,
         require_maps=args.require_maps,
+        repeats=args.repeats,
     )
-    client = {key: options[key] for key in (*OPERATIONAL, "progress")}
+    client = {key: options[key] for key in (*OPERATIONAL, "progress", "force_repeats")}
     client["endpoint_with_key"] = args.endpoint
     try:
         result = run_eval(settings, files, args.out, client=client, force=args.force)

@@ -18,6 +18,7 @@ from reasonmap.options import (
     add_client_options,
     add_metro_dir,
     add_prompt_options,
+    add_repeat_options,
     add_task_option,
     client_options,
 )
@@ -137,8 +138,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_vdi(args: argparse.Namespace) -> int:
+    from benchmarks.mapqa.vdi import parse_budgets, vdi_table
     from reasonmap.options import report_skipped
-    from reasonmap.vdi import parse_budgets, run_vdi, vdi_table
+    from reasonmap.vdi import run_vdi
     from reasonmap.vdi_samples import load_samples
 
     budgets = parse_budgets(args.budgets)
@@ -210,6 +212,7 @@ def add_model_commands(commands) -> None:
     add_prompt_options(run)
     add_metro_dir(run)
     run.add_argument("--out", required=True, metavar="P", help="prediction rows (JSON Lines), appended and resumed")
+    add_repeat_options(run)
     run.add_argument("--quiet", action="store_true", help="no progress bar")
     run.set_defaults(run=cmd_run)
 

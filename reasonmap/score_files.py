@@ -4,7 +4,8 @@ This is what ``reasonmap score`` and ``reasonmap eval`` run. The task of the
 question file is found in the registry (:mod:`benchmarks.tasks`). Bad records
 in either file are reported and skipped (nothing else is lost); predictions
 that answer no question, and repeated answers to one question by one model,
-are reported too (the first answer counts). :func:`compare_files` scores with
+are reported too (the first answer counts; answers numbered by ``repeat``,
+from repeated sampling, are each scored). :func:`compare_files` scores with
 two variants and writes why they differ. The report folder's ``manifest.json``
 is written last (:mod:`benchmarks.manifests`): it vouches for the scored rows and
 the report of one complete run.
@@ -134,7 +135,7 @@ def evaluate_files(
     is every route question's city; ``metro_dir`` is a folder of Metro Data files named after their cities.
     With an ``executor`` (:mod:`graphkit.executors`), blocks of route predictions are scored by its workers;
     the outputs are the same byte for byte. ``ordered`` writes the verdicts in the question file's order
-    (then kind, then model) instead of the predictions' (a model client appends answers as they come).
+    (then kind, model and repeat) instead of the predictions' (a model client appends answers as they come).
     ``official_model`` (variant ``official``) is the public scripts' model path of every model, or a run
     name → path mapping; by default each model's own name chooses its answer rule.
     ``figures`` ``False`` writes the report's tables only (no plotting library is imported).
@@ -171,7 +172,14 @@ def evaluate_files(
     problems.extend(f"{predictions_path}: {message}" for message in skipped)
     if ordered:
         position = {id: index for index, id in enumerate(loaded.questions)}
-        verdicts.sort(key=lambda v: (position.get(v.id, len(position)), str(getattr(v, "question", "")), v.model))
+        verdicts.sort(
+            key=lambda v: (
+                position.get(v.id, len(position)),
+                str(getattr(v, "question", "")),
+                v.model,
+                getattr(v, "repeat", 0),
+            )
+        )
     # only now, before the first write: bad arguments or unreadable files leave a good report vouched for
     # the names of the run before stay recorded until this one ends: its figures are removed only if it wrote them
     with folder_lock(report_dir, "score"):  # one writer per report folder

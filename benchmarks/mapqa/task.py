@@ -13,8 +13,11 @@ from typing import TYPE_CHECKING, Any
 
 from benchmarks.jsonl import Problem
 from benchmarks.mapqa.io import is_mapqa_file, read_map_predictions, read_map_questions
+from benchmarks.mapqa.metrics import MAPQA_METRICS
 from benchmarks.mapqa.records import KIND, MapPrediction, MapQuestion, MapVerdict
-from benchmarks.tasks import Column, Loaded, MapPolicy, Prompt, ScoreOptions, Task, Variant
+from benchmarks.paired import PairedMetric
+from benchmarks.repeats import with_repeats
+from benchmarks.tasks import Loaded, MapPolicy, Prompt, ScoreOptions, Task, Variant
 
 if TYPE_CHECKING:
     from benchmarks.samples import SampleSet
@@ -39,7 +42,7 @@ def _read_predictions(path: str | Path, options: ScoreOptions) -> tuple[list[Map
 
 
 def _answer_key(prediction: MapPrediction) -> Hashable:
-    return (prediction.id, prediction.model)
+    return (prediction.id, prediction.model, prediction.repeat)
 
 
 def _score_predictions(questions: Mapping[str, MapQuestion], predictions: Sequence[MapPrediction]):
@@ -64,7 +67,7 @@ def _summarize(
 ) -> dict[str, Any]:
     from benchmarks.mapqa.report import summarize
 
-    return summarize(verdicts, loaded.questions, inputs=inputs, problems=problems)
+    return with_repeats(summarize(verdicts, loaded.questions, inputs=inputs, problems=problems), verdicts)
 
 
 def _write_report(directory: str | Path, summary: Mapping[str, Any], *, figures: bool = True) -> list[Path]:
@@ -125,5 +128,11 @@ MAPQA = Task(
     table=_table,
     samples=_samples,
     maps=MapPolicy(own_images=True),
-    columns=(Column("Acc.", "accuracy"),),
+    metrics=MAPQA_METRICS,
+    # accuracy, and the partial-credit means over the questions they apply to, unweighted
+    paired_metrics=(
+        PairedMetric("accuracy", "Acc. (%)", "correct", weighted=False, scale=100.0),
+        PairedMetric("mean_jaccard", "Jaccard", "jaccard", weighted=False, test="permutation"),
+        PairedMetric("mean_kendall_tau", "Kendall tau", "kendall_tau", weighted=False, test="permutation"),
+    ),
 )

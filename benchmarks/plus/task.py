@@ -14,11 +14,14 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from benchmarks.jsonl import Problem, read_jsonl
+from benchmarks.paired import PairedMetric
 from benchmarks.plus.loading import is_plus_file, load_plus_questions, read_plus_sheet
+from benchmarks.plus.metrics import PLUS_METRICS
 from benchmarks.plus.official import PLUS_MODELS
 from benchmarks.plus.questions import DEFAULT_PER_TYPE, PlusPrediction, PlusQuestion
 from benchmarks.reasonmap.weighting import WEIGHTINGS
-from benchmarks.tasks import Column, Generation, Loaded, Prompt, ScoreOptions, Task, Variant
+from benchmarks.repeats import with_repeats
+from benchmarks.tasks import Generation, Loaded, Prompt, ScoreOptions, Task, Variant
 
 if TYPE_CHECKING:
     from benchmarks.plus.scoring import PlusVerdict
@@ -129,7 +132,7 @@ def _summarize(
     extras = PLUS.variant(options.variant).summary_extras
     if extras is not None:
         summary.update(extras(verdicts, loaded, options))
-    return summary
+    return with_repeats(summary, verdicts)
 
 
 def _write_report(directory: str | Path, summary: Mapping[str, Any], *, figures: bool = True) -> list[Path]:
@@ -211,5 +214,7 @@ PLUS = Task(
     compare=_compare,
     generation=Generation(_generate, {"per_type": DEFAULT_PER_TYPE}, _describe, noun="plus questions"),
     samples=_samples,
-    columns=(Column("Acc.", "weighted_accuracy"),),
+    metrics=PLUS_METRICS,
+    # the headline as paired comparisons compute it: accuracy over every type, weighted by map difficulty
+    paired_metrics=(PairedMetric("weighted_accuracy", "Acc. (%)", "correct", scale=100.0),),
 )

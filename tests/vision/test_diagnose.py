@@ -590,7 +590,7 @@ def test_diagnose_files_reports_cities_without_evidence_or_graph(tmp_path, citie
     assert any("geneva" in problem for problem in run.problems)
 
 
-def test_summarise_counts_and_shares():
+def test_summarize_counts_and_shares():
     rows = [
         Diagnosis("1", "m", "short", "correct", "correct", {}, "rome"),
         Diagnosis("2", "m", "short", "misread_station", "grounding", {}, "rome"),
