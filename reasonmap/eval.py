@@ -575,10 +575,11 @@ def _run_locked(
         write_text(out / "results.md", results_markdown(record)),
     )
     if isinstance(settings.pixel_budget, tuple) and "full" in settings.modes:
+        from benchmarks.metrics import headline
         from reasonmap.pixel_sweep import write_resolution
 
         accuracies = {  # each task's results.md columns shown in %: its accuracies
-            task: [(column.header, column.metric) for column in get_task(task).columns if column.shown == "percent"]
+            task: [(spec.label, spec.name) for spec in headline(get_task(task).metrics) if spec.is_share]
             for task in settings.tasks
         }
         files_written += tuple(write_resolution(out, results, intervals, accuracies))
