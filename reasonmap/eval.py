@@ -431,6 +431,36 @@ def run_eval(
         raise EvalError(str(error)) from None
 
 
+@dataclass(frozen=True, slots=True)
+class _Run:
+    """What every stage of one locked run shares: its settings, folder, manifest, client and logs."""
+
+    settings: EvalSettings
+    out: Path
+    manifest: Path
+    client: Mapping[str, Any]
+    log: Callable[[str], None]
+    progress: bool
+    graph_for: Callable[[Any], Any]
+
+    def note(self, line: str) -> None:
+        """What a stage is doing, as it starts (quiet: only the results)."""
+        if self.progress:
+            self.log(line)
+
+
+@dataclass(frozen=True, slots=True)
+class _Asked:
+    """What one (task, mode, pixel budget) gave: its results row and report summary, the files written, the
+    problems, and whether any request was answered."""
+
+    row: dict[str, Any]
+    summary: Mapping[str, Any]
+    written: tuple[Path, ...]
+    problems: tuple[str, ...]
+    answered: bool
+
+
 def _run_locked(
     settings: EvalSettings,
     files: Mapping[str, Path],
@@ -442,25 +472,16 @@ def _run_locked(
 ) -> EvalResult:
     """:func:`run_eval`, once this process holds the folder's lock."""
     progress = bool(client.get("progress", True))
-
-    def note(line: str) -> None:  # what each stage is doing, as it starts (quiet: only the results)
-        if progress:
-            log(line)
-
-    note(f"eval: {settings.name} on {', '.join(settings.tasks)} in {', '.join(settings.modes)}; outputs in {out}/")
+    if progress:
+        log(f"eval: {settings.name} on {', '.join(settings.tasks)} in {', '.join(settings.modes)}; outputs in {out}/")
     if settings.repeats > 1 and settings.temperature is None:  # said even when quiet: the answers may not differ
         log(f"eval: {settings.repeats} answers per request at the server's default temperature (--temperature: set it)")
-    from baselines.client import run_requests
-    from baselines.prompts import build_requests
-    from benchmarks.jsonl import write_jsonl
     from benchmarks.manifests import MANIFEST, begin_outputs, record_outputs, write_manifest
     from benchmarks.provenance import input_entry, versions
     from benchmarks.summaries import write_summary, write_text
-    from benchmarks.tasks import get_task, results_of
+    from benchmarks.tasks import get_task
     from graphkit.cities import graphs_by_city
-    from reasonmap.paths import REPORT_FILES
     from reasonmap.pixel_sweep import mode_runs
-    from reasonmap.score_files import evaluate_files
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -472,6 +493,7 @@ def _run_locked(
     config = {"settings": settings.to_dict(), "versions": versions(("reasonmap-toolkit", "igraph", "numpy", "pillow"))}
     written = [write_summary(out / EVAL_FILE, config)]
     by_city = graphs_by_city(settings.metro_dir)
+    run = _Run(settings, out, manifest, client, log, progress, lambda question: by_city(question.city))
     results: list[dict[str, Any]] = []
     intervals: dict[tuple[str, int], Mapping[str, Any]] = {}  # of each task's full mode at each budget of a sweep
     asked: dict[str, dict[str, str]] = {}
@@ -480,9 +502,9 @@ def _run_locked(
     for name in settings.tasks:
         task = get_task(name)
         if name in files:
-            note(f"{name}: reading the questions of {files[name]}")
+            run.note(f"{name}: reading the questions of {files[name]}")
         else:
-            note(f"{name}: generating the {settings.split or 'test'} split's questions (seed {settings.seed})")
+            run.note(f"{name}: generating the {settings.split or 'test'} split's questions (seed {settings.seed})")
         questions_path, questions, skipped, carried = _questions_of(task, settings, files, out, progress=progress)
         problems.extend(skipped)
         written.append(questions_path)
@@ -496,73 +518,13 @@ def _run_locked(
             if mode not in task.modes:
                 log(f"{name}/{shown}: not a mode of {name} questions ({', '.join(task.modes)}); skipped")
                 continue
-            folder = out / name / shown
-            folder.mkdir(parents=True, exist_ok=True)
-            record_outputs(
-                manifest,
-                [*(folder / name for name in _MODE_FILES), *(folder / "report" / name for name in REPORT_FILES)],
-            )
-            missing: list[str] = []
-            if mode == "full" and maps is None:
-                if settings.require_maps:
-                    raise EvalError(f"{name}/full: no maps (pass --maps DIR)")
-                log(f"{name}/full: no maps given (--maps DIR); its {len(questions)} questions skipped")
-                missing = [f"question {question.id!r}: no maps given; skipped" for question in questions]
-                requests = []
-            else:
-                note(f"{name}/{shown}: building the requests of {len(questions)} questions")
-                requests = build_requests(
-                    questions,
-                    mode=mode,
-                    task=task,
-                    graph_for=lambda question: by_city(question.city),
-                    textualization=settings.textualization,
-                    maps=maps,
-                    pixel_budget=budget,
-                    alias_strategy=settings.alias_strategy,
-                    missing_maps=None if settings.require_maps else missing,
-                )
-            problems.extend(f"{name}/{shown}: {message}" for message in missing)
-            write_jsonl(folder / "requests.jsonl", requests)
-            predictions = folder / "predictions.jsonl"
-            if requests:
-                summary = run_requests(
-                    requests,
-                    endpoint=client.get("endpoint_with_key", settings.endpoint),
-                    model=settings.model,
-                    name=settings.name,
-                    out=predictions,
-                    max_tokens=settings.max_tokens,
-                    temperature=settings.temperature,
-                    repeats=settings.repeats,
-                    **{key: client[key] for key in (*OPERATIONAL, "api_key", "force_repeats") if key in client},
-                    progress=f"{name}/{shown} {settings.name}" if progress else False,  # the bar's label
-                )
-                log(f"{name}/{shown}: {summary}")
-                answered_any = answered_any or not summary.all_failed
-            else:
-                predictions.touch()
-            note(f"{name}/{shown}: scoring the answers")
-            evaluation = evaluate_files(
-                questions_path,
-                predictions,
-                out=folder / "scored.jsonl",
-                report_dir=folder / "report",
-                task=name,
-                metro_dir=settings.metro_dir,
-                ordered=True,  # answers are appended as they come; the scored rows follow the questions
-            )
-            write_jsonl(folder / "samples.jsonl", _samples(evaluation.verdicts, predictions, questions))
-            names = (*_MODE_FILES, f"report/{MANIFEST}")
-            written.extend([*(folder / name for name in names), *evaluation.report_files])
-            rows = [row for row in results_of(evaluation.summary) if row["model"] == settings.name]
-            row = rows[0] if rows else {"model": settings.name, "n": 0, "n_invalid": 0, "metrics": {}}
-            swept = {} if shown == mode else {"pixel_budget": budget}  # one of several budgets of the full mode
-            results.append({"task": name, "mode": mode, **swept, **row, "n_skipped_no_map": len(missing)})
-            if settings.repeats > 1:  # mean@K, pass@k and consistency beside the headline
-                results[-1]["repeats"] = evaluation.summary["models"].get(settings.name, {}).get("repeats")
-            if swept:
-                intervals[(name, budget)] = evaluation.summary["models"].get(settings.name, {}).get("intervals", {})
+            asked_mode = _ask_mode(run, task, (mode, budget, shown), questions_path, questions, maps)
+            results.append(asked_mode.row)
+            written.extend(asked_mode.written)
+            problems.extend(asked_mode.problems)
+            answered_any = answered_any or asked_mode.answered
+            if shown != mode:  # one of several budgets of the full mode
+                intervals[(name, budget)] = asked_mode.summary["models"].get(settings.name, {}).get("intervals", {})
     record = {"config": {**config, "questions_asked": asked}, "results": results, "skipped_records": len(problems)}
     if not answered_any:
         write_summary(out / "results.json", record)  # what happened, for the record; the exit says it failed
@@ -585,6 +547,105 @@ def _run_locked(
         files_written += tuple(write_resolution(out, results, intervals, accuracies))
     write_manifest(manifest, [*written, *files_written], "eval")
     return EvalResult(tuple(results), files_written, tuple(problems))
+
+
+def _requests_of(
+    run: _Run, task: Any, mode: str, budget: int, shown: str, questions: Sequence[Any], maps: str | None
+) -> tuple[list[Any], list[str]]:
+    """The requests of one (task, mode, budget), and one message per question skipped for want of its map."""
+    from baselines.prompts import build_requests
+
+    settings, name = run.settings, task.name
+    if mode == "full" and maps is None:
+        if settings.require_maps:
+            raise EvalError(f"{name}/full: no maps (pass --maps DIR)")
+        run.log(f"{name}/full: no maps given (--maps DIR); its {len(questions)} questions skipped")
+        return [], [f"question {question.id!r}: no maps given; skipped" for question in questions]
+    run.note(f"{name}/{shown}: building the requests of {len(questions)} questions")
+    missing: list[str] = []
+    requests = build_requests(
+        questions,
+        mode=mode,
+        task=task,
+        graph_for=run.graph_for,
+        textualization=settings.textualization,
+        maps=maps,
+        pixel_budget=budget,
+        alias_strategy=settings.alias_strategy,
+        missing_maps=None if settings.require_maps else missing,
+    )
+    return requests, missing
+
+
+def _ask_mode(
+    run: _Run,
+    task: Any,
+    mode_run: tuple[str, int, str],
+    questions_path: Path,
+    questions: Sequence[Any],
+    maps: str | None,
+) -> _Asked:
+    """Build, ask and score one (task, mode, pixel budget) in ``DIR/<task>/<shown>/``."""
+    from baselines.client import run_requests
+    from benchmarks.jsonl import write_jsonl
+    from benchmarks.manifests import MANIFEST, record_outputs
+    from benchmarks.tasks import results_of
+    from reasonmap.paths import REPORT_FILES
+    from reasonmap.score_files import evaluate_files
+
+    mode, budget, shown = mode_run
+    settings, client, name = run.settings, run.client, task.name
+    folder = run.out / name / shown
+    folder.mkdir(parents=True, exist_ok=True)
+    record_outputs(
+        run.manifest, [*(folder / file for file in _MODE_FILES), *(folder / "report" / file for file in REPORT_FILES)]
+    )
+    requests, missing = _requests_of(run, task, mode, budget, shown, questions, maps)
+    write_jsonl(folder / "requests.jsonl", requests)
+    predictions = folder / "predictions.jsonl"
+    answered = False
+    if requests:
+        summary = run_requests(
+            requests,
+            endpoint=client.get("endpoint_with_key", settings.endpoint),
+            model=settings.model,
+            name=settings.name,
+            out=predictions,
+            max_tokens=settings.max_tokens,
+            temperature=settings.temperature,
+            repeats=settings.repeats,
+            **{key: client[key] for key in (*OPERATIONAL, "api_key", "force_repeats") if key in client},
+            progress=f"{name}/{shown} {settings.name}" if run.progress else False,  # the bar's label
+        )
+        run.log(f"{name}/{shown}: {summary}")
+        answered = not summary.all_failed
+    else:
+        predictions.touch()
+    run.note(f"{name}/{shown}: scoring the answers")
+    evaluation = evaluate_files(
+        questions_path,
+        predictions,
+        out=folder / "scored.jsonl",
+        report_dir=folder / "report",
+        task=name,
+        metro_dir=settings.metro_dir,
+        ordered=True,  # answers are appended as they come; the scored rows follow the questions
+    )
+    write_jsonl(folder / "samples.jsonl", _samples(evaluation.verdicts, predictions, questions))
+    names = (*_MODE_FILES, f"report/{MANIFEST}")
+    rows = [row for row in results_of(evaluation.summary) if row["model"] == settings.name]
+    row = rows[0] if rows else {"model": settings.name, "n": 0, "n_invalid": 0, "metrics": {}}
+    swept = {} if shown == mode else {"pixel_budget": budget}  # one of several budgets of the full mode
+    row = {"task": name, "mode": mode, **swept, **row, "n_skipped_no_map": len(missing)}
+    if settings.repeats > 1:  # mean@K, pass@k and consistency beside the headline
+        row["repeats"] = evaluation.summary["models"].get(settings.name, {}).get("repeats")
+    return _Asked(
+        row,
+        evaluation.summary,
+        (*(folder / file for file in names), *evaluation.report_files),
+        tuple(f"{name}/{shown}: {message}" for message in missing),
+        answered,
+    )
 
 
 def results_markdown(record: Mapping[str, Any]) -> str:
