@@ -1,8 +1,7 @@
-"""``python -m reasonmap``: the command line, as the ``reasonmap`` console script runs it."""
+"""``python -m reasonmap``: the same command line as the ``reasonmap`` console script."""
 
 import sys
 
 from reasonmap.cli import main
 
-if __name__ == "__main__":
-    sys.exit(main())
+sys.exit(main())
