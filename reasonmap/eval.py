@@ -669,7 +669,8 @@ def results_markdown(record: Mapping[str, Any]) -> str:
         for task, mode in pairs:
             row = next((r for r in results if (r["task"], mode_shown(r), r["model"]) == (task, mode, model)), None)
             for spec in columns[task]:
-                cells.append(spec.cell(row["metrics"].get(spec.name)) if row else "–")
+                interval = row.get("intervals", {}).get(spec.name) if row else None
+                cells.append(spec.cell(row["metrics"].get(spec.name), interval) if row else "–")
         lines.append("| " + " | ".join(cells) + " |")
     notes = [
         f"- {row['task']}/{mode_shown(row)}: {row['n']} answers scored, {row['n_invalid']} invalid"
@@ -682,4 +683,8 @@ def results_markdown(record: Mapping[str, Any]) -> str:
     )
     if settings.get("repeats", 1) > 1:
         lead += f", {settings['repeats']} answers per request (every answer counts; pass@k in each report's table.md)"
+    if any(row.get("intervals") for row in results):
+        from benchmarks.intervals import INTERVAL_METHOD, interval_note
+
+        notes.append(f"- {interval_note({'interval_method': INTERVAL_METHOD}).strip()}")
     return "\n".join([lead + ".", "", *lines, "", *notes]) + "\n"
