@@ -56,7 +56,7 @@ from benchmarks import (
     write_summary,
     write_text,
 )
-from benchmarks.reasonmap import generate_questions, read_questions, score_predictions
+from benchmarks.reasonmap import generate_questions, load_questions, score_predictions
 from graphkit import city_graph
 
 # %% [markdown]
@@ -181,8 +181,8 @@ for folder in RUN_FOLDERS:
             problems += [str(problem) for problem in bad]
     path = Path(folder) / "questions" / "route.jsonl"
     if path.is_file():
-        found, _ = read_questions(path)
-        questions_by_id.update({question.id: question for question in found})
+        found, _, _ = load_questions(path)
+        questions_by_id.update(found)
 if not rows_of:
     raise SystemExit("no route results (route/<mode>/scored.jsonl) in the runs given")
 MODES_SEEN = [mode for mode in MODES if any(seen == mode for _, seen in rows_of)]

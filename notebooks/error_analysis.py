@@ -48,8 +48,8 @@ from pathlib import Path
 from PIL import Image
 
 from baselines import Noise, run_solver
-from benchmarks import read_jsonl, unique_by_id, write_jsonl, write_summary
-from benchmarks.reasonmap import DIFFICULTIES, TEST_CITIES, generate_questions, read_questions
+from benchmarks import read_jsonl, write_jsonl, write_summary
+from benchmarks.reasonmap import DIFFICULTIES, TEST_CITIES, generate_questions, load_questions
 from graphkit import city_graph, city_names, fold
 from vision import (
     CATEGORIES,
@@ -69,7 +69,7 @@ from vision import (
     read_truth,
     reference_route,
     render_map,
-    summarise,
+    summarize,
     summary_markdown,
     write_rendered,
 )
@@ -134,10 +134,9 @@ problems = []
 images = {}
 evidence = {}
 if USER_RUN:
-    question_list, question_problems = read_questions(QUESTIONS_FILE)
-    questions_by_id, repeated = unique_by_id(question_list, QUESTIONS_FILE)
+    questions_by_id, _, question_problems = load_questions(QUESTIONS_FILE)  # repeated ids among the problems
     questions = list(questions_by_id.values())
-    problems += [str(problem) for problem in (*question_problems, *repeated)]
+    problems += [str(problem) for problem in question_problems]
     known = set(city_names())
     CITIES = tuple(sorted({question.city for question in questions}))
     graphs = {city: city_graph(city) for city in CITIES if city in known}
@@ -248,7 +247,7 @@ problems += skipped
 for problem in problems:
     print("problem:", problem)
 write_jsonl(OUT / "diagnoses.jsonl", diagnoses)
-summary = summarise(diagnoses)
+summary = summarize(diagnoses)
 (OUT / "diagnosis.summary.md").write_text(summary_markdown(summary), encoding="utf-8")
 
 for label, (category, description) in LABELS.items():

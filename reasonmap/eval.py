@@ -38,8 +38,9 @@ from typing import Any
 
 from graphkit.choices import UnknownChoice, check_choice
 from reasonmap.errors import ReasonmapError
+from reasonmap.options import DEFAULT_PIXEL_BUDGET
 
-__all__ = ["EvalSettings", "EvalResult", "EvalError", "run_eval", "results_markdown", "add_eval_command"]
+__all__ = ["EvalSettings", "EvalResult", "EvalError", "eval_settings", "run_eval", "results_markdown"]
 
 EVAL_FILE = "eval.json"
 RESULTS_FILES = ("results.json", "results.md")
@@ -49,8 +50,8 @@ RESOLUTION_FILES = ("resolution.md", "resolution.png", "resolution.pdf")
 _NESTED = ("questions/*.jsonl", "*/*/*.jsonl", "*/*/report/*")
 # Settings left out of eval.json at these values (runs made before they existed resume as they were).
 _UNRECORDED: dict[str, Any] = {"repeats": 1}
-# Settings that only change how fast or how stubbornly the endpoint is asked, never what it answers.
-_OPERATIONAL = ("concurrency", "timeout", "max_retries", "retry_errors")
+#: Settings that only change how fast or how stubbornly the endpoint is asked, never what it answers.
+OPERATIONAL = ("concurrency", "timeout", "max_retries", "retry_errors")
 #: What a run writes in each ``DIR/<task>/<mode>/`` besides its report.
 _MODE_FILES = (
     "requests.jsonl",
@@ -174,64 +175,84 @@ def _question_files(given: Sequence[str]) -> dict[str, Path]:
     return found
 
 
-def settings_from(args: Any) -> tuple[EvalSettings, dict[str, Path]]:
-    """The settings of ``reasonmap eval``'s arguments, and the question files given by task."""
+def eval_settings(
+    *,
+    endpoint: str,
+    model: str,
+    name: str | None = None,
+    tasks: Sequence[str] | None = None,
+    modes: Sequence[str] = ("full", "text-only"),
+    split: str = "test",
+    questions: Sequence[str | Path] = (),
+    maps: str | Path | None = None,
+    metro_dir: str | Path | None = None,
+    limit: int | None = None,
+    seed: int = 0,
+    temperature: float | None = None,
+    max_tokens: int | None = None,
+    pixel_budget: int | tuple[int, ...] = DEFAULT_PIXEL_BUDGET,
+    textualization: str = "lines",
+    alias_strategy: str = "romanize",
+    require_maps: bool = False,
+    repeats: int = 1,
+) -> tuple[EvalSettings, dict[str, Path]]:
+    """The settings of a run, checked, and the question files given by task (told from each file).
+
+    ``tasks`` ``None`` is the tasks of the ``questions`` files, else every task whose questions are generated
+    (``split``). The model client's options are the caller's to check (:func:`baselines.client.check_options`):
+    the command line checks them once, before anything is read.
+
+    Raises
+    ------
+    EvalError
+        A question file missing or a second of one task, a task left out or not generated, an unknown mode,
+        or a ``limit`` under 1.
+    ValueError
+        An unknown task; the message lists the known ones.
+    """
     from benchmarks.provenance import file_sha256
     from benchmarks.tasks import get_task, task_names
 
-    tasks = None
-    if args.tasks:
-        tasks = tuple(name.strip() for name in args.tasks.split(",") if name.strip())
-        for name in tasks:
-            get_task(name)  # an unknown name lists the known ones
-    files = _question_files(args.questions or ())
+    if tasks is not None:
+        tasks = tuple(tasks)
+        for task in tasks:
+            get_task(task)  # an unknown name lists the known ones
+    files = _question_files([str(path) for path in questions])
     if tasks is None:
         tasks = tuple(files) or _generated_tasks()
-    elif unused := [name for name in files if name not in tasks]:
+    elif unused := [task for task in files if task not in tasks]:
         raise EvalError(f"--questions {files[unused[0]]} holds {unused[0]} questions, which --tasks leaves out")
-    generated = [name for name in tasks if name not in files]
-    if not_generated := [name for name in generated if name not in _generated_tasks()]:
+    generated = [task for task in tasks if task not in files]
+    if not_generated := [task for task in generated if task not in _generated_tasks()]:
         raise EvalError(f"{not_generated[0]} questions are not generated: pass their file with --questions FILE")
-    files = {name: files[name] for name in tasks if name in files}
-    modes = tuple(name.strip() for name in args.modes.split(",") if name.strip())
-    known_modes = {mode for name in task_names() for mode in get_task(name).modes}
+    files = {task: files[task] for task in tasks if task in files}
+    known_modes = {mode for task in task_names() for mode in get_task(task).modes}
     for mode in modes:
         try:
             check_choice(mode, sorted(known_modes), what="mode")
         except UnknownChoice as error:
             raise EvalError(str(error)) from None
-    if args.limit is not None and args.limit < 1:
-        raise EvalError(f"--limit must be at least 1, got {args.limit}")
-    from baselines.client import check_options
-
-    # before anything is written: a typo must not become the run's recorded settings
-    check_options(
-        model=args.model,
-        concurrency=args.concurrency,
-        max_tokens=args.max_tokens,
-        timeout=args.timeout,
-        max_retries=args.max_retries,
-        temperature=args.temperature,
-    )
+    if limit is not None and limit < 1:
+        raise EvalError(f"--limit must be at least 1, got {limit}")
     settings = EvalSettings(
-        endpoint=_endpoint_without_key(args.endpoint),
-        model=args.model,
-        name=args.name or args.model,
+        endpoint=_endpoint_without_key(endpoint),
+        model=model,
+        name=name or model,
         tasks=tasks,
-        modes=modes,
-        split=args.split if generated else None,
+        modes=tuple(modes),
+        split=split if generated else None,
         questions=tuple({"task": task, "file": path.name, "sha256": file_sha256(path)} for task, path in files.items()),
-        maps=str(Path(args.maps).resolve()) if args.maps else None,
-        metro_dir=str(Path(args.metro_dir).resolve()) if args.metro_dir else None,
-        limit=args.limit,
-        seed=args.seed,
-        temperature=args.temperature,
-        max_tokens=args.max_tokens,
-        pixel_budget=args.pixel_budget,
-        textualization=args.textualization,
-        alias_strategy=args.alias_strategy,
-        require_maps=args.require_maps,
-        repeats=args.repeats,
+        maps=str(Path(maps).resolve()) if maps else None,
+        metro_dir=str(Path(metro_dir).resolve()) if metro_dir else None,
+        limit=limit,
+        seed=seed,
+        temperature=temperature,
+        max_tokens=max_tokens,
+        pixel_budget=pixel_budget,
+        textualization=textualization,
+        alias_strategy=alias_strategy,
+        require_maps=require_maps,
+        repeats=repeats,
     )
     return settings, files
 
@@ -413,6 +434,36 @@ def run_eval(
         raise EvalError(str(error)) from None
 
 
+@dataclass(frozen=True, slots=True)
+class _Run:
+    """What every stage of one locked run shares: its settings, folder, manifest, client and logs."""
+
+    settings: EvalSettings
+    out: Path
+    manifest: Path
+    client: Mapping[str, Any]
+    log: Callable[[str], None]
+    progress: bool
+    graph_for: Callable[[Any], Any]
+
+    def note(self, line: str) -> None:
+        """What a stage is doing, as it starts (quiet: only the results)."""
+        if self.progress:
+            self.log(line)
+
+
+@dataclass(frozen=True, slots=True)
+class _Asked:
+    """What one (task, mode, pixel budget) gave: its results row and report summary, the files written, the
+    problems, and whether any request was answered."""
+
+    row: dict[str, Any]
+    summary: Mapping[str, Any]
+    written: tuple[Path, ...]
+    problems: tuple[str, ...]
+    answered: bool
+
+
 def _run_locked(
     settings: EvalSettings,
     files: Mapping[str, Path],
@@ -424,26 +475,17 @@ def _run_locked(
 ) -> EvalResult:
     """:func:`run_eval`, once this process holds the folder's lock."""
     progress = bool(client.get("progress", True))
-
-    def note(line: str) -> None:  # what each stage is doing, as it starts (quiet: only the results)
-        if progress:
-            log(line)
-
-    note(f"eval: {settings.name} on {', '.join(settings.tasks)} in {', '.join(settings.modes)}; outputs in {out}/")
+    if progress:
+        log(f"eval: {settings.name} on {', '.join(settings.tasks)} in {', '.join(settings.modes)}; outputs in {out}/")
     if isinstance(settings.pixel_budget, tuple) and "full" not in settings.modes:
         log(f"eval: --pixel-budget lists {len(settings.pixel_budget)} budgets, but only the full mode sends a map")
     if settings.repeats > 1 and settings.temperature is None:  # said even when quiet: the answers may not differ
         log(f"eval: {settings.repeats} answers per request at the server's default temperature (--temperature: set it)")
-    from baselines.client import run_requests
-    from baselines.prompts import build_requests
-    from benchmarks.jsonl import write_jsonl
     from benchmarks.manifests import MANIFEST, begin_outputs, record_outputs, write_manifest
     from benchmarks.provenance import input_entry, versions
     from benchmarks.summaries import write_summary, write_text
-    from benchmarks.tasks import get_task, results_of
+    from benchmarks.tasks import get_task
     from graphkit.cities import graphs_by_city
-    from reasonmap.evaluate import evaluate_files
-    from reasonmap.paths import REPORT_FILES
     from reasonmap.pixel_sweep import mode_runs
 
     out = Path(out)
@@ -456,6 +498,7 @@ def _run_locked(
     config = {"settings": settings.to_dict(), "versions": versions(("reasonmap-toolkit", "igraph", "numpy", "pillow"))}
     written = [write_summary(out / EVAL_FILE, config)]
     by_city = graphs_by_city(settings.metro_dir)
+    run = _Run(settings, out, manifest, client, log, progress, lambda question: by_city(question.city))
     results: list[dict[str, Any]] = []
     intervals: dict[tuple[str, int], Mapping[str, Any]] = {}  # of each task's full mode at each budget of a sweep
     asked: dict[str, dict[str, str]] = {}
@@ -464,9 +507,9 @@ def _run_locked(
     for name in settings.tasks:
         task = get_task(name)
         if name in files:
-            note(f"{name}: reading the questions of {files[name]}")
+            run.note(f"{name}: reading the questions of {files[name]}")
         else:
-            note(f"{name}: generating the {settings.split or 'test'} split's questions (seed {settings.seed})")
+            run.note(f"{name}: generating the {settings.split or 'test'} split's questions (seed {settings.seed})")
         questions_path, questions, skipped, carried = _questions_of(task, settings, files, out, progress=progress)
         problems.extend(skipped)
         written.append(questions_path)
@@ -480,73 +523,13 @@ def _run_locked(
             if mode not in task.modes:
                 log(f"{name}/{shown}: not a mode of {name} questions ({', '.join(task.modes)}); skipped")
                 continue
-            folder = out / name / shown
-            folder.mkdir(parents=True, exist_ok=True)
-            record_outputs(
-                manifest,
-                [*(folder / name for name in _MODE_FILES), *(folder / "report" / name for name in REPORT_FILES)],
-            )
-            missing: list[str] = []
-            if mode == "full" and maps is None:
-                if settings.require_maps:
-                    raise EvalError(f"{name}/full: no maps (pass --maps DIR)")
-                log(f"{name}/full: no maps given (--maps DIR); its {len(questions)} questions skipped")
-                missing = [f"question {question.id!r}: no maps given; skipped" for question in questions]
-                requests = []
-            else:
-                note(f"{name}/{shown}: building the requests of {len(questions)} questions")
-                requests = build_requests(
-                    questions,
-                    mode=mode,
-                    task=task,
-                    graph_for=lambda question: by_city(question.city),
-                    textualization=settings.textualization,
-                    maps=maps,
-                    pixel_budget=budget,
-                    alias_strategy=settings.alias_strategy,
-                    missing_maps=None if settings.require_maps else missing,
-                )
-            problems.extend(f"{name}/{shown}: {message}" for message in missing)
-            write_jsonl(folder / "requests.jsonl", requests)
-            predictions = folder / "predictions.jsonl"
-            if requests:
-                summary = run_requests(
-                    requests,
-                    endpoint=client.get("endpoint_with_key", settings.endpoint),
-                    model=settings.model,
-                    name=settings.name,
-                    out=predictions,
-                    max_tokens=settings.max_tokens,
-                    temperature=settings.temperature,
-                    repeats=settings.repeats,
-                    **{key: client[key] for key in (*_OPERATIONAL, "api_key", "force_repeats") if key in client},
-                    progress=f"{name}/{shown} {settings.name}" if progress else False,  # the bar's label
-                )
-                log(f"{name}/{shown}: {summary}")
-                answered_any = answered_any or not summary.all_failed
-            else:
-                predictions.touch()
-            note(f"{name}/{shown}: scoring the answers")
-            evaluation = evaluate_files(
-                questions_path,
-                predictions,
-                out=folder / "scored.jsonl",
-                report_dir=folder / "report",
-                task=name,
-                metro_dir=settings.metro_dir,
-                ordered=True,  # answers are appended as they come; the scored rows follow the questions
-            )
-            write_jsonl(folder / "samples.jsonl", _samples(evaluation.verdicts, predictions, questions))
-            names = (*_MODE_FILES, f"report/{MANIFEST}")
-            written.extend([*(folder / name for name in names), *evaluation.report_files])
-            rows = [row for row in results_of(evaluation.summary) if row["model"] == settings.name]
-            row = rows[0] if rows else {"model": settings.name, "n": 0, "n_invalid": 0, "metrics": {}}
-            swept = {} if shown == mode else {"pixel_budget": budget}  # one of several budgets of the full mode
-            results.append({"task": name, "mode": mode, **swept, **row, "n_skipped_no_map": len(missing)})
-            if settings.repeats > 1:  # mean@K, pass@k and consistency beside the headline
-                results[-1]["repeats"] = evaluation.summary["models"].get(settings.name, {}).get("repeats")
-            if swept:
-                intervals[(name, budget)] = evaluation.summary["models"].get(settings.name, {}).get("intervals", {})
+            asked_mode = _ask_mode(run, task, (mode, budget, shown), questions_path, questions, maps)
+            results.append(asked_mode.row)
+            written.extend(asked_mode.written)
+            problems.extend(asked_mode.problems)
+            answered_any = answered_any or asked_mode.answered
+            if shown != mode:  # one of several budgets of the full mode
+                intervals[(name, budget)] = asked_mode.summary["models"].get(settings.name, {}).get("intervals", {})
     record = {"config": {**config, "questions_asked": asked}, "results": results, "skipped_records": len(problems)}
     if not answered_any:
         write_summary(out / "results.json", record)  # what happened, for the record; the exit says it failed
@@ -569,6 +552,105 @@ def _run_locked(
         files_written += tuple(write_resolution(out, results, intervals, accuracies))
     write_manifest(manifest, [*written, *files_written], "eval")
     return EvalResult(tuple(results), files_written, tuple(problems))
+
+
+def _requests_of(
+    run: _Run, task: Any, mode: str, budget: int, shown: str, questions: Sequence[Any], maps: str | None
+) -> tuple[list[Any], list[str]]:
+    """The requests of one (task, mode, budget), and one message per question skipped for want of its map."""
+    from baselines.prompts import build_requests
+
+    settings, name = run.settings, task.name
+    if mode == "full" and maps is None:
+        if settings.require_maps:
+            raise EvalError(f"{name}/full: no maps (pass --maps DIR)")
+        run.log(f"{name}/full: no maps given (--maps DIR); its {len(questions)} questions skipped")
+        return [], [f"question {question.id!r}: no maps given; skipped" for question in questions]
+    run.note(f"{name}/{shown}: building the requests of {len(questions)} questions")
+    missing: list[str] = []
+    requests = build_requests(
+        questions,
+        mode=mode,
+        task=task,
+        graph_for=run.graph_for,
+        textualization=settings.textualization,
+        maps=maps,
+        pixel_budget=budget,
+        alias_strategy=settings.alias_strategy,
+        missing_maps=None if settings.require_maps else missing,
+    )
+    return requests, missing
+
+
+def _ask_mode(
+    run: _Run,
+    task: Any,
+    mode_run: tuple[str, int, str],
+    questions_path: Path,
+    questions: Sequence[Any],
+    maps: str | None,
+) -> _Asked:
+    """Build, ask and score one (task, mode, pixel budget) in ``DIR/<task>/<shown>/``."""
+    from baselines.client import run_requests
+    from benchmarks.jsonl import write_jsonl
+    from benchmarks.manifests import MANIFEST, record_outputs
+    from benchmarks.tasks import results_of
+    from reasonmap.paths import REPORT_FILES
+    from reasonmap.score_files import evaluate_files
+
+    mode, budget, shown = mode_run
+    settings, client, name = run.settings, run.client, task.name
+    folder = run.out / name / shown
+    folder.mkdir(parents=True, exist_ok=True)
+    record_outputs(
+        run.manifest, [*(folder / file for file in _MODE_FILES), *(folder / "report" / file for file in REPORT_FILES)]
+    )
+    requests, missing = _requests_of(run, task, mode, budget, shown, questions, maps)
+    write_jsonl(folder / "requests.jsonl", requests)
+    predictions = folder / "predictions.jsonl"
+    answered = False
+    if requests:
+        summary = run_requests(
+            requests,
+            endpoint=client.get("endpoint_with_key", settings.endpoint),
+            model=settings.model,
+            name=settings.name,
+            out=predictions,
+            max_tokens=settings.max_tokens,
+            temperature=settings.temperature,
+            repeats=settings.repeats,
+            **{key: client[key] for key in (*OPERATIONAL, "api_key", "force_repeats") if key in client},
+            progress=f"{name}/{shown} {settings.name}" if run.progress else False,  # the bar's label
+        )
+        run.log(f"{name}/{shown}: {summary}")
+        answered = not summary.all_failed
+    else:
+        predictions.touch()
+    run.note(f"{name}/{shown}: scoring the answers")
+    evaluation = evaluate_files(
+        questions_path,
+        predictions,
+        out=folder / "scored.jsonl",
+        report_dir=folder / "report",
+        task=name,
+        metro_dir=settings.metro_dir,
+        ordered=True,  # answers are appended as they come; the scored rows follow the questions
+    )
+    write_jsonl(folder / "samples.jsonl", _samples(evaluation.verdicts, predictions, questions))
+    names = (*_MODE_FILES, f"report/{MANIFEST}")
+    rows = [row for row in results_of(evaluation.summary) if row["model"] == settings.name]
+    row = rows[0] if rows else {"model": settings.name, "n": 0, "n_invalid": 0, "metrics": {}}
+    swept = {} if shown == mode else {"pixel_budget": budget}  # one of several budgets of the full mode
+    row = {"task": name, "mode": mode, **swept, **row, "n_skipped_no_map": len(missing)}
+    if settings.repeats > 1:  # mean@K, pass@k and consistency beside the headline
+        row["repeats"] = evaluation.summary["models"].get(settings.name, {}).get("repeats")
+    return _Asked(
+        row,
+        evaluation.summary,
+        (*(folder / file for file in names), *evaluation.report_files),
+        tuple(f"{name}/{shown}: {message}" for message in missing),
+        answered,
+    )
 
 
 def results_markdown(record: Mapping[str, Any]) -> str:
@@ -609,56 +691,3 @@ def results_markdown(record: Mapping[str, Any]) -> str:
 
         notes.append(f"- {interval_note({'interval_method': INTERVAL_METHOD}).strip()}")
     return "\n".join([lead + ".", "", *lines, "", *notes]) + "\n"
-
-
-def add_eval_command(commands: Any) -> None:
-    """Register ``reasonmap eval``."""
-    from reasonmap.options import add_client_options, add_metro_dir, add_prompt_options, add_repeat_options
-
-    parser = commands.add_parser(
-        "eval",
-        help="evaluate a model on every task and prompt mode in one command (resumable)",
-        description="One model, every (task, prompt mode), in one resumable command: questions, requests, answers,"
-        " scores, results.json and results.md in --out.",
-    )
-    add_client_options(parser)
-    parser.add_argument("--out", required=True, metavar="DIR", help="the run's folder (resumed when it holds one)")
-    parser.add_argument(
-        "--tasks", metavar="T,..", help="route, plus, mapqa (default: route,plus; with --questions, their tasks)"
-    )
-    parser.add_argument("--modes", default="full,text-only", metavar="M,..", help="full, text-only, symbolic, alias")
-    parser.add_argument(
-        "--split", choices=["test", "train", "all"], default="test", help="route and plus: questions generated"
-    )
-    parser.add_argument(
-        "--questions", action="append", metavar="FILE", help="a question file of any task (repeatable); else generated"
-    )
-    add_prompt_options(parser, several_budgets=True)
-    add_repeat_options(parser)
-    add_metro_dir(parser)
-    parser.add_argument("--limit", type=int, metavar="N", help="N questions per task, drawn by a seeded hash of ids")
-    parser.add_argument("--seed", type=int, default=0, help="question generation and --limit")
-    parser.add_argument("--require-maps", action="store_true", help="full: a missing map is an error, not a skip")
-    parser.add_argument("--force", action="store_true", help="start a new run in place of the one in --out")
-    parser.add_argument("--quiet", action="store_true", help="no progress bars")
-    parser.set_defaults(run=cmd_eval)
-
-
-def cmd_eval(args: Any) -> int:
-    from reasonmap.options import client_options, report_skipped
-
-    if not args.quiet:  # the tasks load the transit graphs' library first: a few seconds on a busy machine
-        print(f"eval: checking the settings of the run in {args.out}/", file=sys.stderr)
-    options = client_options(args)  # checked before anything is read or asked
-    settings, files = settings_from(args)
-    client = {key: options[key] for key in (*_OPERATIONAL, "progress", "force_repeats")}
-    client["endpoint_with_key"] = args.endpoint
-    try:
-        result = run_eval(settings, files, args.out, client=client, force=args.force)
-    except EvalError as error:
-        print(f"reasonmap eval: error: {error}", file=sys.stderr)
-        return error.status
-    report_skipped(result.problems, see=f"{args.out}/*/*/report/summary.json")
-    print(Path(result.files[1]).read_text(encoding="utf-8"), end="")
-    print(f"results in {args.out}/results.json and results.md", file=sys.stderr)
-    return 0

@@ -66,7 +66,7 @@ def export_hf(
     from benchmarks.reasonmap.hub import write_hf_dataset
     from benchmarks.reasonmap.loading import load_questions
     from graphkit.cities import city_names, load_city, load_metro_file
-    from reasonmap.evaluate import task_of
+    from reasonmap.score_files import task_of
 
     task = task_of(questions_path)
     if task.name != "route":

@@ -385,7 +385,7 @@ def _maps(maps: str | None, questions: str | None = None) -> str | None:
 @lru_cache(maxsize=4)
 def _carried_maps(questions: str, stamp: int | None) -> tempfile.TemporaryDirectory | None:
     """The public data set's ``figure`` of each city, written once to a folder that lives as long as the process."""
-    from benchmarks.reasonmap.official import export_figures
+    from benchmarks.reasonmap.public_dataset import export_figures
 
     if not (Path(questions).is_dir() or Path(questions).suffix in (".parquet", ".jsonl", ".json")):
         return None

@@ -27,8 +27,8 @@ from reasonmap.options import (
 
 def _load(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
     """The task of ``--questions`` and its questions by id; skipped records are reported."""
-    from reasonmap.evaluate import task_of
     from reasonmap.options import report_skipped
+    from reasonmap.score_files import task_of
 
     task = task_of(args.questions, args.task)
     loaded = task.load(args.questions)

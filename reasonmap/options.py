@@ -54,7 +54,7 @@ __all__ = [
 TASKS = ("route", "plus", "mapqa")
 #: the tasks whose record has a ``generation`` (:class:`benchmarks.tasks.Generation`)
 GENERATED_TASKS = ("route", "plus")
-#: every task's scoring variants, each once, in the registry's order (:func:`reasonmap.evaluate.scoring_variants`)
+#: every task's scoring variants, each once, in the registry's order (:func:`reasonmap.score_files.scoring_variants`)
 VARIANTS = ("paper", "C1", "C2", "ungated", "official", "vlmevalkit")
 #: every task's weightings, each once (:attr:`benchmarks.tasks.Task.weightings`)
 WEIGHTINGS = ("paper", "city", "none")

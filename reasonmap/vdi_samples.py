@@ -46,7 +46,7 @@ def load_samples(path: str | Path, *, maps: str | Path | None = None, task: str 
         The file cannot be read at all.
     """
     from benchmarks.provenance import input_entry
-    from reasonmap.evaluate import task_of
+    from reasonmap.score_files import task_of
 
     path = Path(path)
     found = task_of(path, task)

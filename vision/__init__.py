@@ -27,7 +27,7 @@ __all__, __getattr__, __dir__ = lazy_exports(
         "vision.analyse": ("analyse_map", "folder_evidence", "map_files"),
         "vision.diagnose": ("CATEGORIES", "LABELS", "Diagnosis"),
         "vision.diagnosis_plots": ("confusion_crops", "plot_confusions", "plot_labels"),
-        "vision.diagnosis_report": ("diagnose_predictions", "prediction_row", "summarise", "summary_markdown"),
+        "vision.diagnosis_report": ("diagnose_predictions", "prediction_row", "summarize", "summary_markdown"),
         "vision.errors": ("EngineUnavailable", "VisionError"),
         "vision.evidence": ("MapEvidence", "read_truth"),
         "vision.fonts": ("find_font",),

@@ -6,7 +6,7 @@ which :class:`~benchmarks.reasonmap.records.Prediction` drops), labels every
 answer with :func:`vision.diagnose.diagnose`, and writes, atomically:
 
 - ``OUT`` (JSON Lines): one :class:`~vision.diagnose.Diagnosis` per prediction, in input order;
-- ``OUT.summary.json`` (``OUT`` without its suffix): :func:`summarise`'s counts and shares;
+- ``OUT.summary.json`` (``OUT`` without its suffix): :func:`summarize`'s counts and shares;
 - ``OUT.summary.md``: :func:`summary_markdown`'s tables;
 - with ``draw=DIR``: one PNG per wrong answer in ``DIR`` (:mod:`vision.route_drawing`; the manifest lists
   them), and in the summaries one drawn example per failure label (``examples``: label → the PNG, relative
@@ -26,10 +26,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from benchmarks.jsonl import read_jsonl, unique_by_id, write_jsonl
+from benchmarks.jsonl import read_jsonl, write_jsonl
 from benchmarks.manifests import begin_outputs, manifest_beside, write_manifest
 from benchmarks.metrics import percent, ratio
-from benchmarks.reasonmap.loading import read_questions
+from benchmarks.reasonmap.loading import load_questions
 from benchmarks.reasonmap.records import Prediction, Question
 from benchmarks.summaries import write_summary, write_text
 from graphkit.graph import TransitGraph, compile_graph
@@ -54,7 +54,7 @@ __all__ = [
     "OneNetwork",
     "DiagnoseJob",
     "diagnose_block",
-    "summarise",
+    "summarize",
     "summary_markdown",
     "summary_paths",
 ]
@@ -73,7 +73,7 @@ class DiagnosisRun:
     problems : tuple of str
         Skipped records and other warnings, each naming its file and line where known.
     summary : dict
-        :func:`summarise` of the diagnoses.
+        :func:`summarize` of the diagnoses.
     outputs : tuple of Path
         The files written: the JSON Lines, the summary JSON, the markdown table.
     """
@@ -125,7 +125,7 @@ def _counts(diagnoses: list[Diagnosis]) -> dict[str, Any]:
     }
 
 
-def summarise(diagnoses: Iterable[Diagnosis]) -> dict[str, Any]:
+def summarize(diagnoses: Iterable[Diagnosis]) -> dict[str, Any]:
     """Counts and shares per label and category, per model and per model and city.
 
     Models and cities are sorted; labels and categories follow :data:`~vision.diagnose.LABELS`
@@ -135,7 +135,7 @@ def summarise(diagnoses: Iterable[Diagnosis]) -> dict[str, Any]:
     --------
     >>> rows = [Diagnosis("q1", "m", "short", "correct", "correct", {}, "rome"),
     ...         Diagnosis("q2", "m", "short", "suboptimal", "reasoning", {}, "rome")]
-    >>> summary = summarise(rows)
+    >>> summary = summarize(rows)
     >>> summary["models"]["m"]["labels"]["suboptimal"], summary["models"]["m"]["failure_split"]["reasoning"]
     ({'count': 1, 'share': 0.5}, 1.0)
     """
@@ -156,12 +156,12 @@ def summarise(diagnoses: Iterable[Diagnosis]) -> dict[str, Any]:
 
 
 def summary_markdown(summary: Mapping[str, Any]) -> str:
-    """Markdown tables of a :func:`summarise` result: categories, labels, and categories per city.
+    """Markdown tables of a :func:`summarize` result: categories, labels, and categories per city.
 
     Examples
     --------
     >>> rows = [Diagnosis("q1", "m", "short", "correct", "correct", {}, "rome")]
-    >>> print(summary_markdown(summarise(rows)).splitlines()[2])
+    >>> print(summary_markdown(summarize(rows)).splitlines()[2])
     | m | 1 | 100.0% | 0.0% | 0.0% | 0.0% |
     """
     models = summary["models"]
@@ -458,10 +458,9 @@ def diagnose_files(
     InvalidRecord
         A file cannot be read at all (bad records are skipped and reported instead).
     """
-    questions_list, question_problems = read_questions(questions_path)
-    questions, repeated = unique_by_id(questions_list, questions_path)
+    questions, _, question_problems = load_questions(questions_path)  # repeated ids reported among the problems
     rows, row_problems = read_jsonl(predictions_path, prediction_row)
-    problems = [str(problem) for problem in (*question_problems, *repeated, *row_problems)]
+    problems = [str(problem) for problem in (*question_problems, *row_problems)]
     rows = _first_answers(rows, predictions_path, problems)
     if cities is not None:
         rows = _other_cities(rows, questions, cities, problems)
@@ -478,7 +477,7 @@ def diagnose_files(
         template = DiagnoseJob((), {}, graph_for, evidence, colour_threshold, layout_threshold)
         diagnoses, skipped = _diagnose_on(executor, rows, questions, template, problems)
     problems.extend(f"{predictions_path}: {message}" for message in skipped)
-    summary = summarise(diagnoses)
+    summary = summarize(diagnoses)
     summary_json, summary_md = summary_paths(out)
     drawings: list[Path] = []
     if draw is not None:

@@ -23,7 +23,7 @@ __all__, __getattr__, __dir__ = lazy_exports(
     globals(),
     {
         "benchmarks.plus.loading": ("load_plus_questions", "read_plus_sheet"),
-        "benchmarks.plus.official": ("load_hub_plus",),
+        "benchmarks.plus.public_dataset": ("load_hub_plus",),
         "benchmarks.plus.questions": (
             "PLUS_TYPES",
             "PlusPrediction",

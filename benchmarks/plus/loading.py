@@ -17,10 +17,10 @@ def _first(path: str | Path) -> Any:
     """The first record of a JSON Lines or parquet file (``None`` when there is none or it cannot be read)."""
     if Path(path).suffix != ".parquet":
         return first_record(path)
-    from benchmarks.reasonmap.official import official_records
+    from benchmarks.reasonmap.public_dataset import public_records
 
     try:
-        return next((record for _, record in official_records(path)), None)
+        return next((record for _, record in public_records(path)), None)
     except InvalidRecord:
         return None
 
@@ -34,10 +34,10 @@ def is_plus_file(path: str | Path) -> bool:
 def load_plus_questions(path: str | Path) -> tuple[dict[str, PlusQuestion], list[Problem]]:
     """Plus questions of a JSON Lines file by id (a repeated id is reported; the first is used).
 
-    A file of the hub's records (see :func:`~benchmarks.plus.official.is_hub_record`)
+    A file of the hub's records (see :func:`~benchmarks.plus.public_dataset.is_hub_record`)
     is read as it is, its ids being the records' positions.
     """
-    from benchmarks.plus.official import is_hub_record, load_hub_plus
+    from benchmarks.plus.public_dataset import is_hub_record, load_hub_plus
 
     if is_hub_record(_first(path)):
         return load_hub_plus(path)

@@ -28,8 +28,8 @@ __all__, __getattr__, __dir__ = lazy_exports(
     globals(),
     {
         "benchmarks.reasonmap.generate": ("TEST_CITIES", "generate_questions"),
-        "benchmarks.reasonmap.loading": ("read_predictions", "read_questions"),
-        "benchmarks.reasonmap.official": ("load_official",),
+        "benchmarks.reasonmap.loading": ("load_questions", "read_predictions"),
+        "benchmarks.reasonmap.public_dataset": ("load_public_dataset",),
         "benchmarks.reasonmap.parsing": ("parse_answer",),
         "benchmarks.reasonmap.records": ("DIFFICULTIES", "Prediction", "Question", "Verdict"),
         "benchmarks.reasonmap.report": ("summarize", "write_report"),

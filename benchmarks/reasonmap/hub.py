@@ -3,7 +3,7 @@
 :func:`write_hf_dataset` writes questions (generated, synthetic or read from
 anywhere) as a dataset folder (``datasets.load_from_disk``) so they can be
 pushed and shared like the original. The columns are the official records'
-(see :mod:`benchmarks.reasonmap.official`), with two more that keep a set's
+(see :mod:`benchmarks.reasonmap.public_dataset`), with two more that keep a set's
 identity: ``id`` (the question's own id; the official records have none and
 take their position) and ``long_template``. ``routes`` is a struct of
 ``route_1`` … ``route_N`` (``N`` the most references of any question; a

@@ -12,16 +12,11 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.jsonl import Problem, first_record, read_jsonl, unique_by_id
-from benchmarks.reasonmap.official import load_official
+from benchmarks.reasonmap.public_dataset import load_public_dataset
 from benchmarks.reasonmap.records import Prediction, Question
 from graphkit.graph import TransitGraph
 
-__all__ = ["read_questions", "read_predictions", "load_questions", "graph_lookup"]
-
-
-def read_questions(path: str | Path) -> tuple[list[Question], list[Problem]]:
-    """Question records of a JSON Lines file (the toolkit's own, or the public data set's export)."""
-    return read_jsonl(path, Question.from_dict)
+__all__ = ["load_questions", "read_predictions", "graph_lookup"]
 
 
 def read_predictions(path: str | Path) -> tuple[list[Prediction], list[Problem]]:
@@ -29,7 +24,7 @@ def read_predictions(path: str | Path) -> tuple[list[Prediction], list[Problem]]
     return read_jsonl(path, Prediction.from_dict)
 
 
-def _is_official(path: Path) -> bool:
+def _is_public_dataset(path: Path) -> bool:
     """Public data set files have no ``long_template``; the toolkit's own question files do.
 
     Parquet files and Hugging Face dataset folders are read as the public data set's (whatever columns they add).
@@ -47,8 +42,8 @@ def load_questions(path: str | Path) -> tuple[dict[str, Question], dict[str, Any
     a repeated id there is reported too.
     """
     path = Path(path)
-    if _is_official(path):
-        found = load_official(path)
+    if _is_public_dataset(path):
+        found = load_public_dataset(path)
         unique, repeated = unique_by_id(found.questions, path)
         return unique, dict(found.metro), list(found.problems) + repeated
     questions, problems = read_jsonl(path, Question.from_dict)

@@ -338,7 +338,7 @@ def _carried_maps(
     """The public data set's figures (a parquet file or a dataset folder carries them), one map per city."""
     if not (source.suffix == ".parquet" or source.is_dir()):
         return None
-    from benchmarks.reasonmap.official import export_figures
+    from benchmarks.reasonmap.public_dataset import export_figures
 
     return export_figures(source, folder, before_write=before_write)
 
@@ -367,7 +367,7 @@ def reasonmap_samples(
         prediction = Prediction(sample.id, "vdi", "short", response)
         return score_prediction(prediction, question, graph_for(question), weighting="none").correct == 1
 
-    return SampleSet("reasonmap", tuple(samples), judge, tuple(problems))
+    return SampleSet("route", tuple(samples), judge, tuple(problems))
 
 
 def _samples(loaded: Loaded, maps: Path, source: Path) -> SampleSet:

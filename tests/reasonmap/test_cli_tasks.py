@@ -34,9 +34,9 @@ def run(capsys, *argv):
 
 @pytest.fixture(scope="module")
 def plus_file(tmp_path_factory) -> Path:
-    """Rome's plus questions, one per type (five), as `reasonmap generate --kind plus` writes them."""
+    """Rome's plus questions, one per type (five), as `reasonmap generate --task plus` writes them."""
     path = tmp_path_factory.mktemp("plus") / "plus.jsonl"
-    argv = ["generate", "--kind", "plus", "--cities", "rome", "--per-type", "1", "--out", str(path), "--quiet"]
+    argv = ["generate", "--task", "plus", "--cities", "rome", "--per-type", "1", "--out", str(path), "--quiet"]
     assert main(argv) == 0
     return path
 
@@ -152,6 +152,19 @@ def test_commands_that_only_read_data_import_no_drawing_or_ocr_library(argv):
 
 
 # -- any task's file ------------------------------------------------------------------------------------------------
+
+
+def test_generate_kind_is_a_deprecated_spelling_of_task(plus_file, tmp_path, capsys):
+    out = tmp_path / "old.jsonl"
+    argv = ["generate", "--kind", "plus", "--cities", "rome", "--per-type", "1", "--out", out, "--quiet"]
+    code, _, err = run(capsys, *argv)
+    assert code == 0 and "--kind is deprecated; use --task" in err
+    assert out.read_bytes() == plus_file.read_bytes()  # the fixture was written with --task plus
+    code, _, err = run(capsys, *argv, "--task", "route")
+    assert code == 2 and err.count("\n") == 2 and "--kind plus and --task route disagree" in err
+    with pytest.raises(SystemExit):  # map QA questions are read from files, never generated
+        main(["generate", "--task", "mapqa", "--out", str(out)])
+    assert "invalid choice: 'mapqa'" in capsys.readouterr().err
 
 
 def test_plus_baseline_oracle_then_score_gives_every_type_right(plus_file, tmp_path, capsys):

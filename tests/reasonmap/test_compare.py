@@ -168,7 +168,7 @@ def test_a_real_score_report(tmp_path):
     from benchmarks.jsonl import write_jsonl
     from benchmarks.reasonmap.generate import generate_questions
     from graphkit.cities import city_graph
-    from reasonmap.evaluate import evaluate_files
+    from reasonmap.score_files import evaluate_files
 
     graph = city_graph("rome")
     questions = generate_questions(graph, seed=4, per_city=12)

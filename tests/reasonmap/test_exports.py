@@ -159,7 +159,7 @@ def _generated(tmp_path, capsys, *options):
 
 
 def test_export_of_another_tasks_questions_or_of_no_question_is_one_line(tmp_path, capsys):
-    plus = _generated(tmp_path, capsys, "--kind", "plus")
+    plus = _generated(tmp_path, capsys, "--task", "plus")
     code, _, err = run(capsys, "export", "--questions", str(plus), "--out", str(tmp_path / "D"))
     assert code == 2 and err.splitlines() == [
         f"reasonmap export: error: {plus}: holds plus questions; `export --format hf` writes route questions only"

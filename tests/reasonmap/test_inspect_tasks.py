@@ -18,7 +18,7 @@ from benchmarks.jsonl import write_jsonl
 from benchmarks.plus.questions import generate_plus_questions
 from benchmarks.reasonmap.generate import generate_questions
 from graphkit import city_graph
-from reasonmap.evaluate import evaluate_files
+from reasonmap.score_files import evaluate_files
 
 inspect_ai = pytest.importorskip("inspect_ai")
 from inspect_ai.model import ModelOutput, ModelUsage, get_model  # noqa: E402

@@ -9,7 +9,7 @@ from baselines.answers import render_answer
 from benchmarks.jsonl import write_jsonl
 from benchmarks.reasonmap.generate import generate_set, parse_quota
 from graphkit.cities import city_graph
-from reasonmap.evaluate import evaluate_files
+from reasonmap.score_files import evaluate_files
 
 MAPQA = Path(__file__).resolve().parents[1] / "benchmarks" / "mapqa" / "fixtures" / "questions.jsonl"
 

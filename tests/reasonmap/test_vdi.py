@@ -256,7 +256,7 @@ def test_reasonmap_questions_take_the_short_question_and_the_city_map(tmp_path):
     with pytest.raises(ValueError, match="--maps"):
         load_samples(path)
     samples = load_samples(path, maps=maps)
-    assert samples.benchmark == "reasonmap" and [s.kind for s in samples.samples] == ["short"] * 4
+    assert samples.benchmark == "route" and [s.kind for s in samples.samples] == ["short"] * 4
     assert samples.samples[0].prompt == questions[0].question_short
     with ChatServer(script) as server:
         result = run_vdi(samples, endpoint=server.url, model="m", budgets=[256], out=tmp_path / "out", **FAST)

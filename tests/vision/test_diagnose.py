@@ -22,7 +22,7 @@ from graphkit.routes import shortest_route, shortest_routes
 from graphkit.segments import Segment
 from tests.vision.fonts import needs_cjk_font
 from vision.diagnose import CATEGORIES, LABELS, PRECEDENCE, Diagnosis, diagnose, layout_threshold_of, near_miss
-from vision.diagnosis_report import diagnose_files, summarise, summary_markdown, summary_paths
+from vision.diagnosis_report import diagnose_files, summarize, summary_markdown, summary_paths
 from vision.evidence import MapEvidence, StationEvidence
 from vision.render import render_map
 
@@ -595,14 +595,14 @@ def test_diagnose_files_reports_cities_without_evidence_or_graph(tmp_path, citie
     assert any("geneva" in problem for problem in run.problems)
 
 
-def test_summarise_counts_and_shares():
+def test_summarize_counts_and_shares():
     rows = [
         Diagnosis("1", "m", "short", "correct", "correct", {}, "rome"),
         Diagnosis("2", "m", "short", "misread_station", "grounding", {}, "rome"),
         Diagnosis("3", "m", "long", "transfer_error", "reasoning", {}, "geneva"),
         Diagnosis("4", "a", "long", "refusal", "other", {}, "geneva"),
     ]
-    summary = summarise(rows)
+    summary = summarize(rows)
     assert list(summary["models"]) == ["a", "m"]
     model = summary["models"]["m"]
     assert model["total"] == 3
@@ -613,4 +613,4 @@ def test_summarise_counts_and_shares():
     assert model["cities"]["rome"]["categories"]["correct"]["count"] == 1
     table = summary_markdown(summary)
     assert "| m | 3 | 33.3% | 33.3% | 33.3% | 0.0% |" in table
-    assert summarise(reversed(rows)) == summary
+    assert summarize(reversed(rows)) == summary

@@ -25,7 +25,7 @@ from benchmarks.mapqa.scoring import (
 )
 from benchmarks.records import Invalid
 from reasonmap.cli import main
-from reasonmap.evaluate import evaluate_files
+from reasonmap.score_files import evaluate_files
 
 QUESTIONS = Path(__file__).resolve().parent / "fixtures" / "questions.jsonl"
 

@@ -7,8 +7,9 @@ import json
 import pytest
 
 from benchmarks.errors import InvalidRecord
-from benchmarks.plus.official import hub_plus_question, official_plus_answer, score_official_plus
-from reasonmap.evaluate import compare_files, evaluate_files
+from benchmarks.plus.official import official_plus_answer, score_official_plus
+from benchmarks.plus.public_dataset import hub_plus_question
+from reasonmap.score_files import compare_files, evaluate_files
 
 
 def hub(kind, answer, **extra):

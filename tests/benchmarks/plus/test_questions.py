@@ -288,7 +288,7 @@ def test_answer_kinds_cover_every_type():
 
 def test_cli_generates_plus_records_and_prints_the_type_table(tmp_path, capsys):
     out = tmp_path / "plus.jsonl"
-    assert main(["generate", "--kind", "plus", "--cities", "rome,lisboa", "--per-type", "4", "--out", str(out)]) == 0
+    assert main(["generate", "--task", "plus", "--cities", "rome,lisboa", "--per-type", "4", "--out", str(out)]) == 0
     printed = capsys.readouterr().out
     first = out.read_bytes()
     records = [json.loads(line) for line in first.decode().splitlines()]
@@ -296,7 +296,7 @@ def test_cli_generates_plus_records_and_prints_the_type_table(tmp_path, capsys):
     assert re.search(r"^TorF2\s+8\s+no:4 yes:4$", printed, re.MULTILINE)
     questions = [PlusQuestion.from_dict(record) for record in records]
     assert format_type_counts(questions) == printed.rstrip("\n")
-    assert main(["generate", "--kind", "plus", "--cities", "rome,lisboa", "--per-type", "4", "--out", str(out)]) == 0
+    assert main(["generate", "--task", "plus", "--cities", "rome,lisboa", "--per-type", "4", "--out", str(out)]) == 0
     assert out.read_bytes() == first
 
 

@@ -25,7 +25,7 @@ from benchmarks.plus.scoring import (
 from benchmarks.records import Invalid
 from graphkit import city_graph
 from reasonmap.cli import main
-from reasonmap.evaluate import evaluate_files
+from reasonmap.score_files import evaluate_files
 
 # -- extraction -------------------------------------------------------------------
 

@@ -12,7 +12,7 @@ from benchmarks.reasonmap import task
 from benchmarks.reasonmap.generate import generate_set
 from graphkit.cities import city_graph
 from graphkit.executors import LocalExecutor
-from reasonmap.evaluate import evaluate_files
+from reasonmap.score_files import evaluate_files
 
 
 @pytest.mark.slow

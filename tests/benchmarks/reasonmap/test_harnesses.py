@@ -26,7 +26,7 @@ from benchmarks.reasonmap.harnesses import (
     read_vlmevalkit,
 )
 from graphkit import city_graph
-from reasonmap.evaluate import compare_files, evaluate_files
+from reasonmap.score_files import compare_files, evaluate_files
 
 from .harness_writers import LMMS_EVAL_VERSIONS, lmms_eval_row, write_lmms_eval_log, write_vlmevalkit_sheet
 

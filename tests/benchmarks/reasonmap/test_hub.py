@@ -12,7 +12,7 @@ import pytest
 from benchmarks.errors import InvalidRecord
 from benchmarks.reasonmap.generate import generate_set
 from benchmarks.reasonmap.hub import COLUMNS, to_hf_dataset, write_hf_dataset
-from benchmarks.reasonmap.official import export_figures, load_official
+from benchmarks.reasonmap.public_dataset import export_figures, load_public_dataset
 from graphkit import city_graph
 
 datasets = pytest.importorskip("datasets")
@@ -65,7 +65,7 @@ def test_the_folder_loads_with_datasets_in_the_public_schema(tmp_path, questions
 
 def test_the_questions_come_back_as_they_went(tmp_path, questions):
     _write(questions, tmp_path / "set")
-    found = load_official(tmp_path / "set")
+    found = load_public_dataset(tmp_path / "set")
     assert found.problems == ()
     assert [q.to_dict() for q in found.questions] == [q.to_dict() for q in questions]
     assert set(found.metro) == {"rome"} and found.metro["rome"].line_names == ("Line A",)
@@ -100,12 +100,12 @@ def _official_records():
 def test_the_official_set_reads_through_datasets_as_from_its_files(tmp_path):
     records = _official_records()
     dataset = datasets.Dataset.from_list(records)
-    from_dataset = load_official(dataset)
-    expected = [{**q.to_dict(), "id": str(i)} for i, q in enumerate(load_official(OFFICIAL).questions)]
+    from_dataset = load_public_dataset(dataset)
+    expected = [{**q.to_dict(), "id": str(i)} for i, q in enumerate(load_public_dataset(OFFICIAL).questions)]
     assert [q.to_dict() for q in from_dataset.questions] == expected
     assert set(from_dataset.metro) == {"rome", "beijing"}
     dataset.save_to_disk(str(tmp_path / "official"))
-    assert [q.to_dict() for q in load_official(tmp_path / "official").questions] == expected
+    assert [q.to_dict() for q in load_public_dataset(tmp_path / "official").questions] == expected
     written, problems = export_figures(tmp_path / "official", tmp_path / "maps")
     assert [p.name for p in written] == ["china__beijing.png", "italy__rome.png"] and problems == []
 
@@ -121,10 +121,10 @@ def test_a_folder_of_several_splits_names_them(tmp_path, questions):
     dataset = to_hf_dataset(questions, metro_text=lambda q: None, figure=lambda q: None)
     datasets.DatasetDict({"train": dataset, "validation": dataset}).save_to_disk(str(tmp_path / "splits"))
     with pytest.raises(InvalidRecord, match="train, validation"):
-        load_official(tmp_path / "splits")
-    assert len(load_official(tmp_path / "splits" / "validation").questions) == len(questions)
+        load_public_dataset(tmp_path / "splits")
+    assert len(load_public_dataset(tmp_path / "splits" / "validation").questions) == len(questions)
     datasets.DatasetDict({"test": dataset}).save_to_disk(str(tmp_path / "one"))
-    assert len(load_official(tmp_path / "one").questions) == len(questions)
+    assert len(load_public_dataset(tmp_path / "one").questions) == len(questions)
     (tmp_path / "empty").mkdir()
     with pytest.raises(InvalidRecord, match="not a dataset folder"):
-        load_official(tmp_path / "empty")
+        load_public_dataset(tmp_path / "empty")

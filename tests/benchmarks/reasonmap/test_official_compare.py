@@ -12,7 +12,7 @@ from benchmarks.reasonmap.compare import CAUSES, attribute, published_aggregate
 from benchmarks.reasonmap.records import Prediction, Verdict
 from graphkit.segments import Segment
 from reasonmap.cli import main
-from reasonmap.evaluate import compare_files, evaluate_files
+from reasonmap.score_files import compare_files, evaluate_files
 from tests.benchmarks.reasonmap.test_official_scoring import LATIN, question, section
 
 Q = question(LATIN, "Alpha Station", "Gamma Station", [Segment("Line A", "Alpha Station", "Gamma Station")])
@@ -171,7 +171,7 @@ def test_the_cli_offers_every_scoring_variant():
 
     from benchmarks.tasks import get_task, task_names
     from reasonmap.cli import build_parser
-    from reasonmap.evaluate import scoring_variants
+    from reasonmap.score_files import scoring_variants
 
     commands = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
     variant = next(a for a in commands.choices["score"]._actions if a.dest == "variant")

@@ -30,7 +30,7 @@ from benchmarks.reasonmap.official_rules import (
 )
 from benchmarks.reasonmap.official_scoring import score_official_predictions
 from benchmarks.reasonmap.records import Prediction
-from reasonmap.evaluate import read_official_model
+from reasonmap.score_files import read_official_model
 from tests.benchmarks.reasonmap.test_official_scoring import HANZI, ONE_RIDE, official, question, section
 
 Q = question(HANZI, "甲站", "丁站", ONE_RIDE)
@@ -135,7 +135,7 @@ def test_a_batch_reads_each_model_with_its_own_rule():
 
 
 def test_plus_answers_follow_main_plus_rules():
-    from benchmarks.plus.official import hub_plus_question
+    from benchmarks.plus.public_dataset import hub_plus_question
     from tests.benchmarks.plus.test_official import hub
 
     # Kimi: the text after ◁/think▷, "The answer is 4": "4". Read whole, a box is there: its content "3"

@@ -13,7 +13,7 @@ from benchmarks.reasonmap.records import Question
 from benchmarks.reasonmap.report import REPORT_FILES, markdown_table
 from benchmarks.reasonmap.rewards import REWARDS, accuracy_reward, compute_score, format_reward
 from graphkit import city_graph
-from reasonmap.evaluate import evaluate_files
+from reasonmap.score_files import evaluate_files
 
 
 def render(route, kind, template):

@@ -9,14 +9,14 @@ from pathlib import Path
 import pytest
 
 from benchmarks.errors import InvalidRecord
-from benchmarks.reasonmap.official import export_figures, load_official
+from benchmarks.reasonmap.public_dataset import export_figures, load_public_dataset
 from graphkit import compile_graph, shortest_routes
 
 SAMPLE = Path(__file__).parent / "fixtures" / "official_sample.jsonl"
 
 
 def test_good_records_are_kept_and_bad_ones_reported():
-    found = load_official(SAMPLE)
+    found = load_public_dataset(SAMPLE)
     assert [q.city for q in found.questions] == ["rome", "rome", "beijing"]
     assert [q.id for q in found.questions] == ["0", "1", "4"]
     lines = {problem.line: problem.message for problem in found.problems}
@@ -25,14 +25,14 @@ def test_good_records_are_kept_and_bad_ones_reported():
 
 
 def test_templates_difficulties_and_padded_routes_are_read():
-    first, second, third = load_official(SAMPLE).questions
+    first, second, third = load_public_dataset(SAMPLE).questions
     assert first.long_template == "via_stops" and second.long_template == "via_count"
     assert third.difficulty_city == "hard" and third.difficulty_question in {"easy", "middle", "hard"}
     assert len(third.routes) >= 1  # the padding None route is dropped
 
 
 def test_the_records_metro_data_scores_like_the_embedded_one():
-    found = load_official(SAMPLE)
+    found = load_public_dataset(SAMPLE)
     assert set(found.metro) == {"rome", "beijing"}
     graph = compile_graph(found.metro["rome"])
     question = found.questions[1]
@@ -57,9 +57,9 @@ def test_parquet_files_read_the_same(tmp_path):
             rows.append(record)
     path = tmp_path / "validation.parquet"
     pq.write_table(pa.Table.from_pylist(rows), path)
-    from_parquet = load_official(path)
+    from_parquet = load_public_dataset(path)
     assert [q.to_dict() for q in from_parquet.questions] == [
-        {**q.to_dict(), "id": str(i)} for i, q in enumerate(load_official(SAMPLE).questions)
+        {**q.to_dict(), "id": str(i)} for i, q in enumerate(load_public_dataset(SAMPLE).questions)
     ]
 
 
@@ -72,12 +72,12 @@ def test_figures_are_exported_once_per_city_as_png(tmp_path):
 
 def test_unreadable_files_are_clear_errors(tmp_path):
     with pytest.raises(InvalidRecord, match="no such file"):
-        load_official(tmp_path / "missing.jsonl")
+        load_public_dataset(tmp_path / "missing.jsonl")
     broken = tmp_path / "broken.parquet"
     broken.write_bytes(b"not parquet")
     pytest.importorskip("pyarrow")
     with pytest.raises(InvalidRecord, match="parquet"):
-        load_official(broken)
+        load_public_dataset(broken)
 
 
 @pytest.mark.parametrize(

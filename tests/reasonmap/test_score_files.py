@@ -10,7 +10,7 @@ from benchmarks.errors import InvalidRecord
 from benchmarks.manifests import MANIFEST, check_manifest
 from benchmarks.reasonmap import report
 from reasonmap.cli import main
-from reasonmap.evaluate import evaluate_files
+from reasonmap.score_files import evaluate_files
 
 
 @pytest.fixture
@@ -74,7 +74,7 @@ def test_a_score_refused_before_it_writes_leaves_the_good_report_vouched_for(inp
 
 
 def test_a_comparison_refused_before_it_writes_leaves_the_good_report_vouched_for(inputs, tmp_path):
-    from reasonmap.evaluate import compare_files
+    from reasonmap.score_files import compare_files
 
     questions, predictions = inputs
     given = dict(out=tmp_path / "scored.jsonl", report_dir=tmp_path / "report")

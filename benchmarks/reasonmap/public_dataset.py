@@ -32,14 +32,14 @@ from graphkit.metro import MetroData, load_metro
 #: The largest JSON array of records read whole (the public set with its figures is far smaller).
 MAX_DATASET_BYTES = 1 << 31
 
-__all__ = ["OfficialSet", "load_official", "official_records", "to_question", "export_figures"]
+__all__ = ["PublicDataset", "load_public_dataset", "public_records", "to_question", "export_figures"]
 
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _DIFFICULTY_ALIASES = {"medium": "middle", "mid": "middle"}
 
 
 @dataclass(frozen=True, slots=True)
-class OfficialSet:
+class PublicDataset:
     """Questions of the public data set, the Metro Data its records carry, and what was skipped."""
 
     questions: tuple[Question, ...]
@@ -47,7 +47,7 @@ class OfficialSet:
     problems: tuple[Problem, ...] = ()
 
 
-def official_records(path: Any, *, figures: bool = False) -> Iterator[tuple[int, Any]]:
+def public_records(path: Any, *, figures: bool = False) -> Iterator[tuple[int, Any]]:
     """``(position, raw record)`` of a parquet, JSON Lines or JSON-array file; unreadable lines come as exceptions.
 
     ``path`` may also be a Hugging Face dataset folder (``save_to_disk``) or a
@@ -136,7 +136,7 @@ def to_question(record: Any, *, position: int, where: str) -> Question:
     return Question.from_dict(fields, where=where)
 
 
-def load_official(path: Any) -> OfficialSet:
+def load_public_dataset(path: Any) -> PublicDataset:
     """Read the public data set's questions and references (and the Metro Data of each city).
 
     ``path``: a parquet, JSON Lines or JSON file, a Hugging Face dataset folder, or a ``datasets.Dataset``.
@@ -145,7 +145,7 @@ def load_official(path: Any) -> OfficialSet:
     questions: list[Question] = []
     metro: dict[str, MetroData] = {}
     problems: list[Problem] = []
-    for position, record in official_records(path):
+    for position, record in public_records(path):
         where = f"{label}, record {position}"
         if isinstance(record, Exception):
             problems.append(Problem(label, position, str(record)))
@@ -159,7 +159,7 @@ def load_official(path: Any) -> OfficialSet:
             problems.append(Problem(label, position, str(error).removeprefix(f"{where}: ")))
             continue
         questions.append(question)
-    return OfficialSet(tuple(questions), metro, tuple(problems))
+    return PublicDataset(tuple(questions), metro, tuple(problems))
 
 
 def export_figures(
@@ -176,7 +176,7 @@ def export_figures(
     out.mkdir(parents=True, exist_ok=True)
     written: dict[str, Path] = {}
     problems: list[Problem] = []
-    for position, record in official_records(path, figures=True):
+    for position, record in public_records(path, figures=True):
         if not isinstance(record, Mapping) or str(record.get("city")) in written:
             continue
         figure = record.get("figure")

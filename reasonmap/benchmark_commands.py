@@ -1,0 +1,310 @@
+"""The subcommands of ``reasonmap`` about question sets and scores: ``generate``, ``score``, ``export``,
+``predictions``, ``demo`` and ``mapqa-score``.
+
+Like every subcommand module, it adds its own parsers
+(:func:`add_benchmark_commands`); each command parses its options and calls
+one library function. Every one takes any task's question file
+(:mod:`benchmarks.tasks`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from reasonmap.options import report_skipped
+
+__all__ = ["add_benchmark_commands"]
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    from benchmarks.jsonl import write_jsonl
+    from benchmarks.reasonmap.generate import split_cities
+    from benchmarks.tasks import get_task
+    from graphkit.cities import city_graph, city_names, open_graph
+
+    if args.deprecated_kind is not None:
+        print("reasonmap generate: warning: --kind is deprecated; use --task", file=sys.stderr)
+        if args.task is not None and args.task != args.deprecated_kind:
+            raise ValueError(f"--kind {args.deprecated_kind} and --task {args.task} disagree; give --task alone")
+    task = get_task(args.task or args.deprecated_kind or "route")
+    if task.generation is None:
+        raise ValueError(f"{task.name} questions are not generated: they are read from their files")
+    if args.metro:
+        graphs = [open_graph(metro=args.metro, overlay=args.overlay)]
+    elif args.cities:
+        graphs = [city_graph(name.strip()) for name in args.cities.split(",") if name.strip()]
+    else:
+        graphs = [city_graph(name) for name in split_cities(args.split, city_names())]
+    generation = task.generation
+    # the task's own settings, each one option of `generate` (per_city: --per-city)
+    settings = {key: getattr(args, key) for key in generation.defaults}
+    records = generation.make(graphs, seed=args.seed, progress=not args.quiet, **settings)
+    count = write_jsonl(args.out, records)
+    print(generation.describe(records))
+    print(f"wrote {count} {generation.noun} from {len(graphs)} map(s) to {args.out}", file=sys.stderr)
+    return 0
+
+
+def _compare_variants(text: str) -> tuple[str, str]:
+    from reasonmap.options import VARIANTS as known
+
+    names = tuple(name.strip() for name in text.split(","))
+    if len(names) != 2 or names[0] == names[1] or not set(names) <= set(known):
+        raise argparse.ArgumentTypeError(f"two different variants of {', '.join(known)}, got {text!r}")
+    return names  # type: ignore[return-value]
+
+
+def _nothing_scored(args: argparse.Namespace, problems: Sequence[str]) -> int:
+    """Exit status 1: not one prediction could be scored (the skipped records say why)."""
+    why = f"; {len(problems)} records skipped (see above)" if problems else ""
+    print(
+        f"reasonmap {args.command}: nothing scored: no prediction of {args.predictions} answers a question"
+        f" of {args.questions}{why}",
+        file=sys.stderr,
+    )
+    return 1
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    from benchmarks.tasks import get_task
+    from graphkit.cities import open_graph
+    from reasonmap.batch import executor_from
+    from reasonmap.score_files import compare_files, evaluate_files, read_official_model
+
+    graph = open_graph(metro=args.metro, overlay=args.overlay) if args.metro else None
+    given = dict(
+        out=args.out,
+        report_dir=args.report,
+        task=args.task,
+        weighting=args.weighting,
+        graph=graph,
+        source=args.source,
+        model=args.model,
+        kind=args.kind,
+        metro_dir=args.metro_dir,
+        official_model=read_official_model(args.official_model) if args.official_model else None,
+        figures=args.figures,
+        partial=args.partial,
+    )
+    if args.compare:
+        compared = compare_files(args.questions, args.predictions, variants=args.compare, **given)
+        first = compared.evaluations[args.compare[0]]
+        _print_notes(first.notes)
+        report_skipped(first.problems, see=f"{args.report}/{args.compare[0]}/summary.json")
+        if not first.verdicts:
+            return _nothing_scored(args, first.problems)
+        print(compared.files[-1].read_text(encoding="utf-8"), end="")
+        print(f"compared {len(first.verdicts)} predictions; reports in {args.report}/", file=sys.stderr)
+        return 0
+    with executor_from(args) as executor:
+        result = evaluate_files(args.questions, args.predictions, variant=args.variant, executor=executor, **given)
+    _print_notes(result.notes)
+    report_skipped(result.problems, see=f"{args.report}/summary.json")
+    if not result.verdicts:
+        return _nothing_scored(args, result.problems)
+    # the rows went to standard output: the table goes to the error stream, so as not to mix into them
+    table_to = sys.stderr if str(args.out) in ("-", "/dev/stdout") else sys.stdout
+    print(get_task(result.task).table(result.summary), end="", file=table_to)
+    print(f"scored {len(result.verdicts)} predictions into {args.out}; report in {args.report}/", file=sys.stderr)
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from reasonmap.exports import export_hf
+
+    result = export_hf(args.questions, args.out, maps=args.maps, metro=args.metro, overlay=args.overlay)
+    report_skipped(result.problems)
+    if not result.count:
+        print(f"reasonmap export: nothing exported: {args.questions} holds no route question", file=sys.stderr)
+        return 1
+    print(f"wrote {result.count} questions as a Hugging Face dataset to {args.out}/", file=sys.stderr)
+    return 0
+
+
+def _print_notes(notes: Sequence[object]) -> None:
+    for note in notes:
+        print(f"note: {note}", file=sys.stderr)
+
+
+def cmd_predictions(args: argparse.Namespace) -> int:
+    from benchmarks.jsonl import Note
+    from benchmarks.reasonmap.harnesses import convert_predictions
+
+    count, problems = convert_predictions(
+        args.file,
+        args.source,
+        args.out,
+        model=args.model,
+        kind=args.kind,
+        questions=args.questions,
+        partial=args.partial,
+    )
+    _print_notes([problem for problem in problems if isinstance(problem, Note)])
+    report_skipped([problem for problem in problems if not isinstance(problem, Note)])
+    print(f"wrote {count} prediction rows from {args.source} to {args.out}", file=sys.stderr)
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from benchmarks.reasonmap.report import markdown_table
+    from reasonmap.demo import run_demo
+
+    result = run_demo(args.out, seed=args.seed, progress=not args.quiet)
+    print(markdown_table(result.evaluation.summary), end="")
+    print(
+        f"{result.questions} questions, {result.predictions} answers scored in {result.seconds:.1f} s;"
+        f" outputs in {result.out}/ (report: {result.out}/report/)",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def _add_score_files(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--questions", required=True, metavar="Q", help="question records of any task (ours, or the public sets')"
+    )
+    parser.add_argument(
+        "--predictions", required=True, metavar="P", help="prediction records (JSON Lines), or another harness's file"
+    )
+    parser.add_argument("--out", required=True, metavar="SCORED", help="scored rows to write (JSON Lines)")
+    parser.add_argument("--report", required=True, metavar="DIR", help="folder for summary.json, table.md, plots")
+
+
+def add_benchmark_commands(commands) -> None:
+    """Add ``generate``, ``score``, ``export``, ``predictions``, ``demo`` and ``mapqa-score`` to the subcommands."""
+    from reasonmap.batch import add_executor_options
+    from reasonmap.options import DEFAULT_PER_TYPE, GENERATED_TASKS, TASKS, VARIANTS, WEIGHTINGS, add_metro_dir
+
+    generate = commands.add_parser("generate", help="questions of a task with references, seeded")
+    generate.add_argument(
+        "--task", choices=GENERATED_TASKS, help="route questions, or ReasonMap-Plus questions (default: route)"
+    )
+    # the old spelling of --task, kept for the commands already written with it (`score --kind` is short/long)
+    generate.add_argument("--kind", dest="deprecated_kind", choices=GENERATED_TASKS, help=argparse.SUPPRESS)
+    where = generate.add_mutually_exclusive_group()
+    where.add_argument(
+        "--city", "--cities", dest="cities", help="embedded cities, comma-separated (default: the --split's)"
+    )
+    where.add_argument("--metro", metavar="PATH", help="a Metro Data file")
+    generate.add_argument("--overlay", metavar="PATH", help="its topology overlay (default: beside it)")
+    generate.add_argument("--split", choices=["test", "train", "all"], default="test", help="cross-city split")
+    generate.add_argument("--seed", type=int, default=0)
+    generate.add_argument("--per-city", type=int, default=40, help="route: questions per map at most")
+    generate.add_argument("--quota", default="20:15:5", help="route: EASY:MIDDLE:HARD questions per map")
+    generate.add_argument(
+        "--per-type", type=int, default=DEFAULT_PER_TYPE, help="plus: questions per type and map at most"
+    )
+    generate.add_argument("--out", required=True, metavar="FILE", help="JSON Lines file of question records")
+    generate.add_argument("--quiet", action="store_true", help="no progress bar")
+    generate.set_defaults(run=cmd_generate)
+
+    score = commands.add_parser("score", help="score predictions of any task: metrics, weighting, report")
+    _add_score_files(score)
+    score.add_argument("--task", choices=TASKS, help="the questions' task (default: told from Q)")
+    score.add_argument(
+        "--from",
+        dest="source",
+        choices=["jsonl", "lmms-eval", "vlmevalkit", "inspect"],
+        default="jsonl",
+        help="who wrote P: the toolkit (jsonl), an lmms-eval samples log, a VLMEvalKit sheet, an Inspect eval log",
+    )
+    score.add_argument("--model", help="--from: the model's name, where the file does not say it")
+    score.add_argument(
+        "--kind", choices=["short", "long"], help="--from: the question kind, where the file does not say it"
+    )
+    score.add_argument(
+        "--partial", action="store_true", help="--from inspect: score the finished samples of a run that failed"
+    )
+    score.add_argument(
+        "--weighting",
+        choices=WEIGHTINGS,
+        help="default: the task's (route paper, plus city, mapqa none)",
+    )
+    score.add_argument(
+        "--variant",
+        choices=VARIANTS,
+        default="paper",
+        help="scoring variant (official: the public evaluation code's numbers;"
+        " plus: paper, official or vlmevalkit, VLMEvalKit's own rule)",
+    )
+    score.add_argument(
+        "--compare",
+        type=_compare_variants,
+        metavar="A,B",
+        help="score with two variants (e.g. paper,official): both reports and compare.md/json, why they differ",
+    )
+    score.add_argument(
+        "--official-model",
+        metavar="PATH|FILE",
+        help="official: the public scripts' model path of every model (e.g. Qwen/QVQ-72B-Preview), or a JSON"
+        " file of run names to paths (default: each model's own name, else the closed-model script's rule)",
+    )
+    score.add_argument(
+        "--figures", action="store_true", help="draw the report's figures too (PNG and PDF; default: tables only)"
+    )
+    score.add_argument("--metro", metavar="PATH", help="score every question against this Metro Data file")
+    score.add_argument("--overlay", metavar="PATH", help="its topology overlay (default: beside it)")
+    add_metro_dir(score)
+    add_executor_options(score)
+    score.set_defaults(run=cmd_score)
+
+    export = commands.add_parser("export", help="a question set as a Hugging Face dataset (the public set's schema)")
+    export.add_argument("--format", choices=["hf"], default="hf", help="hf: a folder for datasets.load_from_disk")
+    export.add_argument("--questions", required=True, metavar="Q", help="question records (ours, or the public set's)")
+    export.add_argument("--maps", metavar="DIR", help="map images (<city>.png), stored as each question's figure")
+    export.add_argument("--metro", metavar="PATH", help="Metro Data for every question (default: the embedded city's)")
+    export.add_argument("--overlay", metavar="PATH", help="its topology overlay (default: beside it)")
+    export.add_argument(
+        "--out", required=True, metavar="D", help="the dataset folder to write: new, empty, or a dataset (replaced)"
+    )
+    export.set_defaults(run=cmd_export)
+
+    predictions = commands.add_parser(
+        "predictions", help="another harness's predictions as the toolkit's rows (for diagnose and the rest)"
+    )
+    predictions.add_argument("file", metavar="FILE", help="an lmms-eval samples log, VLMEvalKit sheet or Inspect log")
+    predictions.add_argument("--from", dest="source", required=True, choices=["lmms-eval", "vlmevalkit", "inspect"])
+    predictions.add_argument("--model", help="the model's name, where the file does not say it")
+    predictions.add_argument(
+        "--kind", choices=["short", "long"], help="the question kind, where the file does not say it"
+    )
+    predictions.add_argument(
+        "--questions", metavar="Q", help="lmms-eval: the question file the log's doc_id positions refer to"
+    )
+    predictions.add_argument("--partial", action="store_true", help="inspect: the finished samples of a failed run")
+    predictions.add_argument("--out", required=True, metavar="P", help="prediction rows to write (JSON Lines)")
+    predictions.set_defaults(run=cmd_predictions)
+
+    demo = commands.add_parser("demo", help="the main job: test split, symbolic solvers, scores, report")
+    demo.add_argument("--out", default="demo-out", metavar="DIR", help="output folder")
+    demo.add_argument("--seed", type=int, default=0)
+    demo.add_argument("--quiet", action="store_true", help="no progress bars")
+    demo.set_defaults(run=cmd_demo)
+
+    mapqa_score = commands.add_parser(
+        "mapqa-score",
+        help="score map QA answers (exact match, Jaccard, Kendall tau): `score --task mapqa`",
+        description="An alias of `reasonmap score --task mapqa`, kept for the commands already written with it.",
+    )
+    _add_score_files(mapqa_score)
+    mapqa_score.set_defaults(
+        run=cmd_score,
+        task="mapqa",
+        source="jsonl",
+        model=None,
+        kind=None,
+        partial=False,
+        weighting=None,
+        variant="paper",
+        compare=None,
+        official_model=None,
+        figures=False,
+        metro=None,
+        overlay=None,
+        metro_dir=None,
+        executor="local",
+        workers=1,
+        ray_address=None,
+    )
