@@ -22,6 +22,7 @@ from functools import lru_cache
 
 from benchmarks.reasonmap.records import Question
 from benchmarks.reasonmap.templates import long_question, short_question
+from graphkit.choices import check_choice
 from graphkit.graph import TransitGraph, compile_graph
 from graphkit.metro import load_metro
 from graphkit.names import has_cjk, romanize
@@ -78,8 +79,7 @@ def alias_mapping(graph: TransitGraph, strategy: str = "romanize", *, seed: int 
     ValueError
         An unknown strategy, or more names to alias than ``borrow`` has to lend.
     """
-    if strategy not in STRATEGIES:
-        raise ValueError(f"alias strategy must be one of {list(STRATEGIES)}, got {strategy!r}")
+    check_choice(strategy, STRATEGIES, what="alias strategy")
     taken = set(graph.stations) | set(graph.lines)
     mapping: dict[str, str] = {}
     for line in graph.lines:

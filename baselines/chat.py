@@ -617,12 +617,15 @@ def _completion(payload: Any) -> dict[str, Any]:
     }
 
 
-def _row(request: Request, model: str, fields: dict[str, Any], attempts: int, latency: float) -> dict[str, Any]:
+def _row(
+    request: Request, model: str, fields: dict[str, Any], attempts: int, latency: float, repeat: int = 0
+) -> dict[str, Any]:
     # the answer's fields are made encodable as they are read (see _attempt); an error quotes the server too
     return {
         "id": request.id,
         "model": model,
         "question": request.question,
+        **({"repeat": repeat} if repeat else {}),  # absent means 0: single-answer rows keep their bytes
         "mode": request.mode,
         "response": fields.get("response", ""),
         "tokens": fields.get("tokens"),
@@ -635,15 +638,16 @@ def _row(request: Request, model: str, fields: dict[str, Any], attempts: int, la
     }
 
 
-def ask(session: ChatSession, request: Request) -> Outcome:
-    """Send ``request`` until it is answered, fails for good, or retries run out."""
+def ask(session: ChatSession, request: Request, repeat: int = 0) -> Outcome:
+    """Send ``request`` until it is answered, fails for good, or retries run out; the row is answer ``repeat``
+    (0-based) of the request's answers."""
     payload: dict[str, Any] = {"model": session.model, "messages": list(request.messages)}
     if session.max_tokens is not None:
         payload["max_tokens"] = session.max_tokens
     if session.temperature is not None:
         payload["temperature"] = session.temperature
     body = json.dumps(payload, ensure_ascii=False).encode("utf-8")
-    key = f"{request.id}/{request.question}"
+    key = f"{request.id}/{request.question}" + (f"/{repeat}" if repeat else "")
     attempts = 0
     while True:
         attempts += 1
@@ -665,7 +669,7 @@ def ask(session: ChatSession, request: Request) -> Outcome:
             if error.unreachable:
                 return Outcome("unreachable", request, message=message)
             fields = {"error": f"{message} (gave up after {attempts} attempts)"}
-        row = _row(request, session.label or session.model, fields, attempts, time.monotonic() - started)
+        row = _row(request, session.label or session.model, fields, attempts, time.monotonic() - started, repeat)
         return Outcome("row", request, *_as_line(row))
 
 

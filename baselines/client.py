@@ -24,7 +24,9 @@ Resuming
     drops a torn last line (cut before its end, or not JSON) left by a killed
     run, keeps and ends a whole last row that lacks only its newline, and
     skips every request whose
-    ``(id, question, model)`` is already there, error rows included: error
+    ``(id, question, model, repeat)`` is already there (``repeat`` absent is 0;
+    ``repeats=K`` asks each request K times, one row per answer, and resumes
+    each answer on its own), error rows included: error
     rows are final unless ``retry_errors=True`` (``--retry-errors``), which
     removes them (atomically rewriting the file) and asks again. A row of
     another prompt mode under the same key is refused, and so is a change of
@@ -59,6 +61,7 @@ from pathlib import Path
 from typing import Any
 
 from baselines.chat import Backoff, ChatSession, Outcome, ask, chat_url, shown_url
+from baselines.errors import ClientError, EndpointRefused, EndpointUnreachable, OutputFileError
 from baselines.map_images import encoded_request
 from baselines.requests import Request
 from benchmarks.jsonl import MAX_LINE_BYTES
@@ -78,24 +81,8 @@ __all__ = [
     "RunSummary",
     "chat_url",
     "run_requests",
+    "check_repeats",
 ]
-
-
-class ClientError(Exception):
-    """Base class of the model client's errors."""
-
-
-class EndpointRefused(ClientError, ValueError):
-    """The endpoint answered 401, 403 or 404: the key, URL or model name is wrong; the run stopped."""
-
-
-class EndpointUnreachable(ClientError, ConnectionError):
-    """No connection could be made to the endpoint after every retry; the run stopped."""
-
-
-class OutputFileError(ClientError, ValueError):
-    """The prediction file cannot be resumed (a bad row before its end, another run writing to it, or rows of
-    another mode or other settings)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,7 +138,7 @@ class _Existing:
     (offset, length), the bytes of a torn last line, and whether the last row lacks only its newline."""
 
     length: int
-    rows: tuple[tuple[tuple[str, str, str], bool, int, int], ...]
+    rows: tuple[tuple[tuple[str, str, str, int], bool, int, int], ...]  # key: id, question, model, repeat
     torn: int
     modes: tuple[str | None, ...] = ()  # each row's prompt mode (None when it has none)
     unended: bool = False
@@ -197,7 +184,7 @@ def _scan(fd: int, label: str) -> _Existing:
             row = json.loads(line)
             if not isinstance(row, dict):
                 raise ValueError("not a JSON object")
-            key = (str(row["id"]), row["question"], row["model"])
+            key = (str(row["id"]), row["question"], row["model"], row.get("repeat", 0))
             _check_key(row)
         except (ValueError, KeyError, RecursionError) as error:
             if end >= size:
@@ -219,10 +206,14 @@ def _scan(fd: int, label: str) -> _Existing:
 
 
 def _check_key(row: dict[str, Any]) -> None:
-    """``ValueError`` naming the field when the row's key (id, question, model) or mode is of the wrong type."""
+    """``ValueError`` naming the field when the row's key (id, question, model, repeat) or mode is of the wrong
+    type."""
     identifier = row["id"]
     if isinstance(identifier, bool) or not isinstance(identifier, str | int):
         raise ValueError(f"field 'id' must be a string, got {identifier!r:.60}")
+    repeat = row.get("repeat", 0)
+    if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 0:
+        raise ValueError(f"field 'repeat' must be a non-negative integer, got {repeat!r:.60}")
     for name in ("question", "model", "mode"):
         value = row.get(name)
         if not isinstance(value, str) and (name != "mode" or value is not None):
@@ -336,14 +327,14 @@ def _fsync_dir(path: Path) -> None:
 
 def _prepare(
     out: Path, settings: dict[str, Any], wanted: dict[tuple[str, str], str], *, retry_errors: bool
-) -> tuple[int, set[tuple[str, str]], set[tuple[str, str]], int]:
+) -> tuple[int, set[tuple[str, str, int]], set[tuple[str, str, int]], int]:
     """Open ``out`` for appending after checking, repairing and, with ``retry_errors``, pruning it.
 
     ``settings`` are the run's (see :data:`_SETTINGS`; ``name`` is the model's
     name in the rows), ``wanted`` each request's mode by key. Returns the
-    locked descriptor, the keys ``(id, question)`` already done for the model,
-    those of them with an answer (not only error rows), and the bytes of a
-    torn last line that were dropped.
+    locked descriptor, the keys ``(id, question, repeat)`` already done for the
+    model, those of them with an answer (not only error rows), and the bytes of
+    a torn last line that were dropped.
     """
     model = settings["name"]
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -381,8 +372,8 @@ def _prepare(
     except BaseException:
         os.close(fd)
         raise
-    done = {key[:2] for key, _, _, _ in existing.rows if key[2] == model and key not in drop}
-    return fd, done, {key[:2] for key in answered if key[2] == model}, existing.torn
+    done = {(key[0], key[1], key[3]) for key, _, _, _ in existing.rows if key[2] == model and key not in drop}
+    return fd, done, {(key[0], key[1], key[3]) for key in answered if key[2] == model}, existing.torn
 
 
 def _append(fd: int, data: bytes, label: str, *, durable: bool = True) -> None:
@@ -410,6 +401,7 @@ MAX_CONCURRENCY = 10_000
 MAX_TIMEOUT = 86_400.0  # one day: longer than any model takes, and time.monotonic() + it stays finite
 MAX_TEMPERATURE = 100.0
 MAX_RETRIES = 1_000
+MAX_REPEATS = 1_000
 
 
 def check_options(
@@ -451,6 +443,34 @@ def check_options(
         raise ValueError(f"temperature: expected a number >= 0 and <= {MAX_TEMPERATURE:g} or None, got {temperature!r}")
 
 
+def check_repeats(repeats: int, temperature: float | None, *, force: bool = False) -> None:
+    """Refuse ``repeats`` out of 1..:data:`MAX_REPEATS`, and more than one at temperature 0 (greedy decoding
+    gives one answer K times) unless ``force`` (a server that samples at temperature 0 anyway). An unset
+    temperature is the server's default, which samples on most servers: allowed.
+
+    Raises
+    ------
+    ValueError
+        Naming the option and the value.
+
+    Examples
+    --------
+    >>> check_repeats(4, 0.7), check_repeats(4, None), check_repeats(4, 0, force=True)
+    (None, None, None)
+    >>> check_repeats(4, 0)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: repeats: 4 answers at temperature 0 would be one answer 4 times; sample (...) or force them ...
+    """
+    if isinstance(repeats, bool) or not isinstance(repeats, int) or not 1 <= repeats <= MAX_REPEATS:
+        raise ValueError(f"repeats: expected an integer >= 1 and <= {MAX_REPEATS:,}, got {repeats!r}")
+    if repeats > 1 and temperature == 0 and not force:
+        raise ValueError(
+            f"repeats: {repeats} answers at temperature 0 would be one answer {repeats} times;"
+            " sample (a temperature > 0) or force them (--force-repeats)"
+        )
+
+
 def _checked_key(api_key: str | None) -> str:
     """The key to send: ``api_key`` or ``OPENAI_API_KEY``, without surrounding whitespace (a key read from a
     file ends in a newline); ``ValueError``, not showing it, when it holds a character no header may carry."""
@@ -481,8 +501,11 @@ def run_requests(
     retry_errors: bool = False,
     backoff: Backoff | None = None,
     name: str | None = None,
+    repeats: int = 1,
+    force_repeats: bool = False,
 ) -> RunSummary:
-    """Ask ``model`` at ``endpoint`` every request not yet answered in ``out``, appending one row each.
+    """Ask ``model`` at ``endpoint`` every request not yet answered in ``out``, appending one row each
+    (``repeats`` rows each, numbered by their ``repeat``).
 
     Parameters
     ----------
@@ -512,6 +535,10 @@ def run_requests(
         The retry waits (default :class:`Backoff()`).
     name
         The model's name in the rows (default ``model``): tags two runs of one model apart.
+    repeats, force_repeats
+        Ask each request this many times (see :func:`check_repeats`: more than one at temperature 0 only
+        with ``force_repeats``). Each answer is resumed on its own: a rerun asks only the
+        ``(request, repeat)`` pairs missing from ``out``, one round of every request before the next.
 
     Returns
     -------
@@ -542,6 +569,7 @@ def run_requests(
         max_retries=max_retries,
         temperature=temperature,
     )
+    check_repeats(repeats, temperature, force=force_repeats)
     url = chat_url(endpoint)
     api_key = _checked_key(api_key)
     requests = list(requests)
@@ -574,7 +602,14 @@ def run_requests(
         fd, done, answered, torn = _prepare(out, settings, seen, retry_errors=retry_errors)
     if torn:  # said even with --quiet: answers are asked again
         print(f"{out}: dropped a torn last line ({torn} bytes) left by an interrupted run", file=sys.stderr)
-    todo = [request for request in requests if request.key not in done]
+    # round by round: a run cut short holds one answer of every request before a second of any
+    todo = [
+        (request, repeat)
+        for repeat in range(repeats)
+        for request in requests
+        if (request.id, request.question, repeat) not in done
+    ]
+    total = len(requests) * repeats
     session = ChatSession(
         url=url,
         model=model,
@@ -590,8 +625,8 @@ def run_requests(
     from tqdm import tqdm
 
     bar = tqdm(
-        total=len(requests),
-        initial=len(requests) - len(todo),
+        total=total,
+        initial=total - len(todo),
         unit="req",
         desc=progress if isinstance(progress, str) else label,
         disable=not progress,
@@ -612,28 +647,36 @@ def run_requests(
         bar.close()
         os.close(fd)
     written, errors = counts
+    asked = {(id, question, repeat) for id, question in seen for repeat in range(repeats)}
     return RunSummary(
-        total=len(requests),
-        done_before=len(requests) - len(todo),
+        total=total,
+        done_before=total - len(todo),
         done_now=written,
         errors=errors,
         seconds=round(time.monotonic() - started, 3),
-        errors_before=len((seen.keys() & done) - answered),
+        errors_before=len((asked & done) - answered),
     )
 
 
 def _pump(
-    session: ChatSession, todo: list[Request], fd: int, bar: Any, concurrency: int, counts: list[int], **writing: Any
+    session: ChatSession,
+    todo: list[tuple[Request, int]],
+    fd: int,
+    bar: Any,
+    concurrency: int,
+    counts: list[int],
+    **writing: Any,
 ) -> None:
-    """Keep ``concurrency`` requests in flight in daemon threads; write each answer as it comes back, counting
-    rows and error rows in ``counts`` (kept when this raises)."""
-    work: queue.SimpleQueue[Request | None] = queue.SimpleQueue()
+    """Keep ``concurrency`` (request, repeat) pairs in flight in daemon threads; write each answer as it comes
+    back, counting rows and error rows in ``counts`` (kept when this raises)."""
+    work: queue.SimpleQueue[tuple[Request, int] | None] = queue.SimpleQueue()
     results: queue.SimpleQueue[Outcome | BaseException] = queue.SimpleQueue()
 
     def worker() -> None:
-        while (request := work.get()) is not None:
+        while (item := work.get()) is not None:
+            request, repeat = item
             try:
-                results.put(ask(session, encoded_request(request)))  # map images named in the file
+                results.put(ask(session, encoded_request(request), repeat))  # map images named in the file
             except BaseException as error:  # a bug: hand it to the main thread rather than lose it
                 results.put(error)
 
@@ -667,9 +710,9 @@ def _pump(
             if outcome.kind == "row":
                 write(outcome)
             # the next request starts only once this answer is on disk: a kill repeats at most `concurrency` calls
-            request = next(pending, None)
-            if request is not None:
-                work.put(request)
+            item = next(pending, None)
+            if item is not None:
+                work.put(item)
                 in_flight += 1
     except BaseException:
         session.stop.set()

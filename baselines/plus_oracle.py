@@ -7,12 +7,14 @@ the graph's own queries.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
+from types import MappingProxyType
+from typing import Any
 
 from benchmarks.plus.questions import OPTION_LETTERS, PlusPrediction, PlusQuestion
 from graphkit.graph import TransitGraph
 
-__all__ = ["PLUS_ORACLE_MODEL", "plus_oracle_answer", "plus_oracle_predictions"]
+__all__ = ["PLUS_ORACLE_MODEL", "plus_oracle_answer", "plus_oracle_predictions", "solve_plus"]
 
 PLUS_ORACLE_MODEL = "baseline:plus-oracle"
 
@@ -62,3 +64,24 @@ def plus_oracle_predictions(
         PlusPrediction(question.id, model, plus_oracle_answer(question, graph_for(question)), None, question.type)
         for question in questions
     ]
+
+
+def solve_plus(
+    name: str,
+    questions: Iterable[PlusQuestion],
+    graph_for: Callable[[PlusQuestion], TransitGraph],
+    *,
+    seed: int = 0,
+    settings: Mapping[str, Any] = MappingProxyType({}),
+) -> list[PlusPrediction]:
+    """The plus task's solver entry (its record's ``solve``): its one solver, ``oracle``, needs neither a seed nor
+    settings.
+
+    Raises
+    ------
+    ValueError
+        ``name`` is not ``oracle``.
+    """
+    if name != "oracle":
+        raise ValueError(f"plus questions have solver oracle, not {name!r}")
+    return plus_oracle_predictions(questions, graph_for)

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from baselines.map_images import DEFAULT_PIXEL_BUDGET, DEFAULT_PIXEL_LIMIT, image_data_url, map_image_part
 from baselines.requests import Request
+from benchmarks.samples import find_map
 from graphkit.graph import TransitGraph
 
 if TYPE_CHECKING:
@@ -49,28 +50,6 @@ def symbolic_prompt(text: str, graph: TransitGraph, *, textualization: str = "li
     from baselines.textualize import render, symbolic_context
 
     return f"{_SYMBOLIC_LEAD}\n\n{symbolic_context(render(graph, textualization))}\n\n{text}"
-
-
-def find_map(maps: str | Path, question: Any) -> Path:
-    """The map image of a question's city (its ``city`` and ``country``) in ``maps``.
-
-    Raises
-    ------
-    FileNotFoundError
-        Naming the folder and the file names looked for; or the fields would name a file outside it.
-    """
-    from graphkit.files import file_in
-
-    folder = Path(maps)
-    names = [f"{question.city}.png", f"{question.country}__{question.city}.png"]
-    for name in names:
-        try:
-            path = file_in(folder, name)  # a record's fields must not reach a file outside the folder
-        except ValueError as error:
-            raise FileNotFoundError(f"no map of {question.city!r} in {folder}: {error}") from None
-        if path.is_file():
-            return path
-    raise FileNotFoundError(f"no map of {question.city!r} in {folder}: looked for {' or '.join(names)}")
 
 
 def _inside(path: Path, folder: str | Path) -> bool:

@@ -18,15 +18,18 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
 
 from baselines.answers import render_answer
 from benchmarks.reasonmap.records import KINDS, Kind, Prediction, Question
+from graphkit.choices import check_choice
 from graphkit.graph import TransitGraph
 from graphkit.names import has_cjk
 from graphkit.routes import shortest_route, shortest_routes
 from graphkit.segments import Route, Segment
 
-__all__ = ["Noise", "SOLVERS", "solve", "run_solver"]
+__all__ = ["Noise", "SOLVERS", "solve", "run_solver", "solve_route"]
 
 _MADE_UP_LINE = "Line 0"
 
@@ -201,8 +204,7 @@ def solve(name: str, question: Question, graph: TransitGraph, kind: Kind, *, see
     ValueError
         ``name`` is not a solver; the message lists them.
     """
-    if name not in SOLVERS:
-        raise ValueError(f"solver must be one of {sorted(SOLVERS)}, got {name!r}")
+    check_choice(name, SOLVERS, what="solver")
     rng = random.Random(f"{name}:{seed}:{question.id}:{kind}")
     return SOLVERS[name][0](question, graph, kind, rng, **options)
 
@@ -222,3 +224,28 @@ def run_solver(
         for question in questions
         for kind in KINDS
     ]
+
+
+def solve_route(
+    name: str,
+    questions: Iterable[Question],
+    graph_for: Callable[[Question], TransitGraph],
+    *,
+    seed: int = 0,
+    settings: Mapping[str, Any] = MappingProxyType({}),
+) -> list[Prediction]:
+    """The route task's solver entry (its record's ``solve``): :func:`run_solver` with the options ``name`` takes
+    from ``settings`` (``noisy``: ``wrong_line``, ``wrong_transfer``, ``detour``, ``miscount``, ``misread``;
+    ``text-oracle``: ``textualization``); the other settings are ignored."""
+    options: dict[str, Any] = {}
+    if name == "noisy":
+        options["noise"] = Noise(
+            settings["wrong_line"],
+            settings["wrong_transfer"],
+            settings["detour"],
+            settings["miscount"],
+            misread=settings["misread"],
+        )
+    if name == "text-oracle":
+        options["textualization"] = settings["textualization"]
+    return run_solver(name, questions, graph_for, seed=seed, **options)

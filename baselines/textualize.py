@@ -31,12 +31,13 @@ import json
 import os
 import re
 import tempfile
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
+from baselines.errors import InvalidTextualization
+from graphkit.choices import check_choice
 from graphkit.errors import TransitError
 from graphkit.graph import TransitGraph, compile_graph
 from graphkit.metro import load_metro
@@ -77,10 +78,6 @@ _LINES_LEGEND = {  # a text explains only the notes it uses
     "extra": '# "also adjacent: A -- B" joins two more stations of the line directly.',
 }
 _CL100K_URL = "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken"
-
-
-class InvalidTextualization(TransitError, ValueError):
-    """A text that is not a well-formed textualization, or a prompt without a map block."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -410,22 +407,25 @@ def _source_of(spec: _LineSpec) -> tuple[list[str], dict[str, list[dict]]]:
     return _walk(spec)
 
 
-def _way(near: dict[str, list[str]], start: str, goals: set[str], allowed: set[str] | dict) -> list[str] | None:
-    """The stations after ``start`` on a shortest walk to one of ``goals`` through ``allowed`` ones."""
-    back: dict[str, str] = {start: start}
-    queue = deque([start])
-    while queue:
-        here = queue.popleft()
-        if here in goals:
-            steps = []
-            while here != start:
-                steps.append(here)
-                here = back[here]
+def _way(near: Any, start: str, goals: set[str], allowed: set[str] | Any) -> list[str] | None:
+    """The stations after ``start`` on a shortest walk to one of ``goals`` through ``allowed`` ones.
+
+    ``near`` is the line as a networkx graph; of the goals at the least distance, the one found first
+    breadth-first (neighbours in the line's pair order) wins.
+    """
+    import networkx
+
+    if start in goals:
+        return []
+    through = networkx.subgraph_view(near, filter_node=lambda name: name == start or name in allowed)
+    back: dict[str, str] = {}
+    for here, there in networkx.bfs_edges(through, start, depth_limit=len(near)):
+        back[there] = here
+        if there in goals:
+            steps = [there]
+            while back[steps[-1]] != start:
+                steps.append(back[steps[-1]])
             return steps[::-1]
-        for there in near[here]:
-            if there in allowed and there not in back:
-                back[there] = here
-                queue.append(there)
     return None
 
 
@@ -436,11 +436,12 @@ def _walk(spec: _LineSpec) -> tuple[list[str], dict[str, list[dict]]]:
     then the walk rides to each pair not yet walked. It closes on itself
     exactly when the line is a loop.
     """
+    import networkx
+
     position = {name: index for index, name in enumerate(spec.stations)}
-    near: dict[str, list[str]] = {name: [] for name in spec.stations}
-    for a, b in _in_order(spec.edges, position):
-        near[a].append(b)
-        near[b].append(a)
+    near = networkx.Graph()
+    near.add_nodes_from(spec.stations)
+    near.add_edges_from(_in_order(spec.edges, position))  # each station's neighbours in pair order
     walk, seen = [spec.stations[0]], {spec.stations[0]}
     for name in spec.stations[1:]:
         steps = _way(near, walk[-1], {a for a in near[name] if a in seen}, seen)
@@ -454,7 +455,7 @@ def _walk(spec: _LineSpec) -> tuple[list[str], dict[str, list[dict]]]:
     if spec.shape == "loop" and walk[-1] != walk[0]:
         walk += _way(near, walk[-1], {walk[0]}, near)
     elif spec.shape != "loop" and len(walk) > 2 and walk[-1] == walk[0]:
-        walk.append(near[walk[0]][0])
+        walk.append(next(iter(near[walk[0]])))
     closes = len(walk) > 2 and walk[0] == walk[-1]  # a closing repeat needs no declaration
     again = [name for name in spec.stations if walk.count(name) > 1 + (closes and name == walk[0])]
     return walk, {"repeated_stations": [{"line": spec.name, "station": name, "note": "listed again"} for name in again]}
@@ -500,9 +501,7 @@ TEXTUALIZATIONS: dict[str, TextFormat] = {
 
 
 def _format(name: str) -> TextFormat:
-    if name not in TEXTUALIZATIONS:
-        raise ValueError(f"unknown textualization {name!r}; valid: {', '.join(TEXTUALIZATIONS)}")
-    return TEXTUALIZATIONS[name]
+    return TEXTUALIZATIONS[check_choice(name, TEXTUALIZATIONS, what="textualization")]
 
 
 @lru_cache(maxsize=1)

@@ -36,6 +36,7 @@ __all__ = [
     "top_models",
     "figure_style",
     "save_figure",
+    "save_png",
     "vector_path",
     "remove_figures",
 ]
@@ -198,30 +199,47 @@ def vector_path(png: str | Path) -> Path:
     return Path(png).with_suffix(".pdf")
 
 
+_METADATA: dict[str, dict[str, None]] = {
+    "png": {"Software": None},
+    "pdf": {"Creator": None, "Producer": None, "CreationDate": None},
+}
+
+
+def _write(figure: Any, path: Path, form: str) -> Path:
+    import io
+
+    from graphkit.files import atomic_writer
+
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format=form, metadata=_METADATA[form])
+    with atomic_writer(path, binary=True) as stream:
+        stream.write(buffer.getvalue())
+    return path
+
+
 def save_figure(figure: Any, png: str | Path) -> tuple[Path, Path]:
     """Write ``figure`` as ``png`` and as a PDF beside it (:func:`vector_path`), atomically, then close it.
 
     No creation date, software version or random ids go into either file.
     """
-    import io
-
     import matplotlib.pyplot as plt
 
-    from graphkit.files import atomic_writer
-
     png = Path(png)
-    written = []
-    for path, form, metadata in (
-        (png, "png", {"Software": None}),
-        (vector_path(png), "pdf", {"Creator": None, "Producer": None, "CreationDate": None}),
-    ):
-        buffer = io.BytesIO()
-        figure.savefig(buffer, format=form, metadata=metadata)
-        with atomic_writer(path, binary=True) as stream:
-            stream.write(buffer.getvalue())
-        written.append(path)
+    written = (_write(figure, png, "png"), _write(figure, vector_path(png), "pdf"))
     plt.close(figure)
-    return written[0], written[1]
+    return written
+
+
+def save_png(figure: Any, png: str | Path) -> Path:
+    """Write ``figure`` as ``png`` alone (no PDF), atomically and without dates or versions, then close it.
+
+    For figures drawn by the hundred (one per wrong answer), where a vector copy of each would double the cost.
+    """
+    import matplotlib.pyplot as plt
+
+    written = _write(figure, Path(png), "png")
+    plt.close(figure)
+    return written
 
 
 def remove_figures(directory: str | Path, names: Sequence[str]) -> None:

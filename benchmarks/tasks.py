@@ -2,12 +2,16 @@
 
 A task (``route``: ReasonMap short and long route questions; ``plus``:
 ReasonMap-Plus counting and true/false questions; ``mapqa``:
-OmniMapBench-style map QA) knows how to recognise and load its question
-files, what each question asks (:class:`Prompt`, dressed by a prompt mode in
-:mod:`baselines.prompts`), how to read, score and aggregate answers, and how
-to report them. Every command that takes questions finds the task of a file
-here (:func:`detect_task`) or by name (:func:`get_task`); the evaluation
-pipeline (:mod:`reasonmap.evaluate`) is the same for all of them.
+OmniMapBench-style map QA) is one frozen :class:`Task` record of data and
+callables, kept in its own folder (``benchmarks/<folder>/task.py``): how to
+recognise, load and generate its question files, what each question asks
+(:class:`Prompt`, dressed by a prompt mode in :mod:`baselines.prompts`), how
+to read, score (under each :class:`Variant`) and aggregate answers, its
+solvers, its samples for the visual dependency index, where its maps come
+from (:class:`MapPolicy`), and how to report and compare. Every command that
+takes questions finds the task of a file here (:func:`detect_task`) or by
+name (:func:`get_task`); the application (``reasonmap``) is the same for all
+of them and never asks a task's name what to do.
 
 Tasks are imported when first asked for, so the registry costs nothing to import.
 """
@@ -15,14 +19,19 @@ Tasks are imported when first asked for, so the registry costs nothing to import
 from __future__ import annotations
 
 import importlib
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
 
 from benchmarks.jsonl import Problem
+from graphkit.choices import check_choice
 
 if TYPE_CHECKING:
+    from benchmarks.metrics import MetricSpec
+    from benchmarks.paired import PairedMetric
+    from benchmarks.samples import SampleSet
     from graphkit.executors import Executor
     from graphkit.graph import TransitGraph
 
@@ -30,6 +39,9 @@ __all__ = [
     "Loaded",
     "Prompt",
     "ScoreOptions",
+    "Variant",
+    "Generation",
+    "MapPolicy",
     "Task",
     "TASKS",
     "task_names",
@@ -93,66 +105,170 @@ class ScoreOptions:
     partial: bool = False
 
 
-class Task(Protocol):
-    """What the evaluation pipeline asks of a task."""
+@dataclass(frozen=True, slots=True)
+class Variant:
+    """A named way of judging a task's answers (``score --variant NAME``).
+
+    ``score`` is the task's scoring step under this variant; its signature is
+    the task's own (only the task's ``score`` calls it). ``summary_extras``,
+    when given, adds keys to the summary (``(verdicts, loaded, options) ->
+    mapping``). ``model_paths`` are the public scripts' model paths whose
+    answer rules the variant follows (``--official-model`` is checked
+    against every task's).
+    """
+
+    name: str
+    description: str
+    score: Callable[..., Any]
+    summary_extras: Callable[..., Mapping[str, Any]] | None = None
+    model_paths: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+
+
+@dataclass(frozen=True, slots=True)
+class Generation:
+    """How a task's questions are generated from transit graphs (``reasonmap generate --task``, ``eval --split``).
+
+    ``make(graphs, *, seed, progress, **settings)`` returns the question
+    records; ``defaults`` are the settings ``eval`` uses and the command line
+    shows (every key is one ``generate`` option, ``per_city`` → ``--per-city``);
+    ``describe(questions)`` is the small table printed after; ``noun`` names
+    the records in the closing line ("wrote 12 plus questions").
+    """
+
+    make: Callable[..., list[Any]]
+    defaults: Mapping[str, Any]
+    describe: Callable[[Sequence[Any]], str]
+    noun: str = "questions"
+
+
+@dataclass(frozen=True, slots=True)
+class MapPolicy:
+    """Where the map of a question comes from.
+
+    ``own_images``: each question names its own image (a path relative to
+    the maps folder, else to its question file's folder); otherwise a
+    question is asked about its city's map, ``<city>.png`` in the maps
+    folder. ``carried(source, folder, before_write)``, when given, writes the
+    maps a question file carries into ``folder`` (the public data set's
+    figures) and returns ``(written, problems)``, or ``None`` when ``source``
+    carries none.
+    """
+
+    own_images: bool = False
+    carried: Callable[..., tuple[list[Path], list[Problem]] | None] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Task:
+    """Everything the toolkit knows about one task, and the only place that knows it.
+
+    The application (``reasonmap``) composes these fields and never asks a
+    task's name what to do. Callables are plain functions of the task's
+    module (a record's fields are not methods: nothing is bound).
+
+    Attributes
+    ----------
+    name, title
+        The registry key and a line for people.
+    modes
+        The prompt modes its questions can be asked in (``full`` and ``text-only`` always).
+    variants
+        The scoring variants, the default first.
+    weightings, default_weighting
+        The weighting schemes ``score --weighting`` takes for it, and its own.
+    solvers
+        The symbolic solvers ``reasonmap baseline`` has for it; ``solve`` names
+        (``module:function``, on floor 3: the solvers read the textualized
+        map) the function ``(name, questions, graph_for, *, seed, settings)
+        -> predictions`` that runs them.
+    recognise(path) -> bool
+        Whether a file holds this task's questions (by its first record).
+    load(path) -> Loaded
+        The questions of a file; bad records are reported, never raised.
+    prompts(question) -> list[Prompt]
+        What is asked for one question, one prompt per request.
+    read_predictions(path, options) -> (predictions, problems)
+        The prediction rows of a file (its own or another harness's), and the records skipped.
+    answer_key(prediction) -> Hashable
+        What makes a prediction a repeat of another (the first answer counts).
+    score(loaded, predictions, options, executor) -> (verdicts, messages)
+        Verdicts in input order under ``options.variant``, and one message per prediction skipped.
+    summarize(verdicts, loaded, options, inputs, problems) -> dict
+        The summary: per model, the task's metrics (``models``), and what was read (``inputs``).
+    write_report(directory, summary, *, figures) -> list[Path]
+        ``summary.json``, ``table.md`` and, with ``figures``, the task's figures.
+    table(summary) -> str
+        The summary as a markdown table.
+    compare(evaluations, loaded, predictions, variants, options) -> (record, markdown)
+        Why two variants' numbers differ (``score --compare``); ``None`` with fewer than two variants.
+    generation
+        How its questions are generated (``None``: they are only read from files).
+    samples(loaded, maps, source) -> SampleSet
+        Its questions with their map images, for the visual dependency index (``reasonmap vdi``).
+    maps
+        Where its questions' maps come from.
+    metrics
+        Its metric records (:class:`benchmarks.metrics.MetricSpec`), the headline ones in the order
+        ``results.md`` and the tables print them.
+    paired_metrics
+        Its headline metrics as ``reasonmap compare`` and ``leaderboard`` compute and show them from
+        scored rows (:class:`benchmarks.paired.PairedMetric`).
+    """
 
     name: str
     title: str
-    #: the prompt modes the task can be asked in (full and text-only always)
     modes: tuple[str, ...]
-    #: the scoring variants ``score --variant`` takes for it
-    variants: tuple[str, ...]
+    variants: tuple[Variant, ...]
+    weightings: tuple[str, ...]
     default_weighting: str
-    #: the symbolic solvers ``reasonmap baseline`` has for it
     solvers: tuple[str, ...]
+    recognise: Callable[[Path], bool]
+    load: Callable[[str | Path], Loaded]
+    prompts: Callable[[Any], list[Prompt]]
+    read_predictions: Callable[[str | Path, ScoreOptions], tuple[list[Any], list[Problem]]]
+    answer_key: Callable[[Any], Hashable]
+    score: Callable[[Loaded, Sequence[Any], ScoreOptions, Executor | None], tuple[list[Any], list[str]]]
+    summarize: Callable[..., dict[str, Any]]
+    write_report: Callable[..., list[Path]]
+    table: Callable[[Mapping[str, Any]], str]
+    samples: Callable[[Loaded, Path | None, Path], SampleSet]
+    metrics: tuple[MetricSpec, ...]
+    maps: MapPolicy = MapPolicy()
+    compare: Callable[..., tuple[dict[str, Any], str]] | None = None
+    generation: Generation | None = None
+    solve: str | None = None
+    paired_metrics: tuple[PairedMetric, ...] = ()
 
-    def recognise(self, path: Path) -> bool:
-        """Whether ``path`` holds this task's questions (by its first record)."""
-        ...
+    @property
+    def variant_names(self) -> tuple[str, ...]:
+        """The names ``score --variant`` takes for this task, the default first."""
+        return tuple(variant.name for variant in self.variants)
 
-    def load(self, path: str | Path) -> Loaded:
-        """The questions of a file; bad records are reported in ``problems``, never raised."""
-        ...
+    def variant(self, name: str) -> Variant:
+        """The variant called ``name``.
 
-    def prompts(self, question: Any) -> list[Prompt]:
-        """What is asked for one question, one prompt per request."""
-        ...
+        Raises
+        ------
+        ValueError
+            Not one of the task's; the message lists them.
+        """
+        for variant in self.variants:
+            if variant.name == name:
+                return variant
+        raise ValueError(f"{self.name} answers are scored with variant {' or '.join(self.variant_names)}, not {name!r}")
 
-    def read_predictions(self, path: str | Path, options: ScoreOptions) -> tuple[list[Any], list[Problem]]:
-        """The prediction rows of a file, and the records skipped."""
-        ...
+    def solver(self) -> Callable[..., list[Any]]:
+        """The function that runs this task's symbolic solvers (imported when first asked for).
 
-    def answer_key(self, prediction: Any) -> Hashable:
-        """What makes a prediction a repeat of another (the first answer counts)."""
-        ...
-
-    def score(
-        self, loaded: Loaded, predictions: Sequence[Any], options: ScoreOptions, executor: Executor | None
-    ) -> tuple[list[Any], list[str]]:
-        """Verdicts in input order, and one message per prediction skipped (file-less: the caller adds where)."""
-        ...
-
-    def summarize(
-        self,
-        verdicts: Sequence[Any],
-        loaded: Loaded,
-        options: ScoreOptions,
-        inputs: Mapping[str, Any],
-        problems: Sequence[str],
-    ) -> dict[str, Any]:
-        """The summary: per model, the task's metrics (``models``), and what was read (``inputs``)."""
-        ...
-
-    def write_report(self, directory: str | Path, summary: Mapping[str, Any], *, figures: bool = True) -> list[Path]:
-        """``summary.json``, ``table.md`` and, with ``figures``, the task's figures; returns the paths written."""
-        ...
-
-    def table(self, summary: Mapping[str, Any]) -> str:
-        """The summary as a markdown table."""
-        ...
-
-    # A task with two variants or more also has ``compare(evaluations, loaded, predictions, variants, options)
-    # -> (record, markdown)``: why two variants' numbers differ (``reasonmap score --compare``).
+        Raises
+        ------
+        ValueError
+            The task has no solver.
+        """
+        if self.solve is None:
+            raise ValueError(f"{self.name} questions have no solver")
+        module, attribute = self.solve.split(":")
+        return getattr(importlib.import_module(module), attribute)
 
 
 #: Task name -> ``module:attribute`` of its registry entry.
@@ -187,11 +303,9 @@ def get_task(name: str) -> Task:
     >>> get_task("maps")
     Traceback (most recent call last):
     ...
-    ValueError: unknown task 'maps': the tasks are route, plus, mapqa
+    graphkit.choices.UnknownChoice: task must be one of ['route', 'plus', 'mapqa'], got 'maps'
     """
-    if name not in TASKS:
-        raise ValueError(f"unknown task {name!r}: the tasks are {', '.join(TASKS)}")
-    module, attribute = TASKS[name].split(":")
+    module, attribute = TASKS[check_choice(name, TASKS, what="task")].split(":")
     return getattr(importlib.import_module(module), attribute)
 
 
@@ -199,9 +313,9 @@ def detect_task(path: str | Path) -> Task:
     """The task whose questions ``path`` holds (told by the first record; route when no other task claims it)."""
     for name in _DETECTION_ORDER:
         task = get_task(name)
-        if name == "route" or task.recognise(Path(path)):
+        if task.recognise(Path(path)):
             return task
-    raise AssertionError("unreachable: route claims every file")
+    raise AssertionError(f"unreachable: {_DETECTION_ORDER[-1]} claims every file")
 
 
 def results_of(summary: Mapping[str, Any]) -> list[dict[str, Any]]:

@@ -38,6 +38,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Literal, Protocol, TypeVar
 
+from graphkit.choices import check_choice
 from graphkit.errors import shorten
 
 __all__ = [
@@ -246,8 +247,7 @@ def open_executor(kind: str = "local", *, workers: int | None = None, address: s
         An unknown kind, an address for the local executor, or Ray asked for but not installed
         (the message says how to install it).
     """
-    if kind not in EXECUTORS:
-        raise ValueError(f"executor must be one of {list(EXECUTORS)}, got {shorten(repr(kind))}")
+    check_choice(kind, EXECUTORS, what="executor")
     if kind == "local":
         if address is not None:
             raise ValueError("--ray-address needs --executor ray")

@@ -62,17 +62,17 @@ Examples
 
 from __future__ import annotations
 
-import difflib
 import re
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
+from functools import lru_cache
 from itertools import combinations
 from typing import Any, Literal
 
+from graphkit.choices import check_choice
 from graphkit.graph import TransitGraph
 from graphkit.names import fold, station_keys
-from graphkit.topology import LineTopology
 
 __all__ = [
     "Kind",
@@ -155,8 +155,7 @@ class Finding:
     lines: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        if self.kind not in KINDS:
-            raise ValueError(f"unknown lint kind {self.kind!r}; valid: {', '.join(KINDS)}")
+        check_choice(self.kind, KINDS, what="lint kind")
 
     def to_dict(self) -> dict[str, Any]:
         """The finding as plain JSON values."""
@@ -250,18 +249,25 @@ def format_findings(findings: Iterable[Finding]) -> str:
 _Raw = tuple[str, str, tuple[str, ...], tuple[str, ...]]
 
 
-def _within(topology: LineTopology, station: str, stops: int) -> dict[str, int]:
-    """Stations of the line within ``stops`` stops of ``station`` (itself excluded), with their distance."""
-    distance = {station: 0}
-    queue = deque([station])
-    while queue:
-        here = queue.popleft()
-        if distance[here] == stops:
-            continue
-        for there in topology.adjacency[here]:
-            if there not in distance:
-                distance[there] = distance[here] + 1
-                queue.append(there)
+# each built once while a graph's checks run: the walks below are networkx's
+@lru_cache(maxsize=1)
+def _line_networks(graph: TransitGraph) -> dict[str, Any]:
+    """Each line's own networkx graph."""
+    import networkx
+
+    return {name: networkx.from_dict_of_lists(topology.adjacency) for name, topology in graph.lines.items()}
+
+
+@lru_cache(maxsize=1)
+def _network(graph: TransitGraph) -> Any:
+    return graph.to_networkx()
+
+
+def _within(graph: TransitGraph, line: str, station: str, stops: int) -> dict[str, int]:
+    """Stations of ``line`` within ``stops`` stops of ``station`` along it (itself excluded), with their distance."""
+    import networkx
+
+    distance = networkx.single_source_shortest_path_length(_line_networks(graph)[line], station, cutoff=stops)
     del distance[station]
     return distance
 
@@ -282,7 +288,7 @@ def _homonyms(graph: TransitGraph) -> Iterator[_Raw]:
         if station in confirmed or graph.display_name(station) != station:
             continue  # decided by the overlay: one station, or one of the stations a name was split into
         lines = graph.lines_at(station)
-        around = {line: _within(graph.lines[line], station, NEIGHBOURHOOD_STOPS) for line in lines}
+        around = {line: _within(graph, line, station, NEIGHBOURHOOD_STOPS) for line in lines}
         meeting = [
             (a, b)
             for a, b in combinations(lines, 2)
@@ -357,12 +363,23 @@ def _transfer_marks(graph: TransitGraph) -> Iterator[_Raw]:
             )
 
 
+def _similarity(a: str, b: str) -> float:
+    """How alike two texts are, 0 to 1: twice their longest common subsequence over their total length.
+
+    rapidfuzz's Indel ratio, computed from the integer subsequence length so that a ratio on the
+    threshold is exactly on it (``23 / 25`` is 0.92, never 0.91999...).
+    """
+    from rapidfuzz.distance import LCSseq
+
+    total = len(a) + len(b)
+    return 2.0 * LCSseq.similarity(a, b) / total if total else 1.0
+
+
 def _station_word(word: str) -> bool:
     """Whether ``word`` is the word "station", rightly spelt or not (``Staton``, ``Stations``)."""
     word = word.casefold()
     return word == _STATION_WORD or (
-        word[:1] == _STATION_WORD[0]
-        and difflib.SequenceMatcher(None, word, _STATION_WORD).ratio() >= _MISSPELT_STATION_RATIO
+        word[:1] == _STATION_WORD[0] and _similarity(word, _STATION_WORD) >= _MISSPELT_STATION_RATIO
     )
 
 
@@ -419,7 +436,7 @@ def _near_duplicates(graph: TransitGraph) -> Iterator[_Raw]:
         a, b = sorted((keys[i], keys[j]), key=len)
         if (i, j) in found or _compass_twins(words[i], words[j]):
             continue
-        ratio = difflib.SequenceMatcher(None, a, b, autojunk=False).ratio()
+        ratio = _similarity(a, b)
         if ratio >= NEAR_DUPLICATE_RATIO:
             found[i, j] = f"are {ratio:.0%} alike"
     for (first, second), reason in sorted(found.items()):
@@ -467,8 +484,8 @@ def _alike_candidates(keys: list[str], numbers: list[tuple[str, ...]]) -> Iterat
     """Pairs ``(i, j)``, ``i < j``, of distinct keys of at least :data:`NEAR_DUPLICATE_MIN_LENGTH`
     characters with the same numbers and near lengths whose Indel similarity reaches the ratio.
 
-    rapidfuzz's ratio is never below difflib's (it counts the longest common subsequence, difflib
-    its matching blocks), so it only narrows what difflib then decides. Keys are compared in
+    The scores are rapidfuzz's, in floats: a margin below the ratio keeps every pair that
+    :func:`_similarity` then decides exactly. Keys are compared in
     blocks of rows against the window of keys whose lengths can reach the ratio: memory stays
     bounded, and pairs the lengths rule out are never compared.
     """
@@ -488,7 +505,7 @@ def _alike_candidates(keys: list[str], numbers: list[tuple[str, ...]]) -> Iterat
                 texts[start:stop],
                 texts[start:end],
                 scorer=fuzz.ratio,
-                score_cutoff=100 * NEAR_DUPLICATE_RATIO - 1,  # a margin for rounding; difflib decides
+                score_cutoff=100 * NEAR_DUPLICATE_RATIO - 1,  # a margin for rounding; _similarity decides
                 dtype=numpy.float32,
             )
             for row, column in zip(*numpy.nonzero(scores), strict=True):
@@ -554,21 +571,17 @@ def _overlay_hints(graph: TransitGraph) -> Iterator[_Raw]:
 
 def _distance_elsewhere(graph: TransitGraph, skipped: str, source: str, target: str, limit: int) -> int | None:
     """Fewest stops from ``source`` to ``target`` over lines other than ``skipped``, if at most ``limit``."""
-    others = [topology for name, topology in graph.lines.items() if name != skipped]
-    distance = {source: 0}
-    queue = deque([source])
-    while queue:
-        here = queue.popleft()
-        if distance[here] == limit:
-            continue
-        for topology in others:
-            for there in topology.adjacency.get(here, ()):
-                if there not in distance:
-                    if there == target:
-                        return distance[here] + 1
-                    distance[there] = distance[here] + 1
-                    queue.append(there)
-    return None
+    import networkx
+
+    if source == target:
+        return None  # no distance to cover: not the open-listed loop this hint is for
+    network = _network(graph)
+    others = networkx.subgraph_view(network, filter_edge=lambda a, b: network.edges[a, b]["lines"] != [skipped])
+    try:
+        stops = networkx.shortest_path_length(others, source, target)
+    except networkx.NetworkXNoPath:
+        return None
+    return stops if stops <= limit else None
 
 
 def _components(graph: TransitGraph) -> Iterator[_Raw]:

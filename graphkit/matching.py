@@ -13,7 +13,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from graphkit.errors import AmbiguousLine, AmbiguousStation, UnknownLine, UnknownStation, shorten
+from graphkit.choices import check_choice
+from graphkit.errors import AmbiguousLine, AmbiguousStation, UnknownLine, UnknownStation
 from graphkit.names import fold, line_keys, station_keys
 
 __all__ = ["NameIndex", "Resolution"]
@@ -77,8 +78,7 @@ class NameIndex:
         city: str = "",
         spellings: Mapping[str, Iterable[str]] | None = None,
     ):
-        if kind not in _KINDS:
-            raise ValueError(f"kind must be one of {sorted(_KINDS)}, got {shorten(repr(kind))}")
+        check_choice(kind, sorted(_KINDS), what="kind")
         self.names = tuple(dict.fromkeys(names))
         self.kind = kind
         self.city = city

@@ -30,6 +30,9 @@ _LINE_WORDS = re.compile(
 )
 _LINE_CJK = re.compile(r"地铁|轨道交通|线路|号线|线|号")
 _PARENTHESISED = re.compile(r"[(（][^()（）]*[)）]")
+_SEPARATORS = re.compile(r"[\s\-‐‑‒–—_/]+")
+_ASCII_SEPARATORS = re.compile(r"[\s\-_/]+")
+_ASCII_PUNCTUATION = re.compile(r"[^0-9a-z]+")  # after lower(): what str.isalnum() rejects in ASCII
 _DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 _CJK_NUMBER = re.compile(r"[零一二两三四五六七八九十]+(?=号线|号|线)")
 # English words for the generic endings of Chinese station names, so that the
@@ -60,10 +63,22 @@ def fold(text: str, *, keep_spaces: bool = False) -> str:
     >>> fold("Conca d'Oro", keep_spaces=True)
     'conca doro'
     """
+    if text.isascii():  # most names: normalization changes nothing and the filter runs in C
+        text = text.lower()
+        if keep_spaces:
+            return " ".join(
+                _ASCII_PUNCTUATION.sub("", word) for word in _ASCII_SEPARATORS.sub(" ", text).split()
+            ).strip()
+        return _ASCII_PUNCTUATION.sub("", text)
+    return _fold_unicode(text, keep_spaces)
+
+
+def _fold_unicode(text: str, keep_spaces: bool) -> str:
+    """:func:`fold` character by character: any text (the ASCII path must agree with it)."""
     text = unicodedata.normalize("NFKC", text).casefold()
     text = "".join(ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch))
     if keep_spaces:
-        text = re.sub(r"[\s\-‐‑‒–—_/]+", " ", text)
+        text = _SEPARATORS.sub(" ", text)
         return " ".join("".join(ch for ch in word if ch.isalnum()) for word in text.split()).strip()
     return "".join(ch for ch in text if ch.isalnum())
 

@@ -35,6 +35,7 @@ import random
 from dataclasses import dataclass
 from typing import Literal
 
+from graphkit.choices import check_choice
 from graphkit.errors import shorten
 from graphkit.metro import MetroData, load_metro
 from graphkit.names import fold
@@ -121,8 +122,7 @@ def tier_shapes(difficulty: str) -> tuple[tuple[int, int, int], ...]:
     from graphkit.cities import city_names, load_city
     from graphkit.stats import TIERS, city_stats
 
-    if difficulty not in TIERS:
-        raise ValueError(f"difficulty must be one of {list(TIERS)}, got {shorten(repr(difficulty))}")
+    check_choice(difficulty, TIERS, what="difficulty")
     shapes = []
     for name in city_names():
         stats = city_stats(load_city(name)[0])
@@ -140,8 +140,7 @@ def _check(stations: int, lines: int, transfers: int, loops: int, branches: int,
     for name, value in (("loops", loops), ("branches", branches)):
         if not isinstance(value, int) or value < 0:
             raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
-    if script not in SCRIPTS:
-        raise ValueError(f"script must be one of {list(SCRIPTS)}, got {shorten(repr(script))}")
+    check_choice(script, SCRIPTS, what="script")
     if lines > 1 and transfers < lines - 1:
         raise ValueError(f"{lines} lines need at least {lines - 1} transfers to be connected, got {transfers}")
     if lines == 1 and transfers:
@@ -301,7 +300,7 @@ def _station_names(rng: random.Random, count: int, script: str) -> list[str]:
     long_keys: list[str] = []
     names: list[str] = []
     draw = _latin_name if script == "latin" else _cjk_name
-    cutoff = 100 * _NEAR_RATIO - 1  # rapidfuzz's ratio is never below difflib's, which lint uses
+    cutoff = 100 * _NEAR_RATIO - 1  # below lint's near-duplicate ratio (the same Indel ratio), with a margin
     while len(names) < count:
         for _ in range(_MAX_NAME_TRIES):
             name = draw(rng)

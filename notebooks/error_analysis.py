@@ -29,7 +29,8 @@
 #    oracle, a naive floor, and the oracle seen through perception noise, reasoning noise, or both);
 # 4. label every answer with `vision.diagnose` and break the labels down per model, per city and per
 #    difficulty pair (map difficulty × question difficulty);
-# 5. crop the map around the stations where a line was confused, to see what the model saw.
+# 5. crop the map around the stations where a line was confused, to see what the model saw;
+# 6. draw one wrong answer's route, and the reference, on its map.
 #
 # Run it with `python notebooks/error_analysis.py` from the repository root, or open it as a notebook
 # with jupytext. The settings below come from environment variables (or edit the parameters cell, which
@@ -46,22 +47,32 @@ from pathlib import Path
 
 from PIL import Image
 
-from baselines.solvers import Noise, run_solver
-from benchmarks.jsonl import read_jsonl, unique_by_id, write_jsonl
-from benchmarks.reasonmap.generate import TEST_CITIES, generate_questions
-from benchmarks.reasonmap.loading import read_questions
-from benchmarks.reasonmap.records import DIFFICULTIES
-from benchmarks.summaries import write_summary
-from graphkit.cities import city_graph, city_names
-from graphkit.names import fold
-from vision.analyse import analyse_map, folder_evidence, map_files
-from vision.diagnose import CATEGORIES, LABELS
-from vision.diagnosis_plots import confusion_crops, plot_confusions, plot_labels
-from vision.diagnosis_report import diagnose_predictions, prediction_row, summarise, summary_markdown
-from vision.errors import EngineUnavailable
-from vision.evidence import read_truth
-from vision.fonts import find_font
-from vision.render import render_map, write_rendered
+from baselines import Noise, run_solver
+from benchmarks import read_jsonl, unique_by_id, write_jsonl, write_summary
+from benchmarks.reasonmap import DIFFICULTIES, TEST_CITIES, generate_questions, read_questions
+from graphkit import city_graph, city_names, fold
+from vision import (
+    CATEGORIES,
+    LABELS,
+    EngineUnavailable,
+    analyse_map,
+    answer_route,
+    confusion_crops,
+    diagnose_predictions,
+    draw_routes,
+    find_font,
+    folder_evidence,
+    map_files,
+    plot_confusions,
+    plot_labels,
+    prediction_row,
+    read_truth,
+    reference_route,
+    render_map,
+    summarise,
+    summary_markdown,
+    write_rendered,
+)
 
 # %% [markdown]
 # ## Settings
@@ -382,6 +393,44 @@ print(f"{confused} line confusions; {len(crops)} cropped")
 plot_confusions(crops, OUT / "confusions.png", fonts=cjk_fonts())
 
 # %% [markdown]
+# ## What the model did: one wrong answer's route on the map
+#
+# The route a wrong answer states, drawn on a crop of its map (`vision.route_drawing`): each ride in the
+# colour of the line the answer names (dashed where that line does not run between the two stations), its
+# transfer stations in black rings, the reference route as a grey band beneath, and the stations the map
+# does not show listed under it. `reasonmap diagnose ... --draw DIR` draws one such file per wrong answer.
+# Shown here: the first grounding failure (else the first wrong answer) in a city with a map.
+
+
+# %%
+def first_wrong(rows):
+    with_map = [diagnosis for diagnosis in rows if evidence.get(diagnosis.city) is not None]
+    wrong = [diagnosis for diagnosis in with_map if diagnosis.category != "correct"]
+    grounding = [diagnosis for diagnosis in wrong if diagnosis.category == "grounding"]
+    return (grounding or wrong or [None])[0]
+
+
+shown = first_wrong(diagnoses)
+drawn_route = None
+if shown is not None:
+    question = by_id[shown.id]
+    graph, seen = graphs[shown.city], evidence[shown.city]
+    response = responses[(shown.model, shown.id, shown.question)]
+    drawn_route = draw_routes(
+        images.get(shown.city),
+        seen,
+        answer_route(response, shown.question, question, graph, seen),
+        reference_route(question, graph, seen),
+        OUT / "route.png",
+        title=[f"{shown.model} · {shown.city} · {shown.label}", f"{shown.id} ({shown.question})"],
+        fonts=cjk_fonts(),
+    )
+    print(f"{shown.model} on {shown.id} ({shown.question}): {shown.label}; drawn in {drawn_route.path.name}")
+    print("not found on the map:", ", ".join(drawn_route.unplaced) or "none")
+else:
+    print("no wrong answer on a city with a map: nothing to draw")
+
+# %% [markdown]
 # ## Summary
 #
 # `summary.json` holds the counts behind the tables (keys sorted, so the same seed gives the same file);
@@ -429,6 +478,16 @@ result = {
         }
         for diagnosis, station in ((crop.diagnosis, crop.station) for crop in crops)
     ],
+    "route": None
+    if drawn_route is None
+    else {
+        "id": shown.id,
+        "model": shown.model,
+        "question": shown.question,
+        "label": shown.label,
+        "file": drawn_route.path.name,
+        "not_found": list(drawn_route.unplaced),
+    },
 }
 write_summary(OUT / "summary.json", result)
 

@@ -103,36 +103,36 @@ def cmd_lint(args: argparse.Namespace) -> int:
 
 def cmd_generate(args: argparse.Namespace) -> int:
     from benchmarks.jsonl import write_jsonl
-    from benchmarks.reasonmap.generate import format_distribution, generate_set, parse_quota, split_cities
+    from benchmarks.reasonmap.generate import split_cities
+    from benchmarks.tasks import get_task
     from graphkit.cities import city_graph, city_names, open_graph
 
+    if args.deprecated_kind is not None:
+        print("reasonmap generate: warning: --kind is deprecated; use --task", file=sys.stderr)
+        if args.task is not None and args.task != args.deprecated_kind:
+            raise ValueError(f"--kind {args.deprecated_kind} and --task {args.task} disagree; give --task alone")
+    task = get_task(args.task or args.deprecated_kind or "route")
+    if task.generation is None:
+        raise ValueError(f"{task.name} questions are not generated: they are read from their files")
     if args.metro:
         graphs = [open_graph(metro=args.metro, overlay=args.overlay)]
     elif args.cities:
         graphs = [city_graph(name.strip()) for name in args.cities.split(",") if name.strip()]
     else:
         graphs = [city_graph(name) for name in split_cities(args.split, city_names())]
-    if args.kind == "plus":
-        from benchmarks.plus.questions import format_type_counts, generate_plus_set
-
-        records = generate_plus_set(graphs, seed=args.seed, per_type=args.per_type, progress=not args.quiet)
-        count = write_jsonl(args.out, records)
-        print(format_type_counts(records))
-        print(f"wrote {count} plus questions from {len(graphs)} map(s) to {args.out}", file=sys.stderr)
-        return 0
-    questions = generate_set(
-        graphs, seed=args.seed, per_city=args.per_city, quota=parse_quota(args.quota), progress=not args.quiet
-    )
-    count = write_jsonl(args.out, questions)
-    print(format_distribution(questions))
-    print(f"wrote {count} questions from {len(graphs)} map(s) to {args.out}", file=sys.stderr)
+    generation = task.generation
+    # the task's own settings, each one option of `generate` (per_city: --per-city)
+    settings = {key: getattr(args, key) for key in generation.defaults}
+    records = generation.make(graphs, seed=args.seed, progress=not args.quiet, **settings)
+    count = write_jsonl(args.out, records)
+    print(generation.describe(records))
+    print(f"wrote {count} {generation.noun} from {len(graphs)} map(s) to {args.out}", file=sys.stderr)
     return 0
 
 
 def _compare_variants(text: str) -> tuple[str, str]:
-    from reasonmap.evaluate import SCORING_VARIANTS
+    from reasonmap.options import VARIANTS as known
 
-    known = (*SCORING_VARIANTS, "vlmevalkit")  # plus has one of its own
     names = tuple(name.strip() for name in text.split(","))
     if len(names) != 2 or names[0] == names[1] or not set(names) <= set(known):
         raise argparse.ArgumentTypeError(f"two different variants of {', '.join(known)}, got {text!r}")
@@ -259,7 +259,17 @@ def build_parser() -> argparse.ArgumentParser:
     # nothing heavy here (no graphkit: it loads igraph): the libraries' choices and defaults are in options
     from reasonmap.batch import add_executor_options, add_synth_command
     from reasonmap.model_commands import add_model_commands
-    from reasonmap.options import DEFAULT_MAX_ROUTES, DEFAULT_PER_TYPE, TASKS, Help, Parser, add_metro_dir
+    from reasonmap.options import (
+        DEFAULT_MAX_ROUTES,
+        DEFAULT_PER_TYPE,
+        GENERATED_TASKS,
+        TASKS,
+        VARIANTS,
+        WEIGHTINGS,
+        Help,
+        Parser,
+        add_metro_dir,
+    )
 
     parser = Parser(prog="reasonmap", description=__doc__.splitlines()[0], formatter_class=Help)
     commands = parser.add_subparsers(
@@ -290,10 +300,12 @@ def build_parser() -> argparse.ArgumentParser:
     add_executor_options(references)
     references.set_defaults(run=cmd_references)
 
-    generate = commands.add_parser("generate", help="ReasonMap questions with references, seeded")
+    generate = commands.add_parser("generate", help="questions of a task with references, seeded")
     generate.add_argument(
-        "--kind", choices=["route", "plus"], default="route", help="route questions, or ReasonMap-Plus questions"
+        "--task", choices=GENERATED_TASKS, help="route questions, or ReasonMap-Plus questions (default: route)"
     )
+    # the old spelling of --task, kept for the commands already written with it (`score --kind` is short/long)
+    generate.add_argument("--kind", dest="deprecated_kind", choices=GENERATED_TASKS, help=argparse.SUPPRESS)
     where = generate.add_mutually_exclusive_group()
     where.add_argument(
         "--city", "--cities", dest="cities", help="embedded cities, comma-separated (default: the --split's)"
@@ -330,12 +342,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     score.add_argument(
         "--weighting",
-        choices=["paper", "city", "none"],
+        choices=WEIGHTINGS,
         help="default: the task's (route paper, plus city, mapqa none)",
     )
     score.add_argument(
         "--variant",
-        choices=["paper", "C1", "C2", "ungated", "official", "vlmevalkit"],
+        choices=VARIANTS,
         default="paper",
         help="scoring variant (official: the public evaluation code's numbers;"
         " plus: paper, official or vlmevalkit, VLMEvalKit's own rule)",
@@ -434,6 +446,9 @@ def build_parser() -> argparse.ArgumentParser:
     from reasonmap.eval import add_eval_command
 
     add_eval_command(commands)
+    from reasonmap.compare_commands import add_compare_commands
+
+    add_compare_commands(commands)
     return parser
 
 

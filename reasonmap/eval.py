@@ -13,6 +13,8 @@ built, asked through the resumable client, scored, and logged::
     DIR/<task>/<mode>/samples.jsonl        verdict + response + what the question was (for reading failures)
     DIR/<task>/<mode>/report/              the task's summary.json, table.md and figures
     DIR/results.json, DIR/results.md       everything in one record and one table
+    DIR/resolution.md, DIR/resolution.png  accuracy against pixels (``--pixel-budget 1M,4M,16M``: the full
+                                           mode asked at each budget, in DIR/<task>/full@1M/ and so on)
     DIR/manifest.json                      every file above with its size and SHA-256, written last
                                            (marked incomplete while a run is under way or was killed)
 
@@ -34,14 +36,18 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from reasonmap.errors import ReasonmapError
+
 __all__ = ["EvalSettings", "EvalResult", "EvalError", "run_eval", "results_markdown", "add_eval_command"]
 
 EVAL_FILE = "eval.json"
 RESULTS_FILES = ("results.json", "results.md")
-#: The tasks whose questions ``eval`` generates when no file is given (``--split``).
-GENERATED = ("route", "plus")
+#: What a sweep of pixel budgets (``--pixel-budget 1M,4M,16M``) writes beside them.
+RESOLUTION_FILES = ("resolution.md", "resolution.png", "resolution.pdf")
 #: What a run writes in the subfolders of DIR, which an unfinished run leaves in doubt (see the layout above).
 _NESTED = ("questions/*.jsonl", "*/*/*.jsonl", "*/*/report/*")
+# Settings left out of eval.json at these values (runs made before they existed resume as they were).
+_UNRECORDED: dict[str, Any] = {"repeats": 1}
 # Settings that only change how fast or how stubbornly the endpoint is asked, never what it answers.
 _OPERATIONAL = ("concurrency", "timeout", "max_retries", "retry_errors")
 #: What a run writes in each ``DIR/<task>/<mode>/`` besides its report.
@@ -54,7 +60,7 @@ _MODE_FILES = (
 )
 
 
-class EvalError(ValueError):
+class EvalError(ReasonmapError, ValueError):
     """An evaluation that cannot start (exit 2, like any bad input); the message says why in one line."""
 
     status = 2
@@ -83,14 +89,21 @@ class EvalSettings:
     seed: int
     temperature: float | None
     max_tokens: int | None
-    pixel_budget: int
+    #: one budget, or several (``--pixel-budget 1M,4M,16M``): the full mode is asked at each
+    pixel_budget: int | tuple[int, ...]
     textualization: str
     alias_strategy: str
     require_maps: bool
+    #: answers asked of each request (``--repeats``)
+    repeats: int = 1
 
     def to_dict(self) -> dict[str, Any]:
         record = asdict(self)
         record["tasks"], record["modes"], record["questions"] = list(self.tasks), list(self.modes), list(self.questions)
+        if isinstance(self.pixel_budget, tuple):
+            record["pixel_budget"] = list(self.pixel_budget)
+        if self.repeats == _UNRECORDED["repeats"]:  # one answer each: eval.json as it was before --repeats
+            del record["repeats"]
         return record
 
 
@@ -127,17 +140,22 @@ def _limited(questions: Mapping[str, Any], limit: int | None, seed: int) -> list
 
 def _generated(task: str, split: str, seed: int, *, progress: bool = False) -> list[Any]:
     """The task's questions of a cross-city split, as ``reasonmap generate`` makes them with its defaults."""
-    from benchmarks.reasonmap.generate import generate_set, parse_quota, split_cities
+    from benchmarks.reasonmap.generate import split_cities
+    from benchmarks.tasks import get_task
     from graphkit.cities import city_graph, city_names
 
+    generation = get_task(task).generation
+    if generation is None:
+        raise EvalError(f"{task} questions are not generated: pass their file with --questions FILE")
     graphs = [city_graph(name) for name in split_cities(split, city_names())]
-    if task == "route":
-        return generate_set(graphs, seed=seed, per_city=40, quota=parse_quota("20:15:5"), progress=progress)
-    if task == "plus":
-        from benchmarks.plus.questions import generate_plus_set
+    return generation.make(graphs, seed=seed, progress=progress, **generation.defaults)
 
-        return generate_plus_set(graphs, seed=seed, progress=progress)
-    raise EvalError(f"{task} questions are not generated: pass their file with --questions FILE")
+
+def _generated_tasks() -> tuple[str, ...]:
+    """The tasks whose questions ``eval`` generates when no file is given (``--split``), in the registry's order."""
+    from benchmarks.tasks import get_task, task_names
+
+    return tuple(name for name in task_names() if get_task(name).generation is not None)
 
 
 def _question_files(given: Sequence[str]) -> dict[str, Path]:
@@ -167,11 +185,11 @@ def settings_from(args: Any) -> tuple[EvalSettings, dict[str, Path]]:
             get_task(name)  # an unknown name lists the known ones
     files = _question_files(args.questions or ())
     if tasks is None:
-        tasks = tuple(files) or ("route", "plus")
+        tasks = tuple(files) or _generated_tasks()
     elif unused := [name for name in files if name not in tasks]:
         raise EvalError(f"--questions {files[unused[0]]} holds {unused[0]} questions, which --tasks leaves out")
     generated = [name for name in tasks if name not in files]
-    if not_generated := [name for name in generated if name not in GENERATED]:
+    if not_generated := [name for name in generated if name not in _generated_tasks()]:
         raise EvalError(f"{not_generated[0]} questions are not generated: pass their file with --questions FILE")
     files = {name: files[name] for name in tasks if name in files}
     modes = tuple(name.strip() for name in args.modes.split(",") if name.strip())
@@ -210,6 +228,7 @@ def settings_from(args: Any) -> tuple[EvalSettings, dict[str, Path]]:
         textualization=args.textualization,
         alias_strategy=args.alias_strategy,
         require_maps=args.require_maps,
+        repeats=args.repeats,
     )
     return settings, files
 
@@ -246,11 +265,12 @@ def _check_resume(out: Path, settings: EvalSettings, force: bool, inputs: Sequen
         _clear_run(out, inputs)
         return
     now = settings.to_dict()
-    for key in now:
-        if before.get(key) != now[key]:
+    for key in (*now, *(key for key in _UNRECORDED if key not in now)):
+        was, is_now = before.get(key, _UNRECORDED.get(key)), now.get(key, _UNRECORDED.get(key))
+        if was != is_now:
             flag = "--questions" if key == "questions" else f"--{key.replace('_', '-')}"
             raise EvalError(
-                f"{out}: this run was made with {flag} {_shown(before.get(key))}, not {_shown(now[key])};"
+                f"{out}: this run was made with {flag} {_shown(was)}, not {_shown(is_now)};"
                 " rerun with the same settings, or pass --force to start a new run in place"
             )
 
@@ -292,13 +312,13 @@ def _questions_of(
         loaded = task.load(source)
         questions = _limited(loaded.questions, settings.limit, settings.seed)
         problems = loaded.problems
-        if task.name == "route" and settings.maps is None and (source.suffix == ".parquet" or source.is_dir()):
-            from benchmarks.reasonmap.official import export_figures
-
-            carried = out / "maps"
-            written, figure_problems = export_figures(source, carried, before_write=record)
+        exported = None
+        if task.maps.carried is not None and settings.maps is None:  # the maps the file carries (the public set's)
+            exported = task.maps.carried(source, out / "maps", before_write=record)
+        if exported is not None:
+            written, figure_problems = exported
             problems += tuple(str(problem) for problem in figure_problems)
-            carried = carried if written else None
+            carried = out / "maps" if written else None
     else:
         questions = _generated(task.name, settings.split or "test", settings.seed, progress=progress)
         questions = _limited({question.id: question for question in questions}, settings.limit, settings.seed)
@@ -314,9 +334,9 @@ def _questions_of(
     return path, questions, problems, carried
 
 
-def _mapqa_images(questions: Sequence[Any], maps: str | None, source: Path) -> str:
-    """Where map QA images are: under ``--maps`` when it holds them (it may be the city maps' folder), else
-    beside their question file, as its ``image`` paths say."""
+def _own_images(questions: Sequence[Any], maps: str | None, source: Path) -> str:
+    """Where the images of questions that name their own (map QA) are: under ``--maps`` when it holds them (it
+    may be the city maps' folder), else beside their question file, as its ``image`` paths say."""
     if maps is not None and any((Path(maps) / question.image).is_file() for question in questions):
         return maps
     return str(source.resolve().parent)
@@ -326,12 +346,13 @@ def _samples(scored: Sequence[Any], predictions_path: Path, questions: Sequence[
     """Each verdict with the response it judged and what a reader needs of its question."""
     import json
 
-    responses: dict[tuple[str, str, str], str] = {}
+    responses: dict[tuple[str, str, str, Any], str] = {}
     with open(predictions_path, encoding="utf-8", errors="replace") as stream:
         for line in stream:
             try:
                 row = json.loads(line)
-                responses.setdefault((str(row["id"]), str(row.get("question")), str(row["model"])), row.get("response"))
+                key = (str(row["id"]), str(row.get("question")), str(row["model"]), row.get("repeat", 0))
+                responses.setdefault(key, row.get("response"))
             except (ValueError, KeyError, TypeError):
                 continue
     about = {}
@@ -346,13 +367,15 @@ def _samples(scored: Sequence[Any], predictions_path: Path, questions: Sequence[
             about[question.id]["station_2"] = record["station_2"]
     # plus and map QA verdicts do not name the request kind: one request per question, found by id and model
     by_answer = {}
-    for (id, _, model), response in responses.items():
-        by_answer.setdefault((id, model), response)
+    for (id, _, model, repeat), response in responses.items():
+        by_answer.setdefault((id, model, repeat), response)
     rows = []
     for verdict in scored:
         row = verdict.to_dict()
-        kind = str(row.get("question", row.get("type")))
-        response = responses.get((row["id"], kind, row["model"]), by_answer.get((row["id"], row["model"])))
+        kind, repeat = str(row.get("question", row.get("type"))), row.get("repeat", 0)
+        response = responses.get(
+            (row["id"], kind, row["model"], repeat), by_answer.get((row["id"], row["model"], repeat))
+        )
         rows.append({**row, "response": response, "question_info": about.get(row["id"], {})})
     return rows
 
@@ -404,6 +427,8 @@ def _run_locked(
             log(line)
 
     note(f"eval: {settings.name} on {', '.join(settings.tasks)} in {', '.join(settings.modes)}; outputs in {out}/")
+    if settings.repeats > 1 and settings.temperature is None:  # said even when quiet: the answers may not differ
+        log(f"eval: {settings.repeats} answers per request at the server's default temperature (--temperature: set it)")
     from baselines.client import run_requests
     from baselines.prompts import build_requests
     from benchmarks.jsonl import write_jsonl
@@ -414,17 +439,20 @@ def _run_locked(
     from graphkit.cities import graphs_by_city
     from reasonmap.evaluate import evaluate_files
     from reasonmap.paths import REPORT_FILES
+    from reasonmap.pixel_sweep import mode_runs
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     _check_resume(out, settings, force, list(files.values()))
     # a run killed from here on says so, of the files in its subfolders too
     manifest = begin_outputs(out / MANIFEST, "eval", covers=_NESTED, keep_recorded=True)
-    record_outputs(manifest, [out / name for name in (EVAL_FILE, *RESULTS_FILES)])
+    sweep = RESOLUTION_FILES if isinstance(settings.pixel_budget, tuple) else ()
+    record_outputs(manifest, [out / name for name in (EVAL_FILE, *RESULTS_FILES, *sweep)])
     config = {"settings": settings.to_dict(), "versions": versions(("reasonmap-toolkit", "igraph", "numpy", "pillow"))}
     written = [write_summary(out / EVAL_FILE, config)]
     by_city = graphs_by_city(settings.metro_dir)
     results: list[dict[str, Any]] = []
+    intervals: dict[tuple[str, int], Mapping[str, Any]] = {}  # of each task's full mode at each budget of a sweep
     asked: dict[str, dict[str, str]] = {}
     problems: list[str] = []
     answered_any = False
@@ -441,13 +469,13 @@ def _run_locked(
             written.extend(sorted(carried.glob("*.png")))
         asked[name] = input_entry(questions_path)  # generated questions too: what was asked, checksummed
         maps = settings.maps or (str(carried) if carried else None)
-        if name == "mapqa" and name in files:
-            maps = _mapqa_images(questions, settings.maps, files[name])
-        for mode in settings.modes:
+        if task.maps.own_images and name in files:
+            maps = _own_images(questions, settings.maps, files[name])
+        for mode, budget, shown in mode_runs(settings.modes, settings.pixel_budget):
             if mode not in task.modes:
-                log(f"{name}/{mode}: not a mode of {name} questions ({', '.join(task.modes)}); skipped")
+                log(f"{name}/{shown}: not a mode of {name} questions ({', '.join(task.modes)}); skipped")
                 continue
-            folder = out / name / mode
+            folder = out / name / shown
             folder.mkdir(parents=True, exist_ok=True)
             record_outputs(
                 manifest,
@@ -461,7 +489,7 @@ def _run_locked(
                 missing = [f"question {question.id!r}: no maps given; skipped" for question in questions]
                 requests = []
             else:
-                note(f"{name}/{mode}: building the requests of {len(questions)} questions")
+                note(f"{name}/{shown}: building the requests of {len(questions)} questions")
                 requests = build_requests(
                     questions,
                     mode=mode,
@@ -469,11 +497,11 @@ def _run_locked(
                     graph_for=lambda question: by_city(question.city),
                     textualization=settings.textualization,
                     maps=maps,
-                    pixel_budget=settings.pixel_budget,
+                    pixel_budget=budget,
                     alias_strategy=settings.alias_strategy,
                     missing_maps=None if settings.require_maps else missing,
                 )
-            problems.extend(f"{name}/{mode}: {message}" for message in missing)
+            problems.extend(f"{name}/{shown}: {message}" for message in missing)
             write_jsonl(folder / "requests.jsonl", requests)
             predictions = folder / "predictions.jsonl"
             if requests:
@@ -485,14 +513,15 @@ def _run_locked(
                     out=predictions,
                     max_tokens=settings.max_tokens,
                     temperature=settings.temperature,
-                    **{key: client[key] for key in (*_OPERATIONAL, "api_key") if key in client},
-                    progress=f"{name}/{mode} {settings.name}" if progress else False,  # the bar's label
+                    repeats=settings.repeats,
+                    **{key: client[key] for key in (*_OPERATIONAL, "api_key", "force_repeats") if key in client},
+                    progress=f"{name}/{shown} {settings.name}" if progress else False,  # the bar's label
                 )
-                log(f"{name}/{mode}: {summary}")
+                log(f"{name}/{shown}: {summary}")
                 answered_any = answered_any or not summary.all_failed
             else:
                 predictions.touch()
-            note(f"{name}/{mode}: scoring the answers")
+            note(f"{name}/{shown}: scoring the answers")
             evaluation = evaluate_files(
                 questions_path,
                 predictions,
@@ -507,7 +536,12 @@ def _run_locked(
             written.extend([*(folder / name for name in names), *evaluation.report_files])
             rows = [row for row in results_of(evaluation.summary) if row["model"] == settings.name]
             row = rows[0] if rows else {"model": settings.name, "n": 0, "n_invalid": 0, "metrics": {}}
-            results.append({"task": name, "mode": mode, **row, "n_skipped_no_map": len(missing)})
+            swept = {} if shown == mode else {"pixel_budget": budget}  # one of several budgets of the full mode
+            results.append({"task": name, "mode": mode, **swept, **row, "n_skipped_no_map": len(missing)})
+            if settings.repeats > 1:  # mean@K, pass@k and consistency beside the headline
+                results[-1]["repeats"] = evaluation.summary["models"].get(settings.name, {}).get("repeats")
+            if swept:
+                intervals[(name, budget)] = evaluation.summary["models"].get(settings.name, {}).get("intervals", {})
     record = {"config": {**config, "questions_asked": asked}, "results": results, "skipped_records": len(problems)}
     if not answered_any:
         write_summary(out / "results.json", record)  # what happened, for the record; the exit says it failed
@@ -519,49 +553,41 @@ def _run_locked(
         write_summary(out / "results.json", record),
         write_text(out / "results.md", results_markdown(record)),
     )
+    if isinstance(settings.pixel_budget, tuple) and "full" in settings.modes:
+        from reasonmap.pixel_sweep import write_resolution
+
+        accuracies = {  # each task's results.md columns shown in %: its accuracies
+            task: [(column.header, column.metric) for column in get_task(task).columns if column.shown == "percent"]
+            for task in settings.tasks
+        }
+        files_written += tuple(write_resolution(out, results, intervals, accuracies))
     write_manifest(manifest, [*written, *files_written], "eval")
     return EvalResult(tuple(results), files_written, tuple(problems))
-
-
-def _percent(value: Any) -> str:
-    return "–" if value is None else f"{100 * value:.2f}"
-
-
-def _number(value: Any) -> str:
-    return "–" if value is None else f"{value:.2f}"
-
-
-# (header, metric, format) per task: routes in the paper's Table 2 shape; plus and map QA by accuracy
-_COLUMNS: dict[str, tuple[tuple[str, str, Callable[[Any], str]], ...]] = {
-    "route": (
-        ("Short Acc.", "weighted_accuracy_short", _percent),
-        ("Short Map", "map_score_short", _number),
-        ("Long Acc.", "weighted_accuracy_long", _percent),
-        ("Long Map", "map_score_long", _number),
-    ),
-    "plus": (("Acc.", "weighted_accuracy", _percent),),
-    "mapqa": (("Acc.", "accuracy", _percent),),
-}
 
 
 def results_markdown(record: Mapping[str, Any]) -> str:
     """One table: models × (task, mode), routes in the paper's Table 2 shape (text-only beside full is its
     visual-masking ablation); accuracies in %, weighted as each task's report weights them."""
+    from benchmarks.metrics import headline
+    from benchmarks.tasks import get_task
+    from reasonmap.pixel_sweep import mode_shown
+
     results = record["results"]
-    pairs = list(dict.fromkeys((row["task"], row["mode"]) for row in results))
+    pairs = list(dict.fromkeys((row["task"], mode_shown(row)) for row in results))
+    columns = {task: headline(get_task(task).metrics) for task, _ in pairs}  # each task's headline metrics
     header = ["Model"]
     for task, mode in pairs:
-        header += [f"{task} {mode}: {title}" for title, _, _ in _COLUMNS.get(task, ())]
+        header += [f"{task} {mode}: {spec.label}" for spec in columns[task]]
     lines = ["| " + " | ".join(header) + " |", "|---|" + "---:|" * (len(header) - 1)]
     for model in dict.fromkeys(row["model"] for row in results):
         cells = [model]
         for task, mode in pairs:
-            row = next((r for r in results if (r["task"], r["mode"], r["model"]) == (task, mode, model)), None)
-            for _, metric, shown in _COLUMNS.get(task, ()):
-                cells.append(shown(row["metrics"].get(metric)) if row else "–")
+            row = next((r for r in results if (r["task"], mode_shown(r), r["model"]) == (task, mode, model)), None)
+            for spec in columns[task]:
+                cells.append(spec.cell(row["metrics"].get(spec.name)) if row else "–")
         lines.append("| " + " | ".join(cells) + " |")
     notes = [
-        f"- {row['task']}/{row['mode']}: {row['n']} answers scored, {row['n_invalid']} invalid"
+        f"- {row['task']}/{mode_shown(row)}: {row['n']} answers scored, {row['n_invalid']} invalid"
         + (f", {row['n_skipped_no_map']} questions skipped (no map)" if row["n_skipped_no_map"] else "")
         for row in results
     ]
@@ -569,12 +595,14 @@ def results_markdown(record: Mapping[str, Any]) -> str:
     lead = f"Model `{settings['name']}` at {settings['endpoint']}" + (
         f", temperature {settings['temperature']}" if settings["temperature"] is not None else ""
     )
+    if settings.get("repeats", 1) > 1:
+        lead += f", {settings['repeats']} answers per request (every answer counts; pass@k in each report's table.md)"
     return "\n".join([lead + ".", "", *lines, "", *notes]) + "\n"
 
 
 def add_eval_command(commands: Any) -> None:
     """Register ``reasonmap eval``."""
-    from reasonmap.options import add_client_options, add_metro_dir, add_prompt_options
+    from reasonmap.options import add_client_options, add_metro_dir, add_prompt_options, add_repeat_options
 
     parser = commands.add_parser(
         "eval",
@@ -594,7 +622,8 @@ def add_eval_command(commands: Any) -> None:
     parser.add_argument(
         "--questions", action="append", metavar="FILE", help="a question file of any task (repeatable); else generated"
     )
-    add_prompt_options(parser)
+    add_prompt_options(parser, several_budgets=True)
+    add_repeat_options(parser)
     add_metro_dir(parser)
     parser.add_argument("--limit", type=int, metavar="N", help="N questions per task, drawn by a seeded hash of ids")
     parser.add_argument("--seed", type=int, default=0, help="question generation and --limit")
@@ -611,7 +640,7 @@ def cmd_eval(args: Any) -> int:
         print(f"eval: checking the settings of the run in {args.out}/", file=sys.stderr)
     options = client_options(args)  # checked before anything is read or asked
     settings, files = settings_from(args)
-    client = {key: options[key] for key in (*_OPERATIONAL, "progress")}
+    client = {key: options[key] for key in (*_OPERATIONAL, "progress", "force_repeats")}
     client["endpoint_with_key"] = args.endpoint
     try:
         result = run_eval(settings, files, args.out, client=client, force=args.force)

@@ -4,7 +4,8 @@ This is what ``reasonmap score`` and ``reasonmap eval`` run. The task of the
 question file is found in the registry (:mod:`benchmarks.tasks`). Bad records
 in either file are reported and skipped (nothing else is lost); predictions
 that answer no question, and repeated answers to one question by one model,
-are reported too (the first answer counts). :func:`compare_files` scores with
+are reported too (the first answer counts; answers numbered by ``repeat``,
+from repeated sampling, are each scored). :func:`compare_files` scores with
 two variants and writes why they differ. The report folder's ``manifest.json``
 is written last (:mod:`benchmarks.manifests`): it vouches for the scored rows and
 the report of one complete run.
@@ -20,8 +21,7 @@ from typing import TYPE_CHECKING, Any
 from benchmarks.jsonl import Note, first_answers, write_jsonl
 from benchmarks.manifests import MANIFEST, begin_outputs, write_manifest
 from benchmarks.provenance import input_entry
-from benchmarks.reasonmap.task import SCORING_VARIANTS  # route's; plus takes paper and official
-from benchmarks.tasks import ScoreOptions, Task, detect_task, get_task
+from benchmarks.tasks import ScoreOptions, Task, detect_task, get_task, task_names
 from graphkit.files import folder_lock
 
 if TYPE_CHECKING:
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from graphkit.graph import TransitGraph
 
 __all__ = [
-    "SCORING_VARIANTS",
+    "scoring_variants",
     "Evaluation",
     "Comparison",
     "task_of",
@@ -57,21 +57,27 @@ def task_of(questions_path: str | Path, task: str | None = None) -> Task:
     return get_task(task) if task is not None else detect_task(questions_path)
 
 
+def scoring_variants() -> tuple[str, ...]:
+    """Every task's scoring variants' names, each once, in the registry's order."""
+    return tuple(dict.fromkeys(name for task in task_names() for name in get_task(task).variant_names))
+
+
 def _options(task: Task, variant: str, **given: Any) -> ScoreOptions:
     from benchmarks.reasonmap.official_rules import check_official_models
 
-    if variant not in task.variants:
-        raise ValueError(f"{task.name} answers are scored with variant {' or '.join(task.variants)}, not {variant!r}")
+    task.variant(variant)  # an unknown name lists the task's
     check_official_models(given.get("official_model"), table=_public_models())
     return ScoreOptions(variant=variant, **given)
 
 
 def _public_models() -> dict[str, str]:
-    """Every model path of the public scripts, route's and plus's."""
-    from benchmarks.plus.official import PLUS_MODELS
-    from benchmarks.reasonmap.official_rules import OFFICIAL_MODELS
-
-    return {**OFFICIAL_MODELS, **PLUS_MODELS}
+    """Every model path of the public scripts whose answer rules a variant of a task follows."""
+    return {
+        path: rule
+        for name in task_names()
+        for variant in get_task(name).variants
+        for path, rule in variant.model_paths.items()
+    }
 
 
 def read_official_model(text: str) -> str | dict[str, str]:
@@ -129,7 +135,7 @@ def evaluate_files(
     is every route question's city; ``metro_dir`` is a folder of Metro Data files named after their cities.
     With an ``executor`` (:mod:`graphkit.executors`), blocks of route predictions are scored by its workers;
     the outputs are the same byte for byte. ``ordered`` writes the verdicts in the question file's order
-    (then kind, then model) instead of the predictions' (a model client appends answers as they come).
+    (then kind, model and repeat) instead of the predictions' (a model client appends answers as they come).
     ``official_model`` (variant ``official``) is the public scripts' model path of every model, or a run
     name → path mapping; by default each model's own name chooses its answer rule.
     ``figures`` ``False`` writes the report's tables only (no plotting library is imported).
@@ -166,7 +172,14 @@ def evaluate_files(
     problems.extend(f"{predictions_path}: {message}" for message in skipped)
     if ordered:
         position = {id: index for index, id in enumerate(loaded.questions)}
-        verdicts.sort(key=lambda v: (position.get(v.id, len(position)), str(getattr(v, "question", "")), v.model))
+        verdicts.sort(
+            key=lambda v: (
+                position.get(v.id, len(position)),
+                str(getattr(v, "question", "")),
+                v.model,
+                getattr(v, "repeat", 0),
+            )
+        )
     # only now, before the first write: bad arguments or unreadable files leave a good report vouched for
     # the names of the run before stay recorded until this one ends: its figures are removed only if it wrote them
     with folder_lock(report_dir, "score"):  # one writer per report folder
@@ -215,8 +228,9 @@ def compare_files(
     with one cause (``extraction``). The other arguments are :func:`evaluate_files`'s.
     """
     found = task_of(questions_path, task)
-    if len(variants) != 2 or variants[0] == variants[1] or not set(variants) <= set(found.variants):
-        raise ValueError(f"compare needs two different variants of {list(found.variants)}, got {list(variants)}")
+    names = found.variant_names
+    if found.compare is None or len(variants) != 2 or variants[0] == variants[1] or not set(variants) <= set(names):
+        raise ValueError(f"compare needs two different variants of {list(names)}, got {list(variants)}")
     out, report = Path(out), Path(report_dir)
     given = dict(
         weighting=weighting,

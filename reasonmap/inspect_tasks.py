@@ -50,6 +50,7 @@ import logging
 import os
 import tempfile
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -62,8 +63,10 @@ from inspect_ai.scorer import SampleScore, Score, Target, metric, scorer, stderr
 from inspect_ai.solver import TaskState, generate
 from inspect_ai.util import registry_info
 
+from benchmarks.metrics import aggregate
 from benchmarks.reasonmap.records import KINDS, Prediction, Question
 from graphkit.graph import TransitGraph
+from reasonmap.errors import ReasonmapError
 
 __all__ = [
     "TASK_VERSION",
@@ -81,10 +84,6 @@ _PACKAGE = "reasonmap"
 TASK_VERSION = "1.1.0"
 _LOG = logging.getLogger(__name__)
 _KIND_CHOICES = ("both", *KINDS)
-
-
-def _ratio(numerator: float, denominator: float) -> float | None:
-    return numerator / denominator if denominator else None
 
 
 # -- question sets ----------------------------------------------------------------------------
@@ -216,23 +215,49 @@ def route_samples(
 # -- metrics ----------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True, slots=True)
+class _Answer:
+    """What a task's metric specs read of one answer, taken from its Inspect score."""
+
+    id: str
+    question: str | None
+    correct: float
+    map_score: float | None
+    weight: float
+    type: str | None = None
+    tokens: int | None = None  # Inspect keeps the tokens in its own usage records
+
+
+def _question_id(sample: SampleScore) -> str:
+    """The question a sample asks: a route sample's id is ``<question id>:<kind>``, a plus sample's the question's."""
+    identifier = str(sample.sample_id)
+    kind = (sample.score.metadata or {}).get("kind")
+    return identifier.removesuffix(f":{kind}") if kind else identifier
+
+
+def _route_answer(sample: SampleScore) -> _Answer:
+    score = sample.score
+    metadata = score.metadata or {}
+    value = score.value
+    return _Answer(_question_id(sample), metadata.get("kind"), value["correct"], value["map_score"], metadata["weight"])
+
+
+def _plus_answer(sample: SampleScore) -> _Answer:
+    metadata = sample.score.metadata or {}
+    return _Answer(_question_id(sample), None, sample.score.value, None, metadata["weight"], metadata["type"])
+
+
 @metric
 def route_metrics() -> Callable[[list[SampleScore]], dict[str, float | None]]:
-    """The report's figures per kind, from the scores' ``correct`` and their metadata's ``map_score`` and ``weight``."""
+    """The report's figures per kind (the route task's metric specs, tokens aside), from the scores' ``correct``
+    and their metadata's ``map_score`` and ``weight``."""
+    from benchmarks.reasonmap.metrics import ROUTE_METRICS
+
+    specs = [spec for spec in ROUTE_METRICS if not spec.name.startswith("mean_tokens")]
 
     def compute(scores: list[SampleScore]) -> dict[str, float | None]:
-        figures: dict[str, float | None] = {}
-        for kind in KINDS:
-            mine = [s.score for s in scores if (s.score.metadata or {}).get("kind") == kind]
-            weight = sum(s.metadata["weight"] for s in mine)
-            correct = [s.value["correct"] for s in mine]
-            maps = [s.value["map_score"] for s in mine]
-            weights = [s.metadata["weight"] for s in mine]
-            figures[f"weighted_accuracy_{kind}"] = _ratio(sum(w * c for w, c in zip(weights, correct)), weight)
-            figures[f"map_score_{kind}"] = _ratio(sum(w * m for w, m in zip(weights, maps)), weight)
-            figures[f"accuracy_{kind}"] = _ratio(sum(correct), len(mine))
-            figures[f"map_score_unweighted_{kind}"] = _ratio(sum(maps), len(mine))
-        return figures
+        answers = [_route_answer(sample) for sample in scores]
+        return {spec.name: aggregate(spec, answers) for spec in specs}
 
     return compute
 
@@ -240,17 +265,13 @@ def route_metrics() -> Callable[[list[SampleScore]], dict[str, float | None]]:
 @metric
 def plus_metrics() -> Callable[[list[SampleScore]], dict[str, float | None]]:
     """Weighted (by map difficulty) and plain accuracy, and the accuracy per plus type."""
+    from benchmarks.plus.metrics import PLUS_ACCURACY, PLUS_WEIGHTED_ACCURACY
 
     def compute(scores: list[SampleScore]) -> dict[str, float | None]:
-        mine = [s.score for s in scores]
-        weight = sum(s.metadata["weight"] for s in mine)
-        figures = {
-            "weighted_accuracy": _ratio(sum(s.metadata["weight"] * s.value for s in mine), weight),
-            "accuracy": _ratio(sum(s.value for s in mine), len(mine)),
-        }
-        for kind in sorted({s.metadata["type"] for s in mine}):
-            typed = [s.value for s in mine if s.metadata["type"] == kind]
-            figures[f"accuracy_{kind}"] = _ratio(sum(typed), len(typed))
+        answers = [_plus_answer(sample) for sample in scores]
+        figures = {spec.name: aggregate(spec, answers) for spec in (PLUS_WEIGHTED_ACCURACY, PLUS_ACCURACY)}
+        for kind in sorted({answer.type for answer in answers}):
+            figures[f"accuracy_{kind}"] = aggregate(PLUS_ACCURACY, [a for a in answers if a.type == kind])
         return figures
 
     return compute
@@ -360,7 +381,7 @@ def _carried_maps(questions: str, stamp: int | None) -> tempfile.TemporaryDirect
     return folder
 
 
-class TaskInputError(PrerequisiteError, ValueError):
+class TaskInputError(ReasonmapError, PrerequisiteError, ValueError):
     """A task's input is wrong (a missing map, a mode it has not): Inspect reports it in one line, without a
     traceback, as it does its own pre-flight errors; Python callers catch it as a ``ValueError``."""
 

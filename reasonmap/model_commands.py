@@ -18,6 +18,7 @@ from reasonmap.options import (
     add_client_options,
     add_metro_dir,
     add_prompt_options,
+    add_repeat_options,
     add_task_option,
     client_options,
 )
@@ -55,21 +56,16 @@ def cmd_baseline(args: argparse.Namespace) -> int:
     if args.name not in task.solvers:
         have = f"solver {', '.join(task.solvers)}" if task.solvers else "no solver"
         raise ValueError(f"{task.name} questions have {have}, not {args.name!r} ({args.questions})")
-    if task.name == "plus":
-        from baselines.plus_oracle import plus_oracle_predictions
-
-        predictions = plus_oracle_predictions(questions.values(), _graph_for(args))
-    else:
-        from baselines.solvers import Noise, run_solver
-
-        options: dict[str, Any] = {}
-        if args.name == "noisy":
-            options["noise"] = Noise(
-                args.wrong_line, args.wrong_transfer, args.detour, args.miscount, misread=args.misread
-            )
-        if args.name == "text-oracle":
-            options["textualization"] = args.textualization
-        predictions = run_solver(args.name, questions.values(), _graph_for(args), seed=args.seed, **options)
+    # what the solvers may take; each task's solver entry uses what applies to it
+    settings = {
+        "wrong_line": args.wrong_line,
+        "wrong_transfer": args.wrong_transfer,
+        "detour": args.detour,
+        "miscount": args.miscount,
+        "misread": args.misread,
+        "textualization": args.textualization,
+    }
+    predictions = task.solver()(args.name, questions.values(), _graph_for(args), seed=args.seed, settings=settings)
     count = write_jsonl(args.out, predictions)
     if not count:
         return _nothing("baseline", f"no prediction written: {args.questions} holds no {task.name} question to answer")
@@ -142,8 +138,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_vdi(args: argparse.Namespace) -> int:
+    from benchmarks.mapqa.vdi import parse_budgets, vdi_table
     from reasonmap.options import report_skipped
-    from reasonmap.vdi import parse_budgets, run_vdi, vdi_table
+    from reasonmap.vdi import run_vdi
     from reasonmap.vdi_samples import load_samples
 
     budgets = parse_budgets(args.budgets)
@@ -215,6 +212,7 @@ def add_model_commands(commands) -> None:
     add_prompt_options(run)
     add_metro_dir(run)
     run.add_argument("--out", required=True, metavar="P", help="prediction rows (JSON Lines), appended and resumed")
+    add_repeat_options(run)
     run.add_argument("--quiet", action="store_true", help="no progress bar")
     run.set_defaults(run=cmd_run)
 

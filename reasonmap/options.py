@@ -16,6 +16,9 @@ from typing import Any
 
 __all__ = [
     "TASKS",
+    "GENERATED_TASKS",
+    "VARIANTS",
+    "WEIGHTINGS",
     "MODES",
     "SOLVERS",
     "DEFAULT_PIXEL_BUDGET",
@@ -25,9 +28,17 @@ __all__ = [
     "TIERS",
     "SCRIPTS",
     "PALETTES",
+    "ENGINES",
+    "DEVICES",
+    "ROTATIONS",
+    "DEFAULT_PIXEL_LIMIT",
+    "BYTES_PER_PIXEL",
     "Help",
     "Parser",
     "add_client_options",
+    "add_repeat_options",
+    "parse_pixel_budgets",
+    "budget_label",
     "add_prompt_options",
     "add_metro_dir",
     "add_task_option",
@@ -41,6 +52,12 @@ __all__ = [
 # loads igraph); tests/reasonmap/test_cli_tasks.py keeps each equal to the library's own.
 #: :func:`benchmarks.tasks.task_names`
 TASKS = ("route", "plus", "mapqa")
+#: the tasks whose record has a ``generation`` (:class:`benchmarks.tasks.Generation`)
+GENERATED_TASKS = ("route", "plus")
+#: every task's scoring variants, each once, in the registry's order (:func:`reasonmap.evaluate.scoring_variants`)
+VARIANTS = ("paper", "C1", "C2", "ungated", "official", "vlmevalkit")
+#: every task's weightings, each once (:attr:`benchmarks.tasks.Task.weightings`)
+WEIGHTINGS = ("paper", "city", "none")
 #: :data:`baselines.prompts.MODES`
 MODES = ("full", "text-only", "symbolic", "alias")
 #: every task's solvers (:attr:`benchmarks.tasks.Task.solvers`), the route task's order
@@ -59,6 +76,16 @@ TIERS = ("easy", "middle", "hard")
 SCRIPTS = ("latin", "cjk")
 #: :data:`vision.render.PALETTES`, sorted
 PALETTES = ("confusable", "normal")
+#: :data:`vision.engines.ENGINES`
+ENGINES = ("rapidocr", "paddleocr")
+#: :data:`vision.engines.DEVICES`
+DEVICES = ("auto", "cpu", "cuda")
+#: :data:`vision.ocr.ROTATIONS`
+ROTATIONS = ("auto", "all", "none")
+#: :data:`vision.images.DEFAULT_PIXEL_LIMIT`
+DEFAULT_PIXEL_LIMIT = 300_000_000
+#: :data:`vision.images.BYTES_PER_PIXEL`
+BYTES_PER_PIXEL = 9
 
 
 class Help(argparse.HelpFormatter):
@@ -82,10 +109,10 @@ _NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
 
 
 def _closest(word: str, choices: Sequence[str]) -> str | None:
-    """The choice ``word`` most likely misspells, if one is close enough."""
-    from rapidfuzz import fuzz, process
+    """The choice ``word`` most likely misspells, if one is close enough (as every named choice's error says)."""
+    from graphkit.choices import close_choices
 
-    found = process.extractOne(word, list(choices), scorer=fuzz.ratio, score_cutoff=70)
+    found = close_choices(word, choices, limit=1)
     return found[0] if found else None
 
 
@@ -147,18 +174,36 @@ def add_client_options(parser: argparse.ArgumentParser, *, max_tokens_help: str 
 
 
 def add_prompt_options(
-    parser: argparse.ArgumentParser, *, maps_help: str | None = None, images_only: bool = False
+    parser: argparse.ArgumentParser,
+    *,
+    maps_help: str | None = None,
+    images_only: bool = False,
+    several_budgets: bool = False,
 ) -> None:
     """How prompts are built: ``--maps --pixel-budget --textualization --alias-strategy`` (``images_only``: the
-    first two, for commands that always send the map)."""
+    first two, for commands that always send the map; ``several_budgets``: ``--pixel-budget`` takes a list,
+    see :func:`parse_pixel_budgets`)."""
     parser.add_argument(
         "--maps",
         metavar="DIR",
         help=maps_help or "full: folder of map images (<city>.png or <country>__<city>.png; map QA: its image paths)",
     )
-    parser.add_argument(
-        "--pixel-budget", type=int, default=DEFAULT_PIXEL_BUDGET, metavar="PX", help="full: downscale larger maps to"
-    )
+    if several_budgets:
+        parser.add_argument(
+            "--pixel-budget",
+            type=parse_pixel_budgets,
+            default=DEFAULT_PIXEL_BUDGET,
+            metavar="PX,..",
+            help="full: downscale larger maps to (a list such as 1M,4M,16M asks the full mode at each)",
+        )
+    else:
+        parser.add_argument(
+            "--pixel-budget",
+            type=int,
+            default=DEFAULT_PIXEL_BUDGET,
+            metavar="PX",
+            help="full: downscale larger maps to",
+        )
     if images_only:
         return
     parser.add_argument(
@@ -169,6 +214,29 @@ def add_prompt_options(
     )
     parser.add_argument(
         "--alias-strategy", choices=["romanize", "borrow"], default="romanize", help="alias: how names are replaced"
+    )
+
+
+def budget_label(pixels: int) -> str:
+    """A pixel budget as :func:`parse_pixel_budgets` reads it, in its shortest form (one decimal at most).
+
+    >>> budget_label(16_000_000), budget_label(1_500_000), budget_label(62_500), budget_label(1_048_576)
+    ('16M', '1.5M', '62.5k', '1048576')
+    """
+    for suffix, size in (("M", 1_000_000), ("k", 1_000)):
+        if pixels * 10 % size == 0:
+            whole, tenths = divmod(pixels * 10 // size, 10)
+            return f"{whole}.{tenths}{suffix}" if tenths else f"{whole}{suffix}"
+    return str(pixels)
+
+
+def add_repeat_options(parser: argparse.ArgumentParser) -> None:
+    """``--repeats K --force-repeats``: each request asked K times (see :func:`baselines.client.check_repeats`)."""
+    parser.add_argument(
+        "--repeats", type=int, default=1, metavar="K", help="ask each request K times (needs sampling: temperature > 0)"
+    )
+    parser.add_argument(
+        "--force-repeats", action="store_true", help="--repeats above 1 at --temperature 0 (a server that samples)"
     )
 
 
@@ -186,6 +254,41 @@ def add_task_option(parser: argparse.ArgumentParser) -> None:
 
 #: the bounds of ``--pixel-budget`` (inclusive): a 64×64 image at least, the toolkit's pixel limit at most
 PIXEL_BUDGET_RANGE = (4_096, 300_000_000)
+_SUFFIXES = {"": 1, "k": 1_000, "m": 1_000_000}
+
+
+def parse_pixel_budgets(text: str) -> int | tuple[int, ...]:
+    """Pixel budgets from ``"1M,4M,16M"`` (``k`` = 1,000 and ``M`` = 1,000,000 pixels, or plain integers):
+    one budget as an ``int`` (as ``--pixel-budget PX`` always was), several as a sorted tuple, each once.
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        A piece that is not a number of pixels (its range is checked by :func:`check_prompt_options`).
+
+    Examples
+    --------
+    >>> parse_pixel_budgets("16M, 1M,4M,1M"), parse_pixel_budgets("4000000"), parse_pixel_budgets("500k")
+    ((1000000, 4000000, 16000000), 4000000, 500000)
+    >>> parse_pixel_budgets("4MP")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: expected pixels such as 4000000, 500k or 4M, separated by commas; got '4MP'
+    """
+    budgets = set()
+    for piece in text.split(","):
+        if not piece.strip():
+            continue
+        found = re.fullmatch(r"(\d+(?:\.\d+)?)([kKmM]?)", piece.strip())
+        if found is None:
+            raise argparse.ArgumentTypeError(
+                f"expected pixels such as 4000000, 500k or 4M, separated by commas; got {piece.strip()!r}"
+            )
+        budgets.add(round(float(found[1]) * _SUFFIXES[found[2].lower()]))
+    if not budgets:
+        raise argparse.ArgumentTypeError(f"expected at least one pixel budget, got {text!r}")
+    ordered = tuple(sorted(budgets))
+    return ordered[0] if len(ordered) == 1 else ordered
 
 
 def check_prompt_options(args: argparse.Namespace) -> None:
@@ -198,8 +301,9 @@ def check_prompt_options(args: argparse.Namespace) -> None:
     """
     budget = getattr(args, "pixel_budget", None)
     low, high = PIXEL_BUDGET_RANGE
-    if budget is not None and not low <= budget <= high:
-        raise ValueError(f"--pixel-budget: expected pixels >= {low:,} and <= {high:,}, got {budget:,}")
+    for value in budget if isinstance(budget, tuple) else () if budget is None else (budget,):
+        if not low <= value <= high:
+            raise ValueError(f"--pixel-budget: expected pixels >= {low:,} and <= {high:,}, got {value:,}")
 
 
 def client_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -211,9 +315,10 @@ def client_options(args: argparse.Namespace) -> dict[str, Any]:
     ValueError
         An option is out of its range (one line naming it: ``--timeout inf``, ``--concurrency 1e20``).
     """
-    from baselines.client import check_options
+    from baselines.client import check_options, check_repeats
 
     check_prompt_options(args)
+    repeats = getattr(args, "repeats", None)  # the commands that take --repeats (run, eval)
     try:
         check_options(
             model=args.model,
@@ -223,9 +328,12 @@ def client_options(args: argparse.Namespace) -> dict[str, Any]:
             max_retries=args.max_retries,
             temperature=args.temperature,
         )
+        if repeats is not None:
+            check_repeats(repeats, args.temperature, force=args.force_repeats)
     except ValueError as error:  # the option as the command line spells it
         name, _, rest = str(error).partition(":")
         raise ValueError(f"--{name.replace('_', '-')}:{rest}") from None
+    sampling = {} if repeats is None else {"repeats": repeats, "force_repeats": args.force_repeats}
     return {
         "endpoint": args.endpoint,
         "model": args.model,
@@ -237,6 +345,7 @@ def client_options(args: argparse.Namespace) -> dict[str, Any]:
         "max_retries": args.max_retries,
         "retry_errors": args.retry_errors,
         "progress": not getattr(args, "quiet", False),
+        **sampling,
     }
 
 

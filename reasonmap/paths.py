@@ -24,6 +24,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from reasonmap.errors import ReasonmapError
+
 __all__ = [
     "Output",
     "OUTPUTS",
@@ -96,14 +98,17 @@ OUTPUTS: Mapping[str, tuple[Output, ...]] = {
     "vdi": (Output("out", ("*.jsonl", "vdi.*", "manifest.json")),),
     "ocr": (Output("evidence"), Output("evidence_dir", ("*.evidence.json",))),
     "render": (Output("out", ("*.png", "*.truth.json"), beside=(".truth.json",)),),
-    "diagnose": (Output("out", beside=(".summary.json", ".summary.md", ".manifest.json")),),
+    "diagnose": (
+        Output("out", beside=(".summary.json", ".summary.md", ".manifest.json")),
+        Output("draw", ("*__*__*.png",)),
+    ),
     "synth": (Output("out", ("*.json", "*/*", "*/*/*")),),
     # eval reads its own questions/<task>.jsonl back in (a run in place) before writing it again
     "eval": (Output("out", ("*.json", "*.md", "*/*/*.jsonl", "*/*/report/*")),),
 }
 
 
-class OverwriteRefused(ValueError):
+class OverwriteRefused(ReasonmapError, ValueError):
     """An output that would replace an input; the message names both options."""
 
 

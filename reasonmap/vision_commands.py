@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 
@@ -179,6 +180,8 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
     from vision.render import truth_path
 
     _check_cache(args)
+    if args.draw and os.path.exists(args.draw) and not os.path.isdir(args.draw):
+        raise ValueError(f"--draw {args.draw}: not a folder (the drawings go into one)")
     if args.evidence_dir:
         if not args.metro_dir:
             raise ValueError("--evidence-dir needs --metro-dir (the maps' cities)")
@@ -218,8 +221,24 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
             colour_threshold=args.colour_threshold,
             layout_threshold=args.layout_threshold,
             executor=executor,
+            draw=args.draw,
+            images=_map_images(args),
+            progress=not args.quiet,
         )
     return _report_diagnosis(run)
+
+
+def _map_images(args: argparse.Namespace):
+    """A city's map image for ``--draw``: the one ``--map`` names, or the city's in ``--maps``; else none."""
+    from graphkit.names import fold
+    from vision.analyse import map_files
+
+    if args.map:
+        return lambda city: args.map
+    if args.maps:
+        files = map_files(args.maps)
+        return lambda city: files.get(fold(city), {}).get("image")
+    return None
 
 
 def _report_diagnosis(run) -> int:
@@ -255,14 +274,14 @@ def _diagnose_folder(args: argparse.Namespace) -> int:
             colour_threshold=args.colour_threshold,
             layout_threshold=args.layout_threshold,
             executor=executor,
+            draw=args.draw,
+            progress=not args.quiet,
         )
     return _report_diagnosis(run)
 
 
 def _add_map_options(parser: argparse.ArgumentParser) -> None:
-    from vision.engines import DEVICES, ENGINES
-    from vision.images import BYTES_PER_PIXEL, DEFAULT_PIXEL_LIMIT
-    from vision.ocr import ROTATIONS
+    from reasonmap.options import BYTES_PER_PIXEL, DEFAULT_PIXEL_LIMIT, DEVICES, ENGINES, ROTATIONS
 
     parser.add_argument("--device", choices=DEVICES, default="auto", help="OCR on cpu or cuda (auto: cuda if present)")
     parser.add_argument("--engine", choices=ENGINES, default="rapidocr", help="OCR engine (default rapidocr)")
@@ -340,5 +359,10 @@ def add_vision_commands(commands, add_city_options) -> None:
     )
     diagnose.add_argument("--layout-threshold", type=float, help="px under which a line runs near (default: 3 labels)")
     diagnose.add_argument("--out", required=True, help="diagnoses (JSON Lines); summaries are written beside it")
+    diagnose.add_argument(
+        "--draw",
+        metavar="DIR",
+        help="draw each wrong answer's route and the reference on its map: DIR/<id>__<model>__<kind>.png",
+    )
     add_executor_options(diagnose)
     diagnose.set_defaults(run=cmd_diagnose)

@@ -3,55 +3,22 @@
 from __future__ import annotations
 
 import grimp
+import networkx
 
 PACKAGES = ("graphkit", "benchmarks", "baselines", "vision", "reasonmap")
 
 
 def _cycles(imports: dict[str, set[str]]) -> list[list[str]]:
-    """Strongly connected groups of more than one module (Tarjan, iterative)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    found: list[list[str]] = []
-    for root in sorted(imports):
-        if root in index:
-            continue
-        work = [(root, iter(sorted(imports[root])))]
-        index[root] = low[root] = len(index)
-        stack.append(root)
-        on_stack.add(root)
-        while work:
-            node, children = work[-1]
-            child = next(children, None)
-            if child is not None:
-                if child not in index:
-                    index[child] = low[child] = len(index)
-                    stack.append(child)
-                    on_stack.add(child)
-                    work.append((child, iter(sorted(imports.get(child, ())))))
-                elif child in on_stack:
-                    low[node] = min(low[node], index[child])
-                continue
-            work.pop()
-            if work:
-                low[work[-1][0]] = min(low[work[-1][0]], low[node])
-            if low[node] == index[node]:
-                group = []
-                while True:
-                    member = stack.pop()
-                    on_stack.discard(member)
-                    group.append(member)
-                    if member == node:
-                        break
-                if len(group) > 1:
-                    found.append(sorted(group))
-    return found
+    """Strongly connected groups of more than one module, each sorted, in order."""
+    graph = networkx.DiGraph((module, target) for module, targets in imports.items() for target in targets)
+    graph.add_nodes_from(imports)
+    return sorted(sorted(group) for group in networkx.strongly_connected_components(graph) if len(group) > 1)
 
 
 def test_the_cycle_finder_finds_a_cycle():
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert _cycles({"a": {"b"}, "b": set()}) == []
+    assert _cycles({"d": {"c"}, "c": {"d"}, "b": {"a"}, "a": {"b", "c"}}) == [["a", "b"], ["c", "d"]]
 
 
 def test_no_module_imports_itself_through_others():

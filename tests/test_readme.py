@@ -37,3 +37,18 @@ def test_a_figure_off_by_more_than_its_tolerance_is_reported():
     assert _differ("x", 782, 782.4, tolerance=0.02) == []
     assert _differ("x", 680, 782.0, tolerance=0.02) == ["x: the README says 680, measured 782"]
     assert _differ("x", 175, 176) == ["x: the README says 175, measured 176"]
+
+
+def test_the_python_api_section_runs_as_a_doctest():
+    import doctest
+    import re
+
+    section = TEXT[TEXT.index("## The Python API") :]
+    section = section[: section.index("\n## ", 1)]
+    blocks = re.findall(r"```pycon\n(.*?)```", section, flags=re.DOTALL)
+    assert len(blocks) == 1 and blocks[0].count(">>> ") >= 10  # load, route, generate, answer, score
+    test = doctest.DocTestParser().get_doctest(blocks[0], {}, "README: The Python API", str(README), 0)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    lines: list[str] = []
+    runner.run(test, out=lines.append)
+    assert runner.summarize(verbose=False).failed == 0, "".join(lines)

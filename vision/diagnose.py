@@ -161,6 +161,8 @@ class Diagnosis:
         and ``also`` (the other labels that applied, by precedence).
     city : str
         The question's city.
+    repeat : int
+        Which of several answers to the request it labels (0-based; written only when not 0).
     """
 
     id: str
@@ -170,9 +172,10 @@ class Diagnosis:
     category: str
     evidence: dict[str, Any] = field(default_factory=dict)
     city: str = ""
+    repeat: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        record = {
             "id": self.id,
             "model": self.model,
             "question": self.question,
@@ -181,6 +184,9 @@ class Diagnosis:
             "category": self.category,
             "evidence": self.evidence,
         }
+        if self.repeat:  # absent means 0: single-answer diagnoses keep their bytes
+            record["repeat"] = self.repeat
+        return record
 
 
 # -- thresholds and names ----------------------------------------------------
@@ -327,7 +333,14 @@ def diagnose(
         layout_threshold = _default_layout_threshold(evidence)
     label, found = _label(prediction, question, graph, evidence, error, colour_threshold, layout_threshold)
     return Diagnosis(
-        prediction.id, prediction.model, prediction.question, label, LABELS[label][0], found, question.city
+        prediction.id,
+        prediction.model,
+        prediction.question,
+        label,
+        LABELS[label][0],
+        found,
+        question.city,
+        prediction.repeat,
     )
 
 

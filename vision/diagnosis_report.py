@@ -7,7 +7,10 @@ answer with :func:`vision.diagnose.diagnose`, and writes, atomically:
 
 - ``OUT`` (JSON Lines): one :class:`~vision.diagnose.Diagnosis` per prediction, in input order;
 - ``OUT.summary.json`` (``OUT`` without its suffix): :func:`summarise`'s counts and shares;
-- ``OUT.summary.md``: :func:`summary_markdown`'s tables.
+- ``OUT.summary.md``: :func:`summary_markdown`'s tables;
+- with ``draw=DIR``: one PNG per wrong answer in ``DIR`` (:mod:`vision.route_drawing`; the manifest lists
+  them), and in the summaries one drawn example per failure label (``examples``: label → the PNG, relative
+  to the summaries).
 
 Bad records are reported and skipped; every good one is kept.
 """
@@ -15,14 +18,17 @@ Bad records are reported and skipped; every good one is kept.
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 
 from benchmarks.jsonl import read_jsonl, unique_by_id, write_jsonl
 from benchmarks.manifests import begin_outputs, manifest_beside, write_manifest
+from benchmarks.metrics import percent, ratio
 from benchmarks.reasonmap.loading import read_questions
 from benchmarks.reasonmap.records import Prediction, Question
 from benchmarks.summaries import write_summary, write_text
@@ -99,7 +105,7 @@ def prediction_row(record: Any, *, where: str = "prediction") -> tuple[Predictio
 
 
 def _share(count: int, total: int) -> float:
-    return round(count / total, 4) if total else 0.0
+    return ratio(count, total, 4) or 0.0  # no answer: a share of 0, not None
 
 
 def _counts(diagnoses: list[Diagnosis]) -> dict[str, Any]:
@@ -149,10 +155,6 @@ def summarise(diagnoses: Iterable[Diagnosis]) -> dict[str, Any]:
     }
 
 
-def _percent(value: float) -> str:
-    return f"{100 * value:.1f}%"
-
-
 def summary_markdown(summary: Mapping[str, Any]) -> str:
     """Markdown tables of a :func:`summarise` result: categories, labels, and categories per city.
 
@@ -168,7 +170,7 @@ def summary_markdown(summary: Mapping[str, Any]) -> str:
         "|---|---:|---:|---:|---:|---:|",
     ]
     for model, found in models.items():
-        shares = [_percent(found["categories"][category]["share"]) for category in CATEGORIES]
+        shares = [percent(found["categories"][category]["share"], 1, "%") for category in CATEGORIES]
         lines.append(f"| {model} | {found['total']} | {' | '.join(shares)} |")
     labels = list(summary["labels"])
     lines += ["", "| model | " + " | ".join(labels) + " |", "|---|" + "---:|" * len(labels)]
@@ -182,8 +184,11 @@ def summary_markdown(summary: Mapping[str, Any]) -> str:
     ]
     for model, found in models.items():
         for city, counts in found["cities"].items():
-            shares = [_percent(counts["categories"][category]["share"]) for category in CATEGORIES]
+            shares = [percent(counts["categories"][category]["share"], 1, "%") for category in CATEGORIES]
             lines.append(f"| {model} | {city or '-'} | {counts['total']} | {' | '.join(shares)} |")
+    if summary.get("examples"):
+        lines += ["", "One wrong answer per failure label, drawn on its map:", "", "| label | drawing |", "|---|---|"]
+        lines += [f"| {label} | ![{label}]({quote(path)}) |" for label, path in summary["examples"].items()]
     return "\n".join(lines) + "\n"
 
 
@@ -263,11 +268,12 @@ def _other_cities(
 def _first_answers(
     rows: list[tuple[Prediction, str | None]], path: str | Path, problems: list[str]
 ) -> list[tuple[Prediction, str | None]]:
-    """Rows with repeats dropped: a model's second answer to one question kind is reported, the first counts."""
-    seen: set[tuple[str, str, str]] = set()
+    """Rows with repeats dropped: a model's second answer to one question kind is reported, the first counts.
+    Answers numbered by ``repeat`` (repeated sampling) are each diagnosed: only a repeated repeat is dropped."""
+    seen: set[tuple[str, str, str, int]] = set()
     kept = []
     for row in rows:
-        key = (row[0].model, row[0].id, row[0].question)
+        key = (row[0].model, row[0].id, row[0].question, row[0].repeat)
         if key in seen:
             problems.append(f"{path}: {key[0]} answered {key[1]} ({key[2]}) again; the first answer counts")
             continue
@@ -409,6 +415,9 @@ def diagnose_files(
     colour_threshold: float = DEFAULT_COLOUR_THRESHOLD,
     layout_threshold: float | None = None,
     executor: Executor | None = None,
+    draw: str | Path | None = None,
+    images: Callable[[str], str | Path | None] | None = None,
+    progress: bool = False,
 ) -> DiagnosisRun:
     """Diagnose a predictions file against its questions and map; write the labels and their summary.
 
@@ -434,6 +443,11 @@ def diagnose_files(
     executor : Executor, optional
         Diagnose blocks of rows on its workers (:mod:`graphkit.executors`); ``graph_for`` must then
         be picklable, like :class:`OneNetwork`. The outputs are the same byte for byte.
+    draw : str or Path, optional
+        A folder to draw every wrong answer in (:func:`vision.route_drawing.draw_diagnoses`), on the
+        image ``images`` gives for its city (a path, or ``None``: drawn from the evidence alone).
+    progress : bool
+        Show a progress bar while drawing.
 
     Returns
     -------
@@ -466,9 +480,78 @@ def diagnose_files(
     problems.extend(f"{predictions_path}: {message}" for message in skipped)
     summary = summarise(diagnoses)
     summary_json, summary_md = summary_paths(out)
+    drawings: list[Path] = []
+    if draw is not None:
+        rows_by_key = {(p.model, p.id, p.question): p.response for p, _ in rows}
+        drawings = _draw(diagnoses, questions, rows_by_key, graph_for, evidence, images, draw, problems, progress)
+        examples = _examples(drawings)
+        summary["examples"] = {
+            label: Path(os.path.relpath(path, summary_md.parent)).as_posix() for label, path in examples.items()
+        }
     manifest = begin_outputs(manifest_beside(out), "diagnose")
     write_jsonl(out, diagnoses)
     write_summary(summary_json, summary)
     write_text(summary_md, summary_markdown(summary))
-    write_manifest(manifest, [out, summary_json, summary_md], "diagnose")  # last: the three are one run
+    # last: the three files and the drawings are one run
+    write_manifest(manifest, [out, summary_json, summary_md, *(path for _, path in drawings)], "diagnose")
     return DiagnosisRun(tuple(diagnoses), tuple(problems), summary, (Path(out), summary_json, summary_md))
+
+
+def _draw(
+    diagnoses: list[Diagnosis],
+    questions: Mapping[str, Question],
+    responses: Mapping[tuple[str, str, str], str],
+    graph_for: Callable[[Question], TransitGraph],
+    evidence: Evidence,
+    images: Callable[[str], str | Path | None] | None,
+    folder: str | Path,
+    problems: list[str],
+    progress: bool,
+) -> list[tuple[Diagnosis, Path]]:
+    """Draw every wrong answer in ``folder``; each diagnosis drawn, with its file."""
+    import sys
+
+    from tqdm import tqdm
+
+    from vision.errors import EngineUnavailable
+    from vision.fonts import find_font
+    from vision.images import read_rgb
+    from vision.route_drawing import draw_diagnoses
+
+    def image_for(city: str) -> Any:
+        from PIL import Image
+
+        path = images(city) if images is not None else None
+        if path is None:
+            return None
+        try:
+            return Image.fromarray(read_rgb(path))
+        except (OSError, ValueError, VisionError) as failure:
+            problems.append(f"city {city!r}: map image not read for drawing ({failure}); drawn from the evidence")
+            return None
+
+    try:
+        fonts = [find_font("cjk")]  # Chinese names in titles and notes
+    except EngineUnavailable:
+        fonts = []
+    unread: list[str] = []  # a city without evidence was reported when it was diagnosed
+    drawn = draw_diagnoses(
+        diagnoses,
+        questions,
+        responses,
+        graph_for,
+        _evidence_for(evidence, unread),
+        image_for,
+        folder,
+        fonts=fonts,
+        progress=lambda rows: tqdm(rows, unit="drawing", desc="drawing", file=sys.stderr, disable=not progress),
+    )
+    return [(diagnosis, drawing.path) for diagnosis, drawing in drawn]
+
+
+def _examples(drawings: list[tuple[Diagnosis, Path]]) -> dict[str, Path]:
+    """The first drawing of each failure label, in label order."""
+    first: dict[str, Path] = {}
+    for diagnosis, path in drawings:
+        first.setdefault(diagnosis.label, path)
+    return {label: first[label] for label in LABELS if label in first}

@@ -11,6 +11,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal, Protocol
 
+from graphkit.choices import check_choice
 from vision.errors import EngineUnavailable
 
 __all__ = ["ENGINES", "DEVICES", "Reading", "Engine", "EngineConfig", "open_engine", "cuda_available"]
@@ -51,10 +52,8 @@ class EngineConfig:
     rec_model_dir: str | None = None
 
     def __post_init__(self) -> None:
-        if self.engine not in ENGINES:
-            raise ValueError(f"engine must be one of {list(ENGINES)}, got {self.engine!r}")
-        if self.device not in DEVICES:
-            raise ValueError(f"device must be one of {list(DEVICES)}, got {self.device!r}")
+        check_choice(self.engine, ENGINES, what="engine")
+        check_choice(self.device, DEVICES, what="device")
 
 
 def cuda_available() -> bool:

@@ -16,6 +16,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
+from graphkit.choices import check_choice
 from vision.errors import EngineUnavailable
 
 __all__ = ["Script", "SCRIPTS", "find_font", "font_index", "load_font", "script_of"]
@@ -47,8 +48,7 @@ _ADVICE = {
 
 
 def _check_script(script: str) -> None:
-    if script not in SCRIPTS:
-        raise ValueError(f"script must be one of {sorted(SCRIPTS)}, got {script!r}")
+    check_choice(script, sorted(SCRIPTS), what="script")
 
 
 def script_of(text: str) -> Script:

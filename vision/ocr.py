@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from benchmarks.provenance import file_sha256
+from graphkit.choices import check_choice
 from vision.engines import Engine, EngineConfig, open_engine
 from vision.errors import InvalidCacheDir
 from vision.images import read_rgb
@@ -105,8 +106,7 @@ class OcrSettings:
     rec_model_dir: str | None = None
 
     def __post_init__(self) -> None:
-        if self.rotations not in ROTATIONS:
-            raise ValueError(f"rotations must be one of {list(ROTATIONS)}, got {self.rotations!r}")
+        check_choice(self.rotations, ROTATIONS, what="rotations")
         if not 256 <= self.tile <= 4096 or not 0 <= self.overlap < self.tile // 2:
             raise ValueError(f"tile must be 256..4096 px and overlap under half of it, got {self.tile}, {self.overlap}")
         if self.scale is not None and not 0.05 <= self.scale <= 4:

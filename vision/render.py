@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from graphkit.choices import check_choice
 from graphkit.files import atomic_writer
 from graphkit.graph import TransitGraph
 from vision.evidence import ciede2000, hex_to_rgb, rgb_to_hex
@@ -77,8 +78,7 @@ class RenderedMap:
 
 
 def _check_options(palette: str, size: int | None, seed: int) -> None:
-    if palette not in PALETTES:
-        raise ValueError(f"palette must be one of {sorted(PALETTES)}, got {palette!r}")
+    check_choice(palette, sorted(PALETTES), what="palette")
     if size is not None and (isinstance(size, bool) or not isinstance(size, int)):
         raise TypeError(f"size must be an int number of pixels, got {size!r}")
     if size is not None and not MIN_SIZE <= size <= MAX_SIZE:

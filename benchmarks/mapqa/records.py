@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from benchmarks.errors import InvalidRecord
-from benchmarks.records import answer_fields
+from benchmarks.records import answer_fields, repeat_of
 
 __all__ = [
     "KIND",
@@ -219,16 +219,27 @@ class MapPrediction:
     model: str
     response: str
     tokens: int | None = None
+    #: which answer to the same question this is (0-based): several come from repeated sampling
+    repeat: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "model": self.model, "question": KIND, "response": self.response, "tokens": self.tokens}
+        record = {
+            "id": self.id,
+            "model": self.model,
+            "question": KIND,
+            "response": self.response,
+            "tokens": self.tokens,
+        }
+        if self.repeat:  # absent means 0: single-answer rows keep their bytes
+            record["repeat"] = self.repeat
+        return record
 
     @classmethod
     def from_dict(cls, record: Any, *, where: str = "prediction") -> MapPrediction:
         identifier, model, response, tokens = answer_fields(record, where)
         if not model:
             raise InvalidRecord(f"{where}: field 'model' must be a non-empty string")
-        return cls(identifier, model, response, tokens)
+        return cls(identifier, model, response, tokens, repeat_of(record, where))
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,6 +258,7 @@ class MapVerdict:
     scores: dict[str, float] = field(default_factory=dict)
     invalid_reason: str | None = None
     tokens: int | None = None
+    repeat: int = 0
 
     @property
     def correct(self) -> int:
@@ -262,4 +274,5 @@ class MapVerdict:
             **self.scores,
             "invalid_reason": self.invalid_reason,
             "tokens": self.tokens,
+            **({"repeat": self.repeat} if self.repeat else {}),
         }

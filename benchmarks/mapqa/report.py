@@ -13,31 +13,26 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from benchmarks.mapqa.metrics import MAPQA_METRICS
 from benchmarks.mapqa.records import LEVELS, QUESTION_TYPES, MapQuestion, MapVerdict
 from benchmarks.mapqa.scoring import METRICS
+from benchmarks.metrics import figures as metric_figures
+from benchmarks.metrics import number, percent
 from benchmarks.provenance import versions
+from benchmarks.repeats import repeats_table
 
 __all__ = ["summarize", "markdown_table", "write_report", "REPORT_FILES"]
 
 REPORT_FILES = ("summary.json", "table.md")
 
 
-def _mean(total: float, count: int) -> float | None:
-    return round(total / count, 6) if count else None
-
-
 def _figures(verdicts: Sequence[MapVerdict]) -> dict[str, Any]:
     """Counts, accuracy, and the mean of every metric over the verdicts it scored (None when it scored none)."""
-    figures: dict[str, Any] = {
+    return {
         "n": len(verdicts),
         "n_invalid": sum(verdict.parsed is None for verdict in verdicts),
-        "accuracy": _mean(sum(verdict.correct for verdict in verdicts), len(verdicts)),
+        **metric_figures(MAPQA_METRICS, verdicts),
     }
-    for name in METRICS:
-        if name != "exact":
-            values = [verdict.scores[name] for verdict in verdicts if name in verdict.scores]
-            figures[f"mean_{name}"] = _mean(sum(values), len(values))
-    return figures
 
 
 def summarize(
@@ -115,14 +110,6 @@ def summarize(
     }
 
 
-def _percent(value: float | None) -> str:
-    return "–" if value is None else f"{value * 100:.2f}"
-
-
-def _number(value: float | None) -> str:
-    return "–" if value is None else f"{value:.3f}"
-
-
 def markdown_table(summary: Mapping[str, Any]) -> str:
     """Models × accuracy per type and level (multiple choice with its mean Jaccard credit, sorting with its mean
     Kendall tau), then accuracy per category and per language."""
@@ -134,13 +121,13 @@ def markdown_table(summary: Mapping[str, Any]) -> str:
     for model, row in summary["models"].items():
         per_type, per_level = row["per_type"], row["per_level"]
         cells = [
-            _percent(row["accuracy"]),
-            _percent(per_type.get("single", {}).get("accuracy")),
-            _percent(per_type.get("multiple", {}).get("accuracy")),
-            _number(row["mean_jaccard"]),
-            _percent(per_type.get("sorting", {}).get("accuracy")),
-            _number(row["mean_kendall_tau"]),
-            *(_percent(per_level.get(str(level), {}).get("accuracy")) for level in LEVELS),
+            percent(row["accuracy"]),
+            percent(per_type.get("single", {}).get("accuracy")),
+            percent(per_type.get("multiple", {}).get("accuracy")),
+            number(row["mean_jaccard"], 3),
+            percent(per_type.get("sorting", {}).get("accuracy")),
+            number(row["mean_kendall_tau"], 3),
+            *(percent(per_level.get(str(level), {}).get("accuracy")) for level in LEVELS),
             f"{row['n_invalid']}/{row['n']}",
             str(row["n_unanswered"]),
         ]
@@ -152,9 +139,10 @@ def markdown_table(summary: Mapping[str, Any]) -> str:
         lines += ["", f"Accuracy (%) by {title}:", "", "| Model | " + " | ".join(keys) + " |"]
         lines.append("|---|" + "---:|" * len(keys))
         lines += [
-            f"| {model} | " + " | ".join(_percent(row[group].get(key, {}).get("accuracy")) for key in keys) + " |"
+            f"| {model} | " + " | ".join(percent(row[group].get(key, {}).get("accuracy")) for key in keys) + " |"
             for model, row in summary["models"].items()
         ]
+    lines += repeats_table(summary)
     return "\n".join(lines) + "\n"
 
 

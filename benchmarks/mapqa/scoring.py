@@ -213,6 +213,7 @@ def score_prediction(prediction: MapPrediction, question: MapQuestion) -> MapVer
         score_answer(parsed, question),
         parsed.reason if isinstance(parsed, Invalid) else None,
         prediction.tokens,
+        prediction.repeat,
     )
 
 

@@ -1,87 +1,138 @@
-"""The map QA task (OmniMapBench-style objective questions on any map image) as a registry entry.
+"""The map QA task (OmniMapBench-style objective questions on any map image) as a registry record.
 
 See :mod:`benchmarks.tasks`. Map QA questions carry their own image and no
 Metro Data, so they are asked with the map (``full``) or without it
-(``text-only``); there are no scoring variants.
+(``text-only``); one scoring variant, no weighting, no solver.
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from benchmarks.jsonl import Problem
 from benchmarks.mapqa.io import is_mapqa_file, read_map_predictions, read_map_questions
+from benchmarks.mapqa.metrics import MAPQA_METRICS
 from benchmarks.mapqa.records import KIND, MapPrediction, MapQuestion, MapVerdict
-from benchmarks.tasks import Loaded, Prompt, ScoreOptions
+from benchmarks.paired import PairedMetric
+from benchmarks.repeats import with_repeats
+from benchmarks.tasks import Loaded, MapPolicy, Prompt, ScoreOptions, Task, Variant
 
 if TYPE_CHECKING:
+    from benchmarks.samples import SampleSet
     from graphkit.executors import Executor
 
-__all__ = ["MapQATask", "MAPQA"]
+__all__ = ["MAPQA", "mapqa_samples"]
 
 
-@dataclass(frozen=True, slots=True)
-class MapQATask:
-    """Map QA: one request per question, judged by exact match, Jaccard and Kendall's tau."""
-
-    name: str = "mapqa"
-    title: str = "Map QA (OmniMapBench-style objective questions)"
-    modes: tuple[str, ...] = ("full", "text-only")
-    variants: tuple[str, ...] = ("paper",)
-    default_weighting: str = "none"
-    solvers: tuple[str, ...] = ()
-
-    def recognise(self, path: Path) -> bool:
-        return is_mapqa_file(path)
-
-    def load(self, path: str | Path) -> Loaded:
-        questions, problems = read_map_questions(path)
-        return Loaded(questions, tuple(str(problem) for problem in problems))
-
-    def prompts(self, question: MapQuestion) -> list[Prompt]:
-        return [Prompt(question.id, KIND, question.text(), image=question.image)]
-
-    def read_predictions(self, path: str | Path, options: ScoreOptions) -> tuple[list[MapPrediction], list[Problem]]:
-        if options.source != "jsonl":
-            raise ValueError(f"--from {options.source} reads route answers; map QA predictions are JSON Lines rows")
-        return read_map_predictions(path)
-
-    def answer_key(self, prediction: MapPrediction) -> Hashable:
-        return (prediction.id, prediction.model)
-
-    def score(
-        self, loaded: Loaded, predictions: Sequence[MapPrediction], options: ScoreOptions, executor: Executor | None
-    ) -> tuple[list[MapVerdict], list[str]]:
-        from benchmarks.mapqa.scoring import score_predictions
-
-        verdicts, unmatched = score_predictions(loaded.questions, predictions)
-        return verdicts, [f"prediction {id!r} matches no question" for id in unmatched]
-
-    def summarize(
-        self,
-        verdicts: Sequence[MapVerdict],
-        loaded: Loaded,
-        options: ScoreOptions,
-        inputs: Mapping[str, Any],
-        problems: Sequence[str],
-    ) -> dict[str, Any]:
-        from benchmarks.mapqa.report import summarize
-
-        return summarize(verdicts, loaded.questions, inputs=inputs, problems=problems)
-
-    def write_report(self, directory: str | Path, summary: Mapping[str, Any], *, figures: bool = True) -> list[Path]:
-        from benchmarks.mapqa.report import write_report
-
-        return write_report(directory, summary)  # tables only: map QA draws no figure
-
-    def table(self, summary: Mapping[str, Any]) -> str:
-        from benchmarks.mapqa.report import markdown_table
-
-        return markdown_table(summary)
+def _load(path: str | Path) -> Loaded:
+    questions, problems = read_map_questions(path)
+    return Loaded(questions, tuple(str(problem) for problem in problems))
 
 
-#: The registry entry.
-MAPQA = MapQATask()
+def _prompts(question: MapQuestion) -> list[Prompt]:
+    return [Prompt(question.id, KIND, question.text(), image=question.image)]
+
+
+def _read_predictions(path: str | Path, options: ScoreOptions) -> tuple[list[MapPrediction], list[Problem]]:
+    if options.source != "jsonl":
+        raise ValueError(f"--from {options.source} reads route answers; map QA predictions are JSON Lines rows")
+    return read_map_predictions(path)
+
+
+def _answer_key(prediction: MapPrediction) -> Hashable:
+    return (prediction.id, prediction.model, prediction.repeat)
+
+
+def _score_predictions(questions: Mapping[str, MapQuestion], predictions: Sequence[MapPrediction]):
+    from benchmarks.mapqa.scoring import score_predictions
+
+    return score_predictions(questions, predictions)
+
+
+def _score(
+    loaded: Loaded, predictions: Sequence[MapPrediction], options: ScoreOptions, executor: Executor | None
+) -> tuple[list[MapVerdict], list[str]]:
+    verdicts, unmatched = MAPQA.variant(options.variant).score(loaded.questions, predictions)
+    return verdicts, [f"prediction {id!r} matches no question" for id in unmatched]
+
+
+def _summarize(
+    verdicts: Sequence[MapVerdict],
+    loaded: Loaded,
+    options: ScoreOptions,
+    inputs: Mapping[str, Any],
+    problems: Sequence[str],
+) -> dict[str, Any]:
+    from benchmarks.mapqa.report import summarize
+
+    return with_repeats(summarize(verdicts, loaded.questions, inputs=inputs, problems=problems), verdicts)
+
+
+def _write_report(directory: str | Path, summary: Mapping[str, Any], *, figures: bool = True) -> list[Path]:
+    from benchmarks.mapqa.report import write_report
+
+    return write_report(directory, summary)  # tables only: map QA draws no figure
+
+
+def _table(summary: Mapping[str, Any]) -> str:
+    from benchmarks.mapqa.report import markdown_table
+
+    return markdown_table(summary)
+
+
+def mapqa_samples(questions: Iterable[MapQuestion], *, images: str | Path) -> SampleSet:
+    """Samples of map questions; images relative to ``images``; correct means an exact match."""
+    from benchmarks.mapqa.io import image_path
+    from benchmarks.mapqa.scoring import score_prediction
+    from benchmarks.samples import Sample, SampleSet
+
+    by_id: dict[str, MapQuestion] = {}
+    samples, problems = [], []
+    for question in questions:
+        path = image_path(question, images)
+        if not path.is_file():
+            problems.append(f"question {question.id!r}: no map image at {path}; skipped")
+            continue
+        by_id[question.id] = question
+        samples.append(Sample(question.id, KIND, Path(question.image).as_posix(), path, question.text()))
+
+    def judge(sample: Sample, response: str) -> bool:
+        return score_prediction(MapPrediction(sample.id, "vdi", response), by_id[sample.id]).correct == 1
+
+    return SampleSet("mapqa", tuple(samples), judge, tuple(problems))
+
+
+def _samples(loaded: Loaded, maps: Path | None, source: Path) -> SampleSet:
+    return mapqa_samples(loaded.questions.values(), images=maps if maps is not None else source.parent)
+
+
+#: The registry record.
+MAPQA = Task(
+    name="mapqa",
+    title="Map QA (OmniMapBench-style objective questions)",
+    modes=("full", "text-only"),
+    variants=(Variant("paper", "exact match, Jaccard and Kendall's tau per answer type", _score_predictions),),
+    weightings=("none",),
+    default_weighting="none",
+    solvers=(),
+    recognise=is_mapqa_file,
+    load=_load,
+    prompts=_prompts,
+    read_predictions=_read_predictions,
+    answer_key=_answer_key,
+    score=_score,
+    summarize=_summarize,
+    write_report=_write_report,
+    table=_table,
+    samples=_samples,
+    maps=MapPolicy(own_images=True),
+    metrics=MAPQA_METRICS,
+    # accuracy, and the partial-credit means over the questions they apply to, unweighted
+    paired_metrics=(
+        PairedMetric("accuracy", "Acc. (%)", "correct", weighted=False, scale=100.0),
+        PairedMetric("mean_jaccard", "Jaccard", "jaccard", weighted=False, test="permutation"),
+        PairedMetric("mean_kendall_tau", "Kendall tau", "kendall_tau", weighted=False, test="permutation"),
+    ),
+)

@@ -16,49 +16,29 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from benchmarks.metrics import figures as metric_figures
+from benchmarks.metrics import percent
 from benchmarks.plotting import ModelCap, top_models
+from benchmarks.plus.metrics import PLUS_METRICS
 from benchmarks.plus.questions import ANSWER_KINDS, OPTION_LETTERS, PLUS_TYPES
 from benchmarks.plus.scoring import PlusVerdict
 from benchmarks.provenance import versions
 from benchmarks.reasonmap.records import DIFFICULTIES
 from benchmarks.reasonmap.weighting import get_weighting
+from benchmarks.repeats import repeats_table
 
 __all__ = ["PLUS_REPORT_FILES", "summarize_plus", "plus_markdown_table", "write_plus_report"]
 
 PLUS_REPORT_FILES = ("summary.json", "table.md", "types.png", "types.pdf")
 
 
-def _ratio(numerator: float, denominator: float) -> float | None:
-    return round(numerator / denominator, 6) if denominator else None
-
-
-class _Tally:
-    """Sums over one group of verdicts."""
-
-    __slots__ = ("n", "weight", "correct", "weighted_correct", "invalid", "tokens", "counted")
-
-    def __init__(self) -> None:
-        self.n = self.invalid = self.counted = self.tokens = 0
-        self.weight = self.correct = self.weighted_correct = 0.0
-
-    def add(self, verdict: PlusVerdict) -> None:
-        self.n += 1
-        self.weight += verdict.weight
-        self.correct += verdict.correct
-        self.weighted_correct += verdict.weight * verdict.correct
-        self.invalid += verdict.parsed is None
-        if verdict.tokens is not None:
-            self.tokens += verdict.tokens
-            self.counted += 1
-
-    def figures(self) -> dict[str, Any]:
-        return {
-            "weighted_accuracy": _ratio(self.weighted_correct, self.weight),
-            "accuracy": _ratio(self.correct, self.n),
-            "n": self.n,
-            "n_invalid": self.invalid,
-            "mean_tokens": _ratio(self.tokens, self.counted),
-        }
+def _figures(verdicts: Sequence[PlusVerdict]) -> dict[str, Any]:
+    """Every plus metric over ``verdicts``, and the counts."""
+    return {
+        **metric_figures(PLUS_METRICS, verdicts),
+        "n": len(verdicts),
+        "n_invalid": sum(verdict.parsed is None for verdict in verdicts),
+    }
 
 
 def summarize_plus(
@@ -91,25 +71,25 @@ def summarize_plus(
     (0.333333, 0.5, 1, 2)
     """
     scheme = get_weighting(weighting)
-    overall: dict[str, _Tally] = defaultdict(_Tally)
-    groups: dict[str, dict[str, dict[str, _Tally]]] = {
-        "per_type": defaultdict(lambda: defaultdict(_Tally)),
-        "per_city": defaultdict(lambda: defaultdict(_Tally)),
-        "per_difficulty": defaultdict(lambda: defaultdict(_Tally)),
+    overall: dict[str, list[PlusVerdict]] = defaultdict(list)
+    groups: dict[str, dict[str, dict[str, list[PlusVerdict]]]] = {
+        "per_type": defaultdict(lambda: defaultdict(list)),
+        "per_city": defaultdict(lambda: defaultdict(list)),
+        "per_difficulty": defaultdict(lambda: defaultdict(list)),
     }
     for verdict in verdicts:
-        overall[verdict.model].add(verdict)
-        groups["per_type"][verdict.model][verdict.type].add(verdict)
-        groups["per_city"][verdict.model][verdict.city].add(verdict)
-        groups["per_difficulty"][verdict.model][verdict.difficulty_city].add(verdict)
+        overall[verdict.model].append(verdict)
+        groups["per_type"][verdict.model][verdict.type].append(verdict)
+        groups["per_city"][verdict.model][verdict.city].append(verdict)
+        groups["per_difficulty"][verdict.model][verdict.difficulty_city].append(verdict)
     orders = {"per_type": PLUS_TYPES, "per_difficulty": DIFFICULTIES}
     models = {}
     for model in sorted(overall):
-        row = overall[model].figures()
+        row = _figures(overall[model])
         for name, group in groups.items():
-            tallies = group[model]
-            order = orders.get(name, sorted(tallies))
-            row[name] = {key: tallies[key].figures() for key in order if key in tallies}
+            members = group[model]
+            order = orders.get(name, sorted(members))
+            row[name] = {key: _figures(members[key]) for key in order if key in members}
         models[model] = row
     return {
         "question_set": "plus",
@@ -126,10 +106,6 @@ def _plotted_models(summary: Mapping[str, Any]) -> ModelCap:
     """The models ``types.png`` draws: the best by overall weighted accuracy."""
     scores = {model: row.get("weighted_accuracy") for model, row in summary["models"].items()}
     return top_models(scores, metric="overall weighted accuracy")
-
-
-def _cell(value: float | None) -> str:
-    return "–" if value is None else f"{value * 100:.2f}"
 
 
 def plus_markdown_table(summary: Mapping[str, Any]) -> str:
@@ -160,16 +136,16 @@ def plus_markdown_table(summary: Mapping[str, Any]) -> str:
         "|---|" + "---:|" * (len(PLUS_TYPES) + 2),
     ]
     for model, row in summary["models"].items():
-        cells = [_cell(row["per_type"].get(kind, {}).get("weighted_accuracy")) for kind in PLUS_TYPES]
+        cells = [percent(row["per_type"].get(kind, {}).get("weighted_accuracy")) for kind in PLUS_TYPES]
         lines.append(
             f"| {model} | "
             + " | ".join(cells)
-            + f" | {_cell(row['weighted_accuracy'])} | {row['n_invalid']}/{row['n']} |"
+            + f" | {percent(row['weighted_accuracy'])} | {row['n_invalid']}/{row['n']} |"
         )
     lines += ["", "| Model | " + " | ".join(f"{level} maps" for level in DIFFICULTIES) + " |"]
     lines.append("|---|" + "---:|" * len(DIFFICULTIES))
     for model, row in summary["models"].items():
-        cells = [_cell(row["per_difficulty"].get(level, {}).get("weighted_accuracy")) for level in DIFFICULTIES]
+        cells = [percent(row["per_difficulty"].get(level, {}).get("weighted_accuracy")) for level in DIFFICULTIES]
         lines.append(f"| {model} | " + " | ".join(cells) + " |")
     note = _plotted_models(summary).note
     if note:
@@ -178,6 +154,7 @@ def plus_markdown_table(summary: Mapping[str, Any]) -> str:
         from benchmarks.reasonmap.official_rules import official_rules_lines
 
         lines += ["", *official_rules_lines(summary["official_rules"])]
+    lines += repeats_table(summary)
     return "\n".join(lines) + "\n"
 
 

@@ -1,4 +1,4 @@
-"""The ReasonMap-Plus task as a registry entry: see :mod:`benchmarks.tasks`.
+"""The ReasonMap-Plus task as a registry record: see :mod:`benchmarks.tasks`.
 
 Plus questions need no graph to score (the answers are in the records);
 variant ``official`` reads each answer the way the public ``main_plus.py``
@@ -8,121 +8,213 @@ everything else (rows, weights, skips) being the same.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from benchmarks.jsonl import Problem, read_jsonl
+from benchmarks.paired import PairedMetric
 from benchmarks.plus.loading import is_plus_file, load_plus_questions, read_plus_sheet
-from benchmarks.plus.questions import PlusPrediction, PlusQuestion
-from benchmarks.tasks import Loaded, Prompt, ScoreOptions
+from benchmarks.plus.metrics import PLUS_METRICS
+from benchmarks.plus.official import PLUS_MODELS
+from benchmarks.plus.questions import DEFAULT_PER_TYPE, PlusPrediction, PlusQuestion
+from benchmarks.reasonmap.weighting import WEIGHTINGS
+from benchmarks.repeats import with_repeats
+from benchmarks.tasks import Generation, Loaded, Prompt, ScoreOptions, Task, Variant
 
 if TYPE_CHECKING:
+    from benchmarks.plus.scoring import PlusVerdict
+    from benchmarks.samples import SampleSet
     from graphkit.executors import Executor
+    from graphkit.graph import TransitGraph
 
-__all__ = ["PlusTask", "PLUS"]
+__all__ = ["PLUS", "VARIANTS", "plus_samples"]
+
+DEFAULT_WEIGHTING = "city"
 
 
-@dataclass(frozen=True, slots=True)
-class PlusTask:
-    """ReasonMap-Plus counting and true/false questions: one request each, judged by exact match."""
+def _as_written(verdicts: list[PlusVerdict], by_key: Mapping[Hashable, PlusPrediction], questions, options) -> list:
+    """The toolkit's own reading of each answer: the verdicts as the scorer gave them."""
+    return verdicts
 
-    name: str = "plus"
-    title: str = "ReasonMap-Plus counting and true/false questions"
-    modes: tuple[str, ...] = ("full", "text-only", "symbolic")
-    variants: tuple[str, ...] = ("paper", "official", "vlmevalkit")
-    default_weighting: str = "city"
-    solvers: tuple[str, ...] = ("oracle",)
 
-    def recognise(self, path: Path) -> bool:
-        return is_plus_file(path)
+def _reread(read, verdicts: list[PlusVerdict], by_key, questions, given: Mapping[str, Any]) -> list:
+    # the same rows, weights and skips; only the reading of each answer differs
+    return [read(by_key[(v.id, v.model, v.repeat)], questions[v.id], v.weight, **given) for v in verdicts]
 
-    def load(self, path: str | Path) -> Loaded:
-        questions, problems = load_plus_questions(path)
-        return Loaded(questions, tuple(str(problem) for problem in problems))
 
-    def prompts(self, question: PlusQuestion) -> list[Prompt]:
-        return [Prompt(question.id, question.type, question.question, question.city, question.country)]
+def _public_reading(verdicts, by_key, questions, options: ScoreOptions) -> list:
+    from benchmarks.plus.official import official_plus_verdict
 
-    def read_predictions(self, path: str | Path, options: ScoreOptions) -> tuple[list[PlusPrediction], list[Problem]]:
-        if options.source == "vlmevalkit":
-            return read_plus_sheet(path, model=options.model)
-        if options.source != "jsonl":
-            raise ValueError(
-                f"--from {options.source} reads route answers;"
-                " plus predictions are JSON Lines rows or VLMEvalKit sheets"
-            )
-        return read_jsonl(path, PlusPrediction.from_dict)
+    return _reread(official_plus_verdict, verdicts, by_key, questions, {"official_model": options.official_model})
 
-    def answer_key(self, prediction: PlusPrediction) -> Hashable:
-        return (prediction.id, prediction.model, prediction.repeat)
 
-    def score(
-        self, loaded: Loaded, predictions: Sequence[PlusPrediction], options: ScoreOptions, executor: Executor | None
-    ) -> tuple[list[Any], list[str]]:
-        from benchmarks.plus.scoring import score_plus_predictions
+def _vlmevalkit_reading(verdicts, by_key, questions, options: ScoreOptions) -> list:
+    from benchmarks.plus.vlmevalkit import vlmevalkit_plus_verdict
 
-        questions = loaded.questions
-        verdicts, skipped = score_plus_predictions(
-            questions, predictions, weighting=options.weighting or self.default_weighting
+    return _reread(vlmevalkit_plus_verdict, verdicts, by_key, questions, {})
+
+
+def _public_rules(verdicts: Sequence[Any], loaded: Loaded, options: ScoreOptions) -> dict[str, Any]:
+    from benchmarks.reasonmap.official_rules import official_rules
+
+    models = (v.model for v in verdicts)
+    return {"official_rules": official_rules(models, given=options.official_model, table=PLUS_MODELS)}
+
+
+#: The variants, the toolkit's reading first.
+VARIANTS: tuple[Variant, ...] = (
+    Variant("paper", "the toolkit's reading of an answer (benchmarks.plus.scoring)", _as_written),
+    Variant(
+        "official",
+        "the public main_plus.py's reading of an answer, by model path",
+        _public_reading,
+        summary_extras=_public_rules,
+        model_paths=MappingProxyType(PLUS_MODELS),
+    ),
+    Variant(
+        "vlmevalkit",
+        "VLMEvalKit's reasonmap_plus.py reading of an answer (benchmarks.plus.vlmevalkit)",
+        _vlmevalkit_reading,
+    ),
+)
+
+
+def _load(path: str | Path) -> Loaded:
+    questions, problems = load_plus_questions(path)
+    return Loaded(questions, tuple(str(problem) for problem in problems))
+
+
+def _prompts(question: PlusQuestion) -> list[Prompt]:
+    return [Prompt(question.id, question.type, question.question, question.city, question.country)]
+
+
+def _read_predictions(path: str | Path, options: ScoreOptions) -> tuple[list[PlusPrediction], list[Problem]]:
+    if options.source == "vlmevalkit":
+        return read_plus_sheet(path, model=options.model)
+    if options.source != "jsonl":
+        raise ValueError(
+            f"--from {options.source} reads route answers; plus predictions are JSON Lines rows or VLMEvalKit sheets"
         )
-        if options.variant in ("official", "vlmevalkit"):
-            from benchmarks.plus.official import official_plus_verdict
-            from benchmarks.plus.vlmevalkit import vlmevalkit_plus_verdict
-
-            read = official_plus_verdict if options.variant == "official" else vlmevalkit_plus_verdict
-            # the same rows, weights and skips; only the reading of each answer differs
-            by_key = {(p.id, p.model, p.repeat): p for p in predictions}
-            given = {"official_model": options.official_model} if options.variant == "official" else {}
-            verdicts = [read(by_key[(v.id, v.model, v.repeat)], questions[v.id], v.weight, **given) for v in verdicts]
-        return verdicts, skipped
-
-    def summarize(
-        self,
-        verdicts: Sequence[Any],
-        loaded: Loaded,
-        options: ScoreOptions,
-        inputs: Mapping[str, Any],
-        problems: Sequence[str],
-    ) -> dict[str, Any]:
-        from benchmarks.plus.report import summarize_plus
-
-        summary = summarize_plus(
-            verdicts, weighting=options.weighting or self.default_weighting, inputs=inputs, problems=problems
-        )
-        summary["variant"] = options.variant
-        if options.variant == "official":
-            from benchmarks.plus.official import PLUS_MODELS
-            from benchmarks.reasonmap.official_rules import official_rules
-
-            models = (v.model for v in verdicts)
-            summary["official_rules"] = official_rules(models, given=options.official_model, table=PLUS_MODELS)
-        return summary
-
-    def write_report(self, directory: str | Path, summary: Mapping[str, Any], *, figures: bool = True) -> list[Path]:
-        from benchmarks.plus.report import write_plus_report
-
-        return write_plus_report(directory, summary, figures=figures)
-
-    def table(self, summary: Mapping[str, Any]) -> str:
-        from benchmarks.plus.report import plus_markdown_table
-
-        return plus_markdown_table(summary)
-
-    def compare(
-        self,
-        evaluations: Mapping[str, Any],
-        loaded: Loaded,
-        predictions: Sequence[PlusPrediction],
-        variants: tuple[str, str],
-        options: ScoreOptions,
-    ) -> tuple[dict[str, Any], str]:
-        """Two variants' accuracy per model and type; the one cause of a difference is the answer extraction."""
-        from benchmarks.plus.compare import compare_plus
-
-        return compare_plus(evaluations, variants)
+    return read_jsonl(path, PlusPrediction.from_dict)
 
 
-#: The registry entry.
-PLUS = PlusTask()
+def _answer_key(prediction: PlusPrediction) -> Hashable:
+    return (prediction.id, prediction.model, prediction.repeat)
+
+
+def _score(
+    loaded: Loaded, predictions: Sequence[PlusPrediction], options: ScoreOptions, executor: Executor | None
+) -> tuple[list[Any], list[str]]:
+    from benchmarks.plus.scoring import score_plus_predictions
+
+    reading = PLUS.variant(options.variant).score
+    questions = loaded.questions
+    verdicts, skipped = score_plus_predictions(questions, predictions, weighting=options.weighting or DEFAULT_WEIGHTING)
+    by_key = {(p.id, p.model, p.repeat): p for p in predictions}
+    return reading(verdicts, by_key, questions, options), skipped
+
+
+def _summarize(
+    verdicts: Sequence[Any],
+    loaded: Loaded,
+    options: ScoreOptions,
+    inputs: Mapping[str, Any],
+    problems: Sequence[str],
+) -> dict[str, Any]:
+    from benchmarks.plus.report import summarize_plus
+
+    summary = summarize_plus(
+        verdicts, weighting=options.weighting or DEFAULT_WEIGHTING, inputs=inputs, problems=problems
+    )
+    summary["variant"] = options.variant
+    extras = PLUS.variant(options.variant).summary_extras
+    if extras is not None:
+        summary.update(extras(verdicts, loaded, options))
+    return with_repeats(summary, verdicts)
+
+
+def _write_report(directory: str | Path, summary: Mapping[str, Any], *, figures: bool = True) -> list[Path]:
+    from benchmarks.plus.report import write_plus_report
+
+    return write_plus_report(directory, summary, figures=figures)
+
+
+def _table(summary: Mapping[str, Any]) -> str:
+    from benchmarks.plus.report import plus_markdown_table
+
+    return plus_markdown_table(summary)
+
+
+def _compare(
+    evaluations: Mapping[str, Any],
+    loaded: Loaded,
+    predictions: Sequence[PlusPrediction],
+    variants: tuple[str, str],
+    options: ScoreOptions,
+) -> tuple[dict[str, Any], str]:
+    """Two variants' accuracy per model and type; the one cause of a difference is the answer extraction."""
+    from benchmarks.plus.compare import compare_plus
+
+    return compare_plus(evaluations, variants)
+
+
+def _generate(graphs: Iterable[TransitGraph], *, seed: int, progress: bool, per_type: int) -> list[PlusQuestion]:
+    from benchmarks.plus.questions import generate_plus_set
+
+    return generate_plus_set(graphs, seed=seed, per_type=per_type, progress=progress)
+
+
+def _describe(questions: Sequence[PlusQuestion]) -> str:
+    from benchmarks.plus.questions import format_type_counts
+
+    return format_type_counts(questions)
+
+
+def plus_samples(questions: Iterable[PlusQuestion], *, maps: str | Path) -> SampleSet:
+    """Samples of ReasonMap-Plus questions (asked as written; the request kind is the question's type), maps from
+    the folder ``maps``; correct as the plus scorer judges an answer."""
+    from benchmarks.plus.scoring import score_plus_prediction
+    from benchmarks.samples import Sample, SampleSet, with_city_maps
+
+    by_id, samples, problems = with_city_maps(
+        questions, maps, lambda question, path: Sample(question.id, question.type, path.name, path, question.question)
+    )
+
+    def judge(sample: Sample, response: str) -> bool:
+        return score_plus_prediction(PlusPrediction(sample.id, "vdi", response), by_id[sample.id]).correct == 1
+
+    return SampleSet("plus", tuple(samples), judge, tuple(problems))
+
+
+def _samples(loaded: Loaded, maps: Path, source: Path) -> SampleSet:
+    return plus_samples(loaded.questions.values(), maps=maps)
+
+
+#: The registry record.
+PLUS = Task(
+    name="plus",
+    title="ReasonMap-Plus counting and true/false questions",
+    modes=("full", "text-only", "symbolic"),
+    variants=VARIANTS,
+    weightings=tuple(WEIGHTINGS),
+    default_weighting=DEFAULT_WEIGHTING,
+    solvers=("oracle",),
+    solve="baselines.plus_oracle:solve_plus",
+    recognise=is_plus_file,
+    load=_load,
+    prompts=_prompts,
+    read_predictions=_read_predictions,
+    answer_key=_answer_key,
+    score=_score,
+    summarize=_summarize,
+    write_report=_write_report,
+    table=_table,
+    compare=_compare,
+    generation=Generation(_generate, {"per_type": DEFAULT_PER_TYPE}, _describe, noun="plus questions"),
+    samples=_samples,
+    metrics=PLUS_METRICS,
+    # the headline as paired comparisons compute it: accuracy over every type, weighted by map difficulty
+    paired_metrics=(PairedMetric("weighted_accuracy", "Acc. (%)", "correct", scale=100.0),),
+)

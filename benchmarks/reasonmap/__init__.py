@@ -1,8 +1,40 @@
-"""The ReasonMap benchmark: question generation, answer parsing, scoring, weighting, reports and rewards.
+"""The ReasonMap benchmark's route questions: generation, answer parsing, scoring, weighting, reports and rewards.
 
-Submodules: ``records`` (questions, predictions, verdicts), ``templates``,
-``generate``, ``official`` (the public data set's files), ``parsing``,
-``scoring``, ``weighting``, ``report``, ``rewards``, ``loading``, ``evaluate``,
-``harnesses`` (other harnesses' prediction files), ``hub`` (Hugging Face datasets).
-ReasonMap-Plus lives beside it, in :mod:`benchmarks.plus`.
+The public surface is ``__all__``: the records (:class:`Question`,
+:class:`Prediction`, :class:`Verdict`), generation, reading question and
+prediction files (the public data set's too), the two scoring stages
+(:func:`parse_answer`, then :func:`score_answer`, or both at once with
+:func:`score_prediction`), the scoring variants and weighting schemes, the
+report and the RL rewards. The submodules are internal (import from the
+package, not from them). ReasonMap-Plus lives beside it, in
+:mod:`benchmarks.plus`.
+
+Examples
+--------
+>>> from graphkit import city_graph
+>>> from benchmarks.reasonmap import Prediction, generate_questions, score_prediction
+>>> graph = city_graph("rome")
+>>> question = generate_questions(graph, seed=1, per_city=1)[0]
+>>> answer = "Route Name: Line B\\nDeparture Stop: Colosseo\\nArrival Stop: Marconi"
+>>> score_prediction(Prediction(question.id, "me", "short", answer), question, graph).correct
+1
 """
+
+from __future__ import annotations
+
+from graphkit.lazy import lazy_exports
+
+__all__, __getattr__, __dir__ = lazy_exports(
+    globals(),
+    {
+        "benchmarks.reasonmap.generate": ("TEST_CITIES", "generate_questions"),
+        "benchmarks.reasonmap.loading": ("read_predictions", "read_questions"),
+        "benchmarks.reasonmap.official": ("load_official",),
+        "benchmarks.reasonmap.parsing": ("parse_answer",),
+        "benchmarks.reasonmap.records": ("DIFFICULTIES", "Prediction", "Question", "Verdict"),
+        "benchmarks.reasonmap.report": ("summarize", "write_report"),
+        "benchmarks.reasonmap.rewards": ("accuracy_reward", "compute_score"),
+        "benchmarks.reasonmap.scoring": ("VARIANTS", "score_answer", "score_prediction", "score_predictions"),
+        "benchmarks.reasonmap.weighting": ("WEIGHTINGS", "weight_of"),
+    },
+)

@@ -36,6 +36,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from benchmarks.metrics import number
 from benchmarks.reasonmap.official_rules import choose_rule, official_rules, official_rules_lines
 from benchmarks.reasonmap.official_scoring import DEVIATIONS, official_metro, score_official
 from benchmarks.reasonmap.records import KINDS, Prediction, Question, Verdict
@@ -265,10 +266,6 @@ def published_aggregate(verdicts: Iterable[Verdict], questions: Mapping[str, Que
     return found
 
 
-def _number(value: float) -> str:
-    return f"{value:.2f}"
-
-
 def compare_markdown(comparison: Mapping[str, Any], aggregate: Mapping[str, Any] | None = None) -> str:
     """The comparison as markdown: both variants per model and kind, then a table of causes per model."""
     first, second = comparison["variants"]
@@ -282,9 +279,9 @@ def compare_markdown(comparison: Mapping[str, Any], aggregate: Mapping[str, Any]
     for model, kinds in comparison["models"].items():
         for kind, row in kinds.items():
             lines.append(
-                f"| {model} | {kind} | {row['n']} | {_number(row[first]['accuracy'])} "
-                f"| {_number(row[second]['accuracy'])} | {row['difference']['accuracy']:+.2f} "
-                f"| {_number(row[first]['map_score'])} | {_number(row[second]['map_score'])} "
+                f"| {model} | {kind} | {row['n']} | {number(row[first]['accuracy'])} "
+                f"| {number(row[second]['accuracy'])} | {row['difference']['accuracy']:+.2f} "
+                f"| {number(row[first]['map_score'])} | {number(row[second]['map_score'])} "
                 f"| {row['difference']['map_score']:+.2f} |"
             )
     for model, kinds in comparison["models"].items():

@@ -61,6 +61,7 @@ from benchmarks.jsonl import MAX_LINE_BYTES, Note, Problem, open_regular, read_j
 from benchmarks.reasonmap.loading import read_predictions
 from benchmarks.reasonmap.records import KINDS, Prediction
 from benchmarks.reasonmap.sheets import MAX_SHEET_BYTES, read_sheet
+from graphkit.choices import check_choice
 
 __all__ = [
     "SOURCES",
@@ -431,8 +432,7 @@ def read_harness_predictions(
     InvalidRecord
         The file cannot be read.
     """
-    if source not in SOURCES:
-        raise ValueError(f"source must be one of {list(SOURCES)}, got {source!r}")
+    check_choice(source, SOURCES, what="source")
     if kind is not None and kind not in KINDS:
         raise ValueError(f"kind must be one of {list(KINDS)}, got {kind!r}")
     if source == "jsonl":

@@ -48,9 +48,12 @@ _VIA_WORD = r"(?:via|intermediate)"
 # A field line, matched from the "\n" before it: list, quote, heading or emphasis marks, a field name,
 # emphasis, a colon (ASCII or full-width); the value runs to the end of the line. The lookaheads turn most
 # other lines away at their first character.
-_FIELD = re.compile(
-    rf"\n(?=[{_WS}>#*_`•·▪◦+\-\dadfilnrtv])"
+_FIELD_HEAD = (
+    rf"(?=[{_WS}>#*_`•·▪◦+\-\dadfilnrtv])"
     rf"[{_WS}>#*_`•·▪◦+\-]*+(?:\d{{1,3}}[.)、]{_S})?+[*_`]*+(?=[adfilnrtv])"
+)
+_FIELD = re.compile(
+    rf"\n{_FIELD_HEAD}"
     rf"(route(?:{_S}name)?+|line{_S}name"
     rf"|departure(?:{_S}(?:stop|station)s?)?+|from"
     rf"|arrival(?:{_S}(?:stop|station)s?)?+|to"
@@ -65,6 +68,20 @@ _FIELD_BY_INITIAL |= {"n": _COUNT, "v": _VIA, "i": _VIA}
 # A line that ends a section: a markdown heading or a rule of dashes, equals signs, stars...
 _BREAK_BODY = rf"[{_WS}>]*+(?:#|[{re.escape(_RULE)}][{re.escape(_RULE)}{_WS}>]*+(?=\n|\Z))"
 _BREAK = re.compile("\n" + _BREAK_BODY)
+_VALUE = rf"[{_WS}*_`]*+[:：]([^\n]*+)"
+# The field lines and section breaks of an answer in one pass: a field line's value is the group of its slot
+# plus one (the names of _FIELD, a via-stop count told apart by its word), a break matches no group.
+_TOKEN = re.compile(
+    rf"\n(?:{_FIELD_HEAD}"
+    rf"(?:(?:route(?:{_S}name)?+|line{_S}name){_VALUE}"
+    rf"|(?:departure(?:{_S}(?:stop|station)s?)?+|from){_VALUE}"
+    rf"|(?:arrival(?:{_S}(?:stop|station)s?)?+|to){_VALUE}"
+    rf"|(?:(?:number|num\.?|no\.){_S}(?:of{_S})?{_VIA_WORD}{_S}{_STOPS}|{_VIA_WORD}{_S}{_STOPS}{_S}count){_VALUE}"
+    rf"|{_VIA_WORD}{_S}{_STOPS}{_VALUE})"
+    rf"|{_BREAK_BODY})",
+    re.IGNORECASE,
+)
+_BLANK = "\n" + _WS + ">"  # what blank lines hold, as _Reader.line strips them
 _BREAK_LINE = re.compile(_BREAK_BODY)
 _BULLET = re.compile(r"(?:[-*•·▪◦+]|\d{1,3}[.)、])[ \t\u00a0\u3000]++")
 _VIA_SPLIT = re.compile(r",|，|、|;|；|->|=>|→|⟶|➔|➜|➡|⇒")
@@ -175,7 +192,10 @@ num_via_stops=None, via_stops=('B', 'C')),))
         return Invalid("no answer after reasoning")
     answer, latex = _unwrap_markup(_last_answer_block(answer))
     reader = _Reader(latex, long=kind == "long", template=template)
-    found = reader.read(answer)
+    found = reader.read_fast(answer)
+    if found is None:  # a value or a via-stop list may go on over the next lines: read them one by one
+        reader = _Reader(latex, long=kind == "long", template=template)
+        found = reader.read(answer)
     if isinstance(found, Invalid):
         return found
     if not found:
@@ -316,6 +336,61 @@ class _Reader:
             problem = self.gap(text, position, size)
             if problem is not None:
                 return problem
+        problem = self.close()
+        return problem if problem is not None else self.sections
+
+    def read_fast(self, text: str) -> list[ParsedSection] | Invalid | None:
+        """:meth:`read` in one pass over the field lines and breaks, or ``None`` where it needs :meth:`read`.
+
+        That is where a value or a via-stop list may go on over the next lines (an empty value, an empty or
+        unfinished list) and those lines are not all blank, or too few are blank before a break (a fence
+        ``~~~`` there is no break to :meth:`line`).
+        """
+        text = "\n" + text
+        edge = self.edge
+        current = self.current
+        open_end = -1  # where the line that left a value or a list open ends
+        blanks = 0  # blank lines after it that close what it left open before a break
+        saw_field = False
+        for match in _TOKEN.finditer(text):
+            slot = match.lastindex
+            if open_end >= 0:
+                gap = text[open_end : match.start()]
+                if gap.strip(_BLANK) or (slot is None and (self.latex or gap.count("\n") < blanks)):
+                    return None
+                open_end = -1
+            if slot is None:  # a section break
+                problem = self.close()
+                if problem is not None:
+                    return problem
+                continue
+            saw_field = True
+            raw = match[slot]
+            slot -= 1
+            if current[slot] is not None:  # a field seen again starts the next section
+                problem = self.close()
+                if problem is not None:
+                    return problem
+            if slot == _VIA:
+                self.via_entries = 0
+                current[_VIA] = []
+                problem = self.add_stops(raw)
+                if problem is not None:
+                    return problem
+                if not raw.strip(edge):  # one blank line may come before a bulleted list
+                    open_end, blanks = match.end(), 2
+                elif current[_VIA] and raw.rstrip(_EDGE).endswith(_LIST_ENDS):
+                    open_end, blanks = match.end(), 1
+            else:
+                value = raw.strip(edge)
+                if value and (value[-1] in _TRAILING or value[0] in _QUOTES or "**" in value or "__" in value):
+                    value = _clean(value, edge)
+                current[slot] = value
+                if not value:
+                    open_end, blanks = match.end(), 1
+        if open_end >= 0 and text[open_end:].strip(_BLANK):
+            return None
+        self.saw_field = saw_field
         problem = self.close()
         return problem if problem is not None else self.sections
 

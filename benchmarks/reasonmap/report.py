@@ -18,61 +18,29 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from benchmarks.metrics import figures as metric_figures
+from benchmarks.metrics import number, percent
 from benchmarks.provenance import versions
 from benchmarks.reasonmap.figures import plotted_models
+from benchmarks.reasonmap.metrics import route_metrics_of
 from benchmarks.reasonmap.records import DIFFICULTIES, KINDS, Question, Verdict
+from benchmarks.repeats import repeats_table
 
 __all__ = ["summarize", "markdown_table", "published_aggregate_table", "write_report", "REPORT_FILES"]
 
 REPORT_FILES = ("summary.json", "table.md", "difficulty.png", "difficulty.pdf", "cities.png", "cities.pdf")
 
 
-def _ratio(numerator: float, denominator: float) -> float | None:
-    return round(numerator / denominator, 6) if denominator else None
+_SPECS = {kind: route_metrics_of(kind) for kind in KINDS}
 
 
-class _Tally:
-    """Sums for one group of verdicts of one question kind."""
-
-    __slots__ = (
-        "n",
-        "weight",
-        "correct",
-        "weighted_correct",
-        "score",
-        "weighted_score",
-        "invalid",
-        "tokens",
-        "counted",
-    )
-
-    def __init__(self) -> None:
-        self.n = self.invalid = self.counted = 0
-        self.weight = self.correct = self.weighted_correct = self.score = self.weighted_score = 0.0
-        self.tokens = 0
-
-    def add(self, verdict: Verdict) -> None:
-        self.n += 1
-        self.weight += verdict.weight
-        self.correct += verdict.correct
-        self.weighted_correct += verdict.weight * verdict.correct
-        self.score += verdict.map_score
-        self.weighted_score += verdict.weight * verdict.map_score
-        self.invalid += verdict.parsed is None
-        if verdict.tokens is not None:
-            self.tokens += verdict.tokens
-            self.counted += 1
-
-    def figures(self, kind: str) -> dict[str, Any]:
-        return {
-            f"weighted_accuracy_{kind}": _ratio(self.weighted_correct, self.weight),
-            f"map_score_{kind}": _ratio(self.weighted_score, self.weight),
-            f"accuracy_{kind}": _ratio(self.correct, self.n),
-            f"map_score_unweighted_{kind}": _ratio(self.score, self.n),
-            f"n_{kind}": self.n,
-            f"n_invalid_{kind}": self.invalid,
-            f"mean_tokens_{kind}": _ratio(self.tokens, self.counted),
-        }
+def _kind_figures(kind: str, verdicts: Sequence[Verdict]) -> dict[str, Any]:
+    """The figures of one question kind's verdicts: every spec of the kind, and the counts."""
+    return {
+        **metric_figures(_SPECS[kind], verdicts),
+        f"n_{kind}": len(verdicts),
+        f"n_invalid_{kind}": sum(verdict.parsed is None for verdict in verdicts),
+    }
 
 
 def summarize(
@@ -98,27 +66,27 @@ def summarize(
     problems : sequence of str
         Skipped records, recorded with their count.
     """
-    overall: dict[str, dict[str, _Tally]] = defaultdict(lambda: defaultdict(_Tally))
-    cities: dict[str, dict[str, dict[str, _Tally]]] = defaultdict(lambda: defaultdict(lambda: defaultdict(_Tally)))
-    pairs: dict[str, dict[str, dict[str, _Tally]]] = defaultdict(lambda: defaultdict(lambda: defaultdict(_Tally)))
+    overall: dict[str, dict[str, list[Verdict]]] = defaultdict(lambda: defaultdict(list))
+    cities: dict[str, dict[str, dict[str, list[Verdict]]]] = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
+    pairs: dict[str, dict[str, dict[str, list[Verdict]]]] = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
     failures: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     city_difficulty: dict[str, str] = {}
     for verdict in verdicts:
         question = questions[verdict.id]
         city_difficulty.setdefault(question.city, question.difficulty_city)
-        overall[verdict.model][verdict.question].add(verdict)
-        cities[verdict.model][question.city][verdict.question].add(verdict)
+        overall[verdict.model][verdict.question].append(verdict)
+        cities[verdict.model][question.city][verdict.question].append(verdict)
         pair = f"{question.difficulty_question}/{question.difficulty_city}"
-        pairs[verdict.model][pair][verdict.question].add(verdict)
+        pairs[verdict.model][pair][verdict.question].append(verdict)
         if verdict.failure:
             failures[verdict.model][verdict.failure] += 1
 
-    def figures(tallies: Mapping[str, _Tally]) -> dict[str, Any]:
+    def figures(groups: Mapping[str, list[Verdict]]) -> dict[str, Any]:
         merged: dict[str, Any] = {}
         for kind in KINDS:
-            merged.update(tallies[kind].figures(kind) if kind in tallies else _Tally().figures(kind))
-        merged["n"] = sum(tally.n for tally in tallies.values())
-        merged["n_invalid"] = sum(tally.invalid for tally in tallies.values())
+            merged.update(_kind_figures(kind, groups.get(kind, [])))
+        merged["n"] = sum(merged[f"n_{kind}"] for kind in KINDS)
+        merged["n_invalid"] = sum(merged[f"n_invalid_{kind}"] for kind in KINDS)
         return merged
 
     pair_order = [f"{q}/{m}" for q in DIFFICULTIES for m in DIFFICULTIES]
@@ -141,10 +109,6 @@ def summarize(
     }
 
 
-def _cell(value: float | None, scale: float = 1.0, digits: int = 2) -> str:
-    return "–" if value is None else f"{value * scale:.{digits}f}"
-
-
 def markdown_table(summary: Mapping[str, Any]) -> str:
     """Models × metrics, in the shape of the paper's Table 2 (accuracy in %, weighted)."""
     lines = [
@@ -154,10 +118,10 @@ def markdown_table(summary: Mapping[str, Any]) -> str:
         "|---|---:|---:|---:|---:|---:|---:|",
     ]
     for model, row in summary["models"].items():
-        tokens = f"{_cell(row['mean_tokens_short'], digits=0)} / {_cell(row['mean_tokens_long'], digits=0)}"
+        tokens = f"{number(row['mean_tokens_short'], 0)} / {number(row['mean_tokens_long'], 0)}"
         lines.append(
-            f"| {model} | {_cell(row['weighted_accuracy_short'], 100)} | {_cell(row['map_score_short'])} "
-            f"| {_cell(row['weighted_accuracy_long'], 100)} | {_cell(row['map_score_long'])} "
+            f"| {model} | {percent(row['weighted_accuracy_short'])} | {number(row['map_score_short'])} "
+            f"| {percent(row['weighted_accuracy_long'])} | {number(row['map_score_long'])} "
             f"| {row['n_invalid']}/{row['n']} | {tokens} |"
         )
     note = plotted_models(summary).note
@@ -170,6 +134,7 @@ def markdown_table(summary: Mapping[str, Any]) -> str:
     aggregate = summary.get("published_aggregate")
     if aggregate:
         lines += ["", *published_aggregate_table(aggregate, "unweighted means over the 11 test maps")]
+    lines += repeats_table(summary)
     return "\n".join(lines) + "\n"
 
 

@@ -29,6 +29,7 @@ from typing import Any
 from benchmarks.reasonmap.parsing import parse_answer
 from benchmarks.reasonmap.records import ParsedAnswer, Question
 from benchmarks.reasonmap.scoring import score_answer
+from graphkit.choices import check_choice
 from graphkit.graph import TransitGraph
 
 __all__ = ["accuracy_reward", "format_reward", "compute_score", "REWARDS"]
@@ -120,8 +121,7 @@ def compute_score(
     extra = dict(extra_info or {})
     kind = extra.get("kind", "short")
     reward = extra.get("reward", "accuracy")
-    if reward not in REWARDS:
-        raise ValueError(f"extra_info['reward'] must be one of {sorted(REWARDS)}, got {reward!r}")
+    check_choice(reward, REWARDS, what="extra_info['reward']")
     if reward == "format":
         return _format(solution_str, ground_truth, kind)
     return _accuracy(solution_str, ground_truth, kind)

@@ -65,6 +65,7 @@ from benchmarks.reasonmap.resolution import (
 )
 from benchmarks.reasonmap.weighting import get_weighting, weight_of
 from benchmarks.records import Invalid
+from graphkit.choices import check_choice
 from graphkit.graph import TransitGraph
 
 __all__ = [
@@ -150,10 +151,7 @@ def get_variant(name: str) -> Variant:
     >>> get_variant("C1").aggregate
     'mean'
     """
-    found = VARIANTS.get(name) if isinstance(name, str) else None
-    if found is None:
-        raise ValueError(f"variant must be one of {sorted(VARIANTS)}, got {name!r}")
-    return found
+    return VARIANTS[check_choice(name, VARIANTS, what="variant")]
 
 
 def _kind(kind: str) -> bool:

@@ -1,36 +1,106 @@
-"""The route task (ReasonMap short and long questions) as a registry entry: see :mod:`benchmarks.tasks`.
+"""The route task (ReasonMap short and long questions) as a registry record: see :mod:`benchmarks.tasks`.
 
-Large prediction files are scored in blocks by an executor's workers
-(:func:`score_block`); the verdicts come back in input order, so the outputs
-are the same byte for byte whichever executor ran them.
+Large prediction files (:data:`POOL_FROM` answers and more, or any on Ray) are
+scored in blocks by an executor's workers (:func:`score_block`); the verdicts
+come back in input order, so the outputs are the same byte for byte whichever
+executor ran them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from benchmarks.jsonl import Problem
+from benchmarks.paired import PairedMetric
 from benchmarks.reasonmap.loading import graph_lookup, load_questions
+from benchmarks.reasonmap.metrics import ROUTE_METRICS
+from benchmarks.reasonmap.official_rules import OFFICIAL_MODELS
 from benchmarks.reasonmap.records import KINDS, Prediction, Question, Verdict
-from benchmarks.reasonmap.scoring import VARIANTS, score_predictions
-from benchmarks.tasks import Loaded, Prompt, ScoreOptions
+from benchmarks.reasonmap.scoring import VARIANTS as MAP_SCORE_VARIANTS
+from benchmarks.reasonmap.scoring import score_predictions
+from benchmarks.reasonmap.weighting import WEIGHTINGS
+from benchmarks.repeats import with_repeats
+from benchmarks.tasks import Generation, Loaded, MapPolicy, Prompt, ScoreOptions, Task, Variant
 from graphkit.errors import TransitError
 from graphkit.graph import TransitGraph
 from graphkit.metro import MetroData
 from graphkit.overlays import Overlay
 
 if TYPE_CHECKING:
+    from benchmarks.samples import SampleSet
     from graphkit.executors import Executor
 
-__all__ = ["SCORING_VARIANTS", "RouteTask", "ROUTE", "ScoreJob", "score_block"]
+__all__ = ["POOL_FROM", "SCORING_VARIANTS", "VARIANTS", "ROUTE", "ScoreJob", "score_block", "reasonmap_samples"]
 
-#: Every variant route answers are scored with: the paper-faithful ones and the public code's.
-SCORING_VARIANTS: tuple[str, ...] = (*VARIANTS, "official")
+DEFAULT_WEIGHTING = "paper"
 # predictions per job handed to an executor: about a second of scoring
 _PREDICTIONS_PER_JOB = 10_000
+#: Answers from which a local process pool scores them; fewer are scored in this process, where scoring costs
+#: less than the pool's start, each worker's graphs and the verdicts' way back (22,876 answers on 2 cores: 10 s
+#: in process, 21 s on the pool). Ray clusters are used whatever the size: asking for one is asking for it.
+POOL_FROM = 100_000
+
+
+def _score_paper_like(
+    questions: dict[str, Question],
+    predictions: Iterable[Prediction],
+    graph_for: Callable[[Question], TransitGraph],
+    weighting: str,
+    official_model: str | Mapping[str, str] | None,
+    *,
+    variant: str,
+) -> tuple[list[Verdict], list[str]]:
+    """Algorithms 1 and 2 with the map-score variant ``variant`` (:data:`benchmarks.reasonmap.scoring.VARIANTS`)."""
+    return score_predictions(questions, predictions, graph_for, weighting=weighting, variant=variant)
+
+
+def _score_public(
+    questions: dict[str, Question],
+    predictions: Iterable[Prediction],
+    graph_for: Callable[[Question], TransitGraph],
+    weighting: str,
+    official_model: str | Mapping[str, str] | None,
+) -> tuple[list[Verdict], list[str]]:
+    """The public evaluation code's engine (:mod:`benchmarks.reasonmap.official_scoring`)."""
+    from benchmarks.reasonmap.official_scoring import score_official_predictions
+
+    return score_official_predictions(
+        questions, predictions, graph_for, weighting=weighting, official_model=official_model
+    )
+
+
+def _public_summary(verdicts: Sequence[Verdict], loaded: Loaded, options: ScoreOptions) -> dict[str, Any]:
+    """What the public code's numbers add to a summary: its own aggregate, and the answer rule of each model."""
+    from benchmarks.reasonmap.compare import published_aggregate
+    from benchmarks.reasonmap.official_rules import official_rules
+
+    return {
+        "published_aggregate": published_aggregate(verdicts, loaded.questions),
+        "official_rules": official_rules((v.model for v in verdicts), given=options.official_model),
+    }
+
+
+#: Every variant route answers are scored with: the paper-faithful ones, then the public code's.
+VARIANTS: tuple[Variant, ...] = (
+    *(
+        Variant(name, variant.description, partial(_score_paper_like, variant=name))
+        for name, variant in MAP_SCORE_VARIANTS.items()
+    ),
+    Variant(
+        "official",
+        "the public evaluation code's behaviour, defects included (comparable with published tables)",
+        _score_public,
+        summary_extras=_public_summary,
+        model_paths=MappingProxyType(OFFICIAL_MODELS),
+    ),
+)
+#: Their names.
+SCORING_VARIANTS: tuple[str, ...] = tuple(variant.name for variant in VARIANTS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,13 +134,7 @@ def _score(
     variant: str,
     official_model: str | Mapping[str, str] | None = None,
 ) -> tuple[list[Verdict], list[str]]:
-    if variant == "official":
-        from benchmarks.reasonmap.official_scoring import score_official_predictions
-
-        return score_official_predictions(
-            questions, predictions, graph_for, weighting=weighting, official_model=official_model
-        )
-    return score_predictions(questions, predictions, graph_for, weighting=weighting, variant=variant)
+    return ROUTE.variant(variant).score(questions, predictions, graph_for, weighting, official_model)
 
 
 def _score_on(
@@ -140,123 +204,210 @@ def _graph_for(loaded: Loaded, options: ScoreOptions) -> Callable[[Question], Tr
     return graph_lookup(dict(loaded.context.get("metro", {})), options.graph, options.metro_dir)
 
 
-@dataclass(frozen=True, slots=True)
-class RouteTask:
-    """ReasonMap route questions: a short and a long request each, judged by Algorithms 1 and 2."""
+def _recognise(path: Path) -> bool:
+    return True  # the fallback: the toolkit's own files and the public data set's
 
-    name: str = "route"
-    title: str = "ReasonMap route questions (short and long)"
-    modes: tuple[str, ...] = ("full", "text-only", "symbolic", "alias")
-    variants: tuple[str, ...] = SCORING_VARIANTS
-    default_weighting: str = "paper"
-    solvers: tuple[str, ...] = ("oracle", "text-oracle", "direct-line", "echo", "noisy")
 
-    def recognise(self, path: Path) -> bool:
-        return True  # the fallback: the toolkit's own files and the public data set's
+def _load(path: str | Path) -> Loaded:
+    questions, metro, problems = load_questions(path)
+    return Loaded(questions, tuple(str(problem) for problem in problems), {"metro": metro})
 
-    def load(self, path: str | Path) -> Loaded:
-        questions, metro, problems = load_questions(path)
-        return Loaded(questions, tuple(str(problem) for problem in problems), {"metro": metro})
 
-    def prompts(self, question: Question) -> list[Prompt]:
-        return [Prompt(question.id, kind, question.text(kind), question.city, question.country) for kind in KINDS]
+def _prompts(question: Question) -> list[Prompt]:
+    return [Prompt(question.id, kind, question.text(kind), question.city, question.country) for kind in KINDS]
 
-    def read_predictions(self, path: str | Path, options: ScoreOptions) -> tuple[list[Prediction], list[Problem]]:
-        from benchmarks.reasonmap.harnesses import read_harness_predictions
 
-        return read_harness_predictions(
-            path,
-            options.source,
-            model=options.model,
-            kind=options.kind,
-            positions=options.positions,
-            partial=options.partial,
+def _read_predictions(path: str | Path, options: ScoreOptions) -> tuple[list[Prediction], list[Problem]]:
+    from benchmarks.reasonmap.harnesses import read_harness_predictions
+
+    return read_harness_predictions(
+        path,
+        options.source,
+        model=options.model,
+        kind=options.kind,
+        positions=options.positions,
+        partial=options.partial,
+    )
+
+
+def _answer_key(prediction: Prediction) -> Hashable:
+    return (prediction.id, prediction.model, prediction.question, prediction.repeat)
+
+
+def _score_task(
+    loaded: Loaded, predictions: Sequence[Prediction], options: ScoreOptions, executor: Executor | None
+) -> tuple[list[Verdict], list[str]]:
+    weighting = options.weighting or DEFAULT_WEIGHTING
+    ROUTE.variant(options.variant)  # an unknown name lists the known ones, before any work
+    questions = dict(loaded.questions)
+    predictions, skipped = _with_graphs(questions, predictions, _graph_for(loaded, options))
+    if executor is None or (executor.kind == "local" and len(predictions) < POOL_FROM):
+        verdicts, unmatched = _score(
+            questions, predictions, _graph_for(loaded, options), weighting, options.variant, options.official_model
         )
-
-    def answer_key(self, prediction: Prediction) -> Hashable:
-        return (prediction.id, prediction.model, prediction.question, prediction.repeat)
-
-    def score(
-        self, loaded: Loaded, predictions: Sequence[Prediction], options: ScoreOptions, executor: Executor | None
-    ) -> tuple[list[Verdict], list[str]]:
-        weighting = options.weighting or self.default_weighting
-        questions = dict(loaded.questions)
-        predictions, skipped = _with_graphs(questions, predictions, _graph_for(loaded, options))
-        if executor is None:
-            verdicts, unmatched = _score(
-                questions, predictions, _graph_for(loaded, options), weighting, options.variant, options.official_model
-            )
-        else:
-            network = (options.graph.metro, options.graph.overlay) if options.graph is not None else None
-            metro = dict(loaded.context.get("metro", {}))
-            template = ScoreJob(
-                {}, (), metro, network, options.metro_dir, weighting, options.variant, options.official_model
-            )
-            verdicts, unmatched = _score_on(executor, questions, list(predictions), template)
-        return _with_repeats(verdicts, predictions, questions), [
-            *skipped,
-            *(f"prediction {id!r} matches no question" for id in unmatched),
-        ]
-
-    def summarize(
-        self,
-        verdicts: Sequence[Verdict],
-        loaded: Loaded,
-        options: ScoreOptions,
-        inputs: Mapping[str, Any],
-        problems: Sequence[str],
-    ) -> dict[str, Any]:
-        from benchmarks.reasonmap.report import summarize
-
-        summary = summarize(
-            verdicts,
-            loaded.questions,
-            weighting=options.weighting or self.default_weighting,
-            variant=options.variant,
-            inputs=inputs,
-            problems=problems,
+    else:
+        network = (options.graph.metro, options.graph.overlay) if options.graph is not None else None
+        metro = dict(loaded.context.get("metro", {}))
+        template = ScoreJob(
+            {}, (), metro, network, options.metro_dir, weighting, options.variant, options.official_model
         )
-        if options.variant == "official":
-            from benchmarks.reasonmap.compare import published_aggregate
-            from benchmarks.reasonmap.official_rules import official_rules
-
-            summary["published_aggregate"] = published_aggregate(verdicts, loaded.questions)
-            summary["official_rules"] = official_rules((v.model for v in verdicts), given=options.official_model)
-        return summary
-
-    def write_report(self, directory: str | Path, summary: Mapping[str, Any], *, figures: bool = True) -> list[Path]:
-        from benchmarks.reasonmap.report import write_report
-
-        return write_report(directory, summary, figures=figures)
-
-    def table(self, summary: Mapping[str, Any]) -> str:
-        from benchmarks.reasonmap.report import markdown_table
-
-        return markdown_table(summary)
-
-    def compare(
-        self,
-        evaluations: Mapping[str, Any],
-        loaded: Loaded,
-        predictions: Sequence[Prediction],
-        variants: tuple[str, str],
-        options: ScoreOptions,
-    ) -> tuple[dict[str, Any], str]:
-        """Why two variants' numbers differ, charged to causes (:mod:`benchmarks.reasonmap.compare`)."""
-        from benchmarks.reasonmap.compare import attribute, compare_markdown
-
-        comparison = attribute(
-            dict(loaded.questions),
-            predictions,
-            _graph_for(loaded, options),
-            variants=variants,
-            weighting=options.weighting or self.default_weighting,
-            official_model=options.official_model,
-        )
-        aggregate = evaluations["official"].summary.get("published_aggregate") if "official" in evaluations else None
-        comparison["published_aggregate"] = aggregate or {}
-        return comparison, compare_markdown(comparison, aggregate)
+        verdicts, unmatched = _score_on(executor, questions, list(predictions), template)
+    return _with_repeats(verdicts, predictions, questions), [
+        *skipped,
+        *(f"prediction {id!r} matches no question" for id in unmatched),
+    ]
 
 
-#: The registry entry.
-ROUTE = RouteTask()
+def _summarize(
+    verdicts: Sequence[Verdict],
+    loaded: Loaded,
+    options: ScoreOptions,
+    inputs: Mapping[str, Any],
+    problems: Sequence[str],
+) -> dict[str, Any]:
+    from benchmarks.reasonmap.report import summarize
+
+    summary = summarize(
+        verdicts,
+        loaded.questions,
+        weighting=options.weighting or DEFAULT_WEIGHTING,
+        variant=options.variant,
+        inputs=inputs,
+        problems=problems,
+    )
+    extras = ROUTE.variant(options.variant).summary_extras
+    if extras is not None:
+        summary.update(extras(verdicts, loaded, options))
+    return with_repeats(summary, verdicts, request=lambda verdict: (verdict.id, verdict.question))
+
+
+def _write_report(directory: str | Path, summary: Mapping[str, Any], *, figures: bool = True) -> list[Path]:
+    from benchmarks.reasonmap.report import write_report
+
+    return write_report(directory, summary, figures=figures)
+
+
+def _table(summary: Mapping[str, Any]) -> str:
+    from benchmarks.reasonmap.report import markdown_table
+
+    return markdown_table(summary)
+
+
+def _compare(
+    evaluations: Mapping[str, Any],
+    loaded: Loaded,
+    predictions: Sequence[Prediction],
+    variants: tuple[str, str],
+    options: ScoreOptions,
+) -> tuple[dict[str, Any], str]:
+    """Why two variants' numbers differ, charged to causes (:mod:`benchmarks.reasonmap.compare`)."""
+    from benchmarks.reasonmap.compare import attribute, compare_markdown
+
+    comparison = attribute(
+        dict(loaded.questions),
+        predictions,
+        _graph_for(loaded, options),
+        variants=variants,
+        weighting=options.weighting or DEFAULT_WEIGHTING,
+        official_model=options.official_model,
+    )
+    # the public code's own aggregate, where one of the two variants is the public code's
+    aggregate = next(
+        (e.summary["published_aggregate"] for e in evaluations.values() if "published_aggregate" in e.summary), None
+    )
+    comparison["published_aggregate"] = aggregate or {}
+    return comparison, compare_markdown(comparison, aggregate)
+
+
+def _generate(graphs: Iterable[TransitGraph], *, seed: int, progress: bool, per_city: int, quota: str) -> list:
+    from benchmarks.reasonmap.generate import generate_set, parse_quota
+
+    return generate_set(graphs, seed=seed, per_city=per_city, quota=parse_quota(quota), progress=progress)
+
+
+def _describe(questions: Sequence[Question]) -> str:
+    from benchmarks.reasonmap.generate import format_distribution
+
+    return format_distribution(questions)
+
+
+def _carried_maps(
+    source: Path, folder: Path, before_write: Callable[[Path], None] | None = None
+) -> tuple[list[Path], list[Problem]] | None:
+    """The public data set's figures (a parquet file or a dataset folder carries them), one map per city."""
+    if not (source.suffix == ".parquet" or source.is_dir()):
+        return None
+    from benchmarks.reasonmap.official import export_figures
+
+    return export_figures(source, folder, before_write=before_write)
+
+
+def reasonmap_samples(
+    questions: Iterable[Question], *, maps: str | Path, graph_for: Callable[[Question], TransitGraph] | None = None
+) -> SampleSet:
+    """Samples of ReasonMap questions (their short form); maps from the folder ``maps`` (``<city>.png`` or
+    ``<country>__<city>.png``); correct as Algorithm 1 judges it against ``graph_for(question)`` (default: the
+    embedded city)."""
+    from benchmarks.reasonmap.scoring import score_prediction
+    from benchmarks.samples import Sample, SampleSet, with_city_maps
+
+    if graph_for is None:
+        from graphkit.cities import city_graph
+
+        def graph_for(question: Question) -> TransitGraph:
+            return city_graph(question.city)
+
+    by_id, samples, problems = with_city_maps(
+        questions, maps, lambda question, path: Sample(question.id, "short", path.name, path, question.question_short)
+    )
+
+    def judge(sample: Sample, response: str) -> bool:
+        question = by_id[sample.id]
+        prediction = Prediction(sample.id, "vdi", "short", response)
+        return score_prediction(prediction, question, graph_for(question), weighting="none").correct == 1
+
+    return SampleSet("reasonmap", tuple(samples), judge, tuple(problems))
+
+
+def _samples(loaded: Loaded, maps: Path, source: Path) -> SampleSet:
+    """Short questions with their city's map, correct as Algorithm 1 judges them against the city's graph."""
+    graph_for = graph_lookup(dict(loaded.context.get("metro", {})))
+    return reasonmap_samples(loaded.questions.values(), maps=maps, graph_for=graph_for)
+
+
+#: The paper's Table 2 columns as paired comparisons compute them (``reasonmap compare``, ``leaderboard``).
+PAIRED_METRICS: tuple[PairedMetric, ...] = tuple(
+    metric
+    for kind in KINDS
+    for metric in (
+        PairedMetric(f"weighted_accuracy_{kind}", f"{kind.title()} Acc. (%)", "correct", kind, scale=100.0),
+        PairedMetric(f"map_score_{kind}", f"{kind.title()} Map Score", "map_score", kind, test="permutation"),
+    )
+)
+
+#: The registry record.
+ROUTE = Task(
+    name="route",
+    title="ReasonMap route questions (short and long)",
+    modes=("full", "text-only", "symbolic", "alias"),
+    variants=VARIANTS,
+    weightings=tuple(WEIGHTINGS),
+    default_weighting=DEFAULT_WEIGHTING,
+    solvers=("oracle", "text-oracle", "direct-line", "echo", "noisy"),
+    solve="baselines.solvers:solve_route",
+    recognise=_recognise,
+    load=_load,
+    prompts=_prompts,
+    read_predictions=_read_predictions,
+    answer_key=_answer_key,
+    score=_score_task,
+    summarize=_summarize,
+    write_report=_write_report,
+    table=_table,
+    compare=_compare,
+    generation=Generation(_generate, {"per_city": 40, "quota": "20:15:5"}, _describe),
+    samples=_samples,
+    maps=MapPolicy(carried=_carried_maps),
+    metrics=ROUTE_METRICS,  # the headline ones in the paper's Table 2 shape
+    paired_metrics=PAIRED_METRICS,
+)

@@ -18,7 +18,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from benchmarks.metrics import weighted_mean
 from benchmarks.reasonmap.records import DIFFICULTIES, Question, Verdict
+from graphkit.choices import check_choice
 
 __all__ = ["WeightingScheme", "WEIGHTINGS", "get_weighting", "weight_of", "weighted_accuracy"]
 
@@ -89,12 +91,9 @@ def get_weighting(name: str) -> WeightingScheme:
     >>> get_weighting("uniform")
     Traceback (most recent call last):
     ...
-    ValueError: weighting must be one of ['city', 'none', 'paper'], got 'uniform'
+    graphkit.choices.UnknownChoice: weighting must be one of ['paper', 'city', 'none'], got 'uniform'
     """
-    found = WEIGHTINGS.get(name) if isinstance(name, str) else None
-    if found is None:
-        raise ValueError(f"weighting must be one of {sorted(WEIGHTINGS)}, got {name!r}")
-    return found
+    return WEIGHTINGS[check_choice(name, WEIGHTINGS, what="weighting")]
 
 
 def weight_of(question: Question, scheme: str = "paper") -> float:
@@ -133,10 +132,7 @@ def weighted_accuracy(verdicts: Iterable[Verdict]) -> float:
     ...                    Verdict("2", "m", "short", None, 0, 0.0, weight=1.0)])
     0.75
     """
-    total = hits = 0.0
-    for verdict in verdicts:
-        total += verdict.weight
-        hits += verdict.weight * verdict.correct
-    if total <= 0:
+    value = weighted_mean((verdict.correct, verdict.weight) for verdict in verdicts)
+    if value is None:
         raise ValueError("weighted accuracy of no verdicts (or of weights that add up to 0)")
-    return hits / total
+    return value

@@ -8,11 +8,13 @@ distinct answers as 40 models write them
 and after, markdown, numbered steps, drafts then finals, Chinese
 punctuation), then times ``reasonmap score --questions Q --predictions P
 --out S --report R`` (``--figures`` adds the figures) as a fresh process, its
-output thrown away, the best of ``--repeat`` runs. ``--compare-with`` times
+output thrown away, the best of ``--repeat`` runs, after one untimed run that
+leaves the toolkit's bytecode compiled (as an installation has it). ``--compare-with`` times
 another command on the same files the same way, alternating with ours (its
 ``{questions}``, ``{predictions}`` and ``{workdir}``, an empty folder per run,
 are filled in), and reports the ratio (its seconds over ours: above 1, ours is
-faster). One line per size goes to stderr; the last line printed is one JSON
+faster), in wall seconds and in CPU seconds (``cpu_seconds``, steadier on a loaded
+machine). One line per size goes to stderr; the last line printed is one JSON
 object with the figures per size under ``runs``.
 """
 
@@ -20,6 +22,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import resource
 import shlex
 import subprocess
 import sys
@@ -28,14 +32,22 @@ import time
 from pathlib import Path
 
 
-def _timed(argv: list[str], cwd: Path | None = None) -> float:
-    """Seconds ``argv`` takes as a fresh process, its output discarded; raises when it fails."""
+def _timed(argv: list[str], cwd: Path | None = None) -> tuple[float, float]:
+    """Seconds ``argv`` takes as a fresh process, wall and CPU (user + system), its output discarded; raises when
+    it fails. On a loaded machine the CPU seconds vary less than the wall ones.
+
+    The process may write and read compiled bytecode, as an installed package does
+    (``PYTHONDONTWRITEBYTECODE`` set here would make every run compile the toolkit's modules again).
+    """
+    env = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    done = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=cwd)
+    done = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=cwd, env=env)
     seconds = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         raise RuntimeError(f"{shlex.join(argv)} exited {done.returncode}: {done.stderr[-2000:]}")
-    return seconds
+    return seconds, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
 
 
 def write_inputs(folder: Path, sizes: list[int], *, seed: int) -> tuple[Path, dict[int, Path]]:
@@ -72,23 +84,33 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)
         questions, files = write_inputs(folder, args.answers, seed=args.seed)
+        warm_up = [sys.executable, "-m", "reasonmap.cli", "score", "--questions", str(questions)]
+        warm_up += ["--predictions", str(files[min(files)]), "--out", str(folder / "warm-up" / "scored.jsonl")]
+        _timed([*warm_up, "--report", str(folder / "warm-up" / "report")])  # compiles the bytecode, untimed
         for size, predictions in files.items():
-            ours, theirs = float("inf"), float("inf")
+            ours = theirs = ours_cpu = theirs_cpu = float("inf")
             for attempt in range(args.repeat):
                 out = folder / f"run-{size}-{attempt}"
                 command = [sys.executable, "-m", "reasonmap.cli", "score", "--questions", str(questions)]
                 command += ["--predictions", str(predictions), "--out", str(out / "scored.jsonl")]
                 command += ["--report", str(out / "report"), *(["--figures"] if args.figures else [])]
-                ours = min(ours, _timed(command))
+                wall, cpu = _timed(command)
+                ours, ours_cpu = min(ours, wall), min(ours_cpu, cpu)
                 if args.compare_with:
                     workdir = folder / f"other-{size}-{attempt}"
                     workdir.mkdir()
                     fill = {"questions": str(questions), "predictions": str(predictions), "workdir": str(workdir)}
                     other = [part.format(**fill) for part in shlex.split(args.compare_with)]
-                    theirs = min(theirs, _timed(other, cwd=workdir))
+                    wall, cpu = _timed(other, cwd=workdir)
+                    theirs, theirs_cpu = min(theirs, wall), min(theirs_cpu, cpu)
             run = {"answers": size, "seconds": round(ours, 3), "answers_per_second": round(size / ours)}
+            run["cpu_seconds"] = round(ours_cpu, 3)
             if args.compare_with:
                 run |= {"other_seconds": round(theirs, 3), "speedup_vs_other": round(theirs / ours, 2)}
+                run |= {
+                    "other_cpu_seconds": round(theirs_cpu, 3),
+                    "cpu_speedup_vs_other": round(theirs_cpu / ours_cpu, 2),
+                }
             runs.append(run)
             print(json.dumps(run), file=sys.stderr)
     print(json.dumps({"figures": args.figures, "repeat": args.repeat, "runs": runs}))

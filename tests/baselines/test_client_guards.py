@@ -89,7 +89,7 @@ def test_a_key_holding_a_control_character_is_refused_without_showing_it(server,
 
 
 def test_a_worker_error_holding_the_key_is_raised_without_it(server, tmp_path, monkeypatch):
-    def fails(session, request):  # as http.client does with a header value it refuses
+    def fails(session, request, repeat=0):  # as http.client does with a header value it refuses
         raise ValueError(f"Invalid header value b'Bearer {session.api_key}'")
 
     monkeypatch.setattr(baselines.client, "ask", fails)

@@ -16,7 +16,8 @@ def test_benchmark_times_the_command_and_another_on_the_same_files_and_prints_on
     (run,) = figures["runs"]
     # the figures are reported, and each kind of figure is there; their values are never judged here
     assert run["answers"] == 30
-    assert all(isinstance(run[key], float) for key in ("seconds", "other_seconds", "speedup_vs_other"))
+    keys = ("seconds", "other_seconds", "speedup_vs_other", "cpu_seconds", "other_cpu_seconds", "cpu_speedup_vs_other")
+    assert all(isinstance(run[key], float) for key in keys)
 
 
 def test_inputs_hold_as_many_distinct_answers_as_asked(tmp_path):

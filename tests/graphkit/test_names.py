@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphkit.names import fold, has_cjk, line_keys, romanize, station_keys
+from graphkit.names import _fold_unicode, fold, has_cjk, line_keys, romanize, station_keys
 
 _FULL_WIDTH = str.maketrans(
     "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz",
@@ -57,6 +57,13 @@ def test_fold_is_idempotent_and_ignores_case_and_width(text):
 def test_fold_keeping_spaces_collapses_separators(words):
     assert fold(" -  ".join(words), keep_spaces=True) == " ".join(words)
     assert fold("_".join(words), keep_spaces=True) == " ".join(words)
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=127), max_size=40), st.booleans())
+@settings(max_examples=300, deadline=None)
+def test_the_ascii_fast_path_folds_as_the_unicode_path_does(text, keep_spaces):
+    # every ASCII character, controls and separators included: the regex path must agree with the per-character one
+    assert fold(text, keep_spaces=keep_spaces) == _fold_unicode(text, keep_spaces)
 
 
 def test_has_cjk():

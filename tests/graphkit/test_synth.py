@@ -141,7 +141,7 @@ def test_the_station_count_is_bounded(stations):
 
 
 def test_names_are_less_alike_than_lints_near_duplicate_ratio():
-    import difflib
+    from rapidfuzz.distance import LCSseq
 
     from graphkit.lint import NEAR_DUPLICATE_RATIO
     from graphkit.names import fold
@@ -153,4 +153,7 @@ def test_names_are_less_alike_than_lints_near_duplicate_ratio():
 
     for index, key in enumerate(long_keys):
         near = process.extract(key, long_keys[index + 1 :], scorer=fuzz.ratio, score_cutoff=90, limit=None)
-        assert all(difflib.SequenceMatcher(None, key, other).ratio() < NEAR_DUPLICATE_RATIO for other, _, _ in near)
+        # lint's ratio: twice the longest common subsequence over the total length
+        assert all(
+            2 * LCSseq.similarity(key, other) / (len(key) + len(other)) < NEAR_DUPLICATE_RATIO for other, _, _ in near
+        )

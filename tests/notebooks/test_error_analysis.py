@@ -26,6 +26,7 @@ FILES = (
     "labels_by_model.pdf",
     "confusions.png",
     "confusions.pdf",
+    "route.png",
     "summary.json",
 )
 
@@ -225,3 +226,19 @@ def test_user_run_needs_both_files(tmp_path):
         [sys.executable, str(NOTEBOOK)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
     )
     assert done.returncode != 0 and "ERROR_ANALYSIS_PREDICTIONS_FILE" in done.stderr
+
+
+@pytest.mark.slow
+def test_one_wrong_answer_drawn_on_its_map(run, summary):
+    from PIL import Image
+
+    route = summary["route"]
+    assert route["file"] == "route.png" and route["label"] not in ("correct", None)
+    wrong = {(row["id"], row["question"]) for row in _rows(run[0] / "diagnoses.jsonl") if row["label"] != "correct"}
+    assert (route["id"], route["question"]) in wrong
+    with Image.open(run[0] / "route.png") as image:
+        assert image.format == "PNG" and min(image.size) >= 200
+
+
+def _rows(path):
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]

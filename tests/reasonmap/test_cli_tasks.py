@@ -52,6 +52,9 @@ def test_the_parsers_constants_equal_the_libraries():
     from graphkit.routes import DEFAULT_MAX_ROUTES
     from graphkit.stats import TIERS
     from graphkit.synth import SCRIPTS
+    from vision.engines import DEVICES, ENGINES
+    from vision.images import BYTES_PER_PIXEL, DEFAULT_PIXEL_LIMIT
+    from vision.ocr import ROTATIONS
     from vision.render import PALETTES
 
     assert options.TASKS == task_names()
@@ -63,9 +66,14 @@ def test_the_parsers_constants_equal_the_libraries():
     assert options.TIERS == TIERS
     assert options.SCRIPTS == SCRIPTS
     assert options.PALETTES == tuple(sorted(PALETTES))
+    assert (options.ENGINES, options.DEVICES, options.ROTATIONS) == (ENGINES, DEVICES, ROTATIONS)
+    assert (options.DEFAULT_PIXEL_LIMIT, options.BYTES_PER_PIXEL) == (DEFAULT_PIXEL_LIMIT, BYTES_PER_PIXEL)
     tasks = [get_task(name) for name in task_names()]
     assert set(options.SOLVERS) == {solver for task in tasks for solver in task.solvers}
     assert all(set(task.modes) <= set(options.MODES) for task in tasks)
+    assert options.GENERATED_TASKS == tuple(task.name for task in tasks if task.generation is not None)
+    assert options.VARIANTS == tuple(dict.fromkeys(name for task in tasks for name in task.variant_names))
+    assert set(options.WEIGHTINGS) == {name for task in tasks for name in task.weightings}
 
 
 def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
@@ -103,7 +111,8 @@ def test_run_and_vdi_share_the_client_flags_and_vdi_sends_the_map_always():
 
 
 def test_building_the_parser_and_asking_for_help_import_no_heavy_library():
-    heavy = {"igraph", "matplotlib", "cv2", "PIL", "numpy"}
+    # nor the OCR modules (their constants are written out in reasonmap.options)
+    heavy = {"igraph", "matplotlib", "cv2", "PIL", "numpy", "vision.ocr", "vision.engines", "vision.images"}
     code = (
         "import sys\n"
         "from reasonmap.cli import build_parser, main\n"
@@ -120,6 +129,26 @@ def test_building_the_parser_and_asking_for_help_import_no_heavy_library():
         [sys.executable, "-c", code], cwd=ROOT, env={"PYTHONPATH": str(ROOT)}, capture_output=True, text=True
     )
     assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["cities"], ["cities", "--json"], ["route", "--city", "rome", "Termini", "Colosseo"]],
+)
+def test_commands_that_only_read_data_import_no_drawing_or_ocr_library(argv):
+    # what only drawing or reading an image needs: plotting, OpenCV, images, the OCR engine and its runtime
+    heavy = {"matplotlib", "cv2", "PIL", "rapidocr", "onnxruntime", "paddleocr", "vision.ocr"}
+    code = (
+        "import sys\n"
+        "from reasonmap.cli import main\n"
+        f"assert main({argv!r}) == 0\n"
+        f"assert not {heavy!r} & set(sys.modules), sorted({heavy!r} & set(sys.modules))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env={"PYTHONPATH": str(ROOT)}, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout  # it printed its answer
 
 
 # -- any task's file ------------------------------------------------------------------------------------------------

@@ -209,7 +209,8 @@ def test_every_request_failing_exits_non_zero(tmp_path, capsys):
 def test_unknown_task_lists_the_known_ones(tmp_path, capsys):
     with ChatServer() as server:
         assert _eval(server, tmp_path / "run", "--tasks", "routes") == 2
-    assert "unknown task 'routes': the tasks are route, plus, mapqa" in capsys.readouterr().err
+    error = capsys.readouterr().err
+    assert "task must be one of ['route', 'plus', 'mapqa'], got 'routes'; did you mean 'route'?" in error
 
 
 @pytest.mark.parametrize("limit", ["0", "-3"])

@@ -359,6 +359,9 @@ def test_epochs_are_repeats_and_inspects_metrics_agree_with_reasonmap_score(tmp_
         right = [v.map_score for v in result.verdicts if v.question == kind and v.correct]
         assert metrics[f"map_score_unweighted_{kind}"] == pytest.approx(sum(right) / (2 * len(questions)))
         assert metrics[f"map_score_{kind}"] == pytest.approx(figures[f"map_score_{kind}"], abs=1e-4)
+    # every request right in one epoch of two: pass@2 is 1, and no request agrees with itself
+    assert figures["repeats"]["pass_at_k"] == {"1": 0.5, "2": 1.0} and figures["repeats"]["consistency"] == 0.0
+    assert figures["repeats"]["n_requests"] == 2 * len(questions)
 
 
 def _failed_copy(log, folder, status="error"):

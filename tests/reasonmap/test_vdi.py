@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import re
-from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -22,18 +21,12 @@ from baselines.prompts import image_data_url
 from benchmarks.jsonl import write_jsonl
 from benchmarks.manifests import MANIFEST, check_manifest
 from benchmarks.mapqa.io import read_map_questions
+from benchmarks.mapqa.vdi import DESCRIBE_PROMPT, vdi_table
 from benchmarks.plus.questions import generate_plus_questions
 from benchmarks.reasonmap.generate import generate_questions
 from graphkit import city_graph
 from reasonmap.cli import main
-from reasonmap.vdi import (
-    DESCRIBE_PROMPT,
-    descriptive_saturation_index,
-    parse_budgets,
-    run_vdi,
-    vdi_table,
-    visual_dependency_index,
-)
+from reasonmap.vdi import run_vdi
 from reasonmap.vdi_samples import load_samples
 from tests.baselines.chat_server import Call, ChatServer, Reply
 
@@ -116,34 +109,6 @@ def no_key_from_the_environment(monkeypatch):
 
 def outputs(folder: Path) -> dict[str, bytes]:
     return {path.name: path.read_bytes() for path in sorted(folder.iterdir())}
-
-
-# -- the measures -------------------------------------------------------------------------------------------------
-
-
-def test_vdi_is_the_normalized_accuracy_drop_and_undefined_without_full_accuracy():
-    assert visual_dependency_index(Fraction(6, 8), Fraction(3, 8)) == 0.5
-    assert visual_dependency_index(1, 1) == 0.0
-    assert visual_dependency_index(1, 0) == 1.0
-    assert visual_dependency_index(Fraction(6, 8), Fraction(7, 8)) == round(-1 / 6, 6)  # text beat the image
-    assert visual_dependency_index(0, 0) is None
-    assert visual_dependency_index(0.0, 0.5) is None
-    assert visual_dependency_index(Fraction(0), Fraction(0)) is None
-
-
-def test_dsi_is_the_mean_share_of_the_budget_used():
-    assert descriptive_saturation_index([128, 128], 128) == 1.0
-    assert descriptive_saturation_index([0], 64) == 0.0
-    assert descriptive_saturation_index([300], 256) == round(300 / 256, 6)  # a server that ignores max_tokens
-    assert descriptive_saturation_index([], 256) is None
-    with pytest.raises(ValueError, match="k_max"):
-        descriptive_saturation_index([1], 0)
-
-
-@pytest.mark.parametrize("text", ["", "128,abc", "0,128", "-5", " , "])
-def test_bad_budgets_are_refused_with_what_was_wrong(text):
-    with pytest.raises(ValueError, match="budgets"):
-        parse_budgets(text)
 
 
 # -- the pathway --------------------------------------------------------------------------------------------------
@@ -347,20 +312,3 @@ def test_each_stage_file_records_its_own_max_tokens_and_a_rerun_with_others_is_r
         with pytest.raises(OutputFileError, match=r"full\.jsonl was written with --max-tokens 200, not 300"):
             run_vdi(samples, answer_max_tokens=300, **run)
         assert server.hits() == hits
-
-
-def test_the_vdi_figure_names_its_measure_on_the_axis(tmp_path, monkeypatch):
-    import matplotlib.pyplot as plt
-
-    import benchmarks.plotting
-    from reasonmap.vdi import plot_vdi
-
-    kept = []
-    monkeypatch.setattr(benchmarks.plotting, "save_figure", lambda figure, path: kept.append(figure))
-    rows = [{"k_max": 32, "vdi": 0.5, "dsi": 0.9}, {"k_max": 64, "vdi": 0.25, "dsi": 0.6}]
-    plot_vdi({"budgets": rows, "model": "m", "benchmark": "mapqa", "n": 4, "vdi_defined": True}, tmp_path / "v.png")
-    (figure,) = kept
-    (axis,) = figure.axes
-    assert axis.get_ylabel() != "index" and "VDI" in axis.get_ylabel() and "DSI" in axis.get_ylabel()
-    assert all(":" in text.get_text() for text in axis.get_legend().get_texts())  # each line says what it measures
-    plt.close(figure)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -218,3 +219,55 @@ def test_a_cache_dir_that_is_a_file_is_refused_before_any_ocr(rendered, tmp_path
         )  # fmt: skip
         assert (code, err) == (2, f"reasonmap diagnose: error: {expected}\n")
     assert taken.read_text(encoding="utf-8") == "mine" and not (tmp_path / "d.jsonl").exists()
+
+
+@pytest.mark.slow
+@pytest.mark.figures  # the drawings are written for real
+def test_diagnose_draws_each_wrong_answer_and_one_example_per_label(rendered, tmp_path, capsys):
+    from baselines.answers import render_answer
+
+    questions = generate_questions(city_graph("rome"), seed=4, per_city=3)
+    write_jsonl(tmp_path / "q.jsonl", questions)
+    right = render_answer(list(questions[0].routes[0]), "short", None)
+    made_up = render_answer(
+        [dataclasses.replace(questions[2].routes[0][-1], arrival_stop="Quillfeather Junction")], "short", None
+    )
+    rows = [
+        {"id": questions[0].id, "model": "m", "question": "short", "response": right},
+        {"id": questions[1].id, "model": "m", "question": "short", "response": "I cannot see the map."},
+        {"id": questions[2].id, "model": "m", "question": "short", "response": made_up},
+        {"id": questions[1].id, "model": "other", "question": "short", "response": "I cannot see the map."},
+    ]
+    write_jsonl(tmp_path / "p.jsonl", rows)
+    code, out, _ = run(
+        capsys, "diagnose", "--questions", tmp_path / "q.jsonl", "--predictions", tmp_path / "p.jsonl",
+        "--map", rendered, "--truth", "--city", "rome", "--out", tmp_path / "d.jsonl", "--draw", tmp_path / "drawn",
+        "--quiet",
+    )  # fmt: skip
+    assert code == 0
+    labels = [json.loads(line)["label"] for line in (tmp_path / "d.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert labels == ["correct", "refusal", "hallucinated_station", "refusal"]
+    # the three wrong answers, each in its own file
+    expected = {f"{questions[1].id}__m__short.png", f"{questions[2].id}__m__short.png"}
+    expected.add(f"{questions[1].id}__other__short.png")
+    assert {path.name for path in (tmp_path / "drawn").iterdir()} == expected
+    summary = json.loads((tmp_path / "d.summary.json").read_text(encoding="utf-8"))
+    # one example per failure label: the first refusal (m's, not other's), and the made-up station
+    assert summary["examples"] == {
+        "refusal": f"drawn/{questions[1].id}__m__short.png",
+        "hallucinated_station": f"drawn/{questions[2].id}__m__short.png",
+    }
+    assert f"| refusal | ![refusal](drawn/{questions[1].id}__m__short.png) |" in out
+    assert all((tmp_path / path).is_file() for path in summary["examples"].values())
+    manifest = json.loads((tmp_path / "d.manifest.json").read_text(encoding="utf-8"))
+    assert {entry["name"] for entry in manifest["files"]} >= {f"drawn/{name}" for name in expected}
+
+
+def test_diagnose_draw_must_name_a_folder(rendered, tmp_path, capsys):
+    _refusals(tmp_path, {"rome": 1})
+    (tmp_path / "afile").write_text("", encoding="utf-8")
+    code, _, err = run(
+        capsys, "diagnose", "--questions", tmp_path / "q.jsonl", "--predictions", tmp_path / "p.jsonl",
+        "--map", rendered, "--truth", "--city", "rome", "--out", tmp_path / "d.jsonl", "--draw", tmp_path / "afile",
+    )  # fmt: skip
+    assert code == 2 and "afile: not a folder" in err and not (tmp_path / "d.jsonl").exists()

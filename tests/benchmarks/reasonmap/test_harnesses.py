@@ -215,6 +215,9 @@ def test_lmms_eval_repeats_are_each_kept_as_a_repeat(tmp_path, questions, versio
     assert [v.repeat for v in result.verdicts[:3]] == [0, 1, 2]
     # the headline is the mean over every repeat: 2 of 3 answers to each question are right
     assert result.summary["models"]["llava"]["accuracy_long"] == round(6 / 9, 6)
+    # each request 2 right of 3: pass@1 2/3; pass@2 = 1 - C(1,2)/C(3,2) = 1 (every pair holds a right one)
+    repeats = result.summary["models"]["llava"]["repeats"]
+    assert repeats["pass_at_k"] == {"1": round(2 / 3, 6), "2": 1.0, "3": 1.0} and repeats["consistency"] == 0.0
     scored = [json.loads(line) for line in (tmp_path / "s.jsonl").read_text(encoding="utf-8").splitlines()]
     assert [row.get("repeat", 0) for row in scored[:3]] == [0, 1, 2]
 

@@ -166,13 +166,14 @@ def test_compare_refuses_a_bad_pair(files, capsys):
 def test_the_cli_offers_every_scoring_variant():
     import argparse
 
-    from benchmarks.plus.task import PLUS
+    from benchmarks.tasks import get_task, task_names
     from reasonmap.cli import build_parser
-    from reasonmap.evaluate import SCORING_VARIANTS
+    from reasonmap.evaluate import scoring_variants
 
     commands = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
     variant = next(a for a in commands.choices["score"]._actions if a.dest == "variant")
-    assert sorted(variant.choices) == sorted({*SCORING_VARIANTS, *PLUS.variants})
+    every = {name for task in task_names() for name in get_task(task).variant_names}
+    assert sorted(variant.choices) == sorted(every) == sorted(scoring_variants())
 
 
 @pytest.mark.slow

@@ -494,6 +494,73 @@ def test_parse_is_invariant_under_formatting_noise(case):
     assert sections(text, kind=kind) == expected
 
 
+# The one-pass reader and the line-by-line one must agree wherever the first answers: lines that leave a value
+# or a via-stop list open, and what may follow them (blank lines, bullets, breaks a list may swallow, fences).
+READER_LINES = [
+    *FIELD_LINES,
+    "Route Name:",
+    "Departure Stop:  ",
+    "**Arrival Stop:**",
+    "Via Stops: A,",
+    "Via Stops: A →",
+    "- Via Stops:",
+    "Via Stops: None",
+    "Number of Via Stops:",
+    "Via Stop Count: two",
+    "  - B",
+    "1. C",
+    "D",
+    "   ",
+    ">",
+    "> ",
+    "\u200b",
+    "---",
+    "~~~",
+    "***",
+    "=====",
+    "$",
+    "\\[",
+    'Departure Stop: "Termini".',
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.one_of(st.sampled_from(READER_LINES), st.text(alphabet="AB -,:\n", max_size=6)), max_size=14),
+    st.booleans(),
+    st.booleans(),
+    st.sampled_from([None, "via_count", "via_stops"]),
+)
+def test_the_one_pass_reader_agrees_with_the_line_by_line_one_wherever_it_answers(lines, latex, long, template):
+    text = "\n".join(lines)
+    fast = parsing._Reader(latex, long=long, template=template)
+    slow = parsing._Reader(latex, long=long, template=template)
+    found, expected = fast.read_fast(text), slow.read(text)
+    if found is not None:
+        assert found == expected
+        assert fast.saw_field == slow.saw_field or isinstance(expected, Invalid)
+
+
+@pytest.mark.parametrize("blanks", ["", "\n", "\n\n", "\n \n>\n"])
+@pytest.mark.parametrize("opener", ["Route Name: 1\nVia Stops:", "Route Name: 1\nVia Stops: A,", "Route Name:"])
+@pytest.mark.parametrize("rule", ["~~~", "---", "# Next"])
+def test_the_one_pass_reader_agrees_where_a_rule_follows_an_open_line(opener, blanks, rule):
+    # "~~~" after an open line is a fence to the line-by-line reader (no break) until blank lines closed it
+    text = f"{opener}\n{blanks}{rule}\nDeparture Stop: A\nArrival Stop: B"
+    found = parsing._Reader(False, long=True, template=None).read_fast(text)
+    assert found is None or found == parsing._Reader(False, long=True, template=None).read(text)
+
+
+def test_the_one_pass_reader_hands_on_what_goes_on_over_lines():
+    # a list that goes on, a value on the next line: the one-pass reader declines, the line-by-line one reads them
+    for text in ("Via Stops:\n- A\n- B", "Via Stops: A,\nB", "Departure Stop:\nTermini", "Via Stops:\n\n---"):
+        assert parsing._Reader(False, long=True, template=None).read_fast(text) is None
+    # what stays on its lines: read in one pass, as the line-by-line reader reads it
+    text = "Route Name: 1\nDeparture Stop: A\nArrival Stop: B\nVia Stops:\n\n\n--\nRoute Name: 2\nDeparture Stop: B"
+    fast = parsing._Reader(False, long=True, template=None).read_fast(text + "\nArrival Stop: C")
+    assert fast == [S("1", "A", "B", None, ()), S("2", "B", "C", None, None)]
+
+
 # --- work: a guard against super-linear scans, counted rather than timed (speed belongs to benchmarks/speed) ---
 
 MB = 1 << 20

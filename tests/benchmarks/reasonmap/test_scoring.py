@@ -369,7 +369,7 @@ def test_c2_gives_no_endpoint_point():
 def test_options_are_checked_and_the_error_lists_the_choices():
     graph = graph_of(NETWORK)
     question = make_question(graph, "B Station", "G Station")
-    with pytest.raises(ValueError, match=re.escape("['C1', 'C2', 'paper', 'ungated']")):
+    with pytest.raises(ValueError, match=re.escape("['paper', 'C1', 'C2', 'ungated']")):
         judge(rendered(question.routes[0]), question, graph, variant="best")
     with pytest.raises(ValueError, match="short"):
         judge(rendered(question.routes[0]), question, graph, kind="medium")

@@ -42,7 +42,7 @@ def test_weight_of_reads_the_question_and_checks_the_scheme():
     question = generate_questions(city_graph("beijing"), seed=0, per_city=3)[-1]
     hard_hard = dataclasses.replace(question, difficulty_question="hard", difficulty_city="hard")
     assert weight_of(hard_hard) == 3.0 and weight_of(hard_hard, "city") == 2.0 and weight_of(hard_hard, "none") == 1.0
-    with pytest.raises(ValueError, match=re.escape("['city', 'none', 'paper']")):
+    with pytest.raises(ValueError, match=re.escape("['paper', 'city', 'none']")):
         weight_of(question, "uniform")
     with pytest.raises(ValueError, match="map difficulty"):
         get_weighting("paper").weight("easy", "medium")

@@ -1,0 +1,189 @@
+"""Metrics: one record per metric, one aggregation, and the cells tables print them in.
+
+Each task registers its metrics as :class:`MetricSpec` records (route:
+:mod:`benchmarks.reasonmap.metrics`, plus: :mod:`benchmarks.plus.metrics`,
+map QA: :mod:`benchmarks.mapqa.metrics`), exposed on its registry entry as
+``metrics``. A spec says how one answer counts (``value``: a number, or
+``None`` where the metric does not apply to that answer) and how answers
+aggregate: ``weighted_mean`` (``sum(weight · value) / sum(weight)`` with
+each answer's ``weight``, the paper's weighted accuracy) or ``mean`` (every
+answer weighs 1). :func:`aggregate` is the one computation behind every
+report, ``results.json``, ``score --compare`` and the Inspect metrics;
+:func:`ratio` rounds a figure the way summaries store it and
+:func:`percent` / :func:`number` print it.
+
+Like lm-evaluation-harness's registered metrics (``higher_is_better`` and an
+aggregation per metric) and scikit-learn's scorer registry, the properties
+travel with the metric instead of being re-derived by each report.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from operator import attrgetter
+from typing import Any, Literal
+
+__all__ = [
+    "AGGREGATIONS",
+    "DIGITS",
+    "MetricSpec",
+    "aggregate",
+    "weighted_mean",
+    "figures",
+    "headline",
+    "ratio",
+    "percent",
+    "number",
+]
+
+Aggregation = Literal["weighted_mean", "mean"]
+#: The aggregations a spec can name.
+AGGREGATIONS: tuple[str, ...] = ("weighted_mean", "mean")
+#: Digits a summary keeps of every figure.
+DIGITS = 6
+
+_weight_of = attrgetter("weight")
+
+
+@dataclass(frozen=True, slots=True)
+class MetricSpec:
+    """One metric of a task: how an answer counts, how answers aggregate, and what the number means.
+
+    Attributes
+    ----------
+    name : str
+        The key of the figure in a summary's model row (``weighted_accuracy_short``).
+    value : callable
+        ``value(answer) -> float | None``: the answer's contribution, ``None`` where
+        the metric does not apply to it (a long answer for a short-question metric,
+        an answer that reported no tokens); those answers are left out of the mean.
+    description : str
+        One line.
+    label : str
+        Its column title in tables (``Short Acc.``).
+    aggregation : {"weighted_mean", "mean"}
+        ``weighted_mean`` weighs each answer by ``weight(answer)``; ``mean`` by 1.
+    higher_is_better : bool
+    bounds : tuple of float
+        The smallest and largest value the figure can take (``math.inf`` when unbounded).
+    headline : bool
+        Printed in the run-level tables (``results.md``) and given an interval.
+    weight : callable
+        ``weight(answer) -> float`` for ``weighted_mean`` (default: the answer's ``weight``).
+    """
+
+    name: str
+    value: Callable[[Any], float | None]
+    description: str
+    label: str = ""
+    aggregation: Aggregation = "weighted_mean"
+    higher_is_better: bool = True
+    bounds: tuple[float, float] = (0.0, 1.0)
+    headline: bool = False
+    weight: Callable[[Any], float] = _weight_of
+
+    def __post_init__(self) -> None:
+        if self.aggregation not in AGGREGATIONS:
+            raise ValueError(
+                f"metric {self.name!r}: aggregation must be one of {list(AGGREGATIONS)}, got {self.aggregation!r}"
+            )
+        low, high = self.bounds
+        if not low < high:
+            raise ValueError(f"metric {self.name!r}: bounds must be (low, high) with low < high, got {self.bounds!r}")
+
+    @property
+    def is_share(self) -> bool:
+        """Whether the figure is a share in [0, 1] (printed in %)."""
+        return tuple(self.bounds) == (0.0, 1.0)
+
+    def pairs(self, answers: Iterable[Any]) -> list[tuple[float, float]]:
+        """``(value, weight)`` of every answer the metric applies to, in input order."""
+        weighted = self.aggregation == "weighted_mean"
+        found = []
+        for answer in answers:
+            value = self.value(answer)
+            if value is not None:
+                found.append((value, self.weight(answer) if weighted else 1))
+        return found
+
+    def cell(self, value: float | None) -> str:
+        """The figure as a table prints it: a share in %, anything else as a number (2 digits each)."""
+        return percent(value) if self.is_share else number(value)
+
+
+def weighted_mean(pairs: Iterable[tuple[float, float]]) -> float | None:
+    """``sum(weight · value) / sum(weight)`` over ``(value, weight)`` pairs; ``None`` when the weights add up to 0.
+
+    The sums run in input order, one addition at a time, so the same answers
+    give the same bits however they are grouped.
+
+    Examples
+    --------
+    >>> weighted_mean([(1, 3.0), (0, 1.0)])
+    0.75
+    >>> weighted_mean([]) is None
+    True
+    """
+    total = weight = 0.0
+    for value, share in pairs:
+        total += share * value
+        weight += share
+    return total / weight if weight else None
+
+
+def aggregate(spec: MetricSpec, answers: Iterable[Any]) -> float | None:
+    """The metric over ``answers`` (unrounded): its weighted mean, or plain mean; ``None`` when none applies.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as Answer
+    >>> spec = MetricSpec("accuracy", attrgetter("correct"), "share of right answers")
+    >>> aggregate(spec, [Answer(correct=1, weight=3.0), Answer(correct=0, weight=1.0)])
+    0.75
+    >>> plain = MetricSpec("accuracy", attrgetter("correct"), "share of right answers", aggregation="mean")
+    >>> aggregate(plain, [Answer(correct=1, weight=3.0), Answer(correct=0, weight=1.0)])
+    0.5
+    """
+    return weighted_mean(spec.pairs(answers))
+
+
+def ratio(numerator: float, denominator: float, digits: int = DIGITS) -> float | None:
+    """``numerator / denominator`` rounded as summaries keep figures; ``None`` for a zero denominator.
+
+    >>> ratio(1, 3), ratio(1, 0)
+    (0.333333, None)
+    """
+    return round(numerator / denominator, digits) if denominator else None
+
+
+def figures(specs: Sequence[MetricSpec], answers: Sequence[Any]) -> dict[str, float | None]:
+    """Every spec's figure over ``answers``, rounded to :data:`DIGITS`, by name."""
+    found = {}
+    for spec in specs:
+        value = aggregate(spec, answers)
+        found[spec.name] = None if value is None else round(value, DIGITS)
+    return found
+
+
+def headline(specs: Iterable[MetricSpec]) -> tuple[MetricSpec, ...]:
+    """The headline specs, in registration order."""
+    return tuple(spec for spec in specs if spec.headline)
+
+
+def percent(value: float | None, digits: int = 2, suffix: str = "") -> str:
+    """A share as a percentage cell; ``–`` for no value.
+
+    >>> percent(0.41234), percent(None), percent(0.5, 1, "%")
+    ('41.23', '–', '50.0%')
+    """
+    return "–" if value is None else f"{100 * value:.{digits}f}{suffix}"
+
+
+def number(value: float | None, digits: int = 2) -> str:
+    """A figure as a table cell; ``–`` for no value.
+
+    >>> number(17.256), number(None), number(0.5, 3)
+    ('17.26', '–', '0.500')
+    """
+    return "–" if value is None else f"{value:.{digits}f}"

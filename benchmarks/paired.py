@@ -1,0 +1,232 @@
+"""Paired comparisons of two sets of answers to the same questions: intervals of the difference and p-values.
+
+Two runs, two models or two prompt modes answered the same questions; each
+question gives a pair of values (correct or not, a map score). What is
+compared is each side's (weighted) mean over the questions both answered:
+
+- :func:`bootstrap_counts` draws the resamples: questions drawn with
+  replacement, as counts per question, so that every metric of one comparison
+  (a question's short and its long answer) is resampled with the same draw,
+  and the weighting applies inside each resample (:func:`weighted_means`);
+- :func:`difference_interval`: the paired-bootstrap percentile interval and
+  standard error of ``mean(B) - mean(A)`` (:func:`mean_interval`: of one side's mean);
+- :func:`mcnemar_exact`: the exact McNemar test of paired correctness (a
+  two-sided binomial test on the discordant pairs);
+- :func:`sign_flip_pvalue`: the paired permutation test of a mean difference
+  (each question's difference keeps or flips its sign), exact when every sign
+  pattern can be enumerated, else a seeded Monte Carlo estimate.
+
+All of them are pure, vectorised numpy functions: the last axis is the
+questions', leading axes are batches (many comparisons, or many simulations,
+at once). The same inputs and seed give the same numbers.
+
+Each task names its headline metrics as :class:`PairedMetric` records
+(``paired_metrics`` of its registry entry): which verdict field, over which
+request kind, weighted or not, and which test gives its p-value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+__all__ = [
+    "PairedMetric",
+    "TESTS",
+    "bootstrap_counts",
+    "weighted_means",
+    "difference_interval",
+    "mean_interval",
+    "mcnemar_exact",
+    "sign_flip_pvalue",
+]
+
+#: The p-value of each kind of value: exact McNemar for 0/1 correctness, sign flips for a score.
+TESTS = ("mcnemar", "permutation")
+# below this many sign patterns the permutation test enumerates them all (an exact p-value)
+_EXACT_PATTERNS = 1 << 12
+# sign patterns drawn at a time (bounds the memory of a large Monte Carlo test)
+_BLOCK = 512
+
+
+@dataclass(frozen=True, slots=True)
+class PairedMetric:
+    """A headline metric as paired comparisons compute it from scored rows.
+
+    ``key`` is the metric's name in the task's summary (``weighted_accuracy_short``);
+    ``field`` the scored row's value (``correct``, ``map_score``); ``kind`` the rows'
+    request kind it is computed over (the row's ``question``: ``short``), ``None`` for
+    every row; ``weighted`` whether each row's ``weight`` weights it; ``test`` how its
+    p-value is computed; ``scale`` how it is shown (100: in %).
+    """
+
+    key: str
+    title: str
+    field: str
+    kind: str | None = None
+    weighted: bool = True
+    test: Literal["mcnemar", "permutation"] = "mcnemar"
+    scale: float = 1.0
+
+
+def bootstrap_counts(n: int, *, resamples: int = 2000, seed: int = 0) -> np.ndarray:
+    """How often each of ``n`` questions is drawn in each resample: an ``(resamples, n)`` integer array.
+
+    Each row is a multinomial draw of ``n`` questions with replacement, seeded.
+
+    >>> counts = bootstrap_counts(4, resamples=3, seed=1)
+    >>> counts.shape, counts.sum(axis=1).tolist()
+    ((3, 4), [4, 4, 4])
+    """
+    if n < 1 or resamples < 1:
+        raise ValueError(f"bootstrap needs at least one question and one resample, got n={n}, resamples={resamples}")
+    rng = np.random.default_rng(seed)
+    return rng.multinomial(n, np.full(n, 1.0 / n), size=resamples)
+
+
+def weighted_means(counts: np.ndarray, values: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """The weighted mean of ``values`` in each resample of ``counts``: ``sum c w x / sum c w``.
+
+    ``values`` and ``weights`` have the questions on their last axis (weight 0 leaves a
+    question out); a resample that drew no weight is ``nan``. Returns shape
+    ``(resamples, *leading axes of values)``.
+
+    >>> counts = np.array([[1, 1, 0], [0, 0, 3]])
+    >>> weighted_means(counts, np.array([1.0, 0.0, 1.0]), np.array([1.0, 3.0, 1.0])).tolist()
+    [0.25, 1.0]
+    """
+    counts = np.asarray(counts, dtype=float)
+    values, weights = np.broadcast_arrays(np.asarray(values, dtype=float), np.asarray(weights, dtype=float))
+    numerator = (values * weights) @ counts.T
+    denominator = weights @ counts.T
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = numerator / denominator
+    return np.moveaxis(means, -1, 0)
+
+
+def difference_interval(
+    counts: np.ndarray,
+    a: np.ndarray,
+    b: np.ndarray,
+    weights_a: np.ndarray,
+    weights_b: np.ndarray | None = None,
+    *,
+    level: float = 0.95,
+) -> dict[str, float]:
+    """The paired-bootstrap interval of ``mean_w(b) - mean_w(a)``: both sides resampled by the same draw.
+
+    Returns the point difference (on all questions), the standard error of the resampled
+    differences and the percentile interval at ``level``.
+
+    >>> counts = bootstrap_counts(3, resamples=200, seed=0)
+    >>> found = difference_interval(counts, np.array([0.0, 0, 1]), np.array([1.0, 1, 1]), np.ones(3))
+    >>> round(found["difference"], 4), found["low"] >= 0.0, found["high"] <= 1.0
+    (0.6667, True, True)
+    """
+    weights_b = weights_a if weights_b is None else weights_b
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    weights_a, weights_b = np.asarray(weights_a, dtype=float), np.asarray(weights_b, dtype=float)
+    point = float(np.sum(weights_b * b) / np.sum(weights_b) - np.sum(weights_a * a) / np.sum(weights_a))
+    resampled = weighted_means(counts, b, weights_b) - weighted_means(counts, a, weights_a)
+    return {"difference": point, **_spread(resampled, level)}
+
+
+def mean_interval(
+    counts: np.ndarray, values: np.ndarray, weights: np.ndarray, *, level: float = 0.95
+) -> dict[str, float]:
+    """The bootstrap interval of one weighted mean: the point (on all questions), the standard error and the
+    percentile interval at ``level`` of the resampled means.
+
+    >>> found = mean_interval(bootstrap_counts(4, resamples=100), np.array([1.0, 1, 0, 0]), np.ones(4))
+    >>> found["mean"], 0.0 <= found["low"] <= 0.5 <= found["high"] <= 1.0
+    (0.5, True)
+    """
+    values, weights = np.asarray(values, dtype=float), np.asarray(weights, dtype=float)
+    point = float(np.sum(weights * values) / np.sum(weights))
+    return {"mean": point, **_spread(weighted_means(counts, values, weights), level)}
+
+
+def _spread(resampled: np.ndarray, level: float) -> dict[str, float]:
+    """Standard error and percentile interval of resampled statistics (a resample that drew no weight dropped)."""
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level must lie strictly between 0 and 1, got {level}")
+    resampled = resampled[np.isfinite(resampled)]
+    low, high = np.quantile(resampled, [(1.0 - level) / 2.0, (1.0 + level) / 2.0])
+    se = float(np.std(resampled, ddof=1)) if resampled.size > 1 else 0.0
+    return {"se": se, "low": float(low), "high": float(high)}
+
+
+def _log_factorials(n: int) -> np.ndarray:
+    return np.concatenate([[0.0], np.cumsum(np.log(np.arange(1, n + 1, dtype=float)))])
+
+
+def mcnemar_exact(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Exact McNemar p-value (two-sided) of paired 0/1 outcomes ``a`` and ``b``.
+
+    Under the null hypothesis a discordant pair (one side right, the other wrong) is
+    equally likely either way, so the count ``k`` of the rarer kind among ``d``
+    discordant pairs is Binomial(d, 1/2): ``p = min(1, 2 P(X <= k))``; 1 with no
+    discordant pair. The questions are on the last axis; returns one p-value per batch.
+
+    >>> float(mcnemar_exact(np.array([1, 1, 1, 1, 1, 0]), np.array([0, 0, 0, 0, 0, 0])))  # 2 / 2**5
+    0.0625
+    """
+    a, b = np.asarray(a).astype(bool), np.asarray(b).astype(bool)
+    only_a = np.sum(a & ~b, axis=-1)
+    only_b = np.sum(~a & b, axis=-1)
+    discordant = only_a + only_b
+    rarer = np.minimum(only_a, only_b)
+    top = int(np.max(discordant)) if discordant.size else 0
+    logs = _log_factorials(top)
+    i = np.arange(top + 1)
+    d, k = discordant[..., None], rarer[..., None]
+    inside = i <= k
+    with np.errstate(invalid="ignore"):
+        log_pmf = logs[d] - logs[np.minimum(i, d)] - logs[np.maximum(d - i, 0)] - d * np.log(2.0)
+    tail = np.sum(np.where(inside, np.exp(log_pmf), 0.0), axis=-1)
+    return np.minimum(1.0, 2.0 * tail)
+
+
+def sign_flip_pvalue(
+    differences: np.ndarray,
+    weights: np.ndarray | None = None,
+    *,
+    permutations: int = 10_000,
+    seed: int = 0,
+) -> np.ndarray:
+    """Paired permutation p-value (two-sided) of a weighted mean difference, by flipping signs per question.
+
+    Under the null hypothesis the two sides of a pair are exchangeable, so each
+    question's difference is as likely negated. The statistic is ``|sum w d|``
+    (the weighted mean difference times the constant total weight). With at most
+    ``permutations`` sign patterns (``2**n``, n the questions) all are enumerated
+    and the p-value is exact: the share of patterns at least as extreme as the one
+    observed; otherwise ``permutations`` patterns are drawn (seeded) and
+    ``p = (1 + extreme) / (1 + permutations)``. The questions are on the last axis.
+
+    >>> float(sign_flip_pvalue(np.array([1.0, 2.0, 3.0])))  # of the 8 patterns only +++ and --- reach 6
+    0.25
+    """
+    d = np.asarray(differences, dtype=float)
+    w = np.ones(d.shape[-1]) if weights is None else np.asarray(weights, dtype=float)
+    wd = d * w
+    batch = wd.reshape(-1, wd.shape[-1])
+    observed = np.abs(batch.sum(axis=-1))
+    # sums of many floats that are equal in exact arithmetic must count as equal
+    tolerance = 1e-9 * np.maximum(np.abs(batch).sum(axis=-1), 1e-300)
+    n = batch.shape[-1]
+    if n <= 62 and (1 << n) <= max(permutations, _EXACT_PATTERNS):
+        patterns = ((np.arange(1 << n)[:, None] >> np.arange(n)) & 1) * 2.0 - 1.0
+        extreme = np.sum(np.abs(batch @ patterns.T) >= (observed - tolerance)[:, None], axis=-1)
+        p = extreme / float(1 << n)
+    else:
+        rng = np.random.default_rng(seed)
+        extreme = np.zeros(batch.shape[0], dtype=np.int64)
+        for start in range(0, permutations, _BLOCK):
+            size = min(_BLOCK, permutations - start)
+            signs = np.where(rng.random((size, n)) < 0.5, -1.0, 1.0)
+            extreme += np.sum(np.abs(batch @ signs.T) >= (observed - tolerance)[:, None], axis=-1)
+        p = (1.0 + extreme) / (1.0 + permutations)
+    return p.reshape(d.shape[:-1])

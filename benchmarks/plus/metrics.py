@@ -1,0 +1,44 @@
+"""The ReasonMap-Plus task's metrics, one :class:`~benchmarks.metrics.MetricSpec` per figure of a report's row.
+
+Accuracy weighted by map difficulty (each verdict's ``weight``: 1 / 1.5 / 2
+under the default ``city`` weighting) is the headline; the plain accuracy and
+the mean output tokens sit beside it.
+"""
+
+from __future__ import annotations
+
+import math
+from operator import attrgetter
+
+from benchmarks.metrics import MetricSpec
+
+__all__ = ["PLUS_METRICS", "PLUS_WEIGHTED_ACCURACY", "PLUS_ACCURACY"]
+
+PLUS_WEIGHTED_ACCURACY = MetricSpec(
+    "weighted_accuracy",
+    attrgetter("correct"),
+    "share of right answers, weighted by map difficulty",
+    label="Acc.",
+    headline=True,
+)
+PLUS_ACCURACY = MetricSpec(
+    "accuracy",
+    attrgetter("correct"),
+    "share of right answers, every question weighing 1",
+    label="Acc. (unweighted)",
+    aggregation="mean",
+)
+#: Every plus metric, the headline first.
+PLUS_METRICS: tuple[MetricSpec, ...] = (
+    PLUS_WEIGHTED_ACCURACY,
+    PLUS_ACCURACY,
+    MetricSpec(
+        "mean_tokens",
+        attrgetter("tokens"),
+        "output tokens per answer, over the answers that reported them",
+        label="Tokens",
+        aggregation="mean",
+        higher_is_better=False,
+        bounds=(0.0, math.inf),
+    ),
+)

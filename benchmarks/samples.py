@@ -1,0 +1,80 @@
+"""Questions with their map image, as the visual dependency index asks them (``reasonmap vdi``).
+
+A :class:`SampleSet` holds the questions to ask (id, request kind, map
+image, the question as asked) and how an answer is judged; each task builds
+its own (the ``samples`` of its :class:`~benchmarks.tasks.Task` record).
+City maps come from a folder of ``<city>.png`` (or
+``<country>__<city>.png``, as ``export_figures`` writes them), found by
+:func:`find_map`; a question whose image is missing is skipped and reported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = ["Sample", "SampleSet", "find_map", "with_city_maps"]
+
+
+@dataclass(frozen=True, slots=True)
+class Sample:
+    """One question to ask: its ``id`` and request ``kind``, its map (``image``, described once under the key
+    ``image_id``), and the question text as asked (``prompt``)."""
+
+    id: str
+    kind: str
+    image_id: str
+    image: Path
+    prompt: str
+
+
+@dataclass(frozen=True, slots=True)
+class SampleSet:
+    """The samples of one benchmark, how an answer is judged (``judge(sample, response) -> correct``), the records
+    skipped and why, and what was read (file names and checksums)."""
+
+    benchmark: str
+    samples: tuple[Sample, ...]
+    judge: Callable[[Sample, str], bool] = field(compare=False)
+    problems: tuple[str, ...] = ()
+    inputs: dict[str, Any] = field(default_factory=dict)
+
+
+def find_map(maps: str | Path, question: Any) -> Path:
+    """The map image of a question's city (its ``city`` and ``country``) in ``maps``.
+
+    Raises
+    ------
+    FileNotFoundError
+        Naming the folder and the file names looked for; or the fields would name a file outside it.
+    """
+    from graphkit.files import file_in
+
+    folder = Path(maps)
+    names = [f"{question.city}.png", f"{question.country}__{question.city}.png"]
+    for name in names:
+        try:
+            path = file_in(folder, name)  # a record's fields must not reach a file outside the folder
+        except ValueError as error:
+            raise FileNotFoundError(f"no map of {question.city!r} in {folder}: {error}") from None
+        if path.is_file():
+            return path
+    raise FileNotFoundError(f"no map of {question.city!r} in {folder}: looked for {' or '.join(names)}")
+
+
+def with_city_maps(
+    questions: Iterable[Any], maps: str | Path, make_sample: Callable[[Any, Path], Sample]
+) -> tuple[dict[str, Any], list[Sample], list[str]]:
+    """Questions by id and their samples, for those whose city map is in ``maps``; the others are reported."""
+    by_id, samples, problems = {}, [], []
+    for question in questions:
+        try:
+            path = find_map(maps, question)
+        except FileNotFoundError as error:
+            problems.append(f"question {question.id!r}: {error}; skipped")
+            continue
+        by_id[question.id] = question
+        samples.append(make_sample(question, path))
+    return by_id, samples, problems

@@ -1,0 +1,82 @@
+"""Options chosen by name (variants, weightings, tasks, solvers, textualizations, rewards, executors, ...).
+
+:func:`check_choice` is the one check every registry of named choices makes, with one error message: the
+option, the valid names in the registry's order, what was given, and the close ones it may misspell.
+
+Examples
+--------
+>>> check_choice("paper", ("paper", "city", "none"), what="weighting")
+'paper'
+>>> check_choice("Papr", ("paper", "city", "none"), what="weighting")
+Traceback (most recent call last):
+    ...
+graphkit.choices.UnknownChoice: weighting must be one of ['paper', 'city', 'none'], got 'Papr'; did you mean 'paper'?
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from graphkit.errors import shorten
+
+__all__ = ["UnknownChoice", "check_choice", "close_choices"]
+
+#: How alike (rapidfuzz's ratio, 0-100, case and punctuation ignored) a name must be to count as a misspelling.
+CLOSE_RATIO = 70
+
+
+class UnknownChoice(ValueError):
+    """A name that is none of an option's choices.
+
+    Attributes
+    ----------
+    what : str
+        The option (``"weighting"``).
+    value : object
+        What was given.
+    choices : tuple of str
+        The valid names, in the registry's order.
+    close : tuple of str
+        The choices ``value`` may misspell, closest first.
+    """
+
+    def __init__(self, what: str, value: Any, choices: Iterable[str]):
+        self.what = what
+        self.value = value
+        self.choices = tuple(choices)
+        self.close = close_choices(value, self.choices) if isinstance(value, str) else ()
+        hint = f"; did you mean {' or '.join(repr(name) for name in self.close)}?" if self.close else ""
+        super().__init__(f"{what} must be one of {list(self.choices)}, got {shorten(repr(value))}{hint}")
+
+
+def close_choices(value: str, choices: Iterable[str], *, limit: int = 3) -> tuple[str, ...]:
+    """The choices ``value`` most likely misspells, closest first (ties in the choices' order).
+
+    Examples
+    --------
+    >>> close_choices("rout", ("route", "plus", "mapqa"))
+    ('route',)
+    >>> close_choices("xyz", ("route", "plus", "mapqa"))
+    ()
+    """
+    from rapidfuzz import fuzz, process, utils
+
+    found = process.extract(
+        value, list(choices), scorer=fuzz.ratio, processor=utils.default_process, limit=limit, score_cutoff=CLOSE_RATIO
+    )
+    return tuple(name for name, _, _ in found)
+
+
+def check_choice(value: Any, choices: Iterable[str], *, what: str) -> str:
+    """``value``, checked to be one of ``choices`` (a registry's keys, in its order).
+
+    Raises
+    ------
+    UnknownChoice
+        ``value`` is none of them (a :class:`ValueError`); the message lists them and the close ones.
+    """
+    names = tuple(choices)
+    if isinstance(value, str) and value in names:
+        return value
+    raise UnknownChoice(what, value, names)

@@ -1,0 +1,246 @@
+"""Finished runs read back: the (task, mode) parts of a folder that ``eval`` or ``score`` wrote.
+
+``reasonmap compare`` and ``reasonmap leaderboard`` take folders, not files:
+
+- an ``eval`` run (``DIR/eval.json``): one part per (task, mode) it scored,
+  ``DIR/<task>/<mode>/report/summary.json`` with ``DIR/<task>/<mode>/scored.jsonl``,
+  and the run's settings;
+- a ``score`` report (``--report DIR``: ``DIR/summary.json``), or a folder
+  holding one as ``report/`` (an ``eval`` run's ``DIR/<task>/<mode>``): one part, of no
+  mode; its scored rows are the file its ``manifest.json`` vouches for
+  (``score --out``), else ``scored.jsonl`` beside or above the report.
+
+A part's task is told from its summary: the task whose headline metrics
+(``paired_metrics``) its model rows carry, the most specific first.
+:func:`difference` names the first thing two parts were not computed alike
+over: their question set (the checksum the summary records) or a setting.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from benchmarks.paired import PairedMetric
+
+__all__ = ["RunPart", "RunError", "read_run", "difference", "doubts", "read_scored", "scored_values", "SETTINGS"]
+
+#: The summary's settings that decide how answers are judged.
+_SUMMARY_SETTINGS = ("weighting", "variant")
+#: The ``eval`` settings that decide what a mode's prompt holds (beside the questions, compared by checksum).
+_PROMPT_SETTINGS = ("pixel_budget", "textualization", "alias_strategy")
+#: Every setting compared: two parts that differ in one are not compared (or only with ``--join``).
+SETTINGS = (*_SUMMARY_SETTINGS, *_PROMPT_SETTINGS)
+
+
+class RunError(ValueError):
+    """A folder that is no finished run, or two runs that cannot be compared; one line says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class RunPart:
+    """One task in one prompt mode of a run: its summary, where its scored rows are, and its settings."""
+
+    run: str
+    task: str
+    mode: str | None
+    summary: Mapping[str, Any] = field(repr=False)
+    scored: Path | None
+    settings: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        """``route/full`` (``route`` for a score report, which records no mode)."""
+        return self.task if self.mode is None else f"{self.task}/{self.mode}"
+
+    @property
+    def models(self) -> tuple[str, ...]:
+        return tuple(self.summary.get("models", {}))
+
+    @property
+    def questions(self) -> Mapping[str, Any]:
+        """The question file's record (``file``, ``sha256``) as the summary holds it."""
+        entry = self.summary.get("inputs", {}).get("questions", {})
+        return entry if isinstance(entry, Mapping) else {}
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        raise RunError(f"{path}: not a readable JSON file: {error}") from None
+
+
+def _task_of(summary: Mapping[str, Any], where: Path) -> str:
+    """The task whose headline metrics the summary's model rows carry (the one with the most, when several)."""
+    from benchmarks.tasks import get_task, task_names
+
+    models = summary.get("models")
+    if not isinstance(models, Mapping) or not models:
+        raise RunError(f"{where}: no models in this summary (nothing was scored)")
+    row = next(iter(models.values()))
+    keys = set(row) if isinstance(row, Mapping) else set()
+    fitting = [
+        (len(task.paired_metrics), name)
+        for name in task_names()
+        for task in [get_task(name)]
+        if {metric.key for metric in task.paired_metrics} <= keys
+    ]
+    if not fitting:
+        raise RunError(f"{where}: a summary of no known task (its model rows hold none of a task's headline metrics)")
+    return max(fitting)[1]
+
+
+def _scored_of(report: Path) -> Path | None:
+    """The scored rows a report was written with: the one its manifest vouches for outside it, else beside."""
+    manifest = report / "manifest.json"
+    if manifest.is_file():
+        try:
+            names = [entry["name"] for entry in json.loads(manifest.read_text(encoding="utf-8")).get("files", [])]
+        except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError):
+            names = []
+        for name in names:
+            if isinstance(name, str) and name.endswith(".jsonl") and (report / name).is_file():
+                return (report / name).resolve()
+    for candidate in (report / "scored.jsonl", report.parent / "scored.jsonl"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _part(run: str, report: Path, mode: str | None, settings: Mapping[str, Any], scored: Path | None) -> RunPart:
+    summary = _read_json(report / "summary.json")
+    if not isinstance(summary, Mapping):
+        raise RunError(f"{report / 'summary.json'}: not a summary (a JSON object)")
+    task = _task_of(summary, report / "summary.json")
+    judged = {key: summary.get(key) for key in _SUMMARY_SETTINGS}
+    return RunPart(run, task, mode, summary, scored, {**judged, **settings})
+
+
+def read_run(path: str | Path) -> list[RunPart]:
+    """The parts of the run in ``path`` (an ``eval`` folder, or a ``score`` report folder).
+
+    Raises
+    ------
+    RunError
+        ``path`` is no folder, or holds neither an evaluation run nor a report.
+    """
+    folder = Path(path)
+    if not folder.is_dir():
+        raise RunError(f"{path}: no such run folder (give a folder `eval --out` or `score --report` wrote)")
+    if (folder / "eval.json").is_file():
+        recorded = _read_json(folder / "eval.json")
+        settings = recorded.get("settings", {}) if isinstance(recorded, Mapping) else {}
+        if not isinstance(settings, Mapping):
+            raise RunError(f"{folder / 'eval.json'}: its settings are not an object")
+        prompt = {key: settings.get(key) for key in _PROMPT_SETTINGS}
+        parts = []
+        for report in sorted(folder.glob("*/*/report/summary.json")):
+            mode_folder = report.parent.parent
+            scored = mode_folder / "scored.jsonl"
+            parts.append(
+                _part(str(path), report.parent, mode_folder.name, prompt, scored if scored.is_file() else None)
+            )
+        if not parts:
+            raise RunError(f"{path}: an evaluation run with no scored (task, mode) yet")
+        order = {name: index for index, name in enumerate(settings.get("tasks", []))}
+        modes = {name: index for index, name in enumerate(settings.get("modes", []))}
+        return sorted(parts, key=lambda part: (order.get(part.task, len(order)), modes.get(part.mode, len(modes))))
+    if (folder / "summary.json").is_file():
+        return [_part(str(path), folder, None, {}, _scored_of(folder))]
+    if (folder / "report" / "summary.json").is_file():  # an eval's DIR/<task>/<mode>, or score's folder above
+        return [_part(str(path), folder / "report", None, {}, _scored_of(folder / "report"))]
+    raise RunError(f"{path}: neither an evaluation run (eval.json) nor a score report (summary.json)")
+
+
+def _shown_questions(entry: Mapping[str, Any]) -> str:
+    sha = str(entry.get("sha256", ""))
+    return f"{entry.get('file', '?')} ({sha[:12]})" if sha else str(entry.get("file", "?"))
+
+
+def difference(first: RunPart, second: RunPart) -> str | None:
+    """What ``first`` and ``second`` were not computed alike over, in one phrase, or ``None``.
+
+    The question sets are compared by checksum, then :data:`SETTINGS` (the ``eval``
+    prompt settings only where both runs record them).
+    """
+    if first.task != second.task:
+        return f"different tasks ({first.task} and {second.task})"
+    one, other = first.questions.get("sha256"), second.questions.get("sha256")
+    if one != other:
+        return f"different question files: {_shown_questions(first.questions)} and {_shown_questions(second.questions)}"
+    for key in SETTINGS:
+        if key in first.settings and key in second.settings and first.settings[key] != second.settings[key]:
+            return f"different {key.replace('_', ' ')}: {first.settings[key]} and {second.settings[key]}"
+    return None
+
+
+def doubts(parts: Sequence[RunPart]) -> list[str]:
+    """One line per part whose scored rows the run's manifest does not vouch for (an unfinished or changed run)."""
+    from benchmarks.manifests import vouches_for
+
+    found = []
+    for part in parts:
+        doubt = vouches_for(part.scored) if part.scored is not None else None
+        if doubt is not None:
+            found.append(f"{part.run} {part.label}: {part.scored}: {doubt}")
+    return list(dict.fromkeys(found))
+
+
+def _row_parser(obj: Any, *, where: str) -> Mapping[str, Any]:
+    from benchmarks.errors import InvalidRecord
+
+    if not isinstance(obj, dict):
+        raise InvalidRecord(f"{where}: a scored row must be an object")
+    for name in ("id", "model"):
+        if not isinstance(obj.get(name), str) or not obj[name]:
+            raise InvalidRecord(f"{where}: field {name!r} must be a non-empty string")
+    return obj
+
+
+def read_scored(path: Path) -> tuple[list[Mapping[str, Any]], list[str]]:
+    """The rows of a scored file (``id`` and ``model`` checked; the rest read per metric) and the bad lines."""
+    from benchmarks.jsonl import read_jsonl
+
+    rows, problems = read_jsonl(path, _row_parser)
+    return rows, [str(problem) for problem in problems]
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return float(value)
+    if isinstance(value, int | float) and value == value:  # not nan
+        return float(value)
+    return None
+
+
+def scored_values(
+    rows: Sequence[Mapping[str, Any]], model: str, metrics: Sequence[PairedMetric]
+) -> dict[str, dict[str, tuple[float, float, int]]]:
+    """Per metric, per question id: (value, weight, repeats) of ``model``'s rows.
+
+    A question answered more than once (``repeat``) gets the mean of its repeats' values.
+    Rows whose metric field is missing or null do not count for that metric (a map QA
+    question of a type the metric does not apply to).
+    """
+    found: dict[str, dict[str, list[Any]]] = {metric.key: {} for metric in metrics}
+    for row in rows:
+        if row.get("model") != model:
+            continue
+        for metric in metrics:
+            if metric.kind is not None and row.get("question") != metric.kind:
+                continue
+            value = _number(row.get(metric.field))
+            if value is None:
+                continue
+            weight = _number(row.get("weight")) if metric.weighted else 1.0
+            entry = found[metric.key].setdefault(str(row["id"]), [0.0, 1.0 if weight is None else weight, 0])
+            entry[0] += value
+            entry[2] += 1
+    return {
+        key: {id: (total / count, weight, count) for id, (total, weight, count) in by_id.items()}
+        for key, by_id in found.items()
+    }

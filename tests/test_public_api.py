@@ -1,0 +1,260 @@
+"""Each package's public surface: its ``__all__`` is pinned, every name resolves, and importing stays cheap."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import json
+import pkgutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# A name added to or dropped from a surface is a change to the toolkit's contract: update this table with it.
+SURFACES: dict[str, tuple[str, ...]] = {
+    "graphkit": (
+        "all_city_stats",
+        "AmbiguousLine",
+        "AmbiguousStation",
+        "city_graph",
+        "city_names",
+        "city_path",
+        "city_stats",
+        "CityStats",
+        "compile_graph",
+        "DEFAULT_MAX_ROUTES",
+        "fold",
+        "graph_from_file",
+        "InvalidMetroData",
+        "InvalidOverlay",
+        "Line",
+        "load_city",
+        "load_metro",
+        "load_metro_file",
+        "load_overlay",
+        "MetroData",
+        "NameIndex",
+        "NoRoute",
+        "Overlay",
+        "reference_routes",
+        "Resolution",
+        "Route",
+        "RouteSet",
+        "Segment",
+        "shortest_route",
+        "shortest_route_length",
+        "shortest_routes",
+        "StationEntry",
+        "TransitError",
+        "TransitGraph",
+        "UnknownCity",
+        "UnknownLine",
+        "UnknownStation",
+    ),
+    "benchmarks": (
+        "BenchmarkError",
+        "detect_task",
+        "file_sha256",
+        "get_task",
+        "Invalid",
+        "InvalidRecord",
+        "Problem",
+        "read_jsonl",
+        "task_names",
+        "unique_by_id",
+        "write_jsonl",
+        "write_summary",
+        "write_text",
+    ),
+    "benchmarks.reasonmap": (
+        "accuracy_reward",
+        "compute_score",
+        "DIFFICULTIES",
+        "generate_questions",
+        "load_official",
+        "parse_answer",
+        "Prediction",
+        "Question",
+        "read_predictions",
+        "read_questions",
+        "score_answer",
+        "score_prediction",
+        "score_predictions",
+        "summarize",
+        "TEST_CITIES",
+        "VARIANTS",
+        "Verdict",
+        "weight_of",
+        "WEIGHTINGS",
+        "write_report",
+    ),
+    "benchmarks.plus": (
+        "chance_accuracy",
+        "generate_plus_questions",
+        "generate_plus_set",
+        "load_hub_plus",
+        "load_plus_questions",
+        "parse_plus_answer",
+        "PLUS_TYPES",
+        "plus_weight",
+        "PlusPrediction",
+        "PlusQuestion",
+        "PlusVerdict",
+        "read_plus_sheet",
+        "score_plus_answer",
+        "score_plus_prediction",
+        "score_plus_predictions",
+        "summarize_plus",
+        "write_plus_report",
+    ),
+    "benchmarks.mapqa": (
+        "Choice",
+        "descriptive_saturation_index",
+        "image_path",
+        "LEVELS",
+        "MapPrediction",
+        "MapQuestion",
+        "MapVerdict",
+        "METRICS",
+        "parse_response",
+        "QUESTION_TYPES",
+        "read_map_predictions",
+        "read_map_questions",
+        "score_answer",
+        "score_prediction",
+        "score_predictions",
+        "summarize",
+        "visual_dependency_index",
+        "write_report",
+    ),
+    "baselines": (
+        "aliased",
+        "BaselineError",
+        "build_requests",
+        "ClientError",
+        "InvalidTextualization",
+        "MODES",
+        "Noise",
+        "plus_oracle_predictions",
+        "render_answer",
+        "Request",
+        "run_requests",
+        "run_solver",
+        "RunSummary",
+        "solve",
+        "SOLVERS",
+        "symbolic_prompt",
+        "text_oracle_routes",
+        "TEXTUALIZATIONS",
+        "unalias_text",
+    ),
+    "vision": (
+        "analyse_map",
+        "answer_route",
+        "CATEGORIES",
+        "confusion_crops",
+        "diagnose_predictions",
+        "Diagnosis",
+        "draw_routes",
+        "EngineUnavailable",
+        "find_font",
+        "folder_evidence",
+        "LABELS",
+        "map_files",
+        "MapEvidence",
+        "plot_confusions",
+        "plot_labels",
+        "prediction_row",
+        "read_truth",
+        "reference_route",
+        "render_map",
+        "summarise",
+        "summary_markdown",
+        "VisionError",
+        "write_rendered",
+    ),
+}
+# the packages a researcher imports from; graphkit's surface is the widest, the others stay small
+SMALL = tuple(name for name in SURFACES if name != "graphkit")
+
+
+@pytest.mark.parametrize("package", SURFACES)
+def test_the_public_names_are_pinned(package):
+    assert list(importlib.import_module(package).__all__) == list(SURFACES[package])
+
+
+@pytest.mark.parametrize("package", SMALL)
+def test_each_surface_is_small(package):
+    # vision's is the widest of the small ones: reading a map, diagnosing, and drawing an answer's route
+    assert 10 <= len(SURFACES[package]) <= (23 if package == "vision" else 20)
+
+
+@pytest.mark.parametrize("package", SURFACES)
+def test_every_public_name_resolves_to_its_home(package):
+    module = importlib.import_module(package)
+    for name in module.__all__:
+        value = getattr(module, name)
+        assert value is not None, name
+        assert name in dir(module), name
+        origin = getattr(value, "__module__", None)
+        if origin is not None and not isinstance(value, (tuple, dict, frozenset, int, str)):
+            # defined inside the package it is exported from, never borrowed from another one
+            assert origin.startswith(package + "."), (name, origin)
+
+
+@pytest.mark.parametrize("package", SURFACES)
+def test_a_public_name_never_shadows_a_submodule(package):
+    # importing the submodule would replace the name on the package (``vision.diagnose`` the function by the module)
+    module = importlib.import_module(package)
+    submodules = {info.name for info in pkgutil.iter_modules(module.__path__)}
+    assert not submodules & set(module.__all__)
+
+
+@pytest.mark.parametrize("package", SURFACES)
+def test_an_unknown_name_is_an_attribute_error_naming_the_package(package):
+    module = importlib.import_module(package)
+    with pytest.raises(AttributeError, match=f"module '{package}' has no attribute 'no_such_name'"):
+        module.no_such_name  # noqa: B018
+
+
+def test_star_import_gives_the_surface():
+    namespace: dict = {}
+    exec("from benchmarks.reasonmap import *", namespace)
+    assert set(namespace) - {"__builtins__"} == set(SURFACES["benchmarks.reasonmap"])
+
+
+def test_importing_every_package_loads_nothing_behind_the_names():
+    """A fresh interpreter imports all the packages: only their ``__init__`` modules (and the lazy helper) load."""
+    code = (
+        "import json, sys; before = set(sys.modules); "
+        f"import {', '.join(SURFACES)}; "
+        "print(json.dumps(sorted(set(sys.modules) - before)))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == sorted({*SURFACES, "graphkit.lazy"})
+
+
+def _toolkit_imports(path: Path) -> list[tuple[str, str | None]]:
+    """``(module, name)`` for each toolkit import of a file (``name`` None for a plain ``import``)."""
+    found: list[tuple[str, str | None]] = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            found += [(node.module, alias.name) for alias in node.names]
+        elif isinstance(node, ast.Import):
+            found += [(alias.name, None) for alias in node.names]
+    roots = {package.split(".")[0] for package in SURFACES}
+    return [(module, name) for module, name in found if module.split(".")[0] in roots]
+
+
+@pytest.mark.parametrize("notebook", sorted((ROOT / "notebooks").glob("*.py")), ids=lambda path: path.name)
+def test_the_notebooks_import_only_public_names(notebook):
+    imports = _toolkit_imports(notebook)
+    assert imports  # the notebook uses the toolkit at all
+    for module, name in imports:
+        assert module in SURFACES, f"{notebook.name} imports the internal module {module}"
+        assert name is None or name in SURFACES[module], f"{notebook.name} imports {module}.{name}, not public"
