@@ -45,8 +45,7 @@ def least_cost_hops(
     ride_weight : float
         The weight of boarding.
     arrays : bool, optional
-        Yield ``(source, tails, heads, weights)`` with arrays, the source's least weights to the stations
-        last, instead of lists.
+        Yield ``tails`` and ``heads`` as arrays instead of lists.
 
     Each stop reached by exactly one least-cost ride and not boarded shares
     the boarding stops of that ride's tail; pointer jumping finds them for all
@@ -100,7 +99,7 @@ def least_cost_hops(
     if arrays:
         for offset, s in enumerate(sources):
             start, end = bounds[offset], bounds[offset + 1]
-            yield s, tails[start:end], heads[start:end], distance[offset]
+            yield s, tails[start:end], heads[start:end]
         return
     tails, heads = tails.tolist(), heads.tolist()
     for offset, s in enumerate(sources):

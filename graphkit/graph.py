@@ -464,7 +464,7 @@ class TransitGraph:
         hop_steps = _Memo(steps_of)
         hop_text: list | _Memo = _Memo(text_of) if pairs is None else [None] * len(pairs)
         vertices = range(n) if sources is None else [self._vertex[name] for name in sources]
-        for s, tails, heads, _ in self._least_cost_hops(vertices, arrays=True):
+        for s, tails, heads in self._least_cost_hops(vertices, arrays=True):
             if held > _HELD_STOPS:
                 hop_steps.clear()
                 hop_text = _Memo(text_of) if pairs is None else [None] * len(pairs)
@@ -506,8 +506,8 @@ class TransitGraph:
 
     def _least_cost_hops(self, vertices: Sequence[int], *, arrays: bool = False) -> Iterator[tuple]:
         """Per source vertex, the hops ``(tails, heads)`` of its least-cost DAG, grouped by head, nearest first
-        (see :func:`graphkit.dags.least_cost_hops`; with ``arrays``, as arrays, and the weights to the
-        stations); distances are found a block of sources at a time."""
+        (see :func:`graphkit.dags.least_cost_hops`; with ``arrays``, as arrays); distances are found a block
+        of sources at a time."""
         import numpy
 
         from graphkit.dags import least_cost_hops
