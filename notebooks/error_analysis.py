@@ -415,7 +415,8 @@ drawn_route = None
 if shown is not None:
     question = by_id[shown.id]
     graph, seen = graphs[shown.city], evidence[shown.city]
-    response = responses[(shown.model, shown.id, shown.question)]
+    answers = {(p.model, p.id, p.question, p.repeat): p.response for p in predictions}  # repeats apart
+    response = answers[(shown.model, shown.id, shown.question, shown.repeat)]
     drawn_route = draw_routes(
         images.get(shown.city),
         seen,

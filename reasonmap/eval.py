@@ -427,6 +427,8 @@ def _run_locked(
             log(line)
 
     note(f"eval: {settings.name} on {', '.join(settings.tasks)} in {', '.join(settings.modes)}; outputs in {out}/")
+    if isinstance(settings.pixel_budget, tuple) and "full" not in settings.modes:
+        log(f"eval: --pixel-budget lists {len(settings.pixel_budget)} budgets, but only the full mode sends a map")
     if settings.repeats > 1 and settings.temperature is None:  # said even when quiet: the answers may not differ
         log(f"eval: {settings.repeats} answers per request at the server's default temperature (--temperature: set it)")
     from baselines.client import run_requests
@@ -554,10 +556,11 @@ def _run_locked(
         write_text(out / "results.md", results_markdown(record)),
     )
     if isinstance(settings.pixel_budget, tuple) and "full" in settings.modes:
+        from benchmarks.metrics import headline
         from reasonmap.pixel_sweep import write_resolution
 
-        accuracies = {  # each task's results.md columns shown in %: its accuracies
-            task: [(column.header, column.metric) for column in get_task(task).columns if column.shown == "percent"]
+        accuracies = {  # each task's headline shares (its accuracies), as results.md shows them
+            task: [(spec.label, spec.name) for spec in headline(get_task(task).metrics) if spec.is_share]
             for task in settings.tasks
         }
         files_written += tuple(write_resolution(out, results, intervals, accuracies))

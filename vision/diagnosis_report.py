@@ -482,7 +482,7 @@ def diagnose_files(
     summary_json, summary_md = summary_paths(out)
     drawings: list[Path] = []
     if draw is not None:
-        rows_by_key = {(p.model, p.id, p.question): p.response for p, _ in rows}
+        rows_by_key = {(p.model, p.id, p.question, p.repeat): p.response for p, _ in rows}
         drawings = _draw(diagnoses, questions, rows_by_key, graph_for, evidence, images, draw, problems, progress)
         examples = _examples(drawings)
         summary["examples"] = {
@@ -500,7 +500,7 @@ def diagnose_files(
 def _draw(
     diagnoses: list[Diagnosis],
     questions: Mapping[str, Question],
-    responses: Mapping[tuple[str, str, str], str],
+    responses: Mapping[tuple[str, str, str, int], str],
     graph_for: Callable[[Question], TransitGraph],
     evidence: Evidence,
     images: Callable[[str], str | Path | None] | None,

@@ -7,12 +7,16 @@ also slid along its free side), and only where its box is clearly nearer its
 own marker than any other station's: a label nearer a neighbour's marker would
 make the map itself say the wrong station. Where no spot nearby qualifies, the
 label goes to the nearest free spot and a leader line joins it to its marker
-(:attr:`Placement.leader`). Labels are never shrunk.
+(:attr:`Placement.leader`). The placer never shrinks a label.
 
 No line stroke runs through a label's text, no leader crosses another label or
 a stroke of a line its station is not on, and no label is put over a leader:
-these are hard rules, given up (for the least crossing) only where the canvas
-has no spot that keeps them. :meth:`LabelPlacer.place_box` puts other boxes
+these are hard rules. A leader that crosses from the marker to the nearest point
+of the label is tried again to other points of the label's facing edges (other
+angles), then let through a label's halo (not its text). Where no spot keeps the
+rules, ``place(..., crossing=False)`` places nothing, so that the caller can try
+the label smaller beside its marker (``leader=False``), and
+:meth:`LabelPlacer.place_fallback` then takes the least crossing leader. :meth:`LabelPlacer.place_box` puts other boxes
 (line badges) beside a point under the same rules, and :meth:`LabelPlacer.block`
 keeps a region (the legend) free.
 """
@@ -29,6 +33,8 @@ _DIRECTIONS = ((1, 0), (-1, 0), (1, -1), (1, 1), (-1, -1), (-1, 1), (0, -1), (0,
 _RINGS = 6
 # free spots whose leader is checked per search window: a bound on the time a crowded station costs
 _TRIES = 300
+# spots (the cheapest first) whose leader is tried at other angles when every nearest-point leader crosses
+_OTHER_ENDS = 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +106,8 @@ class LabelPlacer:
         # a label must be this much nearer its own marker than any other (pixels), so the reading is not a tie
         self.margin = max(2.0, 0.25 * font_px)
         self.labels = numpy.zeros((height, width), dtype=bool)
+        self.inks = numpy.zeros((height, width), dtype=bool)  # the text itself (a label without its halo)
+        self._pending: tuple | None = None  # see place_fallback
         self.markers = numpy.zeros((height, width), dtype=bool)
         self.xs = numpy.array([float(x) for x, _, _ in markers])
         self.ys = numpy.array([float(y) for _, y, _ in markers])
@@ -126,6 +134,7 @@ class LabelPlacer:
         """Keep ``box`` ``(x0, y0, x1, y1)`` free of labels and badges."""
         x0, y0, x1, y1 = box
         self.labels[max(0, y0) : y1, max(0, x0) : x1] = True
+        self.inks[max(0, y0) : y1, max(0, x0) : x1] = True
 
     def _clear(self, index: int, box: tuple[int, int, int, int]) -> bool:
         """The box is nearer marker ``index`` than every other marker, by the margin."""
@@ -141,8 +150,10 @@ class LabelPlacer:
         crossed = numpy.count_nonzero(self.strokes[max(0, y - py) : y + h + py, x : x + w])
         return (0.3 if crossed else 0.0) + crossed / (w * h)  # any stroke through a label hinders reading it
 
-    def _take(self, x: int, y: int, w: int, h: int) -> None:
+    def _take(self, x: int, y: int, w: int, h: int, ink: tuple[int, int, int, int] | None = None) -> None:
         self.labels[y : y + h, x : x + w] = True
+        ix0, iy0, ix1, iy1 = ink if ink is not None else (0, 0, w, h)
+        self.inks[y + iy0 : y + iy1, x + ix0 : x + ix1] = True
 
     @staticmethod
     def _spots(centre: tuple[int, int], distance: float, w: int, h: int, dx: int, dy: int):
@@ -159,12 +170,23 @@ class LabelPlacer:
             yield 1, centre[0] + min(w // 2, round(distance)) - w, y
 
     def place(
-        self, index: int, gap: float, size: tuple[int, int], ink: tuple[int, int, int, int], step: float
+        self,
+        index: int,
+        gap: float,
+        size: tuple[int, int],
+        ink: tuple[int, int, int, int],
+        step: float,
+        *,
+        crossing: bool = True,
+        leader: bool = True,
     ) -> Placement | None:
         """Where the ``size`` label of marker ``index`` goes, or ``None`` when the canvas has no room.
 
         ``gap`` is the marker's radius plus a pixel; rings widen by ``step``. ``ink`` is the text's box inside
-        the label (its halo around it): the text, not the halo, must be nearest its own marker.
+        the label (its halo around it): the text, not the halo, must be nearest its own marker. With
+        ``leader=False`` only a spot beside the marker will do. With ``crossing=False`` a label that only a
+        crossing leader could join is not placed (``None``): the caller may try it smaller beside its
+        marker first, then take the least crossing leader with :meth:`place_fallback`.
         """
         ix0, iy0, ix1, iy1 = ink
         centre = (int(self.xs[index]), int(self.ys[index]))
@@ -183,9 +205,20 @@ class LabelPlacer:
             if best is not None and best[0] <= 0.2 * ring + 0.1:
                 break
         if best is not None:
-            self._take(best[1], best[2], w, h)
+            self._take(best[1], best[2], w, h, ink)
             return Placement((best[1], best[2]))
-        return self._with_leader(index, centre, gap, size, ink)
+        if not leader:
+            return None
+        return self._with_leader(index, centre, gap, size, ink, crossing=crossing)
+
+    def place_fallback(self) -> Placement | None:
+        """The least crossing leader found by the last ``place(..., crossing=False)`` that placed nothing.
+
+        Valid while nothing else was placed since (a failed ``place`` places nothing); ``None`` when there
+        is none.
+        """
+        pending, self._pending = self._pending, None
+        return self._leader_to(*pending) if pending is not None else None
 
     def place_box(
         self, centre: tuple[int, int], gap: float, size: tuple[int, int], step: float
@@ -223,7 +256,14 @@ class LabelPlacer:
         return None
 
     def _with_leader(
-        self, station: int, centre: tuple[int, int], gap: float, size: tuple[int, int], ink: tuple[int, int, int, int]
+        self,
+        station: int,
+        centre: tuple[int, int],
+        gap: float,
+        size: tuple[int, int],
+        ink: tuple[int, int, int, int],
+        *,
+        crossing: bool = True,
     ) -> Placement | None:
         """The free spot nearest the marker (widening windows, then the whole canvas), joined by a leader line
         that crosses no label and no stroke of another station's line (the least crossing where none can)."""
@@ -233,6 +273,7 @@ class LabelPlacer:
         ix0, iy0, ix1, iy1 = ink
         stride = max(2, h // 2)
         relaxed: tuple[float, int, int] | None = None
+        crossed: list[tuple[float, int, int]] = []  # spots only a crossing leader reached: (cost, x, y)
         for radius in (4 * (w + h), 12 * (w + h), None):
             left = 0 if radius is None else max(0, centre[0] - radius)
             top = 0 if radius is None else max(0, centre[1] - radius)
@@ -260,6 +301,7 @@ class LabelPlacer:
                 cost += 4 * self._leader_crossing(self._leader(centre, gap, box))
                 crossings = self._leader_conflicts(station, leader)
                 if crossings:
+                    crossed.append((cost, x, y))
                     if relaxed is None or (crossings, cost) < relaxed[:2]:
                         relaxed = (crossings, cost, x, y)
                 else:
@@ -268,17 +310,42 @@ class LabelPlacer:
                         best = (cost, x, y)
             if best is not None:
                 return self._leader_to(centre, gap, ink, (best[1], best[2]), size)
-        if relaxed is not None:
+        # the leader to the nearest point of the label crosses: another point of its edge may not (another angle);
+        # else one that only grazes a label's halo, crossing no text and no other line
+        candidates = sorted(set(crossed))[:_OTHER_ENDS]
+        for mask in (self.labels, self.inks):
+            for _, x, y in candidates:
+                box = (x + ix0, y + iy0, x + ix1, y + iy1)
+                for end in (None, *self._ends(centre, box)):
+                    leader = self._leader(centre, gap - self.marker_pad, box, end)
+                    if not self._leader_conflicts(station, leader, mask=mask):
+                        return self._leader_to(centre, gap, ink, (x, y), size, end)
+        if relaxed is None:
+            return None
+        if crossing:
             return self._leader_to(centre, gap, ink, (relaxed[2], relaxed[3]), size)
+        self._pending = (centre, gap, ink, (relaxed[2], relaxed[3]), size)
         return None
 
-    def _leader_to(self, centre, gap, ink, corner, size) -> Placement:
+    @staticmethod
+    def _ends(centre: tuple[int, int], box: tuple[int, int, int, int]) -> list[tuple[float, float]]:
+        """Other points a leader may end at: along the label's edges that face the marker, nearest first."""
+        x0, y0, x1, y1 = box
+        points = []
+        for share in (0.25, 0.5, 0.75, 1.0, 0.0):
+            if centre[1] >= y1 or centre[1] <= y0:  # below or above: the facing horizontal edge
+                points.append((x0 + (x1 - x0) * share, float(y1 if centre[1] >= y1 else y0)))
+            if centre[0] >= x1 or centre[0] <= x0:  # beside: the facing vertical edge
+                points.append((float(x1 if centre[0] >= x1 else x0), y0 + (y1 - y0) * share))
+        return sorted(set(points), key=lambda p: (math.hypot(p[0] - centre[0], p[1] - centre[1]), p))
+
+    def _leader_to(self, centre, gap, ink, corner, size, end=None) -> Placement:
         import numpy
 
         (x, y), (w, h) = corner, size
         ix0, iy0, ix1, iy1 = ink
-        self._take(x, y, w, h)
-        leader = self._leader(centre, gap - self.marker_pad, (x + ix0, y + iy0, x + ix1, y + iy1))
+        self._take(x, y, w, h, ink)
+        leader = self._leader(centre, gap - self.marker_pad, (x + ix0, y + iy0, x + ix1, y + iy1), end)
         (x0, y0), (x1, y1) = leader
         steps = max(2, int(math.hypot(x1 - x0, y1 - y0)))
         pad = self.leader_px + 1
@@ -287,16 +354,18 @@ class LabelPlacer:
             self.leaders[max(0, py - pad) : py + pad + 1, max(0, px - pad) : px + pad + 1] = True
         return Placement((x, y), leader)
 
-    def _leader_conflicts(self, index: int, leader: tuple[tuple[float, float], ...]) -> int:
-        """Labels the leader runs over (its sampled points on the label mask) plus other lines it crosses."""
+    def _leader_conflicts(self, index: int, leader: tuple[tuple[float, float], ...], *, mask=None) -> int:
+        """Labels the leader runs over (its sampled points on the label mask, halos included, or ``mask``)
+        plus other lines it crosses."""
         from shapely.geometry import LineString
 
+        mask = self.labels if mask is None else mask
         (x0, y0), (x1, y1) = leader
         steps = max(2, int(2 * math.hypot(x1 - x0, y1 - y0)))
         hits = 0
         for k in range(steps + 1):
             x, y = round(x0 + (x1 - x0) * k / steps), round(y0 + (y1 - y0) * k / steps)
-            hits += 0 <= x < self.width and 0 <= y < self.height and bool(self.labels[y, x])
+            hits += 0 <= x < self.width and 0 <= y < self.height and bool(mask[y, x])
         own = set(self.station_lines[index])
         segment = LineString(leader)
         return (hits > 0) + sum(
@@ -315,11 +384,15 @@ class LabelPlacer:
 
     @staticmethod
     def _leader(
-        centre: tuple[int, int], radius: float, box: tuple[int, int, int, int]
+        centre: tuple[int, int],
+        radius: float,
+        box: tuple[int, int, int, int],
+        end: tuple[float, float] | None = None,
     ) -> tuple[tuple[float, float], ...]:
-        """From the marker's rim to the nearest point of the label's box."""
+        """From the marker's rim to ``end``, by default the nearest point of the label's box."""
         x0, y0, x1, y1 = box
-        end = (min(max(centre[0], x0), x1), min(max(centre[1], y0), y1))
+        if end is None:
+            end = (min(max(centre[0], x0), x1), min(max(centre[1], y0), y1))
         length = math.hypot(end[0] - centre[0], end[1] - centre[1]) or 1.0
         start = (centre[0] + (end[0] - centre[0]) * radius / length, centre[1] + (end[1] - centre[1]) * radius / length)
         return (round(start[0], 2), round(start[1], 2)), (float(end[0]), float(end[1]))

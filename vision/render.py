@@ -290,6 +290,34 @@ def _patch(name: str, font_px: int, angle: int) -> _Patch:
     return _Patch(text, around, text.getbbox() or (0, 0, 1, 1))
 
 
+def _place_label(placer: LabelPlacer, name: str, index: int, radius: int, scale: _Scale, angle: int):
+    """A label's placement and patch (the name a map shows): at the map's font beside its marker or with a
+    leader that crosses no other label and no other line; else smaller beside its marker; else at the map's
+    font with the leader that crosses least. ``(None, patch)`` when the canvas has no room at all."""
+    patch = _patch(name, scale.font_px, angle)
+    step = scale.cell * 0.4
+    placed = placer.place(index, radius + 1, patch.halo.size, patch.ink, step, crossing=False)
+    if placed is not None:
+        return placed, patch
+    for font_px in _smaller_fonts(scale.font_px):
+        small = _patch(name, font_px, angle)
+        placed = placer.place(index, radius + 1, small.halo.size, small.ink, step, leader=False)
+        if placed is not None:
+            return placed, small
+    return placer.place_fallback(), patch
+
+
+def _smaller_fonts(font_px: int) -> list[int]:
+    """The smaller label sizes tried, largest first: 85% and 70% of the map's, never under 8 px.
+
+    Examples
+    --------
+    >>> _smaller_fonts(20), _smaller_fonts(10)
+    ([17, 14], [8])
+    """
+    return sorted({size for share in (0.85, 0.7) if (size := max(8, round(font_px * share))) < font_px}, reverse=True)
+
+
 def _marker_radii(graph: TransitGraph, hop_lines: dict[tuple[str, str], list[str]], line_width: int) -> dict[str, int]:
     outline = max(1, round(line_width / 4))
     single = round(line_width * 0.8) + outline
@@ -410,8 +438,7 @@ def render_map(
     leaders: dict[str, tuple[tuple[float, float], ...]] = {}
     for station in order:
         angle = 45 if rotate_labels and rank[station] % 3 == 1 else 0
-        patch = _patch(graph.display_name(station), scale.font_px, angle)  # the name a map shows
-        placed = placer.place(rank[station], radii[station] + 1, patch.halo.size, patch.ink, scale.cell * 0.4)
+        placed, patch = _place_label(placer, graph.display_name(station), rank[station], radii[station], scale, angle)
         if placed is None:
             raise ValueError(
                 f"{graph.city}: size {max(scale.width, scale.height)} px is too small to place the label of "

@@ -478,21 +478,23 @@ def _safe(part: str) -> str:
 
 
 def drawing_name(diagnosis: Diagnosis) -> str:
-    """The file a diagnosis is drawn in: question id, model and question kind.
+    """The file a diagnosis is drawn in: question id, model and question kind (and repeat, past the first).
 
     Examples
     --------
     >>> drawing_name(Diagnosis("rome_0001", "gpt-4o", "short", "suboptimal", "reasoning", {}, "rome"))
     'rome_0001__gpt-4o__short.png'
-    >>> drawing_name(Diagnosis("q1", "Qwen/Qwen2.5-VL", "long", "refusal", "other", {}, "rome"))
-    'q1__Qwen_Qwen2.5-VL-8f0e05__long.png'
+    >>> drawing_name(Diagnosis("q1", "Qwen/Qwen2.5-VL", "long", "refusal", "other", {}, "rome", repeat=2))
+    'q1__Qwen_Qwen2.5-VL-8f0e05__long__r2.png'
     """
-    return f"{_safe(diagnosis.id)}__{_safe(diagnosis.model)}__{_safe(diagnosis.question)}.png"
+    repeat = f"__r{diagnosis.repeat}" if diagnosis.repeat else ""
+    return f"{_safe(diagnosis.id)}__{_safe(diagnosis.model)}__{_safe(diagnosis.question)}{repeat}.png"
 
 
 def _title(diagnosis: Diagnosis, question: Question, graph: TransitGraph) -> list[str]:
+    repeat = f" · repeat {diagnosis.repeat}" if diagnosis.repeat else ""
     return [
-        f"{diagnosis.model} · {diagnosis.city} · {diagnosis.label} ({diagnosis.category})",
+        f"{diagnosis.model} · {diagnosis.city} · {diagnosis.label} ({diagnosis.category}){repeat}",
         f"{diagnosis.id} ({diagnosis.question}): {graph.display_name(question.station_1)}"
         f" → {graph.display_name(question.station_2)}",
     ]
@@ -501,7 +503,7 @@ def _title(diagnosis: Diagnosis, question: Question, graph: TransitGraph) -> lis
 def draw_diagnoses(
     diagnoses: Iterable[Diagnosis],
     questions: Mapping[str, Question],
-    responses: Mapping[tuple[str, str, str], str],
+    responses: Mapping[tuple[str, str, str, int], str],
     graph_for: Callable[[Question], TransitGraph],
     evidence_for: Callable[[Question], MapEvidence | None],
     image_for: Callable[[str], Any],
@@ -512,7 +514,7 @@ def draw_diagnoses(
 ) -> list[tuple[Diagnosis, RouteDrawing]]:
     """Draw every wrong answer (a diagnosis not labelled ``correct``) into ``folder``, in input order.
 
-    ``responses`` maps (model, id, kind) to the answer text; ``image_for`` gives a city's map as a PIL
+    ``responses`` maps (model, id, kind, repeat) to the answer text; ``image_for`` gives a city's map as a PIL
     image, or ``None`` (drawn from the evidence alone; it is asked once per city). Answers whose question
     or map evidence is missing are not drawn.
     """
@@ -529,7 +531,7 @@ def draw_diagnoses(
         graph = graph_for(question)
         if question.city not in images:
             images[question.city] = image_for(question.city)
-        response = responses.get((diagnosis.model, diagnosis.id, diagnosis.question), "")
+        response = responses.get((diagnosis.model, diagnosis.id, diagnosis.question, diagnosis.repeat), "")
         drawing = draw_routes(
             images[question.city],
             evidence,

@@ -94,3 +94,25 @@ def test_the_table_appears_only_when_a_request_has_several_answers():
     several = with_repeats({"models": {"m": {"n": 3}}}, rows)
     # pass@3 of 1 correct in 3 is 1; consistency 0; mean 1/3
     assert repeats_table(several)[-1] == "| m | 3 | 33.33 | 33.33 | 100.00 | 0.00 |"
+
+
+@pytest.mark.parametrize(("n", "c", "k"), [(3, 4, 1), (3, -1, 1), (3, 1, 0), (3, 1, 4)])
+def test_impossible_counts_are_refused_naming_them(n, c, k):
+    with pytest.raises(ValueError, match=f"n={n}, c={c}, k={k}"):
+        pass_at_k(n, c, k)
+
+
+def test_no_answers_give_no_figures():
+    assert (
+        repeats_summary([])
+        == repeats_summary([[]])
+        == {
+            "k": 0,
+            "k_max": 0,
+            "n_requests": 0,
+            "n_fewer": 0,
+            "mean_at_k": None,
+            "pass_at_k": {},
+            "consistency": None,
+        }
+    )

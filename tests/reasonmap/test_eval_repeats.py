@@ -168,6 +168,12 @@ def test_a_pixel_budget_sweep_asks_the_full_mode_at_each_budget_and_plots_accura
         code = _eval(server, out, *arguments, "--pixel-budget", "90k,10k,40k")
         assert code == 0, capsys.readouterr().err
         assert len(server.calls) == 4 * 3 + 4  # the full mode at three budgets, text-only once
+        first = (out / "resolution.md").read_bytes()
+        assert _eval(server, out, *arguments, "--pixel-budget", "10k,40k,90k") == 0  # resumed: nothing asked
+        assert len(server.calls) == 16 and (out / "resolution.md").read_bytes() == first
+        capsys.readouterr()
+        assert _eval(server, out, *arguments, "--pixel-budget", "10k,40k") == 2
+        assert "--pixel-budget 10000,40000,90000, not 10000,40000" in capsys.readouterr().err
     assert sorted(set(seen)) == [0, 10_000, 40_000, 90_000]
     results = json.loads((out / "results.json").read_text("utf-8"))["results"]
     assert [(row["mode"], row.get("pixel_budget")) for row in results] == [
@@ -228,3 +234,12 @@ def test_map_qa_answers_are_repeated_too(tmp_path):
     (row,) = json.loads((tmp_path / "run" / "results.json").read_text("utf-8"))["results"]
     # the same answer twice: every question's two verdicts agree
     assert row["n"] == 2 * n and row["repeats"]["k"] == 2 and row["repeats"]["consistency"] == 1.0
+
+
+def test_several_budgets_without_the_full_mode_are_said_to_do_nothing(questions, tmp_path, capsys):
+    with ChatServer() as server:
+        given = ("--questions", str(questions), "--modes", "text-only", "--pixel-budget", "1M,4M")
+        assert _eval(server, tmp_path / "run", *given) == 0
+        assert len(server.calls) == 4  # text-only once: no budget applies to it
+    assert "lists 2 budgets, but only the full mode sends a map" in capsys.readouterr().err
+    assert not (tmp_path / "run" / "resolution.md").exists()

@@ -154,16 +154,21 @@ def test_every_wrong_answer_gets_one_drawing_named_by_question_model_and_kind(ro
         Diagnosis(question.id, "m/1", "long", "correct", "correct", {}, "rome"),
         Diagnosis(question.id, "m_1", "short", "wrong_line", "grounding", {}, "rome"),
         Diagnosis("unknown-id", "m", "short", "refusal", "other", {}, "rome"),
+        Diagnosis(question.id, "m_1", "short", "hallucinated_station", "grounding", {}, "rome", repeat=1),
     ]
-    responses = {("m_1", question.id, "short"): _wrong_answer(question, "Line C")}
+    first = question.routes[0][0]
+    made_up = f"Route Name: {first.route_name}\nDeparture Stop: {first.departure_stop}\nArrival Stop: Vexmoor Quay"
+    responses = {("m_1", question.id, "short", 0): _wrong_answer(question, "Line C")}
+    responses[("m_1", question.id, "short", 1)] = made_up  # the second answer to the same request
     drawn = draw_diagnoses(
         rows, {question.id: question}, responses, lambda q: graph, lambda q: evidence, lambda city: None, tmp_path
     )
-    assert [diagnosis for diagnosis, _ in drawn] == [rows[0], rows[2]]  # the correct one and the unknown id: none
+    assert [diagnosis for diagnosis, _ in drawn] == [rows[0], rows[2], rows[4]]  # not the correct one, nor "unknown"
     names = sorted(path.name for path in tmp_path.iterdir())
-    assert names == sorted({drawing_name(rows[0]), drawing_name(rows[2])}) and len(names) == 2
-    refusal = drawn[0][1]
+    assert names == sorted({drawing_name(rows[0]), drawing_name(rows[2]), drawing_name(rows[4])}) and len(names) == 3
+    refusal, _, repeat = (drawing for _, drawing in drawn)
     assert refusal.unplaced == ()  # the reference alone, every station on the map
+    assert repeat.unplaced == ("Vexmoor Quay",) and repeat.path.name.endswith("__short__r1.png")
 
 
 @pytest.mark.slow
