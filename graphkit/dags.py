@@ -12,11 +12,11 @@ boarded (its weight is p's plus a ride).
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 import numpy
 
-__all__ = ["least_cost_hops", "towards"]
+__all__ = ["least_cost_hops", "towards", "texts_along"]
 
 
 def least_cost_hops(
@@ -27,7 +27,8 @@ def least_cost_hops(
     ride_heads: numpy.ndarray,
     *,
     ride_weight: float,
-) -> Iterator[tuple[int, list[int], list[int]]]:
+    arrays: bool = False,
+) -> Iterator[tuple]:
     """Per source, the hops ``(tails, heads)`` of its least-cost DAG as station numbers, grouped by head,
     nearest heads first (then by head, then by tail).
 
@@ -43,6 +44,8 @@ def least_cost_hops(
         The stops at the two ends of each ride between adjacent stops, both ways.
     ride_weight : float
         The weight of boarding.
+    arrays : bool, optional
+        Yield ``tails`` and ``heads`` as arrays instead of lists.
 
     Each stop reached by exactly one least-cost ride and not boarded shares
     the boarding stops of that ride's tail; pointer jumping finds them for all
@@ -91,8 +94,14 @@ def least_cost_hops(
     # two lines of the same length between two stations make one hop
     kept = numpy.ones(len(order), dtype=bool)
     kept[1:] = (hop_rows[1:] != hop_rows[:-1]) | (heads[1:] != heads[:-1]) | (tails[1:] != tails[:-1])
-    hop_rows, tails, heads = hop_rows[kept], tails[kept].tolist(), heads[kept].tolist()
+    hop_rows, tails, heads = hop_rows[kept], tails[kept], heads[kept]
     bounds = numpy.searchsorted(hop_rows, numpy.arange(len(sources) + 1)).tolist()
+    if arrays:
+        for offset, s in enumerate(sources):
+            start, end = bounds[offset], bounds[offset + 1]
+            yield s, tails[start:end], heads[start:end]
+        return
+    tails, heads = tails.tolist(), heads.tolist()
     for offset, s in enumerate(sources):
         start, end = bounds[offset], bounds[offset + 1]
         yield s, tails[start:end], heads[start:end]
@@ -151,3 +160,85 @@ def _merged_hops(
         as_array(out_tails, dtype=numpy.int64),
         as_array(out_heads, dtype=numpy.int64),
     )
+
+
+def texts_along(
+    s: int,
+    tails: list[int],
+    heads: list[int],
+    hops: list[int],
+    hop_text: Sequence[str | None] | Mapping[int, str | None],
+    hop_steps: Callable[[int], tuple[tuple[tuple, str], ...]],
+    *,
+    stations: int,
+    max_routes: int | None,
+    separator: str,
+) -> list[tuple[str, ...] | list[tuple[str, ...]] | None]:
+    """The routes from station ``s`` along its least-cost DAG (hops ``tails[i] -> heads[i]``, grouped by
+    head, nearest first) as the texts of their segments.
+
+    ``hops[i]`` names the hop ``tails[i] -> heads[i]``; ``hop_text[hops[i]]`` is ``separator`` and the
+    text of its one segment, when it has one and that text is known (else anything but a string);
+    ``hop_steps(hops[i])`` gives its segments as ``(sort key, separator and text)``, in key order (and
+    files a one-segment text in ``hop_text``). Returns, by station (of ``stations``), its routes: a route
+    is the tuple of its segments' texts, every one but the first after ``separator`` (joined, they are
+    the route's text); one route, or a list of several in route order (a route's key is its segments'
+    keys), at most ``max_routes``; ``None`` for ``s`` and the stations not reached. This is
+    :meth:`graphkit.graph.TransitGraph._routes_along` without route objects: a route is its
+    predecessor's with one more segment, and keys are found only where routes meet.
+    """
+    skip = len(separator)
+    routes_of: list = [None] * stations
+    keyed: list = [None] * stations  # route keys, filled where routes meet (and on the way back from there)
+    # the predecessor and the hop of a station reached by one route over a one-segment hop
+    through, through_hop = [0] * stations, [0] * stations
+    routes_of[s], keyed[s] = (), [()]
+
+    def keys_of(t: int) -> list[tuple]:
+        found = keyed[t]
+        if found is None:
+            p, hop = through[t], through_hop[t]
+            found = keyed[t] = [keys_of(p)[0] + (hop_steps(hop)[0][0],)]
+        return found
+
+    def meet(t: int, before: list[tuple[int, int]]) -> None:
+        routes = []
+        for p, hop in before:
+            steps = hop_steps(hop)
+            earlier = routes_of[p]
+            earlier = [earlier] if earlier.__class__ is tuple else earlier
+            for key, route in zip(keys_of(p), earlier):
+                for step_key, step in steps:
+                    routes.append((key + (step_key,), route + (step,) if p != s else (step[skip:],)))
+        if len(before) > 1:
+            routes.sort(key=_first)
+        del routes[max_routes or len(routes) :]
+        routes_of[t] = routes[0][1] if len(routes) == 1 else [route for _, route in routes]
+        keyed[t] = [key for key, _ in routes]
+
+    following = heads[1:]
+    following.append(-1)
+    group: list[tuple[int, int]] | None = None
+    for p, t, after, hop in zip(tails, heads, following, hops):
+        if group is None and t != after:  # one hop into t
+            step = hop_text[hop]
+            earlier = routes_of[p]
+            if step.__class__ is str and earlier.__class__ is tuple:  # the usual case: one route, one segment more
+                routes_of[t] = earlier + (step,) if p != s else (step[skip:],)
+                through[t] = p
+                through_hop[t] = hop
+            else:
+                meet(t, [(p, hop)])
+        elif group is None:
+            group = [(p, hop)]
+        else:
+            group.append((p, hop))
+            if t != after:
+                meet(t, group)
+                group = None
+    routes_of[s] = None
+    return routes_of
+
+
+def _first(pair: tuple) -> object:
+    return pair[0]

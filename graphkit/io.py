@@ -9,15 +9,16 @@ from __future__ import annotations
 import gc
 import json
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from graphkit.files import atomic_writer
-from graphkit.graph import TransitGraph, compile_graph
+from graphkit.graph import TransitGraph, _Memo, compile_graph
 from graphkit.metro import MetroData
 from graphkit.overlays import Overlay, overlay_path_for
-from graphkit.routes import DEFAULT_MAX_ROUTES, reference_routes
+from graphkit.routes import DEFAULT_MAX_ROUTES, _check_options
 from graphkit.segments import Segment
 
 if TYPE_CHECKING:
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
 __all__ = [
     "write_references",
     "reference_lines",
+    "reference_chunks",
     "reference_block",
     "reference_texts",
     "sources_per_job",
@@ -38,8 +40,6 @@ __all__ = [
 _PAIRS_PER_JOB = 100_000
 # via stops a job's text may hold (about 20 bytes each): a long line's pairs carry thousands each, a city's a few
 _STOPS_PER_JOB = 5_000_000
-# via stops of the segments whose JSON is cached before the cache starts afresh (a city's are far fewer)
-_CACHED_STOPS = 10_000_000
 
 
 def _dump(value: object) -> str:
@@ -52,44 +52,73 @@ def reference_lines(
     """One JSON text per ordered station pair (the ``references`` record), without newline.
 
     ``sources`` limits the departures (see :func:`graphkit.routes.reference_routes`).
-
-    Segments are shared between many pairs, so each is serialized once, as is each station's name.
-    The cache of segments is bounded (a long line's segments hold thousands of stops each).
     """
-    cache: dict[int, str] = {}
-    keep: list[Segment] = []  # holds the segments alive so their ids stay unique
-    held = 0
+    for _, text in reference_chunks(graph, max_routes=max_routes, sources=sources):
+        yield from text.split("\n")[:-1]
 
-    def segments_json(segments: tuple[Segment, ...]) -> str:
-        nonlocal held
-        parts = []
-        for segment in segments:
-            found = cache.get(id(segment))
-            if found is None:
-                if held > _CACHED_STOPS:
-                    cache.clear()
-                    keep.clear()
-                    held = 0
-                found = cache[id(segment)] = _dump(segment.to_dict())
-                keep.append(segment)
-                held += len(segment.via_stops) + 1
-            parts.append(found)
-        return ", ".join(parts)
 
-    names = {station: _dump(station) for station in graph.stations}
-    head = f'{{"city": {_dump(graph.city)}, "station_1": '
-    for found in reference_routes(graph, max_routes=max_routes, sources=sources):
-        routes = found.routes
-        if len(routes) == 1:  # the usual case, spelled out for speed
-            text = f'"route_1": [{segments_json(routes[0].segments)}]'
-        else:
-            text = ", ".join(
-                f'"route_{number}": [{segments_json(route.segments)}]' for number, route in enumerate(routes, start=1)
-            )
-        yield (
-            f'{head}{names[found.source]}, "station_2": {names[found.target]}, '
-            f'"question_transfer_count": {found.transfers}, "routes": {{{text}}}}}'
+def reference_chunks(
+    graph: TransitGraph, *, max_routes: int = DEFAULT_MAX_ROUTES, sources: Iterable[str] | None = None
+) -> Iterator[tuple[int, str]]:
+    """The references of each departure (or of ``sources``, in order) as ``(pairs, JSON Lines text)``.
+
+    The text is :meth:`RouteSet.to_record <graphkit.segments.RouteSet.to_record>` of each pair as
+    ``json.dumps`` writes it, byte for byte, without building the records: each station's name, each
+    segment and each transfer count is serialized once, and a route's text grows from its predecessor's
+    (:meth:`graphkit.graph.TransitGraph.all_route_texts`).
+    """
+    _check_options(0, max_routes)
+    names = [_dump(station) for station in graph.stations]
+    lines = {name: _dump(name) for name in graph.lines}
+    stops = dict(zip(graph.stations, names))
+
+    def segment_text(segment: Segment) -> str:
+        via = ", ".join([stops[station] for station in segment.via_stops])
+        return (
+            f'{{"route_name": {lines[segment.route_name]}, "departure_stop": {stops[segment.departure_stop]}, '
+            f'"arrival_stop": {stops[segment.arrival_stop]}, "via_stops": [{via}], '
+            f'"num_via_stops": {len(segment.via_stops)}}}'
         )
+
+    # what stands between the arrival's name and the routes' text, by transfer count: one route, several
+    one = _Memo(lambda transfers: f', "question_transfer_count": {transfers}, "routes": {{"route_1": [')
+    several = _Memo(lambda transfers: f', "question_transfer_count": {transfers}, "routes": {{')
+    city = _dump(graph.city)
+    departures = graph.all_route_texts(segment_text, max_routes=max_routes, sources=sources)
+    while True:
+        # a departure makes a tuple per pair and no cycles: the collector, which would scan the memo's
+        # many tuples again and again meanwhile, waits until its text is handed over
+        with _collector_paused():
+            found = next(departures, None)
+            if found is None:
+                return
+            s, routes = found
+            head = f'{{"city": {city}, "station_1": {names[s]}, "station_2": '
+            parts: list[str] = []  # joined once: each segment's text is copied once per pair
+            add = parts.extend
+            for name, route in zip(names, routes):
+                if route.__class__ is tuple:
+                    add((head, name, one[len(route) - 1], *route, "]}}\n"))
+                elif route is not None:
+                    add((head, name, several[len(route[0]) - 1], _numbered(route), "}}\n"))
+            pairs = len(routes) - routes.count(None)
+            text = "".join(parts)
+        yield pairs, text
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _numbered(routes: list[tuple[str, ...]]) -> str:
+    return ", ".join([f'"route_{number}": [{"".join(route)}]' for number, route in enumerate(routes, start=1)])
 
 
 def write_references(
@@ -113,9 +142,9 @@ def write_references(
     try:
         if executor is None:
             texts = (
-                (graph.city, 1, f"{line}\n")
+                (graph.city, pairs, text)
                 for graph in graphs
-                for line in reference_lines(graph, max_routes=max_routes)
+                for pairs, text in reference_chunks(graph, max_routes=max_routes)
             )
         else:
             texts = reference_texts(graphs, executor, max_routes=max_routes)
@@ -172,8 +201,8 @@ def reference_block(job: ReferenceJob) -> tuple[str, int, str]:
     if graph is None:
         _compiled.clear()
         graph = _compiled[key] = compile_graph(job.metro, job.overlay)
-    lines = list(reference_lines(graph, max_routes=job.max_routes, sources=job.sources))
-    return job.metro.city, len(lines), "".join(f"{line}\n" for line in lines)
+    chunks = list(reference_chunks(graph, max_routes=job.max_routes, sources=job.sources))
+    return job.metro.city, sum(pairs for pairs, _ in chunks), "".join(text for _, text in chunks)
 
 
 def write_network(network: SyntheticNetwork, path: str | Path) -> tuple[Path, ...]:

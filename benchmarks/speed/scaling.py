@@ -5,7 +5,8 @@ size runs in a fresh process (so its peak memory is its own): it generates a
 network (:func:`graphkit.synth.synthesize_network`, about 25 stations a
 line, the embedded cities' share of interchanges), compiles it, and streams
 the references of every ordered station pair, as ``reasonmap references``
-writes them, to a null sink. One line per size is printed,
+writes them (a departure's text at a time, :func:`graphkit.io.reference_chunks`),
+to a null sink. One line per size is printed,
 ``{stations, lines, pairs, seconds, pairs_per_second, cpu_seconds,
 pairs_per_cpu_second, peak_rss_mb}`` (``seconds``: compiling and streaming;
 generating is left out; ``cpu_seconds``, the process's CPU time, is the
@@ -31,7 +32,7 @@ import time
 
 from graphkit.executors import LocalExecutor
 from graphkit.graph import compile_graph
-from graphkit.io import reference_lines, reference_texts
+from graphkit.io import reference_chunks, reference_texts
 from graphkit.synth import synthesize_network
 
 DEFAULT_SIZES = (300, 1000, 2000, 5000)
@@ -48,9 +49,9 @@ def measure(stations: int, *, seed: int = 0, workers: int = 1) -> dict:
     pairs = 0
     with open(os.devnull, "w", encoding="utf-8") as sink:
         if workers == 1:
-            for line in reference_lines(graph):
-                sink.write(line)
-                pairs += 1
+            for count, text in reference_chunks(graph):
+                sink.write(text)
+                pairs += count
         else:
             with LocalExecutor(workers) as executor:
                 for _, count, text in reference_texts([graph], executor):

@@ -1,8 +1,10 @@
-"""Writing references: atomic files (symlinks, FIFOs, devices, stale temporaries), records equal to the library's."""
+"""Writing references: atomic files (symlinks, FIFOs, devices, stale temporaries), records equal to the library's
+byte for byte (random networks with names JSON must escape, hand-made ones, a city without the fast paths)."""
 
 from __future__ import annotations
 
 import errno
+import gc
 import json
 import os
 import socket
@@ -13,11 +15,28 @@ import threading
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from graphkit import city_graph, reference_routes
+import graphkit.graph as graph_module
+from graphkit import city_graph, compile_graph, reference_routes
 from graphkit.files import FolderLocked, atomic_writer, file_in, folder_lock, part_pattern, remove_stale_parts
-from graphkit.io import reference_lines, write_references
-from tests.networks import LOOP, LOOP_OVERLAY, graph_of
+from graphkit.io import reference_chunks, reference_lines, write_references
+from tests.networks import (
+    BRANCH,
+    BRANCH_OVERLAY,
+    CHINESE,
+    DISCONNECTED,
+    HOMONYMS,
+    LOOP,
+    LOOP_OVERLAY,
+    ONE_STATION,
+    REPEATED_SPLIT,
+    REPEATED_SPLIT_OVERLAY,
+    SPLIT,
+    SPLIT_OVERLAY,
+    graph_of,
+)
 
 
 def test_reference_lines_equal_the_records_of_the_library():
@@ -249,3 +268,85 @@ def test_reference_jobs_are_sized_by_route_length_not_pair_count():
     # two lines of 10 sharing a station (19 stations): routes of 3.3 stops; the pair cap decides, 100,000 // 19
     crossing = load_metro({"1": line(10), "2": [*line(9, "T"), "S4 Station"]})
     assert sources_per_job(compile_graph(crossing)) == 5263
+
+
+# -- the references' text, byte for byte the library's records ------------------------------------
+
+# names JSON must escape (a quote, a backslash), non-ASCII ones, and a line separator json.dumps keeps
+ODD_NAMES = ['Quote "Q"', "Back\\slash", "站", "Ünïcode", "Line\u2028Sep", "P5", "P6", "P7", "P8"]
+
+
+def _library_text(graph, **options) -> str:
+    return "".join(f"{json.dumps(f.to_record(), ensure_ascii=False)}\n" for f in reference_routes(graph, **options))
+
+
+def _chunks_text(graph, **options) -> str:
+    chunks = list(reference_chunks(graph, **options))
+    text = "".join(text for _, text in chunks)
+    assert sum(pairs for pairs, _ in chunks) == text.count("\n")
+    return text
+
+
+@st.composite
+def odd_networks(draw):
+    lines = {}
+    for number in range(draw(st.integers(1, 4))):
+        stations = draw(st.lists(st.sampled_from(ODD_NAMES), min_size=2, max_size=7, unique=True))
+        lines[f"Line {number + 1}"] = stations
+    loops = [name for name in lines if len(lines[name]) > 2 and draw(st.booleans())]
+    return lines, {"loops": [{"line": name, "note": "drawn as a loop"} for name in loops]}
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(odd_networks(), st.sampled_from([1, 2, 10]), st.data())
+def test_reference_chunks_are_the_records_of_the_library_byte_for_byte(network, max_routes, data):
+    graph = graph_of(*network)
+    assert _chunks_text(graph, max_routes=max_routes) == _library_text(graph, max_routes=max_routes)
+    sources = data.draw(st.lists(st.sampled_from(graph.stations), max_size=4))
+    expected = _library_text(graph, max_routes=max_routes, sources=sources)
+    assert _chunks_text(graph, max_routes=max_routes, sources=sources) == expected
+    lines = list(reference_lines(graph, max_routes=max_routes, sources=sources))
+    assert "".join(f"{line}\n" for line in lines) == expected
+
+
+@pytest.mark.parametrize(
+    "network",
+    [(LOOP, LOOP_OVERLAY), (BRANCH, BRANCH_OVERLAY), (HOMONYMS, None), (DISCONNECTED, None), (ONE_STATION, None)]
+    + [(REPEATED_SPLIT, REPEATED_SPLIT_OVERLAY), (SPLIT, SPLIT_OVERLAY), (CHINESE, None)],
+)
+def test_hand_made_networks_write_the_records_of_the_library(network):
+    graph = graph_of(*network)
+    for max_routes in (1, 3, 10):
+        assert _chunks_text(graph, max_routes=max_routes) == _library_text(graph, max_routes=max_routes)
+
+
+def test_routes_that_meet_are_ordered_as_the_library_orders_them():
+    # the loop's far side is reached both ways round: those pairs have two routes (the meeting path)
+    graph = graph_of(LOOP, LOOP_OVERLAY)
+    several = [found for found in reference_routes(graph) if len(found.routes) > 1]
+    assert several
+    assert _chunks_text(graph) == _library_text(graph)
+
+
+def test_a_city_with_ties_and_without_dense_hop_numbers_or_a_lasting_memo(monkeypatch):
+    graph = city_graph("beijing")
+    sources = graph.stations[::25]
+    expected = _library_text(graph, sources=sources)
+    assert _chunks_text(graph, sources=sources) == expected
+    # hops numbered by station pair instead of densely, and the memos started afresh at every departure
+    monkeypatch.setattr(graph_module, "_DENSE_HOPS", 0)
+    monkeypatch.setattr(graph_module, "_HELD_STOPS", 0)
+    fresh = compile_graph(graph.given_metro, graph.overlay)
+    assert _chunks_text(fresh, sources=sources) == expected
+
+
+def test_the_collector_runs_between_departures():
+    chunks = reference_chunks(city_graph("rome"))
+    next(chunks)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        next(chunks)
+        assert not gc.isenabled()  # a collector the caller paused stays paused
+    finally:
+        gc.enable()
