@@ -18,7 +18,7 @@ digit, whatever their order in the file or the number of workers that
 scored them (a question's own answers are summed exactly, :func:`math.fsum`).
 The interval is the percentile interval of the resampled figures (2.5 % and
 97.5 % at level 0.95) and the standard error their standard deviation, both
-by :func:`benchmarks.paired.mean_interval`; ``n`` is the number of questions
+as :func:`benchmarks.paired.mean_interval` computes them; ``n`` is the number of questions
 the metric applies to.
 """
 
@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks.metrics import DIGITS, MetricSpec
-from benchmarks.paired import bootstrap_counts, mean_interval
+from benchmarks.paired import _spread, bootstrap_counts
 
 __all__ = [
     "RESAMPLES",
@@ -81,17 +81,22 @@ class Interval:
 
 @lru_cache(maxsize=16)
 def _shared_counts(n: int, resamples: int, seed: int) -> np.ndarray:
-    counts = bootstrap_counts(n, resamples=resamples, seed=seed)
+    counts = _transposed(bootstrap_counts(n, resamples=resamples, seed=seed))
     counts.flags.writeable = False
     return counts
 
 
+def _transposed(counts: np.ndarray) -> np.ndarray:
+    # questions × resamples, as floats: the layout the matrix product reads, converted once per draw
+    return np.ascontiguousarray(counts.T, dtype=float)
+
+
 def _counts(n: int, resamples: int, seed: int) -> np.ndarray:
-    """The draws of ``n`` questions: the same for every row of that size (every model of a report, every city of
-    one size), so drawn once while small enough to keep (at most 16 × 8 MB)."""
+    """The draws of ``n`` questions (questions × resamples): the same for every row of that size (every model of
+    a report, every city of one size), so drawn once while small enough to keep (at most 16 × 8 MB)."""
     if n * resamples <= 1_000_000:
         return _shared_counts(n, resamples, seed)
-    return bootstrap_counts(n, resamples=resamples, seed=seed)
+    return _transposed(bootstrap_counts(n, resamples=resamples, seed=seed))
 
 
 def intervals(
@@ -117,38 +122,44 @@ def intervals(
     (100, True, 0.05)
     """
     answers = list(answers)
-    ids = sorted({str(answer.id) for answer in answers})
+    keys = [str(answer.id) for answer in answers]
+    ids = sorted(set(keys))
     if not ids:
         return {}
     position = {identifier: index for index, identifier in enumerate(ids)}
-    numerators = np.zeros((len(ids), len(specs)))
-    denominators = np.zeros((len(ids), len(specs)))
-    counted = np.zeros((len(ids), len(specs)), dtype=bool)
+    rows = [position[key] for key in keys]
+    numerators = np.zeros((len(specs), len(ids)))
+    denominators = np.zeros((len(specs), len(ids)))
+    counted = np.zeros((len(specs), len(ids)), dtype=bool)
     for column, spec in enumerate(specs):
         weighted = spec.aggregation == "weighted_mean"
         products: dict[int, list[float]] = {}
         shares: dict[int, list[float]] = {}
-        for answer in answers:
+        for row, answer in zip(rows, answers):
             value = spec.value(answer)
             if value is None:
                 continue
-            row = position[str(answer.id)]
             share = spec.weight(answer) if weighted else 1.0
-            products.setdefault(row, []).append(share * value)
-            shares.setdefault(row, []).append(share)
+            if row in products:
+                products[row].append(share * value)
+                shares[row].append(share)
+            else:
+                products[row] = [share * value]
+                shares[row] = [share]
         for row in products:  # exact sums: a cluster's answers in any order give the same bits
-            numerators[row, column] = math.fsum(products[row])
-            denominators[row, column] = math.fsum(shares[row])
-            counted[row, column] = True
+            numerators[column, row] = math.fsum(products[row])
+            denominators[column, row] = math.fsum(shares[row])
+            counted[column, row] = True
     counts = _counts(len(ids), resamples, seed)  # one draw for every spec of the row
+    # every spec's resampled weighted means at once: sum c·w·x / sum c·w (w·x is the numerator already)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        resampled = (numerators @ counts) / (denominators @ counts)
     found = {}
     for column, spec in enumerate(specs):
-        n = int(counted[:, column].sum())
+        n = int(counted[column].sum())
         if n == 0:
             continue
-        weights = denominators[:, column]  # 0 where the spec applies to none of a question's answers
-        values = np.divide(numerators[:, column], weights, out=np.zeros(len(ids)), where=weights != 0)
-        spread = mean_interval(counts, values, weights, level=level)
+        spread = _spread(resampled[column], level)  # a resample that drew none of the spec's questions is dropped
         found[spec.name] = Interval(n, spread["se"], spread["low"], spread["high"])
     return found
 
