@@ -19,7 +19,8 @@ travel with the metric instead of being re-derived by each report.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from operator import attrgetter
 from typing import Any, Literal
@@ -28,6 +29,7 @@ __all__ = [
     "AGGREGATIONS",
     "DIGITS",
     "MetricSpec",
+    "PairedMetric",
     "aggregate",
     "weighted_mean",
     "figures",
@@ -35,6 +37,7 @@ __all__ = [
     "ratio",
     "percent",
     "number",
+    "interval_cell",
 ]
 
 Aggregation = Literal["weighted_mean", "mean"]
@@ -107,16 +110,17 @@ class MetricSpec:
                 found.append((value, self.weight(answer) if weighted else 1))
         return found
 
-    def cell(self, value: float | None) -> str:
-        """The figure as a table prints it: a share in %, anything else as a number (2 digits each)."""
-        return percent(value) if self.is_share else number(value)
+    def cell(self, value: float | None, interval: Any = None) -> str:
+        """The figure as a table prints it: a share in %, anything else as a number (2 digits each), with
+        ``± half the interval's width`` when given one (see :func:`interval_cell`)."""
+        return interval_cell(value, interval, scale=100 if self.is_share else 1)
 
 
 def weighted_mean(pairs: Iterable[tuple[float, float]]) -> float | None:
     """``sum(weight · value) / sum(weight)`` over ``(value, weight)`` pairs; ``None`` when the weights add up to 0.
 
-    The sums run in input order, one addition at a time, so the same answers
-    give the same bits however they are grouped.
+    Both sums are exact (:func:`math.fsum`), so the same answers give the same
+    bits in any order: shuffled input or another worker count changes no digit.
 
     Examples
     --------
@@ -125,11 +129,12 @@ def weighted_mean(pairs: Iterable[tuple[float, float]]) -> float | None:
     >>> weighted_mean([]) is None
     True
     """
-    total = weight = 0.0
+    products, shares = [], []
     for value, share in pairs:
-        total += share * value
-        weight += share
-    return total / weight if weight else None
+        products.append(share * value)
+        shares.append(share)
+    weight = math.fsum(shares)
+    return math.fsum(products) / weight if weight else None
 
 
 def aggregate(spec: MetricSpec, answers: Iterable[Any]) -> float | None:
@@ -187,3 +192,43 @@ def number(value: float | None, digits: int = 2) -> str:
     ('17.26', '–', '0.500')
     """
     return "–" if value is None else f"{value:.{digits}f}"
+
+
+def interval_cell(value: float | None, interval: Any, *, scale: float = 1.0, digits: int = 2) -> str:
+    """``41.23 ± 2.31``: a figure and half its interval's width.
+
+    ``interval`` is a :class:`~benchmarks.intervals.Interval` or its dict (``low``, ``high``).
+
+    Without an interval, the figure alone; without a figure, ``–``.
+
+    >>> interval_cell(0.41234, {"n": 9, "se": 0.01, "low": 0.39, "high": 0.4362}, scale=100)
+    '41.23 ± 2.31'
+    >>> interval_cell(None, None), interval_cell(17.256, None)
+    ('–', '17.26')
+    """
+    if value is None:
+        return "–"
+    if interval is None:
+        return f"{value * scale:.{digits}f}"
+    low, high = (interval["low"], interval["high"]) if isinstance(interval, Mapping) else (interval.low, interval.high)
+    return f"{value * scale:.{digits}f} ± {(high - low) / 2 * scale:.{digits}f}"
+
+
+@dataclass(frozen=True, slots=True)
+class PairedMetric:
+    """A headline metric as paired comparisons compute it from scored rows.
+
+    ``key`` is the metric's name in the task's summary (``weighted_accuracy_short``);
+    ``field`` the scored row's value (``correct``, ``map_score``); ``kind`` the rows'
+    request kind it is computed over (the row's ``question``: ``short``), ``None`` for
+    every row; ``weighted`` whether each row's ``weight`` weights it; ``test`` how its
+    p-value is computed; ``scale`` how it is shown (100: in %).
+    """
+
+    key: str
+    title: str
+    field: str
+    kind: str | None = None
+    weighted: bool = True
+    test: Literal["mcnemar", "permutation"] = "mcnemar"
+    scale: float = 1.0

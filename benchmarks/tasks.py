@@ -250,12 +250,10 @@ class Task:
         Raises
         ------
         ValueError
-            Not one of the task's; the message lists them.
+            Not one of the task's; the message lists them (:class:`graphkit.choices.UnknownChoice`).
         """
-        for variant in self.variants:
-            if variant.name == name:
-                return variant
-        raise ValueError(f"{self.name} answers are scored with variant {' or '.join(self.variant_names)}, not {name!r}")
+        chosen = check_choice(name, self.variant_names, what=f"{self.name} scoring variant")
+        return next(variant for variant in self.variants if variant.name == chosen)
 
     def solver(self) -> Callable[..., list[Any]]:
         """The function that runs this task's symbolic solvers (imported when first asked for).
@@ -319,7 +317,8 @@ def detect_task(path: str | Path) -> Task:
 
 
 def results_of(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """One row per model of a task's summary: ``model``, ``n``, ``n_invalid`` and its scalar metrics.
+    """One row per model of a task's summary: ``model``, ``n``, ``n_invalid``, its scalar metrics and, where the
+    summary has them, the headline metrics' ``intervals``.
 
     >>> results_of({"models": {"m": {"n": 4, "n_invalid": 1, "accuracy": 0.5, "per_type": {}}}})
     [{'model': 'm', 'n': 4, 'n_invalid': 1, 'metrics': {'accuracy': 0.5}}]
@@ -331,5 +330,8 @@ def results_of(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
             for key, value in sorted(row.items())
             if key not in ("n", "n_invalid") and isinstance(value, int | float) and not isinstance(value, bool)
         }
-        rows.append({"model": model, "n": row.get("n", 0), "n_invalid": row.get("n_invalid", 0), "metrics": metrics})
+        found = {"model": model, "n": row.get("n", 0), "n_invalid": row.get("n_invalid", 0), "metrics": metrics}
+        if row.get("intervals"):  # the headline metrics' (:mod:`benchmarks.intervals`)
+            found["intervals"] = row["intervals"]
+        rows.append(found)
     return rows

@@ -23,11 +23,11 @@
 # asked) or, with none given, on a built-in demonstration, offline and deterministically:
 #
 # 1. each model in each mode, with a 95% bootstrap interval over questions (the weighting inside each
-#    resample), beside the symbolic ceiling and the floors;
+#    resample), ranked in one table beside the symbolic ceiling and the floors;
 # 2. the paired difference of each mode against `full`, per model: a paired-bootstrap interval and a
 #    p-value (exact McNemar for accuracy, sign flips for the map score), over the questions both answered;
 # 3. the same paired differences of `text-only` against `full`, per city and per difficulty pair;
-# 4. the leaderboard of the runs (`reasonmap leaderboard`), and the figures.
+# 4. the figures: each model's modes with their intervals, and the paired differences.
 #
 # Run it with `python notebooks/ablations.py` from the repository root, or open it with jupytext. The
 # settings come from environment variables (or edit the parameters cell, which papermill can also set).
@@ -41,20 +41,23 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-import numpy as np
-
-from baselines.solvers import Noise, run_solver
-from benchmarks.jsonl import write_jsonl
-from benchmarks.paired import bootstrap_counts, mean_interval
-from benchmarks.plotting import PAGE_WIDTH, figure_style, save_figure
-from benchmarks.reasonmap.generate import generate_questions
-from benchmarks.reasonmap.loading import read_questions
-from benchmarks.summaries import write_summary, write_text
-from graphkit.cities import city_graph
-from reasonmap.comparisons import compare_runs, compare_scored, comparison_markdown, plot_comparison
-from reasonmap.evaluate import evaluate_files
-from reasonmap.leaderboard import build_leaderboard, write_leaderboard
-from reasonmap.runs import read_run, read_scored, scored_values
+from baselines import Noise, run_solver
+from benchmarks import (
+    InvalidRecord,
+    compare_scored,
+    comparison_markdown,
+    headline_intervals,
+    leaderboard_markdown,
+    leaderboard_table,
+    plot_comparison,
+    plot_leaderboard,
+    read_jsonl,
+    write_jsonl,
+    write_summary,
+    write_text,
+)
+from benchmarks.reasonmap import generate_questions, read_questions, score_predictions
+from graphkit import city_graph
 
 # %% [markdown]
 # ## Settings
@@ -101,9 +104,9 @@ else:
 # which reads only the textualized map) and two floors (`baseline:direct-line`, one line and no
 # transfer; `baseline:echo`, the question's stations as the route).
 #
-# Each model's answers are written the way `reasonmap eval` lays out a run
-# (`runs/<model>/route/<mode>/scored.jsonl` and `report/`, `questions/route.jsonl`, `eval.json`), so the
-# rest of the notebook reads the built-in run and yours alike.
+# The answers are scored as `reasonmap score` scores them (the paper's variant and weighting) and
+# written the way `reasonmap eval` lays out a run (`runs/<model>/route/<mode>/scored.jsonl`,
+# `runs/<model>/questions/route.jsonl`), so the rest of the notebook reads the built-in run and yours alike.
 
 # %%
 REASONING = {
@@ -119,166 +122,140 @@ GROUNDING = {
 REFERENCES = {"baseline:text-oracle": "text-oracle", "baseline:direct-line": "direct-line", "baseline:echo": "echo"}
 
 
-def write_run(folder, questions, answers_by_mode, name):
-    """A folder in ``reasonmap eval``'s layout: the questions, and per mode the answers scored and reported."""
-    questions_path = folder / "questions" / "route.jsonl"
-    questions_path.parent.mkdir(parents=True, exist_ok=True)
-    write_jsonl(questions_path, questions)
-    settings = {"name": name, "tasks": ["route"], "modes": list(answers_by_mode), "seed": SEED, "simulated": True}
-    settings |= {"pixel_budget": None, "textualization": "lines", "alias_strategy": "romanize"}
-    write_summary(folder / "eval.json", {"settings": settings})
-    for mode, predictions in answers_by_mode.items():
-        place = folder / "route" / mode
-        place.mkdir(parents=True, exist_ok=True)
-        write_jsonl(place / "predictions.jsonl", predictions)
-        evaluate_files(
-            questions_path,
-            place / "predictions.jsonl",
-            out=place / "scored.jsonl",
-            report_dir=place / "report",
-            figures=False,
-        )
+def write_run(folder, questions, scored_by_mode):
+    """A folder in ``reasonmap eval``'s layout: ``questions/route.jsonl`` and ``route/<mode>/scored.jsonl``."""
+    write_jsonl(folder / "questions" / "route.jsonl", questions)
+    for mode, verdicts in scored_by_mode.items():
+        write_jsonl(folder / "route" / mode / "scored.jsonl", verdicts)
     return folder
 
 
 if not USER_RUN:
     graphs = {city: city_graph(city) for city in CITIES}
     questions = [q for graph in graphs.values() for q in generate_questions(graph, seed=SEED, per_city=PER_CITY)]
+    by_id = {question.id: question for question in questions}
 
-    def answers(solver, model, seed, **noise):
+    def scored(solver, model, seed, **noise):
+        """The solver's answers as ``model``'s, scored as ``reasonmap score`` scores them (paper weighting)."""
         options = {"noise": Noise(**noise)} if noise else {}
-        found = run_solver(solver, questions, lambda question: graphs[question.city], seed=seed, **options)
-        return [replace(prediction, model=model) for prediction in found]
+        answers = run_solver(solver, questions, lambda question: graphs[question.city], seed=seed, **options)
+        answers = [replace(prediction, model=model) for prediction in answers]
+        verdicts, _ = score_predictions(by_id, answers, lambda question: graphs[question.city])
+        return verdicts
 
     RUN_FOLDERS = []
     for model in REASONING:
         by_mode = {
-            mode: answers("noisy", model, SEED + index, **REASONING[model], **GROUNDING[mode][model])
+            mode: scored("noisy", model, SEED + index, **REASONING[model], **GROUNDING[mode][model])
             for index, mode in enumerate(MODES)
         }
-        RUN_FOLDERS.append(write_run(OUT / "runs" / model, questions, by_mode, model))
-    references = [p for name, solver in REFERENCES.items() for p in answers(solver, name, SEED)]
-    RUN_FOLDERS.append(
-        write_run(OUT / "runs" / "references", questions, dict.fromkeys(MODES, references), "references")
-    )
+        RUN_FOLDERS.append(write_run(OUT / "runs" / model, questions, by_mode))
+    references = [v for name, solver in REFERENCES.items() for v in scored(solver, name, SEED)]
+    RUN_FOLDERS.append(write_run(OUT / "runs" / "references", questions, dict.fromkeys(MODES, references)))
     print(f"{len(questions)} questions; runs written for {', '.join(REASONING)} and the references")
 
 # %% [markdown]
 # ## The runs as read back
 #
-# Every (task, mode) part of every run; only the route task is analysed here (the paper's ablation). The
-# questions come from each run's `questions/route.jsonl`, for the cities and difficulties.
+# Each run's `route/<mode>/scored.jsonl` for every mode it has (only route questions are analysed here:
+# the paper's ablation; bad rows are reported and skipped), and its `questions/route.jsonl`, for the
+# cities and difficulties.
+
 
 # %%
-parts = [part for folder in RUN_FOLDERS for part in read_run(folder) if part.task == "route"]
-if not parts:
-    raise SystemExit("no route results in the runs given")
+def scored_row(record, *, where):
+    if not isinstance(record, dict) or not isinstance(record.get("model"), str):
+        raise InvalidRecord(f"{where}: a scored row must be an object with a model")
+    return record
+
+
+rows_of = {}  # (run, mode) -> the scored rows
 questions_by_id = {}
+problems = []
 for folder in RUN_FOLDERS:
+    for mode in MODES:
+        path = Path(folder) / "route" / mode / "scored.jsonl"
+        if path.is_file():
+            rows, bad = read_jsonl(path, scored_row)
+            rows_of[(Path(folder).name, mode)] = rows
+            problems += [str(problem) for problem in bad]
     path = Path(folder) / "questions" / "route.jsonl"
     if path.is_file():
         found, _ = read_questions(path)
         questions_by_id.update({question.id: question for question in found})
-rows_of = {}
-problems = []
-for part in parts:
-    if part.scored is not None and part.scored not in rows_of:
-        rows, bad = read_scored(part.scored)
-        rows_of[part.scored] = rows
-        problems += bad
-MODES_SEEN = [mode for mode in MODES if any(part.mode == mode for part in parts)]
-MODELS = list(dict.fromkeys(model for part in parts for model in part.models))
-for part in parts:
-    print(f"{part.run}: {part.label}, models {', '.join(part.models)}")
+if not rows_of:
+    raise SystemExit("no route results (route/<mode>/scored.jsonl) in the runs given")
+MODES_SEEN = [mode for mode in MODES if any(seen == mode for _, seen in rows_of)]
+MODELS = list(dict.fromkeys(row["model"] for rows in rows_of.values() for row in rows))
+ANSWERING = [model for model in MODELS if model not in REFERENCES] or MODELS
+for (run, mode), rows in rows_of.items():
+    print(f"{run}: route/{mode}, models {', '.join(dict.fromkeys(row['model'] for row in rows))}")
 
 # %% [markdown]
 # ## Each model in each mode, with 95% intervals
 #
-# Short and long accuracy (%, weighted by the paper's difficulty matrix) and the long map score, each
-# with its bootstrap interval over questions: the questions a model answered are resampled with
-# replacement, the weighted mean taken in each resample, and the 2.5th and 97.5th percentiles kept.
+# Short and long accuracy (%, weighted by the paper's difficulty matrix) and map score, each with its
+# bootstrap interval over questions (`benchmarks.headline_intervals`): the questions a model answered are
+# resampled with replacement (a question's short and long answers together), the weighted mean taken in
+# each resample, and the 2.5th and 97.5th percentiles kept. One table (`modes.md`, the leaderboard's
+# shape: ranked by full-mode long accuracy, ranks the intervals cannot separate tied) and one figure
+# (`ablations.png`).
+
 
 # %%
-METRICS = ("weighted_accuracy_short", "weighted_accuracy_long", "map_score_long")
-SCALES = {"weighted_accuracy_short": 100.0, "weighted_accuracy_long": 100.0, "map_score_long": 1.0}
-TITLES = {
-    "weighted_accuracy_short": "Short Acc. (%)",
-    "weighted_accuracy_long": "Long Acc. (%)",
-    "map_score_long": "Long Map Score",
-}
-
-
-def route_metrics():
-    from benchmarks.tasks import get_task
-
-    return [metric for metric in get_task("route").paired_metrics if metric.key in METRICS]
-
-
-def intervals_of(part, model):
-    """Per metric: the mean, se and interval of ``model``'s answers in ``part``."""
-    values = scored_values(rows_of[part.scored], model, route_metrics())
-    found = {}
-    for key in METRICS:
-        by_id = values[key]
-        ids = sorted(by_id)
-        if not ids:
-            continue
-        counts = bootstrap_counts(len(ids), resamples=RESAMPLES, seed=SEED)
-        x = np.array([by_id[id][0] for id in ids])
-        w = np.array([by_id[id][1] for id in ids])
-        found[key] = {"n": len(ids), **{k: round(v, 6) for k, v in mean_interval(counts, x, w).items()}}
-    return found
+def rows_for(model, mode):
+    """The scored rows of ``model`` in ``mode`` (from the first run that holds them)."""
+    for (run, seen), rows in rows_of.items():
+        if seen == mode and any(row["model"] == model for row in rows):
+            return run, rows
+    return None, None
 
 
 table = {}
-for part in parts:
-    if part.scored is None:
-        continue
-    for model in part.models:
-        table.setdefault(model, {})[part.mode] = intervals_of(part, model)
-
-
-def shown(cell, key):
-    if key not in cell:
-        return "–"
-    scale = SCALES[key]
-    half = (cell[key]["high"] - cell[key]["low"]) / 2
-    return f"{cell[key]['mean'] * scale:.1f} ± {half * scale:.1f}"
-
-
-header = ["Model"] + [f"{mode}: {TITLES[key]}" for mode in MODES_SEEN for key in METRICS]
-lines = ["| " + " | ".join(header) + " |", "|---|" + "---:|" * (len(header) - 1)]
+cells = {}
 for model in MODELS:
-    cells = [shown(table.get(model, {}).get(mode, {}), key) for mode in MODES_SEEN for key in METRICS]
-    lines.append("| " + " | ".join([model, *cells]) + " |")
-modes_md = "\n".join(lines) + "\n\n± is half the width of the 95% bootstrap interval over questions.\n"
-write_text(OUT / "modes.md", modes_md)
-print(modes_md)
+    for mode in MODES_SEEN:
+        run, rows = rows_for(model, mode)
+        if rows is None:
+            continue
+        found = headline_intervals(rows, task="route", model=model, resamples=RESAMPLES, seed=SEED)
+        table.setdefault(model, {})[mode] = found
+        row = {key: value["mean"] for key, value in found.items()}
+        row["intervals"] = {key: {k: value[k] for k in ("n", "se", "low", "high")} for key, value in found.items()}
+        cells[(model, "route", mode)] = (run, row)
+rank_by = "route/full/weighted_accuracy_long" if "full" in MODES_SEEN else None
+board = leaderboard_table([("route", mode) for mode in MODES_SEEN], cells, rank_by=rank_by)
+board["interval_method"] = {"method": "bootstrap over questions", "resamples": RESAMPLES, "seed": SEED}
+write_text(OUT / "modes.md", leaderboard_markdown(board))
+plot_leaderboard(board, OUT / "ablations.png")
+print(leaderboard_markdown(board))
 
 # %% [markdown]
 # ## Paired differences: each mode against `full`
 #
-# `reasonmap compare RUN --modes full MODE` for each run and mode: the difference over the questions both
-# modes answered, its paired-bootstrap interval and p-value. `text-only − full` is the visual-masking
-# ablation: how much the map helped.
+# As `reasonmap compare RUN --modes full MODE` computes it (`benchmarks.compare_scored`), per model and
+# mode: the difference over the questions both modes answered, its paired-bootstrap interval and p-value.
+# `text-only − full` is the visual-masking ablation: how much the map helped.
 
 # %%
+METHOD = {"resamples": RESAMPLES, "seed": SEED, "level": 0.95}
 comparisons = []
-ANSWERING = [model for model in MODELS if model not in REFERENCES] or MODELS
-for folder in RUN_FOLDERS:
-    modes_here = [part.mode for part in read_run(folder) if part.task == "route"]
+for model in ANSWERING:
+    _, full = rows_for(model, "full")
     for mode in MODES_SEEN:
-        if mode != "full" and "full" in modes_here and mode in modes_here:
-            record = compare_runs(folder, modes=("full", mode), resamples=RESAMPLES, seed=SEED)
-            comparisons += [row for row in record["comparisons"] if row["model_a"] in ANSWERING]
+        _, other = rows_for(model, mode)
+        if mode == "full" or full is None or other is None:
+            continue
+        found = compare_scored(full, other, task="route", model_a=model, model_b=model, resamples=RESAMPLES, seed=SEED)
+        comparisons += [{**row, "mode_a": "full", "mode_b": mode} for row in found]
+differences = {"a": "each run", "b": "each run", "method": METHOD, "comparisons": comparisons}
 if comparisons:
-    differences = {**record, "a": "each run", "b": "each run", "modes": None, "comparisons": comparisons}
     write_text(OUT / "differences.md", comparison_markdown(differences))
     write_summary(OUT / "differences.json", differences)
     plot_comparison(differences, OUT / "differences.png")
     print(comparison_markdown(differences))
 else:
-    print("no run holds full and another mode: nothing to compare")
+    print("no model was asked in full and another mode: nothing to compare")
 
 # %% [markdown]
 # ## Per city and per difficulty: text-only against full
@@ -289,10 +266,6 @@ else:
 
 
 # %%
-def part_of(model, mode):
-    return next((p for p in parts if p.mode == mode and model in p.models and p.scored is not None), None)
-
-
 def grouped(key_of):
     groups = {}
     for id, question in questions_by_id.items():
@@ -303,13 +276,13 @@ def grouped(key_of):
 def breakdown(groups, title):
     rows = []
     for model in ANSWERING:
-        full, masked = part_of(model, "full"), part_of(model, "text-only")
+        (_, full), (_, masked) = rows_for(model, "full"), rows_for(model, "text-only")
         if full is None or masked is None:
             continue
         for name, ids in groups.items():
             found = compare_scored(
-                rows_of[full.scored],
-                rows_of[masked.scored],
+                full,
+                masked,
                 task="route",
                 model_a=model,
                 model_b=model,
@@ -342,56 +315,6 @@ write_text(OUT / "by_city.md", by_city_md)
 write_text(OUT / "by_difficulty.md", by_difficulty_md)
 print(by_city_md)
 print(by_difficulty_md)
-
-# %% [markdown]
-# ## The leaderboard of the runs, and the figure
-#
-# `reasonmap leaderboard` over the same runs: models × modes, ranked by full-mode long accuracy, ranks
-# that the summaries' intervals cannot separate tied (until a run's summary carries intervals, its cells
-# show the point alone and a footnote says so). The figure draws each model's modes with their
-# intervals, the ceiling and the floors as vertical lines.
-
-# %%
-board = build_leaderboard(RUN_FOLDERS, rank_by="route/full/weighted_accuracy_long" if "full" in MODES_SEEN else None)
-write_leaderboard(OUT / "leaderboard", board)
-
-REFERENCE_MODELS = [model for model in MODELS if model in REFERENCES]
-with figure_style() as plt:
-    figure, axes = plt.subplots(
-        1, len(METRICS), figsize=(PAGE_WIDTH, 0.8 + 0.3 * len(ANSWERING) * len(MODES_SEEN) ** 0.5), layout="constrained"
-    )
-    for axis, key in zip(np.atleast_1d(axes), METRICS):
-        scale = SCALES[key]
-        for row, model in enumerate(ANSWERING):
-            for index, mode in enumerate(MODES_SEEN):
-                cell = table.get(model, {}).get(mode, {}).get(key)
-                if cell is None:
-                    continue
-                y = row + (index - (len(MODES_SEEN) - 1) / 2) * 0.18
-                x = cell["mean"] * scale
-                error = [[x - cell["low"] * scale], [cell["high"] * scale - x]]
-                axis.errorbar(
-                    [x],
-                    [y],
-                    xerr=error,
-                    fmt="o",
-                    markersize=3,
-                    capsize=2,
-                    linewidth=0.8,
-                    color=f"C{index}",
-                    label=mode if row == 0 else None,
-                )
-        for style, model in zip(("-", "--", ":"), REFERENCE_MODELS):
-            cell = table.get(model, {}).get(MODES_SEEN[0], {}).get(key)
-            if cell is not None:
-                axis.axvline(cell["mean"] * scale, color="#7F7F7F", linewidth=0.7, linestyle=style, label=model)
-        axis.set_yticks(range(len(ANSWERING)))
-        axis.set_yticklabels(ANSWERING if key == METRICS[0] else [""] * len(ANSWERING))
-        axis.invert_yaxis()
-        axis.set_title(TITLES[key])
-    np.atleast_1d(axes)[-1].legend(loc="center left", bbox_to_anchor=(1.0, 0.5))
-    figure.suptitle("Each model in each mode, 95% bootstrap intervals; grey lines: ceiling and floors", fontsize=8)
-    save_figure(figure, OUT / "ablations.png")
 
 # %% [markdown]
 # ## The summary
@@ -438,7 +361,7 @@ result = {
         {key: row[key] for key in ("model", "difficulty", "metric", "n", "difference", "low", "high", "p_value")}
         for row in by_difficulty
     ],
-    "leaderboard": [{"model": row["model"], "rank": row["rank"]} for row in board["rows"]],
+    "ranks": [{"model": row["model"], "rank": row["rank"]} for row in board["rows"]],
     "problems": problems,
 }
 write_summary(OUT / "summary.json", result)

@@ -4,4 +4,5 @@ import sys
 
 from reasonmap.cli import main
 
-sys.exit(main())
+if __name__ == "__main__":  # importing the module (a test walking the package) runs nothing
+    sys.exit(main())

@@ -38,7 +38,8 @@ def _warn(command: str, runs: list[str]) -> None:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from reasonmap.comparisons import compare_runs, comparison_markdown, write_comparison
+    from benchmarks.comparisons import comparison_markdown
+    from reasonmap.comparisons import compare_runs, write_comparison
 
     runs = [args.a, *([args.b] if args.b else [])]
     _check_out(args.out, runs)
@@ -61,7 +62,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
-    from reasonmap.leaderboard import build_leaderboard, leaderboard_markdown, write_leaderboard
+    from benchmarks.leaderboards import leaderboard_markdown
+    from reasonmap.leaderboard import build_leaderboard, write_leaderboard
 
     _check_out(args.out, list(args.runs))
     _warn("leaderboard", list(args.runs))

@@ -36,6 +36,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from graphkit.choices import UnknownChoice, check_choice
 from reasonmap.errors import ReasonmapError
 
 __all__ = ["EvalSettings", "EvalResult", "EvalError", "run_eval", "results_markdown", "add_eval_command"]
@@ -195,8 +196,10 @@ def settings_from(args: Any) -> tuple[EvalSettings, dict[str, Path]]:
     modes = tuple(name.strip() for name in args.modes.split(",") if name.strip())
     known_modes = {mode for name in task_names() for mode in get_task(name).modes}
     for mode in modes:
-        if mode not in known_modes:
-            raise EvalError(f"unknown mode {mode!r}: the modes are {', '.join(sorted(known_modes))}")
+        try:
+            check_choice(mode, sorted(known_modes), what="mode")
+        except UnknownChoice as error:
+            raise EvalError(str(error)) from None
     if args.limit is not None and args.limit < 1:
         raise EvalError(f"--limit must be at least 1, got {args.limit}")
     from baselines.client import check_options
@@ -587,7 +590,8 @@ def results_markdown(record: Mapping[str, Any]) -> str:
         for task, mode in pairs:
             row = next((r for r in results if (r["task"], mode_shown(r), r["model"]) == (task, mode, model)), None)
             for spec in columns[task]:
-                cells.append(spec.cell(row["metrics"].get(spec.name)) if row else "–")
+                interval = row.get("intervals", {}).get(spec.name) if row else None
+                cells.append(spec.cell(row["metrics"].get(spec.name), interval) if row else "–")
         lines.append("| " + " | ".join(cells) + " |")
     notes = [
         f"- {row['task']}/{mode_shown(row)}: {row['n']} answers scored, {row['n_invalid']} invalid"
@@ -600,6 +604,10 @@ def results_markdown(record: Mapping[str, Any]) -> str:
     )
     if settings.get("repeats", 1) > 1:
         lead += f", {settings['repeats']} answers per request (every answer counts; pass@k in each report's table.md)"
+    if any(row.get("intervals") for row in results):
+        from benchmarks.intervals import INTERVAL_METHOD, interval_note
+
+        notes.append(f"- {interval_note({'interval_method': INTERVAL_METHOD}).strip()}")
     return "\n".join([lead + ".", "", *lines, "", *notes]) + "\n"
 
 

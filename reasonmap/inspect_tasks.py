@@ -39,9 +39,14 @@ Scores
     report's figures per kind: ``weighted_accuracy_<kind>`` and
     ``map_score_<kind>`` (weighted), ``accuracy_<kind>`` and
     ``map_score_unweighted_<kind>``. Plus: ``weighted_accuracy`` (by map
-    difficulty), ``accuracy``, and ``accuracy_<type>``. Each value also has
-    its standard error (Inspect's ``stderr()``), and each task a ``version``
-    (:data:`TASK_VERSION`) in its logs.
+    difficulty), ``accuracy``, and ``accuracy_<type>``. Each headline
+    figure (the weighted accuracies and map scores) has its standard error
+    beside it, ``<figure>_stderr``: the report's bootstrap over questions
+    (:mod:`benchmarks.intervals`), so it matches ``reasonmap score`` on the
+    log. The values ``correct`` and ``map_score`` also carry Inspect's own
+    ``stderr()``, clustered by question for routes (``cluster="id"``: a
+    question's short and long samples are not independent). Each task has a
+    ``version`` (:data:`TASK_VERSION`) in its logs.
 """
 
 from __future__ import annotations
@@ -63,7 +68,7 @@ from inspect_ai.scorer import SampleScore, Score, Target, metric, scorer, stderr
 from inspect_ai.solver import TaskState, generate
 from inspect_ai.util import registry_info
 
-from benchmarks.metrics import aggregate
+from benchmarks.metrics import MetricSpec, aggregate
 from benchmarks.reasonmap.records import KINDS, Prediction, Question
 from graphkit.graph import TransitGraph
 from reasonmap.errors import ReasonmapError
@@ -247,6 +252,18 @@ def _plus_answer(sample: SampleScore) -> _Answer:
     return _Answer(_question_id(sample), None, sample.score.value, None, metadata["weight"], metadata["type"])
 
 
+def _stderrs(specs: Sequence[MetricSpec], answers: Sequence[_Answer]) -> dict[str, float | None]:
+    """``<metric>_stderr`` of each headline spec: the standard error of the report's bootstrap over questions
+    (:mod:`benchmarks.intervals`; a question's short and long samples drawn together), beside the figure as
+    Inspect's own ``stderr()`` sits beside a mean. With epochs, each sample's value is already their mean."""
+    from benchmarks.intervals import intervals
+    from benchmarks.metrics import headline
+
+    chosen = headline(specs)
+    found = intervals(chosen, answers)
+    return {f"{spec.name}_stderr": found[spec.name].se if spec.name in found else None for spec in chosen}
+
+
 @metric
 def route_metrics() -> Callable[[list[SampleScore]], dict[str, float | None]]:
     """The report's figures per kind (the route task's metric specs, tokens aside), from the scores' ``correct``
@@ -257,7 +274,8 @@ def route_metrics() -> Callable[[list[SampleScore]], dict[str, float | None]]:
 
     def compute(scores: list[SampleScore]) -> dict[str, float | None]:
         answers = [_route_answer(sample) for sample in scores]
-        return {spec.name: aggregate(spec, answers) for spec in specs}
+        figures = {spec.name: aggregate(spec, answers) for spec in specs}
+        return figures | _stderrs(specs, answers)
 
     return compute
 
@@ -272,7 +290,7 @@ def plus_metrics() -> Callable[[list[SampleScore]], dict[str, float | None]]:
         figures = {spec.name: aggregate(spec, answers) for spec in (PLUS_WEIGHTED_ACCURACY, PLUS_ACCURACY)}
         for kind in sorted({answer.type for answer in answers}):
             figures[f"accuracy_{kind}"] = aggregate(PLUS_ACCURACY, [a for a in answers if a.type == kind])
-        return figures
+        return figures | _stderrs((PLUS_WEIGHTED_ACCURACY,), answers)
 
     return compute
 
@@ -287,7 +305,9 @@ def _tokens(state: TaskState) -> int | None:
 
 # the value holds both figures, so that Inspect's reducer averages each over the epochs
 # (a score's metadata is the first epoch's)
-@scorer(metrics=[route_metrics(), {"correct": [stderr()], "map_score": [stderr()]}])
+# Inspect's stderr clustered by question (its `cluster`, inspect_ai 0.3.285 scorer/_metrics/std.py): a question's
+# short and long samples are not independent
+@scorer(metrics=[route_metrics(), {"correct": [stderr(cluster="id")], "map_score": [stderr(cluster="id")]}])
 def route_scorer(
     questions: str | None = None, split: str = "test", seed: int = 0, weighting: str = "paper", variant: str = "paper"
 ) -> Callable:

@@ -1,20 +1,12 @@
 """``reasonmap leaderboard RUN...``: one table of models × (task, mode) across runs, ranked, with intervals.
 
 Every run folder (``eval`` or ``score``; :mod:`reasonmap.runs`) gives its
-(task, mode) parts; the table has one row per model and, per (task, mode), the
-task's headline metrics (route: the paper's Table 2 columns, short and long
-accuracy and map score). Each cell is the summary's point estimate with the
-95% interval the summary records (``models[m]["intervals"][metric]``:
-``n, se, low, high``), shown as ``41.20 ± 2.30`` (± half the interval's
-width); a run whose summary has no intervals shows the point alone, and a
-footnote says so.
-
-Ranks (by one column, the first by default; every headline metric is higher
-better) that the intervals cannot separate are tied: the models are sorted by
-the point estimate; the first is the leader of the first tier; each next
-model whose interval overlaps the tier leader's interval shares the leader's
-rank, and the first that does not starts a new tier, ranked by its position
-(competition ranking: 1, 1, 3). Without intervals only equal points tie.
+(task, mode) parts; the table (:mod:`benchmarks.leaderboards`) has one row per
+model and, per (task, mode), the task's headline metrics (route: the paper's
+Table 2 columns) with the 95% interval each summary records
+(``models[m]["intervals"][metric]``); a run whose summary has none shows the
+point alone, and a footnote says so. Ranks that the intervals cannot separate
+are tied (see :func:`benchmarks.leaderboards.tiered_ranks`).
 
 Parts of one task over different question sets (the checksums the summaries
 record) or settings are refused, naming the difference, unless ``join``; one
@@ -23,76 +15,20 @@ model with two results for one (task, mode) is always refused.
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from benchmarks.paired import PairedMetric
+from benchmarks.leaderboards import leaderboard_csv, leaderboard_markdown, leaderboard_table, plot_leaderboard
 from reasonmap.runs import RunError, RunPart, difference, read_run
 
-__all__ = ["build_leaderboard", "tiered_ranks", "leaderboard_markdown", "leaderboard_csv", "write_leaderboard"]
+__all__ = ["build_leaderboard", "write_leaderboard"]
 
 LEADERBOARD_FILES = ("leaderboard.md", "leaderboard.json", "leaderboard.csv", "leaderboard.png", "leaderboard.pdf")
-_CSV_COLUMNS = ("rank", "model", "task", "mode", "metric", "value", "low", "high", "se", "n", "run")
-
-
-def _metrics_of(task: str) -> tuple[PairedMetric, ...]:
-    from benchmarks.tasks import get_task
-
-    return get_task(task).paired_metrics
-
-
-def _overlap(one: Mapping[str, Any] | None, other: Mapping[str, Any] | None) -> bool:
-    if not one or not other:
-        return False
-    return float(one["low"]) <= float(other["high"]) and float(other["low"]) <= float(one["high"])
-
-
-def tiered_ranks(entries: Sequence[tuple[str, float | None, Mapping[str, Any] | None]]) -> dict[str, int | None]:
-    """Competition ranks of ``(model, value, interval)`` entries, higher values first, ties by overlap.
-
-    A model whose interval overlaps its tier leader's shares the leader's rank (see the module notes);
-    a model without a value is not ranked (``None``).
-
-    >>> tiered_ranks([("a", 0.6, {"low": 0.5, "high": 0.7}), ("b", 0.55, {"low": 0.45, "high": 0.65}),
-    ...               ("c", 0.3, {"low": 0.2, "high": 0.4}), ("d", None, None)])
-    {'a': 1, 'b': 1, 'c': 3, 'd': None}
-    """
-    ranked = sorted((entry for entry in entries if entry[1] is not None), key=lambda entry: (-entry[1], entry[0]))
-    ranks: dict[str, int | None] = {}
-    leader: tuple[str, float | None, Mapping[str, Any] | None] | None = None
-    for position, entry in enumerate(ranked, start=1):
-        if leader is not None and (entry[1] == leader[1] or _overlap(entry[2], leader[2])):
-            ranks[entry[0]] = ranks[leader[0]]
-            continue
-        leader = entry
-        ranks[entry[0]] = position
-    ranks.update({entry[0]: None for entry in entries if entry[1] is None})
-    return ranks
-
-
-def _value(row: Any, key: str) -> float | None:
-    value = row.get(key) if isinstance(row, Mapping) else None
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
-
-
-def _interval(row: Any, key: str) -> dict[str, Any] | None:
-    """The metric's interval in a summary's model row (the contract: ``n, se, low, high``), when well formed."""
-    intervals = row.get("intervals") if isinstance(row, Mapping) else None
-    found = intervals.get(key) if isinstance(intervals, Mapping) else None
-    if not isinstance(found, Mapping) or not all(isinstance(found.get(k), int | float) for k in ("low", "high")):
-        return None
-    return {k: found[k] for k in ("n", "se", "low", "high") if k in found}
 
 
 def _columns(parts: Sequence[RunPart]) -> list[tuple[str, str | None]]:
     return list(dict.fromkeys((part.task, part.mode) for part in parts))
-
-
-def _label(task: str, mode: str | None) -> str:
-    return task if mode is None else f"{task}/{mode}"
 
 
 def build_leaderboard(runs: Sequence[str | Path], *, join: bool = False, rank_by: str | None = None) -> dict[str, Any]:
@@ -132,36 +68,12 @@ def build_leaderboard(runs: Sequence[str | Path], *, join: bool = False, rank_by
                     f"model {model!r} has two results for {part.label}: in {cells[key][0].run} and in {part.run}"
                 )
             cells[key] = (part, row)
-    columns = _columns(parts)
-    choices = [f"{_label(task, mode)}/{metric.key}" for task, mode in columns for metric in _metrics_of(task)]
-    rank_by = rank_by or choices[0]
-    if rank_by not in choices:
-        raise RunError(f"--rank-by {rank_by!r}: not a column of this table; the columns are {', '.join(choices)}")
-    models = sorted(dict.fromkeys(model for model, _, _ in cells))
-    rows = []
-    for model in models:
-        values = {}
-        for task, mode in columns:
-            found = cells.get((model, task, mode))
-            for metric in _metrics_of(task):
-                name = f"{_label(task, mode)}/{metric.key}"
-                if found is None:
-                    values[name] = {"value": None, "interval": None, "run": None}
-                    continue
-                part, row = found
-                values[name] = {
-                    "value": _value(row, metric.key),
-                    "interval": _interval(row, metric.key),
-                    "run": part.run,
-                }
-        rows.append({"model": model, "cells": values})
-    ranks = tiered_ranks(
-        [(row["model"], row["cells"][rank_by]["value"], row["cells"][rank_by]["interval"]) for row in rows]
-    )
-    # by rank (the unranked last), then by value, then by name
-    rows.sort(key=lambda row: _order_key(ranks[row["model"]], row["cells"][rank_by]["value"], row["model"]))
-    for row in rows:
-        row["rank"] = ranks[row["model"]]
+    try:
+        table = leaderboard_table(
+            _columns(parts), {key: (part.run, row) for key, (part, row) in cells.items()}, rank_by=rank_by
+        )
+    except ValueError as error:
+        raise RunError(str(error)) from None
     without = sorted(
         {part.run for part in parts if not any("intervals" in row for row in part.summary.get("models", {}).values())}
     )
@@ -171,144 +83,11 @@ def build_leaderboard(runs: Sequence[str | Path], *, join: bool = False, rank_by
     )
     return {
         "runs": [str(run) for run in runs],
-        "columns": [
-            {"task": task, "mode": mode, "metrics": [metric.key for metric in _metrics_of(task)]}
-            for task, mode in columns
-        ],
-        "rank_by": rank_by,
-        "rows": rows,
+        **table,
         "runs_without_intervals": without,
         "interval_method": method,
         "joined": joined,
     }
-
-
-def _order_key(rank: int | None, value: float | None, model: str) -> tuple[bool, int, float, str]:
-    return (rank is None, rank if rank is not None else 0, -(value or 0.0), model)
-
-
-def _cell(cell: Mapping[str, Any], scale: float) -> str:
-    value = cell["value"]
-    if value is None:
-        return "–"
-    interval = cell["interval"]
-    if not interval:
-        return f"{value * scale:.2f}"
-    half = (float(interval["high"]) - float(interval["low"])) / 2.0
-    return f"{value * scale:.2f} ± {half * scale:.2f}"
-
-
-def leaderboard_markdown(record: Mapping[str, Any]) -> str:
-    """Models × (task, mode) in the paper's Table 2 shape, ranked, with the footnotes."""
-    header = ["Rank", "Model"]
-    names = []
-    for column in record["columns"]:
-        for metric in _metrics_of(column["task"]):
-            header.append(f"{_label(column['task'], column['mode'])}: {metric.title}")
-            names.append((f"{_label(column['task'], column['mode'])}/{metric.key}", metric.scale))
-    lines = ["| " + " | ".join(header) + " |", "|---:|---|" + "---:|" * len(names)]
-    for row in record["rows"]:
-        rank = "–" if row["rank"] is None else str(row["rank"])
-        cells = [_cell(row["cells"][name], scale) for name, scale in names]
-        lines.append("| " + " | ".join([rank, row["model"], *cells]) + " |")
-    method = record["interval_method"]
-    how = (
-        f"{method.get('method', 'bootstrap')}, {method.get('resamples', '?')} resamples, seed {method.get('seed', '?')}"
-        if method
-        else "as each run's summary records them"
-    )
-    notes = [
-        f"Ranked by `{record['rank_by']}`; ± is half the width of the 95% interval ({how}). Models whose interval"
-        " overlaps their tier leader's share its rank.",
-    ]
-    if record["runs_without_intervals"]:
-        notes.append(
-            "Point estimates only (no interval in the summary) for: "
-            + ", ".join(f"`{run}`" for run in record["runs_without_intervals"])
-            + "; their ranks tie only on equal values."
-        )
-    notes += [f"Joined although they differ: {why}." for why in record["joined"]]
-    return "\n".join([*lines, "", *(f"- {note}" for note in notes)]) + "\n"
-
-
-def leaderboard_csv(record: Mapping[str, Any]) -> str:
-    """One line per (model, column, metric); values in the summaries' units (accuracy as a fraction)."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(_CSV_COLUMNS)
-    for row in record["rows"]:
-        for column in record["columns"]:
-            for metric in column["metrics"]:
-                cell = row["cells"][f"{_label(column['task'], column['mode'])}/{metric}"]
-                interval = cell["interval"] or {}
-                writer.writerow(
-                    [
-                        "" if row["rank"] is None else row["rank"],
-                        row["model"],
-                        column["task"],
-                        column["mode"] or "",
-                        metric,
-                        *("" if value is None else value for value in (cell["value"],)),
-                        *(interval.get(key, "") for key in ("low", "high", "se", "n")),
-                        cell["run"] or "",
-                    ]
-                )
-    return buffer.getvalue()
-
-
-def plot_leaderboard(record: Mapping[str, Any], png: str | Path) -> tuple[Path, Path]:
-    """Each column's values with their intervals, models in rank order (the top ones when there are many)."""
-    import numpy as np
-
-    from benchmarks.plotting import PAGE_WIDTH, PLOT_MODELS, figure_style, save_figure
-
-    rows = record["rows"][:PLOT_MODELS]
-    panels = [
-        (
-            f"{_label(column['task'], column['mode'])}/{metric.key}",
-            f"{_label(column['task'], column['mode'])}\n{metric.title}",
-            metric.scale,
-        )
-        for column in record["columns"]
-        for metric in _metrics_of(column["task"])
-    ]
-    with figure_style() as plt:
-        columns = min(4, len(panels))
-        lines = (len(panels) + columns - 1) // columns
-        figure, axes = plt.subplots(
-            lines,
-            columns,
-            figsize=(PAGE_WIDTH, 0.6 + (0.35 + 0.16 * len(rows)) * lines),
-            squeeze=False,
-            layout="constrained",
-        )
-        labels = [f"{row['model']} ({'–' if row['rank'] is None else row['rank']})" for row in rows]
-        for index, axis in enumerate(axes.flat):
-            if index >= len(panels):
-                axis.set_visible(False)
-                continue
-            name, title, scale = panels[index]
-            for y, row in enumerate(rows):
-                cell = row["cells"][name]
-                if cell["value"] is None:
-                    continue
-                x = cell["value"] * scale
-                if cell["interval"]:
-                    error = np.array([[x - cell["interval"]["low"] * scale], [cell["interval"]["high"] * scale - x]])
-                    axis.errorbar(
-                        [x], [y], xerr=error, fmt="o", markersize=3, capsize=2, linewidth=0.8, color="#0072B2"
-                    )
-                else:
-                    axis.plot([x], [y], "o", markersize=3, markerfacecolor="none", color="#0072B2")
-            axis.set_yticks(range(len(rows)))
-            axis.set_yticklabels(labels if index % columns == 0 else [""] * len(rows))
-            axis.set_ylim(-0.6, len(rows) - 0.4)
-            axis.invert_yaxis()
-            axis.set_title(title)
-        figure.suptitle(
-            f"Leaderboard (rank by {record['rank_by']}); bars: 95% intervals, open dots: no interval", fontsize=8
-        )
-        return save_figure(figure, png)
 
 
 def write_leaderboard(out: str | Path, record: Mapping[str, Any], *, figures: bool = True) -> list[Path]:

@@ -22,11 +22,12 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
-from benchmarks.paired import PairedMetric
+from reasonmap.errors import ReasonmapError
 
-__all__ = ["RunPart", "RunError", "read_run", "difference", "doubts", "read_scored", "scored_values", "SETTINGS"]
+__all__ = ["RunPart", "RunError", "read_run", "difference", "doubts", "read_scored", "SETTINGS"]
 
 #: The summary's settings that decide how answers are judged.
 _SUMMARY_SETTINGS = ("weighting", "variant")
@@ -36,7 +37,7 @@ _PROMPT_SETTINGS = ("pixel_budget", "textualization", "alias_strategy")
 SETTINGS = (*_SUMMARY_SETTINGS, *_PROMPT_SETTINGS)
 
 
-class RunError(ValueError):
+class RunError(ReasonmapError, ValueError):
     """A folder that is no finished run, or two runs that cannot be compared; one line says why."""
 
 
@@ -117,7 +118,7 @@ def _part(run: str, report: Path, mode: str | None, settings: Mapping[str, Any],
         raise RunError(f"{report / 'summary.json'}: not a summary (a JSON object)")
     task = _task_of(summary, report / "summary.json")
     judged = {key: summary.get(key) for key in _SUMMARY_SETTINGS}
-    return RunPart(run, task, mode, summary, scored, {**judged, **settings})
+    return RunPart(run, task, mode, MappingProxyType(summary), scored, MappingProxyType({**judged, **settings}))
 
 
 def read_run(path: str | Path) -> list[RunPart]:
@@ -207,40 +208,3 @@ def read_scored(path: Path) -> tuple[list[Mapping[str, Any]], list[str]]:
 
     rows, problems = read_jsonl(path, _row_parser)
     return rows, [str(problem) for problem in problems]
-
-
-def _number(value: Any) -> float | None:
-    if isinstance(value, bool):
-        return float(value)
-    if isinstance(value, int | float) and value == value:  # not nan
-        return float(value)
-    return None
-
-
-def scored_values(
-    rows: Sequence[Mapping[str, Any]], model: str, metrics: Sequence[PairedMetric]
-) -> dict[str, dict[str, tuple[float, float, int]]]:
-    """Per metric, per question id: (value, weight, repeats) of ``model``'s rows.
-
-    A question answered more than once (``repeat``) gets the mean of its repeats' values.
-    Rows whose metric field is missing or null do not count for that metric (a map QA
-    question of a type the metric does not apply to).
-    """
-    found: dict[str, dict[str, list[Any]]] = {metric.key: {} for metric in metrics}
-    for row in rows:
-        if row.get("model") != model:
-            continue
-        for metric in metrics:
-            if metric.kind is not None and row.get("question") != metric.kind:
-                continue
-            value = _number(row.get(metric.field))
-            if value is None:
-                continue
-            weight = _number(row.get("weight")) if metric.weighted else 1.0
-            entry = found[metric.key].setdefault(str(row["id"]), [0.0, 1.0 if weight is None else weight, 0])
-            entry[0] += value
-            entry[2] += 1
-    return {
-        key: {id: (total / count, weight, count) for id, (total, weight, count) in by_id.items()}
-        for key, by_id in found.items()
-    }

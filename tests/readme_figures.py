@@ -28,9 +28,24 @@ def _number(text: str) -> float:
 
 
 def demo_table(readme: str) -> dict[str, list[float]]:
-    """The README's demo table: solver → short acc., short map score, long acc., long map score."""
-    rows = re.findall(r"^\| ([a-z-]+) \([^|]*\) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \|$", readme, re.M)
-    return {name: [float(value) for value in values] for name, *values in rows}
+    """The README's demo table: solver → short acc., short map score, long acc., long map score (the figures;
+    :func:`demo_halves` has what follows their ``±``)."""
+    return {name: [value for value, _ in cells] for name, cells in _demo_cells(readme).items()}
+
+
+def demo_halves(readme: str) -> dict[str, list[float]]:
+    """The half-widths of the 95% intervals the README's demo table prints after each figure's ``±``."""
+    return {name: [half for _, half in cells] for name, cells in _demo_cells(readme).items() if all(cells)}
+
+
+def _demo_cells(readme: str) -> dict[str, list[tuple[float, float | None]]]:
+    cell = r"([\d.]+)(?: ± ([\d.]+))?"
+    rows = re.findall(rf"^\| ([a-z-]+) \([^|]*\) \| {cell} \| {cell} \| {cell} \| {cell} \|$", readme, re.M)
+    found = {}
+    for name, *values in rows:
+        pairs = zip(values[::2], values[1::2])
+        found[name] = [(float(value), float(half) if half else None) for value, half in pairs]
+    return found
 
 
 def references_figures(readme: str) -> dict[str, float]:
@@ -71,12 +86,19 @@ def check_demo(readme: str, scratch: Path) -> tuple[int, list[str]]:
     models = json.loads((out / "report" / "summary.json").read_text("utf-8"))["models"]
     keys = ("weighted_accuracy_short", "map_score_short", "weighted_accuracy_long", "map_score_long")
     differ, checked = [], 0
+    halves = demo_halves(readme)
     for solver, stated in demo_table(readme).items():
         row = models[f"baseline:{solver}"]
-        for key, value in zip(keys, stated):
-            measured = round(row[key] * (100 if key.startswith("weighted") else 1), 2)
+        for index, (key, value) in enumerate(zip(keys, stated)):
+            scale = 100 if key.startswith("weighted") else 1
+            measured = round(row[key] * scale, 2)
             differ += _differ(f"demo {solver} {key}", value, measured)
             checked += 1
+            if solver in halves:  # ± half the width of the 95% interval
+                interval = row["intervals"][key]
+                half = round((interval["high"] - interval["low"]) / 2 * scale, 2)
+                differ += _differ(f"demo {solver} {key} ±", halves[solver][index], half)
+                checked += 1
     return checked, differ
 
 

@@ -6,6 +6,7 @@ from graphkit.cities import city_graph, city_names
 from tests.readme_figures import (
     README,
     _differ,
+    demo_halves,
     demo_table,
     ocr_table,
     references_figures,
@@ -17,6 +18,7 @@ TEXT = README.read_text("utf-8")
 
 def test_every_measured_figure_is_found_in_the_readme():
     assert set(demo_table(TEXT)) == {"oracle", "text-oracle", "noisy", "direct-line", "echo"}
+    assert set(demo_halves(TEXT)) == set(demo_table(TEXT))  # every figure with ± half its 95% interval
     assert set(references_figures(TEXT)) == {"pairs", "megabytes"}
     assert set(render_figures(TEXT)) == {"labels", "lines", "ambiguous", "leaders", "bends_per_line"}
     assert len(ocr_table(TEXT)) == 11

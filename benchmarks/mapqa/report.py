@@ -13,11 +13,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from benchmarks.intervals import INTERVAL_METHOD, interval_note, intervals
 from benchmarks.mapqa.metrics import MAPQA_METRICS
 from benchmarks.mapqa.records import LEVELS, QUESTION_TYPES, MapQuestion, MapVerdict
 from benchmarks.mapqa.scoring import METRICS
 from benchmarks.metrics import figures as metric_figures
-from benchmarks.metrics import number, percent
+from benchmarks.metrics import headline, interval_cell, number
 from benchmarks.provenance import versions
 from benchmarks.repeats import repeats_table
 
@@ -28,10 +29,12 @@ REPORT_FILES = ("summary.json", "table.md")
 
 def _figures(verdicts: Sequence[MapVerdict]) -> dict[str, Any]:
     """Counts, accuracy, and the mean of every metric over the verdicts it scored (None when it scored none)."""
+    found = intervals(headline(MAPQA_METRICS), verdicts)  # a bootstrap over the questions
     return {
         "n": len(verdicts),
         "n_invalid": sum(verdict.parsed is None for verdict in verdicts),
         **metric_figures(MAPQA_METRICS, verdicts),
+        "intervals": {name: interval.to_dict() for name, interval in found.items()},
     }
 
 
@@ -104,10 +107,16 @@ def summarize(
             for name, metric in METRICS.items()
         },
         "n_questions": len(questions),
+        "interval_method": dict(INTERVAL_METHOD),
         "skipped_records": len(problems),
         "inputs": dict(inputs or {}),
         "versions": versions(),
     }
+
+
+def _cell(row: Mapping[str, Any], key: str = "accuracy") -> str:
+    """A row's figure in %, with its interval when the row has one."""
+    return interval_cell(row.get(key), row.get("intervals", {}).get(key), scale=100)
 
 
 def markdown_table(summary: Mapping[str, Any]) -> str:
@@ -121,13 +130,13 @@ def markdown_table(summary: Mapping[str, Any]) -> str:
     for model, row in summary["models"].items():
         per_type, per_level = row["per_type"], row["per_level"]
         cells = [
-            percent(row["accuracy"]),
-            percent(per_type.get("single", {}).get("accuracy")),
-            percent(per_type.get("multiple", {}).get("accuracy")),
+            _cell(row),
+            _cell(per_type.get("single", {})),
+            _cell(per_type.get("multiple", {})),
             number(row["mean_jaccard"], 3),
-            percent(per_type.get("sorting", {}).get("accuracy")),
+            _cell(per_type.get("sorting", {})),
             number(row["mean_kendall_tau"], 3),
-            *(percent(per_level.get(str(level), {}).get("accuracy")) for level in LEVELS),
+            *(_cell(per_level.get(str(level), {})) for level in LEVELS),
             f"{row['n_invalid']}/{row['n']}",
             str(row["n_unanswered"]),
         ]
@@ -139,9 +148,11 @@ def markdown_table(summary: Mapping[str, Any]) -> str:
         lines += ["", f"Accuracy (%) by {title}:", "", "| Model | " + " | ".join(keys) + " |"]
         lines.append("|---|" + "---:|" * len(keys))
         lines += [
-            f"| {model} | " + " | ".join(percent(row[group].get(key, {}).get("accuracy")) for key in keys) + " |"
+            f"| {model} | " + " | ".join(_cell(row[group].get(key, {})) for key in keys) + " |"
             for model, row in summary["models"].items()
         ]
+    if interval_note(summary):
+        lines += ["", interval_note(summary).strip()]
     lines += repeats_table(summary)
     return "\n".join(lines) + "\n"
 

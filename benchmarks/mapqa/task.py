@@ -15,7 +15,7 @@ from benchmarks.jsonl import Problem
 from benchmarks.mapqa.io import is_mapqa_file, read_map_predictions, read_map_questions
 from benchmarks.mapqa.metrics import MAPQA_METRICS
 from benchmarks.mapqa.records import KIND, MapPrediction, MapQuestion, MapVerdict
-from benchmarks.paired import PairedMetric
+from benchmarks.metrics import PairedMetric
 from benchmarks.repeats import with_repeats
 from benchmarks.tasks import Loaded, MapPolicy, Prompt, ScoreOptions, Task, Variant
 

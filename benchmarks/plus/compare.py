@@ -11,6 +11,19 @@ from benchmarks.reasonmap.official_rules import official_rules_lines
 __all__ = ["compare_plus"]
 
 
+def _interval(summary: Mapping[str, Any], model: str, kind: str) -> dict[str, Any]:
+    """``{"intervals": {"accuracy": ...}}`` of a type's weighted accuracy in a variant's summary, or ``{}``."""
+    row = summary.get("models", {}).get(model, {}).get("per_type", {}).get(kind, {})
+    interval = row.get("intervals", {}).get("weighted_accuracy")
+    return {} if interval is None else {"intervals": {"accuracy": interval}}
+
+
+def _half(found: Mapping[str, Any]) -> str:
+    """`` ± x``: half the interval's width in points, or nothing without one."""
+    interval = found.get("intervals", {}).get("accuracy")
+    return "" if interval is None else f" ± {(interval['high'] - interval['low']) / 2 * 100:.2f}"
+
+
 def compare_plus(evaluations: Mapping[str, Any], variants: Sequence[str]) -> tuple[dict[str, Any], str]:
     """Two variants' plus accuracy per model and type, and the answers whose verdict differs.
 
@@ -36,7 +49,8 @@ def compare_plus(evaluations: Mapping[str, Any], variants: Sequence[str]) -> tup
             flips[(a.model, a.type)] = flips.get((a.model, a.type), 0) + 1
     models: dict[str, Any] = {}
     lines = [
-        f"ReasonMap-Plus, variants `{first}` and `{second}` (weighted accuracy in %; cause: `extraction`).",
+        f"ReasonMap-Plus, variants `{first}` and `{second}` (weighted accuracy in %; cause: `extraction`;"
+        " ± half the width of the 95% interval, bootstrap over questions).",
         "",
         f"| Model | Type | n | Acc. {first} | Acc. {second} | Δ | Verdicts flipped |",
         "|---|---|---:|---:|---:|---:|---:|",
@@ -49,14 +63,16 @@ def compare_plus(evaluations: Mapping[str, Any], variants: Sequence[str]) -> tup
             n, weight, correct_a, correct_b, _ = rows[model][kind]
             a, b = 100 * correct_a / (weight or 1), 100 * correct_b / (weight or 1)
             flipped = flips.get((model, kind), 0)
+            found = {variant: _interval(evaluations[variant].summary, model, kind) for variant in (first, second)}
             models[model][kind] = {
                 "n": n,
-                first: {"accuracy": round(a, 4)},
-                second: {"accuracy": round(b, 4)},
+                first: {"accuracy": round(a, 4), **found[first]},
+                second: {"accuracy": round(b, 4), **found[second]},
                 "difference": {"accuracy": round(b - a, 4)},
                 "causes": {"extraction": {"verdicts": flipped, "accuracy_points": round(b - a, 4)}},
             }
-            lines.append(f"| {model} | {kind} | {n} | {a:.2f} | {b:.2f} | {b - a:+.2f} | {flipped} |")
+            cells = [f"{value:.2f}" + _half(found[variant]) for value, variant in ((a, first), (b, second))]
+            lines.append(f"| {model} | {kind} | {n} | {cells[0]} | {cells[1]} | {b - a:+.2f} | {flipped} |")
     record = {
         "question_set": "plus",
         "variants": [first, second],

@@ -4,7 +4,7 @@
 difficulty (1 / 1.5 / 2) and plain, ``n`` and ``n_invalid``, overall and per
 type, per city and per map difficulty. ``plus_markdown_table`` renders models ×
 types; ``write_plus_report`` writes ``summary.json``, ``table.md`` and
-``types.png`` (weighted accuracy per type, one bar per model, for the top
+``types.png`` (weighted accuracy per type with its 95% interval, one bar per model, for the top
 :data:`~benchmarks.plotting.PLOT_MODELS` models by overall weighted accuracy;
 the table lists all, and it and ``summary.json`` say when the plot does not).
 """
@@ -16,8 +16,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from benchmarks.intervals import INTERVAL_METHOD, interval_note, intervals
 from benchmarks.metrics import figures as metric_figures
-from benchmarks.metrics import percent
+from benchmarks.metrics import headline, interval_cell
 from benchmarks.plotting import ModelCap, top_models
 from benchmarks.plus.metrics import PLUS_METRICS
 from benchmarks.plus.questions import ANSWER_KINDS, OPTION_LETTERS, PLUS_TYPES
@@ -34,10 +35,12 @@ PLUS_REPORT_FILES = ("summary.json", "table.md", "types.png", "types.pdf")
 
 def _figures(verdicts: Sequence[PlusVerdict]) -> dict[str, Any]:
     """Every plus metric over ``verdicts``, and the counts."""
+    found = intervals(headline(PLUS_METRICS), verdicts)  # a bootstrap over the questions
     return {
         **metric_figures(PLUS_METRICS, verdicts),
         "n": len(verdicts),
         "n_invalid": sum(verdict.parsed is None for verdict in verdicts),
+        "intervals": {name: interval.to_dict() for name, interval in found.items()},
     }
 
 
@@ -96,6 +99,7 @@ def summarize_plus(
         "weighting": scheme.name,
         "weights": {level: scheme.weight("easy", level) for level in DIFFICULTIES},
         "models": models,
+        "interval_method": dict(INTERVAL_METHOD),
         "skipped_records": len(problems),
         "inputs": dict(inputs or {}),
         "versions": versions(),
@@ -106,6 +110,11 @@ def _plotted_models(summary: Mapping[str, Any]) -> ModelCap:
     """The models ``types.png`` draws: the best by overall weighted accuracy."""
     scores = {model: row.get("weighted_accuracy") for model, row in summary["models"].items()}
     return top_models(scores, metric="overall weighted accuracy")
+
+
+def _cell(row: Mapping[str, Any], key: str = "weighted_accuracy") -> str:
+    """A row's figure in %, with its interval when the row has one."""
+    return interval_cell(row.get(key), row.get("intervals", {}).get(key), scale=100)
 
 
 def plus_markdown_table(summary: Mapping[str, Any]) -> str:
@@ -130,22 +139,19 @@ def plus_markdown_table(summary: Mapping[str, Any]) -> str:
     """
     weights = ", ".join(f"{level} {summary['weights'][level]:g}" for level in DIFFICULTIES)
     lines = [
-        f"Weighting: `{summary['weighting']}` (map difficulty: {weights}); weighted accuracy in %.",
+        f"Weighting: `{summary['weighting']}` (map difficulty: {weights}); weighted accuracy in %."
+        + interval_note(summary),
         "",
         "| Model | " + " | ".join(PLUS_TYPES) + " | Overall | Invalid |",
         "|---|" + "---:|" * (len(PLUS_TYPES) + 2),
     ]
     for model, row in summary["models"].items():
-        cells = [percent(row["per_type"].get(kind, {}).get("weighted_accuracy")) for kind in PLUS_TYPES]
-        lines.append(
-            f"| {model} | "
-            + " | ".join(cells)
-            + f" | {percent(row['weighted_accuracy'])} | {row['n_invalid']}/{row['n']} |"
-        )
+        cells = [_cell(row["per_type"].get(kind, {})) for kind in PLUS_TYPES]
+        lines.append(f"| {model} | " + " | ".join(cells) + f" | {_cell(row)} | {row['n_invalid']}/{row['n']} |")
     lines += ["", "| Model | " + " | ".join(f"{level} maps" for level in DIFFICULTIES) + " |"]
     lines.append("|---|" + "---:|" * len(DIFFICULTIES))
     for model, row in summary["models"].items():
-        cells = [percent(row["per_difficulty"].get(level, {}).get("weighted_accuracy")) for level in DIFFICULTIES]
+        cells = [_cell(row["per_difficulty"].get(level, {})) for level in DIFFICULTIES]
         lines.append(f"| {model} | " + " | ".join(cells) + " |")
     note = _plotted_models(summary).note
     if note:
@@ -183,10 +189,24 @@ def _plot_types(summary: Mapping[str, Any], path: Path) -> None:
             per = summary["models"][model]["per_type"]
             values = [(per.get(kind, {}).get("weighted_accuracy") or 0.0) * 100 for kind in PLUS_TYPES]
             style = model_style(index)
+            xs = [x + index * width for x in range(len(PLUS_TYPES))]
             axis.bar(
-                [x + index * width for x in range(len(PLUS_TYPES))], values, width, label=model,
+                xs, values, width, label=model,
                 color=style.colour, hatch=style.hatch or None, edgecolor="white", linewidth=0,
             )  # fmt: skip
+            found = [
+                (x, value, per[kind]["intervals"]["weighted_accuracy"])
+                for x, value, kind in zip(xs, values, PLUS_TYPES)
+                if "weighted_accuracy" in per.get(kind, {}).get("intervals", {})
+            ]
+            if found:  # each bar's 95% interval
+                axis.errorbar(
+                    [x for x, _, _ in found], [value for _, value, _ in found],
+                    yerr=[[max(0.0, v - 100 * i["low"]) for _, v, i in found],
+                          [max(0.0, 100 * i["high"] - v) for _, v, i in found]],
+                    fmt="none", ecolor="0.15", elinewidth=0.6, capsize=1.5, capthick=0.6,
+                    label="95% interval" if index == 0 else None,
+                )  # fmt: skip
         chances = [(x, chance_accuracy(kind)) for x, kind in enumerate(PLUS_TYPES)]
         end = width * (max(1, len(models)) - 0.5)
         for number, (x, chance) in enumerate((x, c) for x, c in chances if c is not None):  # a count has none

@@ -266,12 +266,57 @@ def published_aggregate(verdicts: Iterable[Verdict], questions: Mapping[str, Que
     return found
 
 
+def with_intervals(comparison: dict[str, Any], summaries: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """``comparison`` with, per model, kind and variant, the ``intervals`` of its weighted accuracy and map
+    score (``accuracy``, ``map_score``; as :mod:`benchmarks.intervals` gives them, accuracy as a share) taken
+    from that variant's summary, where it has them.
+
+    Examples
+    --------
+    >>> interval = {"n": 2, "se": 0.1, "low": 0.5, "high": 0.9}
+    >>> summaries = {"paper": {"models": {"m": {"intervals": {"weighted_accuracy_short": interval}}}}}
+    >>> record = with_intervals({"models": {"m": {"short": {"paper": {"accuracy": 70.0}}}}}, summaries)
+    >>> record["models"]["m"]["short"]["paper"]["intervals"]
+    {'accuracy': {'n': 2, 'se': 0.1, 'low': 0.5, 'high': 0.9}}
+    """
+    for model, kinds in comparison["models"].items():
+        for kind, row in kinds.items():
+            for variant, summary in summaries.items():
+                found = summary.get("models", {}).get(model, {}).get("intervals", {})
+                keys = {"accuracy": f"weighted_accuracy_{kind}", "map_score": f"map_score_{kind}"}
+                chosen = {name: found[key] for name, key in keys.items() if key in found}
+                if chosen and variant in row:
+                    row[variant]["intervals"] = chosen
+    return comparison
+
+
+def _figure(row: Mapping[str, Any], name: str, scale: float) -> str:
+    """A variant's figure, with ``±`` half its interval when the row has one (``scale``: the interval's unit)."""
+    interval = row.get("intervals", {}).get(name)
+    text = number(row[name])
+    return text if interval is None else f"{text} ± {number((interval['high'] - interval['low']) / 2 * scale)}"
+
+
+def _any_interval(comparison: Mapping[str, Any]) -> bool:
+    return any(
+        "intervals" in row.get(variant, {})
+        for kinds in comparison["models"].values()
+        for row in kinds.values()
+        for variant in comparison["variants"]
+    )
+
+
 def compare_markdown(comparison: Mapping[str, Any], aggregate: Mapping[str, Any] | None = None) -> str:
     """The comparison as markdown: both variants per model and kind, then a table of causes per model."""
     first, second = comparison["variants"]
     lines = [
         f"Variants `{first}` and `{second}`, weighting `{comparison['weighting']}`"
-        " (accuracy in %; causes in points of the weighted figure, charged in the order listed).",
+        " (accuracy in %; causes in points of the weighted figure, charged in the order listed)."
+        + (
+            " ± is half the width of each figure's 95% interval (bootstrap over questions)."
+            if _any_interval(comparison)
+            else ""
+        ),
         "",
         f"| Model | Kind | n | Acc. {first} | Acc. {second} | Δ | Map {first} | Map {second} | Δ |",
         "|---|---|---:|---:|---:|---:|---:|---:|---:|",
@@ -279,9 +324,9 @@ def compare_markdown(comparison: Mapping[str, Any], aggregate: Mapping[str, Any]
     for model, kinds in comparison["models"].items():
         for kind, row in kinds.items():
             lines.append(
-                f"| {model} | {kind} | {row['n']} | {number(row[first]['accuracy'])} "
-                f"| {number(row[second]['accuracy'])} | {row['difference']['accuracy']:+.2f} "
-                f"| {number(row[first]['map_score'])} | {number(row[second]['map_score'])} "
+                f"| {model} | {kind} | {row['n']} | {_figure(row[first], 'accuracy', 100)} "
+                f"| {_figure(row[second], 'accuracy', 100)} | {row['difference']['accuracy']:+.2f} "
+                f"| {_figure(row[first], 'map_score', 1)} | {_figure(row[second], 'map_score', 1)} "
                 f"| {row['difference']['map_score']:+.2f} |"
             )
     for model, kinds in comparison["models"].items():

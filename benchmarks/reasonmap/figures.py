@@ -3,12 +3,13 @@
 Both read a :func:`benchmarks.reasonmap.report.summarize` result, are drawn
 in the toolkit's style (:mod:`benchmarks.plotting`) and are written as PNG
 and PDF. The per-city figure shows the metric of ``table.md`` (weighted
-accuracy under the run's weighting), a 0% bar as a hollow dot at zero and a city
-without questions of a kind as a grey cross, and groups the cities by their
-map difficulty. The difficulty figure prints each cell's value and its number
-of questions, hatches cells with fewer than :data:`SPARSE` questions and has
-a colour bar. Both draw at most :data:`~benchmarks.plotting.PLOT_MODELS`
-models (:func:`plotted_models`) and say so under the figure.
+accuracy under the run's weighting) with its 95% interval as an error bar, a 0% bar
+as a hollow dot at zero and a city without questions of a kind as a grey cross, and
+groups the cities by their map difficulty. The difficulty figure prints each cell's
+value, half its 95% interval (``±``) and its number of questions, hatches
+cells with fewer than :data:`SPARSE` questions and has a colour bar. Both draw
+at most :data:`~benchmarks.plotting.PLOT_MODELS` models (:func:`plotted_models`)
+and say so under the figure.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ __all__ = [
     "metric_label",
     "city_order",
     "city_bars",
+    "city_errors",
     "plotted_models",
     "difficulty_grid",
     "plot_cities",
@@ -103,6 +105,31 @@ def city_bars(summary: Mapping[str, Any], kind: str) -> dict[str, list[float | N
     return bars
 
 
+def city_errors(summary: Mapping[str, Any], kind: str) -> dict[str, list[tuple[float, float] | None]]:
+    """Per model, each city's 95% interval of the bar (in :func:`city_order`), in %: ``(low, high)``, ``None``
+    where the summary has none (no questions, or a summary written before intervals).
+
+    Examples
+    --------
+    >>> interval = {"n": 4, "se": 0.2, "low": 0.25, "high": 1.0}
+    >>> summary = {"models": {"m": {"per_city": {
+    ...     "rome": {"weighted_accuracy_short": 0.5, "n_short": 4, "intervals": {"weighted_accuracy_short": interval}},
+    ...     "oslo": {"weighted_accuracy_short": None, "n_short": 0}}}}, "city_difficulty": {}}
+    >>> city_errors(summary, "short")
+    {'m': [None, (25.0, 100.0)]}
+    """
+    key = f"weighted_accuracy_{kind}"
+    cities = [city for _, city in city_order(summary)]
+    errors = {}
+    for model, row in summary["models"].items():
+        found: list[tuple[float, float] | None] = []
+        for city in cities:
+            interval = row["per_city"].get(city, {}).get("intervals", {}).get(key)
+            found.append(None if interval is None else (100 * interval["low"], 100 * interval["high"]))
+        errors[model] = found
+    return errors
+
+
 def city_order(summary: Mapping[str, Any]) -> list[tuple[str, str]]:
     """(map difficulty, city) pairs, easy maps first, cities alphabetical within a difficulty."""
     levels = summary.get("city_difficulty", {})
@@ -133,6 +160,7 @@ def plot_cities(summary: Mapping[str, Any], path: str | Path) -> tuple[Path, Pat
             layout="constrained",
         )
         for axis, kind in zip(axes[0], KINDS):
+            errors = city_errors(summary, kind)
             for index, (model, values) in enumerate(city_bars(summary, kind).items()):
                 style = model_style(index)
                 colour = style.colour
@@ -141,6 +169,13 @@ def plot_cities(summary: Mapping[str, Any], path: str | Path) -> tuple[Path, Pat
                     ys, [value or 0.0 for value in values], height, color=colour, label=model,
                     hatch=style.hatch or None, edgecolor="white", linewidth=0,
                 )  # fmt: skip
+                bars = [(y, v, e) for y, v, e in zip(ys, values, errors[model]) if v is not None and e is not None]
+                if bars:  # the 95% interval of each bar
+                    axis.errorbar(
+                        [v for _, v, _ in bars], [y for y, _, _ in bars],
+                        xerr=[[max(0.0, v - e[0]) for _, v, e in bars], [max(0.0, e[1] - v) for _, v, e in bars]],
+                        fmt="none", ecolor="0.15", elinewidth=0.6, capsize=1.2, capthick=0.6,
+                    )  # fmt: skip
                 for y, value in zip(ys, values):
                     if value is None:
                         axis.plot(2, y, "x", color="0.55", markersize=3.5, markeredgewidth=0.8)
@@ -159,7 +194,8 @@ def plot_cities(summary: Mapping[str, Any], path: str | Path) -> tuple[Path, Pat
             Line2D([], [], marker="o", color="0.2", markerfacecolor="white", linestyle="", markersize=3.5),
             Line2D([], [], marker="x", color="0.55", linestyle="", markersize=4),
         ]
-        labels += ["0%", "no questions"]
+        handles.append(Line2D([], [], marker="|", color="0.15", linestyle="-", markersize=4, linewidth=0.6))
+        labels += ["0%", "no questions", "95% interval"]
         figure.supxlabel(metric_label(summary["weighting"]), fontsize=7.5)
         figure.legend(handles, labels, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=min(3, len(labels)))
         if note:
@@ -213,6 +249,15 @@ def difficulty_grid(summary: Mapping[str, Any], model: str, kind: str) -> list[l
     return grid
 
 
+def _half_width(summary: Mapping[str, Any], model: str, kind: str, row: int, column: int) -> float | None:
+    """Half the 95% interval of a difficulty cell, in %; ``None`` without one. Within a cell every question
+    weighs the same, so the weighted accuracy's interval is the accuracy's."""
+    per = summary["models"].get(model, {}).get("per_difficulty", {})  # no model: an empty panel
+    cell = per.get(f"{DIFFICULTIES[row]}/{DIFFICULTIES[column]}", {})
+    interval = cell.get("intervals", {}).get(f"weighted_accuracy_{kind}")
+    return None if interval is None else 50 * (interval["high"] - interval["low"])
+
+
 def plot_difficulty(summary: Mapping[str, Any], path: str | Path) -> tuple[Path, Path]:
     """Figure A1: accuracy per (question, map) difficulty cell, per model and kind; written as PNG and PDF.
 
@@ -248,7 +293,8 @@ def plot_difficulty(summary: Mapping[str, Any], path: str | Path) -> tuple[Path,
                             hatch = Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, hatch="////", lw=0)
                             hatch.set_edgecolor((1.0, 1.0, 1.0, 0.45))
                             axis.add_patch(hatch)
-                        text = "–" if value is None else f"{value:.0f}"
+                        half = _half_width(summary, model, kind, i, j)
+                        text = "–" if value is None else f"{value:.0f}" + ("" if half is None else f"±{half:.0f}")
                         dark = value is not None and value > 60  # dark text on the bright end of viridis
                         axis.text(
                             j, i, f"{text}\nn={n}", ha="center", va="center", fontsize=6.5,
@@ -266,6 +312,9 @@ def plot_difficulty(summary: Mapping[str, Any], path: str | Path) -> tuple[Path,
                     axis.set_ylabel(f"{kind} questions\nquestion difficulty", fontsize=7)
         bar = figure.colorbar(image, ax=axes.ravel().tolist(), shrink=0.8 if blocks == 1 else 0.4, pad=0.02)
         bar.set_label("accuracy (%)")
-        caption = f"hatched, italic: fewer than {SPARSE} questions; –: none"
+        caption = (
+            f"±: half the 95% interval (bootstrap over questions); hatched, italic: fewer than {SPARSE} questions;"
+            " –: none"
+        )
         figure.text(0.0, 0.0, f"{caption}\n{note}" if note else caption, fontsize=6.5, ha="left", va="top")
         return save_figure(figure, path)

@@ -18,11 +18,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from benchmarks.intervals import INTERVAL_METHOD, interval_note, intervals
 from benchmarks.metrics import figures as metric_figures
-from benchmarks.metrics import number, percent
+from benchmarks.metrics import headline, interval_cell, number
 from benchmarks.provenance import versions
 from benchmarks.reasonmap.figures import plotted_models
-from benchmarks.reasonmap.metrics import route_metrics_of
+from benchmarks.reasonmap.metrics import ROUTE_METRICS, route_metrics_of
 from benchmarks.reasonmap.records import DIFFICULTIES, KINDS, Question, Verdict
 from benchmarks.repeats import repeats_table
 
@@ -32,6 +33,7 @@ REPORT_FILES = ("summary.json", "table.md", "difficulty.png", "difficulty.pdf", 
 
 
 _SPECS = {kind: route_metrics_of(kind) for kind in KINDS}
+_HEADLINE = headline(ROUTE_METRICS)
 
 
 def _kind_figures(kind: str, verdicts: Sequence[Verdict]) -> dict[str, Any]:
@@ -87,6 +89,9 @@ def summarize(
             merged.update(_kind_figures(kind, groups.get(kind, [])))
         merged["n"] = sum(merged[f"n_{kind}"] for kind in KINDS)
         merged["n_invalid"] = sum(merged[f"n_invalid_{kind}"] for kind in KINDS)
+        # one bootstrap over the group's questions: a question's short and long answers are drawn together
+        found = intervals(_HEADLINE, [verdict for kind in KINDS for verdict in groups.get(kind, [])])
+        merged["intervals"] = {name: interval.to_dict() for name, interval in found.items()}
         return merged
 
     pair_order = [f"{q}/{m}" for q in DIFFICULTIES for m in DIFFICULTIES]
@@ -102,6 +107,7 @@ def summarize(
         "weighting": weighting,
         "variant": variant,
         "models": models,
+        "interval_method": dict(INTERVAL_METHOD),
         "city_difficulty": dict(sorted(city_difficulty.items())),
         "skipped_records": len(problems),
         "inputs": dict(inputs or {}),
@@ -112,16 +118,20 @@ def summarize(
 def markdown_table(summary: Mapping[str, Any]) -> str:
     """Models × metrics, in the shape of the paper's Table 2 (accuracy in %, weighted)."""
     lines = [
-        f"Weighting: `{summary['weighting']}`, variant: `{summary['variant']}`.",
+        f"Weighting: `{summary['weighting']}`, variant: `{summary['variant']}`." + interval_note(summary),
         "",
         "| Model | Short Acc. (%) | Short Map Score | Long Acc. (%) | Long Map Score | Invalid | Tokens (short/long) |",
         "|---|---:|---:|---:|---:|---:|---:|",
     ]
     for model, row in summary["models"].items():
+
+        def cell(key: str, scale: float = 1.0, row: Mapping[str, Any] = row) -> str:
+            return interval_cell(row[key], row.get("intervals", {}).get(key), scale=scale)
+
         tokens = f"{number(row['mean_tokens_short'], 0)} / {number(row['mean_tokens_long'], 0)}"
         lines.append(
-            f"| {model} | {percent(row['weighted_accuracy_short'])} | {number(row['map_score_short'])} "
-            f"| {percent(row['weighted_accuracy_long'])} | {number(row['map_score_long'])} "
+            f"| {model} | {cell('weighted_accuracy_short', 100)} | {cell('map_score_short')} "
+            f"| {cell('weighted_accuracy_long', 100)} | {cell('map_score_long')} "
             f"| {row['n_invalid']}/{row['n']} | {tokens} |"
         )
     note = plotted_models(summary).note

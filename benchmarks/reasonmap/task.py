@@ -16,7 +16,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from benchmarks.jsonl import Problem
-from benchmarks.paired import PairedMetric
+from benchmarks.metrics import PairedMetric
 from benchmarks.reasonmap.loading import graph_lookup, load_questions
 from benchmarks.reasonmap.metrics import ROUTE_METRICS
 from benchmarks.reasonmap.official_rules import OFFICIAL_MODELS
@@ -301,7 +301,7 @@ def _compare(
     options: ScoreOptions,
 ) -> tuple[dict[str, Any], str]:
     """Why two variants' numbers differ, charged to causes (:mod:`benchmarks.reasonmap.compare`)."""
-    from benchmarks.reasonmap.compare import attribute, compare_markdown
+    from benchmarks.reasonmap.compare import attribute, compare_markdown, with_intervals
 
     comparison = attribute(
         dict(loaded.questions),
@@ -311,6 +311,7 @@ def _compare(
         weighting=options.weighting or DEFAULT_WEIGHTING,
         official_model=options.official_model,
     )
+    comparison = with_intervals(comparison, {name: found.summary for name, found in evaluations.items()})
     # the public code's own aggregate, where one of the two variants is the public code's
     aggregate = next(
         (e.summary["published_aggregate"] for e in evaluations.values() if "published_aggregate" in e.summary), None

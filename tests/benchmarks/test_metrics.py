@@ -8,6 +8,8 @@ import random
 from types import SimpleNamespace
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from benchmarks.metrics import MetricSpec, aggregate, figures, headline, number, percent, ratio, weighted_mean
 from benchmarks.tasks import get_task, task_names
@@ -153,3 +155,15 @@ def test_the_summary_row_of_each_task_holds_every_spec():
     question = SimpleNamespace(city="rome", difficulty_city="easy", difficulty_question="easy")  # what it reads
     route = summarize([Verdict("1", "m", "short", None, 1, 20.0, weight=1.0)], {"1": question}, weighting="paper")
     assert {spec.name for spec in get_task("route").metrics} <= set(route["models"]["m"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.tuples(st.one_of(st.none(), st.floats(-1e6, 1e6), st.integers(0, 40)), st.floats(0, 3)), max_size=40),
+    st.sampled_from(["weighted_mean", "mean"]),
+)
+def test_aggregate_gives_the_bits_of_the_weighted_mean_of_the_pairs(rows, aggregation):
+    answers = [SimpleNamespace(value=value, weight=weight) for value, weight in rows]
+    spec = MetricSpec("m", lambda answer: answer.value, "a metric", aggregation=aggregation)
+    # the aggregate sums as it goes; the pairs' mean is the definition: the same float, bit for bit (or both None)
+    assert repr(aggregate(spec, answers)) == repr(weighted_mean(spec.pairs(answers)))

@@ -6,8 +6,9 @@ import json
 
 import pytest
 
+from benchmarks.comparisons import comparison_markdown
 from reasonmap.cli import main
-from reasonmap.comparisons import compare_runs, comparison_markdown
+from reasonmap.comparisons import compare_runs
 from reasonmap.runs import RunError
 from tests.reasonmap.run_folders import OTHER_SHA, route_rows, write_eval_run, write_score_report
 
@@ -304,3 +305,21 @@ def test_models_only_one_side_has_are_named(tmp_path):
     assert {row["model_a"] for row in record["comparisons"]} == {"alpha"}
     assert record["unpaired"] == ["A route: gamma"]
     assert "Not compared (no counterpart on the other side): A route: gamma." in comparison_markdown(record)
+
+
+def test_two_budgets_of_a_pixel_sweep(tmp_path):
+    """`eval --pixel-budget 1M,16M` asks the full mode once per budget, each in its own folder (full@1M, ...)."""
+    run = write_eval_run(
+        tmp_path / "sweep",
+        {
+            ("route", "full@1M"): route_rows("m", _answers(SHORT_A)),
+            ("route", "full@16M"): route_rows("m", _answers(SHORT_B)),
+        },
+    )
+    short = _by_metric(compare_runs(run, modes=("full@1M", "full@16M"), resamples=100))["weighted_accuracy_short"]
+    assert (short["mode_a"], short["mode_b"], short["difference"], short["p_value"]) == (
+        "full@1M",
+        "full@16M",
+        0.2,
+        0.625,
+    )

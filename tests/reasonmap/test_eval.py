@@ -139,7 +139,7 @@ def test_oracle_answers_score_full_marks_and_name_tags_the_model(tmp_path, capsy
     (row,) = json.loads((tmp_path / "b" / "results.json").read_text("utf-8"))["results"]
     assert row["model"] == "o" and row["n"] == 8 and row["n_invalid"] == 0
     assert row["metrics"]["accuracy_short"] == row["metrics"]["accuracy_long"] == 1.0
-    assert "| o | 100.00 |" in (tmp_path / "b" / "results.md").read_text("utf-8")
+    assert "| o | 100.00 ± 0.00 |" in (tmp_path / "b" / "results.md").read_text("utf-8")
 
 
 def test_map_qa_questions_are_asked_with_their_own_images(tmp_path):
@@ -204,6 +204,15 @@ def test_every_request_failing_exits_non_zero(tmp_path, capsys):
         code = _eval(server, tmp_path / "run", "--limit", "1", "--tasks", "route", "--modes", "text-only")
     assert code == 1
     assert "not one request was answered" in capsys.readouterr().err
+
+
+def test_unknown_mode_lists_the_known_ones_and_the_close_one(tmp_path, capsys):
+    with ChatServer() as server:
+        assert _eval(server, tmp_path / "run", "--modes", "text_only", "--tasks", "route") == 2
+    error = capsys.readouterr().err
+    assert "mode must be one of ['alias', 'full', 'symbolic', 'text-only'], got 'text_only'" in error
+    assert error.rstrip().endswith("did you mean 'text-only'?")
+    assert not (tmp_path / "run").exists()  # refused before anything is written
 
 
 def test_unknown_task_lists_the_known_ones(tmp_path, capsys):

@@ -208,6 +208,8 @@ def test_the_plus_task_scores_exact_matches(tmp_path):
     metrics = {name: metric.value for name, metric in log.results.scores[0].metrics.items()}
     assert metrics["accuracy"] == pytest.approx((len(questions) - 1) / len(questions))
     assert metrics[f"accuracy_{wrong.type}"] == 0.0
+    # one wrong answer among the questions: the bootstrap over them varies, so its standard error is positive
+    assert 0 < metrics["weighted_accuracy_stderr"] < 1
 
 
 _BY_NAME = """
@@ -368,6 +370,10 @@ def test_epochs_are_repeats_and_inspects_metrics_agree_with_reasonmap_score(tmp_
         right = [v.map_score for v in result.verdicts if v.question == kind and v.correct]
         assert metrics[f"map_score_unweighted_{kind}"] == pytest.approx(sum(right) / (2 * len(questions)))
         assert metrics[f"map_score_{kind}"] == pytest.approx(figures[f"map_score_{kind}"], abs=1e-4)
+        # the standard error beside each headline figure is the report's bootstrap over questions: with every
+        # question asked in both epochs, Inspect's per-sample mean over epochs gives the same resampled ratios
+        for name in (f"weighted_accuracy_{kind}", f"map_score_{kind}"):
+            assert metrics[f"{name}_stderr"] == pytest.approx(figures["intervals"][name]["se"], abs=1e-6)
     # every request right in one epoch of two: pass@2 is 1, and no request agrees with itself
     assert figures["repeats"]["pass_at_k"] == {"1": 0.5, "2": 1.0} and figures["repeats"]["consistency"] == 0.0
     assert figures["repeats"]["n_requests"] == 2 * len(questions)

@@ -6,8 +6,9 @@ import json
 
 import pytest
 
+from benchmarks.leaderboards import leaderboard_csv, leaderboard_markdown, tiered_ranks
 from reasonmap.cli import main
-from reasonmap.leaderboard import build_leaderboard, leaderboard_csv, leaderboard_markdown, tiered_ranks
+from reasonmap.leaderboard import build_leaderboard
 from reasonmap.runs import RunError
 from tests.reasonmap.run_folders import OTHER_SHA, ROUTE_KEYS, route_rows, write_eval_run, write_score_report
 

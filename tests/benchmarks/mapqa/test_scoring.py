@@ -219,13 +219,20 @@ def test_files_to_scored_rows_summary_and_tables(tmp_path, capsys):
     assert good["accuracy"] == 1.0 and good["mean_jaccard"] == 1.0 and good["mean_kendall_tau"] == 1.0
     assert mixed["n"] == 7 and mixed["n_unanswered"] == 1 and mixed["n_invalid"] == 1
     assert mixed["accuracy"] == round(3 / 7, 6)
-    assert mixed["per_type"]["multiple"] == {
+    multiple = dict(mixed["per_type"]["multiple"])
+    interval = multiple.pop("intervals")["accuracy"]
+    assert multiple == {
         "n": 2, "n_invalid": 0, "accuracy": 0.5, "mean_jaccard": 0.75, "mean_kendall_tau": None,
     }  # fmt: skip
+    # two questions, one right: a resample draws both right, one of each or both wrong (1/4, 1/2, 1/4), so the
+    # 95% interval runs from 0 to 1 and the SE is sqrt(1/4 · (1/2)² · 2) = 0.354
+    assert (interval["n"], interval["low"], interval["high"]) == (2, 0.0, 1.0)
+    assert interval["se"] == pytest.approx(0.354, abs=0.02)
     assert mixed["per_type"]["sorting"]["mean_kendall_tau"] == round((1 / 3 + 1) / 2, 6)
     assert list(mixed["per_level"]) == ["1", "2", "3"]
     assert mixed["per_level"]["1"]["accuracy"] == 0.5  # m01 right, m03 wrong
-    assert mixed["per_language"]["zh"] == {
+    chinese = {key: value for key, value in mixed["per_language"]["zh"].items() if key != "intervals"}
+    assert chinese == {
         "n": 2, "n_invalid": 0, "accuracy": 0.5, "mean_jaccard": None, "mean_kendall_tau": 1.0,
     }  # fmt: skip
     assert set(mixed["per_category"]) == {"metro", "topographic", "street-grid"}
@@ -236,8 +243,9 @@ def test_files_to_scored_rows_summary_and_tables(tmp_path, capsys):
     assert t03 == {"id": "t03", "model": "mixed", "parsed": None, "correct": 0, "exact": 0.0,
                    "invalid_reason": "refusal", "tokens": None}  # fmt: skip
     table = markdown_table(result.summary)
-    assert "| good | 100.00 | 100.00 | 100.00 | 1.000 | 100.00 | 1.000 | 100.00 | 100.00 | 100.00 | 0/8 | 0 |" in table
-    assert "| mixed | 42.86 |" in table and "Accuracy (%) by language:" in table
+    full = "100.00 ± 0.00"  # every answer right: every resample is too
+    assert f"| good | {full} | {full} | {full} | 1.000 | {full} | 1.000 | {full} | {full} | {full} | 0/8 | 0 |" in table
+    assert "| mixed | 42.86 ± " in table and "Accuracy (%) by language:" in table
 
     argv = ["mapqa-score", "--questions", str(QUESTIONS), "--predictions", str(predictions), "--out",
             str(tmp_path / "again.jsonl"), "--report", str(tmp_path / "again")]  # fmt: skip

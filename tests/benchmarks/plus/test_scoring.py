@@ -354,7 +354,8 @@ def test_scoring_plus_files_writes_rows_summary_table_and_plot(tmp_path, questio
     assert hard["n"] == len(questions) and hard["n_invalid"] == counts["rome"] + counts["lisboa"]
     assert hard["per_difficulty"]["hard"]["accuracy"] == 1.0 and hard["per_city"]["rome"]["accuracy"] == 0.0
     table = (tmp_path / "r" / "table.md").read_text()
-    assert f"| {PLUS_ORACLE_MODEL} | 100.00 | 100.00 | 100.00 | 100.00 | 100.00 | 100.00 | 0/" in table
+    full = "100.00 ± 0.00"  # every answer right: every resample is too
+    assert f"| {PLUS_ORACLE_MODEL} | {full} | {full} | {full} | {full} | {full} | {full} | 0/" in table
     again = evaluate_files(
         tmp_path / "q.jsonl", tmp_path / "p.jsonl", out=tmp_path / "s2.jsonl", report_dir=tmp_path / "r2"
     )
@@ -426,4 +427,27 @@ def test_the_types_figure_draws_the_chance_level_of_each_type_that_has_one(tmp_p
     levels = sorted(round(float(s[0][1]), 6) for line in axis.collections for s in line.get_segments())
     assert levels == [25.0, 50.0, 50.0]  # one of four options; yes or no twice; the counts have none
     assert chance_accuracy("Counting2") is None
+    plt.close(figure)
+
+
+def test_the_types_figure_draws_each_bars_interval_where_the_summary_has_one(tmp_path, monkeypatch):
+    import matplotlib.pyplot as plt
+    from matplotlib.container import ErrorbarContainer
+
+    import benchmarks.plotting
+    from benchmarks.plus.report import _plot_types
+
+    kept = []
+    monkeypatch.setattr(benchmarks.plotting, "save_figure", lambda figure, path: kept.append(figure))
+    interval = {"n": 9, "se": 0.1, "low": 0.3, "high": 0.8}
+    per_type = {
+        "TorF1": {"weighted_accuracy": 0.5, "intervals": {"weighted_accuracy": interval}},
+        "TorF2": {"weighted_accuracy": 0.5},  # a summary without intervals: a bar, no error bar
+    }
+    _plot_types({"models": {"a": {"per_type": per_type}}}, tmp_path / "t.png")
+    (figure,) = kept
+    (errors,) = [c for c in figure.axes[0].containers if isinstance(c, ErrorbarContainer)]
+    (segment,) = errors.lines[2][0].get_segments()
+    # from 30% to 80% around the 50% bar: 20 points below, 30 above
+    assert [round(float(y), 6) for _, y in segment] == [30.0, 80.0]
     plt.close(figure)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from matplotlib.container import BarContainer, ErrorbarContainer
 
 from benchmarks.reasonmap.figures import (
     SPARSE,
@@ -134,8 +135,11 @@ def test_the_figures_draw_the_top_12_models_and_say_so_while_the_table_lists_all
     assert len(panels) == 2 * 12 and sorted(axis.get_title() for axis in panels if axis.get_title()) == TOP
     assert any(note in text.get_text() for text in difficulty.texts)
     for axis in cities.axes:
-        bars = [container.get_label() for container in axis.containers]
+        bars = [container.get_label() for container in axis.containers if isinstance(container, BarContainer)]
         assert bars == TOP  # one bar series per model, in the summary's (name) order
+        # and one set of error bars per model: its cities' 95% intervals, from the summary's per-city intervals
+        errors = [container for container in axis.containers if isinstance(container, ErrorbarContainer)]
+        assert len(errors) == 12
     assert any(text.get_text() == note for text in cities.texts)
     table = markdown_table(summary)
     assert sum(line.startswith("| m") for line in table.splitlines()) == MODELS
@@ -174,7 +178,11 @@ def test_twelve_models_wrap_into_a_grid_a_page_wide_with_twelve_distinct_colours
     columns = {round(axis.get_position().x0, 3) for axis in panels}
     assert len(columns) == 4 and len(panels) == 24
     for axis in cities.axes:
-        colours = [tuple(container.patches[0].get_facecolor()) for container in axis.containers]
+        colours = [
+            tuple(container.patches[0].get_facecolor())
+            for container in axis.containers
+            if isinstance(container, BarContainer)
+        ]
         assert len(colours) == 12 == len(set(colours))
 
 

@@ -1,0 +1,261 @@
+"""Leaderboards: models × (task, mode) with intervals, ranked, ranks the intervals cannot separate tied.
+
+:func:`leaderboard_table` builds the record from each (model, task, mode)'s
+summary row (its headline metrics, and their ``intervals``:
+``n, se, low, high``); :func:`leaderboard_markdown`, :func:`leaderboard_csv` and
+:func:`plot_leaderboard` render it (``reasonmap leaderboard`` reads the rows from
+run folders). A cell is shown ``41.20 ± 2.30``: ± is half the 95% interval's width.
+
+Ranks (by one column; every headline metric is higher better) that the
+intervals cannot separate are tied (:func:`tiered_ranks`): the models are
+sorted by the point estimate; the first is the leader of the first tier; each
+next model whose interval overlaps the tier leader's shares the leader's rank,
+and the first that does not starts a new tier, ranked by its position
+(competition ranking: 1, 1, 3). Without intervals only equal points tie.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from benchmarks.paired import PairedMetric
+
+__all__ = ["tiered_ranks", "leaderboard_table", "leaderboard_markdown", "leaderboard_csv", "plot_leaderboard"]
+
+_COLUMNS = ("rank", "model", "task", "mode", "metric", "value", "low", "high", "se", "n", "run")
+
+
+def _metrics_of(task: str) -> tuple[PairedMetric, ...]:
+    from benchmarks.tasks import get_task
+
+    return get_task(task).paired_metrics
+
+
+def _overlap(one: Mapping[str, Any] | None, other: Mapping[str, Any] | None) -> bool:
+    if not one or not other:
+        return False
+    return float(one["low"]) <= float(other["high"]) and float(other["low"]) <= float(one["high"])
+
+
+def tiered_ranks(entries: Sequence[tuple[str, float | None, Mapping[str, Any] | None]]) -> dict[str, int | None]:
+    """Competition ranks of ``(model, value, interval)`` entries, higher values first, ties by overlap.
+
+    A model whose interval overlaps its tier leader's shares the leader's rank (see the module notes);
+    a model without a value is not ranked (``None``).
+
+    >>> tiered_ranks([("a", 0.6, {"low": 0.5, "high": 0.7}), ("b", 0.55, {"low": 0.45, "high": 0.65}),
+    ...               ("c", 0.3, {"low": 0.2, "high": 0.4}), ("d", None, None)])
+    {'a': 1, 'b': 1, 'c': 3, 'd': None}
+    """
+    ranked = sorted((entry for entry in entries if entry[1] is not None), key=lambda entry: (-entry[1], entry[0]))
+    ranks: dict[str, int | None] = {}
+    leader: tuple[str, float | None, Mapping[str, Any] | None] | None = None
+    for position, entry in enumerate(ranked, start=1):
+        if leader is not None and (entry[1] == leader[1] or _overlap(entry[2], leader[2])):
+            ranks[entry[0]] = ranks[leader[0]]
+            continue
+        leader = entry
+        ranks[entry[0]] = position
+    ranks.update({entry[0]: None for entry in entries if entry[1] is None})
+    return ranks
+
+
+def _value(row: Any, key: str) -> float | None:
+    value = row.get(key) if isinstance(row, Mapping) else None
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _interval(row: Any, key: str) -> dict[str, Any] | None:
+    """The metric's interval in a summary's model row (the contract: ``n, se, low, high``), when well formed."""
+    intervals = row.get("intervals") if isinstance(row, Mapping) else None
+    found = intervals.get(key) if isinstance(intervals, Mapping) else None
+    if not isinstance(found, Mapping) or not all(isinstance(found.get(k), int | float) for k in ("low", "high")):
+        return None
+    return {k: found[k] for k in ("n", "se", "low", "high") if k in found}
+
+
+def _label(task: str, mode: str | None) -> str:
+    return task if mode is None else f"{task}/{mode}"
+
+
+def leaderboard_table(
+    columns: Sequence[tuple[str, str | None]],
+    cells: Mapping[tuple[str, str, str | None], tuple[str | None, Mapping[str, Any]]],
+    *,
+    rank_by: str | None = None,
+) -> dict[str, Any]:
+    """The leaderboard record: ``columns`` (task, mode), one row per model, ranked by ``rank_by``.
+
+    ``cells`` maps ``(model, task, mode)`` to ``(run, row)``: where the result comes from and the
+    summary's model row (its headline metrics, and ``intervals`` when it has them). ``rank_by`` is
+    ``TASK[/MODE]/METRIC``; by default the first column's first metric.
+
+    Raises
+    ------
+    ValueError
+        ``rank_by`` is not a column; the message lists them.
+    """
+    choices = [f"{_label(task, mode)}/{metric.key}" for task, mode in columns for metric in _metrics_of(task)]
+    rank_by = rank_by or choices[0]
+    if rank_by not in choices:
+        raise ValueError(f"--rank-by {rank_by!r}: not a column of this table; the columns are {', '.join(choices)}")
+    rows = []
+    for model in sorted(dict.fromkeys(model for model, _, _ in cells)):
+        values = {}
+        for task, mode in columns:
+            found = cells.get((model, task, mode))
+            for metric in _metrics_of(task):
+                name = f"{_label(task, mode)}/{metric.key}"
+                if found is None:
+                    values[name] = {"value": None, "interval": None, "run": None}
+                    continue
+                run, row = found
+                values[name] = {"value": _value(row, metric.key), "interval": _interval(row, metric.key), "run": run}
+        rows.append({"model": model, "cells": values})
+    ranks = tiered_ranks(
+        [(row["model"], row["cells"][rank_by]["value"], row["cells"][rank_by]["interval"]) for row in rows]
+    )
+    # by rank (the unranked last), then by value, then by name
+    rows.sort(key=lambda row: _order_key(ranks[row["model"]], row["cells"][rank_by]["value"], row["model"]))
+    for row in rows:
+        row["rank"] = ranks[row["model"]]
+    return {
+        "columns": [
+            {"task": task, "mode": mode, "metrics": [metric.key for metric in _metrics_of(task)]}
+            for task, mode in columns
+        ],
+        "rank_by": rank_by,
+        "rows": rows,
+    }
+
+
+def _order_key(rank: int | None, value: float | None, model: str) -> tuple[bool, int, float, str]:
+    return (rank is None, rank if rank is not None else 0, -(value or 0.0), model)
+
+
+def _cell(cell: Mapping[str, Any], scale: float) -> str:
+    value = cell["value"]
+    if value is None:
+        return "–"
+    interval = cell["interval"]
+    if not interval:
+        return f"{value * scale:.2f}"
+    half = (float(interval["high"]) - float(interval["low"])) / 2.0
+    return f"{value * scale:.2f} ± {half * scale:.2f}"
+
+
+def leaderboard_markdown(record: Mapping[str, Any]) -> str:
+    """Models × (task, mode) in the paper's Table 2 shape, ranked, with the footnotes."""
+    header = ["Rank", "Model"]
+    names = []
+    for column in record["columns"]:
+        for metric in _metrics_of(column["task"]):
+            header.append(f"{_label(column['task'], column['mode'])}: {metric.title}")
+            names.append((f"{_label(column['task'], column['mode'])}/{metric.key}", metric.scale))
+    lines = ["| " + " | ".join(header) + " |", "|---:|---|" + "---:|" * len(names)]
+    for row in record["rows"]:
+        rank = "–" if row["rank"] is None else str(row["rank"])
+        cells = [_cell(row["cells"][name], scale) for name, scale in names]
+        lines.append("| " + " | ".join([rank, row["model"], *cells]) + " |")
+    method = record.get("interval_method")
+    how = (
+        f"{method.get('method', 'bootstrap')}, {method.get('resamples', '?')} resamples, seed {method.get('seed', '?')}"
+        if method
+        else "as each run's summary records them"
+    )
+    notes = [
+        f"Ranked by `{record['rank_by']}`; ± is half the width of the 95% interval ({how}). Models whose interval"
+        " overlaps their tier leader's share its rank.",
+    ]
+    if record.get("runs_without_intervals"):
+        notes.append(
+            "Point estimates only (no interval in the summary) for: "
+            + ", ".join(f"`{run}`" for run in record["runs_without_intervals"])
+            + "; their ranks tie only on equal values."
+        )
+    notes += [f"Joined although they differ: {why}." for why in record.get("joined", ())]
+    return "\n".join([*lines, "", *(f"- {note}" for note in notes)]) + "\n"
+
+
+def leaderboard_csv(record: Mapping[str, Any]) -> str:
+    """One line per (model, column, metric); values in the summaries' units (accuracy as a fraction)."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(_COLUMNS)
+    for row in record["rows"]:
+        for column in record["columns"]:
+            for metric in column["metrics"]:
+                cell = row["cells"][f"{_label(column['task'], column['mode'])}/{metric}"]
+                interval = cell["interval"] or {}
+                writer.writerow(
+                    [
+                        "" if row["rank"] is None else row["rank"],
+                        row["model"],
+                        column["task"],
+                        column["mode"] or "",
+                        metric,
+                        *("" if value is None else value for value in (cell["value"],)),
+                        *(interval.get(key, "") for key in ("low", "high", "se", "n")),
+                        cell["run"] or "",
+                    ]
+                )
+    return buffer.getvalue()
+
+
+def plot_leaderboard(record: Mapping[str, Any], png: str | Path) -> tuple[Path, Path]:
+    """Each column's values with their intervals, models in rank order (the top ones when there are many)."""
+    import numpy as np
+
+    from benchmarks.plotting import PAGE_WIDTH, PLOT_MODELS, figure_style, save_figure
+
+    rows = record["rows"][:PLOT_MODELS]
+    panels = [
+        (
+            f"{_label(column['task'], column['mode'])}/{metric.key}",
+            f"{_label(column['task'], column['mode'])}\n{metric.title}",
+            metric.scale,
+        )
+        for column in record["columns"]
+        for metric in _metrics_of(column["task"])
+    ]
+    with figure_style() as plt:
+        columns = min(4, len(panels))
+        lines = (len(panels) + columns - 1) // columns
+        figure, axes = plt.subplots(
+            lines,
+            columns,
+            figsize=(PAGE_WIDTH, 0.6 + (0.35 + 0.16 * len(rows)) * lines),
+            squeeze=False,
+            layout="constrained",
+        )
+        labels = [f"{row['model']} ({'–' if row['rank'] is None else row['rank']})" for row in rows]
+        for index, axis in enumerate(axes.flat):
+            if index >= len(panels):
+                axis.set_visible(False)
+                continue
+            name, title, scale = panels[index]
+            for y, row in enumerate(rows):
+                cell = row["cells"][name]
+                if cell["value"] is None:
+                    continue
+                x = cell["value"] * scale
+                if cell["interval"]:
+                    error = np.array([[x - cell["interval"]["low"] * scale], [cell["interval"]["high"] * scale - x]])
+                    axis.errorbar(
+                        [x], [y], xerr=error, fmt="o", markersize=3, capsize=2, linewidth=0.8, color="#0072B2"
+                    )
+                else:
+                    axis.plot([x], [y], "o", markersize=3, markerfacecolor="none", color="#0072B2")
+            axis.set_yticks(range(len(rows)))
+            axis.set_yticklabels(labels if index % columns == 0 else [""] * len(rows))
+            axis.set_ylim(-0.6, len(rows) - 0.4)
+            axis.invert_yaxis()
+            axis.set_title(title)
+        figure.suptitle(
+            f"Leaderboard (rank by {record['rank_by']}); bars: 95% intervals, open dots: no interval", fontsize=8
+        )
+        return save_figure(figure, png)

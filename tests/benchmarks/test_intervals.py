@@ -1,0 +1,182 @@
+"""The bootstrap over questions: its coverage, the weighting inside each resample, the clusters, and the bytes."""
+
+from __future__ import annotations
+
+import random
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from benchmarks.intervals import INTERVAL_METHOD, intervals
+from benchmarks.metrics import MetricSpec, aggregate
+from benchmarks.paired import bootstrap_counts, weighted_means
+from benchmarks.summaries import summary_json
+from benchmarks.tasks import get_task
+
+WEIGHTED = MetricSpec("accuracy", lambda answer: answer.correct, "share right, weighted")
+
+
+def _column(index: int) -> MetricSpec:
+    """Run ``index`` of a simulation: a weighted accuracy that reads the answer's ``index``-th verdict."""
+    return MetricSpec(f"run{index}", lambda answer, i=index: answer.correct[i], "run i's weighted accuracy")
+
+
+@pytest.mark.slow  # about 8 s on the 2-core machine: 1,000 bootstraps of 2,000 resamples
+def test_the_95_interval_covers_the_true_rate_in_93_to_97_percent_of_1000_runs():
+    # 1,000 simulated runs at once (one spec per run, the same 150 question ids): each question has a short
+    # and a long answer, the long one the same verdict as the short in 80% of questions (answers of a question
+    # are not independent), every verdict right with probability 0.4 whatever the question's weight, so each
+    # run's weighted accuracy estimates 0.4. (Resampling answers one by one instead covers it in 86% of runs.)
+    runs, questions, rate = 1000, 150, 0.4
+    rng = np.random.default_rng(12345)
+    short = rng.random((questions, runs)) < rate
+    same = rng.random((questions, runs)) < 0.8
+    long = np.where(same, short, rng.random((questions, runs)) < rate)
+    weights = rng.choice([1.0, 1.5, 2.0, 2.5, 3.0], size=questions)
+    answers = [
+        SimpleNamespace(id=f"q{q:03}", correct=verdicts[q].astype(float), weight=weights[q])
+        for verdicts in (short, long)
+        for q in range(questions)
+    ]
+    found = intervals([_column(i) for i in range(runs)], answers)
+    covered = sum(found[f"run{i}"].low <= rate <= found[f"run{i}"].high for i in range(runs))
+    assert 930 <= covered <= 970, covered
+    assert {interval.n for interval in found.values()} == {questions}  # n counts questions, not answers
+
+
+def test_the_weighting_applies_inside_each_resample_by_hand():
+    # two questions: a right at weight 3, b wrong at weight 1. Every resample draws two questions:
+    # {a, a} → 6/6 = 1, {a, b} or {b, a} → 3/4, {b, b} → 0/2 = 0, with chances 1/4, 1/2, 1/4.
+    # (An unweighted mean inside the resample would give 1/2 for a mixed draw.)
+    answers = [SimpleNamespace(id="a", correct=1, weight=3.0), SimpleNamespace(id="b", correct=0, weight=1.0)]
+    counts = bootstrap_counts(2)  # the draws intervals() makes of two questions
+    estimates = weighted_means(counts, np.array([1.0, 0.0]), np.array([3.0, 1.0]))
+    values, counts = np.unique(estimates, return_counts=True)
+    assert values.tolist() == [0.0, 0.75, 1.0]
+    assert np.allclose(counts / len(estimates), [0.25, 0.5, 0.25], atol=0.035)  # 2,000 draws: ±3.5 points
+    found = intervals([WEIGHTED], answers)["accuracy"]
+    # mean 1/4·1 + 1/2·3/4 = 5/8; E[x²] = 1/4 + 1/2·9/16 = 17/32; SD = sqrt(17/32 - 25/64) = 3/8
+    assert (found.n, found.low, found.high) == (2, 0.0, 1.0)
+    assert found.se == pytest.approx(0.375, abs=0.01)
+
+
+def test_a_questions_answers_and_repeats_are_drawn_together():
+    # question a: short right, long wrong, and a repeat of its short answer, right (2 right of 3); question b:
+    # both wrong (0 of 2). Whole questions are drawn: {a, a} 4/6 = 2/3, {a, b} 2/5, {b, b} 0, so the interval
+    # runs from 0 to 2/3 (a quarter of the draws at each end); answers drawn one by one could reach 1.
+    answers = [
+        SimpleNamespace(id="a", correct=1, weight=1.0, repeat=0),
+        SimpleNamespace(id="a", correct=0, weight=1.0, repeat=0),
+        SimpleNamespace(id="a", correct=1, weight=1.0, repeat=1),
+        SimpleNamespace(id="b", correct=0, weight=1.0, repeat=0),
+        SimpleNamespace(id="b", correct=0, weight=1.0, repeat=0),
+    ]
+    found = intervals([WEIGHTED], answers)["accuracy"]
+    assert found.n == 2
+    assert (found.low, found.high) == (0.0, pytest.approx(2 / 3))
+    assert aggregate(WEIGHTED, answers) == 0.4
+
+
+def test_the_same_answers_in_any_order_give_the_same_interval_bits():
+    rng = random.Random(3)
+    answers = [
+        SimpleNamespace(id=f"q{i % 40}", correct=rng.randint(0, 1), weight=rng.choice([1.0, 1.5, 3.0]))
+        for i in range(120)
+    ]
+    first = intervals([WEIGHTED], answers)
+    shuffled = answers[:]
+    rng.shuffle(shuffled)
+    assert intervals([WEIGHTED], shuffled) == first
+    assert intervals([WEIGHTED], answers, seed=1) != first  # the seed is what draws
+
+
+def test_no_answer_gives_no_interval():
+    assert intervals([WEIGHTED], []) == {}
+    never = MetricSpec("never", lambda answer: None, "applies to nothing")
+    assert intervals([never], [SimpleNamespace(id="a", weight=1.0)]) == {}
+
+
+def _route_verdicts():
+    from benchmarks.reasonmap.records import Verdict
+
+    rng = random.Random(7)
+    verdicts = []
+    for model in ("m1", "m2"):
+        for i in range(30):
+            for kind in ("short", "long"):
+                correct = rng.randint(0, 1)
+                score = rng.uniform(0, 20 if kind == "short" else 40)
+                weight = rng.choice([1.0, 1.5, 2.0, 2.5, 3.0])
+                verdicts.append(Verdict(f"q{i:02}", model, kind, None, correct, score, weight=weight))
+    questions = {
+        f"q{i:02}": SimpleNamespace(
+            city=("rome", "oslo")[i % 2], difficulty_city="easy", difficulty_question=("easy", "hard")[i % 3 == 0]
+        )
+        for i in range(30)
+    }  # what the report reads of a question
+    return verdicts, questions
+
+
+def test_every_headline_figure_of_a_summary_row_carries_n_se_and_its_interval():
+    from benchmarks.reasonmap.report import markdown_table, summarize
+
+    verdicts, questions = _route_verdicts()
+    summary = summarize(verdicts, questions, weighting="paper")
+    assert summary["interval_method"] == {
+        "method": "bootstrap over questions",
+        "resamples": 2000,
+        "seed": 0,
+        "level": 0.95,
+    }
+    assert summary["interval_method"] == INTERVAL_METHOD
+    headline = [spec.name for spec in get_task("route").metrics if spec.headline]
+    table = markdown_table(summary)
+    for model, row in summary["models"].items():
+        assert set(row["intervals"]) == set(headline)
+        for name, interval in row["intervals"].items():
+            assert set(interval) == {"n", "se", "low", "high"} and interval["n"] == 30
+            assert interval["low"] <= row[name] <= interval["high"] and interval["se"] > 0
+            assert all(value == round(value, 6) for value in interval.values())
+        # the table prints the figure and half the interval's width, both computed here from the summary
+        accuracy = row["intervals"]["weighted_accuracy_short"]
+        cell = f"{100 * row['weighted_accuracy_short']:.2f} ± {50 * (accuracy['high'] - accuracy['low']):.2f}"
+        assert f"| {model} | {cell} |" in table
+    assert "± is half the width of the 95% interval" in table
+
+
+def test_reports_are_byte_identical_for_the_same_answers_in_any_order():
+    from benchmarks.reasonmap.report import markdown_table, summarize
+
+    verdicts, questions = _route_verdicts()
+    first = summarize(verdicts, questions, weighting="paper")
+    again = summarize(list(verdicts), questions, weighting="paper")
+    shuffled = verdicts[:]
+    random.Random(11).shuffle(shuffled)
+    moved = summarize(shuffled, questions, weighting="paper")
+    assert summary_json(first) == summary_json(again) == summary_json(moved)
+    assert markdown_table(first) == markdown_table(moved)
+
+
+def test_plus_and_map_qa_summaries_carry_intervals_too():
+    from benchmarks.mapqa.records import MapQuestion, MapVerdict
+    from benchmarks.mapqa.report import markdown_table, summarize
+    from benchmarks.plus.report import plus_markdown_table, summarize_plus
+    from benchmarks.plus.scoring import PlusVerdict
+
+    plus = [
+        PlusVerdict(f"p{i}", "m", "TorF1", "rome", "easy", "yes", "yes", "yes", i % 2, 1.0 + (i % 3) / 2)
+        for i in range(20)
+    ]
+    summary = summarize_plus(plus, weighting="city")
+    row = summary["models"]["m"]
+    assert set(row["intervals"]) == {"weighted_accuracy"} and row["intervals"]["weighted_accuracy"]["n"] == 20
+    assert "intervals" in row["per_type"]["TorF1"] and summary["interval_method"] == INTERVAL_METHOD
+    assert " ± " in plus_markdown_table(summary)
+    record = {"image": "m.png", "question": "Which?", "options": ["x", "y"], "answer": "A",
+              "type": "single", "level": 1, "category": "metro", "language": "en"}  # fmt: skip
+    questions = {f"q{i}": MapQuestion.from_dict({**record, "id": f"q{i}"}) for i in range(10)}
+    verdicts = [MapVerdict(f"q{i}", "m", ("A",), {"exact": float(i % 2)}) for i in range(10)]
+    summary = summarize(verdicts, questions)
+    assert set(summary["models"]["m"]["intervals"]) == {"accuracy"}
+    assert " ± " in markdown_table(summary)
