@@ -1,12 +1,10 @@
 """Collection settings for the doctest run over the packages.
 
-A module that imports an optional package at its top (the Inspect tasks) is
-left out when that package is absent; its tests skip then too, and CI, which
-installs every extra, runs both.
+The Inspect tasks module has no doctests and imports Inspect at its top, which takes seconds: it is left out of
+the doctest collection (every worker would import Inspect only to find nothing to run). Its tests are
+tests/reasonmap/test_inspect_tasks.py, which import it when they run.
 """
 
 from __future__ import annotations
 
-import importlib.util
-
-collect_ignore = [] if importlib.util.find_spec("inspect_ai") else ["reasonmap/inspect_tasks.py"]
+collect_ignore = ["reasonmap/inspect_tasks.py"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -20,10 +21,18 @@ from benchmarks.reasonmap.generate import generate_questions
 from graphkit import city_graph
 from reasonmap.score_files import evaluate_files
 
-inspect_ai = pytest.importorskip("inspect_ai")
-from inspect_ai.model import ModelOutput, ModelUsage, get_model  # noqa: E402
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("inspect_ai") is None, reason="the [inspect] extra is absent")
 
-from reasonmap.inspect_tasks import TASK_VERSION, plus, route  # noqa: E402
+
+@pytest.fixture(autouse=True, scope="module")
+def _inspect_imported():
+    """Inspect takes seconds to import: it is imported when the first test here runs, not in every collection."""
+    global inspect_ai, ModelOutput, ModelUsage, get_model, TASK_VERSION, plus, route
+    import inspect_ai
+    from inspect_ai.model import ModelOutput, ModelUsage, get_model
+
+    from reasonmap.inspect_tasks import TASK_VERSION, plus, route
+
 
 ROOT = Path(__file__).resolve().parents[2]
 REFUSAL = "Sorry, I cannot answer that."

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import random
 from collections import Counter, defaultdict
@@ -482,7 +483,14 @@ def test_layout_threshold_of_without_boxes():
 
 _ROME = city_graph("rome")
 _ROME_QUESTIONS = generate_questions(_ROME, seed=2, per_city=4)
-_ROME_EVIDENCE = MapEvidence.from_truth(render_map(_ROME, seed=0, size=900).truth, city="rome")
+
+
+@functools.cache
+def _rome_evidence() -> MapEvidence:
+    """Rendered when the property first needs it, not while every worker collects the suite."""
+    return MapEvidence.from_truth(render_map(_ROME, seed=0, size=900).truth, city="rome")
+
+
 _NAMES = st.one_of(
     st.sampled_from(sorted(_ROME.stations)),
     st.sampled_from(MADE_UP),
@@ -517,7 +525,7 @@ def _answers(draw) -> str:
 )
 def test_diagnose_never_raises_and_labels_are_declared(text, question, kind, error, with_evidence):
     prediction = Prediction(question.id, "m", kind, text)
-    found = diagnose(prediction, question, _ROME, _ROME_EVIDENCE if with_evidence else None, error=error)
+    found = diagnose(prediction, question, _ROME, _rome_evidence() if with_evidence else None, error=error)
     assert found.label in LABELS
     assert found.category == LABELS[found.label][0]
     assert set(found.evidence.get("also", ())) <= set(LABELS) - {found.label}

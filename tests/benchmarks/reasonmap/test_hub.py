@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import io
 import json
 from pathlib import Path
@@ -15,7 +16,8 @@ from benchmarks.reasonmap.hub import COLUMNS, to_hf_dataset, write_hf_dataset
 from benchmarks.reasonmap.public_dataset import export_figures, load_public_dataset
 from graphkit import city_graph
 
-datasets = pytest.importorskip("datasets")
+# ``datasets`` (with pandas and pyarrow) takes seconds to import: the tests that call it import it themselves
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("datasets") is None, reason="the [hf] extra is absent")
 
 OFFICIAL = Path(__file__).parent / "fixtures" / "official_sample.jsonl"
 
@@ -44,6 +46,8 @@ def _write(questions, out):
 
 
 def test_the_folder_loads_with_datasets_in_the_public_schema(tmp_path, questions):
+    import datasets
+
     assert _write(questions, tmp_path / "set") == len(questions)
     loaded = datasets.load_from_disk(str(tmp_path / "set"))
     assert tuple(loaded.column_names) == COLUMNS
@@ -98,6 +102,8 @@ def _official_records():
 
 
 def test_the_official_set_reads_through_datasets_as_from_its_files(tmp_path):
+    import datasets
+
     records = _official_records()
     dataset = datasets.Dataset.from_list(records)
     from_dataset = load_public_dataset(dataset)
@@ -118,6 +124,8 @@ def test_image_figures_are_exported_as_their_bytes(tmp_path, questions):
 
 
 def test_a_folder_of_several_splits_names_them(tmp_path, questions):
+    import datasets
+
     dataset = to_hf_dataset(questions, metro_text=lambda q: None, figure=lambda q: None)
     datasets.DatasetDict({"train": dataset, "validation": dataset}).save_to_disk(str(tmp_path / "splits"))
     with pytest.raises(InvalidRecord, match="train, validation"):
