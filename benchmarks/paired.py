@@ -20,20 +20,16 @@ All of them are pure, vectorised numpy functions: the last axis is the
 questions', leading axes are batches (many comparisons, or many simulations,
 at once). The same inputs and seed give the same numbers.
 
-Each task names its headline metrics as :class:`PairedMetric` records
-(``paired_metrics`` of its registry entry): which verdict field, over which
-request kind, weighted or not, and which test gives its p-value.
+Which metrics a task compares, from which scored-row field, over which request
+kind, weighted or not and with which test, its metric records say
+(:func:`benchmarks.metrics.compared`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
-
 import numpy as np
 
 __all__ = [
-    "PairedMetric",
     "TESTS",
     "bootstrap_counts",
     "weighted_means",
@@ -49,26 +45,6 @@ TESTS = ("mcnemar", "permutation")
 _EXACT_PATTERNS = 1 << 12
 # sign patterns drawn at a time (bounds the memory of a large Monte Carlo test)
 _BLOCK = 512
-
-
-@dataclass(frozen=True, slots=True)
-class PairedMetric:
-    """A headline metric as paired comparisons compute it from scored rows.
-
-    ``key`` is the metric's name in the task's summary (``weighted_accuracy_short``);
-    ``field`` the scored row's value (``correct``, ``map_score``); ``kind`` the rows'
-    request kind it is computed over (the row's ``question``: ``short``), ``None`` for
-    every row; ``weighted`` whether each row's ``weight`` weights it; ``test`` how its
-    p-value is computed; ``scale`` how it is shown (100: in %).
-    """
-
-    key: str
-    title: str
-    field: str
-    kind: str | None = None
-    weighted: bool = True
-    test: Literal["mcnemar", "permutation"] = "mcnemar"
-    scale: float = 1.0
 
 
 def bootstrap_counts(n: int, *, resamples: int = 2000, seed: int = 0) -> np.ndarray:
