@@ -12,6 +12,7 @@ from types import MappingProxyType
 from typing import Any
 
 from benchmarks.plus.questions import OPTION_LETTERS, PlusPrediction, PlusQuestion
+from graphkit.choices import check_choice
 from graphkit.graph import TransitGraph
 
 __all__ = ["PLUS_ORACLE_MODEL", "plus_oracle_answer", "plus_oracle_predictions", "solve_plus"]
@@ -82,6 +83,5 @@ def solve_plus(
     ValueError
         ``name`` is not ``oracle``.
     """
-    if name != "oracle":
-        raise ValueError(f"plus questions have solver oracle, not {name!r}")
+    check_choice(name, ("oracle",), what="plus solver")
     return plus_oracle_predictions(questions, graph_for)

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from baselines.map_images import DEFAULT_PIXEL_BUDGET, DEFAULT_PIXEL_LIMIT, image_data_url, map_image_part
 from baselines.requests import Request
 from benchmarks.samples import find_map
+from graphkit.choices import check_choice
 from graphkit.graph import TransitGraph
 
 if TYPE_CHECKING:
@@ -114,8 +115,7 @@ def build_requests(
         from benchmarks.tasks import get_task
 
         task = get_task("route")
-    if mode not in task.modes:
-        raise ValueError(f"{task.name} questions are asked in mode {', '.join(task.modes)}, not {mode!r}")
+    check_choice(mode, task.modes, what=f"{task.name} prompt mode")
     if mode == "full" and maps is None:
         raise ValueError("mode 'full' needs the folder of map images (maps=...; the toolkit ships none)")
     if graph_for is None:

@@ -246,12 +246,10 @@ class Task:
         Raises
         ------
         ValueError
-            Not one of the task's; the message lists them.
+            Not one of the task's; the message lists them (:class:`graphkit.choices.UnknownChoice`).
         """
-        for variant in self.variants:
-            if variant.name == name:
-                return variant
-        raise ValueError(f"{self.name} answers are scored with variant {' or '.join(self.variant_names)}, not {name!r}")
+        chosen = check_choice(name, self.variant_names, what=f"{self.name} scoring variant")
+        return next(variant for variant in self.variants if variant.name == chosen)
 
     def solver(self) -> Callable[..., list[Any]]:
         """The function that runs this task's symbolic solvers (imported when first asked for).

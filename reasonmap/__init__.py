@@ -1,1 +1,28 @@
-"""The ``reasonmap`` command line: thin commands over graphkit, benchmarks, baselines and vision."""
+"""The ``reasonmap`` application: the command line, and the evaluation pipeline over the libraries below it.
+
+Thin commands over graphkit, benchmarks, baselines and vision. The public surface (``__all__``) is what a
+notebook composes from finished runs: scoring files (:func:`evaluate_files`), reading run folders, paired
+comparisons and leaderboards, and the application's error root. The submodules are internal (import from the
+package, not from them), and each name is imported when first used, so ``reasonmap --help`` stays quick.
+"""
+
+from __future__ import annotations
+
+from graphkit.lazy import lazy_exports
+
+__all__, __getattr__, __dir__ = lazy_exports(
+    globals(),
+    {
+        "reasonmap.comparisons": (
+            "compare_runs",
+            "compare_scored",
+            "comparison_markdown",
+            "plot_comparison",
+            "write_comparison",
+        ),
+        "reasonmap.errors": ("ReasonmapError",),
+        "reasonmap.evaluate": ("evaluate_files",),
+        "reasonmap.leaderboard": ("build_leaderboard", "write_leaderboard"),
+        "reasonmap.runs": ("RunError", "read_run", "read_scored", "scored_values"),
+    },
+)

@@ -36,6 +36,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from graphkit.choices import UnknownChoice, check_choice
 from reasonmap.errors import ReasonmapError
 
 __all__ = ["EvalSettings", "EvalResult", "EvalError", "run_eval", "results_markdown", "add_eval_command"]
@@ -195,8 +196,10 @@ def settings_from(args: Any) -> tuple[EvalSettings, dict[str, Path]]:
     modes = tuple(name.strip() for name in args.modes.split(",") if name.strip())
     known_modes = {mode for name in task_names() for mode in get_task(name).modes}
     for mode in modes:
-        if mode not in known_modes:
-            raise EvalError(f"unknown mode {mode!r}: the modes are {', '.join(sorted(known_modes))}")
+        try:
+            check_choice(mode, sorted(known_modes), what="mode")
+        except UnknownChoice as error:
+            raise EvalError(str(error)) from None
     if args.limit is not None and args.limit < 1:
         raise EvalError(f"--limit must be at least 1, got {args.limit}")
     from baselines.client import check_options

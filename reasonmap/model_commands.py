@@ -12,6 +12,7 @@ import argparse
 import sys
 from typing import Any
 
+from graphkit.choices import UnknownChoice, check_choice
 from reasonmap.options import (
     MODES,
     SOLVERS,
@@ -53,9 +54,12 @@ def cmd_baseline(args: argparse.Namespace) -> int:
     from benchmarks.jsonl import write_jsonl
 
     task, questions = _load(args)
-    if args.name not in task.solvers:
-        have = f"solver {', '.join(task.solvers)}" if task.solvers else "no solver"
-        raise ValueError(f"{task.name} questions have {have}, not {args.name!r} ({args.questions})")
+    if not task.solvers:
+        raise ValueError(f"{task.name} questions have no solver ({args.questions})")
+    try:
+        check_choice(args.name, task.solvers, what=f"{task.name} solver")
+    except UnknownChoice as error:
+        raise ValueError(f"{error} ({args.questions})") from None
     # what the solvers may take; each task's solver entry uses what applies to it
     settings = {
         "wrong_line": args.wrong_line,

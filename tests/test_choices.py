@@ -27,7 +27,9 @@ def _registries():
     from vision.render import PALETTES, line_colours
 
     rome = city_graph("rome")
+    variants = [(f"{name} scoring variant", get_task(name).variant_names, get_task(name).variant) for name in TASKS]
     return [
+        *variants,
         ("variant", tuple(VARIANTS), get_variant),
         ("weighting", tuple(WEIGHTINGS), get_weighting),
         ("task", tuple(TASKS), get_task),

@@ -26,8 +26,8 @@ def _error_classes(package: str) -> list[type[BaseException]]:
     root = importlib.import_module(package)
     found = []
     for info in pkgutil.walk_packages(root.__path__, prefix=package + "."):
-        if info.name.startswith("benchmarks.speed"):
-            continue  # not library code: nothing imports it
+        if info.name.startswith("benchmarks.speed") or info.name.endswith(".__main__"):
+            continue  # not library code (nothing imports it), or a command that runs when imported
         try:
             module = importlib.import_module(info.name)
         except ImportError as error:  # an optional extra that is not installed (Inspect, Ray)

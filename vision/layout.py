@@ -355,32 +355,25 @@ def hop_shapes(cells: dict[str, Cell], hops: list[tuple[str, str]]) -> dict[tupl
 
 
 def offset_polyline(points: list[Point], distance: float) -> list[Point]:
-    """``points`` moved ``distance`` to the left of their direction (mitred at corners).
+    """``points`` moved ``distance`` to the left of their direction in image coordinates (mitred at corners).
+
+    ``shapely.offset_curve`` with a mitre join (its left is this one's right: image rows grow downwards).
+    The renderer's hops (:func:`hop_route`) bend by 45° at most, well within the mitre limit, so each point
+    has its moved point.
 
     Examples
     --------
     >>> offset_polyline([(0, 0), (10, 0)], 2)
     [(0.0, -2.0), (10.0, -2.0)]
+    >>> offset_polyline([(0, 0), (10, 0), (14, 4)], 1)
+    [(0.0, -1.0), (10.414213562373096, -1.0), (14.707106781186548, 3.2928932188134525)]
     """
     if distance == 0 or len(points) < 2:
         return [(float(x), float(y)) for x, y in points]
-    normals = []
-    for (x0, y0), (x1, y1) in zip(points, points[1:]):
-        length = math.hypot(x1 - x0, y1 - y0) or 1.0
-        normals.append(((y1 - y0) / length, -(x1 - x0) / length))  # left of the direction in image coordinates
-    moved = []
-    for index, (x, y) in enumerate(points):
-        before = normals[max(0, index - 1)]
-        after = normals[min(len(normals) - 1, index)]
-        mx, my = before[0] + after[0], before[1] + after[1]
-        norm = math.hypot(mx, my)
-        if norm < 1e-9:
-            mx, my, scale = after[0], after[1], distance
-        else:
-            mx, my = mx / norm, my / norm
-            scale = distance / max(0.5, mx * after[0] + my * after[1])
-        moved.append((x + mx * scale, y + my * scale))
-    return moved
+    import shapely
+
+    moved = shapely.offset_curve(shapely.LineString(points), -distance, join_style="mitre", mitre_limit=2.0)
+    return [(float(x), float(y)) for x, y in moved.coords]
 
 
 def line_walk(hops: list[tuple[str, str]], routes: dict[tuple[str, str], list[Point]]) -> list[Point]:

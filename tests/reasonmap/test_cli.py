@@ -177,3 +177,17 @@ def test_score_out_to_standard_output_prints_only_the_rows_there_and_the_table_t
     rows = [json.loads(line) for line in stdout.splitlines()]  # every line a scored row, nothing else
     assert len(rows) == 4
     assert "| baseline:oracle | 100.00 |" in stderr
+
+
+def test_python_dash_m_reasonmap_is_the_command_line():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run(
+        [sys.executable, "-m", "reasonmap", "generate", "--help"], cwd=root, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0 and done.stdout.startswith("usage: reasonmap generate")
+    done = subprocess.run([sys.executable, "-m", "reasonmap", "nosuch"], cwd=root, capture_output=True, text=True)
+    assert done.returncode == 2 and "invalid choice" in done.stderr

@@ -172,7 +172,7 @@ def test_plus_baseline_oracle_then_score_gives_every_type_right(plus_file, tmp_p
 def test_a_solver_the_task_lacks_is_one_line_naming_its_solvers(plus_file, tmp_path, capsys):
     code, _, err = run(capsys, "baseline", "echo", "--questions", plus_file, "--out", tmp_path / "p.jsonl")
     assert code == 2 and err.strip().count("\n") == 0
-    assert "plus questions have solver oracle, not 'echo'" in err
+    assert "plus solver must be one of ['oracle'], got 'echo'" in err
     assert not (tmp_path / "p.jsonl").exists()
     code, _, err = run(capsys, "baseline", "oracle", "--questions", MAPQA, "--out", tmp_path / "p.jsonl")
     assert code == 2 and "mapqa questions have no solver" in err
@@ -181,9 +181,9 @@ def test_a_solver_the_task_lacks_is_one_line_naming_its_solvers(plus_file, tmp_p
 def test_a_mode_the_task_lacks_is_one_line_naming_its_modes(plus_file, tmp_path, capsys):
     code, _, err = run(capsys, "prompts", "--mode", "alias", "--questions", plus_file, "--out", tmp_path / "r.jsonl")
     assert code == 2 and err.strip().count("\n") == 0
-    assert "plus questions are asked in mode full, text-only, symbolic, not 'alias'" in err
+    assert "plus prompt mode must be one of ['full', 'text-only', 'symbolic'], got 'alias'" in err
     code, _, err = run(capsys, "prompts", "--mode", "symbolic", "--questions", MAPQA, "--out", tmp_path / "r.jsonl")
-    assert code == 2 and "mapqa questions are asked in mode full, text-only, not 'symbolic'" in err
+    assert code == 2 and "mapqa prompt mode must be one of ['full', 'text-only'], got 'symbolic'" in err
 
 
 def test_prompts_of_plus_and_map_qa_files_are_one_request_per_question(plus_file, tmp_path, capsys):

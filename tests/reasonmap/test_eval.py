@@ -206,6 +206,15 @@ def test_every_request_failing_exits_non_zero(tmp_path, capsys):
     assert "not one request was answered" in capsys.readouterr().err
 
 
+def test_unknown_mode_lists_the_known_ones_and_the_close_one(tmp_path, capsys):
+    with ChatServer() as server:
+        assert _eval(server, tmp_path / "run", "--modes", "text_only", "--tasks", "route") == 2
+    error = capsys.readouterr().err
+    assert "mode must be one of ['alias', 'full', 'symbolic', 'text-only'], got 'text_only'" in error
+    assert error.rstrip().endswith("did you mean 'text-only'?")
+    assert not (tmp_path / "run").exists()  # refused before anything is written
+
+
 def test_unknown_task_lists_the_known_ones(tmp_path, capsys):
     with ChatServer() as server:
         assert _eval(server, tmp_path / "run", "--tasks", "routes") == 2
