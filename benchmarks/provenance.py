@@ -8,9 +8,11 @@ wherever they lie.
 from __future__ import annotations
 
 import hashlib
+import os
 import platform
+import re
+import sys
 from collections.abc import Iterable
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -54,8 +56,55 @@ def versions(packages: Iterable[str] = CORE_PACKAGES) -> dict[str, str]:
     """Python's version and each package's (``not installed`` when it is not)."""
     found = {"python": platform.python_version()}
     for package in packages:
-        try:
-            found[package] = metadata.version(package)
-        except metadata.PackageNotFoundError:
-            found[package] = "not installed"
+        version = _plain_version(package)
+        if version is None:
+            from importlib import metadata  # a tenth of a second to import (email, zip files): only when needed
+
+            try:
+                version = metadata.version(package)
+            except metadata.PackageNotFoundError:
+                version = "not installed"
+        found[package] = version
     return found
+
+
+_SEPARATORS = re.compile(r"[-_.]+")
+
+
+def _plain_version(package: str) -> str | None:
+    """``importlib.metadata.version(package)`` where finding it is plain: the first folder of ``sys.path`` that
+    holds the package's metadata holds one ``.dist-info`` folder for it, with a ``Version:`` header. ``None``
+    for anything else (eggs, zip files, several candidates, none): importlib.metadata answers those.
+
+    Its lookup, without importing it: child names lowercased, the name before the first ``-`` normalized.
+    """
+    wanted = _SEPARATORS.sub("_", package).lower()
+    for entry in sys.path:
+        folder = entry or "."
+        if os.path.isfile(folder):
+            return None  # a zip file on the path: importlib.metadata reads inside it
+        try:
+            children = os.listdir(folder)
+        except OSError:
+            continue
+        found = [
+            child
+            for child in children
+            if child.lower().endswith((".dist-info", ".egg-info", ".egg", "egg-info"))
+            and _SEPARATORS.sub("_", child.lower().rpartition(".")[0].partition("-")[0]) == wanted
+        ]
+        if not found:
+            continue
+        if len(found) > 1 or not found[0].lower().endswith(".dist-info"):
+            return None
+        try:
+            with open(os.path.join(folder, found[0], "METADATA"), encoding="utf-8") as stream:
+                for line in stream:
+                    if not line.strip():
+                        return None  # the headers ended without a version
+                    if line.startswith("Version:"):
+                        return line.removeprefix("Version:").strip() or None
+        except OSError:
+            return None
+        return None
+    return None

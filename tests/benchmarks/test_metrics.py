@@ -8,6 +8,8 @@ import random
 from types import SimpleNamespace
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from benchmarks.metrics import (
     MetricSpec,
@@ -221,3 +223,15 @@ def test_a_compared_metric_reads_from_a_scored_row_what_its_value_reads_from_the
         for spec in compared(get_task(task).metrics):
             applies = spec.kind is None or row["question"] == spec.kind
             assert spec.value(verdict) == (row.get(spec.field) if applies else None), (spec.name, row)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.tuples(st.one_of(st.none(), st.floats(-1e6, 1e6), st.integers(0, 40)), st.floats(0, 3)), max_size=40),
+    st.sampled_from(["weighted_mean", "mean"]),
+)
+def test_aggregate_gives_the_bits_of_the_weighted_mean_of_the_pairs(rows, aggregation):
+    answers = [SimpleNamespace(value=value, weight=weight) for value, weight in rows]
+    spec = MetricSpec("m", lambda answer: answer.value, "a metric", aggregation=aggregation)
+    # the aggregate sums as it goes; the pairs' mean is the definition: the same float, bit for bit (or both None)
+    assert repr(aggregate(spec, answers)) == repr(weighted_mean(spec.pairs(answers)))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import platform
 import subprocess
 import sys
 from pathlib import Path
@@ -53,3 +54,31 @@ def test_eval_with_a_fifo_for_questions_stops_with_one_line(tmp_path):
     assert done.stderr.splitlines() == [
         f"reasonmap eval: error: {fifo}: a FIFO, not a data file (only regular files are read)"
     ]
+
+
+@pytest.mark.parametrize("package", ["reasonmap-toolkit", "igraph", "numpy", "rapidfuzz", "pytest", "no-such-package"])
+def test_versions_are_importlib_metadatas_read_without_importing_it(package):
+    from importlib import metadata
+
+    from benchmarks.provenance import _plain_version, versions
+
+    try:
+        expected = metadata.version(package)
+    except metadata.PackageNotFoundError:
+        expected = "not installed"
+    assert versions([package]) == {"python": platform.python_version(), package: expected}
+    # where the plain lookup answers, it gives importlib.metadata's answer (the next test: it answers for the core)
+    assert _plain_version(package) in (None, expected)
+
+
+def test_the_core_packages_versions_are_read_without_importing_importlib_metadata():
+    code = (
+        "import sys\n"
+        "from benchmarks.provenance import CORE_PACKAGES, versions\n"
+        "versions(CORE_PACKAGES)\n"
+        "assert 'importlib.metadata' not in sys.modules\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env={"PYTHONPATH": str(ROOT)}, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr

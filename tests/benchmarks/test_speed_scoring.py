@@ -19,6 +19,7 @@ def test_benchmark_scores_a_mixed_batch_and_prints_one_json_object_last(capsys):
     assert sum(figures["cases"].values()) == 400
     assert "scored 400/400" in captured.err
     assert figures["distinct_answers"] == 300 and figures["distinct_answers_per_second"] > 0
+    assert figures["distinct_answers_per_cpu_second"] > 0
 
 
 def test_realistic_predictions_are_distinct_one_per_slot_in_every_form_and_parse_as_written():
