@@ -1,11 +1,12 @@
 """Paired comparisons of scored rows: two sides' answers to the same questions, metric by metric.
 
 A side is one model's scored rows (``scored.jsonl``, as ``score`` and ``eval`` write
-them). :func:`compare_scored` computes, for each headline metric of the task (its
-``paired_metrics``), over the questions both sides answered: both values, the
-difference B − A with a paired-bootstrap interval (one draw of the questions for all
-the metrics, so a question's short and long answers move together; each side's
-weighting inside each resample) and a p-value (exact McNemar for correctness, sign
+them). :func:`compare_scored` computes, for each metric the task compares (its
+metric records that name a scored-row ``field``: :func:`benchmarks.metrics.compared`),
+over the questions both sides answered: both values, the difference B − A with a
+paired-bootstrap interval (one draw of the questions for all the metrics, so a
+question's short and long answers move together; each side's weighting inside each
+resample) and a p-value (exact McNemar for correctness, sign
 flips for scores), and how many questions each side lacked. :func:`headline_intervals`
 is the one-side bootstrap interval of each headline metric. The statistics are
 :mod:`benchmarks.paired`; :func:`comparison_markdown`, :func:`comparison_csv` and
@@ -22,8 +23,8 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks.metrics import MetricSpec, compared
 from benchmarks.paired import (
-    PairedMetric,
     bootstrap_counts,
     difference_interval,
     mcnemar_exact,
@@ -74,7 +75,7 @@ def _number(value: Any) -> float | None:
 
 
 def scored_values(
-    rows: Sequence[Mapping[str, Any]], model: str, metrics: Sequence[PairedMetric]
+    rows: Sequence[Mapping[str, Any]], model: str, metrics: Sequence[MetricSpec]
 ) -> dict[str, dict[str, tuple[float, float, int]]]:
     """Per metric, per question id: (value, weight, repeats) of ``model``'s rows.
 
@@ -82,7 +83,7 @@ def scored_values(
     Rows whose metric field is missing or null do not count for that metric (a map QA
     question of a type the metric does not apply to).
     """
-    found: dict[str, dict[str, list[Any]]] = {metric.key: {} for metric in metrics}
+    found: dict[str, dict[str, list[Any]]] = {metric.name: {} for metric in metrics}
     for row in rows:
         if row.get("model") != model or not isinstance(row.get("id"), str | int):
             continue
@@ -93,7 +94,7 @@ def scored_values(
             if value is None:
                 continue
             weight = _number(row.get("weight")) if metric.weighted else 1.0
-            entry = found[metric.key].setdefault(str(row["id"]), [0.0, 1.0 if weight is None else weight, 0])
+            entry = found[metric.name].setdefault(str(row["id"]), [0.0, 1.0 if weight is None else weight, 0])
             entry[0] += value
             entry[2] += 1
     return {
@@ -102,10 +103,10 @@ def scored_values(
     }
 
 
-def _metrics_of(task: str) -> tuple[PairedMetric, ...]:
+def _metrics_of(task: str) -> tuple[MetricSpec, ...]:
     from benchmarks.tasks import get_task
 
-    return get_task(task).paired_metrics
+    return compared(get_task(task).metrics)
 
 
 def compare_scored(
@@ -137,7 +138,7 @@ def compare_scored(
 
 
 def _paired(
-    metrics: Sequence[PairedMetric],
+    metrics: Sequence[MetricSpec],
     values_a: Mapping[str, Mapping[str, tuple[float, float, int]]],
     values_b: Mapping[str, Mapping[str, tuple[float, float, int]]],
     resamples: int,
@@ -145,15 +146,15 @@ def _paired(
     seed: int,
     level: float,
 ) -> list[dict[str, Any]]:
-    ids = sorted({id for metric in metrics for id in values_a[metric.key].keys() & values_b[metric.key].keys()})
+    ids = sorted({id for metric in metrics for id in values_a[metric.name].keys() & values_b[metric.name].keys()})
     counts = bootstrap_counts(len(ids), resamples=resamples, seed=seed) if ids else None
     position = {id: index for index, id in enumerate(ids)}
     found = []
     for metric in metrics:
-        a, b = values_a[metric.key], values_b[metric.key]
+        a, b = values_a[metric.name], values_b[metric.name]
         common = sorted(a.keys() & b.keys())
         row: dict[str, Any] = {
-            "metric": metric.key,
+            "metric": metric.name,
             "title": metric.title,
             "n": len(common),
             "lacked_by_a": len(b.keys() - a.keys()),
@@ -222,7 +223,7 @@ def headline_intervals(
     position = {id: index for index, id in enumerate(ids)}
     found: dict[str, dict[str, float]] = {}
     for metric in metrics:
-        by_id = values[metric.key]
+        by_id = values[metric.name]
         if not by_id:
             continue
         x, w = np.zeros(len(ids)), np.zeros(len(ids))
@@ -230,7 +231,7 @@ def headline_intervals(
         x[where] = [value for value, _, _ in by_id.values()]
         w[where] = [weight for _, weight, _ in by_id.values()]
         spread = mean_interval(counts, x, w, level=level)
-        found[metric.key] = {"n": len(by_id), **{key: _rounded(value) for key, value in spread.items()}}
+        found[metric.name] = {"n": len(by_id), **{key: _rounded(value) for key, value in spread.items()}}
     return found
 
 
@@ -248,7 +249,7 @@ def _p(value: float | None) -> str:
 
 
 def _scale(row: Mapping[str, Any]) -> float:
-    return next((metric.scale for metric in _metrics_of(row["task"]) if metric.key == row["metric"]), 1.0)
+    return next((metric.scale for metric in _metrics_of(row["task"]) if metric.name == row["metric"]), 1.0)
 
 
 def _where(row: Mapping[str, Any]) -> str:

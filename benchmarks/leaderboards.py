@@ -22,17 +22,17 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from benchmarks.paired import PairedMetric
+from benchmarks.metrics import MetricSpec, compared
 
 __all__ = ["tiered_ranks", "leaderboard_table", "leaderboard_markdown", "leaderboard_csv", "plot_leaderboard"]
 
 _COLUMNS = ("rank", "model", "task", "mode", "metric", "value", "low", "high", "se", "n", "run")
 
 
-def _metrics_of(task: str) -> tuple[PairedMetric, ...]:
+def _metrics_of(task: str) -> tuple[MetricSpec, ...]:
     from benchmarks.tasks import get_task
 
-    return get_task(task).paired_metrics
+    return compared(get_task(task).metrics)
 
 
 def _overlap(one: Mapping[str, Any] | None, other: Mapping[str, Any] | None) -> bool:
@@ -99,7 +99,7 @@ def leaderboard_table(
     ValueError
         ``rank_by`` is not a column; the message lists them.
     """
-    choices = [f"{_label(task, mode)}/{metric.key}" for task, mode in columns for metric in _metrics_of(task)]
+    choices = [f"{_label(task, mode)}/{metric.name}" for task, mode in columns for metric in _metrics_of(task)]
     rank_by = rank_by or choices[0]
     if rank_by not in choices:
         raise ValueError(f"--rank-by {rank_by!r}: not a column of this table; the columns are {', '.join(choices)}")
@@ -109,12 +109,12 @@ def leaderboard_table(
         for task, mode in columns:
             found = cells.get((model, task, mode))
             for metric in _metrics_of(task):
-                name = f"{_label(task, mode)}/{metric.key}"
+                name = f"{_label(task, mode)}/{metric.name}"
                 if found is None:
                     values[name] = {"value": None, "interval": None, "run": None}
                     continue
                 run, row = found
-                values[name] = {"value": _value(row, metric.key), "interval": _interval(row, metric.key), "run": run}
+                values[name] = {"value": _value(row, metric.name), "interval": _interval(row, metric.name), "run": run}
         rows.append({"model": model, "cells": values})
     ranks = tiered_ranks(
         [(row["model"], row["cells"][rank_by]["value"], row["cells"][rank_by]["interval"]) for row in rows]
@@ -125,7 +125,7 @@ def leaderboard_table(
         row["rank"] = ranks[row["model"]]
     return {
         "columns": [
-            {"task": task, "mode": mode, "metrics": [metric.key for metric in _metrics_of(task)]}
+            {"task": task, "mode": mode, "metrics": [metric.name for metric in _metrics_of(task)]}
             for task, mode in columns
         ],
         "rank_by": rank_by,
@@ -155,7 +155,7 @@ def leaderboard_markdown(record: Mapping[str, Any]) -> str:
     for column in record["columns"]:
         for metric in _metrics_of(column["task"]):
             header.append(f"{_label(column['task'], column['mode'])}: {metric.title}")
-            names.append((f"{_label(column['task'], column['mode'])}/{metric.key}", metric.scale))
+            names.append((f"{_label(column['task'], column['mode'])}/{metric.name}", metric.scale))
     lines = ["| " + " | ".join(header) + " |", "|---:|---|" + "---:|" * len(names)]
     for row in record["rows"]:
         rank = "–" if row["rank"] is None else str(row["rank"])
@@ -215,7 +215,7 @@ def plot_leaderboard(record: Mapping[str, Any], png: str | Path) -> tuple[Path, 
     rows = record["rows"][:PLOT_MODELS]
     panels = [
         (
-            f"{_label(column['task'], column['mode'])}/{metric.key}",
+            f"{_label(column['task'], column['mode'])}/{metric.name}",
             f"{_label(column['task'], column['mode'])}\n{metric.title}",
             metric.scale,
         )

@@ -12,6 +12,12 @@ report, ``results.json``, ``score --compare`` and the Inspect metrics;
 :func:`ratio` rounds a figure the way summaries store it and
 :func:`percent` / :func:`number` print it.
 
+A spec that names the scored row's ``field`` (and the request ``kind`` it is
+restricted to) is also computed from scored rows, by the paired comparisons
+(``reasonmap compare``) and shown on leaderboards: :func:`compared` lists
+those; each one's p-value test, display scale and column title follow from the
+spec (:attr:`MetricSpec.test`, :attr:`MetricSpec.scale`, :attr:`MetricSpec.title`).
+
 Like lm-evaluation-harness's registered metrics (``higher_is_better`` and an
 aggregation per metric) and scikit-learn's scorer registry, the properties
 travel with the metric instead of being re-derived by each report.
@@ -29,11 +35,12 @@ __all__ = [
     "AGGREGATIONS",
     "DIGITS",
     "MetricSpec",
-    "PairedMetric",
+    "BINARY_FIELDS",
     "aggregate",
     "weighted_mean",
     "figures",
     "headline",
+    "compared",
     "ratio",
     "percent",
     "number",
@@ -45,6 +52,9 @@ Aggregation = Literal["weighted_mean", "mean"]
 AGGREGATIONS: tuple[str, ...] = ("weighted_mean", "mean")
 #: Digits a summary keeps of every figure.
 DIGITS = 6
+#: Scored-row fields that hold a 0/1 verdict in every task: their mean is a share, shown in %, and two sides'
+#: values are compared by exact McNemar (any other field: by sign-flip permutation).
+BINARY_FIELDS: tuple[str, ...] = ("correct",)
 
 _weight_of = attrgetter("weight")
 
@@ -74,6 +84,13 @@ class MetricSpec:
         Printed in the run-level tables (``results.md``) and given an interval.
     weight : callable
         ``weight(answer) -> float`` for ``weighted_mean`` (default: the answer's ``weight``).
+    field : str
+        The scored row's key that holds this metric's per-answer value (``correct``, ``map_score``);
+        set on the metrics paired comparisons and leaderboards compute and show (:func:`compared`),
+        empty on the others.
+    kind : str or None
+        The scored rows' request kind (the row's ``question``: ``short``) the value is read from;
+        ``None``: every row.
     """
 
     name: str
@@ -85,6 +102,8 @@ class MetricSpec:
     bounds: tuple[float, float] = (0.0, 1.0)
     headline: bool = False
     weight: Callable[[Any], float] = _weight_of
+    field: str = ""
+    kind: str | None = None
 
     def __post_init__(self) -> None:
         if self.aggregation not in AGGREGATIONS:
@@ -100,9 +119,29 @@ class MetricSpec:
         """Whether the figure is a share in [0, 1] (printed in %)."""
         return tuple(self.bounds) == (0.0, 1.0)
 
+    @property
+    def weighted(self) -> bool:
+        """Whether each answer's weight weighs it (``weighted_mean``)."""
+        return self.aggregation == "weighted_mean"
+
+    @property
+    def test(self) -> Literal["mcnemar", "permutation"]:
+        """The p-value of a paired comparison: exact McNemar for a 0/1 field, sign-flip permutation otherwise."""
+        return "mcnemar" if self.field in BINARY_FIELDS else "permutation"
+
+    @property
+    def scale(self) -> float:
+        """How comparisons and leaderboards show the figure: a share of 0/1 verdicts in % (100), else as it is."""
+        return 100.0 if self.field in BINARY_FIELDS else 1.0
+
+    @property
+    def title(self) -> str:
+        """Its column title in comparisons and leaderboards: the label, ``(%)`` added when shown in %."""
+        return f"{self.label} (%)" if self.scale == 100.0 else self.label
+
     def pairs(self, answers: Iterable[Any]) -> list[tuple[float, float]]:
         """``(value, weight)`` of every answer the metric applies to, in input order."""
-        weighted = self.aggregation == "weighted_mean"
+        weighted = self.weighted
         found = []
         for answer in answers:
             value = self.value(answer)
@@ -176,6 +215,12 @@ def headline(specs: Iterable[MetricSpec]) -> tuple[MetricSpec, ...]:
     return tuple(spec for spec in specs if spec.headline)
 
 
+def compared(specs: Iterable[MetricSpec]) -> tuple[MetricSpec, ...]:
+    """The specs paired comparisons and leaderboards compute from scored rows (those naming a ``field``), in
+    registration order."""
+    return tuple(spec for spec in specs if spec.field)
+
+
 def percent(value: float | None, digits: int = 2, suffix: str = "") -> str:
     """A share as a percentage cell; ``–`` for no value.
 
@@ -212,23 +257,3 @@ def interval_cell(value: float | None, interval: Any, *, scale: float = 1.0, dig
         return f"{value * scale:.{digits}f}"
     low, high = (interval["low"], interval["high"]) if isinstance(interval, Mapping) else (interval.low, interval.high)
     return f"{value * scale:.{digits}f} ± {(high - low) / 2 * scale:.{digits}f}"
-
-
-@dataclass(frozen=True, slots=True)
-class PairedMetric:
-    """A headline metric as paired comparisons compute it from scored rows.
-
-    ``key`` is the metric's name in the task's summary (``weighted_accuracy_short``);
-    ``field`` the scored row's value (``correct``, ``map_score``); ``kind`` the rows'
-    request kind it is computed over (the row's ``question``: ``short``), ``None`` for
-    every row; ``weighted`` whether each row's ``weight`` weights it; ``test`` how its
-    p-value is computed; ``scale`` how it is shown (100: in %).
-    """
-
-    key: str
-    title: str
-    field: str
-    kind: str | None = None
-    weighted: bool = True
-    test: Literal["mcnemar", "permutation"] = "mcnemar"
-    scale: float = 1.0

@@ -20,19 +20,16 @@ All of them are pure, vectorised numpy functions: the last axis is the
 questions', leading axes are batches (many comparisons, or many simulations,
 at once). The same inputs and seed give the same numbers.
 
-Each task names its headline metrics as :class:`PairedMetric` records
-(``paired_metrics`` of its registry entry): which verdict field, over which
-request kind, weighted or not, and which test gives its p-value.
+Which metrics a task compares, from which scored-row field, over which request
+kind, weighted or not and with which test, its metric records say
+(:func:`benchmarks.metrics.compared`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from benchmarks.metrics import PairedMetric  # its home: a record that names no array, light to import
-
 __all__ = [
-    "PairedMetric",
     "TESTS",
     "bootstrap_counts",
     "weighted_means",

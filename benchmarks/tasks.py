@@ -30,7 +30,6 @@ from graphkit.choices import check_choice
 
 if TYPE_CHECKING:
     from benchmarks.metrics import MetricSpec
-    from benchmarks.paired import PairedMetric
     from benchmarks.samples import SampleSet
     from graphkit.executors import Executor
     from graphkit.graph import TransitGraph
@@ -209,10 +208,8 @@ class Task:
         Where its questions' maps come from.
     metrics
         Its metric records (:class:`benchmarks.metrics.MetricSpec`), the headline ones in the order
-        ``results.md`` and the tables print them.
-    paired_metrics
-        Its headline metrics as ``reasonmap compare`` and ``leaderboard`` compute and show them from
-        scored rows (:class:`benchmarks.paired.PairedMetric`).
+        ``results.md`` and the tables print them; those naming a scored-row ``field`` are what
+        ``reasonmap compare`` and ``leaderboard`` compute and show (:func:`benchmarks.metrics.compared`).
     """
 
     name: str
@@ -237,7 +234,6 @@ class Task:
     compare: Callable[..., tuple[dict[str, Any], str]] | None = None
     generation: Generation | None = None
     solve: str | None = None
-    paired_metrics: tuple[PairedMetric, ...] = ()
 
     @property
     def variant_names(self) -> tuple[str, ...]:

@@ -1,7 +1,7 @@
 """``reasonmap compare A B``: paired comparisons of two runs, two models of a run, or two modes of a run.
 
-For every (task, mode) the two sides share, each headline metric of the task
-(its ``paired_metrics``) is computed over the questions both sides answered:
+For every (task, mode) the two sides share, each metric the task compares
+(:func:`benchmarks.metrics.compared`) is computed over the questions both sides answered:
 both values, the difference B − A with a paired-bootstrap interval (the
 questions resampled with both sides together, the weighting inside each
 resample; one draw per comparison, so a question's short and long answers

@@ -11,7 +11,7 @@
   (``score --out``), else ``scored.jsonl`` beside or above the report.
 
 A part's task is told from its summary: the task whose headline metrics
-(``paired_metrics``) its model rows carry, the most specific first.
+(those it compares: :func:`benchmarks.metrics.compared`) its model rows carry, the most specific first.
 :func:`difference` names the first thing two parts were not computed alike
 over: their question set (the checksum the summary records) or a setting.
 """
@@ -77,6 +77,7 @@ def _read_json(path: Path) -> Any:
 
 def _task_of(summary: Mapping[str, Any], where: Path) -> str:
     """The task whose headline metrics the summary's model rows carry (the one with the most, when several)."""
+    from benchmarks.metrics import compared
     from benchmarks.tasks import get_task, task_names
 
     models = summary.get("models")
@@ -85,10 +86,10 @@ def _task_of(summary: Mapping[str, Any], where: Path) -> str:
     row = next(iter(models.values()))
     keys = set(row) if isinstance(row, Mapping) else set()
     fitting = [
-        (len(task.paired_metrics), name)
+        (len(metrics), name)
         for name in task_names()
-        for task in [get_task(name)]
-        if {metric.key for metric in task.paired_metrics} <= keys
+        for metrics in [compared(get_task(name).metrics)]
+        if {metric.name for metric in metrics} <= keys
     ]
     if not fitting:
         raise RunError(f"{where}: a summary of no known task (its model rows hold none of a task's headline metrics)")

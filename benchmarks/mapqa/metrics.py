@@ -4,7 +4,8 @@ Accuracy (the mean of ``exact`` over every answer) is the headline; beside it
 the mean of each other per-answer score of :data:`benchmarks.mapqa.scoring.METRICS`
 over the answers it applies to (``mean_jaccard``: multiple choice,
 ``mean_kendall_tau``: sorting), with that score's range and direction.
-Map QA weighs every question alike.
+Map QA weighs every question alike. ``reasonmap compare`` and ``leaderboard``
+read all three from scored rows (their ``field``).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ MAPQA_ACCURACY = MetricSpec(
     label="Acc.",
     aggregation="mean",
     headline=True,
+    field="correct",
 )
 #: Every map QA metric, the headline first.
 MAPQA_METRICS: tuple[MetricSpec, ...] = (
@@ -45,10 +47,11 @@ MAPQA_METRICS: tuple[MetricSpec, ...] = (
             f"mean_{name}",
             _Score(name),
             f"mean {name} over the {' and '.join(metric.types)} questions: {metric.description}",
-            label=name.replace("_", " ").title(),
+            label=name.replace("_", " ").capitalize(),
             aggregation="mean",
             higher_is_better=metric.higher_is_better,
             bounds=(metric.low, metric.high),
+            field=name,  # a scored row holds each score under its name
         )
         for name, metric in METRICS.items()
         if name != "exact"

@@ -15,7 +15,6 @@ from benchmarks.jsonl import Problem
 from benchmarks.mapqa.io import is_mapqa_file, read_map_predictions, read_map_questions
 from benchmarks.mapqa.metrics import MAPQA_METRICS
 from benchmarks.mapqa.records import KIND, MapPrediction, MapQuestion, MapVerdict
-from benchmarks.metrics import PairedMetric
 from benchmarks.repeats import with_repeats
 from benchmarks.tasks import Loaded, MapPolicy, Prompt, ScoreOptions, Task, Variant
 
@@ -129,10 +128,4 @@ MAPQA = Task(
     samples=_samples,
     maps=MapPolicy(own_images=True),
     metrics=MAPQA_METRICS,
-    # accuracy, and the partial-credit means over the questions they apply to, unweighted
-    paired_metrics=(
-        PairedMetric("accuracy", "Acc. (%)", "correct", weighted=False, scale=100.0),
-        PairedMetric("mean_jaccard", "Jaccard", "jaccard", weighted=False, test="permutation"),
-        PairedMetric("mean_kendall_tau", "Kendall tau", "kendall_tau", weighted=False, test="permutation"),
-    ),
 )

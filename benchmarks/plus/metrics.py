@@ -1,7 +1,8 @@
 """The ReasonMap-Plus task's metrics, one :class:`~benchmarks.metrics.MetricSpec` per figure of a report's row.
 
 Accuracy weighted by map difficulty (each verdict's ``weight``: 1 / 1.5 / 2
-under the default ``city`` weighting) is the headline; the plain accuracy and
+under the default ``city`` weighting) is the headline (and what ``reasonmap compare`` and ``leaderboard`` read from
+scored rows); the plain accuracy and
 the mean output tokens sit beside it.
 """
 
@@ -20,6 +21,7 @@ PLUS_WEIGHTED_ACCURACY = MetricSpec(
     "share of right answers, weighted by map difficulty",
     label="Acc.",
     headline=True,
+    field="correct",  # what paired comparisons and leaderboards read from scored rows
 )
 PLUS_ACCURACY = MetricSpec(
     "accuracy",

@@ -14,7 +14,6 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from benchmarks.jsonl import Problem, read_jsonl
-from benchmarks.metrics import PairedMetric
 from benchmarks.plus.loading import is_plus_file, load_plus_questions, read_plus_sheet
 from benchmarks.plus.metrics import PLUS_METRICS
 from benchmarks.plus.official import PLUS_MODELS
@@ -215,6 +214,4 @@ PLUS = Task(
     generation=Generation(_generate, {"per_type": DEFAULT_PER_TYPE}, _describe, noun="plus questions"),
     samples=_samples,
     metrics=PLUS_METRICS,
-    # the headline as paired comparisons compute it: accuracy over every type, weighted by map difficulty
-    paired_metrics=(PairedMetric("weighted_accuracy", "Acc. (%)", "correct", scale=100.0),),
 )

@@ -3,7 +3,8 @@
 Per question kind (``short``, ``long``): the weighted accuracy and map score
 (the paper's Table 2, weighted by each verdict's difficulty weight), their
 unweighted means, and the mean output tokens. The four of Table 2 are the
-headline. Map scores are bounded by the kind's maximum: 20 short, 40 long
+headline, and the ones ``reasonmap compare`` and ``leaderboard`` read from
+scored rows (their ``field`` and ``kind``). Map scores are bounded by the kind's maximum: 20 short, 40 long
 (the paper's Algorithm 2: 10 + 10 and 20 + 20 with the bonus).
 """
 
@@ -44,14 +45,18 @@ def route_metrics_of(kind: str) -> tuple[MetricSpec, ...]:
             f"{kind} questions: share of correct routes, weighted by difficulty (the paper's Table 2)",
             label=f"{title} Acc.",
             headline=True,
+            field="correct",
+            kind=kind,
         ),
         MetricSpec(
             f"map_score_{kind}",
             _OfKind("map_score", kind),
             f"{kind} questions: map score (Algorithm 2), weighted by difficulty",
-            label=f"{title} Map",
+            label=f"{title} Map Score",
             bounds=(0.0, top),
             headline=True,
+            field="map_score",
+            kind=kind,
         ),
         MetricSpec(
             f"accuracy_{kind}",
@@ -64,7 +69,7 @@ def route_metrics_of(kind: str) -> tuple[MetricSpec, ...]:
             f"map_score_unweighted_{kind}",
             _OfKind("map_score", kind),
             f"{kind} questions: map score, every question weighing 1",
-            label=f"{title} Map (unweighted)",
+            label=f"{title} Map Score (unweighted)",
             aggregation="mean",
             bounds=(0.0, top),
         ),

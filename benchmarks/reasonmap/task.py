@@ -16,7 +16,6 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from benchmarks.jsonl import Problem
-from benchmarks.metrics import PairedMetric
 from benchmarks.reasonmap.loading import graph_lookup, load_questions
 from benchmarks.reasonmap.metrics import ROUTE_METRICS
 from benchmarks.reasonmap.official_rules import OFFICIAL_MODELS
@@ -376,16 +375,6 @@ def _samples(loaded: Loaded, maps: Path, source: Path) -> SampleSet:
     return reasonmap_samples(loaded.questions.values(), maps=maps, graph_for=graph_for)
 
 
-#: The paper's Table 2 columns as paired comparisons compute them (``reasonmap compare``, ``leaderboard``).
-PAIRED_METRICS: tuple[PairedMetric, ...] = tuple(
-    metric
-    for kind in KINDS
-    for metric in (
-        PairedMetric(f"weighted_accuracy_{kind}", f"{kind.title()} Acc. (%)", "correct", kind, scale=100.0),
-        PairedMetric(f"map_score_{kind}", f"{kind.title()} Map Score", "map_score", kind, test="permutation"),
-    )
-)
-
 #: The registry record.
 ROUTE = Task(
     name="route",
@@ -410,5 +399,4 @@ ROUTE = Task(
     samples=_samples,
     maps=MapPolicy(carried=_carried_maps),
     metrics=ROUTE_METRICS,  # the headline ones in the paper's Table 2 shape
-    paired_metrics=PAIRED_METRICS,
 )

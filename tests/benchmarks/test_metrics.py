@@ -11,7 +11,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from benchmarks.metrics import MetricSpec, aggregate, figures, headline, number, percent, ratio, weighted_mean
+from benchmarks.metrics import (
+    MetricSpec,
+    aggregate,
+    compared,
+    figures,
+    headline,
+    number,
+    percent,
+    ratio,
+    weighted_mean,
+)
 from benchmarks.tasks import get_task, task_names
 
 # Every metric of every task, classified: (headline, higher_is_better, aggregation). A metric a task adds
@@ -155,6 +165,64 @@ def test_the_summary_row_of_each_task_holds_every_spec():
     question = SimpleNamespace(city="rome", difficulty_city="easy", difficulty_question="easy")  # what it reads
     route = summarize([Verdict("1", "m", "short", None, 1, 20.0, weight=1.0)], {"1": question}, weighting="paper")
     assert {spec.name for spec in get_task("route").metrics} <= set(route["models"]["m"])
+
+
+# What ``reasonmap compare`` and ``leaderboard`` compute from scored rows, per task, in order:
+# (name, field, kind, test, scale, title), as the paired-comparison records declared them before they became
+# part of the metric specs (the paper's Table 2 columns for the route task).
+COMPARED = {
+    "route": [
+        ("weighted_accuracy_short", "correct", "short", "mcnemar", 100.0, "Short Acc. (%)"),
+        ("map_score_short", "map_score", "short", "permutation", 1.0, "Short Map Score"),
+        ("weighted_accuracy_long", "correct", "long", "mcnemar", 100.0, "Long Acc. (%)"),
+        ("map_score_long", "map_score", "long", "permutation", 1.0, "Long Map Score"),
+    ],
+    "plus": [("weighted_accuracy", "correct", None, "mcnemar", 100.0, "Acc. (%)")],
+    "mapqa": [
+        ("accuracy", "correct", None, "mcnemar", 100.0, "Acc. (%)"),
+        ("mean_jaccard", "jaccard", None, "permutation", 1.0, "Jaccard"),
+        ("mean_kendall_tau", "kendall_tau", None, "permutation", 1.0, "Kendall tau"),
+    ],
+}
+
+
+@pytest.mark.parametrize("task", task_names())
+def test_the_compared_metrics_of_each_task_say_their_field_kind_test_scale_and_title(task):
+    found = [
+        (spec.name, spec.field, spec.kind, spec.test, spec.scale, spec.title)
+        for spec in compared(get_task(task).metrics)
+    ]
+    assert found == COMPARED[task]
+
+
+def _verdicts(task: str) -> list:
+    """Real verdicts of the task, one of each kind or type a compared metric reads."""
+    if task == "route":
+        from benchmarks.reasonmap.records import Verdict
+
+        return [Verdict("1", "m", "short", None, 1, 15.0, weight=2.0), Verdict("1", "m", "long", None, 0, 7.0)]
+    if task == "plus":
+        from benchmarks.plus.scoring import PlusVerdict
+
+        return [PlusVerdict("1", "m", "TorF1", "rome", "easy", "yes", "yes", "yes", 1, 1.5)]
+    from benchmarks.mapqa.records import MapVerdict
+
+    return [
+        MapVerdict("a", "m", ("A",), {"exact": 1.0}),
+        MapVerdict("b", "m", ("A", "C"), {"exact": 0.0, "jaccard": 0.5}),
+        MapVerdict("c", "m", ("B", "A", "C"), {"exact": 0.0, "kendall_tau": 1 / 3}),
+    ]
+
+
+@pytest.mark.parametrize("task", task_names())
+def test_a_compared_metric_reads_from_a_scored_row_what_its_value_reads_from_the_verdict(task):
+    # the comparisons read the row's ``field`` over rows of the spec's ``kind``; reports call ``value`` on the
+    # verdict: both must give the same number, or the same "does not apply"
+    for verdict in _verdicts(task):
+        row = verdict.to_dict()
+        for spec in compared(get_task(task).metrics):
+            applies = spec.kind is None or row["question"] == spec.kind
+            assert spec.value(verdict) == (row.get(spec.field) if applies else None), (spec.name, row)
 
 
 @settings(max_examples=200, deadline=None)

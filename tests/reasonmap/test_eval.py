@@ -17,7 +17,7 @@ from reasonmap.cli import main
 from tests.baselines.chat_server import ChatServer, Reply, last_message_text
 
 MAPQA = Path(__file__).resolve().parents[1] / "benchmarks" / "mapqa" / "fixtures" / "questions.jsonl"
-ROUTE_COLUMNS = ("Short Acc.", "Short Map", "Long Acc.", "Long Map")
+ROUTE_COLUMNS = ("Short Acc.", "Short Map Score", "Long Acc.", "Long Map Score")
 
 
 def _maps(folder: Path) -> Path:
