@@ -73,8 +73,9 @@ _SEPARATORS = re.compile(r"[-_.]+")
 
 def _plain_version(package: str) -> str | None:
     """``importlib.metadata.version(package)`` where finding it is plain: the first folder of ``sys.path`` that
-    holds the package's metadata holds one ``.dist-info`` folder for it, with a ``Version:`` header. ``None``
-    for anything else (eggs, zip files, several candidates, none): importlib.metadata answers those.
+    holds the package's metadata holds one ``.dist-info`` (or ``.egg-info``) folder for it, with a ``Version:``
+    header. ``None`` for anything else (eggs, zip files, several candidates, none): importlib.metadata answers
+    those.
 
     Its lookup, without importing it: child names lowercased, the name before the first ``-`` normalized.
     """
@@ -95,10 +96,12 @@ def _plain_version(package: str) -> str | None:
         ]
         if not found:
             continue
-        if len(found) > 1 or not found[0].lower().endswith(".dist-info"):
+        if len(found) > 1 or not found[0].lower().endswith((".dist-info", ".egg-info")):
             return None
+        # an editable install's source folder holds NAME.egg-info (PKG-INFO), an installed package NAME.dist-info
+        headers = "METADATA" if found[0].lower().endswith(".dist-info") else "PKG-INFO"
         try:
-            with open(os.path.join(folder, found[0], "METADATA"), encoding="utf-8") as stream:
+            with open(os.path.join(folder, found[0], headers), encoding="utf-8") as stream:
                 for line in stream:
                     if not line.strip():
                         return None  # the headers ended without a version

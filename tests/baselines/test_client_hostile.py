@@ -443,12 +443,12 @@ def test_ssl_errors_that_repeat_are_fatal_and_cut_connections_are_not():
 
 @pytest.mark.parametrize(("raised", "status"), [(KeyboardInterrupt, 130), (SystemExit, None)])
 def test_an_interrupted_command_that_does_not_resume_says_its_outputs_are_whole(monkeypatch, capsys, raised, status):
-    import reasonmap.cli
+    import reasonmap.graph_commands
 
     def interrupted(args):
         raise raised
 
-    monkeypatch.setattr(reasonmap.cli, "cmd_cities", interrupted)
+    monkeypatch.setattr(reasonmap.graph_commands, "cmd_cities", interrupted)
     if status is None:  # anything else than a signal is not taken for one
         with pytest.raises(SystemExit):
             main(["cities"])

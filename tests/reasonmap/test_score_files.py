@@ -65,7 +65,7 @@ def test_a_score_refused_before_it_writes_leaves_the_good_report_vouched_for(inp
     questions, predictions = inputs
     given = dict(out=tmp_path / "scored.jsonl", report_dir=tmp_path / "report")
     evaluate_files(questions, predictions, **given)
-    with pytest.raises(ValueError, match="not 'nonsense'"):
+    with pytest.raises(ValueError, match="got 'nonsense'"):
         evaluate_files(questions, predictions, variant="nonsense", **given)
     assert check_manifest(tmp_path / "report") == []
     with pytest.raises(InvalidRecord, match="missing.jsonl"):
