@@ -594,8 +594,9 @@ def run_requests(
         "max_tokens": max_tokens,
     }
     stream = is_stream(out)
-    created = not stream and not out.exists()
-    settings_created = not stream and not _settings_path(out).exists()
+    # lexists: a symbolic link already there (even a dangling one) is the user's, never removed below
+    created = not stream and not os.path.lexists(out)
+    settings_created = not stream and not os.path.lexists(_settings_path(out))
     if stream:  # written straight through: nothing to resume, no record beside it
         fd, done, answered, torn = _open_stream(out), set(), set(), 0
     else:

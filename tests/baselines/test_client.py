@@ -255,6 +255,17 @@ def test_a_wrong_key_url_or_model_stops_the_run_without_error_rows(server, tmp_p
     assert server.hits() <= 2
 
 
+def test_a_run_stopped_before_its_first_row_keeps_a_link_it_found_in_place(server, tmp_path):
+    server.default = Reply(status=401, error="invalid model or key")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    out = tmp_path / "p.jsonl"
+    out.symlink_to(elsewhere / "p.jsonl")  # dangling: the user's link, not a file this run wrote
+    with pytest.raises(EndpointRefused):
+        ask(server, make_requests(2), out)
+    assert out.is_symlink()
+
+
 def test_an_unreachable_endpoint_stops_the_run(tmp_path):
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
