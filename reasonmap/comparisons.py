@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.comparisons import compare_scored, comparison_csv, comparison_markdown, plot_comparison
-from reasonmap.runs import RunError, RunPart, difference, read_run, read_scored
+from reasonmap.runs import RunError, RunPart, difference, read_run, read_scored, write_record
 
 __all__ = ["Side", "pair_sides", "compare_runs", "write_comparison"]
 
@@ -217,18 +217,13 @@ def compare_runs(
 
 def write_comparison(out: str | Path, record: Mapping[str, Any], *, figures: bool = True) -> list[Path]:
     """Write :data:`COMPARISON_FILES` into ``out`` (each atomically; the manifest last); returns the paths."""
-    from benchmarks.manifests import MANIFEST, begin_outputs, write_manifest
-    from benchmarks.summaries import write_summary, write_text
-
-    folder = Path(out)
-    folder.mkdir(parents=True, exist_ok=True)
-    manifest = begin_outputs(folder / MANIFEST, "compare")
-    written = [
-        write_text(folder / "comparison.md", comparison_markdown(record)),
-        write_summary(folder / "comparison.json", record),
-        write_text(folder / "comparison.csv", comparison_csv(record)),
-    ]
-    if figures:
-        written.extend(plot_comparison(record, folder / "comparison.png"))
-    write_manifest(manifest, written, "compare")
-    return written
+    return write_record(
+        out,
+        "comparison",
+        "compare",
+        record,
+        markdown=comparison_markdown,
+        csv=comparison_csv,
+        plot=plot_comparison,
+        figures=figures,
+    )

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.leaderboards import leaderboard_csv, leaderboard_markdown, leaderboard_table, plot_leaderboard
-from reasonmap.runs import RunError, RunPart, difference, read_run
+from reasonmap.runs import RunError, RunPart, difference, read_run, write_record
 
 __all__ = ["build_leaderboard", "write_leaderboard"]
 
@@ -92,18 +92,13 @@ def build_leaderboard(runs: Sequence[str | Path], *, join: bool = False, rank_by
 
 def write_leaderboard(out: str | Path, record: Mapping[str, Any], *, figures: bool = True) -> list[Path]:
     """Write :data:`LEADERBOARD_FILES` into ``out`` (each atomically; the manifest last); returns the paths."""
-    from benchmarks.manifests import MANIFEST, begin_outputs, write_manifest
-    from benchmarks.summaries import write_summary, write_text
-
-    folder = Path(out)
-    folder.mkdir(parents=True, exist_ok=True)
-    manifest = begin_outputs(folder / MANIFEST, "leaderboard")
-    written = [
-        write_text(folder / "leaderboard.md", leaderboard_markdown(record)),
-        write_summary(folder / "leaderboard.json", record),
-        write_text(folder / "leaderboard.csv", leaderboard_csv(record)),
-    ]
-    if figures:
-        written.extend(plot_leaderboard(record, folder / "leaderboard.png"))
-    write_manifest(manifest, written, "leaderboard")
-    return written
+    return write_record(
+        out,
+        "leaderboard",
+        "leaderboard",
+        record,
+        markdown=leaderboard_markdown,
+        csv=leaderboard_csv,
+        plot=plot_leaderboard,
+        figures=figures,
+    )

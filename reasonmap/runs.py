@@ -19,7 +19,7 @@ over: their question set (the checksum the summary records) or a setting.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -27,7 +27,7 @@ from typing import Any
 
 from reasonmap.errors import ReasonmapError
 
-__all__ = ["RunPart", "RunError", "read_run", "difference", "doubts", "read_scored", "SETTINGS"]
+__all__ = ["RunPart", "RunError", "read_run", "difference", "doubts", "read_scored", "write_record", "SETTINGS"]
 
 #: The summary's settings that decide how answers are judged.
 _SUMMARY_SETTINGS = ("weighting", "variant")
@@ -209,3 +209,33 @@ def read_scored(path: Path) -> tuple[list[Mapping[str, Any]], list[str]]:
 
     rows, problems = read_jsonl(path, _row_parser)
     return rows, [str(problem) for problem in problems]
+
+
+def write_record(
+    out: str | Path,
+    stem: str,
+    command: str,
+    record: Mapping[str, Any],
+    *,
+    markdown: Callable[[Mapping[str, Any]], str],
+    csv: Callable[[Mapping[str, Any]], str],
+    plot: Callable[[Mapping[str, Any], Path], list[Path]],
+    figures: bool = True,
+) -> list[Path]:
+    """Write a record read from runs as ``stem.md``, ``.json``, ``.csv`` and, with ``figures``, its plot into
+    ``out`` (each atomically; the manifest, naming ``command``, last); returns the paths written."""
+    from benchmarks.manifests import MANIFEST, begin_outputs, write_manifest
+    from benchmarks.summaries import write_summary, write_text
+
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    manifest = begin_outputs(folder / MANIFEST, command)
+    written = [
+        write_text(folder / f"{stem}.md", markdown(record)),
+        write_summary(folder / f"{stem}.json", record),
+        write_text(folder / f"{stem}.csv", csv(record)),
+    ]
+    if figures:
+        written.extend(plot(record, folder / f"{stem}.png"))
+    write_manifest(manifest, written, command)
+    return written
