@@ -45,6 +45,10 @@ __all__ = [
     "Task",
     "TASKS",
     "task_names",
+    "generated_task_names",
+    "variant_names",
+    "weighting_names",
+    "solver_names",
     "get_task",
     "detect_task",
     "results_of",
@@ -322,6 +326,26 @@ def task_names() -> tuple[str, ...]:
     ('route', 'plus', 'mapqa')
     """
     return tuple(TASKS)
+
+
+def generated_task_names() -> tuple[str, ...]:
+    """The tasks whose questions are generated (their record has a ``generation``), in the registry's order."""
+    return tuple(name for name in TASKS if get_task(name).generation is not None)
+
+
+def variant_names() -> tuple[str, ...]:
+    """Every task's scoring variants, each once, in the registry's order."""
+    return tuple(dict.fromkeys(name for task in TASKS for name in get_task(task).variant_names))
+
+
+def weighting_names() -> tuple[str, ...]:
+    """Every task's weightings, each once, in the registry's order."""
+    return tuple(dict.fromkeys(name for task in TASKS for name in get_task(task).weightings))
+
+
+def solver_names() -> tuple[str, ...]:
+    """Every task's symbolic solvers, each once, in the registry's order."""
+    return tuple(dict.fromkeys(name for task in TASKS for name in get_task(task).solvers))
 
 
 def get_task(name: str) -> Task:
