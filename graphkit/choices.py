@@ -53,8 +53,17 @@ class UnknownChoice(ValueError):
         super().__init__(f"{what} must be one of {list(self.choices)}, got {shorten(repr(value))}{hint}")
 
 
-def close_choices(value: str, choices: Iterable[str], *, limit: int = 3) -> tuple[str, ...]:
+def close_choices(
+    value: str, choices: Iterable[str], *, limit: int = 3, cutoff: float = CLOSE_RATIO
+) -> tuple[str, ...]:
     """The choices ``value`` most likely misspells, closest first (ties in the choices' order).
+
+    Every "did you mean" of the toolkit comes from here: option names, cities, stations and lines. The score is
+    rapidfuzz's ``fuzz.ratio`` (the Indel similarity, ``2 * LCS / (len(a) + len(b))`` in 0-100) with case and
+    punctuation ignored; ``cutoff`` is the least score kept. It is the measure
+    ``difflib.get_close_matches`` approximates (its ``SequenceMatcher.ratio`` counts greedy matching
+    blocks, at most the LCS), so ``cutoff=60`` keeps what ``cutoff=0.6`` kept there and, where the two
+    differ, more of what a transposed or dropped letter leaves.
 
     Examples
     --------
@@ -66,7 +75,7 @@ def close_choices(value: str, choices: Iterable[str], *, limit: int = 3) -> tupl
     from rapidfuzz import fuzz, process, utils
 
     found = process.extract(
-        value, list(choices), scorer=fuzz.ratio, processor=utils.default_process, limit=limit, score_cutoff=CLOSE_RATIO
+        value, list(choices), scorer=fuzz.ratio, processor=utils.default_process, limit=limit, score_cutoff=cutoff
     )
     return tuple(name for name, _, _ in found)
 
