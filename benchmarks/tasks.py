@@ -168,15 +168,17 @@ class InspectSpec:
     """How a task runs as the Inspect AI task ``reasonmap/<name>`` (:mod:`reasonmap.inspect_tasks` builds it).
 
     The task takes ``mode, split, questions, maps``, then its own ``options`` (name → default, in this
-    order), then ``seed, pixel_budget``. ``question_set(questions, split, seed)`` gives the questions by
-    id (the file's, else the split generated with its defaults; a file without one readable question
-    raises ``ValueError``) and the graph of a question's city (``None``: the embedded city's).
-    ``scorer`` names (``module:function``, in the task's folder; it imports Inspect) the Inspect scorer
-    factory, called with the task's settings its parameters name. ``sample(question, kind)`` is the
-    sample id and metadata of one request; ``kinds``, when given, are the request kinds the ``kinds``
-    option picks from (``"both"``: all of them). ``dataset`` prefixes a generated set's name
-    (``<dataset>-<split>-seed<seed>``). ``carried_maps(questions, folder)``, when given, writes the maps a
-    question file carries into ``folder`` and returns ``(written, problems)``, or ``None`` when it carries none.
+    order), then ``seed, pixel_budget``; it is asked in the record's ``modes``. The module and function
+    ``question_set`` names (``module:function``, in the task's folder) gives, from ``(questions, split,
+    seed)``, the questions by id (the file's, else the split generated with the generator's defaults; a
+    file without one readable question raises ``ValueError``), the graph of a question's city (``None``:
+    the embedded city's), and the records skipped (shown in Inspect's log). ``scorer`` names the Inspect
+    scorer factory (its module imports Inspect), called with the task's settings its parameters name.
+    ``sample(question, kind)`` is the sample id and metadata of one request; ``kinds``, when given, are
+    the request kinds the ``kinds`` option picks from (``"both"``: all of them). ``dataset`` prefixes a
+    generated set's name (``<dataset>-<split>-seed<seed>``). ``carried_maps(questions, folder)``, when
+    given, writes the maps a question file carries into ``folder`` and returns ``(written, problems)``,
+    or ``None`` when it carries none.
     """
 
     options: Mapping[str, Any]
