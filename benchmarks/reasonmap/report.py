@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from benchmarks.intervals import INTERVAL_METHOD, interval_note, intervals
+from benchmarks.intervals import INTERVAL_METHOD, grouped_intervals, interval_note
 from benchmarks.metrics import figures as metric_figures
 from benchmarks.metrics import headline, interval_cell, number
 from benchmarks.provenance import versions
@@ -83,26 +83,29 @@ def summarize(
         if verdict.failure:
             failures[verdict.model][verdict.failure] += 1
 
+    # one bootstrap over each group's questions (a question's short and long answers are drawn together),
+    # every group's at once once the rows are laid out: groups of one size share the draws
+    pending: list[tuple[dict[str, Any], list[Verdict]]] = []
+
     def figures(groups: Mapping[str, list[Verdict]]) -> dict[str, Any]:
         merged: dict[str, Any] = {}
         for kind in KINDS:
             merged.update(_kind_figures(kind, groups.get(kind, [])))
         merged["n"] = sum(merged[f"n_{kind}"] for kind in KINDS)
         merged["n_invalid"] = sum(merged[f"n_invalid_{kind}"] for kind in KINDS)
-        # one bootstrap over the group's questions: a question's short and long answers are drawn together
-        found = intervals(_HEADLINE, [verdict for kind in KINDS for verdict in groups.get(kind, [])])
-        merged["intervals"] = {name: interval.to_dict() for name, interval in found.items()}
+        merged["intervals"] = {}
+        pending.append((merged, [verdict for kind in KINDS for verdict in groups.get(kind, [])]))
         return merged
 
     pair_order = [f"{q}/{m}" for q in DIFFICULTIES for m in DIFFICULTIES]
     models = {}
     for model in sorted(overall):
-        models[model] = {
-            **figures(overall[model]),
-            "failures": dict(sorted(failures[model].items())),
-            "per_city": {city: figures(cities[model][city]) for city in sorted(cities[model])},
-            "per_difficulty": {pair: figures(pairs[model][pair]) for pair in pair_order if pair in pairs[model]},
-        }
+        models[model] = row = figures(overall[model])  # the row itself: its intervals are filled in below
+        row["failures"] = dict(sorted(failures[model].items()))
+        row["per_city"] = {city: figures(cities[model][city]) for city in sorted(cities[model])}
+        row["per_difficulty"] = {pair: figures(pairs[model][pair]) for pair in pair_order if pair in pairs[model]}
+    for (row, _), found in zip(pending, grouped_intervals(_HEADLINE, [group for _, group in pending])):
+        row["intervals"] = {name: interval.to_dict() for name, interval in found.items()}
     return {
         "weighting": weighting,
         "variant": variant,
