@@ -156,23 +156,20 @@ def grouped_intervals(
             by_size.setdefault(tally[0].shape[1], []).append(index)
     for size in sorted(by_size):
         counts = _counts(size, resamples, seed)  # one draw for every spec of every group of this size
-        rows, names, resampled = [], [], []
-        for index in by_size[size]:
-            numerators, denominators, counted = tallies[index]
-            # every spec's resampled weighted means at once: sum c·w·x / sum c·w (w·x is the numerator already)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                means = (numerators @ counts) / (denominators @ counts)
-            for column, spec in enumerate(specs):
-                n = int(counted[column].sum())
-                if n:
-                    rows.append((index, n))
-                    names.append(spec.name)
-                    resampled.append(means[column])
-        if not rows:
+        # every spec's resampled weighted means of every group of this size in one product (a row of a product
+        # is that row's own: the same bits as one group's alone): sum c·w·x / sum c·w (w·x is the numerator)
+        sums = np.concatenate([tallies[index][part] for index in by_size[size] for part in (0, 1)]) @ counts
+        sums = sums.reshape(len(by_size[size]), 2, len(specs), resamples)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            means = sums[:, 0] / sums[:, 1]  # groups × specs × resamples
+        applies = np.array([tallies[index][2].sum(axis=1) for index in by_size[size]])  # questions per spec
+        places = np.argwhere(applies > 0)
+        if not len(places):
             continue
         # a resample that drew none of the spec's questions is dropped
-        for (index, n), name, spread in zip(rows, names, _spreads(np.array(resampled), level)):
-            found[index][name] = Interval(n, spread["se"], spread["low"], spread["high"])
+        for (place, column), spread in zip(places.tolist(), _spreads(means[applies > 0], level)):
+            n = int(applies[place, column])
+            found[by_size[size][place]][specs[column].name] = Interval(n, spread["se"], spread["low"], spread["high"])
     return [{spec.name: group[spec.name] for spec in specs if spec.name in group} for group in found]
 
 

@@ -137,18 +137,22 @@ def _spread(resampled: np.ndarray, level: float) -> dict[str, float]:
 def _spreads(resampled: np.ndarray, level: float) -> list[dict[str, float]]:
     """:func:`_spread` of each row of ``resampled`` (statistics × resamples), the same numbers bit for bit.
 
-    The rows without a dropped resample go through numpy at once: ``quantile`` and ``std`` along the last axis
-    of a C-contiguous array do per row what they do on one row (the same partition, interpolation and
-    pairwise sums). A row with a dropped resample has its own length, so it goes alone.
+    The rows that keep as many resamples go through numpy at once, their kept resamples in order:
+    ``quantile`` and ``std`` along the last axis of a C-contiguous array do per row what they do on one
+    row (the same partition, interpolation and pairwise sums).
     """
     if not 0.0 < level < 1.0:
         raise ValueError(f"level must lie strictly between 0 and 1, got {level}")
-    resampled = np.ascontiguousarray(resampled, dtype=float)
-    whole = np.isfinite(resampled).all(axis=1)
+    resampled = np.asarray(resampled, dtype=float)
+    finite = np.isfinite(resampled)
+    kept = finite.sum(axis=1)
     found: list[dict[str, float] | None] = [None] * len(resampled)
-    if resampled.shape[1] > 1 and whole.any():
-        rows = np.flatnonzero(whole)
-        chosen = np.ascontiguousarray(resampled[rows])
+    for size in np.unique(kept).tolist():
+        if size < 2:  # nothing to batch: as _spread has it
+            continue
+        rows = np.flatnonzero(kept == size)
+        chosen = resampled[rows]
+        chosen = np.ascontiguousarray(chosen[finite[rows]].reshape(len(rows), size))
         lows, highs = np.quantile(chosen, [(1.0 - level) / 2.0, (1.0 + level) / 2.0], axis=1)
         errors = np.std(chosen, axis=1, ddof=1)
         for row, se, low, high in zip(rows.tolist(), errors.tolist(), lows.tolist(), highs.tolist()):
