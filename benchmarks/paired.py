@@ -147,7 +147,7 @@ def _spreads(resampled: np.ndarray, level: float) -> list[dict[str, float]]:
     finite = np.isfinite(resampled)
     kept = finite.sum(axis=1)
     found: list[dict[str, float] | None] = [None] * len(resampled)
-    for size in np.unique(kept).tolist():
+    for size in sorted(set(kept.tolist())):
         if size < 2:  # nothing to batch: as _spread has it
             continue
         rows = np.flatnonzero(kept == size)
