@@ -69,10 +69,14 @@ def _unimportable(name: str) -> Iterator[None]:
         del sys.modules[name]
 
 
-# ``import igraph`` imports ``matplotlib.pyplot`` for its drawing module (about a second), though no graph here
-# is drawn: without it, igraph's drawing helpers are placeholders
-with _unimportable("matplotlib"):
-    import igraph
+def _igraph():
+    """igraph, imported when a graph is first searched (scoring reads names and lines only, and the import takes
+    a tenth of a second). ``import igraph`` imports ``matplotlib.pyplot`` for its drawing module (about a second),
+    though no graph here is drawn: without it, igraph's drawing helpers are placeholders."""
+    if "igraph" not in sys.modules:
+        with _unimportable("matplotlib"):
+            import igraph  # noqa: F401 (loaded into sys.modules)
+    return sys.modules["igraph"]
 
 
 def _index_or_end(options: tuple, value: object) -> int:
@@ -118,7 +122,8 @@ class TransitGraph(StationNames):
         "_line_rank",
         "_lines_at",
         "_vertex",
-        "_graph",
+        "_search",
+        "_search_edges",
         "_hops",
         "_segment_keys",
         "_held_stops",
@@ -167,11 +172,8 @@ class TransitGraph(StationNames):
         n, stops = len(self.stations), len(stop_of)
         boards = [(v, n + k) for k, v in enumerate(stop_station)]
         alights = [(n + k, v) for k, v in enumerate(stop_station)]
-        with _unimportable("numpy"):  # igraph imports it to ask whether the edges are an array: they are a list
-            self._graph = igraph.Graph(
-                n=n + stops, edges=boards + alights + [(n + a, n + b) for a, b in rides], directed=True
-            )
-        self._graph.es["weight"] = [RIDE_WEIGHT] * stops + [0] * stops + [1] * len(rides)
+        self._search = None  # the igraph graph, built when first searched (see _graph)
+        self._search_edges = (n + stops, boards + alights + [(n + a, n + b) for a, b in rides])
         # as arrays only when routes are searched: scoring reads names and lines, and numpy takes a while to import
         self._stop_station: Sequence[int] = stop_station
         self._ride_tails: Sequence[int] = [a for a, _ in rides]
@@ -182,6 +184,19 @@ class TransitGraph(StationNames):
         self._held_stops = 0
         self._costs: numpy.ndarray | None = None
         self._pairs: numpy.ndarray | bool | None = None  # see _hop_pairs
+
+    @property
+    def _graph(self):
+        """The search graph in igraph: boardings weigh ``RIDE_WEIGHT``, alightings 0 and rides 1 (the edges'
+        order); built on first use."""
+        if self._search is None:
+            vertices, edges = self._search_edges
+            stops = vertices - len(self.stations)
+            with _unimportable("numpy"):  # igraph imports it to ask whether the edges are an array: they are a list
+                graph = _igraph().Graph(n=vertices, edges=edges, directed=True)
+            graph.es["weight"] = [RIDE_WEIGHT] * stops + [0] * stops + [1] * (len(edges) - 2 * stops)
+            self._search = graph
+        return self._search
 
     @property
     def search_size(self) -> tuple[int, int]:
