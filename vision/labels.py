@@ -46,6 +46,15 @@ class Placement:
     leader: tuple[tuple[float, float], ...] = ()
 
 
+def _table(mask):
+    """The summed-area table of a boolean mask: ``table[y, x]`` counts the set pixels above and left of (y, x)."""
+    import numpy
+
+    sums = numpy.zeros((mask.shape[0] + 1, mask.shape[1] + 1), dtype=numpy.int32)
+    sums[1:, 1:] = mask.cumsum(0, dtype=numpy.int32).cumsum(1, dtype=numpy.int32)
+    return sums
+
+
 def _box_distances(xs, ys, box: tuple[int, int, int, int]):
     import numpy
 
@@ -124,6 +133,11 @@ class LabelPlacer:
         # placement, size and ink; the boxes kept free or taken by badges
         self.placed: dict[int, tuple[Placement, tuple[int, int], tuple[int, int, int, int]]] = {}
         self._boxes: list[tuple[int, int, int, int]] = []
+        # the whole canvas's summed-area tables (see _free_spots), kept while _version (bumped by every change
+        # to the label and leader masks) stays the same
+        self._version = 0
+        self._tables: tuple | None = None
+        self._stroke_table = None
         self.markers = numpy.zeros((height, width), dtype=bool)
         self.xs = numpy.array([float(x) for x, _, _ in markers])
         self.ys = numpy.array([float(y) for _, y, _ in markers])
@@ -149,6 +163,7 @@ class LabelPlacer:
     def block(self, box: tuple[int, int, int, int]) -> None:
         """Keep ``box`` ``(x0, y0, x1, y1)`` free of labels and badges."""
         x0, y0, x1, y1 = box
+        self._version += 1
         self.labels[max(0, y0) : y1, max(0, x0) : x1] = True
         self.inks[max(0, y0) : y1, max(0, x0) : x1] = True
         self._boxes.append(box)
@@ -168,6 +183,7 @@ class LabelPlacer:
         return (0.3 if crossed else 0.0) + crossed / (w * h)  # any stroke through a label hinders reading it
 
     def _take(self, x: int, y: int, w: int, h: int, ink: tuple[int, int, int, int] | None = None) -> None:
+        self._version += 1
         self.labels[y : y + h, x : x + w] = True
         ix0, iy0, ix1, iy1 = ink if ink is not None else (0, 0, w, h)
         self.inks[y + iy0 : y + iy1, x + ix0 : x + ix1] = True
@@ -269,6 +285,7 @@ class LabelPlacer:
         """Take the labels (and leaders) of markers ``indices`` off the canvas."""
         for index in indices:
             self.placed.pop(index, None)
+        self._version += 1
         self.labels[:], self.inks[:], self.leaders[:] = False, False, False
         boxes, self._boxes = self._boxes, []
         for box in boxes:
@@ -384,23 +401,28 @@ class LabelPlacer:
         )
         xs, ys = grid_x.ravel(), grid_y.ravel()
         px, py = self.pad_x, self.pad_y
-        rx0, ry0 = max(0, left - px), max(0, top - py)
-        rx1, ry1 = min(self.width, right + w + px), min(self.height, bottom + h + py)
-
-        def table(part):
-            sums = numpy.zeros((part.shape[0] + 1, part.shape[1] + 1), dtype=numpy.int32)
-            sums[1:, 1:] = part.cumsum(0, dtype=numpy.int32).cumsum(1, dtype=numpy.int32)
-            return sums
+        if reach is None:  # the whole canvas: its tables are kept until the canvas changes
+            rx0, ry0, rx1, ry1 = 0, 0, self.width, self.height
+        else:
+            rx0, ry0 = max(0, left - px), max(0, top - py)
+            rx1, ry1 = min(self.width, right + w + px), min(self.height, bottom + h + py)
 
         def count(sums, x0, y0, x1, y1):  # pixels set in [y0:y1, x0:x1], clipped as slicing clips
             x0, x1 = numpy.clip(x0, rx0, rx1) - rx0, numpy.clip(x1, rx0, rx1) - rx0
             y0, y1 = numpy.clip(y0, ry0, ry1) - ry0, numpy.clip(y1, ry0, ry1) - ry0
             return sums[y1, x1] - sums[y0, x1] - sums[y1, x0] + sums[y0, x0]
 
-        window = (slice(ry0, ry1), slice(rx0, rx1))
-        hard = table(self.markers[window] | self.leaders[window])
-        strokes = table(self.strokes[window])
-        labels = table(self.labels[window])
+        if reach is None:
+            if self._tables is None or self._tables[0] != self._version:
+                self._tables = (self._version, _table(self.markers | self.leaders), _table(self.labels))
+            if self._stroke_table is None:
+                self._stroke_table = _table(self.strokes)
+            (_, hard, labels), strokes = self._tables, self._stroke_table
+        else:
+            window = (slice(ry0, ry1), slice(rx0, rx1))
+            hard = _table(self.markers[window] | self.leaders[window])
+            strokes = _table(self.strokes[window])
+            labels = _table(self.labels[window])
         free = count(hard, xs, ys, xs + w, ys + h) == 0
         free &= count(strokes, xs + ix0 - 1, ys + iy0 - 1, xs + ix1 + 1, ys + iy1 + 1) == 0
         free &= count(labels, xs - px, ys - py, xs + w + px, ys + h + py) == 0
@@ -551,6 +573,7 @@ class LabelPlacer:
         """Later labels keep off the drawn leader."""
         import numpy
 
+        self._version += 1
         (x0, y0), (x1, y1) = leader
         steps = max(2, int(math.hypot(x1 - x0, y1 - y0)))
         pad = self.leader_px + 1
