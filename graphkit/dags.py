@@ -45,7 +45,8 @@ def least_cost_hops(
     ride_weight : float
         The weight of boarding.
     arrays : bool, optional
-        Yield ``tails`` and ``heads`` as arrays instead of lists.
+        Yield ``tails`` and ``heads`` as arrays instead of lists, and then the source's row of least
+        weights to the stations.
 
     Each stop reached by exactly one least-cost ride and not boarded shares
     the boarding stops of that ride's tail; pointer jumping finds them for all
@@ -99,7 +100,7 @@ def least_cost_hops(
     if arrays:
         for offset, s in enumerate(sources):
             start, end = bounds[offset], bounds[offset + 1]
-            yield s, tails[start:end], heads[start:end]
+            yield s, tails[start:end], heads[start:end], distance[offset]
         return
     tails, heads = tails.tolist(), heads.tolist()
     for offset, s in enumerate(sources):
@@ -164,80 +165,119 @@ def _merged_hops(
 
 def texts_along(
     s: int,
-    tails: list[int],
-    heads: list[int],
-    hops: list[int],
-    hop_text: Sequence[str | None] | Mapping[int, str | None],
-    hop_steps: Callable[[int], tuple[tuple[tuple, str], ...]],
+    tails: numpy.ndarray,
+    heads: numpy.ndarray,
+    hop_text: Mapping[int, bytes | None],
+    hop_steps: Callable[[int], tuple[tuple[tuple, bytes], ...]],
     *,
     stations: int,
     max_routes: int | None,
-    separator: str,
-) -> list[tuple[str, ...] | list[tuple[str, ...]] | None]:
-    """The routes from station ``s`` along its least-cost DAG (hops ``tails[i] -> heads[i]``, grouped by
-    head, nearest first) as the texts of their segments.
+    separator: bytes,
+) -> tuple[list[bytes | list[bytes] | None], list[int]]:
+    """The routes from station ``s`` along its least-cost DAG (hops ``tails[i] -> heads[i]``, arrays grouped
+    by head, nearest first) as text.
 
-    ``hops[i]`` names the hop ``tails[i] -> heads[i]``; ``hop_text[hops[i]]`` is ``separator`` and the
-    text of its one segment, when it has one and that text is known (else anything but a string);
-    ``hop_steps(hops[i])`` gives its segments as ``(sort key, separator and text)``, in key order (and
-    files a one-segment text in ``hop_text``). Returns, by station (of ``stations``), its routes: a route
-    is the tuple of its segments' texts, every one but the first after ``separator`` (joined, they are
-    the route's text); one route, or a list of several in route order (a route's key is its segments'
-    keys), at most ``max_routes``; ``None`` for ``s`` and the stations not reached. This is
-    :meth:`graphkit.graph.TransitGraph._routes_along` without route objects: a route is its
-    predecessor's with one more segment, and keys are found only where routes meet.
+    A hop ``p -> t`` is named ``p * stations + t``: ``hop_text[hop]`` is ``separator`` and the text of its
+    one segment, or ``None`` when it has several; ``hop_steps(hop)`` gives its segments as ``(sort key,
+    separator and text)``, in key order. Returns, by station (of ``stations``), its routes: one route's
+    text (its segments' texts, joined by ``separator``), or a list of several in route order (a route's
+    key is its segments' keys), at most ``max_routes``; ``None`` for ``s`` and the stations not reached.
+    Then the stations that have several routes, in the order they were found.
+
+    This is :meth:`graphkit.graph.TransitGraph._routes_along` without route objects. A station reached
+    by one hop (nearly all) takes its predecessor's text with one segment more, in one tight loop; where
+    that fails (the predecessor has several routes, or is a station where routes meet and is not built
+    yet, or the hop has several segments) that station is built the long way and the loop goes on.
+    Stations where routes meet are built when a later station needs them, or at the end; their sort
+    keys, and those of the routes that lead to them, are found only there.
     """
-    skip = len(separator)
-    routes_of: list = [None] * stations
-    keyed: list = [None] * stations  # route keys, filled where routes meet (and on the way back from there)
-    # the predecessor and the hop of a station reached by one route over a one-segment hop
-    through, through_hop = [0] * stations, [0] * stations
-    routes_of[s], keyed[s] = (), [()]
+    n, skip = stations, len(separator)
+    routes_of: list = [None] * n
+    several: list[int] = []
+    if not len(heads):
+        return routes_of, several
+    hops = tails * n + heads
+    new = numpy.ones(len(heads), dtype=bool)
+    new[1:] = heads[1:] != heads[:-1]
+    sizes = numpy.diff(numpy.flatnonzero(new), append=len(heads))
+    alone = numpy.repeat(sizes == 1, sizes)  # hops into a station that no other hop leads to
+    meeting: dict[int, list[tuple[int, int]]] = defaultdict(list)
+    for p, t, hop in zip(tails[~alone].tolist(), heads[~alone].tolist(), hops[~alone].tolist()):
+        meeting[t].append((p, hop))
+    keyed: list = [None] * n  # route keys, found where routes meet (and on the way back from there)
+    keyed[s] = [()]
+    parents: list[int] = []
 
     def keys_of(t: int) -> list[tuple]:
         found = keyed[t]
-        if found is None:
-            p, hop = through[t], through_hop[t]
-            found = keyed[t] = [keys_of(p)[0] + (hop_steps(hop)[0][0],)]
+        if found is None:  # t is reached by one hop: its keys are its predecessor's, one segment longer
+            if not parents:
+                parent = numpy.full(n, -1, dtype=numpy.int64)
+                parent[heads[alone]] = tails[alone]
+                parents.extend(parent.tolist())
+            p = parents[t]
+            steps = hop_steps(p * n + t)
+            found = [key + (step_key,) for key in keys_of(p) for step_key, _ in steps]
+            del found[max_routes or len(found) :]
+            keyed[t] = found
         return found
 
-    def meet(t: int, before: list[tuple[int, int]]) -> None:
-        routes = []
-        for p, hop in before:
-            steps = hop_steps(hop)
+    def settle(t: int, routes: list[bytes]) -> None:
+        del routes[max_routes or len(routes) :]
+        if len(routes) == 1:
+            routes_of[t] = routes[0]
+        else:
+            routes_of[t] = routes
+            several.append(t)
+
+    def built(p: int) -> list[bytes]:
+        earlier = routes_of[p]
+        if earlier is None:
+            meet(p)
             earlier = routes_of[p]
-            earlier = [earlier] if earlier.__class__ is tuple else earlier
+        return [earlier] if earlier.__class__ is bytes else earlier
+
+    def meet(t: int) -> None:
+        routes = []
+        for p, hop in meeting[t]:
+            steps = hop_steps(hop)
+            earlier = built(p)  # first: a meeting not built yet has no keys either
             for key, route in zip(keys_of(p), earlier):
                 for step_key, step in steps:
-                    routes.append((key + (step_key,), route + (step,) if p != s else (step[skip:],)))
-        if len(before) > 1:
-            routes.sort(key=_first)
+                    routes.append((key + (step_key,), route + step))
+        routes.sort(key=_first)
         del routes[max_routes or len(routes) :]
-        routes_of[t] = routes[0][1] if len(routes) == 1 else [route for _, route in routes]
         keyed[t] = [key for key, _ in routes]
+        settle(t, [route for _, route in routes])
 
-    following = heads[1:]
-    following.append(-1)
-    group: list[tuple[int, int]] | None = None
-    for p, t, after, hop in zip(tails, heads, following, hops):
-        if group is None and t != after:  # one hop into t
-            step = hop_text[hop]
-            earlier = routes_of[p]
-            if step.__class__ is str and earlier.__class__ is tuple:  # the usual case: one route, one segment more
-                routes_of[t] = earlier + (step,) if p != s else (step[skip:],)
-                through[t] = p
-                through_hop[t] = hop
-            else:
-                meet(t, [(p, hop)])
-        elif group is None:
-            group = [(p, hop)]
+    # the hops out of s come first (one ride weighs less than two) and lead to stations no other hop does
+    first = int(numpy.count_nonzero(tails == s))
+    for t, hop in zip(heads[:first].tolist(), hops[:first].tolist()):
+        step = hop_text[hop]
+        if step is not None:
+            routes_of[t] = step[skip:]
         else:
-            group.append((p, hop))
-            if t != after:
-                meet(t, group)
-                group = None
-    routes_of[s] = None
-    return routes_of
+            settle(t, [step[skip:] for _, step in hop_steps(hop)])
+    rest = alone.copy()
+    rest[:first] = False
+    following = zip(tails[rest].tolist(), heads[rest].tolist(), hops[rest].tolist())
+    while True:
+        try:
+            for p, t, hop in following:
+                routes_of[t] = routes_of[p] + hop_text[hop]  # the usual case: one route, one segment more
+        except TypeError:  # not bytes + bytes
+            step = hop_text[hop]
+            earlier = built(p)
+            if step is not None and len(earlier) == 1:  # the predecessor was a meeting not built yet
+                routes_of[t] = earlier[0] + step
+            else:
+                settle(t, [route + step for route in earlier for _, step in hop_steps(hop)])
+            continue
+        break
+    for t in meeting:
+        if routes_of[t] is None:
+            meet(t)
+    return routes_of, several
 
 
 def _first(pair: tuple) -> object:

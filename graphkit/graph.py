@@ -50,8 +50,6 @@ _SOURCES_PER_BLOCK = 32
 # via stops the hop memo may hold before it starts afresh: far above any city's (Beijing's: under a million),
 # while a line of thousands of stations adds millions per departure
 _HELD_STOPS = 20_000_000
-# station pairs sharing a line up to which hops are numbered densely (two arrays of 8 bytes a pair)
-_DENSE_HOPS = 4_000_000
 
 
 @contextmanager
@@ -125,7 +123,6 @@ class TransitGraph:
         "_ride_tails",
         "_ride_heads",
         "_neighbours",
-        "_pairs",
     )
 
     def __init__(self, metro: MetroData, overlay: Overlay | None = None):
@@ -179,7 +176,6 @@ class TransitGraph:
         self._segment_keys: dict[int, tuple] = {}
         self._held_stops = 0
         self._costs: numpy.ndarray | None = None
-        self._pairs: numpy.ndarray | bool | None = None  # see _hop_pairs
 
     @property
     def search_size(self) -> tuple[int, int]:
@@ -428,16 +424,18 @@ class TransitGraph:
 
     def all_route_texts(
         self,
-        segment_text: Callable[[Segment], str],
+        segment_text: Callable[[Segment], bytes],
         *,
-        separator: str = ", ",
+        separator: bytes = b", ",
         max_routes: int | None = None,
         sources: Iterable[str] | None = None,
-    ) -> Iterator[tuple[int, list[tuple[str, ...] | list[tuple[str, ...]] | None]]]:
+    ) -> Iterator[tuple[int, numpy.ndarray, numpy.ndarray, list[bytes | list[bytes] | None], list[int]]]:
         """:meth:`all_shortest_routes` as text, without route objects: per source (or ``sources``) in order,
-        its vertex and, by station (``stations`` order), its routes as the texts of their segments, every
-        one but the first after ``separator`` (one route, or a list of several in route order; ``None`` for
-        the source itself and the stations it does not reach). See :func:`graphkit.dags.texts_along`.
+        ``(s, reached, transfers, routes, several)``: its vertex; the stations it reaches, in station order
+        (itself left out), and their routes' transfer counts (arrays); by station, its routes as text
+        (``segment_text`` of each segment, joined by ``separator``: one route, or a list of several in route
+        order; ``None`` for the source itself and the stations it does not reach); and the stations with
+        several. See :func:`graphkit.dags.texts_along`.
 
         Each hop's text is made once (the memo is bounded, as the hop memo is).
         """
@@ -445,69 +443,46 @@ class TransitGraph:
 
         from graphkit.dags import texts_along
 
-        n, keys, pairs = len(self.stations), self._segment_keys, self._hop_pairs()
+        n, keys = len(self.stations), self._segment_keys
         held = 0
 
-        def steps_of(hop: int) -> tuple[tuple[tuple, str], ...]:
+        def steps_of(hop: int) -> tuple[tuple[tuple, bytes], ...]:
             nonlocal held
-            segments = self._hops[hop if pairs is None else int(pairs[hop])]
+            segments = self._hops[hop]
             held += sum(len(segment.via_stops) + 1 for segment in segments)
-            steps = tuple((keys[id(segment)], separator + segment_text(segment)) for segment in segments)
-            if len(steps) == 1 and pairs is not None:
-                hop_text[hop] = steps[0][1]
-            return steps
+            return tuple((keys[id(segment)], separator + segment_text(segment)) for segment in segments)
 
-        def text_of(hop: int) -> str | None:
+        def text_of(hop: int) -> bytes | None:
             steps = hop_steps[hop]
             return steps[0][1] if len(steps) == 1 else None
 
-        hop_steps = _Memo(steps_of)
-        hop_text: list | _Memo = _Memo(text_of) if pairs is None else [None] * len(pairs)
+        hop_steps, hop_text = _Memo(steps_of), _Memo(text_of)
         vertices = range(n) if sources is None else [self._vertex[name] for name in sources]
-        for s, tails, heads in self._least_cost_hops(vertices, arrays=True):
+        for s, tails, heads, distance in self._least_cost_hops(vertices, arrays=True):
             if held > _HELD_STOPS:
                 hop_steps.clear()
-                hop_text = _Memo(text_of) if pairs is None else [None] * len(pairs)
+                hop_text.clear()
                 held = 0
             self._bound_memo()
-            hops = tails * n + heads
-            if pairs is not None:
-                hops = numpy.searchsorted(pairs, hops)
-            routes = texts_along(
+            routes, several = texts_along(
                 s,
-                tails.tolist(),
-                heads.tolist(),
-                hops.tolist(),
+                tails,
+                heads,
                 hop_text,
                 hop_steps.__getitem__,
                 stations=n,
                 max_routes=max_routes,
                 separator=separator,
             )
-            yield s, routes
-
-    def _hop_pairs(self) -> numpy.ndarray | None:
-        """Every pair of stations that share a line, as ``u * stations + v``, sorted: the hops' dense
-        numbering (``None`` when there are more than :data:`_DENSE_HOPS`)."""
-        import numpy
-
-        if self._pairs is None:
-            n, vertex = len(self.stations), self._vertex
-            lengths = [len(topology.stations) for topology in self.lines.values()]
-            if sum(length * length for length in lengths) > _DENSE_HOPS:
-                self._pairs = False
-            else:
-                found = [numpy.zeros(0, dtype=numpy.int64)]
-                for topology in self.lines.values():
-                    ids = numpy.array([vertex[station] for station in topology.stations], dtype=numpy.int64)
-                    found.append((ids[:, None] * n + ids[None, :]).ravel())
-                self._pairs = numpy.unique(numpy.concatenate(found))
-        return None if self._pairs is False else self._pairs
+            reached = numpy.flatnonzero(numpy.isfinite(distance))
+            reached = reached[reached != s]
+            transfers = (distance[reached] // RIDE_WEIGHT).astype(numpy.int64) - 1
+            yield s, reached, transfers, routes, several
 
     def _least_cost_hops(self, vertices: Sequence[int], *, arrays: bool = False) -> Iterator[tuple]:
         """Per source vertex, the hops ``(tails, heads)`` of its least-cost DAG, grouped by head, nearest first
-        (see :func:`graphkit.dags.least_cost_hops`; with ``arrays``, as arrays); distances are found a block
-        of sources at a time."""
+        (see :func:`graphkit.dags.least_cost_hops`; with ``arrays``, as arrays, and the least weights to the
+        stations); distances are found a block of sources at a time."""
         import numpy
 
         from graphkit.dags import least_cost_hops
