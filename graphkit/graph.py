@@ -123,6 +123,7 @@ class TransitGraph:
         "_ride_tails",
         "_ride_heads",
         "_neighbours",
+        "_stop_search",
     )
 
     def __init__(self, metro: MetroData, overlay: Overlay | None = None):
@@ -176,6 +177,7 @@ class TransitGraph:
         self._segment_keys: dict[int, tuple] = {}
         self._held_stops = 0
         self._costs: numpy.ndarray | None = None
+        self._stop_search: tuple | None = None  # see _stop_distances
 
     @property
     def search_size(self) -> tuple[int, int]:
@@ -425,17 +427,18 @@ class TransitGraph:
     def all_route_texts(
         self,
         segment_text: Callable[[Segment], bytes],
+        several: Callable[[list[bytes]], bytes],
         *,
         separator: bytes = b", ",
         max_routes: int | None = None,
         sources: Iterable[str] | None = None,
-    ) -> Iterator[tuple[int, numpy.ndarray, numpy.ndarray, list[bytes | list[bytes] | None], list[int]]]:
+    ) -> Iterator[tuple[int, numpy.ndarray, numpy.ndarray, numpy.ndarray, numpy.ndarray]]:
         """:meth:`all_shortest_routes` as text, without route objects: per source (or ``sources``) in order,
-        ``(s, reached, transfers, routes, several)``: its vertex; the stations it reaches, in station order
-        (itself left out), and their routes' transfer counts (arrays); by station, its routes as text
-        (``segment_text`` of each segment, joined by ``separator``: one route, or a list of several in route
-        order; ``None`` for the source itself and the stations it does not reach); and the stations with
-        several. See :func:`graphkit.dags.texts_along`.
+        ``(s, reached, transfers, first, second)``: its vertex; the stations it reaches, in station order
+        (itself left out), and their routes' transfer counts; and by station, the text of its routes in two
+        parts, ``first`` and ``second`` (object arrays): a route is ``segment_text`` of its segments joined
+        by ``separator``, and two or more routes of a pair are one text by ``several``. See
+        :func:`graphkit.dags.texts_along`.
 
         Each hop's text is made once (the memo is bounded, as the hop memo is).
         """
@@ -464,7 +467,7 @@ class TransitGraph:
                 hop_text.clear()
                 held = 0
             self._bound_memo()
-            routes, several = texts_along(
+            first, second = texts_along(
                 s,
                 tails,
                 heads,
@@ -473,11 +476,12 @@ class TransitGraph:
                 stations=n,
                 max_routes=max_routes,
                 separator=separator,
+                several=several,
             )
             reached = numpy.flatnonzero(numpy.isfinite(distance))
             reached = reached[reached != s]
             transfers = (distance[reached] // RIDE_WEIGHT).astype(numpy.int64) - 1
-            yield s, reached, transfers, routes, several
+            yield s, reached, transfers, first, second
 
     def _least_cost_hops(self, vertices: Sequence[int], *, arrays: bool = False) -> Iterator[tuple]:
         """Per source vertex, the hops ``(tails, heads)`` of its least-cost DAG, grouped by head, nearest first
@@ -495,16 +499,57 @@ class TransitGraph:
         per_block = max(1, min(_SOURCES_PER_BLOCK, _CELLS_PER_BLOCK // max(1, cells)))
         for first in range(0, len(vertices), per_block):
             chunk = vertices[first : first + per_block]
-            weights = numpy.asarray(self._graph.distances(source=chunk, weights="weight"))
             yield from least_cost_hops(
                 chunk,
-                weights,
+                *self._stop_distances(chunk),
                 self._stop_station,
                 self._ride_tails,
                 self._ride_heads,
                 ride_weight=RIDE_WEIGHT,
                 arrays=arrays,
             )
+
+    def _stop_distances(self, vertices: Sequence[int]) -> tuple[numpy.ndarray, numpy.ndarray]:
+        """Least weights from each of ``vertices`` to every station and to every stop (arrays), as the search
+        graph's, searched on a smaller graph: the stops, and only the stations that two or more lines serve.
+
+        A station of one line has one stop, which stands in for it: it is reached when its stop is
+        (alighting costs nothing), and a route from it starts by boarding there (a ride's weight more than
+        the stop's own weights). The station is never on the way between two others.
+        """
+        import numpy
+
+        stop_station, n, stops = self._stop_station, len(self.stations), len(self._stop_station)
+        if self._stop_search is None:
+            served = numpy.bincount(stop_station, minlength=n)
+            shared = numpy.flatnonzero(served > 1)
+            vertex = numpy.full(n, -1, dtype=numpy.int64)
+            vertex[shared] = stops + numpy.arange(len(shared))
+            boarding = numpy.flatnonzero(served[stop_station] > 1)  # the stops of stations of several lines
+            at = vertex[stop_station[boarding]]
+            edges = numpy.concatenate(
+                (
+                    numpy.stack((at, boarding), axis=1),
+                    numpy.stack((boarding, at), axis=1),
+                    numpy.stack((self._ride_tails, self._ride_heads), axis=1),
+                )
+            )
+            graph = igraph.Graph(n=stops + len(shared), edges=edges.tolist(), directed=True)
+            graph.es["weight"] = [RIDE_WEIGHT] * len(boarding) + [0] * len(boarding) + [1] * len(self._ride_tails)
+            only_stop = numpy.zeros(n, dtype=numpy.int64)
+            only_stop[stop_station] = numpy.arange(stops)  # a station's stop (its only one, where that matters)
+            start = numpy.where(served > 1, vertex, only_stop)
+            offset = numpy.where(served > 1, 0.0, float(RIDE_WEIGHT))
+            self._stop_search = (graph, shared, only_stop, start, offset)
+        graph, shared, only_stop, start, offset = self._stop_search
+        rows = numpy.asarray(vertices, dtype=numpy.int64)
+        found = numpy.asarray(graph.distances(source=start[rows].tolist(), weights="weight"), dtype=numpy.float64)
+        found += offset[rows, None]
+        at_stop = found[:, :stops]
+        distance = at_stop[:, only_stop]
+        distance[:, shared] = found[:, stops:]
+        distance[numpy.arange(len(rows)), rows] = 0
+        return distance, at_stop
 
     def _routes_along(
         self, s: int, tails: list[int], heads: list[int], max_routes: int | None, wanted: set[int] | None = None

@@ -75,8 +75,12 @@ def reference_chunks(
     lines = {name: _dump(name).encode() for name in graph.lines}
     stops = dict(zip(graph.stations, names))
 
+    segment_format = (
+        b'{"route_name": %b, "departure_stop": %b, "arrival_stop": %b, "via_stops": [%b], "num_via_stops": %d}'
+    )
+
     def segment_text(segment: Segment) -> bytes:
-        return b'{"route_name": %b, "departure_stop": %b, "arrival_stop": %b, "via_stops": [%b], "num_via_stops": %d}' % (
+        return segment_format % (
             lines[segment.route_name],
             stops[segment.departure_stop],
             stops[segment.arrival_stop],
@@ -87,7 +91,7 @@ def reference_chunks(
     # a line's opening after the departure's: the arrival's name and its transfer count (a row per count)
     openings = numpy.empty((0, len(names)), dtype=object)
     city = _dump(graph.city).encode()
-    departures = graph.all_route_texts(segment_text, max_routes=max_routes, sources=sources)
+    departures = graph.all_route_texts(segment_text, _numbered, max_routes=max_routes, sources=sources)
     while True:
         # the collector, which would scan the departure's containers again and again meanwhile, waits
         # until its text is handed over
@@ -95,22 +99,23 @@ def reference_chunks(
             found = next(departures, None)
             if found is None:
                 return
-            s, reached, transfers, routes, several = found
+            s, reached, transfers, first, second = found
             pairs = len(reached)
             if not pairs:
                 text = b""
             else:
                 if int(transfers.max()) >= len(openings):
                     openings = _openings(names, int(transfers.max()) + 1)
-                for t in several:
-                    routes[t] = _numbered(routes[t])
                 head = b'{"city": %b, "station_1": %b, "station_2": ' % (city, names[s])
-                # pair by pair: its opening, its routes, and the next line's head (the last line: its end)
-                parts = [b"]}}\n" + head] * (3 * pairs + 1)
-                parts[0], parts[-1] = head, b"]}}\n"
-                parts[1::3] = openings[transfers, reached].tolist()
-                parts[2::3] = [routes[t] for t in reached.tolist()]
-                text = b"".join(parts)
+                # pair by pair: its opening, its routes in two parts, and the next line's head (the last: an end)
+                parts = numpy.empty(4 * pairs + 1, dtype=object)
+                parts[0] = head
+                parts[1::4] = openings[transfers, reached]
+                parts[2::4] = first[reached]
+                parts[3::4] = second[reached]
+                parts[4::4] = b"]}}\n" + head
+                parts[-1] = b"]}}\n"
+                text = b"".join(parts.tolist())
         yield pairs, text
 
 
