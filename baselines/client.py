@@ -55,7 +55,7 @@ import stat
 import sys
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -573,17 +573,7 @@ def run_requests(
     url = chat_url(endpoint)
     api_key = _checked_key(api_key)
     requests = list(requests)
-    seen: dict[tuple[str, str], str] = {}
-    for number, request in enumerate(requests, start=1):
-        if not isinstance(request, Request):
-            raise ValueError(f"requests[{number - 1}]: expected a Request, got {type(request).__name__}")
-        if not isinstance(request.id, str) or not request.id.strip():
-            raise ValueError(f"requests[{number - 1}]: the id must be a non-empty string, got {request.id!r:.80}")
-        if request.key in seen:
-            raise ValueError(
-                f"requests[{number - 1}]: duplicate request id={request.id!r}, question={request.question!r}"
-            )
-        seen[request.key] = request.mode
+    modes = _request_modes(requests)
     out = Path(out)
     label = name or model
     settings = {
@@ -593,22 +583,13 @@ def run_requests(
         "temperature": temperature,
         "max_tokens": max_tokens,
     }
-    stream = is_stream(out)
-    # lexists: a symbolic link already there (even a dangling one) is the user's, never removed below
-    created = not stream and not os.path.lexists(out)
-    settings_created = not stream and not os.path.lexists(_settings_path(out))
-    if stream:  # written straight through: nothing to resume, no record beside it
-        fd, done, answered, torn = _open_stream(out), set(), set(), 0
-    else:
-        fd, done, answered, torn = _prepare(out, settings, seen, retry_errors=retry_errors)
-    if torn:  # said even with --quiet: answers are asked again
-        print(f"{out}: dropped a torn last line ({torn} bytes) left by an interrupted run", file=sys.stderr)
+    resumed = _resume(out, settings, modes, retry_errors=retry_errors)
     # round by round: a run cut short holds one answer of every request before a second of any
     todo = [
         (request, repeat)
         for repeat in range(repeats)
         for request in requests
-        if (request.id, request.question, repeat) not in done
+        if (request.id, request.question, repeat) not in resumed.done
     ]
     total = len(requests) * repeats
     session = ChatSession(
@@ -623,40 +604,113 @@ def run_requests(
         stop=threading.Event(),
         label=label,
     )
-    from tqdm import tqdm
-
-    bar = tqdm(
-        total=total,
-        initial=total - len(todo),
-        unit="req",
-        desc=progress if isinstance(progress, str) else label,
-        disable=not progress,
-        dynamic_ncols=True,
-        file=sys.stderr,
-    )
-    counts = [0, 0]  # rows written, error rows among them
-    try:
-        _pump(session, todo, fd, bar, concurrency, counts, label=str(out), durable=not stream)
-    except BaseException:
-        if created and not counts[0]:  # a run that stopped before its first row leaves no empty file behind
-            out.unlink(missing_ok=True)
-            if settings_created:
-                _settings_path(out).unlink(missing_ok=True)
-        raise
-    finally:
-        session.stop.set()
-        bar.close()
-        os.close(fd)
-    written, errors = counts
-    asked = {(id, question, repeat) for id, question in seen for repeat in range(repeats)}
+    bar = _progress_bar(total, total - len(todo), progress if isinstance(progress, str) else label, bool(progress))
+    written, errors = _ask_all(session, todo, out, resumed, bar, concurrency)
+    asked = {(id, question, repeat) for id, question in modes for repeat in range(repeats)}
     return RunSummary(
         total=total,
         done_before=total - len(todo),
         done_now=written,
         errors=errors,
         seconds=round(time.monotonic() - started, 3),
-        errors_before=len((asked & done) - answered),
+        errors_before=len((asked & resumed.done) - resumed.answered),
     )
+
+
+def _request_modes(requests: Sequence[Any]) -> dict[tuple[str, str], str]:
+    """Each request's prompt mode by its key ``(id, question)``, after checking that every item is a
+    :class:`Request` with an id and that no two share a key.
+
+    Raises
+    ------
+    ValueError
+        Naming the first bad request by its place.
+    """
+    modes: dict[tuple[str, str], str] = {}
+    for number, request in enumerate(requests, start=1):
+        if not isinstance(request, Request):
+            raise ValueError(f"requests[{number - 1}]: expected a Request, got {type(request).__name__}")
+        if not isinstance(request.id, str) or not request.id.strip():
+            raise ValueError(f"requests[{number - 1}]: the id must be a non-empty string, got {request.id!r:.80}")
+        if request.key in modes:
+            raise ValueError(
+                f"requests[{number - 1}]: duplicate request id={request.id!r}, question={request.question!r}"
+            )
+        modes[request.key] = request.mode
+    return modes
+
+
+@dataclass(frozen=True, slots=True)
+class _Resumed:
+    """The prediction file opened for a run: its descriptor, the keys ``(id, question, repeat)`` the model already
+    has rows for (``done``) and answers for (``answered``), whether the file is a stream (a pipe or a device,
+    written straight through), and whether this run created it and its settings record (removed again when the
+    run stops before its first row)."""
+
+    fd: int
+    done: frozenset[tuple[str, str, int]]
+    answered: frozenset[tuple[str, str, int]]
+    stream: bool
+    created: bool
+    settings_created: bool
+
+
+def _resume(out: Path, settings: dict[str, Any], modes: dict[tuple[str, str], str], *, retry_errors: bool) -> _Resumed:
+    """Open ``out`` for the run: checked, repaired and pruned (:func:`_prepare`), or a stream as it is."""
+    stream = is_stream(out)
+    # lexists: a symbolic link already there (even a dangling one) is the user's, never removed below
+    created = not stream and not os.path.lexists(out)
+    settings_created = not stream and not os.path.lexists(_settings_path(out))
+    if stream:  # written straight through: nothing to resume, no record beside it
+        fd, done, answered, torn = _open_stream(out), set(), set(), 0
+    else:
+        fd, done, answered, torn = _prepare(out, settings, modes, retry_errors=retry_errors)
+    if torn:  # said even with --quiet: answers are asked again
+        print(f"{out}: dropped a torn last line ({torn} bytes) left by an interrupted run", file=sys.stderr)
+    return _Resumed(fd, frozenset(done), frozenset(answered), stream, created, settings_created)
+
+
+def _progress_bar(total: int, initial: int, label: str, shown: bool) -> Any:
+    """The run's progress bar on stderr (disabled unless ``shown``)."""
+    from tqdm import tqdm
+
+    return tqdm(
+        total=total,
+        initial=initial,
+        unit="req",
+        desc=label,
+        disable=not shown,
+        dynamic_ncols=True,
+        file=sys.stderr,
+    )
+
+
+def _ask_all(
+    session: ChatSession,
+    todo: list[tuple[Request, int]],
+    out: Path,
+    resumed: _Resumed,
+    bar: Any,
+    concurrency: int,
+) -> tuple[int, int]:
+    """Ask every (request, repeat) of ``todo``, appending each answer to ``out``; the rows written and the error
+    rows among them. The descriptor is closed and the bar ended however it stops; a run that stops before its
+    first row leaves no file it created behind."""
+    counts = [0, 0]  # rows written, error rows among them
+    try:
+        _pump(session, todo, resumed.fd, bar, concurrency, counts, label=str(out), durable=not resumed.stream)
+    except BaseException:
+        if resumed.created and not counts[0]:
+            out.unlink(missing_ok=True)
+            if resumed.settings_created:
+                _settings_path(out).unlink(missing_ok=True)
+        raise
+    finally:
+        session.stop.set()
+        bar.close()
+        os.close(resumed.fd)
+    written, errors = counts
+    return written, errors
 
 
 def _pump(

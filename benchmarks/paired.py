@@ -134,6 +134,32 @@ def _spread(resampled: np.ndarray, level: float) -> dict[str, float]:
     return {"se": se, "low": float(low), "high": float(high)}
 
 
+def _spreads(resampled: np.ndarray, level: float) -> list[dict[str, float]]:
+    """:func:`_spread` of each row of ``resampled`` (statistics × resamples), the same numbers bit for bit.
+
+    The rows that keep as many resamples go through numpy at once, their kept resamples in order:
+    ``quantile`` and ``std`` along the last axis of a C-contiguous array do per row what they do on one
+    row (the same partition, interpolation and pairwise sums).
+    """
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level must lie strictly between 0 and 1, got {level}")
+    resampled = np.asarray(resampled, dtype=float)
+    finite = np.isfinite(resampled)
+    kept = finite.sum(axis=1)
+    found: list[dict[str, float] | None] = [None] * len(resampled)
+    for size in sorted(set(kept.tolist())):
+        if size < 2:  # nothing to batch: as _spread has it
+            continue
+        rows = np.flatnonzero(kept == size)
+        chosen = resampled[rows]
+        chosen = np.ascontiguousarray(chosen[finite[rows]].reshape(len(rows), size))
+        lows, highs = np.quantile(chosen, [(1.0 - level) / 2.0, (1.0 + level) / 2.0], axis=1)
+        errors = np.std(chosen, axis=1, ddof=1)
+        for row, se, low, high in zip(rows.tolist(), errors.tolist(), lows.tolist(), highs.tolist()):
+            found[row] = {"se": se, "low": low, "high": high}
+    return [spread if spread is not None else _spread(resampled[row], level) for row, spread in enumerate(found)]
+
+
 def _log_factorials(n: int) -> np.ndarray:
     return np.concatenate([[0.0], np.cumsum(np.log(np.arange(1, n + 1, dtype=float)))])
 

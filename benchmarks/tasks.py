@@ -41,12 +41,18 @@ __all__ = [
     "Variant",
     "Generation",
     "MapPolicy",
+    "InspectSpec",
     "Task",
     "TASKS",
     "task_names",
+    "generated_task_names",
+    "variant_names",
+    "weighting_names",
+    "solver_names",
     "get_task",
     "detect_task",
     "results_of",
+    "imported",
 ]
 
 
@@ -158,6 +164,33 @@ class MapPolicy:
 
 
 @dataclass(frozen=True, slots=True)
+class InspectSpec:
+    """How a task runs as the Inspect AI task ``reasonmap/<name>`` (:mod:`reasonmap.inspect_tasks` builds it).
+
+    The task takes ``mode, split, questions, maps``, then its own ``options`` (name → default, in this
+    order), then ``seed, pixel_budget``; it is asked in the record's ``modes``. The module and function
+    ``question_set`` names (``module:function``, in the task's folder) gives, from ``(questions, split,
+    seed)``, the questions by id (the file's, else the split generated with the generator's defaults; a
+    file without one readable question raises ``ValueError``), the graph of a question's city (``None``:
+    the embedded city's), and the records skipped (shown in Inspect's log). ``scorer`` names the Inspect
+    scorer factory (its module imports Inspect), called with the task's settings its parameters name.
+    ``sample(question, kind)`` is the sample id and metadata of one request; ``kinds``, when given, are
+    the request kinds the ``kinds`` option picks from (``"both"``: all of them). ``dataset`` prefixes a
+    generated set's name (``<dataset>-<split>-seed<seed>``). ``carried_maps(questions, folder)``, when
+    given, writes the maps a question file carries into ``folder`` and returns ``(written, problems)``,
+    or ``None`` when it carries none.
+    """
+
+    options: Mapping[str, Any]
+    question_set: str
+    scorer: str
+    sample: Callable[[Any, str], tuple[str, Mapping[str, Any]]]
+    dataset: str
+    kinds: tuple[str, ...] = ()
+    carried_maps: Callable[[str, str], tuple[list[Path], list[Any]] | None] | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Task:
     """Everything the toolkit knows about one task, and the only place that knows it.
 
@@ -210,6 +243,12 @@ class Task:
         Its metric records (:class:`benchmarks.metrics.MetricSpec`), the headline ones in the order
         ``results.md`` and the tables print them; those naming a scored-row ``field`` are what
         ``reasonmap compare`` and ``leaderboard`` compute and show (:func:`benchmarks.metrics.compared`).
+    inspect
+        How it runs as an Inspect AI task (``None``: it is not one).
+    export(loaded, out, *, figure, metro) -> int
+        Writes its questions as a Hugging Face dataset folder ``out`` in the public data set's schema
+        (``reasonmap export --format hf``; ``figure(question)`` the map's bytes or ``None``, ``metro`` a
+        Metro Data for every question or ``None``) and returns how many; ``None``: it has no such schema.
     """
 
     name: str
@@ -234,6 +273,8 @@ class Task:
     compare: Callable[..., tuple[dict[str, Any], str]] | None = None
     generation: Generation | None = None
     solve: str | None = None
+    inspect: InspectSpec | None = None
+    export: Callable[..., int] | None = None
 
     @property
     def variant_names(self) -> tuple[str, ...]:
@@ -261,8 +302,13 @@ class Task:
         """
         if self.solve is None:
             raise ValueError(f"{self.name} questions have no solver")
-        module, attribute = self.solve.split(":")
-        return getattr(importlib.import_module(module), attribute)
+        return imported(self.solve)
+
+
+def imported(where: str) -> Any:
+    """The object a ``module:attribute`` string names, imported when first asked for."""
+    module, attribute = where.split(":")
+    return getattr(importlib.import_module(module), attribute)
 
 
 #: Task name -> ``module:attribute`` of its registry entry.
@@ -284,6 +330,26 @@ def task_names() -> tuple[str, ...]:
     return tuple(TASKS)
 
 
+def generated_task_names() -> tuple[str, ...]:
+    """The tasks whose questions are generated (their record has a ``generation``), in the registry's order."""
+    return tuple(name for name in TASKS if get_task(name).generation is not None)
+
+
+def variant_names() -> tuple[str, ...]:
+    """Every task's scoring variants, each once, in the registry's order."""
+    return tuple(dict.fromkeys(name for task in TASKS for name in get_task(task).variant_names))
+
+
+def weighting_names() -> tuple[str, ...]:
+    """Every task's weightings, each once, in the registry's order."""
+    return tuple(dict.fromkeys(name for task in TASKS for name in get_task(task).weightings))
+
+
+def solver_names() -> tuple[str, ...]:
+    """Every task's symbolic solvers, each once, in the registry's order."""
+    return tuple(dict.fromkeys(name for task in TASKS for name in get_task(task).solvers))
+
+
 def get_task(name: str) -> Task:
     """The task called ``name``.
 
@@ -299,8 +365,7 @@ def get_task(name: str) -> Task:
     ...
     graphkit.choices.UnknownChoice: task must be one of ['route', 'plus', 'mapqa'], got 'maps'
     """
-    module, attribute = TASKS[check_choice(name, TASKS, what="task")].split(":")
-    return getattr(importlib.import_module(module), attribute)
+    return imported(TASKS[check_choice(name, TASKS, what="task")])
 
 
 def detect_task(path: str | Path) -> Task:

@@ -65,10 +65,11 @@ def city_path(name: str) -> Path:
     for city, path in catalogue.items():
         if fold(city) == wanted:
             return path
-    import difflib
+    from graphkit.choices import close_choices
 
     folded = {fold(city): city for city in catalogue}
-    close = [folded[key] for key in difflib.get_close_matches(wanted, list(folded), n=3, cutoff=0.5)]
+    # a city name is short: half alike is close (difflib's 0.5, which this replaced)
+    close = [folded[key] for key in close_choices(wanted, folded, limit=3, cutoff=50)]
     hint = f"; did you mean {', '.join(close)}?" if close else f"; known cities: {', '.join(sorted(catalogue))}"
     raise UnknownCity(f"no embedded city named {shorten(name)!r}{hint}")
 

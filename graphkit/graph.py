@@ -1,7 +1,9 @@
 """The transit graph of a city, compiled to python-igraph.
 
 This module is the only one that touches igraph: it owns the mapping between
-station names and vertex ids and hands back names, segments and routes.
+station names and vertex ids and hands back names, segments and routes. The
+graph's name queries (resolving and showing stations and lines) are
+:mod:`graphkit.graph_names`.
 
 Riding one line between two stations it serves is one *hop*; a hop weighs
 ``RIDE_WEIGHT + stops`` (the fewest stops over the lines that serve both), so
@@ -23,14 +25,13 @@ import sys
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from graphkit.errors import AmbiguousStation, InvalidName, TransitError, UnknownLine, UnknownStation
-from graphkit.identities import QUALIFIER, station_identities
+from graphkit.errors import TransitError
+from graphkit.graph_names import StationNames
+from graphkit.identities import station_identities
 from graphkit.matching import NameIndex
 from graphkit.metro import MetroData
-from graphkit.names import unsafe_character
 from graphkit.overlays import Overlay, check_overlay
 from graphkit.segments import Route, RouteSet, Segment
 from graphkit.topology import LineTopology, compile_line
@@ -66,10 +67,14 @@ def _unimportable(name: str) -> Iterator[None]:
         del sys.modules[name]
 
 
-# ``import igraph`` imports ``matplotlib.pyplot`` for its drawing module (about a second), though no graph here
-# is drawn: without it, igraph's drawing helpers are placeholders
-with _unimportable("matplotlib"):
-    import igraph
+def _igraph():
+    """igraph, imported when a graph is first searched (scoring reads names and lines only, and the import takes
+    a tenth of a second). ``import igraph`` imports ``matplotlib.pyplot`` for its drawing module (about a second),
+    though no graph here is drawn: without it, igraph's drawing helpers are placeholders."""
+    if "igraph" not in sys.modules:
+        with _unimportable("matplotlib"):
+            import igraph  # noqa: F401 (loaded into sys.modules)
+    return sys.modules["igraph"]
 
 
 def _index_or_end(options: tuple, value: object) -> int:
@@ -94,11 +99,12 @@ class _Memo(dict):
         return value
 
 
-class TransitGraph:
+class TransitGraph(StationNames):
     """A city's stations, lines and hops, ready for route queries.
 
     Build it with :func:`compile_graph`. Public methods take and return
-    station and line names as cleaned in the data.
+    station and line names as cleaned in the data; those that resolve and
+    show names are :class:`graphkit.graph_names.StationNames`'.
     """
 
     __slots__ = (
@@ -114,7 +120,8 @@ class TransitGraph:
         "_line_rank",
         "_lines_at",
         "_vertex",
-        "_graph",
+        "_search",
+        "_search_edges",
         "_hops",
         "_segment_keys",
         "_held_stops",
@@ -163,11 +170,8 @@ class TransitGraph:
         n, stops = len(self.stations), len(stop_of)
         boards = [(v, n + k) for k, v in enumerate(stop_station)]
         alights = [(n + k, v) for k, v in enumerate(stop_station)]
-        with _unimportable("numpy"):  # igraph imports it to ask whether the edges are an array: they are a list
-            self._graph = igraph.Graph(
-                n=n + stops, edges=boards + alights + [(n + a, n + b) for a, b in rides], directed=True
-            )
-        self._graph.es["weight"] = [RIDE_WEIGHT] * stops + [0] * stops + [1] * len(rides)
+        self._search = None  # the igraph graph, built when first searched (see _graph)
+        self._search_edges = (n + stops, boards + alights + [(n + a, n + b) for a, b in rides])
         # as arrays only when routes are searched: scoring reads names and lines, and numpy takes a while to import
         self._stop_station: Sequence[int] = stop_station
         self._ride_tails: Sequence[int] = [a for a, _ in rides]
@@ -178,6 +182,19 @@ class TransitGraph:
         self._held_stops = 0
         self._costs: numpy.ndarray | None = None
         self._stop_search: tuple | None = None  # see _stop_distances
+
+    @property
+    def _graph(self):
+        """The search graph in igraph: boardings weigh ``RIDE_WEIGHT``, alightings 0 and rides 1 (the edges'
+        order); built on first use."""
+        if self._search is None:
+            vertices, edges = self._search_edges
+            stops = vertices - len(self.stations)
+            with _unimportable("numpy"):  # igraph imports it to ask whether the edges are an array: they are a list
+                graph = _igraph().Graph(n=vertices, edges=edges, directed=True)
+            graph.es["weight"] = [RIDE_WEIGHT] * stops + [0] * stops + [1] * (len(edges) - 2 * stops)
+            self._search = graph
+        return self._search
 
     @property
     def search_size(self) -> tuple[int, int]:
@@ -192,115 +209,6 @@ class TransitGraph:
         (9, 16)
         """
         return self._graph.vcount(), self._graph.ecount()
-
-    # -- names ---------------------------------------------------------------
-    @property
-    def city(self) -> str:
-        return self.metro.city
-
-    @property
-    def station_index(self) -> NameIndex:
-        """Name matching over the stations (built on first use: romanizing is slow)."""
-        if self._station_index is None:
-            self._station_index = NameIndex(self.stations, kind="station", city=self.city, spellings=self._spellings)
-        return self._station_index
-
-    @property
-    def line_index(self) -> NameIndex:
-        """Name matching over the lines."""
-        if self._line_index is None:
-            self._line_index = NameIndex(self.lines, kind="line", city=self.city)
-        return self._line_index
-
-    def resolve_station(self, query: str) -> str:
-        """The station ``query`` names (see :class:`graphkit.matching.NameIndex`).
-
-        A name that several stations share is told apart by a line serving it:
-        ``"125 St@1"`` is the 125 St on the 1.
-
-        Raises
-        ------
-        InvalidName
-            The query holds a control or bidi character (it would fold, unseen, into another name).
-        UnknownStation
-            Nothing fits; the error lists close matches.
-        AmbiguousStation
-            Several stations fit; the error lists them with their lines.
-        """
-        _check_query(query, "station")
-        index = self.station_index
-        found = index.lookup(query)
-        name, qualifier = query, None
-        if found.status == "unknown" and QUALIFIER in query:
-            name, _, qualifier = query.rpartition(QUALIFIER)
-            found = index.lookup(name)
-        if qualifier is not None and found.status != "unknown":
-            line = self.resolve_line(qualifier)
-            on_line = tuple(station for station in found.names if line in self._lines_at[station])
-            if len(on_line) == 1:
-                return on_line[0]
-            if not on_line:
-                raise UnknownStation(query, found.names, city=self.city)
-            found = replace(found, names=on_line)
-        if found.status in ("exact", "matched"):
-            return found.names[0]
-        if found.status == "unknown":
-            raise UnknownStation(query, found.names, city=self.city)
-        described = tuple(f"{station} (lines {', '.join(self._lines_at[station])})" for station in found.names)
-        raise AmbiguousStation(
-            query,
-            found.names,
-            city=self.city,
-            hint=f"{'; '.join(described)}; pick one as NAME{QUALIFIER}LINE, e.g. "
-            f"{name.strip()}{QUALIFIER}{self._lines_at[found.names[0]][0]}",
-        )
-
-    def display_name(self, station: str) -> str:
-        """The name to show for ``station``: its own, or for one of several sharing a name, that name."""
-        return self._display.get(station, station)
-
-    def spellings(self, station: str) -> tuple[str, ...]:
-        """Every name ``station`` answers to, the shown one first (an alias's spellings too)."""
-        return self._spellings.get(station, (station,))
-
-    def namesakes(self, station: str) -> tuple[str, ...]:
-        """The stations shown under ``station``'s name, itself included (several for a homonym)."""
-        if station not in self._display:
-            return (station,)
-        shown = self._display[station]
-        return tuple(other for other, name in self._display.items() if name == shown)
-
-    def display_route(self, route: Route) -> Route:
-        """``route`` with its stations shown by name (see :meth:`display_name`)."""
-        if not self._display:
-            return route
-        show = self.display_name
-        return Route(
-            tuple(
-                Segment(s.route_name, show(s.departure_stop), show(s.arrival_stop), tuple(show(v) for v in s.via_stops))
-                for s in route.segments
-            )
-        )
-
-    def resolve_line(self, query: str) -> str:
-        """The line ``query`` names (see :class:`graphkit.matching.NameIndex`); see :meth:`resolve_station`."""
-        if query not in self.lines:  # line names are free text: a data's own name is taken as written
-            _check_query(query, "line")
-        return self.line_index.resolve(query)
-
-    def lines_at(self, station: str) -> tuple[str, ...]:
-        """Lines serving ``station``, in data order."""
-        return self._lines_at[station]
-
-    def line(self, name: str) -> LineTopology:
-        try:
-            return self.lines[name]
-        except KeyError:
-            raise UnknownLine(name, tuple(self.lines)[:3], city=self.city) from None
-
-    def transfer_stations(self) -> tuple[str, ...]:
-        """Stations served by two or more lines: where transfers are possible."""
-        return tuple(station for station in self.stations if len(self._lines_at[station]) > 1)
 
     # -- rides and hops ------------------------------------------------------
     def ride(self, line: str, departure: str, arrival: str) -> tuple[int, tuple[tuple[str, ...], ...]] | None:
@@ -661,12 +569,6 @@ class TransitGraph:
         return (
             f"<TransitGraph {self.city or self.metro.source}: {len(self.lines)} lines, {len(self.stations)} stations>"
         )
-
-
-def _check_query(query: str, kind: str) -> None:
-    unsafe = unsafe_character(query)
-    if unsafe is not None:
-        raise InvalidName(query, unsafe, kind=kind)
 
 
 def compile_graph(metro: MetroData, overlay: Overlay | None = None) -> TransitGraph:

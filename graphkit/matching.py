@@ -8,16 +8,18 @@ A name that fits nothing gets close-match suggestions.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from graphkit.choices import check_choice
+from graphkit.choices import check_choice, close_choices
 from graphkit.errors import AmbiguousLine, AmbiguousStation, UnknownLine, UnknownStation
 from graphkit.names import fold, line_keys, station_keys
 
 __all__ = ["NameIndex", "Resolution"]
+
+# how alike a key must be to be suggested (rapidfuzz's ratio, 0-100): difflib's 0.6, which this replaced
+_SUGGEST_RATIO = 60
 
 Kind = Literal["station", "line"]
 _KINDS: dict[str, tuple[Callable[[str], tuple[str, ...]], type[LookupError], type[LookupError]]] = {
@@ -150,6 +152,6 @@ class NameIndex:
         probes = tuple(dict.fromkeys((*keys_of(query), fold(query))))
         found: list[str] = []
         for probe in probes:
-            for key in difflib.get_close_matches(probe, list(by_key), n=limit, cutoff=0.6):
+            for key in close_choices(probe, by_key, limit=limit, cutoff=_SUGGEST_RATIO):
                 found.append(by_key[key])
         return tuple(dict.fromkeys(found))[:limit]

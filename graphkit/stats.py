@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import asdict, dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Literal
 
 from graphkit.metro import MetroData
@@ -99,6 +99,7 @@ def all_city_stats() -> tuple[CityStats, ...]:
     return tuple(city_stats(_identified(name)) for name in city_names())
 
 
+@cache  # the 30 cities: read once for the tiers and once more for their own counts otherwise
 def _identified(name: str) -> MetroData:
     """An embedded city's data with stations as its overlay identifies them (aliases joined, homonyms split)."""
     from graphkit.cities import load_city

@@ -13,6 +13,7 @@ from graphkit.lazy import lazy_exports
 __all__, __getattr__, __dir__ = lazy_exports(
     globals(),
     {
+        "benchmarks.comparisons": ("scored_values",),
         "reasonmap.comparisons": (
             "compare_runs",
             "compare_scored",
@@ -21,8 +22,8 @@ __all__, __getattr__, __dir__ = lazy_exports(
             "write_comparison",
         ),
         "reasonmap.errors": ("ReasonmapError",),
-        "reasonmap.evaluate": ("evaluate_files",),
         "reasonmap.leaderboard": ("build_leaderboard", "write_leaderboard"),
-        "reasonmap.runs": ("RunError", "read_run", "read_scored", "scored_values"),
+        "reasonmap.runs": ("RunError", "read_run", "read_scored"),
+        "reasonmap.score_files": ("evaluate_files",),
     },
 )

@@ -175,7 +175,16 @@ def _add_score_files(parser: argparse.ArgumentParser) -> None:
 def add_benchmark_commands(commands) -> None:
     """Add ``generate``, ``score``, ``export``, ``predictions``, ``demo`` and ``mapqa-score`` to the subcommands."""
     from reasonmap.batch import add_executor_options
-    from reasonmap.options import DEFAULT_PER_TYPE, GENERATED_TASKS, TASKS, VARIANTS, WEIGHTINGS, add_metro_dir
+    from reasonmap.options import (
+        DEFAULT_PER_TYPE,
+        GENERATED_TASKS,
+        KINDS,
+        SOURCES,
+        TASKS,
+        VARIANTS,
+        WEIGHTINGS,
+        add_metro_dir,
+    )
 
     generate = commands.add_parser("generate", help="questions of a task with references, seeded")
     generate.add_argument(
@@ -206,14 +215,12 @@ def add_benchmark_commands(commands) -> None:
     score.add_argument(
         "--from",
         dest="source",
-        choices=["jsonl", "lmms-eval", "vlmevalkit", "inspect"],
+        choices=SOURCES,
         default="jsonl",
         help="who wrote P: the toolkit (jsonl), an lmms-eval samples log, a VLMEvalKit sheet, an Inspect eval log",
     )
     score.add_argument("--model", help="--from: the model's name, where the file does not say it")
-    score.add_argument(
-        "--kind", choices=["short", "long"], help="--from: the question kind, where the file does not say it"
-    )
+    score.add_argument("--kind", choices=KINDS, help="--from: the question kind, where the file does not say it")
     score.add_argument(
         "--partial", action="store_true", help="--from inspect: score the finished samples of a run that failed"
     )
@@ -267,9 +274,7 @@ def add_benchmark_commands(commands) -> None:
     predictions.add_argument("file", metavar="FILE", help="an lmms-eval samples log, VLMEvalKit sheet or Inspect log")
     predictions.add_argument("--from", dest="source", required=True, choices=["lmms-eval", "vlmevalkit", "inspect"])
     predictions.add_argument("--model", help="the model's name, where the file does not say it")
-    predictions.add_argument(
-        "--kind", choices=["short", "long"], help="the question kind, where the file does not say it"
-    )
+    predictions.add_argument("--kind", choices=KINDS, help="the question kind, where the file does not say it")
     predictions.add_argument(
         "--questions", metavar="Q", help="lmms-eval: the question file the log's doc_id positions refer to"
     )

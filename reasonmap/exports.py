@@ -1,22 +1,21 @@
 """Question sets exported for other tools: a Hugging Face dataset in the public data set's schema.
 
-This composes the question loader, the embedded Metro Data and the map
-folder of the prompts (``<city>.png`` or ``<country>__<city>.png``) into
-:func:`benchmarks.reasonmap.hub.write_hf_dataset`. The public set's schema
-is that of route questions: other tasks' files are refused in one line.
+This composes a task's loader and the map folder of the prompts
+(``<city>.png`` or ``<country>__<city>.png``) into the task's own writer
+(its record's ``export``: route questions, whose schema the public set's is,
+through :func:`benchmarks.reasonmap.hub.write_hf_dataset`). A file of a task
+without one is refused in one line.
 The output folder is replaced only when it is empty or holds a dataset
 (what ``save_to_disk`` writes), never a folder of other files.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-
-from benchmarks.reasonmap.records import Question
+from typing import Any
 
 __all__ = ["Export", "export_hf"]
 
@@ -60,40 +59,32 @@ def export_hf(
     Raises
     ------
     ValueError
-        The file holds another task's questions, or ``out`` is a folder of files that are not a dataset.
+        The file holds the questions of a task without a dataset schema, or ``out`` is a folder of files that
+        are not a dataset.
     """
     from baselines.prompts import find_map
-    from benchmarks.reasonmap.hub import write_hf_dataset
-    from benchmarks.reasonmap.loading import load_questions
-    from graphkit.cities import city_names, load_city, load_metro_file
+    from benchmarks.tasks import get_task, task_names
+    from graphkit.cities import load_metro_file
     from reasonmap.score_files import task_of
 
     task = task_of(questions_path)
-    if task.name != "route":
+    if task.export is None:
+        writers = " and ".join(name for name in task_names() if get_task(name).export is not None)
         raise ValueError(
-            f"{questions_path}: holds {task.name} questions; `export --format hf` writes route questions only"
+            f"{questions_path}: holds {task.name} questions; `export --format hf` writes {writers} questions only"
             " (the public ReasonMap set's schema)"
         )
     out = Path(os.path.abspath(out))  # `.` and `..` have a name to write beside
     _check_out(out)
     _check_out(out.with_name(out.name + ".partial"), partial=True)  # the dataset is written there, then moved
-    questions, carried, skipped = load_questions(questions_path)
-    problems = [str(problem) for problem in skipped]
-    if not questions:
+    loaded = task.load(questions_path)
+    problems = list(loaded.problems)
+    if not loaded.questions:
         return Export(0, tuple(problems))
     override = load_metro_file(metro, overlay=overlay)[0] if metro is not None else None
-    texts: dict[str, str | None] = {}
     figures: dict[str, bytes | None] = {}
 
-    def metro_text(question: Question) -> str | None:
-        if question.city not in texts:
-            data = override or carried.get(question.city)
-            if data is None and question.city in city_names():
-                data = load_city(question.city)[0]
-            texts[question.city] = None if data is None else json.dumps(data.to_dict(), ensure_ascii=False)
-        return texts[question.city]
-
-    def figure(question: Question) -> bytes | None:
+    def figure(question: Any) -> bytes | None:
         if maps is None:
             return None
         if question.city not in figures:
@@ -104,7 +95,7 @@ def export_hf(
                 figures[question.city] = None
         return figures[question.city]
 
-    count = write_hf_dataset(list(questions.values()), out, metro_text=metro_text, figure=figure)
+    count = task.export(loaded, out, figure=figure, metro=override)
     return Export(count, tuple(problems))
 
 

@@ -1,4 +1,9 @@
-"""ReasonMap as Inspect AI tasks: ``reasonmap/route`` and ``reasonmap/plus``, judged by the toolkit's scorers.
+"""ReasonMap as Inspect AI tasks: ``reasonmap/<task>`` for each task whose record has an ``inspect`` spec.
+
+Today that is ``reasonmap/route`` and ``reasonmap/plus``, judged by the toolkit's scorers. What is the
+task's own (its options, question set, sample ids and metadata, scorer and metrics) is declared by its
+record (:class:`benchmarks.tasks.InspectSpec`, the scorers in ``benchmarks/<folder>/inspect_scorer.py``);
+this module builds every task the same way from it.
 
 Installed with ``pip install 'reasonmap-toolkit[inspect]'``, the tasks are
 found by name through Inspect's entry point (``inspect_ai`` →
@@ -21,7 +26,7 @@ Samples
     (:mod:`baselines.prompts`): in ``full`` the map is Inspect image content
     (a PNG data URL, downscaled under ``pixel_budget``). ``plus``: one per
     question, id the question's, metadata ``id``, ``type``, ``city``; modes
-    ``full`` and ``text-only``. A map missing from ``maps``, or unreadable,
+    those of the plus task. A map missing from ``maps``, or unreadable,
     stops the task with one line naming it (Inspect's prerequisite error).
 Questions
     ``questions=PATH`` (any file ``reasonmap score`` reads: the toolkit's,
@@ -51,11 +56,11 @@ Scores
 
 from __future__ import annotations
 
+import inspect
 import logging
 import os
 import tempfile
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -64,96 +69,25 @@ from inspect_ai import Task, task
 from inspect_ai._util.error import PrerequisiteError  # not public: Inspect's one-line errors (0.3.285)
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ChatMessageUser, ContentImage, ContentText
-from inspect_ai.scorer import SampleScore, Score, Target, metric, scorer, stderr
-from inspect_ai.solver import TaskState, generate
+from inspect_ai.solver import generate
 from inspect_ai.util import registry_info
 
-from benchmarks.metrics import MetricSpec, aggregate
-from benchmarks.reasonmap.records import KINDS, Prediction, Question
-from graphkit.graph import TransitGraph
+from benchmarks.tasks import Task as TaskRecord
+from benchmarks.tasks import get_task, imported, task_names
 from reasonmap.errors import ReasonmapError
-
-__all__ = [
-    "TASK_VERSION",
-    "route",
-    "plus",
-    "route_scorer",
-    "route_metrics",
-    "plus_scorer",
-    "plus_metrics",
-    "route_samples",
-]
 
 _PACKAGE = "reasonmap"
 #: The tasks' version, as Inspect records it in each log: raised when the samples or the scoring change.
 TASK_VERSION = "1.1.0"
 _LOG = logging.getLogger(__name__)
-_KIND_CHOICES = ("both", *KINDS)
-
-
-# -- question sets ----------------------------------------------------------------------------
+_MAPS_VARIABLE = "REASONMAP_MAPS"
+_PIXEL_BUDGET = 4_000_000
 
 
 def _report(problems: Sequence[Any]) -> None:
     """Skipped records go to the log Inspect shows; the good ones are all asked."""
     for problem in problems:
         _LOG.warning("skipped: %s", problem)
-
-
-def _stamp(questions: str | None) -> int | None:
-    """When the question file last changed: a set is loaded once for the task and its scorer, and again when edited."""
-    return None if questions is None else Path(questions).stat().st_mtime_ns
-
-
-def _route_set(
-    questions: str | None, split: str, seed: int
-) -> tuple[dict[str, Question], Callable[[Question], TransitGraph]]:
-    """Questions by id and the graph of each question's city."""
-    return _load_route_set(questions, _stamp(questions), split, seed)
-
-
-def _plus_set(questions: str | None, split: str, seed: int) -> dict[str, Any]:
-    """Plus questions by id."""
-    return _load_plus_set(questions, _stamp(questions), split, seed)
-
-
-@lru_cache(maxsize=8)
-def _load_route_set(
-    questions: str | None, stamp: int | None, split: str, seed: int
-) -> tuple[dict[str, Question], Callable[[Question], TransitGraph]]:
-    from benchmarks.reasonmap.loading import graph_lookup, load_questions
-
-    if questions is not None:
-        found, metro, problems = load_questions(questions)
-        _report(problems)
-        if not found:
-            reasons = "; ".join(str(problem) for problem in problems[:3])
-            raise ValueError(f"{questions}: no readable question{f' ({reasons})' if reasons else ''}")
-        return found, graph_lookup(metro)
-    from benchmarks.reasonmap.generate import generate_set, split_cities
-    from graphkit.cities import city_graph, city_names
-
-    generated = generate_set([city_graph(name) for name in split_cities(split, city_names())], seed=seed)
-    return {question.id: question for question in generated}, graph_lookup({})
-
-
-@lru_cache(maxsize=8)
-def _load_plus_set(questions: str | None, stamp: int | None, split: str, seed: int) -> dict[str, Any]:
-    if questions is not None:
-        from benchmarks.plus.loading import load_plus_questions
-
-        found, problems = load_plus_questions(questions)
-        _report(problems)
-        if not found:
-            reasons = "; ".join(str(problem) for problem in problems[:3])
-            raise ValueError(f"{questions}: no readable plus question{f' ({reasons})' if reasons else ''}")
-        return found
-    from benchmarks.plus.questions import generate_plus_set
-    from benchmarks.reasonmap.generate import split_cities
-    from graphkit.cities import city_graph, city_names
-
-    generated = generate_plus_set([city_graph(name) for name in split_cities(split, city_names())], seed=seed)
-    return {question.id: question for question in generated}
 
 
 def _content(content: Any) -> str | list:
@@ -171,229 +105,71 @@ def _content(content: Any) -> str | list:
     return parts
 
 
-def route_samples(
-    questions: Sequence[Question],
+def task_samples(
+    record: TaskRecord,
+    questions: Iterable[Any],
     *,
     mode: str,
     kinds: str = "both",
     maps: str | None = None,
     textualization: str = "lines",
-    pixel_budget: int = 4_000_000,
-    graph_for: Callable[[Question], TransitGraph] | None = None,
+    pixel_budget: int = _PIXEL_BUDGET,
+    graph_for: Callable[[Any], Any] | None = None,
 ) -> list[Sample]:
-    """Inspect samples of route questions: the toolkit's requests of ``mode`` (see the module notes).
+    """Inspect samples of a task's questions: the toolkit's requests of ``mode`` (see the module notes).
 
     Raises
     ------
     ValueError
-        An unknown mode or kind, or ``full`` without ``maps``.
+        A mode the task has not, an unknown kind, or ``full`` without ``maps``.
     """
     from baselines.prompts import build_requests
 
-    if kinds not in _KIND_CHOICES:
-        raise ValueError(f"kinds must be one of {list(_KIND_CHOICES)}, got {kinds!r}")
+    spec = record.inspect
+    if spec is None:
+        raise ValueError(f"{record.name} questions are not an Inspect task")
+    choices = ("both", *spec.kinds)
+    if kinds not in choices:
+        raise ValueError(f"kinds must be one of {list(choices)}, got {kinds!r}")
     by_id = {question.id: question for question in questions}
     requests = build_requests(
-        questions, mode=mode, graph_for=graph_for, textualization=textualization, maps=maps, pixel_budget=pixel_budget
+        list(by_id.values()),
+        mode=mode,
+        task=record,
+        graph_for=graph_for,
+        textualization=textualization,
+        maps=maps,
+        pixel_budget=pixel_budget,
     )
     samples = []
     for request in requests:
         if kinds != "both" and request.question != kinds:
             continue
-        question = by_id[request.id]
-        samples.append(
-            Sample(
-                input=[ChatMessageUser(content=_content(message["content"])) for message in request.messages],
-                id=f"{request.id}:{request.question}",
-                metadata={
-                    "id": request.id,
-                    "kind": request.question,
-                    "city": question.city,
-                    "difficulty_question": question.difficulty_question,
-                    "difficulty_city": question.difficulty_city,
-                },
-            )
-        )
+        identifier, metadata = spec.sample(by_id[request.id], request.question)
+        messages = [ChatMessageUser(content=_content(message["content"])) for message in request.messages]
+        samples.append(Sample(input=messages, id=identifier, metadata=dict(metadata)))
     return samples
 
 
-# -- metrics ----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class _Answer:
-    """What a task's metric specs read of one answer, taken from its Inspect score."""
-
-    id: str
-    question: str | None
-    correct: float
-    map_score: float | None
-    weight: float
-    type: str | None = None
-    tokens: int | None = None  # Inspect keeps the tokens in its own usage records
-
-
-def _question_id(sample: SampleScore) -> str:
-    """The question a sample asks: a route sample's id is ``<question id>:<kind>``, a plus sample's the question's."""
-    identifier = str(sample.sample_id)
-    kind = (sample.score.metadata or {}).get("kind")
-    return identifier.removesuffix(f":{kind}") if kind else identifier
-
-
-def _route_answer(sample: SampleScore) -> _Answer:
-    score = sample.score
-    metadata = score.metadata or {}
-    value = score.value
-    return _Answer(_question_id(sample), metadata.get("kind"), value["correct"], value["map_score"], metadata["weight"])
-
-
-def _plus_answer(sample: SampleScore) -> _Answer:
-    metadata = sample.score.metadata or {}
-    return _Answer(_question_id(sample), None, sample.score.value, None, metadata["weight"], metadata["type"])
-
-
-def _stderrs(specs: Sequence[MetricSpec], answers: Sequence[_Answer]) -> dict[str, float | None]:
-    """``<metric>_stderr`` of each headline spec: the standard error of the report's bootstrap over questions
-    (:mod:`benchmarks.intervals`; a question's short and long samples drawn together), beside the figure as
-    Inspect's own ``stderr()`` sits beside a mean. With epochs, each sample's value is already their mean."""
-    from benchmarks.intervals import intervals
-    from benchmarks.metrics import headline
-
-    chosen = headline(specs)
-    found = intervals(chosen, answers)
-    return {f"{spec.name}_stderr": found[spec.name].se if spec.name in found else None for spec in chosen}
-
-
-@metric
-def route_metrics() -> Callable[[list[SampleScore]], dict[str, float | None]]:
-    """The report's figures per kind (the route task's metric specs, tokens aside), from the scores' ``correct``
-    and their metadata's ``map_score`` and ``weight``."""
-    from benchmarks.reasonmap.metrics import ROUTE_METRICS
-
-    specs = [spec for spec in ROUTE_METRICS if not spec.name.startswith("mean_tokens")]
-
-    def compute(scores: list[SampleScore]) -> dict[str, float | None]:
-        answers = [_route_answer(sample) for sample in scores]
-        figures = {spec.name: aggregate(spec, answers) for spec in specs}
-        return figures | _stderrs(specs, answers)
-
-    return compute
-
-
-@metric
-def plus_metrics() -> Callable[[list[SampleScore]], dict[str, float | None]]:
-    """Weighted (by map difficulty) and plain accuracy, and the accuracy per plus type."""
-    from benchmarks.plus.metrics import PLUS_ACCURACY, PLUS_WEIGHTED_ACCURACY
-
-    def compute(scores: list[SampleScore]) -> dict[str, float | None]:
-        answers = [_plus_answer(sample) for sample in scores]
-        figures = {spec.name: aggregate(spec, answers) for spec in (PLUS_WEIGHTED_ACCURACY, PLUS_ACCURACY)}
-        for kind in sorted({answer.type for answer in answers}):
-            figures[f"accuracy_{kind}"] = aggregate(PLUS_ACCURACY, [a for a in answers if a.type == kind])
-        return figures | _stderrs((PLUS_WEIGHTED_ACCURACY,), answers)
-
-    return compute
-
-
-# -- scorers ----------------------------------------------------------------------------------
-
-
-def _tokens(state: TaskState) -> int | None:
-    usage = state.output.usage if state.output is not None else None
-    return usage.output_tokens if usage is not None else None
-
-
-# the value holds both figures, so that Inspect's reducer averages each over the epochs
-# (a score's metadata is the first epoch's)
-# Inspect's stderr clustered by question (its `cluster`, inspect_ai 0.3.285 scorer/_metrics/std.py): a question's
-# short and long samples are not independent
-@scorer(metrics=[route_metrics(), {"correct": [stderr(cluster="id")], "map_score": [stderr(cluster="id")]}])
-def route_scorer(
-    questions: str | None = None, split: str = "test", seed: int = 0, weighting: str = "paper", variant: str = "paper"
-) -> Callable:
-    """The toolkit's route scorer (correctness and map score) over the task's question set."""
-    by_id, graph_for = _route_set(questions, split, seed)
-
-    async def score(state: TaskState, target: Target) -> Score:
-        from benchmarks.reasonmap.scoring import score_prediction
-
-        identifier, kind = state.metadata["id"], state.metadata["kind"]
-        question = by_id[identifier]
-        response = state.output.completion if state.output is not None else ""
-        prediction = Prediction(identifier, str(state.model), kind, response, _tokens(state))
-        verdict = score_prediction(prediction, question, graph_for(question), weighting=weighting, variant=variant)
-        return Score(
-            value={"correct": verdict.correct, "map_score": verdict.map_score},
-            answer=response,
-            explanation=verdict.failure or "correct",
-            metadata={
-                "kind": kind,
-                "components": dict(verdict.components),
-                "weight": verdict.weight,
-                "failure": verdict.failure,
-                "invalid_reason": verdict.invalid_reason,
-                "parsed": None if verdict.parsed is None else [section.to_dict() for section in verdict.parsed],
-            },
-        )
-
-    return score
-
-
-@scorer(metrics=[plus_metrics(), stderr()])
-def plus_scorer(questions: str | None = None, split: str = "test", seed: int = 0, weighting: str = "city") -> Callable:
-    """The toolkit's ReasonMap-Plus scorer (exact match) over the task's question set."""
-    by_id = _plus_set(questions, split, seed)
-
-    async def score(state: TaskState, target: Target) -> Score:
-        from benchmarks.plus.questions import PlusPrediction
-        from benchmarks.plus.scoring import score_plus_prediction
-
-        question = by_id[state.metadata["id"]]
-        response = state.output.completion if state.output is not None else ""
-        prediction = PlusPrediction(question.id, str(state.model), response, _tokens(state))
-        verdict = score_plus_prediction(prediction, question, weighting=weighting)
-        return Score(
-            value=verdict.correct,
-            answer=response,
-            explanation=verdict.invalid_reason or ("correct" if verdict.correct else "wrong"),
-            metadata={
-                "type": verdict.type,
-                "weight": verdict.weight,
-                "parsed": verdict.parsed,
-                "chosen": verdict.chosen,
-                "answer": verdict.answer,
-            },
-        )
-
-    return score
-
-
-# -- tasks ------------------------------------------------------------------------------------
-
-_MAPS_VARIABLE = "REASONMAP_MAPS"
-
-
-def _maps(maps: str | None, questions: str | None = None) -> str | None:
+def _maps(record: TaskRecord, maps: str | None, questions: str | None) -> str | None:
     """The map folder: given, else ``$REASONMAP_MAPS``, else the maps the question file carries, if any."""
     found = maps if maps is not None else os.environ.get(_MAPS_VARIABLE) or None
-    if found is None and questions is not None:
-        folder = _carried_maps(questions, _stamp(questions))
+    if found is None and questions is not None and record.inspect.carried_maps is not None:
+        folder = _carried_maps(record.name, questions, _stamp(questions))
         found = None if folder is None else folder.name
     return found
 
 
-@lru_cache(maxsize=4)
-def _carried_maps(questions: str, stamp: int | None) -> tempfile.TemporaryDirectory | None:
-    """The public data set's ``figure`` of each city, written once to a folder that lives as long as the process."""
-    from benchmarks.reasonmap.public_dataset import export_figures
+def _stamp(questions: str) -> int:
+    return Path(questions).stat().st_mtime_ns
 
-    if not (Path(questions).is_dir() or Path(questions).suffix in (".parquet", ".jsonl", ".json")):
-        return None
+
+@lru_cache(maxsize=4)
+def _carried_maps(name: str, questions: str, stamp: int) -> tempfile.TemporaryDirectory | None:
+    """The maps a question file carries (the public data set's ``figure`` of each city), written once to a folder
+    that lives as long as the process."""
     folder = tempfile.TemporaryDirectory(prefix="reasonmap-maps-")
-    try:
-        written, problems = export_figures(questions, folder.name)
-    except ValueError:  # not the public set's format: it carries no maps
-        written, problems = [], []
+    written, problems = get_task(name).inspect.carried_maps(questions, folder.name) or ([], [])
     _report(problems)
     if not written:
         folder.cleanup()
@@ -411,81 +187,62 @@ class TaskInputError(ReasonmapError, PrerequisiteError, ValueError):
 
 
 def _one_line(error: Exception, name: str) -> TaskInputError:
-    return TaskInputError(f"reasonmap/{name}: {' '.join(str(error).split())}")
+    return TaskInputError(f"{_PACKAGE}/{name}: {' '.join(str(error).split())}")
 
 
-def _route(
-    mode: str = "full",
-    split: str = "test",
-    questions: str | None = None,
-    maps: str | None = None,
-    kinds: str = "both",
-    textualization: str = "lines",
-    weighting: str = "paper",
-    variant: str = "paper",
-    seed: int = 0,
-    pixel_budget: int = 4_000_000,
-) -> Task:
-    """ReasonMap route questions, short and long, in a prompt mode (``full`` needs ``maps``, a folder of maps)."""
-    maps = _maps(maps, questions) if mode == "full" else maps
-    by_id, graph_for = _route_set(questions, split, seed)
+def inspect_task(record: TaskRecord, settings: dict[str, Any]) -> Task:
+    """The Inspect task of ``record`` under ``settings`` (every parameter of its factory, by name)."""
+    spec = record.inspect
+    mode, questions = settings["mode"], settings["questions"]
+    split, seed, maps = settings["split"], settings["seed"], settings["maps"]
+    if mode == "full":
+        maps = _maps(record, maps, questions)
+    by_id, graph_for, problems = imported(spec.question_set)(questions, split, seed)
+    _report(problems)
     try:
-        samples = route_samples(
-            list(by_id.values()),
+        if mode == "full" and maps is None:
+            raise ValueError(
+                f"mode 'full' needs the folder of map images (maps=... or ${_MAPS_VARIABLE}; the toolkit ships none)"
+            )
+        samples = task_samples(
+            record,
+            by_id.values(),
             mode=mode,
-            kinds=kinds,
+            kinds=settings.get("kinds", "both"),
             maps=maps,
-            textualization=textualization,
-            pixel_budget=pixel_budget,
+            textualization=settings.get("textualization", "lines"),
+            pixel_budget=settings["pixel_budget"],
             graph_for=graph_for,
         )
     except (FileNotFoundError, ValueError) as error:  # a missing or unreadable map, a mode it has not
-        raise _one_line(error, "route") from None
+        raise _one_line(error, record.name) from None
+    make_scorer = imported(spec.scorer)
+    chosen = {name: settings[name] for name in inspect.signature(make_scorer).parameters}
     return Task(
-        dataset=MemoryDataset(samples, name=questions or f"reasonmap-{split}-seed{seed}"),
+        dataset=MemoryDataset(samples, name=questions or f"{spec.dataset}-{split}-seed{seed}"),
         solver=generate(),
-        scorer=route_scorer(questions, split, seed, weighting, variant),
+        scorer=make_scorer(**chosen),
         version=TASK_VERSION,
     )
 
 
-def _plus(
-    mode: str = "full",
-    split: str = "test",
-    questions: str | None = None,
-    maps: str | None = None,
-    weighting: str = "city",
-    seed: int = 0,
-    pixel_budget: int = 4_000_000,
-) -> Task:
-    """ReasonMap-Plus counting and true/false questions, in ``full`` (needs ``maps``) or ``text-only`` mode."""
-    maps = _maps(maps) if mode == "full" else maps
-    from baselines.prompts import find_map, image_data_url
+def _factory(record: TaskRecord) -> Callable[..., Task]:
+    """The function Inspect calls with the task's ``-T`` options: ``mode, split, questions, maps``, the task's own
+    options, ``seed, pixel_budget``."""
+    defaults = {"mode": "full", "split": "test", "questions": None, "maps": None}
+    defaults |= {**record.inspect.options, "seed": 0, "pixel_budget": _PIXEL_BUDGET}
+    kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    signature = inspect.Signature([inspect.Parameter(name, kind, default=value) for name, value in defaults.items()])
 
-    if mode not in ("full", "text-only"):
-        raise TaskInputError(f"reasonmap/plus: mode must be one of ['full', 'text-only'], got {mode!r}")
-    if mode == "full" and maps is None:
-        raise TaskInputError(
-            "reasonmap/plus: "
-            f"mode 'full' needs the folder of map images (maps=... or ${_MAPS_VARIABLE}; the toolkit ships none)"
-        )
-    samples = []
-    for question in _plus_set(questions, split, seed).values():
-        content: Any = question.question
-        if mode == "full":
-            try:
-                url = image_data_url(str(find_map(maps, question)), pixel_budget=pixel_budget)
-            except (FileNotFoundError, ValueError) as error:
-                raise _one_line(error, "plus") from None
-            content = [ContentImage(image=url), ContentText(text=question.question)]
-        metadata = {"id": question.id, "type": question.type, "city": question.city}
-        samples.append(Sample(input=[ChatMessageUser(content=content)], id=question.id, metadata=metadata))
-    return Task(
-        dataset=MemoryDataset(samples, name=questions or f"reasonmap-plus-{split}-seed{seed}"),
-        solver=generate(),
-        scorer=plus_scorer(questions, split, seed, weighting),
-        version=TASK_VERSION,
-    )
+    def factory(*args: Any, **kwargs: Any) -> Task:
+        bound = signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        return inspect_task(record, dict(bound.arguments))
+
+    factory.__signature__ = signature  # type: ignore[attr-defined]
+    factory.__name__ = factory.__qualname__ = record.name
+    factory.__doc__ = f"{record.title}, in a prompt mode (``full`` needs ``maps``, a folder of maps)."
+    return factory
 
 
 def _registered(factory: Callable[..., Task], name: str) -> Callable[..., Task]:
@@ -502,5 +259,9 @@ def _registered(factory: Callable[..., Task], name: str) -> Callable[..., Task]:
     return registered
 
 
-route = _registered(_route, "route")
-plus = _registered(_plus, "plus")
+#: The registered tasks' names (each a module attribute: ``from reasonmap.inspect_tasks import route``).
+INSPECT_TASKS: tuple[str, ...] = tuple(name for name in task_names() if get_task(name).inspect is not None)
+for _name in INSPECT_TASKS:
+    globals()[_name] = _registered(_factory(get_task(_name)), _name)
+
+__all__ = ["TASK_VERSION", "INSPECT_TASKS", "TaskInputError", "inspect_task", "task_samples", *INSPECT_TASKS]

@@ -16,6 +16,7 @@ from graphkit.choices import UnknownChoice, check_choice
 from reasonmap.options import (
     MODES,
     SOLVERS,
+    TEXTUALIZATIONS,
     add_client_options,
     add_metro_dir,
     add_prompt_options,
@@ -187,9 +188,7 @@ def add_model_commands(commands) -> None:
     _add_questions(baseline)
     baseline.add_argument("--out", required=True, metavar="P", help="prediction rows to write (JSON Lines)")
     baseline.add_argument("--seed", type=int, default=0)
-    baseline.add_argument(
-        "--textualization", choices=["lines", "adjacency", "stations"], default="lines", help="text-oracle: its input"
-    )
+    baseline.add_argument("--textualization", choices=TEXTUALIZATIONS, default="lines", help="text-oracle: its input")
     for name in ("wrong-line", "wrong-transfer", "detour", "miscount"):
         baseline.add_argument(f"--{name}", type=float, default=0.1, metavar="P", help="noisy: probability")
     baseline.add_argument(

@@ -3,7 +3,8 @@
 The model client's options (``run``, ``vdi``, ``eval``), the prompt options
 (``prompts``, ``run``, ``eval``) and the help formatter that shows each
 option's default. Nothing heavy is imported here: ``reasonmap --help``
-stays quick.
+stays quick, and each option's choices are its registry's (:class:`graphkit.choices.Choices`), read
+when the option is checked or the command's help shown.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from graphkit.choices import Choices
+
 __all__ = [
     "TASKS",
     "GENERATED_TASKS",
@@ -21,6 +24,10 @@ __all__ = [
     "WEIGHTINGS",
     "MODES",
     "SOLVERS",
+    "TEXTUALIZATIONS",
+    "ALIAS_STRATEGIES",
+    "SOURCES",
+    "KINDS",
     "DEFAULT_PIXEL_BUDGET",
     "DEFAULT_MAX_ROUTES",
     "DEFAULT_PER_TYPE",
@@ -48,40 +55,43 @@ __all__ = [
     "report_skipped",
 ]
 
-# The libraries' choices and defaults, written out so that building the parser imports none of them (graphkit
-# loads igraph); tests/reasonmap/test_cli_tasks.py keeps each equal to the library's own.
+# The registries' own choices, read when an option is checked or a command's help is shown (building the parser
+# imports none of them: graphkit loads igraph).
 #: :func:`benchmarks.tasks.task_names`
-TASKS = ("route", "plus", "mapqa")
+TASKS = Choices("benchmarks.tasks:task_names")
 #: the tasks whose record has a ``generation`` (:class:`benchmarks.tasks.Generation`)
-GENERATED_TASKS = ("route", "plus")
-#: every task's scoring variants, each once, in the registry's order (:func:`reasonmap.score_files.scoring_variants`)
-VARIANTS = ("paper", "C1", "C2", "ungated", "official", "vlmevalkit")
-#: every task's weightings, each once (:attr:`benchmarks.tasks.Task.weightings`)
-WEIGHTINGS = ("paper", "city", "none")
-#: :data:`baselines.prompts.MODES`
-MODES = ("full", "text-only", "symbolic", "alias")
-#: every task's solvers (:attr:`benchmarks.tasks.Task.solvers`), the route task's order
-SOLVERS = ("oracle", "text-oracle", "direct-line", "echo", "noisy")
+GENERATED_TASKS = Choices("benchmarks.tasks:generated_task_names")
+#: every task's scoring variants, each once, in the registry's order
+VARIANTS = Choices("benchmarks.tasks:variant_names")
+#: every task's weightings, each once
+WEIGHTINGS = Choices("benchmarks.tasks:weighting_names")
+#: every task's prompt modes
+MODES = Choices("baselines.prompts:MODES")
+#: every task's solvers, the route task's order
+SOLVERS = Choices("benchmarks.tasks:solver_names")
+#: the textualizations of a network (symbolic and alias modes)
+TEXTUALIZATIONS = Choices("baselines.textualize:TEXTUALIZATIONS")
+#: how the alias mode renames stations
+ALIAS_STRATEGIES = Choices("baselines.alias:STRATEGIES")
+#: the harnesses whose prediction files ``score --from`` reads
+SOURCES = Choices("benchmarks.reasonmap.harnesses:SOURCES")
+#: the route questions' kinds
+KINDS = Choices("benchmarks.reasonmap.records:KINDS")
+EXECUTORS = Choices("graphkit.executors:EXECUTORS")
+TIERS = Choices("graphkit.stats:TIERS")
+SCRIPTS = Choices("graphkit.synth:SCRIPTS")
+PALETTES = Choices("vision.render:PALETTES", sort=True)
+ENGINES = Choices("vision.engines:ENGINES")
+DEVICES = Choices("vision.engines:DEVICES")
+ROTATIONS = Choices("vision.ocr:ROTATIONS")
+# Numbers the help shows as defaults, written out so that the parser imports no library for them;
+# tests/reasonmap/test_cli_tasks.py keeps each equal to the library's own.
 #: :data:`baselines.prompts.DEFAULT_PIXEL_BUDGET`
 DEFAULT_PIXEL_BUDGET = 4_000_000
 #: :data:`graphkit.routes.DEFAULT_MAX_ROUTES`
 DEFAULT_MAX_ROUTES = 10
 #: :data:`benchmarks.plus.questions.DEFAULT_PER_TYPE`
 DEFAULT_PER_TYPE = 10
-#: :data:`graphkit.executors.EXECUTORS`
-EXECUTORS = ("local", "ray")
-#: :data:`graphkit.stats.TIERS`
-TIERS = ("easy", "middle", "hard")
-#: :data:`graphkit.synth.SCRIPTS`
-SCRIPTS = ("latin", "cjk")
-#: :data:`vision.render.PALETTES`, sorted
-PALETTES = ("confusable", "normal")
-#: :data:`vision.engines.ENGINES`
-ENGINES = ("rapidocr", "paddleocr")
-#: :data:`vision.engines.DEVICES`
-DEVICES = ("auto", "cpu", "cuda")
-#: :data:`vision.ocr.ROTATIONS`
-ROTATIONS = ("auto", "all", "none")
 #: :data:`vision.images.DEFAULT_PIXEL_LIMIT`
 DEFAULT_PIXEL_LIMIT = 300_000_000
 #: :data:`vision.images.BYTES_PER_PIXEL`
@@ -104,6 +114,21 @@ class Help(argparse.HelpFormatter):
             return text
         return f"{text} (default: %(default)s)" if text else "(default: %(default)s)"
 
+    def _metavar_formatter(self, action: argparse.Action, default_metavar: str) -> Any:
+        # argparse formats every option once as it is added (checking its metavar): registry choices not yet read
+        # stand as their option's name then; the help and usage read them first (Parser.format_help)
+        if isinstance(action.choices, Choices) and not action.choices.loaded and action.metavar is None:
+            return super()._metavar_formatter(_Unread(action), default_metavar)
+        return super()._metavar_formatter(action, default_metavar)
+
+
+class _Unread:
+    """An action whose choices are not read yet, as argparse's metavar check sees it."""
+
+    def __init__(self, action: argparse.Action) -> None:
+        self.metavar = action.dest.upper()
+        self.choices = None
+
 
 _NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
 
@@ -120,6 +145,20 @@ class Parser(argparse.ArgumentParser):
     """A parser whose errors name the mistake: an unknown option is reported first, by name, with the option it
     most likely misspells (not as a missing required one), and an invalid choice with the choice it most likely
     misspells (``reasonmap rout``: did you mean ``route``?)."""
+
+    def format_usage(self) -> str:
+        self._read_choices()
+        return super().format_usage()
+
+    def format_help(self) -> str:
+        self._read_choices()
+        return super().format_help()
+
+    def _read_choices(self) -> None:
+        """Read the registries this parser's options choose from, for the help to list them."""
+        for action in self._actions:
+            if isinstance(action.choices, Choices):
+                action.choices.names  # noqa: B018 (read now, kept)
 
     def parse_known_args(self, args: Sequence[str] | None = None, namespace: Any = None) -> Any:
         if args is not None and not any(isinstance(a, argparse._SubParsersAction) for a in self._actions):
@@ -208,12 +247,12 @@ def add_prompt_options(
         return
     parser.add_argument(
         "--textualization",
-        choices=["lines", "adjacency", "stations"],
+        choices=TEXTUALIZATIONS,
         default="lines",
         help="symbolic and alias: how the network is written",
     )
     parser.add_argument(
-        "--alias-strategy", choices=["romanize", "borrow"], default="romanize", help="alias: how names are replaced"
+        "--alias-strategy", choices=ALIAS_STRATEGIES, default="romanize", help="alias: how names are replaced"
     )
 
 

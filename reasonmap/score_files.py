@@ -58,8 +58,11 @@ def task_of(questions_path: str | Path, task: str | None = None) -> Task:
 
 
 def scoring_variants() -> tuple[str, ...]:
-    """Every task's scoring variants' names, each once, in the registry's order."""
-    return tuple(dict.fromkeys(name for task in task_names() for name in get_task(task).variant_names))
+    """Every task's scoring variants' names, each once, in the registry's order
+    (:func:`benchmarks.tasks.variant_names`)."""
+    from benchmarks.tasks import variant_names
+
+    return variant_names()
 
 
 def _options(task: Task, variant: str, **given: Any) -> ScoreOptions:

@@ -6,7 +6,7 @@ import dataclasses
 import re
 from pathlib import Path
 
-from benchmarks.tasks import TASKS, Task, get_task
+from benchmarks.tasks import TASKS, Task, get_task, task_names
 
 ROOT = Path(__file__).resolve().parents[1]
 TEXT = (ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8")
@@ -40,3 +40,30 @@ def test_every_subcommand_module_it_lists_adds_parsers():
     for path in re.findall(r"`(reasonmap/\w+_commands?\.py)`", TEXT):
         source = (ROOT / path).read_text(encoding="utf-8")
         assert re.search(r"^def add_\w+\(commands", source, flags=re.MULTILINE), path
+
+
+# a task's name, quoted, compared with something: `== "route"`, `in ("plus", ...)`, `case "mapqa"`, `"route" ==`
+_QUOTED = rf"[\"'](?:{'|'.join(task_names())})[\"']"
+BRANCH = re.compile(
+    rf"(?:==|!=|\bin\b|\bis\b|\bcase\b)\s*[(\[{{]?[^#\n]*?{_QUOTED}|{_QUOTED}\s*(?:==|!=|\bin\b|\bis\b)"
+)
+
+
+def test_no_module_of_the_application_branches_on_a_tasks_name():
+    """``reasonmap/`` composes task records: a comparison with a task's name (``== "route"``, ``in ("plus", ...)``,
+    ``case "mapqa"``) would be task-specific code that a new task has to edit."""
+    found = [
+        f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
+        for path in sorted((ROOT / "reasonmap").glob("*.py"))
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if BRANCH.search(line) and not line.lstrip().startswith("#")
+    ]
+    assert found == []
+
+
+def test_the_branch_check_sees_a_branch():
+    """The pattern of the test above catches the branches it is meant to (else it would pass vacuously)."""
+    for line in ('if task.name != "route":', "if name in ('plus', 'mapqa'):", 'case "mapqa":', '"route" == kind'):
+        assert BRANCH.search(line), line
+    for line in ('get_task(args.task or "route")', 'task: str = "route"', 'add_parser("route", help="...")'):
+        assert not BRANCH.search(line), line

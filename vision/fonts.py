@@ -66,39 +66,56 @@ def script_of(text: str) -> Script:
     return "latin"
 
 
+_UNREADABLE = (OSError, KeyError, AssertionError, ValueError)
+
+
+def _collection(path: str) -> bool:
+    return path.lower().endswith((".ttc", ".otc"))
+
+
 @lru_cache(maxsize=64)
-def _faces(path: str) -> tuple[tuple[str, frozenset[int]], ...]:
-    """Each face of a font file: its family name and the probe characters it maps (empty when unreadable)."""
+def _face_names(path: str) -> tuple[str, ...]:
+    """The family name of each face of a font file (empty when unreadable); reads only the name tables."""
     from fontTools.ttLib import TTCollection, TTFont, TTLibError
+
+    try:
+        fonts = list(TTCollection(path, lazy=True).fonts) if _collection(path) else [TTFont(path, lazy=True)]
+        return tuple(str(font["name"].getDebugName(1) or "") for font in fonts)
+    except (TTLibError, *_UNREADABLE):
+        return ()
+
+
+@lru_cache(maxsize=256)
+def _face_probes(path: str, index: int) -> frozenset[int]:
+    """The probe characters face ``index`` of a font file maps (empty when unreadable).
+
+    A face's character map is the costly part of a font to read (a CJK collection's ten faces take seconds),
+    so it is read for one face at a time, only when that face is asked about.
+    """
+    from fontTools.ttLib import TTFont, TTLibError
 
     probes = frozenset(ord(char) for text in _PROBES.values() for char in text)
     try:
-        if path.lower().endswith((".ttc", ".otc")):
-            fonts = list(TTCollection(path, lazy=True).fonts)
-        else:
-            fonts = [TTFont(path, lazy=True)]
-        faces = []
-        for font in fonts:
-            cmap = font["cmap"].getBestCmap() or {}
-            faces.append((str(font["name"].getDebugName(1) or ""), frozenset(code for code in probes if code in cmap)))
-        return tuple(faces)
-    except (OSError, TTLibError, KeyError, AssertionError, ValueError):
-        return ()
+        font = TTFont(path, lazy=True, fontNumber=index if _collection(path) else -1)
+        cmap = font["cmap"].getBestCmap() or {}
+    except (TTLibError, *_UNREADABLE):
+        return frozenset()
+    return frozenset(code for code in probes if code in cmap)
+
+
+def _simplified(name: str) -> bool:
+    return name.endswith(" SC") or " SC " in name or "Simplified" in name or "GB" in name
 
 
 def font_index(path: str | Path, script: Script = "cjk") -> int | None:
     """The face of ``path`` to use for ``script`` (Simplified Chinese preferred for CJK), or ``None`` if none fits."""
     _check_script(script)
     needed = {ord(char) for char in _PROBES[script]}
-    fitting = [index for index, (_, codes) in enumerate(_faces(str(path))) if needed <= codes]
-    if not fitting:
-        return None
+    names = _face_names(str(path))
+    order = list(range(len(names)))
     if script == "cjk":  # the Noto and Source Han collections hold JP, KR, SC, TC faces: SC draws mainland names
-        for index in fitting:
-            name = _faces(str(path))[index][0]
-            if name.endswith(" SC") or " SC " in name or "Simplified" in name or "GB" in name:
-                return index
-    return fitting[0]
+        order.sort(key=lambda index: not _simplified(names[index]))  # stable: SC faces first, each group in order
+    return next((index for index in order if needed <= _face_probes(str(path), index)), None)
 
 
 def _fc_match(pattern: str) -> Path | None:

@@ -168,12 +168,16 @@ def straighten(graph: TransitGraph, layout: GridLayout, *, rounds: int = 4) -> G
             neighbours[b].add(a)
         line_neighbours.append(around)
     hops = sorted({tuple(sorted((a, b))) for a in names for b in neighbours[a]})
+    # the lines through each station (their neighbours there): a station is on few of a city's lines
+    lines_at: dict[str, list[list[str]]] = {name: [] for name in names}
+    for around in line_neighbours:
+        for name, near in around.items():
+            lines_at[name].append(near)
 
     def bends_at(station: str) -> float:
         """Bends of every line at ``station`` and on the hops that touch it."""
         total = 0.0
-        for around in line_neighbours:
-            near = around.get(station, [])
+        for near in lines_at[station]:
             total += sum(not _octilinear(cells[station], cells[other]) for other in near)
             if len(near) == 2:
                 a, b = cells[near[0]], cells[near[1]]

@@ -20,7 +20,7 @@ from benchmarks.plus.official import PLUS_MODELS
 from benchmarks.plus.questions import DEFAULT_PER_TYPE, PlusPrediction, PlusQuestion
 from benchmarks.reasonmap.weighting import WEIGHTINGS
 from benchmarks.repeats import with_repeats
-from benchmarks.tasks import Generation, Loaded, Prompt, ScoreOptions, Task, Variant
+from benchmarks.tasks import Generation, InspectSpec, Loaded, Prompt, ScoreOptions, Task, Variant
 
 if TYPE_CHECKING:
     from benchmarks.plus.scoring import PlusVerdict
@@ -191,6 +191,11 @@ def _samples(loaded: Loaded, maps: Path, source: Path) -> SampleSet:
     return plus_samples(loaded.questions.values(), maps=maps)
 
 
+def _inspect_sample(question: PlusQuestion, kind: str) -> tuple[str, dict[str, Any]]:
+    """One sample per question, id the question's."""
+    return question.id, {"id": question.id, "type": question.type, "city": question.city}
+
+
 #: The registry record.
 PLUS = Task(
     name="plus",
@@ -214,4 +219,11 @@ PLUS = Task(
     generation=Generation(_generate, {"per_type": DEFAULT_PER_TYPE}, _describe, noun="plus questions"),
     samples=_samples,
     metrics=PLUS_METRICS,
+    inspect=InspectSpec(
+        options={"weighting": DEFAULT_WEIGHTING},
+        question_set="benchmarks.plus.inspect_scorer:plus_set",
+        scorer="benchmarks.plus.inspect_scorer:plus_scorer",
+        sample=_inspect_sample,
+        dataset="reasonmap-plus",
+    ),
 )

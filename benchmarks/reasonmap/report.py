@@ -18,9 +18,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from benchmarks.intervals import INTERVAL_METHOD, interval_note, intervals
-from benchmarks.metrics import figures as metric_figures
-from benchmarks.metrics import headline, interval_cell, number
+from benchmarks.intervals import INTERVAL_METHOD, grouped_intervals, interval_note
+from benchmarks.metrics import DIGITS, MetricSpec, headline, interval_cell, number, weighted_mean
 from benchmarks.provenance import versions
 from benchmarks.reasonmap.figures import plotted_models
 from benchmarks.reasonmap.metrics import ROUTE_METRICS, route_metrics_of
@@ -36,13 +35,35 @@ _SPECS = {kind: route_metrics_of(kind) for kind in KINDS}
 _HEADLINE = headline(ROUTE_METRICS)
 
 
-def _kind_figures(kind: str, verdicts: Sequence[Verdict]) -> dict[str, Any]:
-    """The figures of one question kind's verdicts: every spec of the kind, and the counts."""
-    return {
-        **metric_figures(_SPECS[kind], verdicts),
-        f"n_{kind}": len(verdicts),
-        f"n_invalid_{kind}": sum(verdict.parsed is None for verdict in verdicts),
-    }
+def _kind_figures(kind: str, verdicts: Sequence[Verdict], read: dict[int, tuple] | None = None) -> dict[str, Any]:
+    """The figures of one question kind's verdicts: every spec of the kind, and the counts.
+
+    The figures are :func:`benchmarks.metrics.figures`' (the same ``(value, weight)`` pairs, the same exact
+    means); ``read`` keeps each verdict's pairs by object, for the other groups it sits in.
+    """
+    read = {} if read is None else read
+    specs = _SPECS[kind]
+    rows = []
+    for verdict in verdicts:
+        pairs = read.get(id(verdict))
+        if pairs is None:  # the verdict is kept with its pairs, so that its id names it while ``read`` lives
+            pairs = read[id(verdict)] = (*(_pair(spec, verdict) for spec in specs), verdict)
+        rows.append(pairs)
+    figures: dict[str, Any] = {}
+    for column, spec in enumerate(specs):
+        value = weighted_mean([row[column] for row in rows if row[column] is not None])
+        figures[spec.name] = None if value is None else round(value, DIGITS)
+    figures[f"n_{kind}"] = len(verdicts)
+    figures[f"n_invalid_{kind}"] = sum(verdict.parsed is None for verdict in verdicts)
+    return figures
+
+
+def _pair(spec: MetricSpec, verdict: Verdict) -> tuple[Any, Any] | None:
+    """``(value, weight)`` of a verdict, as :meth:`~benchmarks.metrics.MetricSpec.pairs` gives it, or ``None``."""
+    value = spec.value(verdict)
+    if value is None:
+        return None
+    return value, spec.weight(verdict) if spec.weighted else 1
 
 
 def summarize(
@@ -83,26 +104,31 @@ def summarize(
         if verdict.failure:
             failures[verdict.model][verdict.failure] += 1
 
+    # one bootstrap over each group's questions (a question's short and long answers are drawn together),
+    # every group's at once once the rows are laid out: groups of one size share the draws
+    pending: list[tuple[dict[str, Any], list[Verdict]]] = []
+
+    read: dict[int, tuple] = {}  # each verdict's (value, weight) pairs, read once for its three groups
+
     def figures(groups: Mapping[str, list[Verdict]]) -> dict[str, Any]:
         merged: dict[str, Any] = {}
         for kind in KINDS:
-            merged.update(_kind_figures(kind, groups.get(kind, [])))
+            merged.update(_kind_figures(kind, groups.get(kind, []), read))
         merged["n"] = sum(merged[f"n_{kind}"] for kind in KINDS)
         merged["n_invalid"] = sum(merged[f"n_invalid_{kind}"] for kind in KINDS)
-        # one bootstrap over the group's questions: a question's short and long answers are drawn together
-        found = intervals(_HEADLINE, [verdict for kind in KINDS for verdict in groups.get(kind, [])])
-        merged["intervals"] = {name: interval.to_dict() for name, interval in found.items()}
+        merged["intervals"] = {}
+        pending.append((merged, [verdict for kind in KINDS for verdict in groups.get(kind, [])]))
         return merged
 
     pair_order = [f"{q}/{m}" for q in DIFFICULTIES for m in DIFFICULTIES]
     models = {}
     for model in sorted(overall):
-        models[model] = {
-            **figures(overall[model]),
-            "failures": dict(sorted(failures[model].items())),
-            "per_city": {city: figures(cities[model][city]) for city in sorted(cities[model])},
-            "per_difficulty": {pair: figures(pairs[model][pair]) for pair in pair_order if pair in pairs[model]},
-        }
+        models[model] = row = figures(overall[model])  # the row itself: its intervals are filled in below
+        row["failures"] = dict(sorted(failures[model].items()))
+        row["per_city"] = {city: figures(cities[model][city]) for city in sorted(cities[model])}
+        row["per_difficulty"] = {pair: figures(pairs[model][pair]) for pair in pair_order if pair in pairs[model]}
+    for (row, _), found in zip(pending, grouped_intervals(_HEADLINE, [group for _, group in pending])):
+        row["intervals"] = {name: interval.to_dict() for name, interval in found.items()}
     return {
         "weighting": weighting,
         "variant": variant,

@@ -24,7 +24,7 @@ from benchmarks.reasonmap.scoring import VARIANTS as MAP_SCORE_VARIANTS
 from benchmarks.reasonmap.scoring import score_predictions
 from benchmarks.reasonmap.weighting import WEIGHTINGS
 from benchmarks.repeats import with_repeats
-from benchmarks.tasks import Generation, Loaded, MapPolicy, Prompt, ScoreOptions, Task, Variant
+from benchmarks.tasks import Generation, InspectSpec, Loaded, MapPolicy, Prompt, ScoreOptions, Task, Variant
 from graphkit.errors import TransitError
 from graphkit.graph import TransitGraph
 from graphkit.metro import MetroData
@@ -375,6 +375,53 @@ def _samples(loaded: Loaded, maps: Path, source: Path) -> SampleSet:
     return reasonmap_samples(loaded.questions.values(), maps=maps, graph_for=graph_for)
 
 
+def _inspect_sample(question: Question, kind: str) -> tuple[str, dict[str, Any]]:
+    """One sample per question and kind: id ``<question id>:<kind>``."""
+    metadata = {
+        "id": question.id,
+        "kind": kind,
+        "city": question.city,
+        "difficulty_question": question.difficulty_question,
+        "difficulty_city": question.difficulty_city,
+    }
+    return f"{question.id}:{kind}", metadata
+
+
+def _inspect_maps(questions: str, folder: str) -> tuple[list[Path], list[Problem]] | None:
+    """The public data set's figures, one map per city, from any of its files (parquet, JSON Lines, a dataset
+    folder); ``None`` for another format."""
+    if not (Path(questions).is_dir() or Path(questions).suffix in (".parquet", ".jsonl", ".json")):
+        return None
+    from benchmarks.reasonmap.public_dataset import export_figures
+
+    try:
+        return export_figures(questions, folder)
+    except ValueError:  # not the public set's format: it carries no maps
+        return None
+
+
+def _export(loaded: Loaded, out: Path, *, figure: Callable[[Question], bytes | None], metro: MetroData | None) -> int:
+    """The questions in the public data set's schema, each with its city's Metro Data (``metro``, else the file's,
+    else the embedded city's; none for a city without any) as ``json``."""
+    import json
+
+    from benchmarks.reasonmap.hub import write_hf_dataset
+    from graphkit.cities import city_names, load_city
+
+    carried = loaded.context.get("metro", {})
+    texts: dict[str, str | None] = {}
+
+    def metro_text(question: Question) -> str | None:
+        if question.city not in texts:
+            data = metro or carried.get(question.city)
+            if data is None and question.city in city_names():
+                data = load_city(question.city)[0]
+            texts[question.city] = None if data is None else json.dumps(data.to_dict(), ensure_ascii=False)
+        return texts[question.city]
+
+    return write_hf_dataset(list(loaded.questions.values()), out, metro_text=metro_text, figure=figure)
+
+
 #: The registry record.
 ROUTE = Task(
     name="route",
@@ -399,4 +446,14 @@ ROUTE = Task(
     samples=_samples,
     maps=MapPolicy(carried=_carried_maps),
     metrics=ROUTE_METRICS,  # the headline ones in the paper's Table 2 shape
+    inspect=InspectSpec(
+        options={"kinds": "both", "textualization": "lines", "weighting": DEFAULT_WEIGHTING, "variant": "paper"},
+        question_set="benchmarks.reasonmap.inspect_scorer:route_set",
+        scorer="benchmarks.reasonmap.inspect_scorer:route_scorer",
+        sample=_inspect_sample,
+        dataset="reasonmap",
+        kinds=KINDS,
+        carried_maps=_inspect_maps,
+    ),
+    export=_export,
 )

@@ -8,9 +8,9 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from benchmarks.intervals import INTERVAL_METHOD, intervals
+from benchmarks.intervals import INTERVAL_METHOD, grouped_intervals, intervals
 from benchmarks.metrics import MetricSpec, aggregate
-from benchmarks.paired import bootstrap_counts, weighted_means
+from benchmarks.paired import _spread, _spreads, bootstrap_counts, weighted_means
 from benchmarks.summaries import summary_json
 from benchmarks.tasks import get_task
 
@@ -95,6 +95,38 @@ def test_no_answer_gives_no_interval():
     assert intervals([WEIGHTED], []) == {}
     never = MetricSpec("never", lambda answer: None, "applies to nothing")
     assert intervals([never], [SimpleNamespace(id="a", weight=1.0)]) == {}
+
+
+def test_grouped_intervals_are_each_groups_own_intervals_bit_for_bit():
+    # a report's groups: some of one size (they share the draws), some answers in several groups (a model's row
+    # and its city's), a group of 1 question, an empty one, one where a spec never applies, and a tiny one
+    # whose resamples sometimes draw no weight (they are dropped): each must be what intervals() gives it alone
+    rng = random.Random(5)
+    answers = [
+        SimpleNamespace(id=f"q{i % 37}", correct=rng.randint(0, 1), weight=rng.choice([0.0, 1.0, 1.5, 3.0]),
+                        score=rng.uniform(0, 40) if i % 4 else None)
+        for i in range(150)
+    ]  # fmt: skip
+    score = MetricSpec("score", lambda answer: answer.score, "a map score", bounds=(0.0, 40.0))
+    never = MetricSpec("never", lambda answer: None, "applies to nothing")
+    specs = [WEIGHTED, score, never]
+    groups = [answers, answers[:60], answers[60:120], answers[::3], answers[:1], [], answers[:4], answers[90:]]
+    found = grouped_intervals(specs, groups)
+    assert found == [intervals(specs, group) for group in groups]
+    assert [list(group) for group in found[:2]] == [["accuracy", "score"]] * 2 and found[5] == {}
+
+
+def test_spreads_of_many_rows_are_each_rows_spread():
+    # numpy's quantile and std along the last axis against one row at a time; rows with a dropped (nan)
+    # resample, rounded values (ties in the order statistics), and levels other than 0.95
+    rng = np.random.default_rng(2)
+    rows = rng.random((30, 2000)) * 40
+    rows[::3] = np.round(rows[::3])
+    rows[4, 17] = rows[9, :5] = np.nan
+    for level in (0.95, 0.9, 0.5):
+        assert _spreads(rows, level) == [_spread(row, level) for row in rows]
+    with pytest.raises(ValueError, match="level"):
+        _spreads(rows, 1.0)
 
 
 def _route_verdicts():

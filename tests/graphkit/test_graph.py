@@ -94,7 +94,7 @@ def test_compiling_a_graph_imports_no_plotting_library_and_leaves_matplotlib_imp
     assert done.returncode == 0, done.stderr
 
 
-def test_compiling_and_reading_a_graph_leaves_numpy_unimported_until_routes_are_searched():
+def test_compiling_and_reading_a_graph_leaves_numpy_and_igraph_unimported_until_routes_are_searched():
     import subprocess
     import sys
     from pathlib import Path
@@ -106,8 +106,9 @@ def test_compiling_and_reading_a_graph_leaves_numpy_unimported_until_routes_are_
         "graph = city_graph('beijing')\n"
         "assert graph.lines_at('西直门站') and graph.station_index.resolve('西直门') == '西直门站'\n"
         "assert 'numpy' not in sys.modules, 'numpy imported for names and lines'\n"
-        "assert graph.least_cost('西直门站', '车公庄站') == (0, 1)\n"  # a search: numpy now, as usual
-        "assert sys.modules['numpy'] is not None\n"
+        "assert 'igraph' not in sys.modules, 'igraph imported for names and lines'\n"
+        "assert graph.least_cost('西直门站', '车公庄站') == (0, 1)\n"  # a search: numpy and igraph now, as usual
+        "assert sys.modules['numpy'] is not None and sys.modules['igraph'] is not None\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", code], cwd=root, env={"PYTHONPATH": str(root)}, capture_output=True, text=True

@@ -272,3 +272,20 @@ def test_lookup_never_raises_and_resolve_agrees_with_it(city, kind, query):
     with pytest.raises(expected) as raised:
         index.resolve(query)
     assert raised.value.candidates == found.names
+
+
+def test_equally_close_names_are_suggested_in_the_datas_order():
+    # "lin" against "line1".."line4": each keeps the 3 letters of 8 (2 * 3 / (3 + 5) = 75 of 100), a tie that
+    # the names' own order breaks (difflib broke it by the reverse spelling: Line 4, Line 3, Line 2)
+    index = NameIndex(["Line 1", "Line 2", "Line 3", "Line 4"], kind="line")
+    assert index.suggest("Lin") == ("Line 1", "Line 2", "Line 3")
+
+
+def test_a_city_spelt_with_two_letters_swapped_is_suggested():
+    from graphkit.cities import city_path
+    from graphkit.errors import UnknownCity
+
+    # "maimi" and "miami" share the 4 letters m, a, m, i in order: 2 * 4 / 10 = 80 of 100, over the cutoff of 50
+    # (difflib's matching blocks, "mi" and one letter, fell under its 0.5 and suggested nothing)
+    with pytest.raises(UnknownCity, match=r"did you mean miami\?"):
+        city_path("maimi")

@@ -44,36 +44,61 @@ def plus_file(tmp_path_factory) -> Path:
 # -- the parser: literal constants, help, and a light start --------------------------------------------------------
 
 
-def test_the_parsers_constants_equal_the_libraries():
-    from baselines.prompts import DEFAULT_PIXEL_BUDGET, MODES
+def test_the_parsers_numbers_equal_the_libraries():
+    from baselines.prompts import DEFAULT_PIXEL_BUDGET
     from benchmarks.plus.questions import DEFAULT_PER_TYPE
-    from benchmarks.tasks import get_task, task_names
-    from graphkit.executors import EXECUTORS
     from graphkit.routes import DEFAULT_MAX_ROUTES
-    from graphkit.stats import TIERS
-    from graphkit.synth import SCRIPTS
-    from vision.engines import DEVICES, ENGINES
     from vision.images import BYTES_PER_PIXEL, DEFAULT_PIXEL_LIMIT
-    from vision.ocr import ROTATIONS
-    from vision.render import PALETTES
 
-    assert options.TASKS == task_names()
-    assert options.MODES == MODES
     assert options.DEFAULT_PIXEL_BUDGET == DEFAULT_PIXEL_BUDGET
     assert options.DEFAULT_MAX_ROUTES == DEFAULT_MAX_ROUTES
     assert options.DEFAULT_PER_TYPE == DEFAULT_PER_TYPE
-    assert options.EXECUTORS == EXECUTORS
-    assert options.TIERS == TIERS
-    assert options.SCRIPTS == SCRIPTS
-    assert options.PALETTES == tuple(sorted(PALETTES))
-    assert (options.ENGINES, options.DEVICES, options.ROTATIONS) == (ENGINES, DEVICES, ROTATIONS)
     assert (options.DEFAULT_PIXEL_LIMIT, options.BYTES_PER_PIXEL) == (DEFAULT_PIXEL_LIMIT, BYTES_PER_PIXEL)
+
+
+def test_the_parsers_choices_are_the_registries():
+    """Each option's choices are read from its registry: what every task declares, nothing written out."""
+    from baselines.alias import STRATEGIES
+    from baselines.prompts import MODES
+    from baselines.textualize import TEXTUALIZATIONS
+    from benchmarks.tasks import get_task, task_names
+    from graphkit.choices import Choices
+    from graphkit.executors import EXECUTORS
+    from graphkit.stats import TIERS
+    from graphkit.synth import SCRIPTS
+    from vision.engines import DEVICES, ENGINES
+    from vision.ocr import ROTATIONS
+    from vision.render import PALETTES
+
+    written = [name for name in options.__all__ if name.isupper() and isinstance(getattr(options, name), tuple)]
+    assert written == ["PIXEL_BUDGET_RANGE"]  # no choice list is a literal tuple (the range is two numbers)
+    assert tuple(options.TASKS) == task_names()
+    assert (tuple(options.MODES), tuple(options.TEXTUALIZATIONS)) == (MODES, tuple(TEXTUALIZATIONS))
+    assert tuple(options.ALIAS_STRATEGIES) == STRATEGIES
+    assert (tuple(options.EXECUTORS), tuple(options.TIERS), tuple(options.SCRIPTS)) == (EXECUTORS, TIERS, SCRIPTS)
+    assert tuple(options.PALETTES) == tuple(sorted(PALETTES))
+    assert (tuple(options.ENGINES), tuple(options.DEVICES), tuple(options.ROTATIONS)) == (ENGINES, DEVICES, ROTATIONS)
     tasks = [get_task(name) for name in task_names()]
+    # each once, in the registry's order: route (all five solvers; paper, C1, C2, ungated, official) comes first
+    assert tuple(options.SOLVERS) == ("oracle", "text-oracle", "direct-line", "echo", "noisy")
     assert set(options.SOLVERS) == {solver for task in tasks for solver in task.solvers}
     assert all(set(task.modes) <= set(options.MODES) for task in tasks)
-    assert options.GENERATED_TASKS == tuple(task.name for task in tasks if task.generation is not None)
-    assert options.VARIANTS == tuple(dict.fromkeys(name for task in tasks for name in task.variant_names))
+    assert tuple(options.GENERATED_TASKS) == tuple(task.name for task in tasks if task.generation is not None)
+    assert tuple(options.VARIANTS) == tuple(dict.fromkeys(name for task in tasks for name in task.variant_names))
     assert set(options.WEIGHTINGS) == {name for task in tasks for name in task.weightings}
+    assert all(isinstance(getattr(options, name), Choices) for name in ("TASKS", "VARIANTS", "ROTATIONS"))
+
+
+def test_a_bad_choice_is_named_with_the_registrys_names(capsys):
+    from benchmarks.tasks import variant_names
+
+    with pytest.raises(SystemExit) as stopped:
+        main(["score", "--questions", "q", "--predictions", "p", "--out", "s", "--report", "r", "--variant", "offical"])
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    # the close name, then the registry's names in its order
+    assert "invalid choice: 'offical'; did you mean 'official'?" in err
+    assert f"(choose from {', '.join(map(repr, variant_names()))})" in err
 
 
 def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
@@ -111,19 +136,25 @@ def test_run_and_vdi_share_the_client_flags_and_vdi_sends_the_map_always():
 
 
 def test_building_the_parser_and_asking_for_help_import_no_heavy_library():
-    # nor the OCR modules (their constants are written out in reasonmap.options)
+    # nor the registries the options choose from: a command's help reads those it lists (`ocr --help` the OCR
+    # modules' names, which import no image library; `score --help` the task records, which load igraph)
     heavy = {"igraph", "matplotlib", "cv2", "PIL", "numpy", "vision.ocr", "vision.engines", "vision.images"}
+    images = {"matplotlib", "cv2", "PIL", "numpy"}
     code = (
         "import sys\n"
         "from reasonmap.cli import build_parser, main\n"
         "build_parser()\n"
         f"assert not {heavy!r} & set(sys.modules), sorted({heavy!r} & set(sys.modules))\n"
-        "for argv in (['--help'], ['score', '--help'], ['vdi', '--help'], ['ocr', '--help']):\n"
+        "def helped(argv):\n"
         "    try:\n"
         "        main(argv)\n"
         "    except SystemExit as stop:\n"
         "        assert stop.code == 0\n"
+        "helped(['--help'])\n"
         f"assert not {heavy!r} & set(sys.modules), sorted({heavy!r} & set(sys.modules))\n"
+        "helped(['ocr', '--help'])\n"
+        "assert 'vision.engines' in sys.modules\n"
+        f"assert not {images!r} & set(sys.modules), sorted({images!r} & set(sys.modules))\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, env={"PYTHONPATH": str(ROOT)}, capture_output=True, text=True

@@ -429,3 +429,24 @@ def test_a_sample_over_the_bound_is_skipped_unread(route_run, tmp_path, monkeypa
     over = [name for name, size in sizes.items() if size == largest]
     assert len(predictions) == len(sizes) - len(over)
     assert len(problems) == len(over) and "not read" in problems[0].message
+
+
+def test_a_task_is_asked_in_the_modes_its_record_declares(tmp_path, monkeypatch):
+    from benchmarks.tasks import get_task
+
+    monkeypatch.delenv("REASONMAP_MAPS", raising=False)
+    questions = generate_plus_questions(city_graph("rome"), seed=2, per_type=1)
+    path = tmp_path / "plus.jsonl"
+    write_jsonl(path, questions)
+    assert get_task("plus").modes == ("full", "text-only", "symbolic")
+    task = plus(mode="symbolic", questions=str(path))
+    # the question after the city's textualized network: a text of its own, longer than the question
+    texts = [sample.input[0].content for sample in task.dataset]
+    assert len(texts) == len(questions)
+    assert all(text.endswith(q.question) and len(text) > len(q.question) for text, q in zip(texts, questions))
+    with pytest.raises(ValueError, match=r"^reasonmap/plus: plus prompt mode must be one of .*got 'alias'"):
+        plus(mode="alias", questions=str(path))
+    route_path = tmp_path / "q.jsonl"
+    write_jsonl(route_path, generate_questions(city_graph("rome"), seed=1, per_city=1))
+    with pytest.raises(ValueError, match=r"^reasonmap/route: mode 'full' needs .*REASONMAP_MAPS"):
+        route(questions=str(route_path))

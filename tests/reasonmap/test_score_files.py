@@ -118,7 +118,9 @@ def test_score_without_figures_keeps_figure_files_no_run_recorded(inputs, tmp_pa
     assert (report_dir / "cities.pdf").is_symlink() and elsewhere.read_bytes() == b"kept"
 
 
-def test_scoring_without_figures_never_imports_a_plotting_library(inputs, tmp_path):
+def test_scoring_without_figures_never_imports_a_plotting_image_graph_or_table_library(inputs, tmp_path):
+    # scoring reads stations' names and lines, never searches a graph (igraph, networkx), reads no image and
+    # no data frame
     import subprocess
     import sys
     from pathlib import Path
@@ -130,7 +132,8 @@ def test_scoring_without_figures_never_imports_a_plotting_library(inputs, tmp_pa
         f"argv = ['score', '--questions', {str(inputs[0])!r}, '--predictions', {str(inputs[1])!r},"
         f" '--out', {str(tmp_path / 's.jsonl')!r}, '--report', {str(tmp_path / 'r')!r}]\n"
         "assert main(argv) == 0\n"
-        "heavy = {'matplotlib', 'cv2', 'rapidocr', 'onnxruntime', 'PIL'} & set(sys.modules)\n"
+        "heavy = {'matplotlib', 'cv2', 'rapidocr', 'onnxruntime', 'PIL', 'igraph', 'networkx', 'pandas',"
+        " 'datasets', 'scipy', 'pyarrow'} & set(sys.modules)\n"
         "assert not heavy, sorted(heavy)\n"
     )
     done = subprocess.run(

@@ -209,6 +209,21 @@ def test_cjk_font_face_is_simplified_chinese():
         assert name.endswith("SC")
 
 
+@needs_cjk_font
+def test_choosing_a_face_reads_the_character_map_of_that_face_alone():
+    from vision import fonts
+
+    path = str(find_font("cjk"))
+    fonts._face_probes.cache_clear()
+    index = font_index(path, "cjk")
+    # a collection's faces are read one at a time, preferred first: the chosen face's map is the only one read
+    assert fonts._face_probes.cache_info().currsize == 1 and index is not None
+    assert {ord(char) for char in "站门路西"} <= fonts._face_probes(path, index)
+    latin = str(find_font("latin"))
+    if font_index(latin, "latin") is not None and not fonts._face_probes(latin, 0) >= {ord("站")}:
+        assert font_index(latin, "cjk") is None  # a Latin-only font is never taken for Chinese
+
+
 @pytest.mark.parametrize("size", [MIN_SIZE - 1, 100, MAX_SIZE + 1, 20000])
 def test_size_outside_the_limits_is_refused(rome, size):
     with pytest.raises(ValueError, match=f"{MIN_SIZE} and {MAX_SIZE}"):

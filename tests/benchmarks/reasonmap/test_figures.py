@@ -146,13 +146,14 @@ def test_the_figures_draw_the_top_12_models_and_say_so_while_the_table_lists_all
     assert table.endswith(f"\n\n{note[0].upper()}{note[1:]}.\n")
 
 
-def test_the_report_keeps_every_model_and_records_what_the_plots_show(questions, tmp_path):
+def test_the_report_keeps_every_model_and_records_what_the_plots_show(questions, tmp_path, drawn):
     import json
 
     from benchmarks.reasonmap.report import write_report
 
     summary = _many(questions)
-    write_report(tmp_path, summary)
+    write_report(tmp_path, summary)  # the figures are drawn, not rasterized: what they show is tested above
+    assert len(drawn) == 2
     written = json.loads((tmp_path / "summary.json").read_text(encoding="utf-8"))
     assert len(written["models"]) == MODELS and written["plots"]["shown"] == TOP
     assert (written["plots"]["total"], written["plots"]["note"].split(";")[0]) == (
