@@ -442,7 +442,7 @@ class TransitGraph(StationNames):
                     numpy.stack((self._ride_tails, self._ride_heads), axis=1),
                 )
             )
-            graph = igraph.Graph(n=stops + len(shared), edges=edges.tolist(), directed=True)
+            graph = _igraph().Graph(n=stops + len(shared), edges=edges.tolist(), directed=True)
             graph.es["weight"] = [RIDE_WEIGHT] * len(boarding) + [0] * len(boarding) + [1] * len(self._ride_tails)
             only_stop = numpy.zeros(n, dtype=numpy.int64)
             only_stop[stop_station] = numpy.arange(stops)  # a station's stop (its only one, where that matters)
