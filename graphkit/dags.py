@@ -317,7 +317,9 @@ def texts_along(
     if None in steps:  # a hop of several segments
         plain &= ~numpy.equal(numpy.array(steps, dtype=object), None)
     if many:  # a predecessor with several routes
-        plain &= ~numpy.isin(leaf_p, many)
+        several_routes = numpy.zeros(n, dtype=bool)
+        several_routes[many] = True
+        plain &= ~several_routes[leaf_p]
     if not plain.all():
         for p, t, hop in zip(leaf_p[~plain].tolist(), leaf_t[~plain].tolist(), leaf_hops[~plain].tolist()):
             extend(p, t, hop)
