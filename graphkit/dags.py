@@ -151,28 +151,38 @@ def _merged_hops(
     meeting stop's boarding stations are its own (when boarded) and those of each ride's tail's root,
     found in order of weight (a tail weighs less than its head).
     """
-    into: dict[tuple[int, int], list[int]] = defaultdict(list)
-    for row, tail, head in zip(*(part.tolist() for part in rides)):
-        into[row, head].append(tail)
+    ride_rows, ride_tails, ride_heads = rides
+    into: dict[tuple[int, int], list[int]] = defaultdict(list)  # a meeting stop's rides' tails' roots
+    for row, start, head in zip(ride_rows.tolist(), root[ride_rows, ride_tails].tolist(), ride_heads.tolist()):
+        into[row, head].append(start)
+    meetings = numpy.array(list(into), dtype=numpy.int64).reshape(-1, 2)
+    meeting_rows, meeting_stops = meetings[:, 0], meetings[:, 1]
+    own = numpy.where(boarded[meeting_rows, meeting_stops], stop_station[meeting_stops], -1).tolist()
+    station_of = stop_station.tolist()
+    keys = list(into)
     boarding: dict[tuple[int, int], set[int]] = {}
-    for row, stop in sorted(into, key=lambda key: at_stop[key]):
-        found = {int(stop_station[stop])} if boarded[row, stop] else set()
-        for tail in into[row, stop]:
-            start = int(root[row, tail])
-            found |= boarding.get((row, start)) or {int(stop_station[start])}
-        boarding[row, stop] = found
-    out_rows, out_tails, out_heads = [], [], []
-    for row, stop in zip(*(part.tolist() for part in alighted)):
-        head = int(stop_station[stop])
-        for tail in sorted(boarding[row, int(root[row, stop])]):
-            out_rows.append(row)
-            out_tails.append(tail)
-            out_heads.append(head)
-    as_array = numpy.array
+    for index in numpy.argsort(at_stop[meeting_rows, meeting_stops]).tolist():  # each after those it needs
+        key = keys[index]
+        found = {own[index]} if own[index] >= 0 else set()
+        for start in into[key]:
+            found |= boarding.get((key[0], start)) or {station_of[start]}
+        boarding[key] = found
+    # each alighted stop's hops: one from each boarding station of its chain's root
+    stops = len(stop_station)
+    alight_rows, alight_stops = alighted
+    chosen = [sorted(found) for found in boarding.values()]
+    sizes = numpy.array([len(found) for found in chosen], dtype=numpy.int64)
+    flat = numpy.array([station for found in chosen for station in found], dtype=numpy.int64)
+    named = numpy.array([row * stops + stop for row, stop in boarding], dtype=numpy.int64)
+    order = numpy.argsort(named)
+    named, starts, sizes = named[order], (numpy.cumsum(sizes) - sizes)[order], sizes[order]
+    which = numpy.searchsorted(named, alight_rows * stops + root[alight_rows, alight_stops])
+    counts = sizes[which]
+    within = numpy.arange(int(counts.sum())) - numpy.repeat(numpy.cumsum(counts) - counts, counts)
     return (
-        as_array(out_rows, dtype=numpy.int64),
-        as_array(out_tails, dtype=numpy.int64),
-        as_array(out_heads, dtype=numpy.int64),
+        numpy.repeat(alight_rows, counts),
+        flat[numpy.repeat(starts[which], counts) + within],
+        numpy.repeat(stop_station[alight_stops], counts),
     )
 
 
@@ -307,7 +317,9 @@ def texts_along(
     if None in steps:  # a hop of several segments
         plain &= ~numpy.equal(numpy.array(steps, dtype=object), None)
     if many:  # a predecessor with several routes
-        plain &= ~numpy.isin(leaf_p, many)
+        several_routes = numpy.zeros(n, dtype=bool)
+        several_routes[many] = True
+        plain &= ~several_routes[leaf_p]
     if not plain.all():
         for p, t, hop in zip(leaf_p[~plain].tolist(), leaf_t[~plain].tolist(), leaf_hops[~plain].tolist()):
             extend(p, t, hop)
