@@ -49,9 +49,7 @@ module of its own.
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Callable, Iterable, Mapping
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Literal
 
@@ -573,38 +571,19 @@ def score_predictions(
     shared: dict[str, tuple[GraphNames, PreparedQuestion, str, float]] = {}
     verdicts: list[Verdict] = []
     unmatched: list[str] = []
-    with _collector_paused():
-        for prediction in predictions:
-            entry = shared.get(prediction.id)
-            if entry is None:
-                question = questions.get(prediction.id)
-                if question is None:
-                    unmatched.append(prediction.id)
-                    continue
-                names = graph_names(graph_for(question))
-                entry = shared[prediction.id] = (
-                    names,
-                    names.prepared(question),
-                    question.long_template,
-                    weight_of(question, scheme.name),
-                )
-            verdicts.append(_verdict(prediction, *entry, chosen))
+    for prediction in predictions:
+        entry = shared.get(prediction.id)
+        if entry is None:
+            question = questions.get(prediction.id)
+            if question is None:
+                unmatched.append(prediction.id)
+                continue
+            names = graph_names(graph_for(question))
+            entry = shared[prediction.id] = (
+                names,
+                names.prepared(question),
+                question.long_template,
+                weight_of(question, scheme.name),
+            )
+        verdicts.append(_verdict(prediction, *entry, chosen))
     return verdicts, unmatched
-
-
-@contextmanager
-def _collector_paused():
-    """Hold the cyclic garbage collector while a batch is scored.
-
-    Scoring makes no reference cycles, so the collector finds nothing, yet it runs every few hundred new
-    records and walks all the verdicts kept so far: about a sixth of the time of a large batch. Reference
-    counting still frees everything as usual; the collector is restored (if it was on) when the batch ends.
-    """
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
