@@ -193,7 +193,7 @@ class TransitGraph(StationNames):
             with _unimportable("numpy"):  # igraph imports it to ask whether the edges are an array: they are a list
                 graph = _igraph().Graph(n=vertices, edges=edges, directed=True)
             graph.es["weight"] = [RIDE_WEIGHT] * stops + [0] * stops + [1] * (len(edges) - 2 * stops)
-            self._search = graph
+            self._search, self._search_edges = graph, None  # the edges live in igraph now
         return self._search
 
     @property
