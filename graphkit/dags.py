@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from operator import itemgetter
 
 import numpy
 
@@ -21,7 +22,8 @@ __all__ = ["least_cost_hops", "towards", "texts_along"]
 
 def least_cost_hops(
     sources: Sequence[int],
-    weights: numpy.ndarray,
+    distance: numpy.ndarray,
+    at_stop: numpy.ndarray,
     stop_station: numpy.ndarray,
     ride_tails: numpy.ndarray,
     ride_heads: numpy.ndarray,
@@ -35,9 +37,9 @@ def least_cost_hops(
     Parameters
     ----------
     sources : sequence of int
-        The source stations, one per row of ``weights``.
-    weights : array (sources, stations + stops)
-        Least weights from each source to every station, then to every stop.
+        The source stations, one per row of ``distance`` and ``at_stop``.
+    distance, at_stop : arrays (sources, stations) and (sources, stops)
+        Least weights from each source to every station, and to every stop.
     stop_station : array (stops,)
         The station of each stop.
     ride_tails, ride_heads : array (rides,)
@@ -45,7 +47,8 @@ def least_cost_hops(
     ride_weight : float
         The weight of boarding.
     arrays : bool, optional
-        Yield ``tails`` and ``heads`` as arrays instead of lists.
+        Yield ``tails`` and ``heads`` as arrays instead of lists, and then the source's row of least
+        weights to the stations.
 
     Each stop reached by exactly one least-cost ride and not boarded shares
     the boarding stops of that ride's tail; pointer jumping finds them for all
@@ -53,9 +56,7 @@ def least_cost_hops(
     boarded and ridden through, are usually few: their boarding stops are
     gathered one by one.
     """
-    stops = len(stop_station)
-    n = weights.shape[1] - stops
-    distance, at_stop = weights[:, :n], weights[:, n:]
+    stops, n = len(stop_station), distance.shape[1]
     reached = numpy.isfinite(at_stop)
     boarded = (at_stop == distance[:, stop_station] + ride_weight) & reached
     alighted = (at_stop == distance[:, stop_station]) & reached
@@ -89,7 +90,7 @@ def least_cost_hops(
         hop_rows = numpy.concatenate((hop_rows, more_rows))
         tails = numpy.concatenate((tails, more_tails))
         heads = numpy.concatenate((heads, more_heads))
-    order = numpy.lexsort((tails, heads, distance[hop_rows, heads], hop_rows))
+    order = _hop_order(hop_rows, distance[hop_rows, heads], heads, tails, n)
     hop_rows, tails, heads = hop_rows[order], tails[order], heads[order]
     # two lines of the same length between two stations make one hop
     kept = numpy.ones(len(order), dtype=bool)
@@ -99,12 +100,25 @@ def least_cost_hops(
     if arrays:
         for offset, s in enumerate(sources):
             start, end = bounds[offset], bounds[offset + 1]
-            yield s, tails[start:end], heads[start:end]
+            yield s, tails[start:end], heads[start:end], distance[offset]
         return
     tails, heads = tails.tolist(), heads.tolist()
     for offset, s in enumerate(sources):
         start, end = bounds[offset], bounds[offset + 1]
         yield s, tails[start:end], heads[start:end]
+
+
+def _hop_order(
+    rows: numpy.ndarray, weights: numpy.ndarray, heads: numpy.ndarray, tails: numpy.ndarray, stations: int
+) -> numpy.ndarray:
+    """The order of hops by row, then by their heads' weight, then by head, then by tail: one sort of one
+    64-bit key where it fits (hops with equal keys are equal), else a sort by each key in turn (slower)."""
+    if not len(rows):
+        return numpy.zeros(0, dtype=numpy.intp)
+    span = int(weights.max()) + 1
+    if (int(rows.max()) + 1) * span * stations * stations < 2**63:
+        return numpy.argsort(((rows * span + weights.astype(numpy.int64)) * stations + heads) * stations + tails)
+    return numpy.lexsort((tails, heads, weights, rows))
 
 
 def towards(tails: list[int], heads: list[int], wanted: set[int]) -> tuple[list[int], list[int]]:
@@ -137,107 +151,192 @@ def _merged_hops(
     meeting stop's boarding stations are its own (when boarded) and those of each ride's tail's root,
     found in order of weight (a tail weighs less than its head).
     """
-    into: dict[tuple[int, int], list[int]] = defaultdict(list)
-    for row, tail, head in zip(*(part.tolist() for part in rides)):
-        into[row, head].append(tail)
+    ride_rows, ride_tails, ride_heads = rides
+    into: dict[tuple[int, int], list[int]] = defaultdict(list)  # a meeting stop's rides' tails' roots
+    for row, start, head in zip(ride_rows.tolist(), root[ride_rows, ride_tails].tolist(), ride_heads.tolist()):
+        into[row, head].append(start)
+    meetings = numpy.array(list(into), dtype=numpy.int64).reshape(-1, 2)
+    meeting_rows, meeting_stops = meetings[:, 0], meetings[:, 1]
+    own = numpy.where(boarded[meeting_rows, meeting_stops], stop_station[meeting_stops], -1).tolist()
+    station_of = stop_station.tolist()
+    keys = list(into)
     boarding: dict[tuple[int, int], set[int]] = {}
-    for row, stop in sorted(into, key=lambda key: at_stop[key]):
-        found = {int(stop_station[stop])} if boarded[row, stop] else set()
-        for tail in into[row, stop]:
-            start = int(root[row, tail])
-            found |= boarding.get((row, start)) or {int(stop_station[start])}
-        boarding[row, stop] = found
-    out_rows, out_tails, out_heads = [], [], []
-    for row, stop in zip(*(part.tolist() for part in alighted)):
-        head = int(stop_station[stop])
-        for tail in sorted(boarding[row, int(root[row, stop])]):
-            out_rows.append(row)
-            out_tails.append(tail)
-            out_heads.append(head)
-    as_array = numpy.array
+    for index in numpy.argsort(at_stop[meeting_rows, meeting_stops]).tolist():  # each after those it needs
+        key = keys[index]
+        found = {own[index]} if own[index] >= 0 else set()
+        for start in into[key]:
+            found |= boarding.get((key[0], start)) or {station_of[start]}
+        boarding[key] = found
+    # each alighted stop's hops: one from each boarding station of its chain's root
+    stops = len(stop_station)
+    alight_rows, alight_stops = alighted
+    chosen = [sorted(found) for found in boarding.values()]
+    sizes = numpy.array([len(found) for found in chosen], dtype=numpy.int64)
+    flat = numpy.array([station for found in chosen for station in found], dtype=numpy.int64)
+    named = numpy.array([row * stops + stop for row, stop in boarding], dtype=numpy.int64)
+    order = numpy.argsort(named)
+    named, starts, sizes = named[order], (numpy.cumsum(sizes) - sizes)[order], sizes[order]
+    which = numpy.searchsorted(named, alight_rows * stops + root[alight_rows, alight_stops])
+    counts = sizes[which]
+    within = numpy.arange(int(counts.sum())) - numpy.repeat(numpy.cumsum(counts) - counts, counts)
     return (
-        as_array(out_rows, dtype=numpy.int64),
-        as_array(out_tails, dtype=numpy.int64),
-        as_array(out_heads, dtype=numpy.int64),
+        numpy.repeat(alight_rows, counts),
+        flat[numpy.repeat(starts[which], counts) + within],
+        numpy.repeat(stop_station[alight_stops], counts),
     )
 
 
 def texts_along(
     s: int,
-    tails: list[int],
-    heads: list[int],
-    hops: list[int],
-    hop_text: Sequence[str | None] | Mapping[int, str | None],
-    hop_steps: Callable[[int], tuple[tuple[tuple, str], ...]],
+    tails: numpy.ndarray,
+    heads: numpy.ndarray,
+    hop_text: Mapping[int, bytes | None],
+    hop_steps: Callable[[int], tuple[tuple[tuple, bytes], ...]],
     *,
     stations: int,
     max_routes: int | None,
-    separator: str,
-) -> list[tuple[str, ...] | list[tuple[str, ...]] | None]:
-    """The routes from station ``s`` along its least-cost DAG (hops ``tails[i] -> heads[i]``, grouped by
-    head, nearest first) as the texts of their segments.
+    separator: bytes,
+    several: Callable[[list[bytes]], bytes],
+) -> tuple[numpy.ndarray, numpy.ndarray]:
+    """The routes from station ``s`` along its least-cost DAG (hops ``tails[i] -> heads[i]``, arrays grouped
+    by head, nearest first) as text.
 
-    ``hops[i]`` names the hop ``tails[i] -> heads[i]``; ``hop_text[hops[i]]`` is ``separator`` and the
-    text of its one segment, when it has one and that text is known (else anything but a string);
-    ``hop_steps(hops[i])`` gives its segments as ``(sort key, separator and text)``, in key order (and
-    files a one-segment text in ``hop_text``). Returns, by station (of ``stations``), its routes: a route
-    is the tuple of its segments' texts, every one but the first after ``separator`` (joined, they are
-    the route's text); one route, or a list of several in route order (a route's key is its segments'
-    keys), at most ``max_routes``; ``None`` for ``s`` and the stations not reached. This is
-    :meth:`graphkit.graph.TransitGraph._routes_along` without route objects: a route is its
-    predecessor's with one more segment, and keys are found only where routes meet.
+    A hop ``p -> t`` is named ``p * stations + t``: ``hop_text[hop]`` is ``separator`` and the text of its
+    one segment, or ``None`` when it has several; ``hop_steps(hop)`` gives its segments as ``(sort key,
+    separator and text)``, in key order. A route's text is its segments' texts joined by ``separator``;
+    a station's routes, at most ``max_routes``, come in route order (a route's key is its segments' keys),
+    and ``several(texts)`` makes one text of two or more. Returns two arrays of objects, by station (of
+    ``stations``): a station's routes' text is the first's entry followed by the second's; the first's is
+    ``None`` for ``s`` and the stations not reached.
+
+    This is :meth:`graphkit.graph.TransitGraph._routes_along` without route objects. Nearly every
+    station is reached by one hop, and most are where no hop leaves from: those (leaves) are left as
+    their predecessor's text and the hop's (no text is copied for them; numpy gathers them). The
+    others take their predecessor's text with one segment more, in one tight loop; where that fails
+    (the predecessor has several routes, or is a station where routes meet and is not built yet, or the
+    hop has several segments) the station is built the long way and the loop goes on. Stations where
+    routes meet are built when a later station needs them, or at the end; their sort keys, and those of
+    the routes that lead to them, are found only there.
     """
-    skip = len(separator)
-    routes_of: list = [None] * stations
-    keyed: list = [None] * stations  # route keys, filled where routes meet (and on the way back from there)
-    # the predecessor and the hop of a station reached by one route over a one-segment hop
-    through, through_hop = [0] * stations, [0] * stations
-    routes_of[s], keyed[s] = (), [()]
+    n, skip = stations, len(separator)
+    first, second = numpy.empty(n, dtype=object), numpy.full(n, b"", dtype=object)
+    if not len(heads):
+        return first, second
+    routes_of: list = [None] * n
+    many: list[int] = []  # the stations with several routes
+    hops = tails * n + heads
+    new = numpy.ones(len(heads), dtype=bool)
+    new[1:] = heads[1:] != heads[:-1]
+    sizes = numpy.diff(numpy.flatnonzero(new), append=len(heads))
+    alone = numpy.repeat(sizes == 1, sizes)  # hops into a station that no other hop leads to
+    meeting: dict[int, list[tuple[int, int]]] = defaultdict(list)
+    for p, t, hop in zip(tails[~alone].tolist(), heads[~alone].tolist(), hops[~alone].tolist()):
+        meeting[t].append((p, hop))
+    keyed: list = [None] * n  # route keys, found where routes meet (and on the way back from there)
+    keyed[s] = [()]
+    parents: list[int] = []
 
     def keys_of(t: int) -> list[tuple]:
         found = keyed[t]
-        if found is None:
-            p, hop = through[t], through_hop[t]
-            found = keyed[t] = [keys_of(p)[0] + (hop_steps(hop)[0][0],)]
+        if found is None:  # t is reached by one hop: its keys are its predecessor's, one segment longer
+            if not parents:
+                parent = numpy.full(n, -1, dtype=numpy.int64)
+                parent[heads[alone]] = tails[alone]
+                parents.extend(parent.tolist())
+            p = parents[t]
+            steps = hop_steps(p * n + t)
+            found = [key + (step_key,) for key in keys_of(p) for step_key, _ in steps]
+            del found[max_routes or len(found) :]
+            keyed[t] = found
         return found
 
-    def meet(t: int, before: list[tuple[int, int]]) -> None:
-        routes = []
-        for p, hop in before:
-            steps = hop_steps(hop)
+    def settle(t: int, routes: list[bytes]) -> None:
+        del routes[max_routes or len(routes) :]
+        if len(routes) == 1:
+            routes_of[t] = routes[0]
+        else:
+            routes_of[t] = routes
+            many.append(t)
+
+    def built(p: int) -> list[bytes]:
+        earlier = routes_of[p]
+        if earlier is None:
+            meet(p)
             earlier = routes_of[p]
-            earlier = [earlier] if earlier.__class__ is tuple else earlier
+        return [earlier] if earlier.__class__ is bytes else earlier
+
+    def meet(t: int) -> None:
+        routes = []
+        for p, hop in meeting[t]:
+            steps = hop_steps(hop)
+            earlier = built(p)  # first: a meeting not built yet has no keys either
             for key, route in zip(keys_of(p), earlier):
                 for step_key, step in steps:
-                    routes.append((key + (step_key,), route + (step,) if p != s else (step[skip:],)))
-        if len(before) > 1:
-            routes.sort(key=_first)
+                    routes.append((key + (step_key,), route + step))
+        routes.sort(key=_first)
         del routes[max_routes or len(routes) :]
-        routes_of[t] = routes[0][1] if len(routes) == 1 else [route for _, route in routes]
         keyed[t] = [key for key, _ in routes]
+        settle(t, [route for _, route in routes])
 
-    following = heads[1:]
-    following.append(-1)
-    group: list[tuple[int, int]] | None = None
-    for p, t, after, hop in zip(tails, heads, following, hops):
-        if group is None and t != after:  # one hop into t
-            step = hop_text[hop]
-            earlier = routes_of[p]
-            if step.__class__ is str and earlier.__class__ is tuple:  # the usual case: one route, one segment more
-                routes_of[t] = earlier + (step,) if p != s else (step[skip:],)
-                through[t] = p
-                through_hop[t] = hop
-            else:
-                meet(t, [(p, hop)])
-        elif group is None:
-            group = [(p, hop)]
+    def extend(p: int, t: int, hop: int) -> None:
+        step, earlier = hop_text[hop], built(p)
+        if step is not None and len(earlier) == 1:  # the predecessor was a meeting not built yet
+            routes_of[t] = earlier[0] + step
         else:
-            group.append((p, hop))
-            if t != after:
-                meet(t, group)
-                group = None
-    routes_of[s] = None
-    return routes_of
+            settle(t, [route + step for route in earlier for _, step in hop_steps(hop)])
+
+    # the hops out of s come first (one ride weighs less than two) and lead to stations no other hop does
+    out_of_s = int(numpy.count_nonzero(tails == s))
+    for t, hop in zip(heads[:out_of_s].tolist(), hops[:out_of_s].tolist()):
+        step = hop_text[hop]
+        if step is not None:
+            routes_of[t] = step[skip:]
+        else:
+            settle(t, [step[skip:] for _, step in hop_steps(hop)])
+    later = alone.copy()
+    later[:out_of_s] = False
+    leaves_from = numpy.zeros(n, dtype=bool)
+    leaves_from[tails] = True
+    leaf = later & ~leaves_from[heads]
+    inner = later & ~leaf
+    following = zip(tails[inner].tolist(), heads[inner].tolist(), hops[inner].tolist())
+    while True:
+        try:
+            for p, t, hop in following:
+                routes_of[t] = routes_of[p] + hop_text[hop]  # the usual case: one route, one segment more
+        except TypeError:  # not bytes + bytes
+            extend(p, t, hop)
+            continue
+        break
+    for t in meeting:
+        if routes_of[t] is None:
+            meet(t)
+    leaf_t, leaf_p, leaf_hops = heads[leaf], tails[leaf], hops[leaf]
+    steps = _gather(hop_text, leaf_hops.tolist())
+    plain = numpy.ones(len(leaf_t), dtype=bool)
+    if None in steps:  # a hop of several segments
+        plain &= ~numpy.equal(numpy.array(steps, dtype=object), None)
+    if many:  # a predecessor with several routes
+        several_routes = numpy.zeros(n, dtype=bool)
+        several_routes[many] = True
+        plain &= ~several_routes[leaf_p]
+    if not plain.all():
+        for p, t, hop in zip(leaf_p[~plain].tolist(), leaf_t[~plain].tolist(), leaf_hops[~plain].tolist()):
+            extend(p, t, hop)
+        steps = numpy.array(steps, dtype=object)[plain]
+    for t in many:
+        routes_of[t] = several(routes_of[t])
+    first[:] = routes_of
+    first[leaf_t[plain]] = first[leaf_p[plain]]
+    second[leaf_t[plain]] = steps
+    return first, second
+
+
+def _gather(mapping: Mapping[int, object], keys: list[int]) -> tuple:
+    """``mapping``'s values at ``keys``, in one call."""
+    if len(keys) > 1:
+        return itemgetter(*keys)(mapping)
+    return tuple(mapping[key] for key in keys)
 
 
 def _first(pair: tuple) -> object:

@@ -51,8 +51,6 @@ _SOURCES_PER_BLOCK = 32
 # via stops the hop memo may hold before it starts afresh: far above any city's (Beijing's: under a million),
 # while a line of thousands of stations adds millions per departure
 _HELD_STOPS = 20_000_000
-# station pairs sharing a line up to which hops are numbered densely (two arrays of 8 bytes a pair)
-_DENSE_HOPS = 4_000_000
 
 
 @contextmanager
@@ -132,7 +130,7 @@ class TransitGraph(StationNames):
         "_ride_tails",
         "_ride_heads",
         "_neighbours",
-        "_pairs",
+        "_stop_search",
     )
 
     def __init__(self, metro: MetroData, overlay: Overlay | None = None):
@@ -183,7 +181,7 @@ class TransitGraph(StationNames):
         self._segment_keys: dict[int, tuple] = {}
         self._held_stops = 0
         self._costs: numpy.ndarray | None = None
-        self._pairs: numpy.ndarray | bool | None = None  # see _hop_pairs
+        self._stop_search: tuple | None = None  # see _stop_distances
 
     @property
     def _graph(self):
@@ -195,7 +193,7 @@ class TransitGraph(StationNames):
             with _unimportable("numpy"):  # igraph imports it to ask whether the edges are an array: they are a list
                 graph = _igraph().Graph(n=vertices, edges=edges, directed=True)
             graph.es["weight"] = [RIDE_WEIGHT] * stops + [0] * stops + [1] * (len(edges) - 2 * stops)
-            self._search = graph
+            self._search, self._search_edges = graph, None  # the edges live in igraph now
         return self._search
 
     @property
@@ -336,16 +334,19 @@ class TransitGraph(StationNames):
 
     def all_route_texts(
         self,
-        segment_text: Callable[[Segment], str],
+        segment_text: Callable[[Segment], bytes],
+        several: Callable[[list[bytes]], bytes],
         *,
-        separator: str = ", ",
+        separator: bytes = b", ",
         max_routes: int | None = None,
         sources: Iterable[str] | None = None,
-    ) -> Iterator[tuple[int, list[tuple[str, ...] | list[tuple[str, ...]] | None]]]:
+    ) -> Iterator[tuple[int, numpy.ndarray, numpy.ndarray, numpy.ndarray, numpy.ndarray]]:
         """:meth:`all_shortest_routes` as text, without route objects: per source (or ``sources``) in order,
-        its vertex and, by station (``stations`` order), its routes as the texts of their segments, every
-        one but the first after ``separator`` (one route, or a list of several in route order; ``None`` for
-        the source itself and the stations it does not reach). See :func:`graphkit.dags.texts_along`.
+        ``(s, reached, transfers, first, second)``: its vertex; the stations it reaches, in station order
+        (itself left out), and their routes' transfer counts; and by station, the text of its routes in two
+        parts, ``first`` and ``second`` (object arrays): a route is ``segment_text`` of its segments joined
+        by ``separator``, and two or more routes of a pair are one text by ``several``. See
+        :func:`graphkit.dags.texts_along`.
 
         Each hop's text is made once (the memo is bounded, as the hop memo is).
         """
@@ -353,69 +354,47 @@ class TransitGraph(StationNames):
 
         from graphkit.dags import texts_along
 
-        n, keys, pairs = len(self.stations), self._segment_keys, self._hop_pairs()
+        n, keys = len(self.stations), self._segment_keys
         held = 0
 
-        def steps_of(hop: int) -> tuple[tuple[tuple, str], ...]:
+        def steps_of(hop: int) -> tuple[tuple[tuple, bytes], ...]:
             nonlocal held
-            segments = self._hops[hop if pairs is None else int(pairs[hop])]
+            segments = self._hops[hop]
             held += sum(len(segment.via_stops) + 1 for segment in segments)
-            steps = tuple((keys[id(segment)], separator + segment_text(segment)) for segment in segments)
-            if len(steps) == 1 and pairs is not None:
-                hop_text[hop] = steps[0][1]
-            return steps
+            return tuple((keys[id(segment)], separator + segment_text(segment)) for segment in segments)
 
-        def text_of(hop: int) -> str | None:
+        def text_of(hop: int) -> bytes | None:
             steps = hop_steps[hop]
             return steps[0][1] if len(steps) == 1 else None
 
-        hop_steps = _Memo(steps_of)
-        hop_text: list | _Memo = _Memo(text_of) if pairs is None else [None] * len(pairs)
+        hop_steps, hop_text = _Memo(steps_of), _Memo(text_of)
         vertices = range(n) if sources is None else [self._vertex[name] for name in sources]
-        for s, tails, heads in self._least_cost_hops(vertices, arrays=True):
+        for s, tails, heads, distance in self._least_cost_hops(vertices, arrays=True):
             if held > _HELD_STOPS:
                 hop_steps.clear()
-                hop_text = _Memo(text_of) if pairs is None else [None] * len(pairs)
+                hop_text.clear()
                 held = 0
             self._bound_memo()
-            hops = tails * n + heads
-            if pairs is not None:
-                hops = numpy.searchsorted(pairs, hops)
-            routes = texts_along(
+            first, second = texts_along(
                 s,
-                tails.tolist(),
-                heads.tolist(),
-                hops.tolist(),
+                tails,
+                heads,
                 hop_text,
                 hop_steps.__getitem__,
                 stations=n,
                 max_routes=max_routes,
                 separator=separator,
+                several=several,
             )
-            yield s, routes
-
-    def _hop_pairs(self) -> numpy.ndarray | None:
-        """Every pair of stations that share a line, as ``u * stations + v``, sorted: the hops' dense
-        numbering (``None`` when there are more than :data:`_DENSE_HOPS`)."""
-        import numpy
-
-        if self._pairs is None:
-            n, vertex = len(self.stations), self._vertex
-            lengths = [len(topology.stations) for topology in self.lines.values()]
-            if sum(length * length for length in lengths) > _DENSE_HOPS:
-                self._pairs = False
-            else:
-                found = [numpy.zeros(0, dtype=numpy.int64)]
-                for topology in self.lines.values():
-                    ids = numpy.array([vertex[station] for station in topology.stations], dtype=numpy.int64)
-                    found.append((ids[:, None] * n + ids[None, :]).ravel())
-                self._pairs = numpy.unique(numpy.concatenate(found))
-        return None if self._pairs is False else self._pairs
+            reached = numpy.flatnonzero(numpy.isfinite(distance))
+            reached = reached[reached != s]
+            transfers = (distance[reached] // RIDE_WEIGHT).astype(numpy.int64) - 1
+            yield s, reached, transfers, first, second
 
     def _least_cost_hops(self, vertices: Sequence[int], *, arrays: bool = False) -> Iterator[tuple]:
         """Per source vertex, the hops ``(tails, heads)`` of its least-cost DAG, grouped by head, nearest first
-        (see :func:`graphkit.dags.least_cost_hops`; with ``arrays``, as arrays); distances are found a block
-        of sources at a time."""
+        (see :func:`graphkit.dags.least_cost_hops`; with ``arrays``, as arrays, and the least weights to the
+        stations); distances are found a block of sources at a time."""
         import numpy
 
         from graphkit.dags import least_cost_hops
@@ -428,16 +407,57 @@ class TransitGraph(StationNames):
         per_block = max(1, min(_SOURCES_PER_BLOCK, _CELLS_PER_BLOCK // max(1, cells)))
         for first in range(0, len(vertices), per_block):
             chunk = vertices[first : first + per_block]
-            weights = numpy.asarray(self._graph.distances(source=chunk, weights="weight"))
             yield from least_cost_hops(
                 chunk,
-                weights,
+                *self._stop_distances(chunk),
                 self._stop_station,
                 self._ride_tails,
                 self._ride_heads,
                 ride_weight=RIDE_WEIGHT,
                 arrays=arrays,
             )
+
+    def _stop_distances(self, vertices: Sequence[int]) -> tuple[numpy.ndarray, numpy.ndarray]:
+        """Least weights from each of ``vertices`` to every station and to every stop (arrays), as the search
+        graph's, searched on a smaller graph: the stops, and only the stations that two or more lines serve.
+
+        A station of one line has one stop, which stands in for it: it is reached when its stop is
+        (alighting costs nothing), and a route from it starts by boarding there (a ride's weight more than
+        the stop's own weights). The station is never on the way between two others.
+        """
+        import numpy
+
+        stop_station, n, stops = self._stop_station, len(self.stations), len(self._stop_station)
+        if self._stop_search is None:
+            served = numpy.bincount(stop_station, minlength=n)
+            shared = numpy.flatnonzero(served > 1)
+            vertex = numpy.full(n, -1, dtype=numpy.int64)
+            vertex[shared] = stops + numpy.arange(len(shared))
+            boarding = numpy.flatnonzero(served[stop_station] > 1)  # the stops of stations of several lines
+            at = vertex[stop_station[boarding]]
+            edges = numpy.concatenate(
+                (
+                    numpy.stack((at, boarding), axis=1),
+                    numpy.stack((boarding, at), axis=1),
+                    numpy.stack((self._ride_tails, self._ride_heads), axis=1),
+                )
+            )
+            graph = _igraph().Graph(n=stops + len(shared), edges=edges.tolist(), directed=True)
+            graph.es["weight"] = [RIDE_WEIGHT] * len(boarding) + [0] * len(boarding) + [1] * len(self._ride_tails)
+            only_stop = numpy.zeros(n, dtype=numpy.int64)
+            only_stop[stop_station] = numpy.arange(stops)  # a station's stop (its only one, where that matters)
+            start = numpy.where(served > 1, vertex, only_stop)
+            offset = numpy.where(served > 1, 0.0, float(RIDE_WEIGHT))
+            self._stop_search = (graph, shared, only_stop, start, offset)
+        graph, shared, only_stop, start, offset = self._stop_search
+        rows = numpy.asarray(vertices, dtype=numpy.int64)
+        found = numpy.asarray(graph.distances(source=start[rows].tolist(), weights="weight"), dtype=numpy.float64)
+        found += offset[rows, None]
+        at_stop = found[:, :stops]
+        distance = at_stop[:, only_stop]
+        distance[:, shared] = found[:, stops:]
+        distance[numpy.arange(len(rows)), rows] = 0
+        return distance, at_stop
 
     def _routes_along(
         self, s: int, tails: list[int], heads: list[int], max_routes: int | None, wanted: set[int] | None = None

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from graphkit.files import atomic_writer
-from graphkit.graph import TransitGraph, _Memo, compile_graph
+from graphkit.graph import TransitGraph, compile_graph
 from graphkit.metro import MetroData
 from graphkit.overlays import Overlay, overlay_path_for
 from graphkit.routes import DEFAULT_MAX_ROUTES, _check_options
@@ -54,56 +54,80 @@ def reference_lines(
     ``sources`` limits the departures (see :func:`graphkit.routes.reference_routes`).
     """
     for _, text in reference_chunks(graph, max_routes=max_routes, sources=sources):
-        yield from text.split("\n")[:-1]
+        yield from text.decode("utf-8").split("\n")[:-1]
 
 
 def reference_chunks(
     graph: TransitGraph, *, max_routes: int = DEFAULT_MAX_ROUTES, sources: Iterable[str] | None = None
-) -> Iterator[tuple[int, str]]:
-    """The references of each departure (or of ``sources``, in order) as ``(pairs, JSON Lines text)``.
+) -> Iterator[tuple[int, bytes]]:
+    """The references of each departure (or of ``sources``, in order) as ``(pairs, JSON Lines in UTF-8)``.
 
     The text is :meth:`RouteSet.to_record <graphkit.segments.RouteSet.to_record>` of each pair as
-    ``json.dumps`` writes it, byte for byte, without building the records: each station's name, each
-    segment and each transfer count is serialized once, and a route's text grows from its predecessor's
-    (:meth:`graphkit.graph.TransitGraph.all_route_texts`).
+    ``json.dumps`` writes it (``ensure_ascii=False``), byte for byte, without building the records: each
+    station's name, each segment and each (arrival, transfer count) opening is serialized once, a route's
+    text grows from its predecessor's (:meth:`graphkit.graph.TransitGraph.all_route_texts`), and a
+    departure's lines are one join of those pieces.
     """
+    import numpy
+
     _check_options(0, max_routes)
-    names = [_dump(station) for station in graph.stations]
-    lines = {name: _dump(name) for name in graph.lines}
+    names = [_dump(station).encode() for station in graph.stations]
+    lines = {name: _dump(name).encode() for name in graph.lines}
     stops = dict(zip(graph.stations, names))
 
-    def segment_text(segment: Segment) -> str:
-        via = ", ".join([stops[station] for station in segment.via_stops])
-        return (
-            f'{{"route_name": {lines[segment.route_name]}, "departure_stop": {stops[segment.departure_stop]}, '
-            f'"arrival_stop": {stops[segment.arrival_stop]}, "via_stops": [{via}], '
-            f'"num_via_stops": {len(segment.via_stops)}}}'
+    segment_format = (
+        b'{"route_name": %b, "departure_stop": %b, "arrival_stop": %b, "via_stops": [%b], "num_via_stops": %d}'
+    )
+
+    def segment_text(segment: Segment) -> bytes:
+        return segment_format % (
+            lines[segment.route_name],
+            stops[segment.departure_stop],
+            stops[segment.arrival_stop],
+            b", ".join([stops[station] for station in segment.via_stops]),
+            len(segment.via_stops),
         )
 
-    # what stands between the arrival's name and the routes' text, by transfer count: one route, several
-    one = _Memo(lambda transfers: f', "question_transfer_count": {transfers}, "routes": {{"route_1": [')
-    several = _Memo(lambda transfers: f', "question_transfer_count": {transfers}, "routes": {{')
-    city = _dump(graph.city)
-    departures = graph.all_route_texts(segment_text, max_routes=max_routes, sources=sources)
+    # a line's opening after the departure's: the arrival's name and its transfer count (a row per count)
+    openings = numpy.empty((0, len(names)), dtype=object)
+    city = _dump(graph.city).encode()
+    departures = graph.all_route_texts(segment_text, _numbered, max_routes=max_routes, sources=sources)
     while True:
-        # a departure makes a tuple per pair and no cycles: the collector, which would scan the memo's
-        # many tuples again and again meanwhile, waits until its text is handed over
+        # the collector, which would scan the departure's containers again and again meanwhile, waits
+        # until its text is handed over
         with _collector_paused():
             found = next(departures, None)
             if found is None:
                 return
-            s, routes = found
-            head = f'{{"city": {city}, "station_1": {names[s]}, "station_2": '
-            parts: list[str] = []  # joined once: each segment's text is copied once per pair
-            add = parts.extend
-            for name, route in zip(names, routes):
-                if route.__class__ is tuple:
-                    add((head, name, one[len(route) - 1], *route, "]}}\n"))
-                elif route is not None:
-                    add((head, name, several[len(route[0]) - 1], _numbered(route), "}}\n"))
-            pairs = len(routes) - routes.count(None)
-            text = "".join(parts)
+            s, reached, transfers, first, second = found
+            pairs = len(reached)
+            if not pairs:
+                text = b""
+            else:
+                if int(transfers.max()) >= len(openings):
+                    openings = _openings(names, int(transfers.max()) + 1)
+                head = b'{"city": %b, "station_1": %b, "station_2": ' % (city, names[s])
+                # pair by pair: its opening, its routes in two parts, and the next line's head (the last: an end)
+                parts = numpy.empty(4 * pairs + 1, dtype=object)
+                parts[0] = head
+                parts[1::4] = openings[transfers, reached]
+                parts[2::4] = first[reached]
+                parts[3::4] = second[reached]
+                parts[4::4] = b"]}}\n" + head
+                parts[-1] = b"]}}\n"
+                text = b"".join(parts.tolist())
         yield pairs, text
+
+
+def _openings(names: list[bytes], counts: int):
+    """By transfer count (``counts`` of them) and station: what opens a line after ``"station_2": ``."""
+    import numpy
+
+    table = numpy.empty((counts, len(names)), dtype=object)
+    for transfers in range(counts):
+        middle = b', "question_transfer_count": %d, "routes": {"route_1": [' % transfers
+        table[transfers] = [name + middle for name in names]
+    return table
 
 
 @contextmanager
@@ -117,8 +141,13 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _numbered(routes: list[tuple[str, ...]]) -> str:
-    return ", ".join([f'"route_{number}": [{"".join(route)}]' for number, route in enumerate(routes, start=1)])
+def _numbered(routes: list[bytes]) -> bytes:
+    """Several routes as one text: the first route's, then each further one's after its number."""
+    parts = [routes[0]]
+    for number, route in enumerate(routes[1:], start=2):
+        parts.append(b'], "route_%d": [' % number)
+        parts.append(route)
+    return b"".join(parts)
 
 
 def write_references(
@@ -155,8 +184,8 @@ def write_references(
 
 def reference_texts(
     graphs: Iterable[TransitGraph], executor: Executor, *, max_routes: int = DEFAULT_MAX_ROUTES
-) -> Iterator[tuple[str, int, str]]:
-    """``(city, pairs, JSON Lines text)`` of blocks of departures computed on ``executor``, in order."""
+) -> Iterator[tuple[str, int, bytes]]:
+    """``(city, pairs, JSON Lines in UTF-8)`` of blocks of departures computed on ``executor``, in order."""
     jobs = (
         ReferenceJob(graph.given_metro, graph.overlay, graph.stations[first : first + step], max_routes)
         for graph in graphs
@@ -194,15 +223,15 @@ class ReferenceJob:
 _compiled: dict[tuple[MetroData, Overlay], TransitGraph] = {}
 
 
-def reference_block(job: ReferenceJob) -> tuple[str, int, str]:
-    """The city, the number of pairs and the JSON Lines text of a block of departures (run by a worker)."""
+def reference_block(job: ReferenceJob) -> tuple[str, int, bytes]:
+    """The city, the number of pairs and the JSON Lines (UTF-8) of a block of departures (run by a worker)."""
     key = (job.metro, job.overlay)
     graph = _compiled.get(key)
     if graph is None:
         _compiled.clear()
         graph = _compiled[key] = compile_graph(job.metro, job.overlay)
     chunks = list(reference_chunks(graph, max_routes=job.max_routes, sources=job.sources))
-    return job.metro.city, sum(pairs for pairs, _ in chunks), "".join(text for _, text in chunks)
+    return job.metro.city, sum(pairs for pairs, _ in chunks), b"".join(text for _, text in chunks)
 
 
 def write_network(network: SyntheticNetwork, path: str | Path) -> tuple[Path, ...]:
@@ -222,12 +251,12 @@ def write_network(network: SyntheticNetwork, path: str | Path) -> tuple[Path, ..
 
 
 def _write(
-    path: str | Path, graphs: list[TransitGraph], texts: Iterable[tuple[str, int, str]], *, progress: bool
+    path: str | Path, graphs: list[TransitGraph], texts: Iterable[tuple[str, int, bytes]], *, progress: bool
 ) -> int:
     total = sum(len(graph.stations) * (len(graph.stations) - 1) for graph in graphs)
     count = shown = 0
     bar = _progress(total, enabled=progress)
-    with atomic_writer(path) as stream:
+    with atomic_writer(path, binary=True) as stream:
         for city, pairs, text in texts:
             stream.write(text)
             count += pairs

@@ -102,6 +102,16 @@ class NameIndex:
     def __repr__(self) -> str:
         return f"NameIndex({len(self.names)} {self.kind} names{f' of {self.city}' if self.city else ''})"
 
+    def keys(self) -> frozenset[str]:
+        """Every key of every indexed name and spelling: a query that shares none of them is unknown.
+
+        Examples
+        --------
+        >>> sorted(NameIndex(["西直门站"], kind="station").keys())
+        ['xizhimen', '西直门']
+        """
+        return frozenset(key for tier in self._tiers[1:] for key in tier)
+
     def lookup(self, query: str) -> Resolution:
         """Match ``query`` without raising; see :class:`Resolution`."""
         found = self._memo.get(query)

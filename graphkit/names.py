@@ -33,6 +33,7 @@ _PARENTHESISED = re.compile(r"[(（][^()（）]*[)）]")
 _SEPARATORS = re.compile(r"[\s\-‐‑‒–—_/]+")
 _ASCII_SEPARATORS = re.compile(r"[\s\-_/]+")
 _ASCII_PUNCTUATION = re.compile(r"[^0-9a-z]+")  # after lower(): what str.isalnum() rejects in ASCII
+_ASCII_DELETIONS = dict.fromkeys(code for code in range(128) if not chr(code).isalnum() and chr(code) != " ")
 _DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 _CJK_NUMBER = re.compile(r"[零一二两三四五六七八九十]+(?=号线|号|线)")
 # English words for the generic endings of Chinese station names, so that the
@@ -66,9 +67,9 @@ def fold(text: str, *, keep_spaces: bool = False) -> str:
     if text.isascii():  # most names: normalization changes nothing and the filter runs in C
         text = text.lower()
         if keep_spaces:
-            return " ".join(
-                _ASCII_PUNCTUATION.sub("", word) for word in _ASCII_SEPARATORS.sub(" ", text).split()
-            ).strip()
+            # separators are single spaces between the words once collapsed, so deleting the punctuation in
+            # place leaves what joining the words without it gives (a word of punctuation alone, two spaces)
+            return _ASCII_SEPARATORS.sub(" ", text).translate(_ASCII_DELETIONS).strip()
         return _ASCII_PUNCTUATION.sub("", text)
     return _fold_unicode(text, keep_spaces)
 

@@ -49,6 +49,7 @@ every good row is kept. A file that cannot be read at all raises.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import zipfile
@@ -368,12 +369,8 @@ def read_inspect_log(
     InvalidRecord
         The log cannot be read, its run did not finish (unless ``partial``), or Inspect is not installed.
     """
-    try:
-        import inspect_ai.log  # noqa: F401
-    except ImportError:
-        raise InvalidRecord(
-            f"{path}: reading Inspect logs needs inspect-ai (pip install 'reasonmap-toolkit[inspect]')"
-        ) from None
+    if importlib.util.find_spec("inspect_ai") is None:  # found, not imported: that takes seconds, done when read
+        raise InvalidRecord(f"{path}: reading Inspect logs needs inspect-ai (pip install 'reasonmap-toolkit[inspect]')")
     path, label = Path(path), str(path)
     with open_regular(path, "Inspect (.eval or .json) log") as handle:
         archived = handle.read(4) == b"PK\x03\x04"

@@ -194,10 +194,11 @@ def dataset_rows(source: Any, *, figures: bool = False) -> Iterator[tuple[int, d
     InvalidRecord
         The folder is not a dataset, holds several splits, or ``datasets`` is missing.
     """
-    datasets = _datasets()
     label = str(source)
     if isinstance(source, str | Path):
-        _only_regular_files(Path(source))
+        _only_regular_files(Path(source))  # before importing datasets (seconds): a FIFO is refused at once
+    datasets = _datasets()
+    if isinstance(source, str | Path):
         try:
             source = datasets.load_from_disk(str(source))
         except (FileNotFoundError, ValueError, OSError) as error:

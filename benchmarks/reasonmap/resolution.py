@@ -16,6 +16,7 @@ again), and a question's references are resolved once per graph.
 
 from __future__ import annotations
 
+from benchmarks.reasonmap.parsing import clear_section_cache
 from benchmarks.reasonmap.records import Question
 from graphkit.graph import TransitGraph
 from graphkit.names import fold, line_keys, station_keys
@@ -92,10 +93,8 @@ class GraphNames:
         self._stations = frozenset(graph.stations)
         # every key of every name: a query that shares none is unknown, and is told so without asking
         # the index (which would compute close-match suggestions: milliseconds for each new name)
-        self._station_keys = frozenset(
-            key for name in graph.stations for text in graph.spellings(name) for key in station_keys(text)
-        )
-        self._line_keys = frozenset(key for name in graph.lines for key in line_keys(name))
+        self._station_keys = graph.station_index.keys()
+        self._line_keys = graph.line_index.keys()
         self._lines: dict[str, str | None] = {}
         self._plain: dict[str, str | Unresolved | None] = {}  # None: fits several stations, context decides
         self._context: dict[tuple[str, str | None, str | None], str | Unresolved] = {}
@@ -167,6 +166,17 @@ class GraphNames:
             found = self.station(text, line, prefer)
             if found.__class__ is Unresolved:
                 return text.strip()
+        return found
+
+    def identities(self, texts: tuple[str, ...], line: str | None) -> set[str]:
+        """The :meth:`identity` of each of ``texts`` on ``line``, as a set (a section's via stops)."""
+        plain = self._plain
+        found = set()
+        for text in texts:
+            station = plain.get(text)
+            if station is None or station.__class__ is Unresolved:
+                station = self.identity(text, line)
+            found.add(station)
         return found
 
     def _unconditional(self, text: str) -> str | Unresolved | None:
@@ -275,10 +285,12 @@ def _prepare(names: GraphNames, question: Question) -> PreparedQuestion:
 
 
 def clear_caches() -> None:
-    """Forget every memoized name and prepared question (graphkit's name keys too): the next answer is cold.
+    """Forget every memoized name, prepared question and parsed section (graphkit's name keys too): the next
+    answer is cold.
 
     For measuring the scorer on answers it has never met, as RL rollouts are.
     """
     _GRAPH_NAMES.clear()
+    clear_section_cache()
     for function in (fold, line_keys, station_keys):
         function.cache_clear()

@@ -248,7 +248,7 @@ def _via_stop_points(
     matched = 0
     pooled = missing = False
     ref_lines, via_sets, contexts = reference.lines, reference.via_sets, reference.contexts
-    identity = names.identity
+    identities = names.identities
     for index in range(pairs):
         stops = sections[index].via_stops
         line_matches = lines[index] == ref_lines[index]
@@ -259,7 +259,7 @@ def _via_stop_points(
             missing = missing or line_matches
             continue
         line = contexts[index]  # an ambiguous via stop is read on the reference's line
-        resolved = {identity(stop, line) for stop in stops}
+        resolved = identities(stops, line)
         matched += len(resolved & via_sets[index])
         if line_matches:
             given |= resolved
@@ -324,7 +324,8 @@ def score_answer(
         get_variant(variant)  # raises, listing the choices
     if not isinstance(answer, (ParsedAnswer, Invalid)):
         raise TypeError(f"answer must be a ParsedAnswer or an Invalid, got {type(answer).__name__}")
-    return Score(*_judge(answer, question, graph, long, chosen)[:5])
+    names = graph_names(graph)
+    return Score(*_judge(answer, names, names.prepared(question), question.long_template, long, chosen)[:5])
 
 
 def _last_statement(names: GraphNames, sections: tuple, lines: list, departures: list, station_1: str) -> int:
@@ -341,12 +342,15 @@ def _last_statement(names: GraphNames, sections: tuple, lines: list, departures:
 
 
 def _judge(
-    answer: ParsedAnswer | Invalid, question: Question, graph: TransitGraph, long: bool, chosen: Variant
+    answer: ParsedAnswer | Invalid,
+    names: GraphNames,
+    prepared: PreparedQuestion,
+    template: str,
+    long: bool,
+    chosen: Variant,
 ) -> tuple[int, float, dict[str, float | None], str | None, str | None, tuple[ParsedSection, ...] | None]:
     """:func:`score_answer` on checked options, as the fields of a :class:`Score` and the sections judged."""
-    names = graph_names(graph)
-    prepared = names.prepared(question)
-    via = question.long_template if long else None
+    via = template if long else None
     if isinstance(answer, Invalid):
         failure = "refusal" if answer.refusal else "invalid_format"
         return 0, 0.0, _empty_components(via), failure, answer.reason, None
@@ -452,12 +456,19 @@ def max_map_score(question: Question, kind: Kind, *, variant: str = "paper") -> 
 
 
 def _verdict(
-    prediction: Prediction, question: Question, graph: TransitGraph, weight: float, chosen: Variant
+    prediction: Prediction,
+    names: GraphNames,
+    prepared: PreparedQuestion,
+    template: str,
+    weight: float,
+    chosen: Variant,
 ) -> Verdict:
     kind = prediction.question
     long = kind == "long"
-    answer = parse_answer(prediction.response, kind=kind, template=question.long_template if long else None)
-    correct, map_score, components, failure, invalid_reason, judged = _judge(answer, question, graph, long, chosen)
+    answer = parse_answer(prediction.response, kind=kind, template=template if long else None)
+    correct, map_score, components, failure, invalid_reason, judged = _judge(
+        answer, names, prepared, template, long, chosen
+    )
     return Verdict(
         prediction.id,
         prediction.model,
@@ -505,7 +516,11 @@ def score_prediction(
     """
     if prediction.id != question.id:
         raise ValueError(f"prediction {prediction.id!r} answers another question than {question.id!r}")
-    return _verdict(prediction, question, graph, weight_of(question, weighting), get_variant(variant))
+    names = graph_names(graph)
+    prepared = names.prepared(question)
+    return _verdict(
+        prediction, names, prepared, question.long_template, weight_of(question, weighting), get_variant(variant)
+    )
 
 
 def score_predictions(
@@ -552,18 +567,23 @@ def score_predictions(
     """
     scheme = get_weighting(weighting)
     chosen = get_variant(variant)
-    graphs: dict[str, TransitGraph] = {}
-    weights: dict[str, float] = {}
+    # what a question's answers share, found once: its graph's names, its resolved references, its weight
+    shared: dict[str, tuple[GraphNames, PreparedQuestion, str, float]] = {}
     verdicts: list[Verdict] = []
     unmatched: list[str] = []
     for prediction in predictions:
-        question = questions.get(prediction.id)
-        if question is None:
-            unmatched.append(prediction.id)
-            continue
-        graph = graphs.get(question.id)
-        if graph is None:
-            graph = graphs[question.id] = graph_for(question)
-            weights[question.id] = weight_of(question, scheme.name)
-        verdicts.append(_verdict(prediction, question, graph, weights[question.id], chosen))
+        entry = shared.get(prediction.id)
+        if entry is None:
+            question = questions.get(prediction.id)
+            if question is None:
+                unmatched.append(prediction.id)
+                continue
+            names = graph_names(graph_for(question))
+            entry = shared[prediction.id] = (
+                names,
+                names.prepared(question),
+                question.long_template,
+                weight_of(question, scheme.name),
+            )
+        verdicts.append(_verdict(prediction, *entry, chosen))
     return verdicts, unmatched

@@ -15,7 +15,9 @@ another command on the same files the same way, alternating with ours (its
 are filled in), and reports the ratio (its seconds over ours: above 1, ours is
 faster), in wall seconds and in CPU seconds (``cpu_seconds``, steadier on a loaded
 machine). One line per size goes to stderr; the last line printed is one JSON
-object with the figures per size under ``runs``.
+object with the figures per size under ``runs``. The README's Speed section says how the public evaluation
+code's scoring loop was run as the other command (a script outside the toolkit that executes the public
+``main.py``'s scoring lines unchanged), and what the toolkit's own code before a change gave back to back.
 """
 
 from __future__ import annotations

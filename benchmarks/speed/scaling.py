@@ -47,7 +47,7 @@ def measure(stations: int, *, seed: int = 0, workers: int = 1) -> dict:
     graph = compile_graph(network.metro, network.overlay)
     gc.freeze()  # as write_references does: the graph outlives the sweep
     pairs = 0
-    with open(os.devnull, "w", encoding="utf-8") as sink:
+    with open(os.devnull, "wb") as sink:
         if workers == 1:
             for count, text in reference_chunks(graph):
                 sink.write(text)

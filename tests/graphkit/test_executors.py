@@ -104,7 +104,7 @@ def test_references_on_a_pool_keep_the_overlays_names(tmp_path):
     beijing = city_graph("beijing")  # 西单 and 西单站 are one station by its overlay
     sources = ("西单站", *beijing.stations[:2])
     job = ReferenceJob(beijing.given_metro, beijing.overlay, sources, DEFAULT_MAX_ROUTES)
-    expected = "".join(f"{line}\n" for line in reference_lines(beijing, sources=sources))
+    expected = "".join(f"{line}\n" for line in reference_lines(beijing, sources=sources)).encode()
     assert reference_block(job) == ("beijing", 3 * (len(beijing.stations) - 1), expected)
 
 

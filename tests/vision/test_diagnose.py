@@ -22,6 +22,7 @@ from graphkit.cities import city_graph
 from graphkit.routes import shortest_route, shortest_routes
 from graphkit.segments import Segment
 from tests.vision.fonts import needs_cjk_font
+from tests.vision.maps import rendered_city
 from vision.diagnose import CATEGORIES, LABELS, PRECEDENCE, Diagnosis, diagnose, layout_threshold_of, near_miss
 from vision.diagnosis_report import diagnose_files, summarize, summary_markdown, summary_paths
 from vision.evidence import MapEvidence, StationEvidence
@@ -55,7 +56,7 @@ def cities() -> dict[str, City]:
     found = {}
     for name in CITIES:
         graph = city_graph(name)
-        truth = render_map(graph, seed=1, palette="confusable").truth
+        truth = rendered_city(name, seed=1, palette="confusable").truth
         found[name] = City(
             graph, MapEvidence.from_truth(truth, city=name), generate_questions(graph, seed=5, per_city=PER_CITY)
         )

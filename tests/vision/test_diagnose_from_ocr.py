@@ -17,13 +17,13 @@ from benchmarks.reasonmap.generate import generate_questions
 from benchmarks.reasonmap.records import KINDS, Prediction
 from graphkit.cities import city_graph
 from tests.vision.fonts import needs_cjk_font
+from tests.vision.maps import rendered_city
 from tests.vision.test_diagnose import INJECTIONS, TARGET, City
 from vision.colours import with_lines
 from vision.diagnose import diagnose
 from vision.evidence import MapEvidence, ciede2000
 from vision.grounding import ground_stations
 from vision.ocr import ocr_array
-from vision.render import render_map
 
 pytestmark = [needs_cjk_font, pytest.mark.slow]  # Hefei's labels are Chinese; OCR of a rendered map
 
@@ -35,7 +35,7 @@ def pipeline() -> dict[str, tuple[City, MapEvidence]]:
     found = {}
     for name in CITIES:
         graph = city_graph(name)
-        rendered = render_map(graph, seed=1, palette="confusable")
+        rendered = rendered_city(name, seed=1, palette="confusable")  # the one test_diagnose.py reads
         image = numpy.asarray(rendered.image)
         grounding = ground_stations(ocr_array(image).texts, graph.stations)
         estimated = MapEvidence(name, grounding.stations, with_lines(grounding.stations, image, graph))

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from graphkit.cities import city_graph
 from tests.networks import BRANCH, BRANCH_OVERLAY, CHINESE, HOMONYMS, LOOP, LOOP_OVERLAY, ONE_STATION, graph_of
 from tests.vision.fonts import needs_cjk_font
+from tests.vision.maps import rendered_city
 from vision.errors import EngineUnavailable
 from vision.evidence import ciede2000, hex_to_rgb, read_truth
 from vision.fonts import find_font, font_index, script_of
@@ -36,8 +37,8 @@ def rome():
 
 
 @pytest.fixture(scope="module")
-def rome_map(rome):
-    return render_map(rome, seed=0)
+def rome_map():
+    return rendered_city("rome", seed=0)
 
 
 def _check_truth(graph, rendered) -> None:

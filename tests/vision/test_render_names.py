@@ -8,6 +8,7 @@ import pytest
 from graphkit.cities import city_graph
 from tests.networks import BRANCH, BRANCH_OVERLAY, CHINESE, LOOP, LOOP_OVERLAY, graph_of
 from tests.vision.fonts import needs_cjk_font
+from tests.vision.maps import rendered_city
 from vision.evidence import MapEvidence, hex_to_rgb, named_lines, read_truth
 from vision.legend import line_label, line_termini
 from vision.map_quality import label_crossings, map_quality
@@ -20,8 +21,8 @@ def rome():
 
 
 @pytest.fixture(scope="module")
-def rome_map(rome):
-    return render_map(rome, seed=0)
+def rome_map():
+    return rendered_city("rome", seed=0)
 
 
 def _overlap(a, b) -> bool:
@@ -135,7 +136,7 @@ def test_crossing_counts_see_badges_and_legend():
 
 @pytest.mark.parametrize("city", ["rome", "miami", "sydney", "auckland", "budapest"])
 def test_no_leader_or_stroke_crosses_a_label_on_fast_cities(city):
-    quality = map_quality(render_map(city_graph(city), seed=0).truth)
+    quality = map_quality(rendered_city(city, seed=0).truth)
     assert (quality["leader_label"], quality["leader_line"], quality["line_label"]) == (0, 0, 0)
     assert quality["ambiguous"] == []
 

@@ -107,30 +107,56 @@ def _many(questions):
     return summarize(verdicts, {q.id: q for q in questions}, weighting="paper")
 
 
-@pytest.fixture
-def drawn(monkeypatch):
-    """The figures the plotting functions of ``figures`` save, kept open for inspection."""
+def _kept(patch, kept: list) -> None:
+    """Keep the figures the plotting functions of ``figures`` save, open for inspection (never rasterized)."""
     import benchmarks.reasonmap.figures as figures
 
-    kept = []
-    monkeypatch.setattr(figures, "save_figure", lambda figure, path: kept.append(figure) or (path, path))
-    yield kept
+    patch.setattr(figures, "save_figure", lambda figure, path: kept.append(figure) or (path, path))
+
+
+def _close(kept: list) -> None:
     import matplotlib.pyplot as plt
 
     for figure in kept:
         plt.close(figure)
 
 
-def test_the_figures_draw_the_top_12_models_and_say_so_while_the_table_lists_all(questions, tmp_path, drawn):
+@pytest.fixture
+def drawn(monkeypatch):
+    """The figures a test's plotting calls save, kept open for inspection."""
+    kept = []
+    _kept(monkeypatch, kept)
+    yield kept
+    _close(kept)
+
+
+@pytest.fixture(scope="module")
+def many(questions):
+    """The 50-model summary (its bootstrap intervals take a second): read, never changed, by the tests below."""
+    return _many(questions)
+
+
+@pytest.fixture(scope="module")
+def many_drawn(many, tmp_path_factory):
+    """The difficulty and city figures of the 50-model summary, drawn once for the tests that look at them."""
+    kept = []
+    folder = tmp_path_factory.mktemp("many")
+    with pytest.MonkeyPatch.context() as patch:
+        _kept(patch, kept)
+        plot_difficulty(many, folder / "d.png")
+        plot_cities(many, folder / "c.png")
+    yield kept
+    _close(kept)
+
+
+def test_the_figures_draw_the_top_12_models_and_say_so_while_the_table_lists_all(questions, many, many_drawn):
     from benchmarks.reasonmap.figures import plotted_models
 
     assert len(questions) == 12
-    summary = _many(questions)
+    summary = many
     assert plotted_models(summary).shown == tuple(TOP)
     note = "plots show the top 12 of 50 models by weighted accuracy, short and long averaged; the tables list all"
-    plot_difficulty(summary, tmp_path / "d.png")
-    plot_cities(summary, tmp_path / "c.png")
-    difficulty, cities = drawn
+    difficulty, cities = many_drawn
     panels = [axis for axis in difficulty.axes if axis.images]  # a grid per model and kind (not the colour bar)
     assert len(panels) == 2 * 12 and sorted(axis.get_title() for axis in panels if axis.get_title()) == TOP
     assert any(note in text.get_text() for text in difficulty.texts)
@@ -146,12 +172,12 @@ def test_the_figures_draw_the_top_12_models_and_say_so_while_the_table_lists_all
     assert table.endswith(f"\n\n{note[0].upper()}{note[1:]}.\n")
 
 
-def test_the_report_keeps_every_model_and_records_what_the_plots_show(questions, tmp_path, drawn):
+def test_the_report_keeps_every_model_and_records_what_the_plots_show(questions, many, tmp_path, drawn):
     import json
 
     from benchmarks.reasonmap.report import write_report
 
-    summary = _many(questions)
+    summary = many
     write_report(tmp_path, summary)  # the figures are drawn, not rasterized: what they show is tested above
     assert len(drawn) == 2
     written = json.loads((tmp_path / "summary.json").read_text(encoding="utf-8"))
@@ -166,13 +192,10 @@ def test_the_report_keeps_every_model_and_records_what_the_plots_show(questions,
     assert "tables list all" not in (tmp_path / "few" / "table.md").read_text(encoding="utf-8")
 
 
-def test_twelve_models_wrap_into_a_grid_a_page_wide_with_twelve_distinct_colours(questions, tmp_path, drawn):
+def test_twelve_models_wrap_into_a_grid_a_page_wide_with_twelve_distinct_colours(many_drawn):
     from benchmarks.plotting import PAGE_WIDTH
 
-    summary = _many(questions)
-    plot_difficulty(summary, tmp_path / "d.png")
-    plot_cities(summary, tmp_path / "c.png")
-    difficulty, cities = drawn
+    difficulty, cities = many_drawn
     width, height = difficulty.get_size_inches()
     assert width <= PAGE_WIDTH and height <= 9.5, "12 models: three rows of four, within a page"
     panels = [axis for axis in difficulty.axes if axis.images]
