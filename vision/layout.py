@@ -142,10 +142,7 @@ def straighten(graph: TransitGraph, layout: GridLayout, *, rounds: int = 4) -> G
     A move is kept when it lowers the bends of the lines through the station and its neighbours (a bent
     hop counts one, a change of heading at a station one) plus a small price on longer hops, and when it
     neither adds a crossing nor puts a station on another hop's straight run. Stations are visited in
-    graph order for ``rounds`` rounds: deterministic. Before that, a station that lies on another hop's
-    straight run (a line drawn through a station it does not serve) moves to the cheapest cell one or two
-    steps away that lies on none and adds at most one crossing (the run and the station's line now cross
-    beside it instead of at it).
+    graph order for ``rounds`` rounds: deterministic.
 
     Examples
     --------
@@ -222,37 +219,6 @@ def straighten(graph: TransitGraph, layout: GridLayout, *, rounds: int = 4) -> G
         )
 
     taken = set(cells.values())
-
-    def move(station: str, cell: Cell) -> None:
-        taken.discard(cells[station])
-        taken.add(cell)
-        cells[station] = cell
-        starts[touching[station] & numpy.array([a == station for a, _ in hops], dtype=bool)] = cell
-        ends[touching[station] & numpy.array([b == station for _, b in hops], dtype=bool)] = cell
-
-    # first, a station on another hop's straight run (a line drawn through a station it does not serve: its
-    # stroke would run through the marker and every leader from it) moves to the nearest cell that is not
-    for station in names:
-        home = cells[station]
-        if not any(station not in hop and home in _through(cells[hop[0]], cells[hop[1]]) for hop in hops):
-            continue
-        before = crossings(station)
-        for reach in (1, 2):
-            options = []
-            for dx in range(-reach, reach + 1):
-                for dy in range(-reach, reach + 1):
-                    cell = (home[0] + dx, home[1] + dy)
-                    if max(abs(dx), abs(dy)) != reach or cell in taken or blocked(station, cell):
-                        continue
-                    if not (0 <= cell[0] < layout.columns and 0 <= cell[1] < layout.rows):
-                        continue
-                    cells[station] = cell
-                    if crossings(station) <= before + 1:  # where the run met the station, the lines now cross
-                        options.append((local(station), cell))
-                    cells[station] = home
-            if options:
-                move(station, min(options)[1])
-                break
     for _ in range(rounds):
         moved = False
         for station in names:
@@ -282,7 +248,11 @@ def straighten(graph: TransitGraph, layout: GridLayout, *, rounds: int = 4) -> G
                         best = cell
                         break
             if best != home:
-                move(station, best)
+                taken.discard(home)
+                taken.add(best)
+                cells[station] = best
+                starts[touching[station] & numpy.array([a == station for a, _ in hops], dtype=bool)] = best
+                ends[touching[station] & numpy.array([b == station for _, b in hops], dtype=bool)] = best
                 moved = True
         if not moved:
             break

@@ -292,73 +292,30 @@ def _patch(name: str, font_px: int, angle: int) -> _Patch:
 
 def _place_label(placer: LabelPlacer, name: str, index: int, radius: int, scale: _Scale, angle: int):
     """A label's placement and patch (the name a map shows): at the map's font beside its marker or with a
-    leader that crosses no other label and no other line; else at 85% or 70% beside its marker, then with
-    such a leader; else at 60% beside its marker; else at the map's font with the leader that crosses least.
-    ``(None, patch)`` when the canvas has no room at all."""
+    leader that crosses no other label and no other line; else smaller beside its marker; else at the map's
+    font with the leader that crosses least. ``(None, patch)`` when the canvas has no room at all."""
     patch = _patch(name, scale.font_px, angle)
     step = scale.cell * 0.4
     placed = placer.place(index, radius + 1, patch.halo.size, patch.ink, step, crossing=False)
     if placed is not None:
         return placed, patch
-    fallback = placer.pending
-    sizes = _smaller_fonts(scale.font_px)
-    tries = [(px, False) for px in sizes[:2]] + [(px, True) for px in sizes[:2]] + [(px, False) for px in sizes[2:]]
-    for font_px, leader in tries:
+    for font_px in _smaller_fonts(scale.font_px):
         small = _patch(name, font_px, angle)
-        placed = placer.place(index, radius + 1, small.halo.size, small.ink, step, crossing=False, leader=leader)
+        placed = placer.place(index, radius + 1, small.halo.size, small.ink, step, leader=False)
         if placed is not None:
             return placed, small
-    return placer.place_fallback(fallback), patch
+    return placer.place_fallback(), patch
 
 
 def _smaller_fonts(font_px: int) -> list[int]:
-    """The smaller label sizes tried, largest first: 85%, 70% and 60% of the map's, never under 8 px.
+    """The smaller label sizes tried, largest first: 85% and 70% of the map's, never under 8 px.
 
     Examples
     --------
     >>> _smaller_fonts(20), _smaller_fonts(10)
-    ([17, 14, 12], [8])
+    ([17, 14], [8])
     """
-    shares = (0.85, 0.7, 0.6)
-    return sorted({size for share in shares if (size := max(8, round(font_px * share))) < font_px}, reverse=True)
-
-
-def _repair(placer: LabelPlacer, graph: TransitGraph, order, placed, radii, scale: _Scale, angles) -> None:
-    """Move the labels a leader crosses, and the labels nearest a marker whose leader crosses a line.
-
-    For each station (in placing order) whose leader crosses a label or another line's stroke: take its
-    label off with the labels its leader meets (else, one at a time, the four labels nearest its marker), and
-    place them again, its own first. The new places are kept when the leaders of the labels moved cross
-    less than before, else the old ones are put back. ``placed`` (station → placement and patch) is updated.
-    """
-    rank = {name: index for index, name in enumerate(graph.stations)}
-
-    def crossed(stations) -> int:
-        return sum(len(met) + others for met, others in (placer.crossings(rank[s]) for s in stations))
-
-    for station in order:
-        index = rank[station]
-        met, others = placer.crossings(index)
-        if not met and not others:
-            continue
-        trials = [[graph.stations[k] for k in met]] if met else []
-        trials += [[graph.stations[k]] for k in placer.neighbours(index, 4) if [k] != met]
-        for moved in trials:
-            stations = [station, *moved]
-            before, kept = crossed(stations), dict(placer.placed)
-            placer.remove([rank[s] for s in stations])
-            again = {}
-            for name in stations:
-                found, patch = _place_label(
-                    placer, graph.display_name(name), rank[name], radii[name], scale, angles[name]
-                )
-                if found is None:
-                    break
-                again[name] = (found, patch)
-            if len(again) == len(stations) and crossed(stations) < before:
-                placed.update(again)
-                break
-            placer.restore(kept)
+    return sorted({size for share in (0.85, 0.7) if (size := max(8, round(font_px * share))) < font_px}, reverse=True)
 
 
 def _marker_radii(graph: TransitGraph, hop_lines: dict[tuple[str, str], list[str]], line_width: int) -> dict[str, int]:
@@ -477,23 +434,16 @@ def render_map(
     legend_top = round(scale.cell * _map_cells(layout)[1])
     placer.block((0, legend_top, scale.width, scale.height))
     order = sorted(graph.stations, key=lambda s: (-len(graph.lines_at(s)), rank[s]))
-    angles = {station: 45 if rotate_labels and rank[station] % 3 == 1 else 0 for station in graph.stations}
-    labels: dict[str, tuple[Any, _Patch]] = {}
+    boxes: dict[str, list[int]] = {}
+    leaders: dict[str, tuple[tuple[float, float], ...]] = {}
     for station in order:
-        placed, patch = _place_label(
-            placer, graph.display_name(station), rank[station], radii[station], scale, angles[station]
-        )
+        angle = 45 if rotate_labels and rank[station] % 3 == 1 else 0
+        placed, patch = _place_label(placer, graph.display_name(station), rank[station], radii[station], scale, angle)
         if placed is None:
             raise ValueError(
                 f"{graph.city}: size {max(scale.width, scale.height)} px is too small to place the label of "
                 f"{station!r}; use a larger size (default {_default_size(layout, legend)})"
             )
-        labels[station] = (placed, patch)
-    _repair(placer, graph, order, labels, radii, scale, angles)
-    boxes: dict[str, list[int]] = {}
-    leaders: dict[str, tuple[tuple[float, float], ...]] = {}
-    for station in order:
-        placed, patch = labels[station]
         x, y = placed.corner
         image.paste(_WHITE, (x, y, x + patch.halo.width, y + patch.halo.height), patch.halo)
         image.paste(_TEXT, (x, y, x + patch.text.width, y + patch.text.height), patch.text)
