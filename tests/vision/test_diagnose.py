@@ -28,10 +28,10 @@ from vision.diagnosis_report import diagnose_files, summarize, summary_markdown,
 from vision.evidence import MapEvidence, StationEvidence
 from vision.render import render_map
 
-# Beijing and Hefei are rendered with Chinese labels
+# Hefei is rendered with Chinese labels
 pytestmark = needs_cjk_font
 
-CITIES = ("rome", "geneva", "beijing", "hefei")
+CITIES = ("rome", "geneva", "hefei")
 PER_CITY = 10
 TARGET = 0.9
 MADE_UP = ("Quillfeather Junction", "Vexmoor Quay", "Zorbalith Gardens", "Thrandor Heights", "Ulvenmark Pier")
@@ -295,7 +295,7 @@ def test_injected_failures_get_their_label(injection_rates, inject):
 
 def test_injected_failures_make_wrong_or_flawed_answers(cities):
     """The injections are real: grounding and transfer injections make answers the scorer rejects."""
-    city = cities["beijing"]
+    city = cities["hefei"]
     for question in city.questions:
         for inject in (inject_hallucinated, inject_colour, inject_transfer):
             injected = inject(city, question, "short", random.Random(question.id))
@@ -417,7 +417,7 @@ def test_precedence_endpoint_error_over_everything(cities):
 
 def test_precedence_station_over_line(cities):
     """A hallucinated station and a colour confusion in one answer: the station wins, the line is listed."""
-    city = cities["beijing"]
+    city = cities["hefei"]
     checked = []
     for question in city.questions:
         if len(_oracle(city, question)) < 2:
@@ -430,7 +430,7 @@ def test_precedence_station_over_line(cities):
         assert found.label == "hallucinated_station", question.id
         assert "line_confusion_colour" in found.evidence["also"], question.id
         checked.append(question.id)
-    # the seeded data holds such answers: Beijing's first question (seed 5) is a transfer route whose line has a
+    # the seeded data holds such answers: Hefei's first question (seed 5) is a transfer route whose line has a
     # colour twin on the confusable map (seed 1); were none left, the test would check nothing, so it fails
     assert checked and checked[0] == city.questions[0].id
 
@@ -467,8 +467,8 @@ def test_without_evidence_line_confusions_are_wrong_lines(cities):
 
 
 def test_near_miss(cities):
-    graph = cities["beijing"].graph
-    assert near_miss("西直们站", graph) is None or near_miss("西直们站", graph)[0] == "西直门站"
+    graph = cities["hefei"].graph
+    assert near_miss("三里奄站", graph)[0] == "三里庵站"  # one character off (奄 for 庵)
     assert near_miss("Quillfeather Junction", graph) is None
     assert near_miss("", graph) is None
 
