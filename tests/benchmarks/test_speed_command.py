@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import sys
 
+import pytest
+
 from benchmarks.speed.command import main, write_inputs
 
 
@@ -26,3 +28,20 @@ def test_inputs_hold_as_many_distinct_answers_as_asked(tmp_path):
     assert len(rows) == 40 == len({row["response"] for row in rows})
     ids = {json.loads(line)["id"] for line in questions.read_text(encoding="utf-8").splitlines()}
     assert {row["id"] for row in rows} <= ids and len({row["model"] for row in rows}) > 10
+
+
+def test_the_public_loop_refuses_a_checkout_that_is_not_the_commit_its_line_numbers_name(tmp_path, capsys):
+    from benchmarks.speed.public_loop import main as public_loop
+
+    (tmp_path / "main.py").write_text("print('another version')\n", encoding="utf-8")
+    (tmp_path / "tools.py").write_text("", encoding="utf-8")
+    with pytest.raises(SystemExit) as stopped:
+        public_loop(["--public", str(tmp_path), "q.jsonl", "p.jsonl"])
+    # one line naming the file and why; the lines of another version are never run
+    assert (
+        str(stopped.value)
+        == f"public_loop: {tmp_path / 'main.py'}: not fscdc/ReasonMap e68dd65's main.py (its sha256 differs)"
+    )
+    assert "another version" not in capsys.readouterr().out
+    with pytest.raises(SystemExit, match="cannot read it"):
+        public_loop(["--public", str(tmp_path / "absent"), "q.jsonl", "p.jsonl"])
