@@ -92,8 +92,6 @@ _LATEX_WRAPPER = re.compile(r"\\(?:boxed|text|textbf|textit|textrm|mathrm|mathbf
 _LATEX_BREAK = re.compile(r"\\\\|\\newline")
 _HTML_BREAK = re.compile(r"<br\s*+/?>", re.IGNORECASE)
 _ODD_BREAKS = "\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"  # what str.splitlines() also splits on
-_ODD_BREAK = re.compile(f"[{_ODD_BREAKS}]")
-_ODD_BREAK_TABLE = dict.fromkeys(map(ord, _ODD_BREAKS), "\n")
 
 _EDGE = _WS + "*_`"
 _LATEX_EDGE = _EDGE + "{}$\\"
@@ -110,14 +108,6 @@ _NUMBER_WORDS = {
 } | {"no": 0, "none": 0}
 _MAX_COUNT_DIGITS = 9
 _MAX_LIST_LINES = 10 * MAX_VIA_STOPS
-
-# Sections by their fields as read (a short one's three, or a long one's template and five): answers to one
-# question repeat their sections even when their wording differs, and a section is a frozen value, so one
-# record serves them all. Bounded; cleared with the scorer's name caches
-# (:func:`benchmarks.reasonmap.resolution.clear_caches`).
-_SECTIONS: dict[tuple, ParsedSection] = {}
-_SECTIONS_KEPT = 100_000
-_UNANNOTATED: dict[str, str] = {}  # names with parentheses, without the Metro Data's annotations
 
 # States of a via-stop list that may go on over the following lines.
 _VIA_CLOSED, _VIA_OPEN, _VIA_GAP, _VIA_BULLETS, _VIA_PLAIN, _VIA_TRAILING = range(6)
@@ -215,12 +205,6 @@ num_via_stops=None, via_stops=('B', 'C')),))
     return ParsedAnswer(tuple(found))
 
 
-def clear_section_cache() -> None:
-    """Forget the sections read so far (for measuring the parser on answers it has never met)."""
-    _SECTIONS.clear()
-    _UNANNOTATED.clear()
-
-
 def _last_answer_block(text: str) -> str:
     """The content of the last non-empty ``<answer>`` block, or the text when there is none."""
     if "<" not in text:
@@ -245,8 +229,9 @@ def _unwrap_markup(text: str) -> tuple[str, bool]:
     """One kind of line break; LaTeX wrappers dropped, LaTeX and HTML breaks as newlines; whether LaTeX was seen."""
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
-    if _ODD_BREAK.search(text) is not None:  # one scan in C for all of them
-        text = text.translate(_ODD_BREAK_TABLE)
+    for odd in _ODD_BREAKS:
+        if odd in text:
+            text = text.replace(odd, "\n")
     latex = False
     if "\\" in text:
         # a wrapper becomes a line break: "$\\boxed{Route Name: ..." puts the field at a line start
@@ -413,17 +398,7 @@ class _Reader:
         """End the current section: keep it, drop it when all empty, or say what it lacks."""
         current = self.current
         if current[_ROUTE] and current[_DEPARTURE] and current[_ARRIVAL]:
-            route, departure, arrival, count, via = current
-            if self.long:
-                key = (self.template, route, departure, arrival, count, None if via is None else tuple(via))
-            else:
-                key = (route, departure, arrival)
-            section = _SECTIONS.get(key)
-            if section is None:
-                if len(_SECTIONS) >= _SECTIONS_KEPT:
-                    _SECTIONS.clear()
-                section = _SECTIONS[key] = _section(current, self.long, self.template)
-            self.sections.append(section)
+            self.sections.append(_section(current, self.long, self.template))
         elif any(current):
             for slot, label in enumerate(_FIELD_LABELS):
                 if not current[slot]:
@@ -506,9 +481,7 @@ class _Reader:
             parts[-1] = parts[-1].lstrip(edge)[4:]
         stops = self.current[_VIA]
         for part in parts:
-            stop = part.strip(edge)
-            if stop and (stop[-1] in _TRAILING or stop[0] in _QUOTES or "**" in stop or "__" in stop):
-                stop = _clean(stop, edge)
+            stop = _clean(part, edge)
             if stop:
                 stops.append(stop)
         return None
@@ -516,25 +489,11 @@ class _Reader:
 
 def _count(value: str) -> int | None:
     """The leading integer (or number word, zero to twenty) of a via-stop count."""
-    if value.isascii() and value.isdigit():  # the common case: the bare count, told apart in C
-        return int(value) if len(value) <= _MAX_COUNT_DIGITS else None
     digits = _LEADING_INT.match(value)
     if digits is not None:
         return int(digits.group()) if len(digits.group()) <= _MAX_COUNT_DIGITS else None
     words = value.split(None, 1)
     return _NUMBER_WORDS.get(words[0].lower().strip(_TRAILING + ":")) if words else None
-
-
-def _unannotated(name: str) -> str:
-    """:func:`~graphkit.metro.strip_annotations`, remembered for names with parentheses (the costly ones)."""
-    if "(" not in name and "（" not in name:
-        return name
-    found = _UNANNOTATED.get(name)
-    if found is None:
-        if len(_UNANNOTATED) >= _SECTIONS_KEPT:
-            _UNANNOTATED.clear()
-        found = _UNANNOTATED[name] = strip_annotations(name)
-    return found
 
 
 def _section(fields: list, long: bool, template: str | None) -> ParsedSection:
@@ -543,11 +502,11 @@ def _section(fields: list, long: bool, template: str | None) -> ParsedSection:
     Station names lose the annotations an answer copied from the Metro Data (``（换乘站）``), as the data's do.
     """
     route, departure, arrival, count, via = fields
-    departure, arrival = _unannotated(departure), _unannotated(arrival)
+    departure, arrival = strip_annotations(departure), strip_annotations(arrival)
     if not long:
         return ParsedSection(route, departure, arrival)
     number = _count(count) if count else None
-    stops = None if via is None else tuple([_unannotated(stop) for stop in via])
+    stops = None if via is None else tuple(strip_annotations(stop) for stop in via)
     if template == "via_count" and number is None and stops is not None and len(stops) == 1:
         bare = _LEADING_INT.fullmatch(stops[0])
         if bare is not None and len(stops[0]) <= _MAX_COUNT_DIGITS:

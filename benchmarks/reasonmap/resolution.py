@@ -16,7 +16,6 @@ again), and a question's references are resolved once per graph.
 
 from __future__ import annotations
 
-from benchmarks.reasonmap.parsing import clear_section_cache
 from benchmarks.reasonmap.records import Question
 from graphkit.graph import TransitGraph
 from graphkit.names import fold, line_keys, station_keys
@@ -285,12 +284,11 @@ def _prepare(names: GraphNames, question: Question) -> PreparedQuestion:
 
 
 def clear_caches() -> None:
-    """Forget every memoized name, prepared question and parsed section (graphkit's name keys too): the next
+    """Forget every memoized name and prepared question (graphkit's name keys too): the next
     answer is cold.
 
     For measuring the scorer on answers it has never met, as RL rollouts are.
     """
     _GRAPH_NAMES.clear()
-    clear_section_cache()
     for function in (fold, line_keys, station_keys):
         function.cache_clear()

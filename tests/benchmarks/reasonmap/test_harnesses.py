@@ -407,7 +407,7 @@ def test_fifos_are_refused_not_waited_on(tmp_path):
         read_harness_predictions(fifo, "inspect", kind="short")
     with pytest.raises(InvalidRecord, match="FIFO"):
         read_harness_predictions(fifo, "vlmevalkit", kind="short")
-    assert imported or "inspect_ai" not in sys.modules  # refused before Inspect (seconds to import) was imported
+    assert imported or "inspect_ai" not in sys.modules  # refused before Inspect (a heavy import) was imported
     if importlib.util.find_spec("datasets") is None:
         pytest.skip("the [hf] extra is absent")
     folder = tmp_path / "hf"
