@@ -337,6 +337,9 @@ def test_a_city_with_ties_and_without_a_lasting_memo(monkeypatch):
     monkeypatch.setattr(graph_module, "_HELD_STOPS", 0)
     fresh = compile_graph(graph.given_metro, graph.overlay)
     assert _chunks_text(fresh, sources=sources) == expected
+    # no table of hop texts by ride (as for lines of thousands of stations): each hop looked up in the memo
+    monkeypatch.setattr(graph_module, "_RIDES_IN_TABLE", 0)
+    assert _chunks_text(compile_graph(graph.given_metro, graph.overlay), sources=sources) == expected
 
 
 def test_the_collector_runs_between_departures():
