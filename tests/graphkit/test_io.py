@@ -1,5 +1,6 @@
 """Writing references: atomic files (symlinks, FIFOs, devices, stale temporaries), records equal to the library's
-byte for byte (random networks with names JSON must escape, hand-made ones, a city without the fast paths)."""
+byte for byte (random networks with names JSON must escape, hand-made ones, a city without the fast paths),
+departures that leave no garbage for the collector."""
 
 from __future__ import annotations
 
@@ -352,3 +353,19 @@ def test_the_collector_runs_between_departures():
         assert not gc.isenabled()  # a collector the caller paused stays paused
     finally:
         gc.enable()
+
+
+def test_departures_leave_no_garbage_for_the_collector():
+    # each departure's lists are freed when it is done (no reference cycles), not when the collector runs
+    graph = city_graph("beijing")  # routes that meet: the long way is taken at many stations
+    chunks = reference_chunks(graph, sources=graph.stations[:40])
+    next(chunks)  # the first search compiles what lasts (igraph's graph, the arrays)
+    gc.collect()
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        assert sum(pairs for pairs, _ in chunks) == 39 * (len(graph.stations) - 1)
+        assert gc.collect() == 0
+    finally:
+        if enabled:
+            gc.enable()
