@@ -69,18 +69,30 @@ _FIELD_BY_INITIAL |= {"n": _COUNT, "v": _VIA, "i": _VIA}
 _BREAK_BODY = rf"[{_WS}>]*+(?:#|[{re.escape(_RULE)}][{re.escape(_RULE)}{_WS}>]*+(?=\n|\Z))"
 _BREAK = re.compile("\n" + _BREAK_BODY)
 _VALUE = rf"[{_WS}*_`]*+[:：]([^\n]*+)"
+# The names of each slot's field, as _TOKEN and _SECTIONS tell them apart (a count is tried before a list).
+_ROUTE_NAME = rf"(?:route(?:{_S}name)?+|line{_S}name)"
+_DEPARTURE_NAME = rf"(?:departure(?:{_S}(?:stop|station)s?)?+|from)"
+_ARRIVAL_NAME = rf"(?:arrival(?:{_S}(?:stop|station)s?)?+|to)"
+_COUNT_NAME = rf"(?:(?:number|num\.?|no\.){_S}(?:of{_S})?{_VIA_WORD}{_S}{_STOPS}|{_VIA_WORD}{_S}{_STOPS}{_S}count)"
+_VIA_NAME = rf"{_VIA_WORD}{_S}{_STOPS}"
+_SLOT_NAMES = (_ROUTE_NAME, _DEPARTURE_NAME, _ARRIVAL_NAME, _COUNT_NAME, _VIA_NAME)
 # The field lines and section breaks of an answer in one pass: a field line's value is the group of its slot
 # plus one (the names of _FIELD, a via-stop count told apart by its word), a break matches no group.
 _TOKEN = re.compile(
-    rf"\n(?:{_FIELD_HEAD}"
-    rf"(?:(?:route(?:{_S}name)?+|line{_S}name){_VALUE}"
-    rf"|(?:departure(?:{_S}(?:stop|station)s?)?+|from){_VALUE}"
-    rf"|(?:arrival(?:{_S}(?:stop|station)s?)?+|to){_VALUE}"
-    rf"|(?:(?:number|num\.?|no\.){_S}(?:of{_S})?{_VIA_WORD}{_S}{_STOPS}|{_VIA_WORD}{_S}{_STOPS}{_S}count){_VALUE}"
-    rf"|{_VIA_WORD}{_S}{_STOPS}{_VALUE})"
+    rf"\n(?:{_FIELD_HEAD}(?:{'|'.join(name + _VALUE for name in _SLOT_NAMES)})|{_BREAK_BODY})", re.IGNORECASE
+)
+# Whole sections, for _whole_sections: a Route Name, a Departure Stop and an Arrival Stop line in a row, then maybe
+# a via-stop count line and a via-stop list line (groups 1 to 5, as _TOKEN's); else a field line that starts no
+# such run (group 6: where _TOKEN finds a lone field) or a section break (no group). The field head is read once
+# for both (it is possessive: what follows it cannot change where it ends).
+_DEPARTURE_LINE, _ARRIVAL_LINE, _COUNT_LINE, _VIA_LINE = (f"{_FIELD_HEAD}{name}{_VALUE}" for name in _SLOT_NAMES[1:])
+_SECTIONS = re.compile(
+    rf"\n(?:{_FIELD_HEAD}(?:{_ROUTE_NAME}{_VALUE}\n{_DEPARTURE_LINE}\n{_ARRIVAL_LINE}(?:\n{_COUNT_LINE})?+(?:\n{_VIA_LINE})?+"
+    rf"|((?:{'|'.join(_SLOT_NAMES)})[{_WS}*_`]*+[:：]))"
     rf"|{_BREAK_BODY})",
     re.IGNORECASE,
 )
+_LONE_FIELD = 6
 _BLANK = "\n" + _WS + ">"  # what blank lines hold, as _Reader.line strips them
 _BREAK_LINE = re.compile(_BREAK_BODY)
 _BULLET = re.compile(r"(?:[-*•·▪◦+]|\d{1,3}[.)、])[ \t\u00a0\u3000]++")
@@ -183,6 +195,11 @@ num_via_stops=None, via_stops=('B', 'C')),))
         raise ValueError(f"kind must be one of {list(KINDS)}, got {kind!r}")
     if template is not None and template not in LONG_TEMPLATES:
         raise ValueError(f"template must be one of {list(LONG_TEMPLATES)} or None, got {template!r}")
+    return read_answer(text, kind == "long", template)
+
+
+def read_answer(text: str, long: bool, template: str | None) -> ParsedAnswer | Invalid:
+    """:func:`parse_answer` on options already checked (the scorer's per-answer call)."""
     if not isinstance(text, str):
         return Invalid("not text")
     if not text or text.isspace():
@@ -191,15 +208,19 @@ num_via_stops=None, via_stops=('B', 'C')),))
     if answer is None:
         return Invalid("no answer after reasoning")
     answer, latex = _unwrap_markup(_last_answer_block(answer))
-    reader = _Reader(latex, long=kind == "long", template=template)
-    found = reader.read_fast(answer)
-    if found is None:  # a value or a via-stop list may go on over the next lines: read them one by one
-        reader = _Reader(latex, long=kind == "long", template=template)
-        found = reader.read(answer)
-    if isinstance(found, Invalid):
-        return found
+    found = _whole_sections(answer, _LATEX_EDGE if latex else _EDGE, long, template)
+    saw_field = bool(found)
+    if found is None:  # fields out of a whole section's order, or a value that may go on: read them one by one
+        reader = _Reader(latex, long=long, template=template)
+        found = reader.read_fast(answer)
+        if found is None:  # a value or a via-stop list may go on over the next lines: read those lines too
+            reader = _Reader(latex, long=long, template=template)
+            found = reader.read(answer)
+        if isinstance(found, Invalid):
+            return found
+        saw_field = reader.saw_field
     if not found:
-        if not reader.saw_field and mentions_refusal(answer):
+        if not saw_field and mentions_refusal(answer):
             return Invalid("refusal", refusal=True)
         return Invalid("no route section")
     return ParsedAnswer(tuple(found))
@@ -255,6 +276,40 @@ def _clean(value: str, edge: str) -> str:
         if len(value) >= 2 and value[0] in _QUOTES and value[-1] in _QUOTES:
             value = value[1:-1].strip(edge)
     return value
+
+
+def _whole_sections(text: str, edge: str, long: bool, template: str | None) -> list[ParsedSection] | None:
+    """What :class:`_Reader` reads in ``text`` when its field lines are all in whole sections, else ``None``.
+
+    A whole section is a Route Name, a Departure Stop and an Arrival Stop line in a row, maybe a via-stop count
+    line and a via-stop list line after them, every value complete on its line (not empty, no list left open):
+    the form answers take. Python runs per section here, not per field line.
+    """
+    sections = []
+    text = "\n" + text
+    for match in _SECTIONS.finditer(text):
+        found = match.lastindex
+        if found is None:  # a section break: the section before it is kept already
+            continue
+        if found == _LONE_FIELD:
+            return None
+        route, departure, arrival, count, via = match.group(1, 2, 3, 4, 5)
+        route, departure, arrival = _clean(route, edge), _clean(departure, edge), _clean(arrival, edge)
+        if not (route and departure and arrival):
+            return None
+        if count is not None:
+            count = _clean(count, edge)
+            if not count:
+                return None
+        stops = None
+        if via is not None:
+            stops = []
+            if not via.strip(edge) or _add_stops(via, edge, stops) > MAX_VIA_STOPS:
+                return None
+            if stops and via.rstrip(_EDGE).endswith(_LIST_ENDS):
+                return None
+        sections.append(_section(route, departure, arrival, count, stops, long, template))
+    return sections
 
 
 class _Reader:
@@ -398,7 +453,7 @@ class _Reader:
         """End the current section: keep it, drop it when all empty, or say what it lacks."""
         current = self.current
         if current[_ROUTE] and current[_DEPARTURE] and current[_ARRIVAL]:
-            self.sections.append(_section(current, self.long, self.template))
+            self.sections.append(_section(*current, self.long, self.template))
         elif any(current):
             for slot, label in enumerate(_FIELD_LABELS):
                 if not current[slot]:
@@ -464,27 +519,33 @@ class _Reader:
         return None
 
     def add_stops(self, value: str) -> Invalid | None:
-        """Add the stop names of a via-stop value (``None``, ``N/A``, ``-`` or nothing: no stops)."""
-        edge = self.edge
-        value = value.strip(edge)
-        if value.startswith("[") and value.endswith("]"):
-            value = value[1:-1]
-        if len(value) <= 16 and _clean(value, edge).lower() in _NO_STOPS:
-            parts = []
-            self.via_entries += 1
-        else:
-            parts = _VIA_SPLIT.split(value, maxsplit=MAX_VIA_STOPS)
-            self.via_entries += len(parts)
+        """Add the stop names of a via-stop value to the current section's."""
+        self.via_entries += _add_stops(value, self.edge, self.current[_VIA])
         if self.via_entries > MAX_VIA_STOPS:
             return Invalid(f"section {len(self.sections) + 1}: more than {MAX_VIA_STOPS} via stops")
-        if len(parts) > 1 and parts[-1].lstrip(edge)[:4].lower() == "and ":  # "X, Y, and Z"
-            parts[-1] = parts[-1].lstrip(edge)[4:]
-        stops = self.current[_VIA]
-        for part in parts:
-            stop = _clean(part, edge)
-            if stop:
-                stops.append(stop)
         return None
+
+
+def _add_stops(value: str, edge: str, stops: list[str]) -> int:
+    """Add the stop names of a via-stop value (``None``, ``N/A``, ``-`` or nothing: no stops); its entries.
+
+    Past ``MAX_VIA_STOPS`` entries the rest of the value stays unsplit (the caller rejects the list anyway).
+    """
+    value = value.strip(edge)
+    if value.startswith("[") and value.endswith("]"):
+        value = value[1:-1]
+    if len(value) <= 16 and _clean(value, edge).lower() in _NO_STOPS:
+        return 1
+    parts = _VIA_SPLIT.split(value, maxsplit=MAX_VIA_STOPS)
+    if len(parts) > MAX_VIA_STOPS:
+        return len(parts)
+    if len(parts) > 1 and parts[-1].lstrip(edge)[:4].lower() == "and ":  # "X, Y, and Z"
+        parts[-1] = parts[-1].lstrip(edge)[4:]
+    for part in parts:
+        stop = _clean(part, edge)
+        if stop:
+            stops.append(stop)
+    return len(parts)
 
 
 def _count(value: str) -> int | None:
@@ -496,12 +557,13 @@ def _count(value: str) -> int | None:
     return _NUMBER_WORDS.get(words[0].lower().strip(_TRAILING + ":")) if words else None
 
 
-def _section(fields: list, long: bool, template: str | None) -> ParsedSection:
+def _section(
+    route: str, departure: str, arrival: str, count: str | None, via: list[str] | None, long: bool, template: str | None
+) -> ParsedSection:
     """The record of a complete section; via-stop fields only for long questions.
 
     Station names lose the annotations an answer copied from the Metro Data (``（换乘站）``), as the data's do.
     """
-    route, departure, arrival, count, via = fields
     departure, arrival = strip_annotations(departure), strip_annotations(arrival)
     if not long:
         return ParsedSection(route, departure, arrival)

@@ -53,7 +53,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from benchmarks.reasonmap.parsing import parse_answer
+from benchmarks.reasonmap.parsing import read_answer
 from benchmarks.reasonmap.records import KINDS, ParsedAnswer, ParsedSection, Prediction, Question, Verdict
 from benchmarks.reasonmap.resolution import (
     OFF_LINE,
@@ -202,10 +202,8 @@ def _empty_components(via: str | None) -> dict[str, float | None]:
     }
 
 
-def _failure(lines: list, departures: list, arrivals: list, prepared: PreparedQuestion, on_line: dict) -> str | None:
-    """The first failing check of Algorithm 1, in its order, or ``None`` for a valid route."""
-    if departures[0] != prepared.station_1 or arrivals[-1] != prepared.station_2:
-        return "wrong_endpoints"
+def _failure(lines: list, departures: list, arrivals: list, on_line: dict) -> str | None:
+    """The first failing check of Algorithm 1 after the endpoints (right here), in its order, or ``None``."""
     last = len(lines) - 1
     for index, line in enumerate(lines):
         if line is None:
@@ -366,8 +364,8 @@ def _judge(
         if start:
             sections = sections[start:]
             lines, departures, arrivals = names.sections(sections, station_1, station_2)
-    failure = _failure(lines, departures, arrivals, prepared, names.on_line)
     endpoints = departures[0] == station_1 and arrivals[-1] == station_2
+    failure = _failure(lines, departures, arrivals, names.on_line) if endpoints else "wrong_endpoints"
     if chosen.gated and not endpoints:
         return 0, 0.0, _empty_components(via), failure, None, sections
     dep_arr = 1.0 if chosen.endpoint_point and endpoints else 0.0
@@ -465,7 +463,7 @@ def _verdict(
 ) -> Verdict:
     kind = prediction.question
     long = kind == "long"
-    answer = parse_answer(prediction.response, kind=kind, template=template if long else None)
+    answer = read_answer(prediction.response, long, template if long else None)
     correct, map_score, components, failure, invalid_reason, judged = _judge(
         answer, names, prepared, template, long, chosen
     )

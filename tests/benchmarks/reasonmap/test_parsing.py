@@ -561,6 +561,65 @@ def test_the_one_pass_reader_hands_on_what_goes_on_over_lines():
     assert fast == [S("1", "A", "B", None, ()), S("2", "B", "C", None, None)]
 
 
+# Reading whole sections (one match a section) must agree with the readers it stands in for wherever it answers:
+# runs of field lines that make whole sections, or fall short of one (out of order, a field missing or twice, a
+# value left open, a list going on), between prose, breaks and wrappers.
+WHOLE_SECTIONS = [
+    "Route Name: 1\nDeparture Stop: A\nArrival Stop: B",
+    "**Route Name:** Line 2\n**Departure Stop:** “A”.\n**Arrival Stop:** B (Transfer Station)",
+    "- Route: 3\n- From: A\n- To: B\n- Number of Via Stops: 2",
+    "Route Name: 1\nDeparture Stop: A\nArrival Stop: B\nVia Stops: C, D, and E",
+    "Route Name: 1\nDeparture Stop: A\nArrival Stop: B\nVia Stop Count: 1\nVia Stops: [C]",
+    "Route Name: 1\nDeparture Stop: A\nArrival Stop: B\nVia Stops: None\nNumber of Via Stops: 0",
+    "Route Name: 2\nDeparture Stop: B\nArrival Stop: C",
+]
+NEAR_SECTIONS = [
+    "Route Name: 1\nDeparture Stop: A\nArrival Stop:",
+    "Route Name: 1\nDeparture Stop: **\nArrival Stop: B",
+    "Route Name: 1\nDeparture Stop: A\nArrival Stop: B\nNumber of Via Stops: ''",
+    "Route Name: 1\nDeparture Stop: A\nArrival Stop: B\nVia Stops: C,",
+    "Route Name: 1\nArrival Stop: B\nDeparture Stop: A",
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            *[st.sampled_from(WHOLE_SECTIONS)] * 3,  # mostly sections, for most cases to be read here
+            st.sampled_from(NEAR_SECTIONS + READER_LINES),
+            st.text(alphabet="AB -,:\n", max_size=6),
+        ),
+        max_size=8,
+    ),
+    st.booleans(),
+    st.booleans(),
+    st.sampled_from([None, "via_count", "via_stops"]),
+)
+def test_whole_sections_agree_with_the_line_readers_wherever_they_answer(lines, latex, long, template):
+    text = "\n".join(lines)
+    found = parsing._whole_sections(text, parsing._LATEX_EDGE if latex else parsing._EDGE, long, template)
+    reader = parsing._Reader(latex, long=long, template=template)
+    expected = reader.read_fast(text)
+    if expected is None:
+        reader = parsing._Reader(latex, long=long, template=template)
+        expected = reader.read(text)
+    if found is not None:
+        assert found == expected
+        assert bool(found) == reader.saw_field
+
+
+def test_whole_sections_read_the_forms_answers_take():
+    # what models write is read a section a match: no reader behind it (prose, breaks and tags are no field lines)
+    text = (
+        "Therefore the route is:\n\n**Route Name:** Line 2\n**Departure Stop:** A\n**Arrival Stop:** B\n---\n"
+        "- Route Name: Line 4\n- Departure Stop: B\n- Arrival Stop: C (Transfer Station).\n\nNote: 1 transfer."
+    )
+    assert parsing._whole_sections(text, parsing._EDGE, False, None) == [S("Line 2", "A", "B"), S("Line 4", "B", "C")]
+    # a field out of a whole section: the line readers' turn
+    assert parsing._whole_sections(text + "\nVia Stops: D", parsing._EDGE, True, None) is None
+
+
 # --- work: a guard against super-linear scans, counted rather than timed (speed belongs to benchmarks/speed) ---
 
 MB = 1 << 20
