@@ -147,82 +147,117 @@ def grouped_intervals(
     ...                                                         intervals([spec], answers[:50])]
     True
     """
-    read: dict[int, tuple[str, tuple[tuple[float, float] | None, ...]]] = {}
-    tallies = [_tally(specs, list(group), read) for group in groups]
-    found: list[dict[str, Interval]] = [{} for _ in tallies]
+    groups = [list(group) for group in groups]
+    tally = _tally(specs, groups)
+    found: list[dict[str, Interval]] = [{} for _ in groups]
     by_size: dict[int, list[int]] = {}
-    for index, tally in enumerate(tallies):
-        if tally is not None:
-            by_size.setdefault(tally[0].shape[1], []).append(index)
+    for index, size in enumerate(tally.sizes.tolist()):
+        if size:
+            by_size.setdefault(size, []).append(index)
+    width = len(specs)
     for size in sorted(by_size):
         counts = _counts(size, resamples, seed)  # one draw for every spec of every group of this size
+        chosen = by_size[size]
+        # each group's questions (sorted by id), by spec: the group's sums laid out as one matrix per group of
+        # numerators (specs × questions) then denominators, the groups one after the other
+        rows = (tally.first[chosen][:, None] + np.arange(size)).ravel()
+        sums = np.stack([tally.numerators[rows], tally.denominators[rows]]).reshape(2, len(chosen), size, width)
+        stacked = np.ascontiguousarray(sums.transpose(1, 0, 3, 2)).reshape(-1, size)
         # every spec's resampled weighted means of every group of this size in one product (a row of a product
         # is that row's own: the same bits as one group's alone): sum c·w·x / sum c·w (w·x is the numerator)
-        sums = np.concatenate([tallies[index][part] for index in by_size[size] for part in (0, 1)]) @ counts
-        sums = sums.reshape(len(by_size[size]), 2, len(specs), resamples)
+        sums = (stacked @ counts).reshape(len(chosen), 2, width, resamples)
         with np.errstate(invalid="ignore", divide="ignore"):
             means = sums[:, 0] / sums[:, 1]  # groups × specs × resamples
-        applies = np.array([tallies[index][2].sum(axis=1) for index in by_size[size]])  # questions per spec
+        applies = tally.applies[rows].reshape(len(chosen), size, width).sum(axis=1)  # questions per spec
         places = np.argwhere(applies > 0)
         if not len(places):
             continue
-        # a resample that drew none of the spec's questions is dropped
-        for (place, column), spread in zip(places.tolist(), _spreads(means[applies > 0], level)):
+        # a resample that drew none of the spec's questions is dropped; where every spec applies, the rows are
+        # the means as they lie (no copy)
+        kept = means.reshape(-1, resamples) if len(places) == applies.size else means[applies > 0]
+        for (place, column), spread in zip(places.tolist(), _spreads(kept, level)):
             n = int(applies[place, column])
-            found[by_size[size][place]][specs[column].name] = Interval(n, spread["se"], spread["low"], spread["high"])
+            found[chosen[place]][specs[column].name] = Interval(n, spread["se"], spread["low"], spread["high"])
     return [{spec.name: group[spec.name] for spec in specs if spec.name in group} for group in found]
 
 
-def _tally(
-    specs: Sequence[MetricSpec], answers: list[Any], read: dict[int, Any]
-) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """Per spec and question (sorted by id): the exact sums of weight × value and of weight, and whether the
-    spec applies; ``None`` for no answers. ``read`` keeps each answer's values by object, for other groups."""
-    if not answers:
-        return None
-    values = []
-    for answer in answers:
-        known = read.get(id(answer))
-        if known is None:  # the answer is kept with its values, so that its id names it while ``read`` lives
-            known = read[id(answer)] = (str(answer.id), _values(specs, answer), answer)
-        values.append(known)
-    ids = sorted({key for key, _, _ in values})
-    position = {identifier: index for index, identifier in enumerate(ids)}
-    numerators = np.zeros((len(specs), len(ids)))
-    denominators = np.zeros((len(specs), len(ids)))
-    counted = np.zeros((len(specs), len(ids)), dtype=bool)
-    for column in range(len(specs)):
-        products: dict[int, list[float]] = {}
-        shares: dict[int, list[float]] = {}
-        for key, pairs, _ in values:
-            pair = pairs[column]
-            if pair is None:
-                continue
-            row = position[key]
-            if row in products:
-                products[row].append(pair[0])
-                shares[row].append(pair[1])
-            else:
-                products[row] = [pair[0]]
-                shares[row] = [pair[1]]
-        for row in products:  # exact sums: a cluster's answers in any order give the same bits
-            numerators[column, row] = math.fsum(products[row])
-            denominators[column, row] = math.fsum(shares[row])
-            counted[column, row] = True
-    return numerators, denominators, counted
+@dataclass(frozen=True)
+class _Tally:
+    """Each group's answers summed by question: one row per (group, question), the groups in order and each
+    group's questions sorted by id, with a column per spec."""
+
+    #: the exact sum of weight × value of the question's answers in the group
+    numerators: np.ndarray
+    #: the exact sum of their weights
+    denominators: np.ndarray
+    #: whether the spec applies to one of them
+    applies: np.ndarray
+    #: per group, its first row and its number of questions
+    first: np.ndarray
+    sizes: np.ndarray
 
 
-def _values(specs: Sequence[MetricSpec], answer: Any) -> tuple[tuple[float, float] | None, ...]:
-    """Per spec, ``(weight × value, weight)`` of one answer, or ``None`` where the spec does not apply."""
+def _tally(specs: Sequence[MetricSpec], groups: list[list[Any]]) -> _Tally:
+    """The sums of every group's questions (:class:`_Tally`); an answer in several groups is read once.
+
+    A question's sums are exact (:func:`math.fsum`: the same bits in any order). A question with one or two
+    answers in a group, as most have (a short and a long one), is summed by numpy: ``x + 0.0`` and ``x + y``
+    are ``fsum``'s correctly rounded sums (``+ 0.0`` making ``-0.0`` the ``0.0`` that ``fsum`` gives);
+    more answers, or a sum that is not finite, go through ``fsum`` itself.
+    """
+    width = len(specs)
+    distinct = {id(answer): answer for group in groups for answer in group}
+    position = {key: index for index, key in enumerate(distinct)}
+    values = _values(specs, distinct.values())
+    products = np.array([[0.0 if pair is None else pair[0] for pair in row] for row in values]).reshape(-1, width)
+    shares = np.array([[0.0 if pair is None else pair[1] for pair in row] for row in values]).reshape(-1, width)
+    applies = np.array([[pair is not None for pair in row] for row in values], dtype=bool).reshape(-1, width)
+    questions = [str(answer.id) for answer in distinct.values()]
+    rank = {question: index for index, question in enumerate(sorted(set(questions)))}
+    ranks = np.array([rank[question] for question in questions], dtype=np.int64)
+
+    lengths = np.array([len(group) for group in groups], dtype=np.int64)
+    members = np.fromiter(
+        (position[id(answer)] for group in groups for answer in group), dtype=np.intp, count=int(lengths.sum())
+    )
+    # sorted by group, then question: each (group, question) is one run of members
+    keys = np.repeat(np.arange(len(groups), dtype=np.int64), lengths) * max(len(rank), 1) + ranks[members]
+    order = np.argsort(keys, kind="stable")
+    members, keys = members[order], keys[order]
+    starts = np.flatnonzero(np.concatenate([[True], keys[1:] != keys[:-1]])) if len(keys) else np.zeros(0, np.intp)
+    numerators = np.add.reduceat(products[members], starts, axis=0) + 0.0 if len(starts) else products[:0]
+    denominators = np.add.reduceat(shares[members], starts, axis=0) + 0.0 if len(starts) else shares[:0]
+    counted = np.logical_or.reduceat(applies[members], starts, axis=0) if len(starts) else applies[:0]
+    ends = np.append(starts[1:], len(members))
+    exact = (ends - starts > 2) | ~np.isfinite(numerators).all(axis=1) | ~np.isfinite(denominators).all(axis=1)
+    for row in np.flatnonzero(exact).tolist():
+        answers = [values[member] for member in members[starts[row] : ends[row]].tolist()]
+        for column in range(width):
+            pairs = [answer[column] for answer in answers if answer[column] is not None]
+            numerators[row, column] = math.fsum([pair[0] for pair in pairs])
+            denominators[row, column] = math.fsum([pair[1] for pair in pairs])
+    group_of_row = keys[starts] // max(len(rank), 1)
+    sizes = np.bincount(group_of_row, minlength=len(groups))
+    first = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.intp)
+    return _Tally(numerators, denominators, counted, first, sizes)
+
+
+def _values(specs: Sequence[MetricSpec], answers: Iterable[Any]) -> list[tuple[tuple[float, float] | None, ...]]:
+    """Per answer and spec, ``(weight × value, weight)``, or ``None`` where the spec does not apply."""
+    # each spec's reader of values, and of weights (``None``: every answer weighs 1)
+    readers = [(spec.value, spec.weight if spec.aggregation == "weighted_mean" else None) for spec in specs]
     found = []
-    for spec in specs:
-        value = spec.value(answer)
-        if value is None:
-            found.append(None)
-            continue
-        share = spec.weight(answer) if spec.aggregation == "weighted_mean" else 1.0
-        found.append((share * value, share))
-    return tuple(found)
+    for answer in answers:
+        row = []
+        for value_of, weight_of in readers:
+            value = value_of(answer)
+            if value is None:
+                row.append(None)
+            else:
+                share = 1.0 if weight_of is None else weight_of(answer)
+                row.append((share * value, share))
+        found.append(tuple(row))
+    return found
 
 
 def interval_note(summary: Any) -> str:

@@ -44,6 +44,7 @@ __all__ = [
     "InspectSpec",
     "Task",
     "TASKS",
+    "RECOGNISERS",
     "task_names",
     "generated_task_names",
     "variant_names",
@@ -319,6 +320,12 @@ TASKS: dict[str, str] = {
 }
 # Recognised in this order: the route task reads any other file (the public data set's too), so it comes last.
 _DETECTION_ORDER = ("mapqa", "plus", "route")
+#: Task name -> ``module:attribute`` of its record's ``recognise``, for the tasks whose record lives in a module
+#: heavier than that function's: telling a file's task imports only the task it is (a test checks they agree).
+RECOGNISERS: dict[str, str] = {
+    "mapqa": "benchmarks.mapqa.io:is_mapqa_file",
+    "plus": "benchmarks.plus.loading:is_plus_file",
+}
 
 
 def task_names() -> tuple[str, ...]:
@@ -371,9 +378,9 @@ def get_task(name: str) -> Task:
 def detect_task(path: str | Path) -> Task:
     """The task whose questions ``path`` holds (told by the first record; route when no other task claims it)."""
     for name in _DETECTION_ORDER:
-        task = get_task(name)
-        if task.recognise(Path(path)):
-            return task
+        recognise = imported(RECOGNISERS[name]) if name in RECOGNISERS else get_task(name).recognise
+        if recognise(Path(path)):
+            return get_task(name)
     raise AssertionError(f"unreachable: {_DETECTION_ORDER[-1]} claims every file")
 
 

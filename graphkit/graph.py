@@ -51,6 +51,9 @@ _SOURCES_PER_BLOCK = 32
 # via stops the hop memo may hold before it starts afresh: far above any city's (Beijing's: under a million),
 # while a line of thousands of stations adds millions per departure
 _HELD_STOPS = 20_000_000
+# rides (a line of L stops has L²) up to which the texts of hops are also kept in a table by ride (9 bytes
+# each): every network of lines of tens of stations; a line of thousands looks its hops up in the memo
+_RIDES_IN_TABLE = 4_000_000
 
 
 @contextmanager
@@ -352,7 +355,7 @@ class TransitGraph(StationNames):
         """
         import numpy
 
-        from graphkit.dags import texts_along
+        from graphkit.dags import HopTexts, texts_along
 
         n, keys = len(self.stations), self._segment_keys
         held = 0
@@ -367,9 +370,11 @@ class TransitGraph(StationNames):
             steps = hop_steps[hop]
             return steps[0][1] if len(steps) == 1 else None
 
-        hop_steps, hop_text = _Memo(steps_of), _Memo(text_of)
+        ride_base, ride_offset, rides = self._ride_numbers()
+        hop_steps = _Memo(steps_of)
+        hop_text = HopTexts(_Memo(text_of), rides if rides <= _RIDES_IN_TABLE else None)
         vertices = range(n) if sources is None else [self._vertex[name] for name in sources]
-        for s, tails, heads, distance in self._least_cost_hops(vertices, arrays=True):
+        for s, tails, heads, distance, boards, alights in self._least_cost_hops(vertices, arrays=True):
             if held > _HELD_STOPS:
                 hop_steps.clear()
                 hop_text.clear()
@@ -379,6 +384,7 @@ class TransitGraph(StationNames):
                 s,
                 tails,
                 heads,
+                ride_base[boards] + ride_offset[alights],
                 hop_text,
                 hop_steps.__getitem__,
                 stations=n,
@@ -391,10 +397,23 @@ class TransitGraph(StationNames):
             transfers = (distance[reached] // RIDE_WEIGHT).astype(numpy.int64) - 1
             yield s, reached, transfers, first, second
 
+    def _ride_numbers(self) -> tuple[numpy.ndarray, numpy.ndarray, int]:
+        """A number for each ride along a line from one of its stops to another, ``base[board] +
+        offset[alight]``: a line's L stops have L² numbers, one after another's (their count, last)."""
+        import numpy
+
+        base, offset, rides = [], [], 0
+        for topology in self.lines.values():
+            length = len(topology.stations)  # the line's stops are numbered one after another, in this order
+            base.extend(range(rides, rides + length * length, length))
+            offset.extend(range(length))
+            rides += length * length
+        return numpy.asarray(base, dtype=numpy.int64), numpy.asarray(offset, dtype=numpy.int64), rides
+
     def _least_cost_hops(self, vertices: Sequence[int], *, arrays: bool = False) -> Iterator[tuple]:
         """Per source vertex, the hops ``(tails, heads)`` of its least-cost DAG, grouped by head, nearest first
-        (see :func:`graphkit.dags.least_cost_hops`; with ``arrays``, as arrays, and the least weights to the
-        stations); distances are found a block of sources at a time."""
+        (see :func:`graphkit.dags.least_cost_hops`; with ``arrays``, as arrays, then the least weights to the
+        stations and each hop's boarding and alighting stop); distances are found a block of sources at a time."""
         import numpy
 
         from graphkit.dags import least_cost_hops

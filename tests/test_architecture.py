@@ -6,7 +6,7 @@ import dataclasses
 import re
 from pathlib import Path
 
-from benchmarks.tasks import TASKS, Task, get_task, task_names
+from benchmarks.tasks import RECOGNISERS, TASKS, Task, get_task, imported, task_names
 
 ROOT = Path(__file__).resolve().parents[1]
 TEXT = (ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8")
@@ -27,6 +27,13 @@ def test_every_registered_task_is_described_with_its_record_and_folder():
         row = f"| `{name}` | `{attribute}` in `{path}` |"
         assert row in TEXT, row
         assert get_task(name).name == name
+
+
+def test_every_recogniser_the_registry_names_is_its_tasks_own():
+    # detect_task calls these without importing the records: each must be the function the record holds
+    assert set(RECOGNISERS) <= set(TASKS)
+    for name, where in RECOGNISERS.items():
+        assert imported(where) is get_task(name).recognise, name
 
 
 def test_every_field_of_the_task_record_is_described():

@@ -50,8 +50,9 @@ def _kind_figures(kind: str, verdicts: Sequence[Verdict], read: dict[int, tuple]
             pairs = read[id(verdict)] = (*(_pair(spec, verdict) for spec in specs), verdict)
         rows.append(pairs)
     figures: dict[str, Any] = {}
-    for column, spec in enumerate(specs):
-        value = weighted_mean([row[column] for row in rows if row[column] is not None])
+    # one column of pairs per spec (the verdict, last, is left out by zip)
+    for spec, column in zip(specs, zip(*rows)) if rows else ((spec, ()) for spec in specs):
+        value = weighted_mean([pair for pair in column if pair is not None])
         figures[spec.name] = None if value is None else round(value, DIGITS)
     figures[f"n_{kind}"] = len(verdicts)
     figures[f"n_invalid_{kind}"] = sum(verdict.parsed is None for verdict in verdicts)

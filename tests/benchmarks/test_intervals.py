@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import math
 import random
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
-from benchmarks.intervals import INTERVAL_METHOD, grouped_intervals, intervals
+from benchmarks.intervals import INTERVAL_METHOD, Interval, grouped_intervals, intervals
 from benchmarks.metrics import MetricSpec, aggregate
 from benchmarks.paired import _spread, _spreads, bootstrap_counts, weighted_means
 from benchmarks.summaries import summary_json
@@ -114,6 +115,63 @@ def test_grouped_intervals_are_each_groups_own_intervals_bit_for_bit():
     found = grouped_intervals(specs, groups)
     assert found == [intervals(specs, group) for group in groups]
     assert [list(group) for group in found[:2]] == [["accuracy", "score"]] * 2 and found[5] == {}
+
+
+def _one_group_by_the_definition(specs, answers):
+    """The bootstrap of one group spelt out: per spec and question (sorted by id) the exact sums of weight × value
+    and of weight (1 for a plain mean) over the answers the spec applies to, the shared draws of that many
+    questions, and each spec's spread of the resampled ratios (resamples that drew no weight dropped)."""
+    ids = sorted({answer.id for answer in answers})
+    if not ids:
+        return {}
+    sums = np.zeros((2 * len(specs), len(ids)))
+    applies = np.zeros((len(specs), len(ids)), dtype=bool)
+    for column, spec in enumerate(specs):
+        for row, question in enumerate(ids):
+            mine = [a for a in answers if a.id == question and spec.value(a) is not None]
+            pairs = [(spec.value(a), spec.weight(a) if spec.weighted else 1.0) for a in mine]
+            sums[column, row] = math.fsum(weight * value for value, weight in pairs)
+            sums[len(specs) + column, row] = math.fsum(weight for _, weight in pairs)
+            applies[column, row] = bool(pairs)
+    counts = np.ascontiguousarray(bootstrap_counts(len(ids)).T, dtype=float)
+    resampled = sums @ counts
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = resampled[: len(specs)] / resampled[len(specs) :]
+    found = {}
+    for column, spec in enumerate(specs):
+        if applies[column].any():
+            spread = _spread(means[column], 0.95)
+            found[spec.name] = Interval(int(applies[column].sum()), spread["se"], spread["low"], spread["high"])
+    return found
+
+
+def test_grouped_intervals_are_the_definitions_bits_whatever_a_questions_answer_count():
+    # questions with 1, 2, 3 and 5 answers in a group (a short and a long answer, repeats), -0.0, zero weights
+    # and answers a spec skips: numpy sums one or two answers, fsum more; the bits are the definition's (repr:
+    # -0.0 and 0.0 are equal floats). By hand: a question answered 1.1, 1e-16 and 5.5 sums to 6.6000000000000005
+    # (fsum), where adding two first, in any order, gives 6.6; one answered -0.0 has the interval [0.0, 0.0].
+    rng = random.Random(17)
+    answers = []
+    for question in range(24):
+        for _ in range((1, 2, 3, 5)[question % 4]):
+            value = rng.choice([0.0, -0.0, 1.0, 0.1, 0.2, 0.3, rng.uniform(0, 40), None])
+            weight = rng.choice([0.0, 1.0, 1.5, 3.0])
+            answers.append(SimpleNamespace(id=f"q{question:02}", score=value, weight=weight))
+    three = [SimpleNamespace(id="t", score=value, weight=1.0) for value in (1.1, 1e-16, 5.5)]
+    zeros = [SimpleNamespace(id="z", score=-0.0, weight=1.0) for _ in range(2)]
+    score = MetricSpec("score", lambda answer: answer.score, "a score that can be any float")
+    plain = MetricSpec("plain", lambda answer: answer.score, "the same, unweighted", aggregation="mean")
+    specs = [score, plain]
+    groups = [answers, answers[::2], answers[5:40], answers[:3], answers[40:], three, zeros, zeros[:1]]
+    found = grouped_intervals(specs, groups)
+    assert repr(found) == repr([_one_group_by_the_definition(specs, group) for group in groups])
+    # one question: every resample is that question, so its mean: 6.6000000000000005 / 3 = 2.2, not
+    # 6.6 / 3 = 2.1999999999999997
+    assert (found[5]["score"].low, repr(found[6]["score"].low), repr(found[7]["score"].low)) == (
+        2.2,
+        "0.0",
+        "0.0",
+    )
 
 
 def test_spreads_of_many_rows_are_each_rows_spread():

@@ -1,5 +1,6 @@
 """Writing references: atomic files (symlinks, FIFOs, devices, stale temporaries), records equal to the library's
-byte for byte (random networks with names JSON must escape, hand-made ones, a city without the fast paths)."""
+byte for byte (random networks with names JSON must escape, hand-made ones, a city without the fast paths),
+departures that leave no garbage for the collector."""
 
 from __future__ import annotations
 
@@ -337,6 +338,9 @@ def test_a_city_with_ties_and_without_a_lasting_memo(monkeypatch):
     monkeypatch.setattr(graph_module, "_HELD_STOPS", 0)
     fresh = compile_graph(graph.given_metro, graph.overlay)
     assert _chunks_text(fresh, sources=sources) == expected
+    # no table of hop texts by ride (as for lines of thousands of stations): each hop looked up in the memo
+    monkeypatch.setattr(graph_module, "_RIDES_IN_TABLE", 0)
+    assert _chunks_text(compile_graph(graph.given_metro, graph.overlay), sources=sources) == expected
 
 
 def test_the_collector_runs_between_departures():
@@ -349,3 +353,19 @@ def test_the_collector_runs_between_departures():
         assert not gc.isenabled()  # a collector the caller paused stays paused
     finally:
         gc.enable()
+
+
+def test_departures_leave_no_garbage_for_the_collector():
+    # each departure's lists are freed when it is done (no reference cycles), not when the collector runs
+    graph = city_graph("beijing")  # routes that meet: the long way is taken at many stations
+    chunks = reference_chunks(graph, sources=graph.stations[:40])
+    next(chunks)  # the first search compiles what lasts (igraph's graph, the arrays)
+    gc.collect()
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        assert sum(pairs for pairs, _ in chunks) == 39 * (len(graph.stations) - 1)
+        assert gc.collect() == 0
+    finally:
+        if enabled:
+            gc.enable()

@@ -118,7 +118,7 @@ def test_score_without_figures_keeps_figure_files_no_run_recorded(inputs, tmp_pa
     assert (report_dir / "cities.pdf").is_symlink() and elsewhere.read_bytes() == b"kept"
 
 
-def test_scoring_without_figures_never_imports_a_plotting_image_graph_or_table_library(inputs, tmp_path):
+def test_scoring_without_figures_never_imports_a_plotting_image_graph_or_table_library_or_other_task(inputs, tmp_path):
     # scoring reads stations' names and lines, never searches a graph (igraph, networkx), reads no image and
     # no data frame
     import subprocess
@@ -135,6 +135,9 @@ def test_scoring_without_figures_never_imports_a_plotting_image_graph_or_table_l
         "heavy = {'matplotlib', 'cv2', 'rapidocr', 'onnxruntime', 'PIL', 'igraph', 'networkx', 'pandas',"
         " 'datasets', 'scipy', 'pyarrow'} & set(sys.modules)\n"
         "assert not heavy, sorted(heavy)\n"
+        # nor the other tasks' records (telling the file's task asks their recognisers alone)
+        "others = {'benchmarks.plus.task', 'benchmarks.mapqa.task'} & set(sys.modules)\n"
+        "assert not others, sorted(others)\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", code], cwd=root, env={"PYTHONPATH": str(root)}, capture_output=True, text=True
