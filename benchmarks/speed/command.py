@@ -1,23 +1,20 @@
 """Speed of the whole ``reasonmap score`` command, as a user runs it: a fresh process, report included.
 
-Run ``python -m benchmarks.speed.command [--answers 500 22876] [--repeat 3] [--figures]
-[--compare-with 'CMD {questions} {predictions}']``. It generates the test
-split's questions, writes for each size a predictions file of that many
-distinct answers as 40 models write them
-(:func:`benchmarks.speed.scoring.realistic_predictions`: reasoning before
-and after, markdown, numbered steps, drafts then finals, Chinese
-punctuation), then times ``reasonmap score --questions Q --predictions P
---out S --report R`` (``--figures`` adds the figures) as a fresh process, its
-output thrown away, the best of ``--repeat`` runs, after one untimed run that
-leaves the toolkit's bytecode compiled (as an installation has it). ``--compare-with`` times
-another command on the same files the same way, alternating with ours (its
-``{questions}``, ``{predictions}`` and ``{workdir}``, an empty folder per run,
-are filled in), and reports the ratio (its seconds over ours: above 1, ours is
-faster), in wall seconds and in CPU seconds (``cpu_seconds``, steadier on a loaded
-machine). One line per size goes to stderr; the last line printed is one JSON
-object with the figures per size under ``runs``. The README's Speed section says how the public evaluation
-code's scoring loop was run as the other command (a script outside the toolkit that executes the public
-``main.py``'s scoring lines unchanged), and what the toolkit's own code before a change gave back to back.
+Run ``python -m benchmarks.speed.command [--answers 500 22876] [--repeat 3] [--figures] [--compare-with 'CMD
+{questions} {predictions}']``. It generates the test split's questions, writes for each size a predictions
+file of that many distinct answers as 40 models write them
+(:func:`benchmarks.speed.scoring.realistic_predictions`: reasoning before and after, markdown, numbered steps,
+drafts then finals, Chinese punctuation), then times ``reasonmap score --questions Q --predictions P --out S
+--report R`` (``--figures`` adds the figures) as a fresh process, its output thrown away, the best of
+``--repeat`` runs, after one untimed run that leaves the toolkit's bytecode compiled (as an installation has
+it). ``--compare-with`` times another command on the same files the same way, alternating with ours (its
+``{questions}``, ``{predictions}`` and ``{workdir}``, an empty folder per run, are filled in; its relative
+paths are taken from the folder the benchmark was started in), and reports the ratio (its seconds over ours:
+above 1, ours is faster), in wall seconds and in CPU seconds (``cpu_seconds``, steadier on a loaded machine).
+One line per size goes to stderr; the last line printed is one JSON object with the figures per size under
+``runs``. The README's Speed section says how the public evaluation code's scoring loop was run as the other
+command (a script outside the toolkit that executes the public ``main.py``'s scoring lines unchanged), and
+what the toolkit's own code before a change gave back to back.
 """
 
 from __future__ import annotations
@@ -50,6 +47,16 @@ def _timed(argv: list[str], cwd: Path | None = None) -> tuple[float, float]:
     if done.returncode != 0:
         raise RuntimeError(f"{shlex.join(argv)} exited {done.returncode}: {done.stderr[-2000:]}")
     return seconds, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+
+
+def _from_here(argv: list[str]) -> list[str]:
+    """``argv`` with its relative paths (a part holding a ``/`` that names something here, such as
+    ``.venv/bin/python``) made absolute: the other command runs in its own empty folder, where they would
+    name nothing."""
+    return [
+        os.path.abspath(part) if "/" in part and not Path(part).is_absolute() and Path(part).exists() else part
+        for part in argv
+    ]
 
 
 def write_inputs(folder: Path, sizes: list[int], *, seed: int) -> tuple[Path, dict[int, Path]]:
@@ -102,7 +109,7 @@ def main(argv=None) -> int:
                     workdir = folder / f"other-{size}-{attempt}"
                     workdir.mkdir()
                     fill = {"questions": str(questions), "predictions": str(predictions), "workdir": str(workdir)}
-                    other = [part.format(**fill) for part in shlex.split(args.compare_with)]
+                    other = _from_here([part.format(**fill) for part in shlex.split(args.compare_with)])
                     wall, cpu = _timed(other, cwd=workdir)
                     theirs, theirs_cpu = min(theirs, wall), min(theirs_cpu, cpu)
             run = {"answers": size, "seconds": round(ours, 3), "answers_per_second": round(size / ours)}

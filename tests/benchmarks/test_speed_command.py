@@ -45,3 +45,17 @@ def test_the_public_loop_refuses_a_checkout_that_is_not_the_commit_its_line_numb
     assert "another version" not in capsys.readouterr().out
     with pytest.raises(SystemExit, match="cannot read it"):
         public_loop(["--public", str(tmp_path / "absent"), "q.jsonl", "p.jsonl"])
+
+
+def test_a_relative_path_in_the_other_command_names_what_it_names_where_the_benchmark_was_started(tmp_path):
+    from benchmarks.speed.command import _from_here
+
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "base-python").write_text("", encoding="utf-8")
+    (tmp_path / "bin" / "python").symlink_to(tmp_path / "base-python")  # as a venv's interpreter is
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(tmp_path)
+        found = _from_here(["bin/python", "-m", "x", "--public", "absent/dir", "{questions}", "/abs/path"])
+    # the existing relative path is made absolute, the link kept (its target would leave the venv); options,
+    # placeholders, absolute and absent paths are kept as given
+    assert found == [str(tmp_path / "bin" / "python"), "-m", "x", "--public", "absent/dir", "{questions}", "/abs/path"]
