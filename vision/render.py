@@ -60,6 +60,9 @@ PALETTES: frozenset[str] = frozenset({"normal", "confusable"})
 MIN_SIZE, MAX_SIZE = 256, 8000
 # at the default size a grid cell is this many pixels: a label is about 3/10 of it, a line about 1/8
 _CELL_PX = 66
+# a label's height as a share of a grid cell: the map's own first; at the default size a map whose labels cannot
+# all keep clear of other labels and lines is drawn again on a sparser grid (the same label size, more room)
+_LABEL_SHARES = (0.3, 0.25, 0.2)
 _MARGIN_CELLS = 1.2
 _TEXT, _OUTLINE, _WHITE = (26, 26, 26), (34, 34, 34), (255, 255, 255)
 # transit-like colours tried first for the normal palette (red, blue, green, orange, purple, ...)
@@ -235,8 +238,10 @@ def default_size(graph: TransitGraph, *, seed: int = 0) -> int:
     return _default_size(layout, legend_layout(graph, _map_cells(layout)[0]))
 
 
-def _default_size(layout: GridLayout, legend: Legend) -> int:
-    return min(MAX_SIZE, max(MIN_SIZE, round(_CELL_PX * _extent(layout, legend))))
+def _default_size(layout: GridLayout, legend: Legend, label_share: float = _LABEL_SHARES[0]) -> int:
+    """The longest side at which labels are about 20 px high when they are ``label_share`` of a cell."""
+    cell_px = _CELL_PX * _LABEL_SHARES[0] / label_share
+    return min(MAX_SIZE, max(MIN_SIZE, round(cell_px * _extent(layout, legend))))
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,12 +257,12 @@ class _Scale:
         return round(margin + cell[0] * self.cell), round(margin + cell[1] * self.cell)
 
 
-def _scale(layout: GridLayout, legend: Legend, size: int) -> _Scale:
+def _scale(layout: GridLayout, legend: Legend, size: int, label_share: float = _LABEL_SHARES[0]) -> _Scale:
     cell = size / _extent(layout, legend)
     map_width, map_height = _map_cells(layout)
     width = round(cell * max(map_width, legend.width))
     height = round(cell * (map_height + legend.height))
-    return _Scale(cell, width, height, max(2, round(cell * 0.125)), max(5, round(cell * 0.3)))
+    return _Scale(cell, width, height, max(2, round(cell * 0.125)), max(5, round(cell * label_share)))
 
 
 # -- drawing -------------------------------------------------------------------------------------------------------
@@ -348,7 +353,10 @@ def render_map(
     seed : int
         Chooses the layout and the colour order; the same seed gives the same map, pixel for pixel.
     size : int, optional
-        The longest side in pixels, 256 to 8000; by default about 20 px high labels (:func:`default_size`).
+        The longest side in pixels, 256 to 8000; by default about 20 px high labels (:func:`default_size`),
+        and where some label's leader could not keep clear of other labels and lines, the map is drawn again
+        on a sparser grid (labels 0.25, then 0.2 of a cell instead of 0.3: the same labels, a larger map),
+        the first map with no crossing kept, else the one with fewest.
     palette : {"normal", "confusable"}
         Well-separated line colours, or lines that share stations drawn in near-identical colours.
     rotate_labels : bool
@@ -374,13 +382,43 @@ def render_map(
     >>> max(rendered.image.size), sorted(rendered.truth["lines"])
     (1200, ['Metrorail Green Line', 'Metrorail Orange Line'])
     """
-    import numpy
-    from PIL import Image, ImageDraw
+    from vision.map_quality import label_crossings
 
     _check_options(palette, size, seed)
     layout = _layout(graph, seed)
     legend = legend_layout(graph, _map_cells(layout)[0])
-    scale = _scale(layout, legend, size if size is not None else _default_size(layout, legend))
+    if size is not None:
+        return _render(graph, layout, legend, _scale(layout, legend, size), seed, palette, rotate_labels)
+    best: tuple[int, RenderedMap] | None = None
+    for share in _LABEL_SHARES:
+        scale = _scale(layout, legend, _default_size(layout, legend, share), share)
+        try:
+            rendered = _render(graph, layout, legend, scale, seed, palette, rotate_labels)
+        except ValueError:
+            if best is None:
+                raise
+            break  # capped at the largest size, a sparser grid has less room, not more
+        crossings = sum(label_crossings(rendered.truth).values())
+        if best is None or crossings < best[0]:
+            best = (crossings, rendered)
+        if not crossings:
+            break
+    return best[1]
+
+
+def _render(
+    graph: TransitGraph,
+    layout: GridLayout,
+    legend: Legend,
+    scale: _Scale,
+    seed: int,
+    palette: Palette,
+    rotate_labels: bool,
+) -> RenderedMap:
+    """The map drawn at one scale (:func:`render_map`)."""
+    import numpy
+    from PIL import Image, ImageDraw
+
     points = {station: scale.point(cell) for station, cell in layout.cells.items()}
     colours = line_colours(graph, palette, seed=seed)
     lw = scale.line_width
