@@ -192,6 +192,8 @@ class LabelPlacer:
         centre = (int(self.xs[index]), int(self.ys[index]))
         w, h = size
         gap += self.marker_pad
+        if leader:
+            self._pending = None  # a fallback found for an earlier label is not this one's
         best: tuple[float, int, int] | None = None
         for ring in range(_RINGS):
             distance = gap + ring * step
@@ -219,6 +221,10 @@ class LabelPlacer:
         """
         pending, self._pending = self._pending, None
         return self._leader_to(*pending) if pending is not None else None
+
+    def has_fallback(self) -> bool:
+        """Whether the last ``place(..., crossing=False)`` that placed nothing found a crossing leader."""
+        return self._pending is not None
 
     def place_box(
         self, centre: tuple[int, int], gap: float, size: tuple[int, int], step: float

@@ -62,7 +62,7 @@ MIN_SIZE, MAX_SIZE = 256, 8000
 _CELL_PX = 66
 # a label's height as a share of a grid cell: the map's own first; at the default size a map whose labels cannot
 # all keep clear of other labels and lines is drawn again on a sparser grid (the same label size, more room)
-_LABEL_SHARES = (0.3, 0.25, 0.2)
+_LABEL_SHARES = (0.3, 0.25, 0.2, 0.15)
 _MARGIN_CELLS = 1.2
 _TEXT, _OUTLINE, _WHITE = (26, 26, 26), (34, 34, 34), (255, 255, 255)
 # transit-like colours tried first for the normal palette (red, blue, green, orange, purple, ...)
@@ -295,7 +295,16 @@ def _patch(name: str, font_px: int, angle: int) -> _Patch:
     return _Patch(text, around, text.getbbox() or (0, 0, 1, 1))
 
 
-def _place_label(placer: LabelPlacer, name: str, index: int, radius: int, scale: _Scale, angle: int):
+def _place_label(
+    placer: LabelPlacer,
+    name: str,
+    index: int,
+    radius: int,
+    scale: _Scale,
+    angle: int,
+    *,
+    crowded: type[Exception] | None = None,
+):
     """A label's placement and patch (the name a map shows): at the map's font beside its marker or with a
     leader that crosses no other label and no other line; else smaller beside its marker; else at the map's
     font with the leader that crosses least. ``(None, patch)`` when the canvas has no room at all."""
@@ -309,6 +318,8 @@ def _place_label(placer: LabelPlacer, name: str, index: int, radius: int, scale:
         placed = placer.place(index, radius + 1, small.halo.size, small.ink, step, leader=False)
         if placed is not None:
             return placed, small
+    if crowded is not None and placer.has_fallback():
+        raise crowded(name)
     return placer.place_fallback(), patch
 
 
@@ -355,8 +366,8 @@ def render_map(
     size : int, optional
         The longest side in pixels, 256 to 8000; by default about 20 px high labels (:func:`default_size`),
         and where some label's leader could not keep clear of other labels and lines, the map is drawn again
-        on a sparser grid (labels 0.25, then 0.2 of a cell instead of 0.3: the same labels, a larger map),
-        the first map with no crossing kept, else the one with fewest.
+        on a sparser grid (labels 0.25, 0.2, then 0.15 of a cell instead of 0.3: the same labels, a larger
+        map, up to 8000 px), the first map with no crossing kept, else the last.
     palette : {"normal", "confusable"}
         Well-separated line colours, or lines that share stations drawn in near-identical colours.
     rotate_labels : bool
@@ -382,28 +393,23 @@ def render_map(
     >>> max(rendered.image.size), sorted(rendered.truth["lines"])
     (1200, ['Metrorail Green Line', 'Metrorail Orange Line'])
     """
-    from vision.map_quality import label_crossings
-
     _check_options(palette, size, seed)
     layout = _layout(graph, seed)
     legend = legend_layout(graph, _map_cells(layout)[0])
     if size is not None:
         return _render(graph, layout, legend, _scale(layout, legend, size), seed, palette, rotate_labels)
-    best: tuple[int, RenderedMap] | None = None
-    for share in _LABEL_SHARES:
+    for share in _LABEL_SHARES[:-1]:
         scale = _scale(layout, legend, _default_size(layout, legend, share), share)
-        try:
-            rendered = _render(graph, layout, legend, scale, seed, palette, rotate_labels)
-        except ValueError:
-            if best is None:
-                raise
-            break  # capped at the largest size, a sparser grid has less room, not more
-        crossings = sum(label_crossings(rendered.truth).values())
-        if best is None or crossings < best[0]:
-            best = (crossings, rendered)
-        if not crossings:
-            break
-    return best[1]
+        try:  # given up at the first label only a crossing leader could place
+            return _render(graph, layout, legend, scale, seed, palette, rotate_labels, crowded=_Crowded)
+        except _Crowded:
+            continue
+    scale = _scale(layout, legend, _default_size(layout, legend, _LABEL_SHARES[-1]), _LABEL_SHARES[-1])
+    return _render(graph, layout, legend, scale, seed, palette, rotate_labels)
+
+
+class _Crowded(Exception):
+    """A label that only a leader crossing another label or line could place."""
 
 
 def _render(
@@ -414,8 +420,11 @@ def _render(
     seed: int,
     palette: Palette,
     rotate_labels: bool,
+    *,
+    crowded: type[Exception] | None = None,
 ) -> RenderedMap:
-    """The map drawn at one scale (:func:`render_map`)."""
+    """The map drawn at one scale (:func:`render_map`); ``crowded`` is raised, when given, at the first label
+    only a crossing leader could place."""
     import numpy
     from PIL import Image, ImageDraw
 
@@ -476,7 +485,9 @@ def _render(
     leaders: dict[str, tuple[tuple[float, float], ...]] = {}
     for station in order:
         angle = 45 if rotate_labels and rank[station] % 3 == 1 else 0
-        placed, patch = _place_label(placer, graph.display_name(station), rank[station], radii[station], scale, angle)
+        placed, patch = _place_label(
+            placer, graph.display_name(station), rank[station], radii[station], scale, angle, crowded=crowded
+        )
         if placed is None:
             raise ValueError(
                 f"{graph.city}: size {max(scale.width, scale.height)} px is too small to place the label of "
