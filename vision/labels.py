@@ -15,7 +15,7 @@ these are hard rules. A leader that crosses from the marker to the nearest point
 of the label is tried again to other points of the label's facing edges (other
 angles), then let through a label's halo (not its text). Where no spot keeps the
 rules, ``place(..., crossing=False)`` places nothing, so that the caller can try
-the label smaller beside its marker (``leader=False``), and
+the label smaller beside its marker (``leader=False``) or smaller with a clean leader, and
 :meth:`LabelPlacer.place_fallback` then takes the least crossing leader. :meth:`LabelPlacer.place_box` puts other boxes
 (line badges) beside a point under the same rules, and :meth:`LabelPlacer.block`
 keeps a region (the legend) free.
@@ -213,18 +213,20 @@ class LabelPlacer:
             return None
         return self._with_leader(index, centre, gap, size, ink, crossing=crossing)
 
-    def place_fallback(self) -> Placement | None:
+    def place_fallback(self, pending: tuple | None = None) -> Placement | None:
         """The least crossing leader found by the last ``place(..., crossing=False)`` that placed nothing.
 
         Valid while nothing else was placed since (a failed ``place`` places nothing); ``None`` when there
-        is none.
+        is none. ``pending`` (an earlier :meth:`pending` of this same label) takes that try's leader instead,
+        so that the caller may try other sizes in between.
         """
-        pending, self._pending = self._pending, None
+        pending, self._pending = (self._pending if pending is None else pending), None
         return self._leader_to(*pending) if pending is not None else None
 
-    def has_fallback(self) -> bool:
-        """Whether the last ``place(..., crossing=False)`` that placed nothing found a crossing leader."""
-        return self._pending is not None
+    def pending(self) -> tuple | None:
+        """The least crossing leader the last failed ``place(..., crossing=False)`` found, for
+        :meth:`place_fallback` (``None`` when there is none)."""
+        return self._pending
 
     def place_box(
         self, centre: tuple[int, int], gap: float, size: tuple[int, int], step: float
@@ -278,6 +280,7 @@ class LabelPlacer:
         w, h = size
         ix0, iy0, ix1, iy1 = ink
         stride = max(2, h // 2)
+        self._pending = None
         relaxed: tuple[float, int, int] | None = None
         crossed: list[tuple[float, int, int]] = []  # spots only a crossing leader reached: (cost, x, y)
         for radius in (4 * (w + h), 12 * (w + h), None):

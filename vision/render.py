@@ -306,21 +306,24 @@ def _place_label(
     crowded: type[Exception] | None = None,
 ):
     """A label's placement and patch (the name a map shows): at the map's font beside its marker or with a
-    leader that crosses no other label and no other line; else smaller beside its marker; else at the map's
-    font with the leader that crosses least. ``(None, patch)`` when the canvas has no room at all."""
+    leader that crosses no other label and no other line; else smaller beside its marker; else smaller with
+    such a clean leader; else at the map's font with the leader that crosses least. ``(None, patch)`` when the
+    canvas has no room at all."""
     patch = _patch(name, scale.font_px, angle)
     step = scale.cell * 0.4
     placed = placer.place(index, radius + 1, patch.halo.size, patch.ink, step, crossing=False)
     if placed is not None:
         return placed, patch
-    for font_px in _smaller_fonts(scale.font_px):
-        small = _patch(name, font_px, angle)
-        placed = placer.place(index, radius + 1, small.halo.size, small.ink, step, leader=False)
-        if placed is not None:
-            return placed, small
-    if crowded is not None and placer.has_fallback():
+    fallback = placer.pending()
+    smaller = [_patch(name, font_px, angle) for font_px in _smaller_fonts(scale.font_px)]
+    for leader in (False, True):
+        for small in smaller:
+            placed = placer.place(index, radius + 1, small.halo.size, small.ink, step, crossing=False, leader=leader)
+            if placed is not None:
+                return placed, small
+    if crowded is not None and fallback is not None:
         raise crowded(name)
-    return placer.place_fallback(), patch
+    return (placer.place_fallback(fallback) if fallback is not None else None), patch
 
 
 def _smaller_fonts(font_px: int) -> list[int]:
