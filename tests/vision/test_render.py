@@ -348,3 +348,23 @@ def test_jpeg_output_is_jpeg_and_byte_stable(rome, tmp_path):
 @pytest.mark.parametrize(("data", "overlay"), [(LOOP, LOOP_OVERLAY), (BRANCH, BRANCH_OVERLAY), (HOMONYMS, None)])
 def test_small_networks_have_unambiguous_labels(data, overlay):
     _assert_unambiguous(render_map(graph_of(data, overlay), seed=5))
+
+
+def test_a_map_whose_labels_need_crossing_leaders_is_drawn_on_a_sparser_grid_at_the_default_size():
+    from vision.map_quality import label_crossings
+
+    geneva = city_graph("geneva")  # crowded in its centre: on its own grid a leader crosses another line
+    own = render_map(geneva, seed=0, size=default_size(geneva))
+    roomier = rendered_city("geneva", seed=0)
+    # a size given is kept, on the map's own grid; the default draws a larger map, with no crossing left
+    assert max(own.image.size) == default_size(geneva)
+    assert sum(label_crossings(own.truth).values()) > 0
+    assert max(roomier.image.size) > default_size(geneva)
+    assert label_crossings(roomier.truth) == {"leader_label": 0, "leader_line": 0, "line_label": 0}
+
+    # the labels keep their size: the sparser grid gives them room, not a smaller font
+    def median_height(rendered):
+        heights = sorted(s["label_box"][3] - s["label_box"][1] for s in rendered.truth["stations"].values())
+        return heights[len(heights) // 2]
+
+    assert abs(median_height(roomier) - median_height(own)) <= 2
