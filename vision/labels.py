@@ -192,8 +192,6 @@ class LabelPlacer:
         centre = (int(self.xs[index]), int(self.ys[index]))
         w, h = size
         gap += self.marker_pad
-        if leader:
-            self._pending = None  # a fallback found for an earlier label is not this one's
         best: tuple[float, int, int] | None = None
         for ring in range(_RINGS):
             distance = gap + ring * step

@@ -303,12 +303,12 @@ def _place_label(
     scale: _Scale,
     angle: int,
     *,
-    crowded: type[Exception] | None = None,
+    strict: bool = False,
 ):
     """A label's placement and patch (the name a map shows): at the map's font beside its marker or with a
     leader that crosses no other label and no other line; else smaller beside its marker; else smaller with
-    such a clean leader; else at the map's font with the leader that crosses least. ``(None, patch)`` when the
-    canvas has no room at all."""
+    such a clean leader; else at the map's font with the leader that crosses least (``strict``: raises
+    :class:`_Crowded` instead). ``(None, patch)`` when the canvas has no room at all."""
     patch = _patch(name, scale.font_px, angle)
     step = scale.cell * 0.4
     placed = placer.place(index, radius + 1, patch.halo.size, patch.ink, step, crossing=False)
@@ -321,8 +321,8 @@ def _place_label(
             placed = placer.place(index, radius + 1, small.halo.size, small.ink, step, crossing=False, leader=leader)
             if placed is not None:
                 return placed, small
-    if crowded is not None and fallback is not None:
-        raise crowded(name)
+    if strict and fallback is not None:
+        raise _Crowded(name)
     return (placer.place_fallback(fallback) if fallback is not None else None), patch
 
 
@@ -404,7 +404,7 @@ def render_map(
     for share in _LABEL_SHARES[:-1]:
         scale = _scale(layout, legend, _default_size(layout, legend, share), share)
         try:  # given up at the first label only a crossing leader could place
-            return _render(graph, layout, legend, scale, seed, palette, rotate_labels, crowded=_Crowded)
+            return _render(graph, layout, legend, scale, seed, palette, rotate_labels, strict=True)
         except _Crowded:
             continue
     scale = _scale(layout, legend, _default_size(layout, legend, _LABEL_SHARES[-1]), _LABEL_SHARES[-1])
@@ -424,10 +424,10 @@ def _render(
     palette: Palette,
     rotate_labels: bool,
     *,
-    crowded: type[Exception] | None = None,
+    strict: bool = False,
 ) -> RenderedMap:
-    """The map drawn at one scale (:func:`render_map`); ``crowded`` is raised, when given, at the first label
-    only a crossing leader could place."""
+    """The map drawn at one scale (:func:`render_map`); ``strict``: :class:`_Crowded` is raised at the first
+    label only a crossing leader could place."""
     import numpy
     from PIL import Image, ImageDraw
 
@@ -489,7 +489,7 @@ def _render(
     for station in order:
         angle = 45 if rotate_labels and rank[station] % 3 == 1 else 0
         placed, patch = _place_label(
-            placer, graph.display_name(station), rank[station], radii[station], scale, angle, crowded=crowded
+            placer, graph.display_name(station), rank[station], radii[station], scale, angle, strict=strict
         )
         if placed is None:
             raise ValueError(
