@@ -226,7 +226,8 @@ def _extent(layout: GridLayout, legend: Legend) -> float:
 
 
 def default_size(graph: TransitGraph, *, seed: int = 0) -> int:
-    """The longest side (pixels) at which labels are drawn about 20 px high, within the size limits.
+    """The longest side (pixels) at which labels are drawn about 20 px high on the map's own grid, within the
+    size limits: :func:`render_map`'s size unless its labels need a sparser grid.
 
     Examples
     --------
