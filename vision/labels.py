@@ -111,6 +111,7 @@ class LabelPlacer:
         self.markers = numpy.zeros((height, width), dtype=bool)
         self.xs = numpy.array([float(x) for x, _, _ in markers])
         self.ys = numpy.array([float(y) for _, y, _ in markers])
+        self.radii = numpy.array([float(radius) for _, _, radius in markers])
         pad = self.marker_pad
         for x, y, radius in markers:
             self.markers[
@@ -362,19 +363,30 @@ class LabelPlacer:
         return Placement((x, y), leader)
 
     def _leader_conflicts(self, index: int, leader: tuple[tuple[float, float], ...], *, mask=None) -> int:
-        """Labels the leader runs over (its sampled points on the label mask, halos included, or ``mask``)
-        plus other lines it crosses."""
+        """Labels the leader runs over (its sampled points on the label mask, halos included, or ``mask``),
+        other stations' markers it touches (it would seem to be theirs), and other lines it crosses."""
         from shapely.geometry import LineString
 
         mask = self.labels if mask is None else mask
         (x0, y0), (x1, y1) = leader
         xs, ys = self._samples(leader, max(2, int(2 * math.hypot(x1 - x0, y1 - y0))))
-        hits = bool(mask[ys, xs].any())
+        hits = bool(mask[ys, xs].any()) + self._markers_touched(index, leader)
         own = set(self.station_lines[index])
         segment = LineString(leader)
         return hits + sum(
             1 for name, shape in self.line_shapes.items() if name not in own and shape.intersects(segment)
         )
+
+    def _markers_touched(self, index: int, leader: tuple[tuple[float, float], ...]) -> int:
+        """How many markers other than ``index``'s the leader passes within a leader's width of."""
+        import numpy
+
+        (x0, y0), (x1, y1) = leader
+        dx, dy = x1 - x0, y1 - y0
+        along = numpy.clip(((self.xs - x0) * dx + (self.ys - y0) * dy) / (dx * dx + dy * dy or 1.0), 0.0, 1.0)
+        near = numpy.hypot(x0 + along * dx - self.xs, y0 + along * dy - self.ys) < self.radii + self.leader_px + 1
+        near[index] = False
+        return int(numpy.count_nonzero(near))
 
     def _leader_crossing(self, leader: tuple[tuple[float, float], ...]) -> float:
         """The share of a leader's length that runs over drawn lines."""

@@ -10,6 +10,7 @@ polylines out; :mod:`vision.render` scales them to pixels and draws.
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 from dataclasses import dataclass
@@ -108,13 +109,26 @@ def _octilinear(a: Cell, b: Cell) -> bool:
     return dx == 0 or dy == 0 or abs(dx) == abs(dy)
 
 
-def _through(a: Cell, b: Cell) -> list[Cell]:
-    """The cells strictly between ``a`` and ``b`` on a straight octilinear hop (none for a bent one)."""
-    if not _octilinear(a, b):
-        return []
-    steps = max(abs(b[0] - a[0]), abs(b[1] - a[1]))
-    sx, sy = _direction(a, b)
-    return [(a[0] + sx * k, a[1] + sy * k) for k in range(1, steps)]
+@functools.lru_cache(maxsize=1 << 16)
+def _shape_cells(a: Cell, b: Cell) -> tuple[tuple[Cell, ...], ...]:
+    """The cells strictly between ``a`` and ``b`` that each way of drawing the hop passes over: one way for
+    a straight hop, two for a bent one (:func:`hop_route`, straight leg first, then 45° leg first)."""
+    shapes = []
+    for first in (False, True) if not _octilinear(a, b) else (False,):
+        route = hop_route(a, b, diagonal_first=first)
+        passed: list[Cell] = []
+        for p, q in zip(route, route[1:]):
+            sx, sy = _direction(p, q)
+            start = (round(p[0]), round(p[1]))
+            steps = max(abs(round(q[0]) - start[0]), abs(round(q[1]) - start[1]))
+            passed.extend((start[0] + sx * k, start[1] + sy * k) for k in range(1, steps + 1))
+        shapes.append(tuple(passed[:-1]))
+    return tuple(shapes)
+
+
+def _clear(a: Cell, b: Cell, occupied) -> bool:
+    """Whether the hop ``a``–``b`` can be drawn without passing over a cell for which ``occupied`` holds."""
+    return any(not any(occupied(cell) for cell in passed) for passed in _shape_cells(a, b))
 
 
 def _crossings(p: Cell, q: Cell, starts, ends) -> int:
@@ -193,19 +207,23 @@ def straighten(graph: TransitGraph, layout: GridLayout, *, rounds: int = 4) -> G
         )
         return sum(bends_at(name) for name in touched) + 0.3 * length
 
-    def blocked(station: str, cell: Cell) -> bool:
-        """Moving ``station`` to ``cell`` puts it on another hop's straight run, or a station on its own."""
-        mine = [(cell, cells[other]) for other in neighbours[station]]
-        occupied = {cells[name] for name in names if name != station}
-        for a, b in mine:
-            if any(c in occupied for c in _through(a, b)):
-                return True
-        for a, b in hops:
-            if station in (a, b):
-                continue
-            if cell in _through(cells[a], cells[b]):
-                return True
-        return False
+    def blocked(station: str, home: Cell, cell: Cell, *, bent: bool = True) -> bool:
+        """Moving ``station`` from ``home`` to ``cell`` leaves one of its hops, or a hop over ``cell``, no way
+        to be drawn clear of every other station (``bent=False``: straight hops only)."""
+
+        def occupied(c: Cell) -> bool:
+            return c == cell or (c != home and c in taken)
+
+        def spoilt(a: Cell, b: Cell) -> bool:
+            return (bent or _octilinear(a, b)) and not _clear(a, b, occupied)
+
+        if any(spoilt(cell, cells[other]) for other in neighbours[station]):
+            return True
+        return any(
+            station not in (a, b) and spoilt(cells[a], cells[b])
+            for a, b in hops
+            if any(cell in passed for passed in _shape_cells(cells[a], cells[b]))
+        )
 
     starts = numpy.array([cells[a] for a, _ in hops], dtype=numpy.int64).reshape(-1, 2)
     ends = numpy.array([cells[b] for _, b in hops], dtype=numpy.int64).reshape(-1, 2)
@@ -219,6 +237,15 @@ def straighten(graph: TransitGraph, layout: GridLayout, *, rounds: int = 4) -> G
         )
 
     taken = set(cells.values())
+    rank = {name: index for index, name in enumerate(names)}
+
+    def move(station: str, cell: Cell) -> None:
+        taken.discard(cells[station])
+        taken.add(cell)
+        cells[station] = cell
+        starts[touching[station] & numpy.array([a == station for a, _ in hops], dtype=bool)] = cell
+        ends[touching[station] & numpy.array([b == station for _, b in hops], dtype=bool)] = cell
+
     for _ in range(rounds):
         moved = False
         for station in names:
@@ -242,21 +269,60 @@ def straighten(graph: TransitGraph, layout: GridLayout, *, rounds: int = 4) -> G
                 before = crossings(station)
                 for _, cell in sorted(options):  # the cheapest that adds no crossing and blocks nothing
                     cells[station] = cell
-                    allowed = crossings(station) <= before and not blocked(station, cell)
+                    allowed = crossings(station) <= before and not blocked(station, home, cell, bent=False)
                     cells[station] = home
                     if allowed:
                         best = cell
                         break
             if best != home:
-                taken.discard(home)
-                taken.add(best)
-                cells[station] = best
-                starts[touching[station] & numpy.array([a == station for a, _ in hops], dtype=bool)] = best
-                ends[touching[station] & numpy.array([b == station for _, b in hops], dtype=bool)] = best
+                move(station, best)
                 moved = True
         if not moved:
             break
+
+    # then the hops every drawing of which passes over a station (a line seeming to serve it): a station
+    # in the way, or an end of the hop, moves to the nearest free cell that clears it and spoils nothing
+    def crowd(cell: Cell, home: Cell) -> int:
+        """Other stations on the cells around ``cell``, for a station moving there from ``home`` (the room its
+        label will want)."""
+        around = [(cell[0] + dx, cell[1] + dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1) if dx or dy]
+        return sum(near in taken and near != home for near in around)
+
+    for a, b in hops:
+        if _clear(cells[a], cells[b], taken.__contains__):
+            continue
+        in_way = {cell for passed in _shape_cells(cells[a], cells[b]) for cell in passed if cell in taken}
+        movers = [name for name in names if cells[name] in in_way] + [a, b]
+        options = []
+        for station in movers:
+            home = cells[station]
+            before = crossings(station)
+            for cell in _ring(home, 2, layout.columns, layout.rows):
+                if cell in taken or blocked(station, home, cell):
+                    continue
+                cells[station] = cell
+                clear = _clear(
+                    cells[a], cells[b], lambda c, cell=cell, home=home: c == cell or (c != home and c in taken)
+                )
+                if clear:  # a crossing is a lesser evil than a line over a marker, but still an evil
+                    cost = local(station) + 2.0 * max(0, crossings(station) - before) + 0.5 * crowd(cell, home)
+                    options.append((cost, max(abs(cell[0] - home[0]), abs(cell[1] - home[1])), station, cell))
+                cells[station] = home
+        if options:
+            _, _, station, cell = min(options, key=lambda option: (option[0], option[1], rank[option[2]], option[3]))
+            move(station, cell)
     return GridLayout({name: cells[name] for name in names}, layout.columns, layout.rows)
+
+
+def _ring(home: Cell, radius: int, columns: int, rows: int) -> list[Cell]:
+    """The cells of the grid within ``radius`` steps of ``home`` (``home`` itself not), nearest first."""
+    around = [
+        (home[0] + dx, home[1] + dy)
+        for dx in range(-radius, radius + 1)
+        for dy in range(-radius, radius + 1)
+        if (dx or dy) and 0 <= home[0] + dx < columns and 0 <= home[1] + dy < rows
+    ]
+    return sorted(around, key=lambda cell: (max(abs(cell[0] - home[0]), abs(cell[1] - home[1])), cell))
 
 
 def _nearest_free(ideal: Point, columns: int, rows: int, taken: set[Cell]) -> Cell:
@@ -326,9 +392,11 @@ def _direction(a: Point, b: Point) -> tuple[int, int]:
 def hop_shapes(cells: dict[str, Cell], hops: list[tuple[str, str]]) -> dict[tuple[str, str], bool]:
     """For each hop that needs a bend, whether to draw its 45° leg first (:func:`hop_route`).
 
-    The choice that continues the line's direction at more of the hop's two ends wins: a line through a
-    station keeps going the way it came, so a hop's bend is its only one.
+    A way that passes over no other station's cell wins (a line drawn over a marker seems to serve the
+    station); between those, the one that continues the line's direction at more of the hop's two ends: a
+    line through a station keeps going the way it came, so a hop's bend is its only one.
     """
+    occupied = set(cells.values())
     around: dict[str, list[tuple[str, str]]] = {}
     for hop in hops:
         for station in hop:
@@ -353,7 +421,8 @@ def hop_shapes(cells: dict[str, Cell], hops: list[tuple[str, str]]) -> dict[tupl
                     if ox == 0 or oy == 0 or abs(ox) == abs(oy):  # an octilinear neighbour: its heading is fixed
                         incoming = _direction(cells[far], cells[station])
                         matched += incoming == heading if station == a else incoming == (-heading[0], -heading[1])
-            score[first] = matched
+            clear = not any(cell in occupied for cell in _shape_cells(pa, pb)[first])
+            score[first] = (clear, matched)
         shapes[(a, b)] = score[True] > score[False]
     return shapes
 

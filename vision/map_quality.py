@@ -12,6 +12,9 @@ Two figures a person (or a model) reading a synthetic map depends on:
 - :func:`label_crossings`: leaders that cross another label (a station's,
   a line badge or a legend entry) or the stroke of a line their station is
   not on, and line strokes that run through a station label's text.
+- :func:`marker_crossings`: leaders that touch another station's marker, and
+  line strokes drawn over the marker of a station their line does not serve:
+  either makes the map say a station is joined to what it is not.
 
 All read only the truth dictionary, so they measure any renderer's output.
 """
@@ -22,7 +25,15 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["box_distance", "ambiguous_labels", "leader_labels", "line_bends", "label_crossings", "map_quality"]
+__all__ = [
+    "box_distance",
+    "ambiguous_labels",
+    "leader_labels",
+    "line_bends",
+    "label_crossings",
+    "marker_crossings",
+    "map_quality",
+]
 
 # a turn sharper than this counts as a bend; one near 180° is the path retracing a branch, not a bend
 _MIN_TURN, _MAX_TURN = 10.0, 170.0
@@ -174,8 +185,49 @@ def label_crossings(truth: Mapping[str, Any]) -> dict[str, int]:
     return counts
 
 
+def marker_crossings(truth: Mapping[str, Any]) -> dict[str, int]:
+    """How often leaders and strokes run over markers they do not belong to, as pair counts.
+
+    ``leader_marker``: (leader, other station) pairs where the leader meets that station's marker (a disc of
+    the truth's ``radius``, the ``line_width`` when absent); ``line_marker``: (line, station) pairs where the
+    line's stroke meets the marker of a station the line does not serve (a station without ``lines`` in
+    its truth counts none).
+
+    Examples
+    --------
+    >>> truth = {"line_width": 4, "stations": {
+    ...     "A": {"x": 0, "y": 0, "radius": 5, "leader": [[0, 6], [0, 40]], "lines": ["L"]},
+    ...     "B": {"x": 2, "y": 20, "radius": 5, "lines": ["L"]},
+    ...     "C": {"x": 50, "y": 3, "radius": 5, "lines": ["M"]}},
+    ...     "lines": {"L": {"path": [[0, 0], [100, 0]]}, "M": {"path": [[50, 3], [50, 90]]}}}
+    >>> marker_crossings(truth)
+    {'leader_marker': 1, 'line_marker': 1}
+    """
+    from shapely.geometry import LineString, Point
+
+    width = float(truth.get("line_width", 4))
+    stations = truth["stations"]
+    discs = {name: Point(float(r["x"]), float(r["y"])).buffer(float(r.get("radius", width))) for name, r in stations.items()}
+    counts = {"leader_marker": 0, "line_marker": 0}
+    for name, record in stations.items():
+        if record.get("leader"):
+            leader = LineString([(float(x), float(y)) for x, y in record["leader"]])
+            counts["leader_marker"] += sum(disc.intersects(leader) for other, disc in discs.items() if other != name)
+    for line, record in truth["lines"].items():
+        path = [(float(x), float(y)) for x, y in record.get("path", ())]
+        if not path:
+            continue
+        stroke = (LineString(path) if len(path) > 1 else Point(path[0])).buffer(width / 2)
+        counts["line_marker"] += sum(
+            "lines" in stations[name] and line not in stations[name]["lines"] and disc.intersects(stroke)
+            for name, disc in discs.items()
+        )
+    return counts
+
+
 def map_quality(truth: Mapping[str, Any]) -> dict[str, Any]:
-    """Labels, ambiguous labels and leaders, lines and bends, and :func:`label_crossings` of one map, as counts.
+    """Labels, ambiguous labels and leaders, lines and bends, :func:`label_crossings` and
+    :func:`marker_crossings` of one map, as counts.
 
     Examples
     --------
@@ -186,6 +238,8 @@ def map_quality(truth: Mapping[str, Any]) -> dict[str, Any]:
     (1, [], 0, 1, 0)
     >>> quality["leader_label"], quality["leader_line"], quality["line_label"]
     (0, 0, 0)
+    >>> quality["leader_marker"], quality["line_marker"]
+    (0, 0)
     """
     bends = line_bends(truth)
     return {
@@ -195,4 +249,5 @@ def map_quality(truth: Mapping[str, Any]) -> dict[str, Any]:
         "lines": len(bends),
         "bends": sum(bends.values()),
         **label_crossings(truth),
+        **marker_crossings(truth),
     }

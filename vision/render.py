@@ -380,7 +380,7 @@ def render_map(
     Returns
     -------
     RenderedMap
-        ``truth`` has ``stations`` (``x``, ``y`` marker centre; ``label_box`` ``[x0, y0, x1, y1]`` of the text
+        ``truth`` has ``stations`` (``x``, ``y`` marker centre, ``radius``; ``label_box`` ``[x0, y0, x1, y1]`` of the text
         ink, pixel edges, ``x1``/``y1`` exclusive; ``leader`` ``[[x, y], ...]``, only for a label drawn away
         from its marker, the drawn line from the marker's rim to the label), ``lines`` (``color``, drawn
         ``path``), and ``city``, ``width``, ``height``, ``seed``, ``palette``.
@@ -520,6 +520,7 @@ def _render(
             station: {
                 "x": float(points[station][0]),
                 "y": float(points[station][1]),
+                "radius": radii[station],
                 "label_box": boxes[station],
                 "lines": list(graph.lines_at(station)),
                 **({"leader": [list(point) for point in leaders[station]]} if station in leaders else {}),

@@ -12,8 +12,10 @@ the last line printed is one JSON object: ``ambiguous_share`` (ambiguous
 labels over all labels), ``ambiguous``, ``labels``, ``leaders``,
 ``leader_label`` (leaders over another label), ``leader_line`` (leaders over
 another line's stroke), ``line_label`` (strokes through a station label's
-text), ``bends_per_line`` (all bends over all lines), ``seconds`` (rendering
-only), per-map figures under ``maps``, and under ``skipped`` each map that
+text), ``leader_marker`` (leaders over another station's marker),
+``line_marker`` (strokes over the marker of a station their line does not
+serve, :func:`vision.map_quality.marker_crossings`), ``bends_per_line``
+(all bends over all lines), ``seconds`` (rendering only), per-map figures under ``maps``, and under ``skipped`` each map that
 could not be drawn here (a Chinese city without a CJK font) with the reason.
 """
 
@@ -59,6 +61,9 @@ def synthetic_network(seed: int) -> TransitGraph:
     return compile_graph(load_metro(data, city=f"synthetic-{seed}"))
 
 
+_CROSSINGS = ("leader_label", "leader_line", "line_label", "leader_marker", "line_marker")
+
+
 def measure(name: str, graph: TransitGraph, seed: int) -> dict:
     started = time.perf_counter()
     rendered = render_map(graph, seed=seed)
@@ -85,7 +90,8 @@ def run(cities: list[str], synthetic: int, seed: int) -> dict:
         print(
             f"{name}: {len(figures['ambiguous'])}/{figures['labels']} ambiguous, {figures['leaders']} leaders, "
             f"{figures['bends']} bends on {figures['lines']} lines, crossings {figures['leader_label']} leader/label "
-            f"{figures['leader_line']} leader/line {figures['line_label']} line/label, {figures['seconds']:.1f} s",
+            f"{figures['leader_line']} leader/line {figures['line_label']} line/label "
+            f"{figures['leader_marker']} leader/marker {figures['line_marker']} line/marker, {figures['seconds']:.1f} s",
             file=sys.stderr,
         )
     labels = sum(m["labels"] for m in maps.values())
@@ -99,7 +105,7 @@ def run(cities: list[str], synthetic: int, seed: int) -> dict:
         "ambiguous": ambiguous,
         "ambiguous_share": round(ambiguous / labels, 5) if labels else None,
         "leaders": sum(m["leaders"] for m in maps.values()),
-        **{key: sum(m[key] for m in maps.values()) for key in ("leader_label", "leader_line", "line_label")},
+        **{key: sum(m[key] for m in maps.values()) for key in _CROSSINGS},
         "lines": lines,
         "bends_per_line": round(sum(m["bends"] for m in maps.values()) / lines, 3) if lines else None,
         "city_bends_per_line": round(sum(m["bends"] for m in cities_only) / sum(m["lines"] for m in cities_only), 3)

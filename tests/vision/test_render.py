@@ -351,16 +351,17 @@ def test_small_networks_have_unambiguous_labels(data, overlay):
 
 
 def test_a_map_whose_labels_need_crossing_leaders_is_drawn_on_a_sparser_grid_at_the_default_size():
-    from vision.map_quality import label_crossings
+    from vision.map_quality import label_crossings, marker_crossings
 
-    geneva = city_graph("geneva")  # crowded in its centre: on its own grid a leader crosses another line
-    own = render_map(geneva, seed=0, size=default_size(geneva))
-    roomier = rendered_city("geneva", seed=0)
+    city = city_graph("los_angeles")  # crowded: on its own grid a leader crosses another label
+    own = render_map(city, seed=0, size=default_size(city))
+    roomier = rendered_city("los_angeles", seed=0)
     # a size given is kept, on the map's own grid; the default draws a larger map, with no crossing left
-    assert max(own.image.size) == default_size(geneva)
+    assert max(own.image.size) == default_size(city)
     assert sum(label_crossings(own.truth).values()) > 0
-    assert max(roomier.image.size) > default_size(geneva)
+    assert max(roomier.image.size) > default_size(city)
     assert label_crossings(roomier.truth) == {"leader_label": 0, "leader_line": 0, "line_label": 0}
+    assert marker_crossings(roomier.truth) == {"leader_marker": 0, "line_marker": 0}
 
     # the labels keep their size: the sparser grid gives them room, not a smaller font
     def median_height(rendered):
@@ -368,3 +369,34 @@ def test_a_map_whose_labels_need_crossing_leaders_is_drawn_on_a_sparser_grid_at_
         return heights[len(heights) // 2]
 
     assert abs(median_height(roomier) - median_height(own)) <= 2
+
+
+def test_straighten_moves_a_station_off_a_hop_that_would_be_drawn_over_it():
+    from graphkit.graph import compile_graph
+    from graphkit.metro import load_metro
+    from vision.layout import GridLayout, straighten
+
+    # on a 3 × 2 grid L runs A–B straight along row 0 through X's cell, and no move takes out a bend; of the
+    # two free cells, (0, 1) and (2, 1), either keeps M (X–Y) straight and one cell long: the first is taken
+    graph = compile_graph(load_metro({"L": ["A", "B"], "M": ["X", "Y"]}))
+    layout = GridLayout({"A": (0, 0), "X": (1, 0), "B": (2, 0), "Y": (1, 1)}, 3, 2)
+    assert straighten(graph, layout).cells == {"A": (0, 0), "B": (2, 0), "X": (0, 1), "Y": (1, 1)}
+
+
+def test_a_bent_hop_is_drawn_the_way_that_passes_over_no_station():
+    from vision.layout import hop_shapes
+
+    # A (0, 0) to B (3, 1): straight first runs over (1, 0) and (2, 0), diagonal first over (1, 1) and (2, 1);
+    # the line's continuation at B (to C, due east) favours arriving straight, i.e. diagonal first
+    cells = {"A": (0, 0), "B": (3, 1), "C": (5, 1), "S": (2, 1)}
+    assert hop_shapes({k: v for k, v in cells.items() if k != "S"}, [("A", "B"), ("B", "C")]) == {("A", "B"): True}
+    assert hop_shapes(cells, [("A", "B"), ("B", "C")]) == {("A", "B"): False}  # S sits on the diagonal-first way
+
+
+def test_no_line_is_drawn_over_a_station_it_does_not_serve_and_no_leader_over_a_marker():
+    from vision.map_quality import marker_crossings
+
+    # Washington's layout puts Federal Center SW on a hop of the Red Line, which does not serve it
+    truth = rendered_city("washington").truth
+    assert "Red Line" not in truth["stations"]["Federal Center SW Station"]["lines"]
+    assert marker_crossings(truth) == {"leader_marker": 0, "line_marker": 0}
