@@ -207,7 +207,10 @@ def marker_crossings(truth: Mapping[str, Any]) -> dict[str, int]:
 
     width = float(truth.get("line_width", 4))
     stations = truth["stations"]
-    discs = {name: Point(float(r["x"]), float(r["y"])).buffer(float(r.get("radius", width))) for name, r in stations.items()}
+    discs = {
+        name: Point(float(record["x"]), float(record["y"])).buffer(float(record.get("radius", width)))
+        for name, record in stations.items()
+    }
     counts = {"leader_marker": 0, "line_marker": 0}
     for name, record in stations.items():
         if record.get("leader"):

@@ -380,9 +380,10 @@ def render_map(
     Returns
     -------
     RenderedMap
-        ``truth`` has ``stations`` (``x``, ``y`` marker centre, ``radius``; ``label_box`` ``[x0, y0, x1, y1]`` of the text
-        ink, pixel edges, ``x1``/``y1`` exclusive; ``leader`` ``[[x, y], ...]``, only for a label drawn away
-        from its marker, the drawn line from the marker's rim to the label), ``lines`` (``color``, drawn
+        ``truth`` has ``stations`` (``x``, ``y`` marker centre, ``radius`` its radius; ``label_box``
+        ``[x0, y0, x1, y1]`` of the text ink, pixel edges, ``x1``/``y1`` exclusive; ``leader``
+        ``[[x, y], ...]``, only for a label drawn away from its marker, the drawn line from the marker's rim
+        to the label), ``lines`` (``color``, drawn
         ``path``), and ``city``, ``width``, ``height``, ``seed``, ``palette``.
 
     Raises

@@ -15,8 +15,9 @@ another line's stroke), ``line_label`` (strokes through a station label's
 text), ``leader_marker`` (leaders over another station's marker),
 ``line_marker`` (strokes over the marker of a station their line does not
 serve, :func:`vision.map_quality.marker_crossings`), ``bends_per_line``
-(all bends over all lines), ``seconds`` (rendering only), per-map figures under ``maps``, and under ``skipped`` each map that
-could not be drawn here (a Chinese city without a CJK font) with the reason.
+(all bends over all lines), ``seconds`` (rendering only), per-map figures
+under ``maps``, and under ``skipped`` each map that could not be drawn here
+(a Chinese city without a CJK font) with the reason.
 """
 
 from __future__ import annotations
@@ -91,7 +92,8 @@ def run(cities: list[str], synthetic: int, seed: int) -> dict:
             f"{name}: {len(figures['ambiguous'])}/{figures['labels']} ambiguous, {figures['leaders']} leaders, "
             f"{figures['bends']} bends on {figures['lines']} lines, crossings {figures['leader_label']} leader/label "
             f"{figures['leader_line']} leader/line {figures['line_label']} line/label "
-            f"{figures['leader_marker']} leader/marker {figures['line_marker']} line/marker, {figures['seconds']:.1f} s",
+            f"{figures['leader_marker']} leader/marker {figures['line_marker']} line/marker, "
+            f"{figures['seconds']:.1f} s",
             file=sys.stderr,
         )
     labels = sum(m["labels"] for m in maps.values())
