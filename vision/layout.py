@@ -288,26 +288,31 @@ def straighten(graph: TransitGraph, layout: GridLayout, *, rounds: int = 4) -> G
         around = [(cell[0] + dx, cell[1] + dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1) if dx or dy]
         return sum(near in taken and near != home for near in around)
 
+    def clearing_moves(a: str, b: str, movers: list[str], near: int, far: int) -> list[tuple]:
+        """Moves of a station in ``movers`` by ``near`` to ``far`` steps that leave hop a–b a clear way and
+        spoil no other hop: (cost, steps, station, cell)."""
+        options = []
+        for station in movers:
+            home = cells[station]
+            before = crossings(station)
+            for cell in _ring(home, far, layout.columns, layout.rows):
+                steps = max(abs(cell[0] - home[0]), abs(cell[1] - home[1]))
+                if steps < near or cell in taken or blocked(station, home, cell):
+                    continue
+                cells[station] = cell
+                if _clear(cells[a], cells[b], lambda c, cell=cell, home=home: c == cell or (c != home and c in taken)):
+                    # a crossing is a lesser evil than a line over a marker, but still an evil
+                    cost = local(station) + 2.0 * max(0, crossings(station) - before) + 0.5 * crowd(cell, home)
+                    options.append((cost, steps, station, cell))
+                cells[station] = home
+        return options
+
     for a, b in hops:
         if _clear(cells[a], cells[b], taken.__contains__):
             continue
         in_way = {cell for passed in _shape_cells(cells[a], cells[b]) for cell in passed if cell in taken}
         movers = [name for name in names if cells[name] in in_way] + [a, b]
-        options = []
-        for station in movers:
-            home = cells[station]
-            before = crossings(station)
-            for cell in _ring(home, 2, layout.columns, layout.rows):
-                if cell in taken or blocked(station, home, cell):
-                    continue
-                cells[station] = cell
-                clear = _clear(
-                    cells[a], cells[b], lambda c, cell=cell, home=home: c == cell or (c != home and c in taken)
-                )
-                if clear:  # a crossing is a lesser evil than a line over a marker, but still an evil
-                    cost = local(station) + 2.0 * max(0, crossings(station) - before) + 0.5 * crowd(cell, home)
-                    options.append((cost, max(abs(cell[0] - home[0]), abs(cell[1] - home[1])), station, cell))
-                cells[station] = home
+        options = clearing_moves(a, b, movers, 1, 2) or clearing_moves(a, b, movers, 3, 3)  # a crowded hub
         if options:
             _, _, station, cell = min(options, key=lambda option: (option[0], option[1], rank[option[2]], option[3]))
             move(station, cell)
