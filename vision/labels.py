@@ -31,6 +31,9 @@ __all__ = ["Placement", "LabelPlacer"]
 # label directions around a marker, most readable first: east, west, the diagonals, north, south
 _DIRECTIONS = ((1, 0), (-1, 0), (1, -1), (1, 1), (-1, -1), (-1, 1), (0, -1), (0, 1))
 _RINGS = 6
+# a label this many of its text heights beyond its marker's rim is joined to it by a leader (where a clean one
+# can be drawn): that far off, a reader cannot tell which marker it names
+_FAR_HEIGHTS = 3.0
 # free spots whose leader is checked per search window: a bound on the time a crowded station costs
 _TRIES = 300
 # spots (the cheapest first) whose leader is tried at other angles when every nearest-point leader crosses
@@ -185,9 +188,11 @@ class LabelPlacer:
 
         ``gap`` is the marker's radius plus a pixel; rings widen by ``step``. ``ink`` is the text's box inside
         the label (its halo around it): the text, not the halo, must be nearest its own marker. With
-        ``leader=False`` only a spot beside the marker will do. With ``crossing=False`` a label that only a
-        crossing leader could join is not placed (``None``): the caller may try it smaller beside its
-        marker first, then take the least crossing leader with :meth:`place_fallback`.
+        ``leader=False`` only a spot beside the marker will do; else a spot found beside it but farther than
+        three text heights from its rim is joined to it by a leader where one crosses nothing. With
+        ``crossing=False`` a label that only a crossing leader could join is not placed (``None``): the caller
+        may try it smaller beside its marker first, then take the least crossing leader with
+        :meth:`place_fallback`.
         """
         ix0, iy0, ix1, iy1 = ink
         centre = (int(self.xs[index]), int(self.ys[index]))
@@ -206,11 +211,24 @@ class LabelPlacer:
             if best is not None and best[0] <= 0.2 * ring + 0.1:
                 break
         if best is not None:
-            self._take(best[1], best[2], w, h, ink)
-            return Placement((best[1], best[2]))
+            x, y = best[1], best[2]
+            box = (x + ix0, y + iy0, x + ix1, y + iy1)
+            if leader and self._far(centre, gap - self.marker_pad - 1, box):
+                joined = self._leader(centre, gap - self.marker_pad, box)
+                if not self._leader_conflicts(index, joined):
+                    return self._leader_to(centre, gap, ink, (x, y), size)
+            self._take(x, y, w, h, ink)
+            return Placement((x, y))
         if not leader:
             return None
         return self._with_leader(index, centre, gap, size, ink, crossing=crossing)
+
+    @staticmethod
+    def _far(centre: tuple[int, int], radius: float, box: tuple[int, int, int, int]) -> bool:
+        """The text ``box`` lies more than :data:`_FAR_HEIGHTS` of its height beyond the marker's rim."""
+        x0, y0, x1, y1 = box
+        beyond = math.hypot(max(x0 - centre[0], 0, centre[0] - x1), max(y0 - centre[1], 0, centre[1] - y1)) - radius
+        return beyond > _FAR_HEIGHTS * (y1 - y0)
 
     def place_fallback(self, pending: tuple | None = None) -> Placement | None:
         """The least crossing leader found by the last ``place(..., crossing=False)`` that placed nothing.

@@ -6,6 +6,8 @@ Two figures a person (or a model) reading a synthetic map depends on:
   marker than their own (or as near), so that the map itself suggests the
   wrong station. A label tied to its marker by a drawn leader line (the
   truth's ``"leader"``) is not ambiguous; :func:`leader_labels` lists those.
+- :func:`far_labels`: labels with no leader set so far from their marker
+  (beyond three label heights) that a reader must guess which marker is theirs.
 - :func:`line_bends`: the turns each line's drawn path makes, after the short
   steps between side-by-side offsets under a marker are smoothed away.
 
@@ -29,6 +31,7 @@ __all__ = [
     "box_distance",
     "ambiguous_labels",
     "leader_labels",
+    "far_labels",
     "line_bends",
     "label_crossings",
     "marker_crossings",
@@ -94,10 +97,37 @@ def leader_labels(truth: Mapping[str, Any]) -> list[str]:
     return [name for name, record in truth["stations"].items() if record.get("leader")]
 
 
+def _median_height(truth: Mapping[str, Any]) -> float | None:
+    heights = sorted(float(r["label_box"][3]) - float(r["label_box"][1]) for r in truth["stations"].values())
+    return heights[len(heights) // 2] if heights else None
+
+
+def far_labels(truth: Mapping[str, Any], heights: float = 3.0) -> list[str]:
+    """Stations whose label, with no leader line, lies more than ``heights`` median label heights beyond the
+    edge of its marker (a disc of the truth's ``radius``, 0 when absent).
+
+    Examples
+    --------
+    >>> truth = {"stations": {
+    ...     "A": {"x": 0, "y": 0, "radius": 5, "label_box": [8, -5, 40, 5]},
+    ...     "B": {"x": 0, "y": 100, "radius": 5, "label_box": [36, 95, 70, 105]}}}
+    >>> far_labels(truth)  # A's text is 3 px beyond its marker, B's 31 px: over 3 heights of 10 px
+    ['B']
+    """
+    height = _median_height(truth)
+    return [
+        name
+        for name, record in truth["stations"].items()
+        if not record.get("leader")
+        and box_distance((float(record["x"]), float(record["y"])), record["label_box"]) - float(record.get("radius", 0))
+        > heights * height
+    ]
+
+
 def _tolerance(truth: Mapping[str, Any]) -> float:
     """Half the median label height: above the step between two offset strokes, well below a real turn."""
-    heights = sorted(float(r["label_box"][3]) - float(r["label_box"][1]) for r in truth["stations"].values())
-    return max(2.0, 0.5 * heights[len(heights) // 2]) if heights else 4.0
+    height = _median_height(truth)
+    return max(2.0, 0.5 * height) if height is not None else 4.0
 
 
 def line_bends(truth: Mapping[str, Any]) -> dict[str, int]:
@@ -229,7 +259,7 @@ def marker_crossings(truth: Mapping[str, Any]) -> dict[str, int]:
 
 
 def map_quality(truth: Mapping[str, Any]) -> dict[str, Any]:
-    """Labels, ambiguous labels and leaders, lines and bends, :func:`label_crossings` and
+    """Labels, ambiguous, far and leader labels, lines and bends, :func:`label_crossings` and
     :func:`marker_crossings` of one map, as counts.
 
     Examples
@@ -239,6 +269,8 @@ def map_quality(truth: Mapping[str, Any]) -> dict[str, Any]:
     >>> quality = map_quality(truth)
     >>> quality["labels"], quality["ambiguous"], quality["leaders"], quality["lines"], quality["bends"]
     (1, [], 0, 1, 0)
+    >>> quality["far"]
+    0
     >>> quality["leader_label"], quality["leader_line"], quality["line_label"]
     (0, 0, 0)
     >>> quality["leader_marker"], quality["line_marker"]
@@ -248,6 +280,7 @@ def map_quality(truth: Mapping[str, Any]) -> dict[str, Any]:
     return {
         "labels": len(truth["stations"]),
         "ambiguous": ambiguous_labels(truth),
+        "far": len(far_labels(truth)),
         "leaders": len(leader_labels(truth)),
         "lines": len(bends),
         "bends": sum(bends.values()),

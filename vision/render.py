@@ -311,7 +311,8 @@ def _place_label(
     such a clean leader; else at the map's font with the leader that crosses least (``strict``: raises
     :class:`_Crowded` instead). ``(None, patch)`` when the canvas has no room at all."""
     patch = _patch(name, scale.font_px, angle)
-    step = scale.cell * 0.4
+    # rings widen by 0.4 of a cell of the map's own grid: on a sparser grid, in the same pixels (not farther)
+    step = min(scale.cell, scale.font_px / _LABEL_SHARES[0]) * 0.4
     placed = placer.place(index, radius + 1, patch.halo.size, patch.ink, step, crossing=False)
     if placed is not None:
         return placed, patch

@@ -9,7 +9,8 @@ marker as its own and no leader line joins it to its marker; a *bend* is a
 turn of a line's drawn path; the crossings are
 :func:`vision.map_quality.label_crossings`. One line per map goes to stderr;
 the last line printed is one JSON object: ``ambiguous_share`` (ambiguous
-labels over all labels), ``ambiguous``, ``labels``, ``leaders``,
+labels over all labels), ``ambiguous``, ``labels``, ``far`` (labels with no leader more than
+three label heights beyond their marker, :func:`vision.map_quality.far_labels`), ``leaders``,
 ``leader_label`` (leaders over another label), ``leader_line`` (leaders over
 another line's stroke), ``line_label`` (strokes through a station label's
 text), ``leader_marker`` (leaders over another station's marker),
@@ -89,7 +90,8 @@ def run(cities: list[str], synthetic: int, seed: int) -> dict:
             continue
         maps[name] = figures
         print(
-            f"{name}: {len(figures['ambiguous'])}/{figures['labels']} ambiguous, {figures['leaders']} leaders, "
+            f"{name}: {len(figures['ambiguous'])}/{figures['labels']} ambiguous, {figures['far']} far, "
+            f"{figures['leaders']} leaders, "
             f"{figures['bends']} bends on {figures['lines']} lines, crossings {figures['leader_label']} leader/label "
             f"{figures['leader_line']} leader/line {figures['line_label']} line/label "
             f"{figures['leader_marker']} leader/marker {figures['line_marker']} line/marker, "
@@ -106,6 +108,7 @@ def run(cities: list[str], synthetic: int, seed: int) -> dict:
         "labels": labels,
         "ambiguous": ambiguous,
         "ambiguous_share": round(ambiguous / labels, 5) if labels else None,
+        "far": sum(m["far"] for m in maps.values()),
         "leaders": sum(m["leaders"] for m in maps.values()),
         **{key: sum(m[key] for m in maps.values()) for key in _CROSSINGS},
         "lines": lines,

@@ -38,3 +38,22 @@ def test_a_label_with_room_beside_its_marker_needs_no_leader():
     assert placed is not None and placed.leader == ()
     x, y = placed.corner
     assert x > 150 and y <= 100 <= y + 10  # east of the marker, the most readable side, level with it
+
+
+def _beside_a_band(band_end: int):
+    """A 10 px high label of the marker at (150, 100) (radius 3), when every pixel left of ``band_end`` is
+    drawn: no text may lie on a stroke, so the label goes east, its text starting past ``band_end``."""
+    strokes = numpy.zeros((200, 300), dtype=bool)
+    strokes[:, :band_end] = True
+    placer = LabelPlacer(300, 200, strokes, [(150, 100, 3)], 10)
+    return placer.place(0, 4, _SIZE, _INK, 14, crossing=False)
+
+
+def test_a_label_that_can_only_sit_far_from_its_marker_is_joined_to_it_by_a_leader():
+    # rings at 4 + 3 (the marker's clear space) + 14 k px from the centre: east, the text starts there
+    near = _beside_a_band(170)  # ring 1: 21 px from the centre, 18 beyond the rim, under 3 heights (30 px)
+    assert near is not None and near.leader == () and near.corner[0] == 150 + 21
+    far = _beside_a_band(216)  # ring 5: 77 px, 74 beyond the rim; a leader over strokes crosses no label
+    assert far is not None and far.leader and far.corner[0] == 150 + 77
+    (x0, y0), (x1, y1) = far.leader
+    assert x0 < 160 and x1 == 150 + 77 and y0 == y1 == 100  # from the marker's rim to the text's near edge

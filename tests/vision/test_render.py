@@ -371,6 +371,19 @@ def test_a_map_whose_labels_need_crossing_leaders_is_drawn_on_a_sparser_grid_at_
     assert abs(median_height(roomier) - median_height(own)) <= 2
 
 
+def test_on_a_sparser_grid_labels_sit_as_near_their_markers_as_on_the_own_grid():
+    from vision.map_quality import far_labels
+
+    # Geneva is drawn at the default size on a grid 1.5 times as wide (labels 0.2 of a cell, not 0.3): the
+    # spots tried beside a marker widen in the own grid's pixels, and a label left more than three label
+    # heights off its marker is joined to it by a leader; before, 13 of its labels sat that far without one
+    city = city_graph("geneva")
+    rendered = render_map(city, seed=0)
+    assert max(rendered.image.size) > default_size(city)
+    assert far_labels(rendered.truth) == []
+    assert far_labels(rendered_city("los_angeles", seed=0).truth) == []
+
+
 def test_straighten_moves_a_station_off_a_hop_that_would_be_drawn_over_it():
     from graphkit.graph import compile_graph
     from graphkit.metro import load_metro
