@@ -60,7 +60,14 @@ def render_figures(readme: str) -> dict[str, float]:
         r"([\d,]+) labels on ([\d,]+) lines: ([\d,]+) ambiguous, ([\d,]+) leader lines, ([\d.]+) bends per line", readme
     )
     keys = ("labels", "lines", "ambiguous", "leaders", "bends_per_line")
-    return {key: _number(value) for key, value in zip(keys, found.groups())} if found else {}
+    figures = {key: _number(value) for key, value in zip(keys, found.groups())} if found else {}
+    crossed = re.search(
+        r"crossings ([\d,]+) leader/label, ([\d,]+) leader/line, ([\d,]+) line/label, ([\d,]+) leader/marker, "
+        r"([\d,]+) line/marker; ([\d,]+) far labels",
+        readme,
+    )
+    keys = ("leader_label", "leader_line", "line_label", "leader_marker", "line_marker", "far")
+    return figures | ({key: _number(value) for key, value in zip(keys, crossed.groups())} if crossed else {})
 
 
 def ocr_table(readme: str) -> dict[str, tuple[int, int]]:

@@ -20,7 +20,10 @@ def test_every_measured_figure_is_found_in_the_readme():
     assert set(demo_table(TEXT)) == {"oracle", "text-oracle", "noisy", "direct-line", "echo"}
     assert set(demo_halves(TEXT)) == set(demo_table(TEXT))  # every figure with ± half its 95% interval
     assert set(references_figures(TEXT)) == {"pairs", "megabytes"}
-    assert set(render_figures(TEXT)) == {"labels", "lines", "ambiguous", "leaders", "bends_per_line"}
+    assert set(render_figures(TEXT)) == {
+        "labels", "lines", "ambiguous", "leaders", "bends_per_line",
+        "leader_label", "leader_line", "line_label", "leader_marker", "line_marker", "far",
+    }  # fmt: skip
     assert len(ocr_table(TEXT)) == 11
 
 
