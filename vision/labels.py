@@ -226,9 +226,7 @@ class LabelPlacer:
     @staticmethod
     def _far(centre: tuple[int, int], radius: float, box: tuple[int, int, int, int]) -> bool:
         """The text ``box`` lies more than :data:`_FAR_HEIGHTS` of its height beyond the marker's rim."""
-        x0, y0, x1, y1 = box
-        beyond = math.hypot(max(x0 - centre[0], 0, centre[0] - x1), max(y0 - centre[1], 0, centre[1] - y1)) - radius
-        return beyond > _FAR_HEIGHTS * (y1 - y0)
+        return float(_box_distances(centre[0], centre[1], box)) - radius > _FAR_HEIGHTS * (box[3] - box[1])
 
     def place_fallback(self, pending: tuple | None = None) -> Placement | None:
         """The least crossing leader found by the last ``place(..., crossing=False)`` that placed nothing.
