@@ -7,11 +7,19 @@ OUT ?= demo-out
 
 .PHONY: install fonts demo test lint bench clean
 
-$(BIN)/.installed: pyproject.toml
-	$(PYTHON) -m venv $(VENV)
+# Two stamps: the demo needs the core alone (about 0.75 GB); the tests every optional part (Ray, Inspect,
+# datasets, pyarrow: about 1.6 GB in all). pip lists what it fetches and installs: a first install shows its progress.
+$(BIN)/.core: pyproject.toml
+	@test -x $(BIN)/python || { echo "creating $(VENV)"; $(PYTHON) -m venv $(VENV); }
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,all]'
-	touch $@
+	@echo "installing the toolkit's core into $(VENV) (a few minutes on a fresh machine)"
+	$(BIN)/python -m pip install --progress-bar off -e .
+	@$(BIN)/python -c "import reasonmap" && touch $@
+
+$(BIN)/.installed: $(BIN)/.core
+	@echo "installing every optional part and the test tools into $(VENV)"
+	$(BIN)/python -m pip install --progress-bar off -e '.[test,all]'
+	@$(BIN)/python -c "import inspect_ai, ray, pytest" && touch $@
 
 install: $(BIN)/.installed
 
@@ -27,8 +35,9 @@ fonts:
 
 # The main job on the embedded data: generate the test split, answer it with
 # every symbolic solver, score, and write the summary, tables and plots.
-demo: install
+demo: $(BIN)/.core
 	$(BIN)/reasonmap demo --out $(OUT)
+	@echo "the \`reasonmap\` command lives in $(VENV): run \`. $(VENV)/bin/activate\` to have it on your PATH"
 
 test: install fonts
 	$(BIN)/python -m pytest -n auto
@@ -44,4 +53,4 @@ bench: install
 	$(BIN)/python -m benchmarks.speed.ocr
 
 clean:
-	rm -rf $(VENV) $(OUT) error-analysis-out .pytest_cache .hypothesis
+	rm -rf $(VENV) $(OUT) error-analysis-out ablations-out .pytest_cache .hypothesis

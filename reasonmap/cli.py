@@ -37,6 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     from reasonmap.vision_commands import add_vision_commands
 
     parser = Parser(prog="reasonmap", description=__doc__.splitlines()[0], formatter_class=Help)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     commands = parser.add_subparsers(
         dest="command",
         required=True,
@@ -51,6 +52,16 @@ def build_parser() -> argparse.ArgumentParser:
     add_eval_command(commands)
     add_compare_commands(commands)
     return parser
+
+
+def _version() -> str:
+    """The installed distribution's version (read from its metadata: importing nothing of the toolkit)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("reasonmap-toolkit")
+    except PackageNotFoundError:  # run from a checkout that was never installed
+        return "unknown (not installed)"
 
 
 class _Terminated(BaseException):

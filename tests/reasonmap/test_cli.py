@@ -191,3 +191,14 @@ def test_python_dash_m_reasonmap_is_the_command_line():
     assert done.returncode == 0 and done.stdout.startswith("usage: reasonmap generate")
     done = subprocess.run([sys.executable, "-m", "reasonmap", "nosuch"], cwd=root, capture_output=True, text=True)
     assert done.returncode == 2 and "invalid choice" in done.stderr
+
+
+def test_version_prints_the_installed_distributions_version(capsys):
+    from importlib.metadata import version
+
+    from reasonmap.cli import main
+
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0
+    assert capsys.readouterr().out.strip() == f"reasonmap {version('reasonmap-toolkit')}"
