@@ -78,6 +78,8 @@ _RESUMED = frozenset({"run", "eval", "vdi"})
 
 def _interrupted(command: str, signal_name: str) -> str:
     """The one line an interrupted command ends with: what was kept, and how to go on."""
+    if command == "serve":  # a server's usual end
+        return f"reasonmap serve: stopped by {signal_name}"
     if command in _RESUMED:
         return (
             f"reasonmap {command}: interrupted by {signal_name}; every answer written so far is kept;"

@@ -15,6 +15,7 @@ from typing import Any
 from graphkit.choices import UnknownChoice, check_choice
 from reasonmap.options import (
     MODES,
+    SERVED_SOLVERS,
     SOLVERS,
     TEXTUALIZATIONS,
     add_client_options,
@@ -49,6 +50,39 @@ def _nothing(command: str, reason: str) -> int:
     """Exit status 1, with the reason on stderr: the command ran but produced nothing."""
     print(f"reasonmap {command}: {reason}", file=sys.stderr)
     return 1
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    import functools
+
+    from graphkit.cities import city_graph, city_names, graph_from_file
+    from reasonmap.serve import SolverServer
+
+    if not 0 <= args.port <= 65535:
+        raise ValueError(f"--port must be 0 to 65535, got {args.port}")
+    if args.metro is not None:
+        graph = graph_from_file(args.metro)  # read now: a bad file is refused before serving
+        graphs = {graph.city or "custom": lambda: graph}
+    else:
+        names = city_names() if args.city is None else [name.strip() for name in args.city.split(",") if name.strip()]
+        for name in names:
+            city_graph(name)  # an unknown city is refused before serving (the graphs are cached)
+        graphs = {name: functools.partial(city_graph, name) for name in names}
+    server = SolverServer(args.solver, graphs, seed=args.seed, host=args.host, port=args.port)
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        print(f"reasonmap serve: warning: listening on {args.host}: anyone who reaches it can ask", file=sys.stderr)
+    print(
+        f"reasonmap serve: the {args.solver} solver answers on {server.url} (model baseline:{args.solver});"
+        " Ctrl-C stops it",
+        file=sys.stderr,
+        flush=True,
+    )
+    try:
+        server.serve_forever()
+    finally:
+        server.close()
+        print(f"reasonmap serve: {server.answered} answers given", file=sys.stderr)
+    return 0
 
 
 def cmd_baseline(args: argparse.Namespace) -> int:
@@ -229,3 +263,15 @@ def add_model_commands(commands) -> None:
     vdi.add_argument("--out", required=True, metavar="DIR", help="output folder, resumed when it holds rows")
     vdi.add_argument("--quiet", action="store_true", help="no progress bars")
     vdi.set_defaults(run=cmd_vdi)
+
+    serve = commands.add_parser(
+        "serve", help="an OpenAI-compatible chat endpoint answered by a symbolic solver, to try eval on any machine"
+    )
+    serve.add_argument("--solver", default="oracle", choices=SERVED_SOLVERS, help="who answers (default: %(default)s)")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default: loopback only)")
+    serve.add_argument("--port", type=int, default=8000, help="port (default: 8000; 0: any free one)")
+    serve.add_argument("--seed", type=int, default=0, help="seeds the noisy solver's errors (default: 0)")
+    where = serve.add_mutually_exclusive_group()
+    where.add_argument("--city", help="answer from these embedded cities only (comma-separated)")
+    where.add_argument("--metro", help="answer from this Metro Data file (and its overlay) only")
+    serve.set_defaults(run=cmd_serve)

@@ -23,6 +23,7 @@ __all__ = [
     "VARIANTS",
     "WEIGHTINGS",
     "MODES",
+    "SERVED_SOLVERS",
     "SOLVERS",
     "TEXTUALIZATIONS",
     "ALIAS_STRATEGIES",
@@ -69,6 +70,8 @@ WEIGHTINGS = Choices("benchmarks.tasks:weighting_names")
 MODES = Choices("baselines.prompts:MODES")
 #: every task's solvers, the route task's order
 SOLVERS = Choices("benchmarks.tasks:solver_names")
+#: the route task's symbolic solvers, which ``reasonmap serve`` answers with
+SERVED_SOLVERS = Choices("baselines.solvers:SOLVERS")
 #: the textualizations of a network (symbolic and alias modes)
 TEXTUALIZATIONS = Choices("baselines.textualize:TEXTUALIZATIONS")
 #: how the alias mode renames stations

@@ -82,6 +82,7 @@ def test_the_parsers_choices_are_the_registries():
     # each once, in the registry's order: route (all five solvers; paper, C1, C2, ungated, official) comes first
     assert tuple(options.SOLVERS) == ("oracle", "text-oracle", "direct-line", "echo", "noisy")
     assert set(options.SOLVERS) == {solver for task in tasks for solver in task.solvers}
+    assert tuple(options.SERVED_SOLVERS) == get_task("route").solvers  # `serve` answers route prompts
     assert all(set(task.modes) <= set(options.MODES) for task in tasks)
     assert tuple(options.GENERATED_TASKS) == tuple(task.name for task in tasks if task.generation is not None)
     assert tuple(options.VARIANTS) == tuple(dict.fromkeys(name for task in tasks for name in task.variant_names))
