@@ -40,6 +40,7 @@ from typing import Any, Literal, Protocol, TypeVar
 
 from graphkit.choices import check_choice
 from graphkit.errors import shorten
+from graphkit.extras import install_hint
 
 __all__ = [
     "EXECUTORS",
@@ -54,7 +55,7 @@ __all__ = [
 
 ExecutorKind = Literal["local", "ray"]
 EXECUTORS: tuple[ExecutorKind, ...] = ("local", "ray")
-RAY_INSTALL = "pip install 'reasonmap-toolkit[ray]'"
+RAY_INSTALL = install_hint("ray")
 # items in flight per worker: enough to keep every worker busy, few enough to bound memory
 _AHEAD = 2
 #: Seconds to wait for a Ray cluster's address to answer before giving up.

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Literal, Protocol
 
 from graphkit.choices import check_choice
+from graphkit.extras import install_hint
 from vision.errors import EngineUnavailable
 
 __all__ = ["ENGINES", "DEVICES", "Reading", "Engine", "EngineConfig", "open_engine", "cuda_available"]
@@ -129,7 +130,7 @@ class _PaddleOCR:
             from paddleocr import PaddleOCR
         except ImportError as error:
             raise EngineUnavailable(
-                f"paddleocr is not installed ({error}): pip install 'reasonmap-toolkit[paddle]' paddlepaddle"
+                f"paddleocr is not installed ({error}): {install_hint('paddle', 'paddlepaddle')}"
             ) from None
         self.device = "gpu:0" if config.device == "cuda" else "cpu" if config.device == "cpu" else None
         self.version = getattr(paddleocr, "__version__", "")

@@ -63,6 +63,7 @@ from benchmarks.reasonmap.loading import read_predictions
 from benchmarks.reasonmap.records import KINDS, Prediction
 from benchmarks.reasonmap.sheets import MAX_SHEET_BYTES, read_sheet
 from graphkit.choices import check_choice
+from graphkit.extras import install_hint
 
 __all__ = [
     "SOURCES",
@@ -370,7 +371,7 @@ def read_inspect_log(
         The log cannot be read, its run did not finish (unless ``partial``), or Inspect is not installed.
     """
     if importlib.util.find_spec("inspect_ai") is None:  # found, not imported: that takes seconds, done when read
-        raise InvalidRecord(f"{path}: reading Inspect logs needs inspect-ai (pip install 'reasonmap-toolkit[inspect]')")
+        raise InvalidRecord(f"{path}: reading Inspect logs needs inspect-ai ({install_hint('inspect')})")
     path, label = Path(path), str(path)
     with open_regular(path, "Inspect (.eval or .json) log") as handle:
         archived = handle.read(4) == b"PK\x03\x04"

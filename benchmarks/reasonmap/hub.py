@@ -29,6 +29,7 @@ from typing import Any
 
 from benchmarks.errors import InvalidRecord
 from benchmarks.reasonmap.records import Question
+from graphkit.extras import install_hint
 
 __all__ = ["COLUMNS", "hf_features", "hf_records", "to_hf_dataset", "write_hf_dataset", "dataset_rows"]
 
@@ -52,7 +53,7 @@ COLUMNS: tuple[str, ...] = (
     "question_transfer_count",
 )
 _INTEGERS = ("city_line_count", "city_transfer_count", "question_transfer_count")
-_NEEDS = "needs the datasets package (pip install 'reasonmap-toolkit[hf]')"
+_NEEDS = f"needs the datasets package ({install_hint('hf')})"
 
 
 def _datasets() -> Any:

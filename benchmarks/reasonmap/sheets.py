@@ -23,6 +23,7 @@ from typing import Any, BinaryIO
 
 from benchmarks.errors import InvalidRecord
 from benchmarks.jsonl import MAX_LINE_BYTES, Problem, open_regular
+from graphkit.extras import install_hint
 
 __all__ = ["MAX_SHEET_ROWS", "MAX_SHEET_BYTES", "MAX_CELL_CHARS", "Sheet", "read_sheet"]
 
@@ -66,7 +67,7 @@ def _xlsx(path: Path, handle: BinaryIO) -> Sheet:
     try:
         import openpyxl
     except ImportError:
-        raise InvalidRecord(f"{path}: reading .xlsx needs openpyxl (pip install 'reasonmap-toolkit[xlsx]')") from None
+        raise InvalidRecord(f"{path}: reading .xlsx needs openpyxl ({install_hint('xlsx')})") from None
     try:
         archive = zipfile.ZipFile(handle)
         unpacked = sum(entry.file_size for entry in archive.infolist())
