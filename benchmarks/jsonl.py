@@ -58,6 +58,16 @@ MAX_LINE_BYTES = 64 << 20
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 # how many lines :func:`first_record` looks through for one that decodes
 _FIRST_LINES = 100
+#: what a file that is not text starts with: such a file is refused in one line, not read as bad lines
+_BINARY_KINDS = (
+    (b"\x89PNG\r\n", "a PNG image"),  # the first line ends inside its signature
+    (b"\xff\xd8\xff", "a JPEG image"),
+    (b"GIF8", "a GIF image"),
+    (b"%PDF", "a PDF document"),
+    (b"PK\x03\x04", "a zip archive (an Inspect .eval log or an .xlsx sheet? see --from)"),
+    (b"\x1f\x8b", "a gzip archive"),
+    (b"PAR1", "a parquet file"),
+)
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 
@@ -123,6 +133,9 @@ def numbered_lines(handle: BinaryIO, label: str) -> Iterator[tuple[int, bytes | 
             return
         number += 1
         if number == 1:
+            kind = next((kind for magic, kind in _BINARY_KINDS if line.startswith(magic)), None)
+            if kind is not None:
+                raise InvalidRecord(f"{label}: is {kind}, not JSON Lines")
             if line.startswith(_UTF16_BOMS) or (len(line) > 1 and b"\x00" in line[:2]):
                 raise InvalidRecord(f"{label}: is UTF-16 text; save it as UTF-8")
             line = line.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte-order mark

@@ -68,6 +68,29 @@ def test_a_byte_order_mark_is_read_and_utf16_is_named(tmp_path):
         read_jsonl(tmp_path / "wide.jsonl", _ids)
 
 
+@pytest.mark.parametrize(
+    ("kind", "written"),
+    [("a PNG image", "png"), ("a JPEG image", "jpeg"), ("a zip archive", "zip"), ("a PDF document", "pdf")],
+)
+def test_an_image_or_archive_given_as_json_lines_is_named_in_one_line(kind, written, tmp_path, capsys):
+    import zipfile
+
+    from PIL import Image
+
+    path = tmp_path / f"map.{written}"
+    if written == "zip":
+        with zipfile.ZipFile(path, "w") as archive:
+            archive.writestr("a.json", "{}")
+    elif written == "pdf":
+        path.write_bytes(b"%PDF-1.4\n% x\n%%EOF\n")
+    else:  # a picture big enough to hold many newline bytes: each would have been a skipped "line"
+        Image.effect_noise((200, 200), 64).convert("RGB").save(path, format=written.upper())
+    with pytest.raises(InvalidRecord, match=rf"map.{written}: is {kind}"):
+        read_jsonl(path, _ids)
+    assert main(["baseline", "oracle", "--questions", str(path), "--out", str(tmp_path / "p.jsonl")]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
+
+
 def test_a_fifo_a_device_and_a_folder_are_refused_without_reading(tmp_path):
     fifo = tmp_path / "pipe.jsonl"
     os.mkfifo(fifo)  # no writer: opening it to read would block for ever
