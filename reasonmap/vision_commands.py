@@ -173,6 +173,7 @@ def _render_folder(args: argparse.Namespace) -> int:
 
 def cmd_diagnose(args: argparse.Namespace) -> int:
     from graphkit.cities import CityGraphs
+    from graphkit.names import fold
     from reasonmap.batch import executor_from
     from vision.analyse import folder_evidence, read_evidence
     from vision.diagnosis_report import OneNetwork, diagnose_files
@@ -204,6 +205,8 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
         )
     elif args.evidence:
         evidence = read_evidence(args.evidence)
+        if given is not None and given.city and evidence.city and fold(evidence.city) != fold(given.city):
+            raise ValueError(f"--evidence {args.evidence}: read from a map of {evidence.city!r}, not of {given.city!r}")
     elif args.truth:
         evidence = read_truth(truth_path(args.map), city=given.city if given is not None else "")
     else:

@@ -97,7 +97,7 @@ from benchmarks.reasonmap.resolution import GraphNames, Unresolved, graph_names
 from benchmarks.reasonmap.scoring import score_answer
 from benchmarks.records import Invalid
 from graphkit.graph import TransitGraph
-from graphkit.names import fold, station_keys
+from graphkit.names import fold, has_cjk, station_keys
 from vision.evidence import MapEvidence
 
 __all__ = [
@@ -249,10 +249,23 @@ def _forms(name: str) -> tuple[str, ...]:
 
 
 def _close(a: str, b: str) -> int | None:
-    """The edit distance of two names when it makes a near miss (≤ 2 and ≤ half the longer)."""
+    """The edit distance of two names when it makes a near miss, or ``None``.
+
+    Letters: at most 2 edits and at most half the longer name. Chinese characters each carry a syllable
+    and most of a name's meaning, so two of them changed make another station, not a misreading (安定门站
+    and 建国门站 are two real stations): at most 1 edit, in a name of 3 characters or more besides 站.
+
+    >>> _close("marcomi", "marconi"), _close("安定门站", "建国门站")
+    (1, None)
+    >>> _close("安走门站", "安定门站"), _close("西丹", "西单")
+    (1, None)
+    """
     from rapidfuzz.distance import Levenshtein
 
     distance = Levenshtein.distance(a, b, score_cutoff=2)
+    if has_cjk(a) or has_cjk(b):
+        longest = max(len(a.removesuffix("站")), len(b.removesuffix("站")))
+        return distance if distance <= 1 and longest >= 3 else None
     if distance > 2 or distance > max(1, max(len(a), len(b)) // 2):
         return None
     return distance

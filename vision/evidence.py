@@ -28,6 +28,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from graphkit.names import fold
 from vision.errors import InvalidTruth
 
 __all__ = [
@@ -212,6 +213,10 @@ class MapEvidence:
         where = source or "truth"
         if not isinstance(truth, Mapping):
             raise InvalidTruth(f"{where}: expected a JSON object, got {type(truth).__name__}")
+        drawn_city = truth.get("city")
+        if city and isinstance(drawn_city, str) and drawn_city and fold(drawn_city) != fold(city):
+            # another city's map would turn every station it lacks into a misreading and every line into a confusion
+            raise InvalidTruth(f"{where}: the truth of a map of {drawn_city!r}, not of {city!r}")
         stations_in, lines_in = truth.get("stations"), truth.get("lines")
         if not isinstance(stations_in, Mapping) or not isinstance(lines_in, Mapping):
             raise InvalidTruth(f"{where}: needs 'stations' and 'lines' objects")

@@ -164,6 +164,24 @@ def test_diagnose_with_one_map_leaves_other_cities_out_of_the_summary(rendered, 
     assert f"| m | {rome} |" in out
 
 
+def test_diagnose_refuses_the_truth_or_evidence_of_another_citys_map(rendered, tmp_path, capsys):
+    """Rome's map truth given for Beijing questions: its stations would all be "unreadable" and its lines
+    "confused"; the map is refused, naming both cities, before anything is written."""
+    from vision.analyse import write_evidence
+
+    _refusals(tmp_path, {"beijing": 2})
+    argv = ["diagnose", "--questions", tmp_path / "q.jsonl", "--predictions", tmp_path / "p.jsonl"]
+    code, _, err = run(capsys, *argv, "--map", rendered, "--truth", "--city", "beijing", "--out", tmp_path / "d.jsonl")
+    assert code == 2 and "the truth of a map of 'rome', not of 'beijing'" in err
+    truth = read_truth(str(rendered).replace(".png", ".truth.json"), city="rome")
+    write_evidence(tmp_path / "rome.evidence.json", truth)
+    code, _, err = run(
+        capsys, *argv, "--evidence", tmp_path / "rome.evidence.json", "--city", "beijing", "--out", tmp_path / "d.jsonl"
+    )
+    assert code == 2 and "read from a map of 'rome', not of 'beijing'" in err
+    assert not (tmp_path / "d.jsonl").exists()
+
+
 def test_diagnose_maps_folder_reads_each_citys_own_map(tmp_path, capsys):
     from vision.analyse import write_evidence
     from vision.render import render_map, write_rendered

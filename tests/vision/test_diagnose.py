@@ -466,6 +466,23 @@ def test_without_evidence_line_confusions_are_wrong_lines(cities):
     assert labels == {"wrong_line"}
 
 
+def test_another_real_station_two_characters_off_is_a_wrong_station_not_a_misreading():
+    """安定门站 and 建国门站 are two Beijing stations two characters apart (of four): answering the one for the
+    other is a wrong-station guess. One character off in a three-character name (安走门站) is a misreading."""
+    from tests.benchmarks.reasonmap.test_scoring import make_question
+
+    graph = city_graph("beijing")
+    assert {"安定门站", "建国门站"} <= set(graph.stations)
+    question = make_question(graph, "安定门站", "西直门站")
+    right = solve("oracle", question, graph, "short")
+    wrong_station = right.replace("Departure Stop: 安定门站", "Departure Stop: 建国门站", 1)
+    misread = right.replace("Departure Stop: 安定门站", "Departure Stop: 安走门站", 1)
+    assert wrong_station != right != misread
+    assert diagnose(Prediction(question.id, "m", "short", wrong_station), question, graph).label != "misread_station"
+    found = diagnose(Prediction(question.id, "m", "short", misread), question, graph)
+    assert (found.label, found.evidence["near_miss"]) == ("misread_station", "安定门站")
+
+
 def test_near_miss(cities):
     graph = cities["hefei"].graph
     assert near_miss("三里奄站", graph)[0] == "三里庵站"  # one character off (奄 for 庵)
