@@ -18,6 +18,7 @@ from graphkit.overlays import Overlay, load_overlay, overlay_path_for
 
 __all__ = [
     "city_names",
+    "city_title",
     "city_path",
     "load_city",
     "city_graph",
@@ -50,6 +51,21 @@ def city_names() -> tuple[str, ...]:
     (30, ('auckland', 'beijing'))
     """
     return tuple(sorted(_catalogue()))
+
+
+#: embedded cities whose file name is not their name with spaces and capitals
+_TITLES = {"kl": "Kuala Lumpur", "xian": "Xi'an"}
+
+
+def city_title(name: str) -> str:
+    """The name a reader knows a city by, for figures and tables (a city id otherwise title-cased).
+
+    Examples
+    --------
+    >>> city_title("los_angeles"), city_title("kl"), city_title("xian"), city_title("my_net-3")
+    ('Los Angeles', 'Kuala Lumpur', "Xi'an", 'My Net-3')
+    """
+    return _TITLES.get(name) or " ".join(part[:1].upper() + part[1:] for part in name.split("_"))
 
 
 def city_path(name: str) -> Path:

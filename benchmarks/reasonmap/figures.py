@@ -145,6 +145,8 @@ def plot_cities(summary: Mapping[str, Any], path: str | Path) -> tuple[Path, Pat
     """
     from matplotlib.lines import Line2D
 
+    from graphkit.cities import city_title
+
     summary, note = _plotted(summary)
     order = city_order(summary)
     models = list(summary["models"])
@@ -186,7 +188,7 @@ def plot_cities(summary: Mapping[str, Any], path: str | Path) -> tuple[Path, Pat
             axis.set_title(f"{kind} questions")
             axis.grid(axis="x", linewidth=0.4, color="0.85")
             axis.set_axisbelow(True)
-        axes[0][0].set_yticks(range(len(order)), [city for _, city in order])
+        axes[0][0].set_yticks(range(len(order)), [city_title(city) for _, city in order])
         axes[0][0].set_ylim(max(len(order), 1) - 0.5, -0.5)  # no answers scored: an empty panel, not a warning
         _level_names(axes[0][-1], order)
         handles, labels = axes[0][0].get_legend_handles_labels()

@@ -219,3 +219,17 @@ def test_a_long_model_name_is_wrapped_to_stay_over_its_panel(questions, tmp_path
     titles = [axis.get_title() for axis in difficulty.axes if axis.get_title()]
     assert titles and all(len(line) <= 22 for title in titles for line in title.splitlines())
     assert "".join(titles[0].splitlines()) == long
+
+
+def test_cities_are_labelled_by_the_names_readers_know(tmp_path, monkeypatch):
+    from matplotlib.figure import Figure
+
+    questions = generate_set([city_graph("los_angeles"), city_graph("kl")], seed=1, per_city=3)
+    labels: list[str] = []
+    monkeypatch.setattr(
+        Figure,
+        "savefig",
+        lambda self, *a, **k: labels.extend(tick.get_text() for tick in self.axes[0].get_yticklabels()),
+    )
+    plot_cities(_summary(questions), tmp_path / "cities.png")
+    assert set(labels) == {"Los Angeles", "Kuala Lumpur"}
