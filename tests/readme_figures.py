@@ -1,8 +1,9 @@
 """The README's measured figures, read from its text and checked against the commands that produce them.
 
-Run ``python -m tests.readme_figures [--only demo,references,render,ocr]`` from the checkout: each check runs
-its command (the demo, ``references --all``, ``python -m benchmarks.speed.render``, ``python -m
-benchmarks.speed.ocr``; the last two need a CJK font and the real maps), compares the figures the README
+Run ``python -m tests.readme_figures [--only demo,references,render,ocr,commands]`` from the checkout: each check
+runs its command (the demo, ``references --all``, ``python -m benchmarks.speed.render``, ``python -m
+benchmarks.speed.ocr``; the last two need a CJK font and the real maps; ``commands`` runs the README's shell blocks
+marked runnable, in a fresh shell, as a reader would after ``make demo``), compares the figures the README
 states with the command's output or final JSON line (counts exactly, sizes within 2%), prints one line per
 figure that differs, and last one JSON line ``{"checked": N, "differ": [...]}``; the exit status is 1 when
 any differs. ``tests/test_readme.py`` checks, without running anything heavy, that every figure is still
@@ -141,7 +142,60 @@ def check_ocr(readme: str, scratch: Path) -> tuple[int, list[str]]:
     return 2 * len(ocr_table(readme)), differ
 
 
-CHECKS = {"demo": check_demo, "references": check_references, "render": check_render, "ocr": check_ocr}
+def sh_blocks(readme: str) -> list[tuple[str, str]]:
+    """Every ```sh block of the README: ``(marker, text)``, the marker the HTML comment just above it holds
+    (``<!-- readme: run -->`` for a block a reader can paste as it is), else ``""``."""
+    found = re.finditer(r"(?:<!-- readme: (\w+) -->\n)?```sh\n(.*?)```", readme, re.S)
+    return [(match.group(1) or "", match.group(2)) for match in found]
+
+
+def _lines_of(block: str) -> list[str]:
+    """The block's command lines, continuations joined, comments and trailing ``&`` cut."""
+    joined = re.sub(r"\\\n\s*", " ", block)
+    lines = []
+    for line in joined.splitlines():
+        line = re.sub(r"\s+#(?!\S*[\]|]).*$", "", line).strip()  # a comment, not a `#` inside an option's value
+        if line:
+            lines.append(line.removesuffix("&").strip())
+    return lines
+
+
+def readme_commands(readme: str) -> list[str]:
+    """Every ``reasonmap`` command line of the README's shell blocks, with its synopsis notation resolved:
+    an optional ``[...]`` part dropped, ``a|b|c`` read as its first choice; lines with ``...`` left out."""
+    commands = []
+    for _, block in sh_blocks(readme):
+        for line in _lines_of(block):
+            if not line.startswith("reasonmap ") or "..." in line:
+                continue
+            while (shorter := re.sub(r"\s*\[[^\[\]]*\]", "", line)) != line:  # nested brackets, inside out
+                line = shorter
+            commands.append(re.sub(r"(\S+?)(?:\|[^\s|]+)+", r"\1", line))
+    return commands
+
+
+def check_commands(readme: str, scratch: Path) -> tuple[int, list[str]]:
+    """Run every block marked ``<!-- readme: run -->`` as a reader would: in order, in one scratch folder, each
+    in a fresh ``bash -e`` whose PATH has only what the README's set-up gives (``. .venv/bin/activate``)."""
+    venv = ROOT / ".venv" / "bin" / "activate"
+    blocks = [block for marker, block in sh_blocks(readme) if marker == "run"]
+    differ = []
+    for number, block in enumerate(blocks, start=1):
+        script = f"set -e\n. {venv}\n{block}\nwait\n"
+        done = subprocess.run(["bash", "-c", script], cwd=scratch, capture_output=True, text=True, timeout=600)
+        if done.returncode != 0:
+            tail = " ".join(done.stderr.split()[-30:])
+            differ.append(f"README run block {number} ({block.splitlines()[0]!r}) exited {done.returncode}: {tail}")
+    return len(blocks), differ
+
+
+CHECKS = {
+    "demo": check_demo,
+    "references": check_references,
+    "render": check_render,
+    "ocr": check_ocr,
+    "commands": check_commands,
+}
 
 
 def main(argv: list[str] | None = None) -> int:

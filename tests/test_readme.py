@@ -57,3 +57,30 @@ def test_the_python_api_section_runs_as_a_doctest():
     lines: list[str] = []
     runner.run(test, out=lines.append)
     assert runner.summarize(verbose=False).failed == 0, "".join(lines)
+
+
+def test_every_reasonmap_command_of_the_readme_parses_as_written():
+    """Each command line of the README's shell blocks (synopsis brackets dropped, ``a|b`` read as ``a``) is
+    accepted by the command line's parser: no option the README names is missing or misspelt."""
+    import shlex
+
+    import pytest
+
+    from reasonmap.cli import build_parser
+    from tests.readme_figures import readme_commands
+
+    commands = readme_commands(TEXT)
+    assert len(commands) >= 40  # the README's command lines are found, not silently lost
+    parser = build_parser()
+    for command in commands:
+        try:
+            parser.parse_args(shlex.split(command)[1:])
+        except SystemExit:
+            pytest.fail(f"the README's command does not parse: {command}")
+
+
+def test_the_first_hour_blocks_are_marked_runnable():
+    from tests.readme_figures import sh_blocks
+
+    runnable = [block for marker, block in sh_blocks(TEXT) if marker == "run"]
+    assert any("reasonmap serve" in block and "reasonmap eval" in block for block in runnable)
