@@ -41,7 +41,8 @@ request (lmms-eval ``repeats``, Inspect epochs) are kept, numbered by ``repeat``
     tokens, ``repeat`` the epoch less one; the model is the ``model`` option,
     else the log's model. A sample that errored is reported and skipped (Inspect
     scores it neither). A sample over :data:`MAX_SAMPLE_BYTES` unpacked is reported and
-    skipped without being read.
+    skipped without being read; so is a sample of an ``.eval`` archive that is not a readable
+    sample (broken or too deeply nested JSON): the other samples are kept.
 
 Rows that cannot be read are reported (file, row, what is wrong) and skipped;
 every good row is kept. A file that cannot be read at all raises.
@@ -337,7 +338,11 @@ def _eval_samples(path: Path, label: str) -> tuple[Any, list[tuple[int, Any]], l
                         )
                     )
                     continue
-                samples.append((number, EvalSample.model_validate_json(archive.read(member))))
+                try:
+                    samples.append((number, EvalSample.model_validate_json(archive.read(member))))
+                except Exception as error:  # pydantic and JSON errors: this sample only, the others are kept
+                    why = _first_line(f"{type(error).__name__}: {error}")
+                    problems.append(Problem(label, number, f"{member.filename} is not a readable sample ({why})"))
         except InvalidRecord:
             raise
         except Exception as error:  # zipfile, pydantic and Inspect raise many kinds on a broken log

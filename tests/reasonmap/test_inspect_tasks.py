@@ -453,3 +453,29 @@ def test_a_task_is_asked_in_the_modes_its_record_declares(tmp_path, monkeypatch)
     write_jsonl(route_path, generate_questions(city_graph("rome"), seed=1, per_city=1))
     with pytest.raises(ValueError, match=r"^reasonmap/route: mode 'full' needs .*REASONMAP_MAPS"):
         route(questions=str(route_path))
+
+
+def test_an_unreadable_sample_is_reported_and_skipped_the_others_kept(route_run, tmp_path):
+    # campaign 4, F5 and F6: one member of broken JSON, one nested 200,000 deep, added to a good .eval archive
+    import shutil
+    import zipfile
+
+    from benchmarks.reasonmap.harnesses import read_inspect_log
+
+    questions, _, path, log = route_run
+    bad = tmp_path / "bad.eval"
+    shutil.copy(log.location, bad)
+    with zipfile.ZipFile(bad, "a") as archive:
+        archive.writestr("samples/broken_epoch_1.json", "{not json")
+        archive.writestr("samples/deep_epoch_1.json", "[" * 200_000 + "]" * 200_000)
+    good, _ = read_inspect_log(log.location)
+    predictions, problems = read_inspect_log(bad)
+    assert predictions == good and len(predictions) == 2 * len(questions)
+    assert [problem.message.split(" is not")[0] for problem in problems] == [
+        "samples/broken_epoch_1.json",
+        "samples/deep_epoch_1.json",
+    ]
+    assert all("\n" not in str(problem) and "not a readable sample" in str(problem) for problem in problems)
+    result = evaluate_files(path, bad, out=tmp_path / "s.jsonl", report_dir=tmp_path / "r", source="inspect")
+    assert len(result.verdicts) == 2 * len(questions)
+    assert sum("broken_epoch_1.json" in problem for problem in result.problems) == 1
