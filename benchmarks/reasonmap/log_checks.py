@@ -28,6 +28,7 @@ from types import MappingProxyType
 from typing import Any
 
 from benchmarks.jsonl import Note
+from benchmarks.reasonmap.records import Question
 
 __all__ = [
     "ROUTE_FIELDS",
@@ -196,6 +197,11 @@ class RowChecks:
         question = self.questions.get(identifier)
         if question is None:  # answers no question: reported when scored
             return
+        if not isinstance(question, Question):
+            raise Mismatch(
+                f"{where}: a route answer matched to {identifier!r}, a {type(question).__name__} of the question"
+                " file, not a route question; pass the route question file the log was made from"
+            )
         if logged.empty:
             self.unchecked += 1
             return

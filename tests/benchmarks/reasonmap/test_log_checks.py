@@ -192,3 +192,14 @@ def test_rows_that_log_nothing_are_counted_not_refused(tmp_path, seeds):
     log.write_text("".join(json.dumps({"doc_id": n, "filtered_resps": ["x"]}) + "\n" for n in range(4)), "utf-8")
     predictions, problems = read_lmms_eval(log, questions={q.id: q for q in made})
     assert len(predictions) == 4 and "4 rows record no question: not checked" in problems[0].message
+
+
+def test_route_rows_matched_to_plus_questions_are_refused(tmp_path):
+    # a route sheet converted with a plus question file whose ids its rows happen to carry
+    from benchmarks.plus.questions import generate_plus_questions
+
+    plus = generate_plus_questions(city_graph("rome"), seed=0, per_type=1)
+    rows = [[p.id, "short", "Route Name: Line A"] for p in plus]
+    sheet = write_vlmevalkit_sheet(tmp_path / "m_ReasonMap.csv", rows, ("id", "kind", "prediction"))
+    with pytest.raises(InvalidRecord, match=rf"\.csv:2: a route answer matched to '{plus[0].id}', a PlusQuestion"):
+        convert_predictions(sheet, "vlmevalkit", tmp_path / "p.jsonl", questions=_file(tmp_path, "plus.jsonl", plus))
