@@ -12,7 +12,8 @@ white space, a prompt wrapped around the question):
 - a named field (``station_1``, ``station_2``, ``city``, plus ``type``) must equal the question's;
 - a logged question text (``question_short``, ``question_long``) must hold the question's text;
 - a prompt must hold the question's text for its kind; else, when it asks the route question of
-  the paper's template (``how do I get from A to B?``), A and B must be the question's stations;
+  the paper's template (``how do I get from A to B?``), A and B must be the question's stations,
+  and what it asks for (the short question's, or a long template's) must be the question's;
   else it must name both stations (unless the row's fields named them). A plus prompt must hold
   the plus question's text.
 
@@ -29,6 +30,7 @@ from typing import Any
 
 from benchmarks.jsonl import Note
 from benchmarks.reasonmap.records import Question
+from benchmarks.reasonmap.templates import TEMPLATE_ASKS
 
 __all__ = [
     "ROUTE_FIELDS",
@@ -139,16 +141,29 @@ def _route_prompt(prompt: str, question: Any, kind: str, *, named: bool) -> str 
         while index >= 0:
             places.append(index + len(_OPENER))
             index = text.find(_OPENER, index + 1)
-        if any(text.startswith(asked, place) for place in places):
-            return None
-        said = text[places[0] :].split("?", 1)[0]
-        return f"the prompt asks the way from {_excerpt(said)}, the question from {_excerpt(asked[:-1])}"
+        if not any(text.startswith(asked, place) for place in places):
+            said = text[places[0] :].split("?", 1)[0]
+            return f"the prompt asks the way from {_excerpt(said)}, the question from {_excerpt(asked[:-1])}"
+        return _route_ask(text, question, kind)
     if named or (first in text and second in text):  # a prompt of its own, naming both stations
         return None
     return (
         f"the prompt {_excerpt(text)} holds neither the question's text nor its stations"
         f" {question.station_1!r} and {question.station_2!r}"
     )
+
+
+def _route_ask(text: str, question: Any, kind: str) -> str | None:
+    """Whether a prompt that names the question's stations asks for what the question asks (its kind and,
+    long, its template); a prompt in words of its own asks for nothing to compare."""
+    own = "short" if kind == "short" else question.long_template
+    asks = {name: normalized(ask) for name, ask in TEMPLATE_ASKS.items()}
+    if own not in asks or asks[own] in text:
+        return None
+    other = next((name for name, ask in asks.items() if ask in text), None)
+    if other is None:
+        return None
+    return f"the prompt asks for {_excerpt(asks[other])}, the question ({kind}) for {_excerpt(asks[own])}"
 
 
 def route_mismatch(question: Any, kind: str, logged: Logged, *, prompts: bool = True) -> str | None:

@@ -119,7 +119,8 @@ def test_what_legitimately_differs_is_accepted(tmp_path, seeds):
         "SYSTEM: answer briefly.\n\n" + question.question_short.upper() + "\n<image>",  # a wrapper, another case
         "  ".join(question.question_short.split()),  # other white space
         f"Which lines take me from {question.station_1} to {question.station_2}?",  # a prompt of its own
-        question.question_long,  # the long question asked, though the row says short: the stations agree
+        # the paper's opening in other words around it: the stations and what is asked agree
+        f"Look at the map. {question.question_short.replace('According to the subway map, h', 'H')}",
     ]
     for prompt in same:
         assert route_mismatch(question, "short", Logged((prompt,))) is None, prompt
@@ -203,3 +204,32 @@ def test_route_rows_matched_to_plus_questions_are_refused(tmp_path):
     sheet = write_vlmevalkit_sheet(tmp_path / "m_ReasonMap.csv", rows, ("id", "kind", "prediction"))
     with pytest.raises(InvalidRecord, match=rf"\.csv:2: a route answer matched to '{plus[0].id}', a PlusQuestion"):
         convert_predictions(sheet, "vlmevalkit", tmp_path / "p.jsonl", questions=_file(tmp_path, "plus.jsonl", plus))
+
+
+def test_the_same_stations_asked_with_another_template_are_refused(seeds):
+    # two seeds may draw one pair and give its long question another template: the ask tells them apart
+    from benchmarks.reasonmap.templates import long_question
+
+    made, _ = seeds
+    question = made[0]
+    other = "via_stops" if question.long_template == "via_count" else "via_count"
+    asked = long_question(question.station_1, question.station_2, other)
+    assert route_mismatch(question, "long", Logged((asked,))).startswith("the prompt asks for ")
+    assert route_mismatch(question, "short", Logged((question.question_long,))).startswith("the prompt asks for ")
+    assert route_mismatch(question, "long", Logged((question.question_long,))) is None
+
+
+def test_score_compare_refuses_before_writing(tmp_path, seeds):
+    from reasonmap.score_files import compare_files
+
+    made, other = seeds
+    log = _log(tmp_path, "0.4", made)
+    with pytest.raises(InvalidRecord, match=r"\.jsonl:1: not made from"):
+        compare_files(
+            _file(tmp_path, "other.jsonl", other),
+            log,
+            out=tmp_path / "s.jsonl",
+            report_dir=tmp_path / "r",
+            source="lmms-eval",
+        )
+    assert not (tmp_path / "r").exists() and not list(tmp_path.glob("s*.jsonl"))
