@@ -45,7 +45,9 @@ request (lmms-eval ``repeats``, Inspect epochs) are kept, numbered by ``repeat``
     sample (broken or too deeply nested JSON): the other samples are kept.
 
 Rows that cannot be read are reported (file, row, what is wrong) and skipped;
-every good row is kept. A file that cannot be read at all raises.
+every good row is kept. A file that cannot be read at all raises, and so does a
+file with a row that was not made from the question it is matched to (given the
+questions: :mod:`benchmarks.reasonmap.log_checks`).
 """
 
 from __future__ import annotations

@@ -233,3 +233,18 @@ def test_score_compare_refuses_before_writing(tmp_path, seeds):
             source="lmms-eval",
         )
     assert not (tmp_path / "r").exists() and not list(tmp_path.glob("s*.jsonl"))
+
+
+def test_a_plus_sheet_scored_as_route_answers_is_refused(tmp_path, seeds):
+    # both sets numbered by position, as the hub's are: the ids collide, the questions do not
+    from benchmarks.plus.questions import generate_plus_questions
+
+    made, _ = seeds
+    route = [dataclasses.replace(q, id=str(n)) for n, q in enumerate(made)]
+    plus = generate_plus_questions(city_graph("rome"), seed=0, per_type=1)[: len(route)]
+    columns = ("index", "question", "type", "city", "prediction")
+    sheet = write_vlmevalkit_sheet(
+        tmp_path / "m_ReasonMap.tsv", [[n, p.question, p.type, p.city, "yes"] for n, p in enumerate(plus)], columns
+    )
+    with pytest.raises(InvalidRecord, match=r"m_ReasonMap\.tsv:2: not made from .*holds neither"):
+        _score(tmp_path, _file(tmp_path, "route.jsonl", route), sheet, source="vlmevalkit", kind="short")
