@@ -93,7 +93,8 @@ class ScoreOptions:
     ``weighting`` ``None`` is the task's default. ``source``, ``model`` and
     ``kind`` read another harness's prediction files; ``positions`` are the
     question file's ids in order (harnesses that name a question by its
-    position), ``partial`` takes the finished samples of a run that failed;
+    position), ``questions`` the question file's questions by id (what each row of
+    another harness's file is checked against), ``partial`` takes the finished samples of a run that failed;
     ``graph`` and ``metro_dir`` say where cities' graphs come from (route).
     ``official_model`` is the public scripts' model path of every model, or
     a run name → path mapping, for variant ``official`` (route, plus).
@@ -109,6 +110,7 @@ class ScoreOptions:
     official_model: str | Mapping[str, str] | None = None
     positions: tuple[str, ...] = ()
     partial: bool = False
+    questions: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
 
 
 @dataclass(frozen=True, slots=True)

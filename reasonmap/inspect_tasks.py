@@ -21,8 +21,8 @@ or from Python, ``inspect_ai.eval("reasonmap/route", model=..., task_args={...})
 
 Samples
     ``route``: one per question and kind (``short``, ``long``), id
-    ``<question id>:<kind>``, metadata ``id``, ``kind``, ``city`` and the two
-    difficulties; the messages are exactly the toolkit's prompt ``mode``
+    ``<question id>:<kind>``, metadata ``id``, ``kind``, ``city``, ``station_1``,
+    ``station_2`` and the two difficulties; the messages are exactly the toolkit's prompt ``mode``
     (:mod:`baselines.prompts`): in ``full`` the map is Inspect image content
     (a PNG data URL, downscaled under ``pixel_budget``). ``plus``: one per
     question, id the question's, metadata ``id``, ``type``, ``city``; modes

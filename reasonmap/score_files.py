@@ -163,7 +163,7 @@ def evaluate_files(
         partial=partial,
     )
     loaded = found.load(questions_path)
-    options = replace(options, positions=tuple(loaded.questions))
+    options = replace(options, positions=tuple(loaded.questions), questions=loaded.questions)
     predictions, prediction_problems = found.read_predictions(predictions_path, options)
     kept, repeated = first_answers(predictions, found.answer_key, predictions_path)
     notes = tuple(str(problem) for problem in prediction_problems if isinstance(problem, Note))
@@ -248,7 +248,7 @@ def compare_files(
     )
     options = _options(found, variants[0], **{**given, "metro_dir": str(metro_dir) if metro_dir else None})
     loaded = found.load(questions_path)
-    options = replace(options, positions=tuple(loaded.questions))
+    options = replace(options, positions=tuple(loaded.questions), questions=loaded.questions)
     predictions, _ = found.read_predictions(predictions_path, options)
     kept, _ = first_answers(predictions, found.answer_key, predictions_path)
     with folder_lock(report, "score --compare"):  # one writer per report folder (each variant's: its own lock)

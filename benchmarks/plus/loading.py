@@ -3,14 +3,16 @@ and VLMEvalKit's prediction sheets of its ``ReasonMap-Plus`` data set."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from benchmarks.errors import InvalidRecord
 from benchmarks.jsonl import Problem, first_record, read_jsonl, unique_by_id
 from benchmarks.plus.questions import PLUS_TYPES, PlusPrediction, PlusQuestion
+from benchmarks.reasonmap.log_checks import Logged, Mismatch, logged_fields, plus_mismatch
 
-__all__ = ["is_plus_file", "load_plus_questions", "read_plus_sheet"]
+__all__ = ["is_plus_file", "load_plus_questions", "read_plus_sheet", "check_plus_row"]
 
 
 def _first(path: str | Path) -> Any:
@@ -46,19 +48,25 @@ def load_plus_questions(path: str | Path) -> tuple[dict[str, PlusQuestion], list
     return unique, problems + repeated
 
 
-def read_plus_sheet(path: str | Path, *, model: str | None = None) -> tuple[list[PlusPrediction], list[Problem]]:
+def read_plus_sheet(
+    path: str | Path, *, model: str | None = None, questions: Mapping[str, PlusQuestion] | None = None
+) -> tuple[list[PlusPrediction], list[Problem]]:
     """Plus predictions of a VLMEvalKit sheet of ReasonMap-Plus (``.xlsx``, ``.tsv``, ``.csv`` or ``.json``).
 
     VLMEvalKit's ``inference.py`` writes the data set's columns without
     ``image``, plus ``prediction``: ``id`` is the ``index`` column (the
     data set's position of the question, as the hub's ids are), the type the
     ``type`` column, the model the ``model`` option, else the file's stem
-    without ``_ReasonMap-Plus``. Bad rows are reported and skipped.
+    without ``_ReasonMap-Plus``. Bad rows are reported and skipped. With
+    ``questions`` (by id), each row's ``question`` (the prompt VLMEvalKit's
+    ``build_prompt`` sent), ``type`` and ``city`` cells are checked against the
+    question it is matched to (:func:`check_plus_row`).
 
     Raises
     ------
     InvalidRecord
-        The sheet cannot be read at all, or has no ``prediction`` column.
+        The sheet cannot be read at all, has no ``prediction`` column, or a row was not made
+        from the question it is matched to.
     """
     from benchmarks.reasonmap.harnesses import sheet_model
     from benchmarks.reasonmap.sheets import read_sheet
@@ -81,7 +89,38 @@ def read_plus_sheet(path: str | Path, *, model: str | None = None) -> tuple[list
             predictions.append(PlusPrediction.from_dict(record, where=f"{label}:{number}"))
         except InvalidRecord as error:
             problems.append(Problem(label, number, str(error).removeprefix(f"{label}:{number}: ")))
+            continue
+        try:
+            check_plus_row(questions or {}, predictions[-1].id, row, f"{label}:{number}")
+        except Mismatch as mismatch:
+            raise InvalidRecord(str(mismatch)) from None
     return predictions, sorted(problems, key=lambda problem: problem.line)
+
+
+def check_plus_row(questions: Mapping[str, PlusQuestion], identifier: str, row: Mapping[str, Any], where: str) -> None:
+    """Refuse a sheet's row whose ``question``, ``type`` or ``city`` is not that of the question it is matched to.
+
+    Raises
+    ------
+    Mismatch
+        The row disagrees (one line: the row, the field, what the sheet says and what the question says);
+        not an :class:`~benchmarks.errors.InvalidRecord`, so that no handler of bad rows skips it: the
+        caller refuses the sheet.
+    """
+
+    question = questions.get(identifier)
+    if question is None:
+        return
+    prompt = row.get("question")
+    logged = Logged(
+        (prompt,) if isinstance(prompt, str) and prompt.strip() else (), logged_fields(row, ("type", "city"))
+    )
+    found = plus_mismatch(question, logged)
+    if found is not None:
+        raise Mismatch(
+            f"{where}: not made from the question it is matched to ({identifier!r}): {found};"
+            " pass the question file the sheet was made from"
+        )
 
 
 def _position(value: Any) -> Any:

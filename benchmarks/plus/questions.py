@@ -45,6 +45,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from benchmarks.errors import InvalidRecord
+from benchmarks.reasonmap.generate import seeded_prefix
 from benchmarks.reasonmap.records import DIFFICULTIES, Difficulty
 from benchmarks.records import answer_fields, field_of, repeat_of
 from graphkit.graph import TransitGraph
@@ -443,7 +444,9 @@ def generate_plus_questions(
     Returns
     -------
     list of PlusQuestion
-        Ids are ``f"{city}-plus-{type}-{n:03d}"``, ``n`` counting from 0 per type.
+        Ids are ``f"{city}-plus-{type}-{n:03d}"``, ``n`` counting from 0 per type; with a seed
+        other than 0, ``f"{city}-s{seed}-plus-{type}-{n:03d}"`` (see
+        :func:`~benchmarks.reasonmap.generate.seeded_prefix`).
 
     Raises
     ------
@@ -474,7 +477,7 @@ def generate_plus_questions(
             answer = drawn.pop("answer")
             found.append(
                 PlusQuestion(
-                    id=f"{city}-plus-{kind}-{number:03d}",
+                    id=f"{seeded_prefix(city, seed)}-plus-{kind}-{number:03d}",
                     type=kind,
                     country=graph.metro.country,
                     city=city,

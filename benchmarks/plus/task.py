@@ -91,7 +91,7 @@ def _prompts(question: PlusQuestion) -> list[Prompt]:
 
 def _read_predictions(path: str | Path, options: ScoreOptions) -> tuple[list[PlusPrediction], list[Problem]]:
     if options.source == "vlmevalkit":
-        return read_plus_sheet(path, model=options.model)
+        return read_plus_sheet(path, model=options.model, questions=options.questions)
     if options.source != "jsonl":
         raise ValueError(
             f"--from {options.source} reads route answers; plus predictions are JSON Lines rows or VLMEvalKit sheets"

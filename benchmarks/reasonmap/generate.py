@@ -31,6 +31,7 @@ __all__ = [
     "parse_quota",
     "split_cities",
     "question_difficulty",
+    "seeded_prefix",
     "generate_questions",
     "difficulty_distribution",
     "generate_set",
@@ -175,6 +176,21 @@ def _permuted(count: int, rng: random.Random) -> Iterator[int]:
         yield value
 
 
+def seeded_prefix(city: str, seed: int) -> str:
+    """The start of a generated question's id: the city, and the seed unless it is 0.
+
+    Seed 0's ids stay as they always were (``rome-0000``); another seed's carry it (``rome-s1-0000``),
+    so that two seeds' question files never share an id and a log of one is never matched by id to the
+    other's questions.
+
+    Examples
+    --------
+    >>> seeded_prefix("rome", 0), seeded_prefix("rome", 7)
+    ('rome', 'rome-s7')
+    """
+    return city if seed == 0 else f"{city}-s{seed}"
+
+
 def generate_questions(
     graph: TransitGraph,
     *,
@@ -198,10 +214,12 @@ def generate_questions(
     max_routes : int
         References kept per question.
     first_id : int
-        Ids are ``f"{city}-{n:04d}"`` counting from here.
+        Ids are ``f"{city}-{n:04d}"`` counting from here; with a seed other than 0,
+        ``f"{city}-s{seed}-{n:04d}"``, so that the files of two seeds never share an id.
     """
     city = graph.city or "custom"
     rng = random.Random(f"reasonmap:{seed}:{city}")
+    prefix = seeded_prefix(city, seed)
     stats = city_stats(graph.metro)
     taken: Counter[str] = Counter()
     found: list[Question] = []
@@ -221,7 +239,7 @@ def generate_questions(
         a, b = graph.display_name(a), graph.display_name(b)
         found.append(
             Question(
-                id=f"{city}-{first_id + len(found):04d}",
+                id=f"{prefix}-{first_id + len(found):04d}",
                 country=graph.metro.country,
                 city=city,
                 station_1=a,

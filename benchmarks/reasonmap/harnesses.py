@@ -41,10 +41,13 @@ request (lmms-eval ``repeats``, Inspect epochs) are kept, numbered by ``repeat``
     tokens, ``repeat`` the epoch less one; the model is the ``model`` option,
     else the log's model. A sample that errored is reported and skipped (Inspect
     scores it neither). A sample over :data:`MAX_SAMPLE_BYTES` unpacked is reported and
-    skipped without being read.
+    skipped without being read; so is a sample of an ``.eval`` archive that is not a readable
+    sample (broken or too deeply nested JSON): the other samples are kept.
 
 Rows that cannot be read are reported (file, row, what is wrong) and skipped;
-every good row is kept. A file that cannot be read at all raises.
+every good row is kept. A file that cannot be read at all raises, and so does a
+file with a row that was not made from the question it is matched to (given the
+questions: :mod:`benchmarks.reasonmap.log_checks`).
 """
 
 from __future__ import annotations
@@ -60,6 +63,7 @@ from typing import Any
 from benchmarks.errors import InvalidRecord
 from benchmarks.jsonl import MAX_LINE_BYTES, Note, Problem, open_regular, read_jsonl
 from benchmarks.reasonmap.loading import read_predictions
+from benchmarks.reasonmap.log_checks import ROUTE_FIELDS, Logged, Mismatch, RowChecks, logged_fields, texts_in
 from benchmarks.reasonmap.records import KINDS, Prediction
 from benchmarks.reasonmap.sheets import MAX_SHEET_BYTES, read_sheet
 from graphkit.choices import check_choice
@@ -163,21 +167,31 @@ def _doc_id(record: Mapping[str, Any], where: str) -> int:
 
 
 def read_lmms_eval(
-    path: str | Path, *, model: str | None = None, kind: str | None = None, positions: Sequence[str] = ()
+    path: str | Path,
+    *,
+    model: str | None = None,
+    kind: str | None = None,
+    positions: Sequence[str] = (),
+    questions: Mapping[str, Any] | None = None,
 ) -> tuple[list[Prediction], list[Problem]]:
     """Prediction rows of an lmms-eval per-sample log (see the module notes for the mapping).
 
     ``positions`` are the question file's ids in order: a row without its
     document is the question at position ``doc_id``. Without them ``doc_id``
-    is the id (the public data set's). The problems returned begin with a
-    :class:`~benchmarks.jsonl.Note` saying how rows were matched.
+    is the id (the public data set's). Each row's ``input`` (the prompt) and ``doc``
+    are checked against ``questions`` (route questions by id, in the file's order;
+    their ids are the positions when none are given). The problems returned begin
+    with a :class:`~benchmarks.jsonl.Note` saying how rows were matched and checked.
 
     Raises
     ------
     InvalidRecord
-        The file cannot be read, or names a position the question file does not hold.
+        The file cannot be read, names a position the question file does not hold, or a row
+        was not made from the question it is matched to.
     """
     path = Path(path)
+    positions = positions or tuple(questions or ())
+    checks = RowChecks(questions)
     name = model or path.resolve().parent.name
     task = _SAMPLES_FILE.search(path.stem)
     task_kind = _TASK_KIND.search(task.group("task")) if task else None
@@ -203,6 +217,8 @@ def read_lmms_eval(
                 identifier = positions[position]
             by_position += 1
             last = max(last, position)
+        prompts = tuple(texts_in(record.get("input"))) if record.get("input") is not None else ()
+        checks.check(identifier, found, Logged(prompts, logged_fields(doc, ROUTE_FIELDS)), where)
         tokens = _output_tokens(record)
         return [
             Prediction(identifier, name, found, answer, tokens if repeat == 0 else None, repeat)
@@ -211,6 +227,8 @@ def read_lmms_eval(
 
     try:
         rows, problems = read_jsonl(path, parse)
+    except Mismatch as mismatch:
+        raise InvalidRecord(str(mismatch)) from None
     except _Unmatched as unmatched:
         raise InvalidRecord(
             f"{path}: doc_id {unmatched.position} names question {unmatched.position + 1}, but the question file"
@@ -224,6 +242,7 @@ def read_lmms_eval(
         target = f"the question file ({len(positions)} questions)" if positions else "the public data set's ids"
         how.append(f"{by_position} rows by doc_id as a position (0 to {last}) in {target}")
     if how:
+        how.extend(checks.said())
         problems.insert(0, Note(str(path), 0, "lmms-eval rows matched to questions: " + "; ".join(how)))
     return predictions, problems
 
@@ -247,35 +266,51 @@ def sheet_model(path: str | Path) -> str:
 
 
 def read_vlmevalkit(
-    path: str | Path, *, model: str | None = None, kind: str | None = None
+    path: str | Path, *, model: str | None = None, kind: str | None = None, questions: Mapping[str, Any] | None = None
 ) -> tuple[list[Prediction], list[Problem]]:
     """Prediction rows of a VLMEvalKit prediction sheet (see the module notes for the mapping).
+
+    ``questions`` (route questions by id) are what each row is checked against: its
+    ``station_1``, ``station_2``, ``city``, ``question_short`` and ``question_long``
+    cells, and its ``question`` cell (the prompt), where the sheet has them.
 
     Raises
     ------
     InvalidRecord
-        The file cannot be read, has no ``prediction`` column, or is ``.xlsx`` without openpyxl.
+        The file cannot be read, has no ``prediction`` column, is ``.xlsx`` without openpyxl, or
+        a row was not made from the question it is matched to.
     """
     path = Path(path)
     header, rows, unreadable = read_sheet(path)
     if rows and "prediction" not in header:
         raise InvalidRecord(f"{path}: no 'prediction' column (found {', '.join(header)})")
     name = model or sheet_model(path)
+    checks = RowChecks(questions)
 
     def build(row: dict[str, Any], where: str) -> Prediction:
         column = "id" if row.get("id") not in (None, "") else "index"
         identifier = _identifier(row.get(column), column, where)
         chosen = row.get("kind") if row.get("kind") not in (None, "") else None
-        return Prediction(
-            identifier, name, _kind(chosen, kind, where), _text(row.get("prediction"), "prediction", where)
-        )
+        found = _kind(chosen, kind, where)
+        prompts = (row["question"],) if isinstance(row.get("question"), str) and row["question"].strip() else ()
+        checks.check(identifier, found, Logged(prompts, logged_fields(row, ROUTE_FIELDS)), where)
+        return Prediction(identifier, name, found, _text(row.get("prediction"), "prediction", where))
 
-    predictions, problems = _collect(rows, build, str(path))
-    return predictions, sorted([*unreadable, *problems], key=lambda problem: problem.line)
+    try:
+        predictions, problems = _collect(rows, build, str(path))
+    except Mismatch as mismatch:
+        raise InvalidRecord(str(mismatch)) from None
+    notes = checks.note(str(path), "VLMEvalKit rows: ")
+    return predictions, [*notes, *sorted([*unreadable, *problems], key=lambda problem: problem.line)]
 
 
-def _plus_rows(path: Path, model: str | None) -> tuple[list[dict[str, Any]], list[Problem]] | None:
-    """A ReasonMap-Plus sheet's rows in the plus task's prediction shape; ``None`` for a route sheet."""
+def _plus_rows(
+    path: Path, model: str | None, questions: Mapping[str, Any]
+) -> tuple[list[dict[str, Any]], list[Problem]] | None:
+    """A ReasonMap-Plus sheet's rows in the plus task's prediction shape; ``None`` for a route sheet.
+    With ``questions`` (plus questions by id), each row is checked against its question."""
+    from benchmarks.plus.loading import check_plus_row
+
     header, rows, unreadable = read_sheet(path)
     if "type" not in header or "kind" in header:
         return None
@@ -286,15 +321,20 @@ def _plus_rows(path: Path, model: str | None) -> tuple[list[dict[str, Any]], lis
     def build(row: dict[str, Any], where: str) -> dict[str, Any]:
         column = "id" if row.get("id") not in (None, "") else "index"
         kind = row.get("type")
+        identifier = _identifier(row.get(column), column, where)
+        check_plus_row(questions, identifier, row, where)
         return {
-            "id": _identifier(row.get(column), column, where),
+            "id": identifier,
             "model": name,
             "question": kind if isinstance(kind, str) and kind else None,
             "response": _text(row.get("prediction"), "prediction", where),
             "tokens": None,
         }
 
-    records, problems = _collect(rows, build, str(path))  # type: ignore[arg-type]
+    try:
+        records, problems = _collect(rows, build, str(path))  # type: ignore[arg-type]
+    except Mismatch as mismatch:
+        raise InvalidRecord(str(mismatch)) from None
     return records, sorted([*unreadable, *problems], key=lambda problem: problem.line)
 
 
@@ -338,7 +378,11 @@ def _eval_samples(path: Path, label: str) -> tuple[Any, list[tuple[int, Any]], l
                         )
                     )
                     continue
-                samples.append((number, EvalSample.model_validate_json(archive.read(member))))
+                try:
+                    samples.append((number, EvalSample.model_validate_json(archive.read(member))))
+                except Exception as error:  # pydantic and JSON errors: this sample only, the others are kept
+                    why = _first_line(f"{type(error).__name__}: {error}")
+                    problems.append(Problem(label, number, f"{member.filename} is not a readable sample ({why})"))
         except InvalidRecord:
             raise
         except Exception as error:  # zipfile, pydantic and Inspect raise many kinds on a broken log
@@ -361,14 +405,24 @@ def _json_log(path: Path, label: str) -> tuple[Any, list[tuple[int, Any]], list[
 
 
 def read_inspect_log(
-    path: str | Path, *, model: str | None = None, kind: str | None = None, partial: bool = False
+    path: str | Path,
+    *,
+    model: str | None = None,
+    kind: str | None = None,
+    partial: bool = False,
+    questions: Mapping[str, Any] | None = None,
 ) -> tuple[list[Prediction], list[Problem]]:
     """Prediction rows of an Inspect eval log (see the module notes for the mapping).
+
+    ``questions`` (route questions by id) are what each sample is checked against: its
+    input's text (the prompt; not in ``alias`` mode, whose prompt renames the stations)
+    and its metadata's ``station_1``, ``station_2`` and ``city``.
 
     Raises
     ------
     InvalidRecord
-        The log cannot be read, its run did not finish (unless ``partial``), or Inspect is not installed.
+        The log cannot be read, its run did not finish (unless ``partial``), Inspect is not
+        installed, or a sample was not made from the question it is matched to.
     """
     if importlib.util.find_spec("inspect_ai") is None:  # found, not imported: that takes seconds, done when read
         raise InvalidRecord(f"{path}: reading Inspect logs needs inspect-ai ({install_hint('inspect')})")
@@ -383,6 +437,9 @@ def read_inspect_log(
             " it finished"
         )
     name = model or log.eval.model
+    checks = RowChecks(questions)
+    # alias mode renames the stations in the prompt: only the sample's metadata can be compared
+    prompted = (log.eval.task_args or {}).get("mode") != "alias"
 
     def build(sample: Any, where: str) -> Prediction:
         if sample.error is not None:
@@ -399,12 +456,25 @@ def read_inspect_log(
         usage = output.usage if output is not None else None
         tokens = usage.output_tokens if usage is not None else None
         repeat = max(int(sample.epoch or 1) - 1, 0)
-        return Prediction(
-            _identifier(identifier, "id", where), name, _kind(found, kind, where), response, tokens, repeat
-        )
+        identifier, found = _identifier(identifier, "id", where), _kind(found, kind, where)
+        logged = Logged(_sample_prompts(sample.input), logged_fields(metadata, ROUTE_FIELDS))
+        checks.check(identifier, found, logged, where, prompts=prompted)
+        return Prediction(identifier, name, found, response, tokens, repeat)
 
-    predictions, bad = _collect(samples, build, label)
-    return predictions, sorted([*problems, *bad], key=lambda problem: problem.line)
+    try:
+        predictions, bad = _collect(samples, build, label)
+    except Mismatch as mismatch:
+        raise InvalidRecord(str(mismatch)) from None
+    notes = checks.note(label, "Inspect samples: ")
+    return predictions, [*notes, *sorted([*problems, *bad], key=lambda problem: problem.line)]
+
+
+def _sample_prompts(given: Any) -> tuple[str, ...]:
+    """The text an Inspect sample was asked: its input, a string or chat messages (their text parts)."""
+    if isinstance(given, str):
+        return (given,) if given.strip() else ()
+    texts = (getattr(message, "text", None) for message in given or ())
+    return tuple(text for text in texts if isinstance(text, str) and text.strip())
 
 
 def read_harness_predictions(
@@ -415,6 +485,7 @@ def read_harness_predictions(
     kind: str | None = None,
     positions: Sequence[str] = (),
     partial: bool = False,
+    questions: Mapping[str, Any] | None = None,
 ) -> tuple[list[Prediction], list[Problem]]:
     """Prediction rows of a file written by ``source`` (one of :data:`SOURCES`).
 
@@ -422,6 +493,8 @@ def read_harness_predictions(
     the module notes); the toolkit's own rows (``jsonl``) say both.
     ``positions`` (the question file's ids in order) match lmms-eval's
     ``doc_id``; ``partial`` reads the finished samples of an Inspect run that failed.
+    ``questions`` (the route questions by id, in the file's order) are what each row of
+    another harness's file is checked against (:mod:`benchmarks.reasonmap.log_checks`).
 
     Raises
     ------
@@ -436,10 +509,10 @@ def read_harness_predictions(
     if source == "jsonl":
         return read_predictions(path)
     if source == "lmms-eval":
-        return read_lmms_eval(path, model=model, kind=kind, positions=positions)
+        return read_lmms_eval(path, model=model, kind=kind, positions=positions, questions=questions)
     if source == "inspect":
-        return read_inspect_log(path, model=model, kind=kind, partial=partial)
-    return read_vlmevalkit(path, model=model, kind=kind)
+        return read_inspect_log(path, model=model, kind=kind, partial=partial, questions=questions)
+    return read_vlmevalkit(path, model=model, kind=kind, questions=questions)
 
 
 def convert_predictions(
@@ -456,20 +529,21 @@ def convert_predictions(
 
     A VLMEvalKit sheet of ReasonMap-Plus gives plus rows (its ``type`` as the
     row's ``question``). ``questions`` is the file lmms-eval's ``doc_id``
-    positions refer to. Returns the count written and the rows skipped (see
-    :func:`read_harness_predictions`).
+    positions refer to, and what every row is checked against (see
+    :func:`read_harness_predictions`). Returns the count written and the rows
+    skipped.
     """
     from benchmarks.jsonl import write_jsonl
 
-    plus = _plus_rows(Path(path), model) if source == "vlmevalkit" else None
-    if plus is not None:
-        return write_jsonl(out, plus[0]), plus[1]
-    positions: tuple[str, ...] = ()
-    if questions is not None and source == "lmms-eval":
+    loaded: Mapping[str, Any] = {}
+    if questions is not None:
         from benchmarks.tasks import detect_task
 
-        positions = tuple(detect_task(questions).load(questions).questions)
+        loaded = detect_task(questions).load(questions).questions
+    plus = _plus_rows(Path(path), model, loaded) if source == "vlmevalkit" else None
+    if plus is not None:
+        return write_jsonl(out, plus[0]), plus[1]
     predictions, problems = read_harness_predictions(
-        path, source, model=model, kind=kind, positions=positions, partial=partial
+        path, source, model=model, kind=kind, positions=tuple(loaded), partial=partial, questions=loaded
     )
     return write_jsonl(out, predictions), problems

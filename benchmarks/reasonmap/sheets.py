@@ -7,7 +7,9 @@ A row that cannot be read (a cell that is not UTF-8 text, a cell over
 :data:`MAX_CELL_CHARS`, a torn quote) is reported and skipped; the other rows
 are kept. A file that cannot be read at all, or is larger than a prediction
 sheet can be (:data:`MAX_SHEET_ROWS` rows, :data:`MAX_SHEET_BYTES` bytes
-unpacked), raises.
+unpacked), raises; an ``.xlsx`` is read no further than row :data:`MAX_SHEET_ROWS` + 1,
+whatever row numbers its XML declares. A formula cell of an ``.xlsx`` is read as the value the
+file keeps for it, else as the formula's text (an answer that begins with ``=``), never as empty.
 """
 
 from __future__ import annotations
@@ -48,9 +50,10 @@ def _too_many(path: Path) -> InvalidRecord:
     return InvalidRecord(f"{path}: more than {MAX_SHEET_ROWS:,} rows: not a prediction sheet this toolkit reads")
 
 
-def _rows_in_sheets(archive: zipfile.ZipFile) -> int:
-    """How many ``<row`` elements the worksheets' XML holds (read in blocks, never whole)."""
-    count = 0
+def _scan_sheets(archive: zipfile.ZipFile) -> tuple[int, bool]:
+    """How many ``<row`` elements the worksheets' XML holds, and whether a cell holds a formula (``<f>``);
+    read in blocks, never whole."""
+    count, formulas = 0, False
     for entry in archive.infolist():
         if not entry.filename.startswith("xl/worksheets/"):
             continue
@@ -59,8 +62,60 @@ def _rows_in_sheets(archive: zipfile.ZipFile) -> int:
             while block := stream.read(1 << 20):
                 data = tail + block
                 count += data.count(b"<row ") + data.count(b"<row>")
+                formulas = formulas or b"<f>" in data or b"<f " in data
                 tail = data[-4:]  # shorter than a tag: one cut between blocks is counted once, in the next
-    return count
+    return count, formulas
+
+
+def _sheet_rows(book: Any, path: Path) -> Iterator[tuple[int, tuple[Any, ...]]]:
+    """``(row number, cells)`` of the first worksheet, gaps included, up to row :data:`MAX_SHEET_ROWS` + 1.
+
+    The bound is passed to openpyxl, which otherwise fills a gap before a far row (``r="100000000"``)
+    with one empty row per number: work set by the coordinates a file declares, not by what it holds.
+    """
+    if not book.worksheets:
+        raise InvalidRecord(f"{path}: the workbook holds no worksheet")
+    last = MAX_SHEET_ROWS + 1
+    rows = book.worksheets[0].iter_rows(max_row=last + 1, values_only=True)
+    for number, row in enumerate(rows, start=1):
+        if number > last:
+            raise InvalidRecord(
+                f"{path}: a row numbered past {last:,}: a prediction sheet holds at most {MAX_SHEET_ROWS:,} rows"
+                " and its header (not read further)"
+            )
+        yield number, row
+
+
+def _formula_texts(handle: BinaryIO, path: Path, numbers: set[int]) -> dict[int, tuple[Any, ...]]:
+    """The cells of rows ``numbers`` as written, a formula as its text (``=1+1``): a second read, made only
+    for a sheet that holds formulas."""
+    import openpyxl
+
+    handle.seek(0)
+    book = openpyxl.load_workbook(handle, read_only=True, data_only=False)
+    try:
+        return {number: row for number, row in _sheet_rows(book, path) if number in numbers}
+    finally:
+        book.close()
+
+
+def _with_formulas(
+    rows: list[tuple[int, dict[str, Any]]], header: list[str], written: dict[int, tuple[Any, ...]]
+) -> list[tuple[int, dict[str, Any]]]:
+    """A formula cell without a kept value is read as its formula's text, never as an empty cell.
+
+    A spreadsheet writer stores an answer that begins with ``=`` as a formula (openpyxl keeps no
+    value; xlsxwriter keeps 0). A kept value is read, as pandas (and so VLMEvalKit) reads it.
+    """
+    mended = []
+    for number, row in rows:
+        texts = dict(zip(header, written.get(number, ())))
+        found = {
+            name: texts[name] if cell is None and isinstance(texts.get(name), str) else cell
+            for name, cell in row.items()
+        }
+        mended.append((number, found))
+    return mended
 
 
 def _xlsx(path: Path, handle: BinaryIO) -> Sheet:
@@ -74,7 +129,8 @@ def _xlsx(path: Path, handle: BinaryIO) -> Sheet:
         if unpacked > MAX_SHEET_BYTES:
             raise InvalidRecord(f"{path}: {unpacked:,} bytes unpacked, over the {MAX_SHEET_BYTES:,} a sheet may hold")
         # counted in the raw XML first: parsing a compressed sheet of millions of rows takes minutes
-        if _rows_in_sheets(archive) > MAX_SHEET_ROWS + 1:
+        count, formulas = _scan_sheets(archive)
+        if count > MAX_SHEET_ROWS + 1:
             raise _too_many(path)
     except InvalidRecord:
         raise
@@ -86,9 +142,7 @@ def _xlsx(path: Path, handle: BinaryIO) -> Sheet:
     try:
         book = openpyxl.load_workbook(handle, read_only=True, data_only=True)
         try:
-            if not book.worksheets:
-                raise InvalidRecord(f"{path}: the workbook holds no worksheet")
-            for number, row in enumerate(book.worksheets[0].iter_rows(values_only=True), start=1):
+            for number, row in _sheet_rows(book, path):
                 if number == 1:
                     header = [_column(cell) for cell in row]
                 elif any(cell is not None for cell in row):
@@ -97,6 +151,9 @@ def _xlsx(path: Path, handle: BinaryIO) -> Sheet:
                     rows.append((number, dict(zip(header, row))))
         finally:
             book.close()
+        if formulas:
+            empty = {number for number, row in rows if None in row.values()}
+            rows = _with_formulas(rows, header, _formula_texts(handle, path, empty) if empty else {})
     except InvalidRecord:
         raise
     except Exception as error:  # openpyxl and the XML parser raise many kinds on a broken or truncated part

@@ -226,6 +226,7 @@ def _read_predictions(path: str | Path, options: ScoreOptions) -> tuple[list[Pre
         kind=options.kind,
         positions=options.positions,
         partial=options.partial,
+        questions=options.questions,
     )
 
 
@@ -376,11 +377,14 @@ def _samples(loaded: Loaded, maps: Path, source: Path) -> SampleSet:
 
 
 def _inspect_sample(question: Question, kind: str) -> tuple[str, dict[str, Any]]:
-    """One sample per question and kind: id ``<question id>:<kind>``."""
+    """One sample per question and kind: id ``<question id>:<kind>``; the metadata names the stations, so that
+    a log is checked against the question file it is scored with even where the prompt renames them (``alias``)."""
     metadata = {
         "id": question.id,
         "kind": kind,
         "city": question.city,
+        "station_1": question.station_1,
+        "station_2": question.station_2,
         "difficulty_question": question.difficulty_question,
         "difficulty_city": question.difficulty_city,
     }

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from benchmarks.reasonmap.records import LongTemplate
 
-__all__ = ["short_question", "long_question", "TEMPLATE_FIELDS"]
+__all__ = ["short_question", "long_question", "TEMPLATE_FIELDS", "TEMPLATE_ASKS"]
 
 _OPENING = "According to the subway map, how do I get from {start} to {end}? "
 _SHORT_ASK = "Provide only one optimal route, with only the line name and the departure and arrival stations. "
@@ -25,6 +25,10 @@ TEMPLATE_FIELDS: dict[str, str] = {
     "via_count": _BLOCK + "\nNumber of Via Stops: x",
     "via_stops": _BLOCK + "\nVia Stops: xx Station, xx Station",
 }
+
+
+#: What each question asks for, after its opening: ``short``, and the long question's two templates.
+TEMPLATE_ASKS: dict[str, str] = {"short": _SHORT_ASK, "via_count": _VIA_COUNT_ASK, "via_stops": _VIA_STOPS_ASK}
 
 
 def _format(block: str) -> str:

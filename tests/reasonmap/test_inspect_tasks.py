@@ -278,7 +278,9 @@ def test_logs_of_other_inspect_tasks_map_ids_kinds_and_epochs(tmp_path):
     path = tmp_path / "q.jsonl"
     write_jsonl(path, questions)
     # someone's own task: the kind in the sample id, or nowhere (then --kind says it); two epochs
-    samples = [Sample(input=first.question_long, id=f"{first.id}:long"), Sample(input="?", id=second.id)]
+    # (a sample's input is checked against the question it is matched to: the second asks in words of its own)
+    own = f"Which lines take me from {second.station_1} to {second.station_2}?"
+    samples = [Sample(input=first.question_long, id=f"{first.id}:long"), Sample(input=own, id=second.id)]
     answers = {first.question_long: render_answer(first.routes[0], "long", first.long_template)}
     (log,) = inspect_ai.eval(
         Task(dataset=MemoryDataset(samples), solver=generate(), epochs=2),
@@ -453,3 +455,85 @@ def test_a_task_is_asked_in_the_modes_its_record_declares(tmp_path, monkeypatch)
     write_jsonl(route_path, generate_questions(city_graph("rome"), seed=1, per_city=1))
     with pytest.raises(ValueError, match=r"^reasonmap/route: mode 'full' needs .*REASONMAP_MAPS"):
         route(questions=str(route_path))
+
+
+def test_an_unreadable_sample_is_reported_and_skipped_the_others_kept(route_run, tmp_path):
+    # campaign 4, F5 and F6: one member of broken JSON, one nested 200,000 deep, added to a good .eval archive
+    import shutil
+    import zipfile
+
+    from benchmarks.reasonmap.harnesses import read_inspect_log
+
+    questions, _, path, log = route_run
+    bad = tmp_path / "bad.eval"
+    shutil.copy(log.location, bad)
+    with zipfile.ZipFile(bad, "a") as archive:
+        archive.writestr("samples/broken_epoch_1.json", "{not json")
+        archive.writestr("samples/deep_epoch_1.json", "[" * 200_000 + "]" * 200_000)
+    good, _ = read_inspect_log(log.location)
+    predictions, problems = read_inspect_log(bad)
+    assert predictions == good and len(predictions) == 2 * len(questions)
+    assert [problem.message.split(" is not")[0] for problem in problems] == [
+        "samples/broken_epoch_1.json",
+        "samples/deep_epoch_1.json",
+    ]
+    assert all("\n" not in str(problem) and "not a readable sample" in str(problem) for problem in problems)
+    result = evaluate_files(path, bad, out=tmp_path / "s.jsonl", report_dir=tmp_path / "r", source="inspect")
+    assert len(result.verdicts) == 2 * len(questions)
+    assert sum("broken_epoch_1.json" in problem for problem in result.problems) == 1
+
+
+def _other_seed(questions, seed):
+    """Another seed's questions of the same city, given these ids, as every seed's file had them before."""
+    import dataclasses
+
+    other = generate_questions(city_graph(questions[0].city), seed=seed, per_city=len(questions))
+    assert [(q.station_1, q.station_2) for q in other] != [(q.station_1, q.station_2) for q in questions]
+    return [dataclasses.replace(q, id=p.id) for q, p in zip(other, questions)]
+
+
+def test_a_log_scored_against_another_seeds_questions_is_refused(route_run, tmp_path):
+    # campaign 4, F17: samples are matched by id, and the ids were the same for every seed
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    from benchmarks.errors import InvalidRecord
+
+    questions, _, path, log = route_run
+    other = tmp_path / "other.jsonl"
+    write_jsonl(other, _other_seed(questions, 5))
+    given = dict(out=tmp_path / "s.jsonl", report_dir=tmp_path / "r", source="inspect")
+    with pytest.raises(InvalidRecord, match=r"\.eval:1: not made from the question it is matched to .*'station_1'"):
+        evaluate_files(other, log.location, **given)
+    # a log of an older task, without the stations in its metadata: its prompt asks the way between others
+    older = read_eval_log(log.location)
+    for sample in older.samples:
+        sample.metadata = {k: v for k, v in sample.metadata.items() if k not in ("station_1", "station_2")}
+    write_eval_log(older, str(tmp_path / "older.eval"))
+    with pytest.raises(InvalidRecord, match=r"\.eval:1: not made from .*the prompt asks the way from"):
+        evaluate_files(other, tmp_path / "older.eval", **given)
+    result = evaluate_files(path, tmp_path / "older.eval", **given)
+    assert len(result.verdicts) == 2 * len(questions)
+    assert any(f"{2 * len(questions)} rows checked" in note for note in result.notes)
+
+
+def test_an_alias_log_is_checked_by_the_stations_its_samples_name(tmp_path):
+    # alias mode renames Beijing's stations in the prompt: the metadata's names are compared instead
+    from benchmarks.errors import InvalidRecord
+
+    questions = generate_questions(city_graph("beijing"), seed=1, per_city=2)
+    path = tmp_path / "q.jsonl"
+    write_jsonl(path, questions)
+    (log,) = inspect_ai.eval(
+        route(mode="alias", questions=str(path), kinds="short"),
+        model=_mock({}),
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+    )
+    asked = log.samples[0].input[0].content
+    assert questions[0].question_short not in asked  # renamed
+    given = dict(out=tmp_path / "s.jsonl", report_dir=tmp_path / "r", source="inspect")
+    assert len(evaluate_files(path, log.location, **given).verdicts) == len(questions)
+    other = tmp_path / "other.jsonl"
+    write_jsonl(other, _other_seed(questions, 2))
+    with pytest.raises(InvalidRecord, match=r"\.eval:\d+: not made from .*'station_1'"):
+        evaluate_files(other, log.location, **given)

@@ -112,7 +112,8 @@ def test_records_name_their_entities_and_the_map(generated):
         assert len({q.id for q in questions}) == len(questions)
         for kind in PLUS_TYPES:
             ids = [q.id for q in questions if q.type == kind]
-            assert ids == [f"{graph.city or 'custom'}-plus-{kind}-{n:03d}" for n in range(len(ids))]
+            # seed 5 (the fixture's): the seed is in the id, so two seeds' files never share one
+            assert ids == [f"{graph.city or 'custom'}-s5-plus-{kind}-{n:03d}" for n in range(len(ids))]
         for question in questions:
             assert question.difficulty_city == stats.difficulty and question.city == (graph.city or "custom")
             assert question.country == graph.metro.country
@@ -310,3 +311,11 @@ def test_plus_questions_never_name_a_station_whose_name_others_share():
     for question in generate_plus_questions(new_york, seed=0, per_type=20):
         for name in (question.station, question.station_1, question.station_2):
             assert name is None or new_york.namesakes(name) == (name,)
+
+
+def test_two_seeds_never_share_an_id_and_seed_0_keeps_its_ids():
+    graph = city_graph("rome")
+    zero, one = (generate_plus_questions(graph, seed=seed, per_type=2) for seed in (0, 1))
+    assert [q.id for q in zero if q.type == "Counting3"] == ["rome-plus-Counting3-000", "rome-plus-Counting3-001"]
+    assert {q.id for q in one} == {q.id.replace("rome-", "rome-s1-", 1) for q in zero}
+    assert not {q.id for q in zero} & {q.id for q in one}

@@ -155,3 +155,12 @@ def test_a_large_map_searches_once_per_question_and_stops_when_its_quota_is_full
     for question in found:  # the level is the reference's transfers, as on a listed map
         cost = shortest_route_length(graph, question.station_1, question.station_2)
         assert generate.question_difficulty(cost[0]) == question.difficulty_question
+
+
+def test_two_seeds_never_share_an_id_and_seed_0_keeps_its_ids():
+    # campaign 4, E70/F17: every seed's file had ids rome-0000 …, so a log of one matched the other's questions
+    graph = city_graph("rome")
+    zero, one, five = (generate_questions(graph, seed=seed, per_city=3) for seed in (0, 1, 5))
+    assert [q.id for q in zero] == ["rome-0000", "rome-0001", "rome-0002"]  # as published: unchanged
+    assert [q.id for q in one] == ["rome-s1-0000", "rome-s1-0001", "rome-s1-0002"]
+    assert [q.id for q in five] == ["rome-s5-0000", "rome-s5-0001", "rome-s5-0002"]

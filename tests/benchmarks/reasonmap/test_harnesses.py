@@ -170,6 +170,11 @@ def test_a_sheet_without_predictions_and_unknown_sources_are_refused(tmp_path):
 # -- lmms-eval, every version since 0.3 -------------------------------------------------------
 
 
+def _prompt(question, kind="short"):
+    # what a task's doc_to_text sends (lmms-eval logs it as `input`): the question, wrapped
+    return f"<image>\n{question.text(kind)}\nAnswer in the format above."
+
+
 def _toolkit_doc(question):
     # what a task built from the toolkit's question file iterates: the record's fields
     return {"id": question.id, "city": question.city, "question_short": question.question_short}
@@ -180,7 +185,9 @@ def test_lmms_eval_logs_of_every_version_score_against_the_question_file(tmp_pat
     q_path = tmp_path / "questions.jsonl"
     write_jsonl(q_path, questions)
     rows = [
-        lmms_eval_row(version, position, _toolkit_doc(q), [_answer(q, "short") if position < 2 else REFUSAL])
+        lmms_eval_row(
+            version, position, _toolkit_doc(q), [_answer(q, "short") if position < 2 else REFUSAL], prompt=_prompt(q)
+        )
         for position, q in enumerate(questions)
     ]
     log = write_lmms_eval_log(tmp_path, "qwen2_vl", "reasonmap_short", rows)
@@ -194,6 +201,7 @@ def test_lmms_eval_logs_of_every_version_score_against_the_question_file(tmp_pat
     ]
     how = "by their logged document's id" if version == "0.3" else "by doc_id as a position (0 to 2)"
     assert len(result.notes) == 1 and how in result.notes[0] and result.problems == ()
+    assert "3 rows checked against their questions' text and stations" in result.notes[0]
 
 
 @pytest.mark.parametrize("version", LMMS_EVAL_VERSIONS)
@@ -201,7 +209,14 @@ def test_lmms_eval_repeats_are_each_kept_as_a_repeat(tmp_path, questions, versio
     q_path = tmp_path / "questions.jsonl"
     write_jsonl(q_path, questions)
     rows = [
-        lmms_eval_row(version, n, {"id": q.id}, [_answer(q, "long"), REFUSAL, _answer(q, "long")], output_tokens=40)
+        lmms_eval_row(
+            version,
+            n,
+            {"id": q.id},
+            [_answer(q, "long"), REFUSAL, _answer(q, "long")],
+            output_tokens=40,
+            prompt=_prompt(q, "long"),
+        )
         for n, q in enumerate(questions)
     ]
     log = write_lmms_eval_log(tmp_path, "llava", "reasonmap_long", rows)
@@ -241,7 +256,8 @@ def test_lmms_eval_positions_past_the_question_file_are_refused_with_the_reason(
 def test_predictions_matches_lmms_eval_positions_to_the_question_file_given(tmp_path, questions):
     q_path = tmp_path / "questions.jsonl"
     write_jsonl(q_path, questions)
-    log = write_lmms_eval_log(tmp_path, "m", "reasonmap_short", [lmms_eval_row("0.7", 1, {}, ["x"])])
+    row = lmms_eval_row("0.7", 1, {}, ["x"], prompt=_prompt(questions[1]))
+    log = write_lmms_eval_log(tmp_path, "m", "reasonmap_short", [row])
     count, problems = convert_predictions(log, "lmms-eval", tmp_path / "p.jsonl", questions=q_path)
     row = json.loads((tmp_path / "p.jsonl").read_text(encoding="utf-8"))
     assert count == 1 and row["id"] == questions[1].id and "question file (3 questions)" in problems[0].message
