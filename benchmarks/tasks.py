@@ -97,6 +97,8 @@ class ScoreOptions:
     ``graph`` and ``metro_dir`` say where cities' graphs come from (route).
     ``official_model`` is the public scripts' model path of every model, or
     a run name → path mapping, for variant ``official`` (route, plus).
+    ``cluster`` is what the summary's printed intervals resample: ``question``
+    or ``map`` (:data:`benchmarks.intervals.CLUSTERS`).
     """
 
     weighting: str | None = None
@@ -109,6 +111,7 @@ class ScoreOptions:
     official_model: str | Mapping[str, str] | None = None
     positions: tuple[str, ...] = ()
     partial: bool = False
+    cluster: str = "question"
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from benchmarks.intervals import INTERVAL_METHOD, grouped_intervals, interval_note
+from benchmarks.intervals import grouped_intervals, interval_method, interval_note, question_maps
 from benchmarks.metrics import DIGITS, MetricSpec, headline, interval_cell, number, weighted_mean
 from benchmarks.provenance import versions
 from benchmarks.reasonmap.figures import plotted_models
@@ -75,6 +75,7 @@ def summarize(
     variant: str = "paper",
     inputs: Mapping[str, Any] | None = None,
     problems: Sequence[str] = (),
+    cluster: str = "question",
 ) -> dict[str, Any]:
     """Aggregate verdicts per model.
 
@@ -89,7 +90,11 @@ def summarize(
         What was read (file names and checksums), recorded for traceability.
     problems : sequence of str
         Skipped records, recorded with their count.
+    cluster : {"question", "map"}
+        What the printed intervals resample (:mod:`benchmarks.intervals`); each model's row records both in
+        ``intervals_by_cluster``, and ``clusters`` each city's questions.
     """
+    verdicts = list(verdicts)
     overall: dict[str, dict[str, list[Verdict]]] = defaultdict(lambda: defaultdict(list))
     cities: dict[str, dict[str, dict[str, list[Verdict]]]] = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
     pairs: dict[str, dict[str, dict[str, list[Verdict]]]] = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
@@ -128,18 +133,41 @@ def summarize(
         row["failures"] = dict(sorted(failures[model].items()))
         row["per_city"] = {city: figures(cities[model][city]) for city in sorted(cities[model])}
         row["per_difficulty"] = {pair: figures(pairs[model][pair]) for pair in pair_order if pair in pairs[model]}
-    for (row, _), found in zip(pending, grouped_intervals(_HEADLINE, [group for _, group in pending])):
+    def map_of(verdict: Verdict) -> str:
+        return questions[verdict.id].city
+
+    drawn = grouped_intervals(_HEADLINE, [group for _, group in pending], cluster=cluster, map_of=map_of)
+    for (row, _), found in zip(pending, drawn):
         row["intervals"] = {name: interval.to_dict() for name, interval in found.items()}
+    _record_both(models, overall, cluster, map_of)
     return {
         "weighting": weighting,
         "variant": variant,
         "models": models,
-        "interval_method": dict(INTERVAL_METHOD),
+        "interval_method": interval_method(cluster=cluster),
+        "clusters": question_maps(verdicts, map_of),
         "city_difficulty": dict(sorted(city_difficulty.items())),
         "skipped_records": len(problems),
         "inputs": dict(inputs or {}),
         "versions": versions(),
     }
+
+
+def _record_both(
+    models: Mapping[str, dict[str, Any]],
+    overall: Mapping[str, Mapping[str, list[Verdict]]],
+    cluster: str,
+    map_of: Any,
+) -> None:
+    """Each model's headline intervals under both clusterings (``intervals_by_cluster``), the chosen one's
+    being its ``intervals``."""
+    other = "map" if cluster == "question" else "question"
+    groups = [[verdict for kind in KINDS for verdict in overall[model].get(kind, [])] for model in models]
+    for (model, row), found in zip(models.items(), grouped_intervals(_HEADLINE, groups, cluster=other, map_of=map_of)):
+        row["intervals_by_cluster"] = {
+            cluster: row["intervals"],
+            other: {name: interval.to_dict() for name, interval in found.items()},
+        }
 
 
 def markdown_table(summary: Mapping[str, Any]) -> str:
