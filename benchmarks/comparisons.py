@@ -323,8 +323,9 @@ def comparison_markdown(record: Mapping[str, Any]) -> str:
     same_run = record["a"] == record["b"]
     lines = [
         f"Paired comparison, B − A: A = `{record['a']}`, B = `{record['b']}`."
-        f" {level}% paired-bootstrap intervals ({method['resamples']} resamples of the questions, seed"
-        f" {method['seed']}); p: exact McNemar for accuracy, paired sign-flip permutation for scores.",
+        f" {level}% paired-bootstrap intervals ({method['resamples']} resamples {_unit(method)}, seed"
+        f" {method['seed']}); p: exact McNemar for accuracy, paired sign-flip permutation for scores;"
+        " [–]: no interval (fewer than two questions, or no variance).",
         "",
         f"| Task | A | B | Metric | n | A | B | B − A [{level}% CI] | p | Test |",
         "|---|---|---|---|---:|---:|---:|---|---:|---|",
@@ -333,7 +334,9 @@ def comparison_markdown(record: Mapping[str, Any]) -> str:
     for row in record["comparisons"]:
         scale = _scale(row)
         interval = "–"
-        if row["difference"] is not None:
+        if row["difference"] is not None and (row["low"] is None or row["high"] is None):
+            interval = f"{_cell(row['difference'], scale, signed=True)} [–]"
+        elif row["difference"] is not None:
             interval = (
                 f"{_cell(row['difference'], scale, signed=True)}"
                 f" [{_cell(row['low'], scale, signed=True)}, {_cell(row['high'], scale, signed=True)}]"
@@ -353,11 +356,29 @@ def comparison_markdown(record: Mapping[str, Any]) -> str:
             notes.append(
                 f"- {_where(row)} {row['title']}: repeated answers, each question's mean compared (sign flips)."
             )
+    notes += _detectable(record["comparisons"], level)
     notes += [f"- Joined although they differ: {why}." for why in record.get("joined", ())]
     notes += [f"- Not compared (no counterpart on the other side): {what}." for what in record.get("unpaired", [])]
     if record.get("skipped_records"):
         notes.append(f"- {len(record['skipped_records'])} scored rows could not be read (see comparison.json).")
     return "\n".join([*lines, *([""] + notes if notes else [])]) + "\n"
+
+
+def _unit(method: Mapping[str, Any]) -> str:
+    return "of the maps, then the questions" if method.get("cluster") == "map" else "of the questions"
+
+
+def _detectable(rows: Sequence[Mapping[str, Any]], level: int) -> list[str]:
+    """The minimum detectable effect of each comparison, one line under the table."""
+    shown = [
+        f"{_where(row)} {row['title']} {_cell(row['mde'], _scale(row))}" for row in rows if row.get("mde") is not None
+    ]
+    if not shown:
+        return []
+    return [
+        f"- Minimum detectable effect (a difference found at 80% power, two-sided {100 - level}%:"
+        f" {detectable_from_se(1.0, level=level / 100):.2f} × its standard error): {'; '.join(shown)}."
+    ]
 
 
 def comparison_csv(record: Mapping[str, Any]) -> str:
