@@ -419,8 +419,9 @@ def plot_comparison(record: Mapping[str, Any], png: str | Path) -> tuple[Path, P
             scale = _scale(chosen[0])
             y = [labels.index(_pair_label(r, same_run)) for r in chosen]
             x = np.array([r["difference"] for r in chosen]) * scale
-            low = x - np.array([r["low"] for r in chosen]) * scale
-            high = np.array([r["high"] for r in chosen]) * scale - x
+            # a difference without an interval (n < 2, no variance): its point, no bar
+            low = x - np.array([r["difference"] if r["low"] is None else r["low"] for r in chosen]) * scale
+            high = np.array([r["difference"] if r["high"] is None else r["high"] for r in chosen]) * scale - x
             axis.axvline(0.0, color="#7F7F7F", linewidth=0.6, linestyle="--")
             axis.errorbar(x, y, xerr=[low, high], fmt="o", markersize=3, capsize=2, linewidth=0.8)
             axis.set_yticks(range(len(labels)))
