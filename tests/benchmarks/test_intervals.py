@@ -279,3 +279,60 @@ def test_plus_and_map_qa_summaries_carry_intervals_too():
     summary = summarize(verdicts, questions)
     assert set(summary["models"]["m"]["intervals"]) == {"accuracy"}
     assert " ± " in markdown_table(summary)
+
+
+def test_map_clusters_cover_where_question_resampling_under_covers():
+    # 400 simulated runs of 12 maps × 20 questions; each map has its own chance of a right answer (Beta(2, 2):
+    # some maps are easy to read, some hard), so the questions of a map are not independent. The accuracy
+    # estimates the mean chance over maps, 0.5. Its standard deviation is about √(0.05/12 + 0.2/240) = 0.071,
+    # while resampling questions alone sees √(0.25/240) = 0.032: it covers 0.5 in about 2Φ(1.96·0.032/0.071) − 1
+    # = 62% of runs; resampling maps, then questions, covers it in about 95%.
+    runs, maps, per = 400, 12, 20
+    rng = np.random.default_rng(2024)
+    chance = rng.beta(2.0, 2.0, (maps, runs))
+    right = rng.random((maps, per, runs)) < chance[:, None, :]
+    answers = [
+        SimpleNamespace(id=f"m{m:02}q{q:02}", city=f"m{m:02}", correct=right[m, q].astype(float), weight=1.0)
+        for m in range(maps)
+        for q in range(per)
+    ]
+    specs = [_column(i) for i in range(runs)]
+    covered = {}
+    for cluster in ("question", "map"):
+        found = intervals(specs, answers, cluster=cluster, map_of=lambda answer: answer.city)
+        covered[cluster] = np.mean([found[f"run{i}"].low <= 0.5 <= found[f"run{i}"].high for i in range(runs)])
+    assert covered["question"] < 0.8, covered
+    assert 0.92 <= covered["map"] <= 0.99, covered
+    with pytest.raises(ValueError, match="map_of"):
+        intervals(specs, answers, cluster="map")
+
+
+def test_no_interval_with_one_question_or_no_variance():
+    one = intervals([WEIGHTED], [SimpleNamespace(id="a", correct=1, weight=1.0)])["accuracy"]
+    right = intervals([WEIGHTED], [SimpleNamespace(id=f"q{i}", correct=1, weight=2.0) for i in range(10)])
+    assert one == Interval(1, None, None, None) and right["accuracy"] == Interval(10, None, None, None)
+    assert one.half_width is None and one.to_dict() == {"n": 1, "se": None, "low": None, "high": None}
+
+
+def test_a_summary_records_both_clusterings_and_prints_the_chosen_one():
+    from benchmarks.reasonmap.report import markdown_table, summarize
+
+    verdicts, questions = _route_verdicts()
+    by_question = summarize(verdicts, questions, weighting="paper")
+    by_map = summarize(verdicts, questions, weighting="paper", cluster="map")
+    assert by_map["interval_method"]["cluster"] == "map" and by_map["interval_method"]["unit"] == "map, then question"
+    assert by_question["clusters"] == {
+        "oslo": [f"q{i:02}" for i in range(1, 30, 2)],
+        "rome": [f"q{i:02}" for i in range(0, 30, 2)],
+    }
+    for model in ("m1", "m2"):
+        one, other = by_question["models"][model], by_map["models"][model]
+        assert one["intervals_by_cluster"] == other["intervals_by_cluster"]  # both recorded either way
+        assert one["intervals"] == one["intervals_by_cluster"]["question"]
+        assert other["intervals"] == other["intervals_by_cluster"]["map"] != one["intervals"]
+        # a city's row lies in one map: its map's weight scales every question alike, so the interval is the
+        # questions' one, up to resampling noise (the resamples that gave the map weight 0, e^-1 of them, drop)
+        for name, interval in one["per_city"]["rome"]["intervals"].items():
+            mapped = other["per_city"]["rome"]["intervals"][name]
+            assert mapped["se"] == pytest.approx(interval["se"], rel=0.1)
+    assert "Poisson bootstrap over maps, then questions" in markdown_table(by_map)
