@@ -43,8 +43,8 @@ class PowerSettings:
 def _row(where: str, n: int | None, a: float, b: float | None, rho: float | None, s: PowerSettings) -> dict[str, Any]:
     """One line of the table: the rates, and what they need or detect."""
     found: dict[str, Any] = {"where": where, "n": n, "a": a, "b": b, "correlation": rho}
-    target = None if b is None else b
-    if target is None and s.difference is not None:
+    target = b  # the two sides' own rates, unless a difference is asked: A's rate moved by it
+    if s.difference is not None:
         target = a + s.difference if a + s.difference <= 1.0 else a - s.difference
     if target is not None and target != a:
         found["questions_independent"] = questions_independent(a, target, alpha=s.alpha, power=s.power)
