@@ -112,9 +112,7 @@ def _paired(p1: float, p2: float, correlation: float, za: float, zb: float) -> f
     return (za * math.sqrt(either) + zb * math.sqrt(max(either - delta**2, 0.0))) ** 2 / delta**2
 
 
-def questions_paired(
-    p1: float, p2: float, correlation: float, *, alpha: float = ALPHA, power: float = POWER
-) -> int:
+def questions_paired(p1: float, p2: float, correlation: float, *, alpha: float = ALPHA, power: float = POWER) -> int:
     """Questions (each answered by both) for McNemar's z-test to tell ``p1`` from ``p2`` at ``power``.
 
     >>> questions_paired(0.4, 0.5, 0.0)  # p10 = 0.2, p01 = 0.3: (1.95996·√0.5 + 0.84162·√0.49)² / 0.01 = 390.1

@@ -96,7 +96,9 @@ def build_leaderboard(
         {
             part.run
             for part in parts
-            if not any("intervals" in _clustered(part.summary, row, cluster) for row in part.summary.get("models", {}).values())
+            if not any(
+                "intervals" in _clustered(part.summary, row, cluster) for row in part.summary.get("models", {}).values()
+            )
         }
     )
     method = next(

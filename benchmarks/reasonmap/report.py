@@ -133,6 +133,7 @@ def summarize(
         row["failures"] = dict(sorted(failures[model].items()))
         row["per_city"] = {city: figures(cities[model][city]) for city in sorted(cities[model])}
         row["per_difficulty"] = {pair: figures(pairs[model][pair]) for pair in pair_order if pair in pairs[model]}
+
     def map_of(verdict: Verdict) -> str:
         return questions[verdict.id].city
 
@@ -163,7 +164,7 @@ def _record_both(
     being its ``intervals``."""
     other = "map" if cluster == "question" else "question"
     groups = [[verdict for kind in KINDS for verdict in overall[model].get(kind, [])] for model in models]
-    for (model, row), found in zip(models.items(), grouped_intervals(_HEADLINE, groups, cluster=other, map_of=map_of)):
+    for row, found in zip(models.values(), grouped_intervals(_HEADLINE, groups, cluster=other, map_of=map_of)):
         row["intervals_by_cluster"] = {
             cluster: row["intervals"],
             other: {name: interval.to_dict() for name, interval in found.items()},

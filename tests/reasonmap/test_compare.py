@@ -53,7 +53,12 @@ def test_two_runs_by_hand(two_runs):
     assert (score["a"], score["b"], score["difference"], score["test"]) == (7.5, 10.5, 3.0, "permutation")
     assert score["p_value"] == 1 - 6 / 16
     for key in ("weighted_accuracy_long", "map_score_long"):  # the same answers: no difference, no variance of it
-        assert (rows[key]["difference"], rows[key]["low"], rows[key]["high"], rows[key]["p_value"]) == (0, None, None, 1)
+        assert (rows[key]["difference"], rows[key]["low"], rows[key]["high"], rows[key]["p_value"]) == (
+            0,
+            None,
+            None,
+            1,
+        )
     assert (short["model_a"], short["model_b"]) == ("alpha", "beta")  # one model each: compared
 
 
