@@ -226,20 +226,31 @@ def grouped_intervals(
         if size:
             start = int(tally.first[index])
             by_questions.setdefault(tally.questions[start : start + size].tobytes(), []).append(index)
+    # every group's resampled figures, then their spreads in one pass (rows of one count of kept resamples
+    # are one batch of numpy's quantile)
+    places: list[tuple[int, str, int]] = []
+    rows: list[np.ndarray] = []
     for chosen in by_questions.values():
-        _fill(found, chosen, specs, tally, weights, level)
+        _resampled(chosen, specs, tally, weights, places, rows)
+    if rows:
+        resampled = np.concatenate(rows)
+        enough = np.isfinite(resampled).sum(axis=1) >= 2
+        spreads = iter(_spreads(resampled[enough], level) if enough.any() else [])
+        for (group, name, n), usable in zip(places, enough.tolist()):
+            found[group][name] = _interval(n, next(spreads) if usable else None)
     return [{spec.name: group[spec.name] for spec in specs if spec.name in group} for group in found]
 
 
-def _fill(
-    found: list[dict[str, Interval]],
+def _resampled(
     chosen: list[int],
     specs: Sequence[MetricSpec],
     tally: _Tally,
     weights: np.ndarray,
-    level: float,
+    places: list[tuple[int, str, int]],
+    rows: list[np.ndarray],
 ) -> None:
-    """The intervals of the groups ``chosen`` (all over the same questions) into ``found``."""
+    """The resampled figures of the groups ``chosen`` (all over the same questions): one row per (group, spec
+    that applies) appended to ``rows``, and its (group, spec name, questions) to ``places``."""
     width, resamples = len(specs), weights.shape[1]
     size = int(tally.sizes[chosen[0]])
     start = int(tally.first[chosen[0]])
@@ -250,27 +261,21 @@ def _fill(
         mine = weights[questions]
     # each group's questions (sorted by id), by spec: the group's sums laid out as one matrix per group of
     # numerators (specs × questions) then denominators, the groups one after the other
-    rows = (tally.first[chosen][:, None] + np.arange(size)).ravel()
-    sums = np.stack([tally.numerators[rows], tally.denominators[rows]]).reshape(2, len(chosen), size, width)
+    members = (tally.first[chosen][:, None] + np.arange(size)).ravel()
+    sums = np.stack([tally.numerators[members], tally.denominators[members]]).reshape(2, len(chosen), size, width)
     stacked = np.ascontiguousarray(sums.transpose(1, 0, 3, 2)).reshape(-1, size)
     # every spec's resampled weighted means of every group in one product (a row of a product is that row's
     # own: the same bits as one group's alone): sum c·w·x / sum c·w (w·x is the numerator)
     sums = (stacked @ mine).reshape(len(chosen), 2, width, resamples)
     with np.errstate(invalid="ignore", divide="ignore"):
         means = sums[:, 0] / sums[:, 1]  # groups × specs × resamples
-    applies = tally.applies[rows].reshape(len(chosen), size, width).sum(axis=1)  # questions per spec
-    places = np.argwhere(applies > 0)
-    if not len(places):
+    applies = tally.applies[members].reshape(len(chosen), size, width).sum(axis=1)  # questions per spec
+    found = np.argwhere(applies > 0)
+    if not len(found):
         return
-    # a resample that gave the spec's questions no weight is dropped
-    kept = means.reshape(-1, resamples) if len(places) == applies.size else means[applies > 0]
-    enough = np.isfinite(kept).sum(axis=1) >= 2
-    spreads = _spreads(kept[enough], level) if enough.any() else []
-    spread_of = iter(spreads)
-    for (place, column), usable in zip(places.tolist(), enough.tolist()):
-        n = int(applies[place, column])
-        spread = next(spread_of) if usable else None
-        found[chosen[place]][specs[column].name] = _interval(n, spread)
+    # a resample that gave the spec's questions no weight is dropped (by the spreads)
+    rows.append(means.reshape(-1, resamples) if len(found) == applies.size else means[applies > 0])
+    places.extend((chosen[place], specs[column].name, int(applies[place, column])) for place, column in found.tolist())
 
 
 def _interval(n: int, spread: Mapping[str, float] | None) -> Interval:
