@@ -184,10 +184,13 @@ def grouped_intervals(
     resamples: int = RESAMPLES,
     seed: int = SEED,
     level: float = LEVEL,
-    cluster: str = "question",
+    cluster: str | Sequence[str] = "question",
     map_of: Callable[[Any], str] | None = None,
 ) -> list[dict[str, Interval]]:
     """:func:`intervals` of each group of answers (a report's models, cities, difficulty pairs), in order.
+
+    ``cluster`` is one clustering for every group, or one per group (a report's rows under the chosen one and
+    its models' rows under both: the answers are read once).
 
     The same numbers as one :func:`intervals` call per group, digit for digit, in less time: each question's
     weights are drawn once for every group, the groups over one set of questions (every model's row, when
@@ -207,31 +210,34 @@ def grouped_intervals(
     ...                                                         intervals([spec], answers[:50])]
     True
     """
-    if cluster not in CLUSTERS:
-        raise ValueError(f"cluster must be one of {', '.join(CLUSTERS)}, got {cluster!r}")
-    if cluster == "map" and map_of is None:
-        raise ValueError("cluster 'map' needs each answer's map (map_of)")
     groups = [list(group) for group in groups]
+    clusters = [cluster] * len(groups) if isinstance(cluster, str) else list(cluster)
+    if len(clusters) != len(groups) or not set(clusters) <= set(CLUSTERS):
+        raise ValueError(f"cluster must be one of {', '.join(CLUSTERS)} (or one per group), got {cluster!r}")
+    if "map" in clusters and map_of is None:
+        raise ValueError("cluster 'map' needs each answer's map (map_of)")
     tally = _tally(specs, groups)
     found: list[dict[str, Interval]] = [{} for _ in groups]
     if not len(tally.names):
         return found
-    maps = None
-    if cluster == "map":
+    weights = {"question": resampling_weights(tally.names, resamples=resamples, seed=seed)}
+    if "map" in clusters:
         of = {str(answer.id): str(map_of(answer)) for group in groups for answer in group}  # type: ignore[misc]
         maps = [of[name] for name in tally.names]
-    weights = resampling_weights(tally.names, resamples=resamples, seed=seed, maps=maps)
-    by_questions: dict[bytes, list[int]] = {}  # the groups over one set of questions share its weights
+        weights["map"] = resampling_weights(tally.names, resamples=resamples, seed=seed, maps=maps)
+    # the groups over one set of questions, and one clustering, share its weights
+    by_questions: dict[tuple[str, bytes], list[int]] = {}
     for index, size in enumerate(tally.sizes.tolist()):
         if size:
             start = int(tally.first[index])
-            by_questions.setdefault(tally.questions[start : start + size].tobytes(), []).append(index)
+            key = (clusters[index], tally.questions[start : start + size].tobytes())
+            by_questions.setdefault(key, []).append(index)
     # every group's resampled figures, then their spreads in one pass (rows of one count of kept resamples
     # are one batch of numpy's quantile)
     places: list[tuple[int, str, int]] = []
     rows: list[np.ndarray] = []
-    for chosen in by_questions.values():
-        _resampled(chosen, specs, tally, weights, places, rows)
+    for (chosen_cluster, _), chosen in by_questions.items():
+        _resampled(chosen, specs, tally, weights[chosen_cluster], places, rows)
     if rows:
         resampled = np.concatenate(rows)
         enough = np.isfinite(resampled).sum(axis=1) >= 2

@@ -137,10 +137,19 @@ def summarize(
     def map_of(verdict: Verdict) -> str:
         return questions[verdict.id].city
 
-    drawn = grouped_intervals(_HEADLINE, [group for _, group in pending], cluster=cluster, map_of=map_of)
+    # every row's intervals under the chosen clustering, then each model's under the other (read once)
+    other = "map" if cluster == "question" else "question"
+    groups = [group for _, group in pending]
+    groups += [[verdict for kind in KINDS for verdict in overall[model].get(kind, [])] for model in models]
+    clusters = [cluster] * len(pending) + [other] * len(models)
+    drawn = grouped_intervals(_HEADLINE, groups, cluster=clusters, map_of=map_of)
     for (row, _), found in zip(pending, drawn):
         row["intervals"] = {name: interval.to_dict() for name, interval in found.items()}
-    _record_both(models, overall, cluster, map_of)
+    for row, found in zip(models.values(), drawn[len(pending) :]):  # both recorded: the chosen one first
+        row["intervals_by_cluster"] = {
+            cluster: row["intervals"],
+            other: {name: interval.to_dict() for name, interval in found.items()},
+        }
     return {
         "weighting": weighting,
         "variant": variant,
@@ -152,23 +161,6 @@ def summarize(
         "inputs": dict(inputs or {}),
         "versions": versions(),
     }
-
-
-def _record_both(
-    models: Mapping[str, dict[str, Any]],
-    overall: Mapping[str, Mapping[str, list[Verdict]]],
-    cluster: str,
-    map_of: Any,
-) -> None:
-    """Each model's headline intervals under both clusterings (``intervals_by_cluster``), the chosen one's
-    being its ``intervals``."""
-    other = "map" if cluster == "question" else "question"
-    groups = [[verdict for kind in KINDS for verdict in overall[model].get(kind, [])] for model in models]
-    for row, found in zip(models.values(), grouped_intervals(_HEADLINE, groups, cluster=other, map_of=map_of)):
-        row["intervals_by_cluster"] = {
-            cluster: row["intervals"],
-            other: {name: interval.to_dict() for name, interval in found.items()},
-        }
 
 
 def markdown_table(summary: Mapping[str, Any]) -> str:

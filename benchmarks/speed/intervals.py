@@ -2,12 +2,13 @@
 
 Run ``python -m benchmarks.speed.intervals [--models 41] [--questions 1634] [--answers 22876] [--repeat 3]``.
 It makes seeded synthetic route verdicts in the shape of ``benchmarks.speed.command``'s largest run (41
-models answering 22,876 answers, short and long, over 1,634 questions of 30 cities: each model its own
-random share of the questions), then times :func:`benchmarks.reasonmap.report.summarize` on them, and
-within it the calls of ``grouped_intervals`` (the bootstrap: its draws and matrix products), the best of
-``--repeat`` runs, in CPU seconds of this process. It reads only what every version of the report has, so
-run as a file with another checkout first on ``PYTHONPATH`` it times that checkout's bootstrap on the same
-verdicts (back to back, under the same load). The last line printed is one JSON object.
+models answering 22,876 answers over 1,634 questions of 30 cities, drawn as its predictions are: each
+(question, kind, model) slot shuffled, the first 22,876 taken), then times
+:func:`benchmarks.reasonmap.report.summarize` on them, and within it the calls of ``grouped_intervals``
+(the bootstrap: its draws and matrix products), the best of ``--repeat`` runs, in CPU seconds of this
+process. It reads only what every version of the report has, so run as a file with another checkout first
+on ``PYTHONPATH`` it times that checkout's bootstrap on the same verdicts (back to back, under the same
+load). The last line printed is one JSON object.
 """
 
 from __future__ import annotations
@@ -30,17 +31,16 @@ def verdicts_of(models: int, questions: int, answers: int, seed: int) -> tuple[l
         )
         for q in range(questions)
     }
-    ids = sorted(asked)
-    per_model = [answers // 2 // models + (m < answers // 2 % models) for m in range(models)]
+    skill = {f"model-{m:02}": rng.uniform(0.1, 0.9) for m in range(models)}
+    # as benchmarks.speed.scoring.realistic_predictions draws them: (question, kind, model) slots shuffled, the
+    # first ``answers`` taken, so that each model answers its own share, short and long apart
+    slots = [(id, kind, model) for model in skill for id in sorted(asked) for kind in ("short", "long")]
+    rng.shuffle(slots)
     found = []
-    for model, count in enumerate(per_model):
-        skill = rng.uniform(0.1, 0.9)
-        for id in rng.sample(ids, count):
-            for kind in ("short", "long"):
-                right = int(rng.random() < skill)
-                score = rng.uniform(10, 20) if right else rng.uniform(0, 10)
-                weight = rng.choice([1.0, 1.5, 2.0, 2.5, 3.0])
-                found.append(Verdict(id, f"model-{model:02}", kind, None, right, score, weight=weight))
+    for id, kind, model in slots[:answers]:
+        right = int(rng.random() < skill[model])
+        score = rng.uniform(10, 20) if right else rng.uniform(0, 10)
+        found.append(Verdict(id, model, kind, None, right, score, weight=rng.choice([1.0, 1.5, 2.0, 2.5, 3.0])))
     return found, asked
 
 
