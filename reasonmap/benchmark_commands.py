@@ -297,6 +297,7 @@ def add_benchmark_commands(commands) -> None:
         description="An alias of `reasonmap score --task mapqa`, kept for the commands already written with it.",
     )
     _add_score_files(mapqa_score)
+    add_cluster_option(mapqa_score)
     mapqa_score.set_defaults(
         run=cmd_score,
         task="mapqa",

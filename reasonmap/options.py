@@ -395,8 +395,8 @@ def client_options(args: argparse.Namespace) -> dict[str, Any]:
 SHOWN_SKIPPED = 20
 
 
-#: What intervals resample (:data:`benchmarks.intervals.CLUSTERS`; a test checks they agree).
-CLUSTERS = ("question", "map")
+#: :data:`benchmarks.intervals.CLUSTERS`: what intervals resample
+CLUSTERS = Choices("benchmarks.intervals:CLUSTERS")
 #: The resamples a bootstrap takes (:data:`benchmarks.intervals.RESAMPLE_RANGE`; a test checks they agree).
 RESAMPLE_RANGE = (200, 50_000)
 _SEED_MAX = 2**64 - 1

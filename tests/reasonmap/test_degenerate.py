@@ -155,3 +155,12 @@ def test_power_of_a_run(tmp_path, capsys):
     assert "| route Short Acc. (%): alpha → beta | 10 | 50.00 | 70.00 | 0.218 | – | – | 388 | 307 |" in out
     assert main(["power", "--rates", "40", "50"]) == 0
     assert "| given | – | 40.00 | 50.00 | – | – | – | 388 | – |" in capsys.readouterr().out
+
+
+def test_the_command_lines_bounds_are_the_librarys():
+    # the options module imports no numpy (reasonmap --help stays quick): its copies must agree
+    from benchmarks.intervals import CLUSTERS, RESAMPLE_RANGE, SEED_RANGE
+    from reasonmap import options
+
+    assert tuple(options.CLUSTERS) == CLUSTERS and options.RESAMPLE_RANGE == RESAMPLE_RANGE
+    assert options._SEED_MAX == SEED_RANGE[1]
