@@ -220,10 +220,8 @@ def compare_runs(
     if b is None and models is None and modes is None:
         raise RunError("compare needs two runs, or one run with --models A B or --modes A B")
     check_resampling(resamples, seed)
-    if permutations < 1:
-        raise RunError(f"--permutations {permutations}: must be at least 1")
-    if cluster not in CLUSTERS:
-        raise RunError(f"--cluster {cluster!r}: must be one of {', '.join(CLUSTERS)}")
+    if permutations < 1 or cluster not in CLUSTERS:
+        raise RunError(f"--permutations {permutations} (at least 1) or --cluster {cluster!r} ({', '.join(CLUSTERS)})")
     parts_a = read_run(a)
     parts_b = parts_a if b is None else read_run(b)
     sides = pair_sides(parts_a, parts_b, models=models, modes=modes)
@@ -241,21 +239,10 @@ def compare_runs(
     cache: dict[Path, list[Mapping[str, Any]]] = {}
     problems: list[str] = []
     rows = []
+    given = dict(resamples=resamples, permutations=permutations, seed=seed, level=level, cluster=cluster)
     for first, second in sides:
         rows_a, rows_b = _rows(first.part, cache, problems), _rows(second.part, cache, problems)
-        rows.extend(
-            _compare_pair(
-                first,
-                second,
-                rows_a,
-                rows_b,
-                resamples=resamples,
-                permutations=permutations,
-                seed=seed,
-                level=level,
-                cluster=cluster,
-            )
-        )
+        rows.extend(_compare_pair(first, second, rows_a, rows_b, **given))
     return {
         "a": str(a),
         "b": str(a if b is None else b),

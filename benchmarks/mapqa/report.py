@@ -49,6 +49,37 @@ def _figures(
     return row
 
 
+def _model_row(
+    rows: Sequence[MapVerdict], questions: Mapping[str, MapQuestion], map_of: Callable[[MapVerdict], str], cluster: str
+) -> dict[str, Any]:
+    """One model's row: its figures, and per type, level, category and language."""
+    groups: dict[str, dict[str, list[MapVerdict]]] = {
+        "per_type": defaultdict(list),
+        "per_level": defaultdict(list),
+        "per_category": defaultdict(list),
+        "per_language": defaultdict(list),
+    }
+    for verdict in rows:
+        question = questions[verdict.id]
+        groups["per_type"][question.type].append(verdict)
+        groups["per_level"][str(question.level)].append(verdict)
+        groups["per_category"][question.category].append(verdict)
+        groups["per_language"][question.language].append(verdict)
+    order = {"per_type": list(QUESTION_TYPES), "per_level": [str(level) for level in LEVELS]}
+    return {
+        **_figures(rows, map_of, cluster, both=True),
+        "n_unanswered": len(set(questions) - {verdict.id for verdict in rows}),
+        **{
+            name: {
+                key: _figures(members[key], map_of, cluster)
+                for key in order.get(name, sorted(members))
+                if key in members
+            }
+            for name, members in groups.items()
+        },
+    }
+
+
 def summarize(
     verdicts: Iterable[MapVerdict],
     questions: Mapping[str, MapQuestion],
@@ -91,34 +122,7 @@ def summarize(
     by_model: dict[str, list[MapVerdict]] = defaultdict(list)
     for verdict in verdicts:
         by_model[verdict.model].append(verdict)
-    models = {}
-    for model in sorted(by_model):
-        rows = by_model[model]
-        groups: dict[str, dict[str, list[MapVerdict]]] = {
-            "per_type": defaultdict(list),
-            "per_level": defaultdict(list),
-            "per_category": defaultdict(list),
-            "per_language": defaultdict(list),
-        }
-        for verdict in rows:
-            question = questions[verdict.id]
-            groups["per_type"][question.type].append(verdict)
-            groups["per_level"][str(question.level)].append(verdict)
-            groups["per_category"][question.category].append(verdict)
-            groups["per_language"][question.language].append(verdict)
-        order = {"per_type": list(QUESTION_TYPES), "per_level": [str(level) for level in LEVELS]}
-        models[model] = {
-            **_figures(rows, map_of, cluster, both=True),
-            "n_unanswered": len(set(questions) - {verdict.id for verdict in rows}),
-            **{
-                name: {
-                    key: _figures(members[key], map_of, cluster)
-                    for key in order.get(name, sorted(members))
-                    if key in members
-                }
-                for name, members in groups.items()
-            },
-        }
+    models = {model: _model_row(by_model[model], questions, map_of, cluster) for model in sorted(by_model)}
     return {
         "models": models,
         "metrics": {

@@ -94,7 +94,6 @@ def summarize(
         What the printed intervals resample (:mod:`benchmarks.intervals`); each model's row records both in
         ``intervals_by_cluster``, and ``clusters`` each city's questions.
     """
-    verdicts = list(verdicts)
     overall: dict[str, dict[str, list[Verdict]]] = defaultdict(lambda: defaultdict(list))
     cities: dict[str, dict[str, dict[str, list[Verdict]]]] = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
     pairs: dict[str, dict[str, dict[str, list[Verdict]]]] = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
@@ -134,10 +133,35 @@ def summarize(
         row["per_city"] = {city: figures(cities[model][city]) for city in sorted(cities[model])}
         row["per_difficulty"] = {pair: figures(pairs[model][pair]) for pair in pair_order if pair in pairs[model]}
 
-    def map_of(verdict: Verdict) -> str:
-        return questions[verdict.id].city
+    map_of = _city_of(questions)
+    _fill_intervals(pending, models, overall, cluster, map_of)
+    return {
+        "weighting": weighting,
+        "variant": variant,
+        "models": models,
+        "interval_method": interval_method(cluster=cluster),
+        "clusters": question_maps((v for kinds in overall.values() for row in kinds.values() for v in row), map_of),
+        "city_difficulty": dict(sorted(city_difficulty.items())),
+        "skipped_records": len(problems),
+        "inputs": dict(inputs or {}),
+        "versions": versions(),
+    }
 
-    # every row's intervals under the chosen clustering, then each model's under the other (read once)
+
+def _city_of(questions: Mapping[str, Question]) -> Any:
+    """A verdict's map: its question's city."""
+    return lambda verdict: questions[verdict.id].city
+
+
+def _fill_intervals(
+    pending: Sequence[tuple[dict[str, Any], list[Verdict]]],
+    models: Mapping[str, dict[str, Any]],
+    overall: Mapping[str, Mapping[str, list[Verdict]]],
+    cluster: str,
+    map_of: Any,
+) -> None:
+    """Every row's ``intervals`` under the chosen clustering, and each model's ``intervals_by_cluster`` (both),
+    from one bootstrap: the answers are read once."""
     other = "map" if cluster == "question" else "question"
     groups = [group for _, group in pending]
     groups += [[verdict for kind in KINDS for verdict in overall[model].get(kind, [])] for model in models]
@@ -150,17 +174,6 @@ def summarize(
             cluster: row["intervals"],
             other: {name: interval.to_dict() for name, interval in found.items()},
         }
-    return {
-        "weighting": weighting,
-        "variant": variant,
-        "models": models,
-        "interval_method": interval_method(cluster=cluster),
-        "clusters": question_maps(verdicts, map_of),
-        "city_difficulty": dict(sorted(city_difficulty.items())),
-        "skipped_records": len(problems),
-        "inputs": dict(inputs or {}),
-        "versions": versions(),
-    }
 
 
 def markdown_table(summary: Mapping[str, Any]) -> str:
