@@ -164,3 +164,16 @@ def test_the_command_lines_bounds_are_the_librarys():
 
     assert tuple(options.CLUSTERS) == CLUSTERS and options.RESAMPLE_RANGE == RESAMPLE_RANGE
     assert options._SEED_MAX == SEED_RANGE[1]
+
+
+def test_the_leaderboard_shows_the_clustering_asked_for(tmp_path):
+    rows = route_rows("A", {"q0": (1, 15.0, 1, 30.0)})
+    keys = ("weighted_accuracy_short", "map_score_short", "weighted_accuracy_long", "map_score_long")
+    narrow = dict.fromkeys(keys, {"n": 40, "se": 0.01, "low": 0.48, "high": 0.52})
+    wide = dict.fromkeys(keys, {"n": 40, "se": 0.05, "low": 0.40, "high": 0.60})
+    row = {"n": 80, "n_invalid": 0, **dict.fromkeys(keys, 0.5)}
+    models = {"A": {**row, "intervals": narrow, "intervals_by_cluster": {"question": narrow, "map": wide}}}
+    run = write_score_report(tmp_path / "r1", rows, models=models)
+    by_question, by_map = build_leaderboard([run]), build_leaderboard([run], cluster="map")
+    assert "| 1 | A | 50.00 ± 2.00 |" in leaderboard_markdown(by_question)  # (0.52 − 0.48) / 2 in points
+    assert "| 1 | A | 50.00 ± 10.00 |" in leaderboard_markdown(by_map)
