@@ -4,10 +4,15 @@ A side is one model's scored rows (``scored.jsonl``, as ``score`` and ``eval`` w
 them). :func:`compare_scored` computes, for each metric the task compares (its
 metric records that name a scored-row ``field``: :func:`benchmarks.metrics.compared`),
 over the questions both sides answered: both values, the difference B − A with a
-paired-bootstrap interval (one draw of the questions for all the metrics, so a
-question's short and long answers move together; each side's weighting inside each
-resample) and a p-value (exact McNemar for correctness, sign
-flips for scores), and how many questions each side lacked. :func:`headline_intervals`
+paired-bootstrap interval (each question's Poisson weights, keyed by its id, serve
+all the metrics and both sides, so a question's short and long answers move together;
+with ``maps``, each map's weights too; each side's weighting inside each
+resample), a p-value (exact McNemar for correctness, sign
+flips for scores), how many questions each side lacked, and the minimum detectable
+effect (:func:`benchmarks.power.detectable_from_se`: what the comparison would find at
+80% power, from the difference's standard error). With fewer than two questions, or
+no variance of the difference, there is no interval (``se``, ``low``, ``high``
+``None``): one question A right and B wrong is −100 points, not a finding. :func:`headline_intervals`
 is the one-side bootstrap interval of each headline metric. The statistics are
 :mod:`benchmarks.paired`; :func:`comparison_markdown`, :func:`comparison_csv` and
 :func:`plot_comparison` render a comparison record (``reasonmap compare`` writes one).
@@ -25,12 +30,13 @@ import numpy as np
 
 from benchmarks.metrics import MetricSpec, compared
 from benchmarks.paired import (
-    bootstrap_counts,
     difference_interval,
     mcnemar_exact,
     mean_interval,
+    resampling_weights,
     sign_flip_pvalue,
 )
+from benchmarks.power import detectable_from_se
 
 __all__ = [
     "scored_values",
@@ -121,11 +127,18 @@ def compare_scored(
     permutations: int = 10_000,
     seed: int = 0,
     level: float = 0.95,
+    maps: Mapping[str, str] | None = None,
 ) -> list[dict[str, Any]]:
     """The paired comparison of ``model_b``'s scored rows with ``model_a``'s, one record per headline metric of
     ``task``: ``n`` (questions both answered), ``lacked_by_a``/``_b``, both values, ``difference`` (B − A),
-    ``se``, ``low``, ``high``, ``p_value`` and ``test``. ``ids`` keeps only those questions (a city's, a
-    difficulty's)."""
+    ``se``, ``low``, ``high``, ``p_value``, ``test`` and ``mde``. ``ids`` keeps only those questions (a
+    city's, a difficulty's); ``maps`` (question id → map) resamples maps, then questions within them.
+
+    Raises
+    ------
+    ValueError
+        ``maps`` lacks a question compared.
+    """
     metrics = _metrics_of(task)
     values_a = scored_values(rows_a, model_a, metrics)
     values_b = scored_values(rows_b, model_b, metrics)
@@ -133,7 +146,7 @@ def compare_scored(
         kept = set(ids)
         values_a = {key: {id: v for id, v in found.items() if id in kept} for key, found in values_a.items()}
         values_b = {key: {id: v for id, v in found.items() if id in kept} for key, found in values_b.items()}
-    rows = _paired(metrics, values_a, values_b, resamples, permutations, seed, level)
+    rows = _paired(metrics, values_a, values_b, resamples, permutations, seed, level, maps)
     return [{"task": task, "model_a": model_a, "model_b": model_b, **row} for row in rows]
 
 
@@ -145,9 +158,10 @@ def _paired(
     permutations: int,
     seed: int,
     level: float,
+    maps: Mapping[str, str] | None = None,
 ) -> list[dict[str, Any]]:
     ids = sorted({id for metric in metrics for id in values_a[metric.name].keys() & values_b[metric.name].keys()})
-    counts = bootstrap_counts(len(ids), resamples=resamples, seed=seed) if ids else None
+    counts = _weights(ids, resamples, seed, maps) if ids else None
     position = {id: index for index, id in enumerate(ids)}
     found = []
     for metric in metrics:
@@ -171,7 +185,7 @@ def _paired(
         xb[where] = [b[id][0] for id in common]
         wa[where] = [a[id][1] for id in common]
         wb[where] = [b[id][1] for id in common]
-        interval = difference_interval(counts, xa, xb, wa, wb, level=level)
+        interval = _bounded(difference_interval(counts, xa, xb, wa, wb, level=level), len(common))
         repeated = any(a[id][2] > 1 or b[id][2] > 1 for id in common)
         test = "permutation" if repeated else metric.test  # McNemar needs one 0/1 verdict a side
         if test == "mcnemar":
@@ -192,13 +206,37 @@ def _paired(
                 "b": _rounded(mean_b),
                 **{key: _rounded(value) for key, value in interval.items()},
                 "p_value": _rounded(p),
+                "mde": _rounded(detectable_from_se(interval["se"], level=level)),
             }
         )
     return found
 
 
-def _rounded(value: float) -> float:
-    """Six significant decimals: the same numbers print the same wherever they were summed."""
+def _weights(ids: Sequence[str], resamples: int, seed: int, maps: Mapping[str, str] | None) -> np.ndarray:
+    """The questions' weights in each resample, as :func:`benchmarks.paired.weighted_means` reads them
+    (resamples × questions)."""
+    if maps is not None:
+        missing = [id for id in ids if id not in maps]
+        if missing:
+            raise ValueError(f"question {missing[0]!r} has no map in the run's clusters: cannot resample by map")
+    chosen = None if maps is None else [maps[id] for id in ids]
+    return resampling_weights(ids, resamples=resamples, seed=seed, maps=chosen).T
+
+
+def _bounded(interval: Mapping[str, float], n: int) -> dict[str, float | None]:
+    """The interval of a difference over ``n`` questions, or none where it would claim what the data cannot
+    show: fewer than two questions, no variance, or a bound that is not a finite number."""
+    spread = (interval["se"], interval["low"], interval["high"])
+    if n < 2 or not all(np.isfinite(spread)) or interval["se"] <= 1e-12 or interval["high"] - interval["low"] <= 1e-12:
+        return {"difference": interval["difference"], "se": None, "low": None, "high": None}
+    return dict(interval)
+
+
+def _rounded(value: float | None) -> float | None:
+    """Six significant decimals: the same numbers print the same wherever they were summed (``None`` for
+    none, and for a figure that is not a finite number)."""
+    if value is None or not np.isfinite(value):
+        return None
     return round(float(value), 6)
 
 
@@ -210,18 +248,20 @@ def headline_intervals(
     resamples: int = 2000,
     seed: int = 0,
     level: float = 0.95,
-) -> dict[str, dict[str, float]]:
+    maps: Mapping[str, str] | None = None,
+) -> dict[str, dict[str, float | None]]:
     """Each headline metric of ``model``'s scored rows with its bootstrap interval: ``n``, ``mean``, ``se``,
     ``low``, ``high``. One draw of the questions serves every metric (a question's short and long answers
-    move together); the weighting applies inside each resample."""
+    move together); the weighting applies inside each resample; ``maps`` (question id → map) resamples maps,
+    then questions. With fewer than two questions or no variance, ``se``, ``low`` and ``high`` are ``None``."""
     metrics = _metrics_of(task)
     values = scored_values(rows, model, metrics)
     ids = sorted({id for found in values.values() for id in found})
     if not ids:
         return {}
-    counts = bootstrap_counts(len(ids), resamples=resamples, seed=seed)
+    counts = _weights(ids, resamples, seed, maps)
     position = {id: index for index, id in enumerate(ids)}
-    found: dict[str, dict[str, float]] = {}
+    found: dict[str, dict[str, float | None]] = {}
     for metric in metrics:
         by_id = values[metric.name]
         if not by_id:
@@ -231,6 +271,8 @@ def headline_intervals(
         x[where] = [value for value, _, _ in by_id.values()]
         w[where] = [weight for _, weight, _ in by_id.values()]
         spread = mean_interval(counts, x, w, level=level)
+        bounded = _bounded({"difference": spread["mean"], **spread}, len(by_id))
+        spread = {"mean": spread["mean"], **{key: bounded[key] for key in ("se", "low", "high")}}
         found[metric.name] = {"n": len(by_id), **{key: _rounded(value) for key, value in spread.items()}}
     return found
 
@@ -281,8 +323,9 @@ def comparison_markdown(record: Mapping[str, Any]) -> str:
     same_run = record["a"] == record["b"]
     lines = [
         f"Paired comparison, B − A: A = `{record['a']}`, B = `{record['b']}`."
-        f" {level}% paired-bootstrap intervals ({method['resamples']} resamples of the questions, seed"
-        f" {method['seed']}); p: exact McNemar for accuracy, paired sign-flip permutation for scores.",
+        f" {level}% paired-bootstrap intervals ({method['resamples']} resamples {_unit(method)}, seed"
+        f" {method['seed']}); p: exact McNemar for accuracy, paired sign-flip permutation for scores;"
+        " [–]: no interval (fewer than two questions, or no variance).",
         "",
         f"| Task | A | B | Metric | n | A | B | B − A [{level}% CI] | p | Test |",
         "|---|---|---|---|---:|---:|---:|---|---:|---|",
@@ -291,7 +334,9 @@ def comparison_markdown(record: Mapping[str, Any]) -> str:
     for row in record["comparisons"]:
         scale = _scale(row)
         interval = "–"
-        if row["difference"] is not None:
+        if row["difference"] is not None and (row["low"] is None or row["high"] is None):
+            interval = f"{_cell(row['difference'], scale, signed=True)} [–]"
+        elif row["difference"] is not None:
             interval = (
                 f"{_cell(row['difference'], scale, signed=True)}"
                 f" [{_cell(row['low'], scale, signed=True)}, {_cell(row['high'], scale, signed=True)}]"
@@ -311,11 +356,29 @@ def comparison_markdown(record: Mapping[str, Any]) -> str:
             notes.append(
                 f"- {_where(row)} {row['title']}: repeated answers, each question's mean compared (sign flips)."
             )
+    notes += _detectable(record["comparisons"], level)
     notes += [f"- Joined although they differ: {why}." for why in record.get("joined", ())]
     notes += [f"- Not compared (no counterpart on the other side): {what}." for what in record.get("unpaired", [])]
     if record.get("skipped_records"):
         notes.append(f"- {len(record['skipped_records'])} scored rows could not be read (see comparison.json).")
     return "\n".join([*lines, *([""] + notes if notes else [])]) + "\n"
+
+
+def _unit(method: Mapping[str, Any]) -> str:
+    return "of the maps, then the questions" if method.get("cluster") == "map" else "of the questions"
+
+
+def _detectable(rows: Sequence[Mapping[str, Any]], level: int) -> list[str]:
+    """The minimum detectable effect of each comparison, one line under the table."""
+    shown = [
+        f"{_where(row)} {row['title']} {_cell(row['mde'], _scale(row))}" for row in rows if row.get("mde") is not None
+    ]
+    if not shown:
+        return []
+    return [
+        f"- Minimum detectable effect (a difference found at 80% power, two-sided {100 - level}%:"
+        f" {detectable_from_se(1.0, level=level / 100):.2f} × its standard error): {'; '.join(shown)}."
+    ]
 
 
 def comparison_csv(record: Mapping[str, Any]) -> str:
@@ -356,8 +419,9 @@ def plot_comparison(record: Mapping[str, Any], png: str | Path) -> tuple[Path, P
             scale = _scale(chosen[0])
             y = [labels.index(_pair_label(r, same_run)) for r in chosen]
             x = np.array([r["difference"] for r in chosen]) * scale
-            low = x - np.array([r["low"] for r in chosen]) * scale
-            high = np.array([r["high"] for r in chosen]) * scale - x
+            # a difference without an interval (n < 2, no variance): its point, no bar
+            low = x - np.array([r["difference"] if r["low"] is None else r["low"] for r in chosen]) * scale
+            high = np.array([r["difference"] if r["high"] is None else r["high"] for r in chosen]) * scale - x
             axis.axvline(0.0, color="#7F7F7F", linewidth=0.6, linestyle="--")
             axis.errorbar(x, y, xerr=[low, high], fmt="o", markersize=3, capsize=2, linewidth=0.8)
             axis.set_yticks(range(len(labels)))

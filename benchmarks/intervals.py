@@ -1,103 +1,148 @@
-"""Uncertainty of a metric: a seeded bootstrap over questions, and the intervals summaries carry.
+"""Uncertainty of a metric: a seeded Poisson bootstrap over questions (or maps), and the intervals summaries carry.
 
 What is resampled: **questions**, not answers. The answers of one question
 (route: its short and its long answer; every repeat of it, rows with one id
-and different ``repeat``) form one cluster and are drawn together, because
-they are not independent: a model that misreads a map fails both forms. Each
-resample draws as many questions as there are, with replacement, and
-recomputes each metric the way the report does (:func:`~benchmarks.metrics.aggregate`):
-the ratio of the drawn answers' weighted sums, so the difficulty weighting
-applies inside every resample. All the metrics of a summary row use the same
-draws, so the short and long figures of one resample come from one set of
-questions.
+and different ``repeat``) form one cluster and weigh the same in a resample,
+because they are not independent: a model that misreads a map fails both
+forms. Each resample gives each question a Poisson(1) weight
+(:func:`benchmarks.paired.resampling_weights`: a function of the seed, the
+question's id and the resample's number alone) and recomputes each metric
+the way the report does (:func:`~benchmarks.metrics.aggregate`): the ratio of
+the answers' weighted sums, so the difficulty weighting applies inside every
+resample. One draw serves every group (a model, a city, a difficulty pair)
+and every run over the same questions; all the metrics of a summary row use
+it, so the short and long figures of one resample come from one set of
+weights. With ``cluster="map"`` the resampling has two stages: each map
+(city, image) gets a Poisson(1) weight too, and a question weighs its own
+weight times its map's, because the questions of one map are not
+independent either (they share the map's legibility and size).
 
-The clusters are sorted by id before drawing, and the draws are
-:func:`benchmarks.paired.bootstrap_counts` (seeded; the same draws as the
-paired comparisons make): the same answers give the same interval, digit for
-digit, whatever their order in the file or the number of workers that
-scored them (a question's own answers are summed exactly, :func:`math.fsum`).
-The interval is the percentile interval of the resampled figures (2.5 % and
-97.5 % at level 0.95) and the standard error their standard deviation, both
-as :func:`benchmarks.paired.mean_interval` computes them; ``n`` is the number of questions
-the metric applies to.
+The same answers give the same interval, digit for digit, whatever their
+order in the file, the other questions beside them or the number of workers
+that scored them (a question's own answers are summed exactly,
+:func:`math.fsum`). The interval is the percentile interval of the resampled
+figures (2.5 % and 97.5 % at level 0.95) and the standard error their
+standard deviation, both as :func:`benchmarks.paired.mean_interval` computes
+them; ``n`` is the number of questions the metric applies to. A figure that
+cannot have an interval says so: with fewer than two questions, or when
+every resample gives the same figure (no variance: all right, all wrong),
+``se``, ``low`` and ``high`` are ``None`` and tables print ``–`` after ``±``.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
 from benchmarks.metrics import DIGITS, MetricSpec
-from benchmarks.paired import _spreads, bootstrap_counts
+from benchmarks.paired import _spreads, resampling_weights
 
 __all__ = [
     "RESAMPLES",
+    "RESAMPLE_RANGE",
+    "SEED_RANGE",
     "SEED",
     "LEVEL",
+    "CLUSTERS",
     "INTERVAL_METHOD",
     "Interval",
+    "interval_method",
     "intervals",
     "grouped_intervals",
     "interval_note",
+    "question_maps",
 ]
 
 #: Resamples of a bootstrap.
 RESAMPLES = 2000
+#: The fewest and most resamples a command takes: below 200 the 2.5% and 97.5% quantiles rest on fewer than five
+#: resamples each (an interval can miss its own estimate); above 50,000 the weights of a few thousand questions
+#: outgrow the memory of a laptop, for no digit a table prints.
+RESAMPLE_RANGE = (200, 50_000)
+#: Seeds a command takes (the key of the weights' hash is 8 bytes).
+SEED_RANGE = (0, 2**64 - 1)
 #: Seed of the draws.
 SEED = 0
 #: Coverage of the interval.
 LEVEL = 0.95
-#: How the intervals of a summary were computed, as the summary records it.
-INTERVAL_METHOD = {"method": "bootstrap over questions", "resamples": RESAMPLES, "seed": SEED, "level": LEVEL}
+#: What is resampled: questions (a question's answers together), or maps, then questions within them.
+CLUSTERS = ("question", "map")
+_DESCRIBED = {"question": "Poisson bootstrap over questions", "map": "Poisson bootstrap over maps, then questions"}
+
+
+def interval_method(
+    *, resamples: int = RESAMPLES, seed: int = SEED, level: float = LEVEL, cluster: str = "question"
+) -> dict[str, Any]:
+    """How a summary's printed intervals were computed, as ``summary.json`` records it (``interval_method``).
+
+    >>> interval_method(cluster="map")["unit"]
+    'map, then question'
+    """
+    if cluster not in CLUSTERS:
+        raise ValueError(f"cluster must be one of {', '.join(CLUSTERS)}, got {cluster!r}")
+    return {
+        "method": _DESCRIBED[cluster],
+        "cluster": cluster,
+        "unit": "question" if cluster == "question" else "map, then question",
+        "weights": "Poisson(1) per (seed, question id, resample), times the map's per (seed, map, resample)"
+        if cluster == "map"
+        else "Poisson(1) per (seed, question id, resample)",
+        "resamples": resamples,
+        "seed": seed,
+        "level": level,
+    }
+
+
+#: How the intervals of a summary are computed by default, as the summary records it.
+INTERVAL_METHOD = interval_method()
 
 
 @dataclass(frozen=True, slots=True)
 class Interval:
-    """A metric's uncertainty: ``n`` questions, the standard error ``se`` and the interval ``[low, high]``."""
+    """A metric's uncertainty: ``n`` questions, the standard error ``se`` and the interval ``[low, high]``.
+
+    ``se``, ``low`` and ``high`` are ``None`` where there is no interval to give (fewer than two questions, or
+    no variance).
+    """
 
     n: int
-    se: float
-    low: float
-    high: float
+    se: float | None
+    low: float | None
+    high: float | None
 
     @property
-    def half_width(self) -> float:
-        """Half the interval's width: what tables print after ``±``."""
+    def half_width(self) -> float | None:
+        """Half the interval's width: what tables print after ``±`` (``None``: no interval)."""
+        if self.low is None or self.high is None:
+            return None
         return (self.high - self.low) / 2
 
     def to_dict(self) -> dict[str, Any]:
         """As summaries keep it, every figure rounded to :data:`~benchmarks.metrics.DIGITS` like the metric."""
         return {
             "n": self.n,
-            "se": round(self.se, DIGITS),
-            "low": round(self.low, DIGITS),
-            "high": round(self.high, DIGITS),
+            "se": None if self.se is None else round(self.se, DIGITS),
+            "low": None if self.low is None else round(self.low, DIGITS),
+            "high": None if self.high is None else round(self.high, DIGITS),
         }
 
 
-@lru_cache(maxsize=16)
-def _shared_counts(n: int, resamples: int, seed: int) -> np.ndarray:
-    counts = _transposed(bootstrap_counts(n, resamples=resamples, seed=seed))
-    counts.flags.writeable = False
-    return counts
+def question_maps(answers: Iterable[Any], map_of: Callable[[Any], str]) -> dict[str, list[str]]:
+    """The clusters of ``cluster="map"``: each map with its questions' ids, sorted (what ``summary.json`` records
+    as ``clusters``, for ``compare --cluster map`` to read back).
 
-
-def _transposed(counts: np.ndarray) -> np.ndarray:
-    # questions × resamples, as floats: the layout the matrix product reads, converted once per draw
-    return np.ascontiguousarray(counts.T, dtype=float)
-
-
-def _counts(n: int, resamples: int, seed: int) -> np.ndarray:
-    """The draws of ``n`` questions (questions × resamples): the same for every row of that size (every model of
-    a report, every city of one size), so drawn once while small enough to keep (at most 16 × 8 MB)."""
-    if n * resamples <= 1_000_000:
-        return _shared_counts(n, resamples, seed)
-    return _transposed(bootstrap_counts(n, resamples=resamples, seed=seed))
+    >>> from types import SimpleNamespace as Answer
+    >>> question_maps([Answer(id="b", city="rome"), Answer(id="a", city="rome")], lambda answer: answer.city)
+    {'rome': ['a', 'b']}
+    """
+    found: dict[str, set[str]] = {}
+    for answer in answers:
+        found.setdefault(str(map_of(answer)), set()).add(str(answer.id))
+    return {name: sorted(ids) for name, ids in sorted(found.items())}
 
 
 def intervals(
@@ -107,10 +152,13 @@ def intervals(
     resamples: int = RESAMPLES,
     seed: int = SEED,
     level: float = LEVEL,
+    cluster: str = "question",
+    map_of: Callable[[Any], str] | None = None,
 ) -> dict[str, Interval]:
     """The interval of each spec over ``answers``, by spec name, from one bootstrap over their questions.
 
-    An answer's question is its ``id``. A spec that applies to no answer gets no interval.
+    An answer's question is its ``id``; with ``cluster="map"``, ``map_of(answer)`` is its map. A spec that
+    applies to no answer gets no interval.
 
     Examples
     --------
@@ -121,8 +169,12 @@ def intervals(
     >>> found = intervals([spec], answers)["accuracy"]
     >>> found.n, found.low < 0.5 < found.high, round(found.se, 2)
     (100, True, 0.05)
+    >>> intervals([spec], answers[:1])["accuracy"]  # one question: no interval
+    Interval(n=1, se=None, low=None, high=None)
     """
-    return grouped_intervals(specs, [answers], resamples=resamples, seed=seed, level=level)[0]
+    return grouped_intervals(
+        specs, [answers], resamples=resamples, seed=seed, level=level, cluster=cluster, map_of=map_of
+    )[0]
 
 
 def grouped_intervals(
@@ -132,12 +184,23 @@ def grouped_intervals(
     resamples: int = RESAMPLES,
     seed: int = SEED,
     level: float = LEVEL,
+    cluster: str | Sequence[str] = "question",
+    map_of: Callable[[Any], str] | None = None,
 ) -> list[dict[str, Interval]]:
     """:func:`intervals` of each group of answers (a report's models, cities, difficulty pairs), in order.
 
-    The same numbers as one :func:`intervals` call per group, digit for digit, in less time: the groups of one
-    question count share the draws, which are made once per count (they are most of the cost), and an
-    answer that sits in several groups is read once.
+    ``cluster`` is one clustering for every group, or one per group (a report's rows under the chosen one and
+    its models' rows under both: the answers are read once).
+
+    The same numbers as one :func:`intervals` call per group, digit for digit, in less time: each question's
+    weights are drawn once for every group, the groups over one set of questions (every model's row, when
+    the models answered the same questions) are one matrix product, and an answer that sits in several
+    groups is read once.
+
+    Raises
+    ------
+    ValueError
+        ``cluster`` is not one of :data:`CLUSTERS`, or ``"map"`` without ``map_of``.
 
     >>> from types import SimpleNamespace as Answer
     >>> from benchmarks.metrics import MetricSpec
@@ -148,37 +211,90 @@ def grouped_intervals(
     True
     """
     groups = [list(group) for group in groups]
+    clusters = [cluster] * len(groups) if isinstance(cluster, str) else list(cluster)
+    if len(clusters) != len(groups) or not set(clusters) <= set(CLUSTERS):
+        raise ValueError(f"cluster must be one of {', '.join(CLUSTERS)} (or one per group), got {cluster!r}")
+    if "map" in clusters and map_of is None:
+        raise ValueError("cluster 'map' needs each answer's map (map_of)")
     tally = _tally(specs, groups)
     found: list[dict[str, Interval]] = [{} for _ in groups]
-    by_size: dict[int, list[int]] = {}
+    if not len(tally.names):
+        return found
+    weights = {"question": resampling_weights(tally.names, resamples=resamples, seed=seed)}
+    if "map" in clusters:
+        of = {str(answer.id): str(map_of(answer)) for group in groups for answer in group}  # type: ignore[misc]
+        maps = [of[name] for name in tally.names]
+        weights["map"] = resampling_weights(tally.names, resamples=resamples, seed=seed, maps=maps)
+    # the groups over one set of questions, and one clustering, share its weights
+    by_questions: dict[tuple[str, bytes], list[int]] = {}
     for index, size in enumerate(tally.sizes.tolist()):
         if size:
-            by_size.setdefault(size, []).append(index)
-    width = len(specs)
-    for size in sorted(by_size):
-        counts = _counts(size, resamples, seed)  # one draw for every spec of every group of this size
-        chosen = by_size[size]
-        # each group's questions (sorted by id), by spec: the group's sums laid out as one matrix per group of
-        # numerators (specs × questions) then denominators, the groups one after the other
-        rows = (tally.first[chosen][:, None] + np.arange(size)).ravel()
-        sums = np.stack([tally.numerators[rows], tally.denominators[rows]]).reshape(2, len(chosen), size, width)
-        stacked = np.ascontiguousarray(sums.transpose(1, 0, 3, 2)).reshape(-1, size)
-        # every spec's resampled weighted means of every group of this size in one product (a row of a product
-        # is that row's own: the same bits as one group's alone): sum c·w·x / sum c·w (w·x is the numerator)
-        sums = (stacked @ counts).reshape(len(chosen), 2, width, resamples)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            means = sums[:, 0] / sums[:, 1]  # groups × specs × resamples
-        applies = tally.applies[rows].reshape(len(chosen), size, width).sum(axis=1)  # questions per spec
-        places = np.argwhere(applies > 0)
-        if not len(places):
-            continue
-        # a resample that drew none of the spec's questions is dropped; where every spec applies, the rows are
-        # the means as they lie (no copy)
-        kept = means.reshape(-1, resamples) if len(places) == applies.size else means[applies > 0]
-        for (place, column), spread in zip(places.tolist(), _spreads(kept, level)):
-            n = int(applies[place, column])
-            found[chosen[place]][specs[column].name] = Interval(n, spread["se"], spread["low"], spread["high"])
+            start = int(tally.first[index])
+            key = (clusters[index], tally.questions[start : start + size].tobytes())
+            by_questions.setdefault(key, []).append(index)
+    # every group's resampled figures, then their spreads in one pass (rows of one count of kept resamples
+    # are one batch of numpy's quantile)
+    places: list[tuple[int, str, int]] = []
+    rows: list[np.ndarray] = []
+    for (chosen_cluster, _), chosen in by_questions.items():
+        _resampled(chosen, specs, tally, weights[chosen_cluster], places, rows)
+    if rows:
+        resampled = np.concatenate(rows)
+        enough = np.isfinite(resampled).sum(axis=1) >= 2
+        spreads = iter(_spreads(resampled[enough], level) if enough.any() else [])
+        for (group, name, n), usable in zip(places, enough.tolist()):
+            found[group][name] = _interval(n, next(spreads) if usable else None)
     return [{spec.name: group[spec.name] for spec in specs if spec.name in group} for group in found]
+
+
+def _resampled(
+    chosen: list[int],
+    specs: Sequence[MetricSpec],
+    tally: _Tally,
+    weights: np.ndarray,
+    places: list[tuple[int, str, int]],
+    rows: list[np.ndarray],
+) -> None:
+    """The resampled figures of the groups ``chosen`` (all over the same questions): one row per (group, spec
+    that applies) appended to ``rows``, and its (group, spec name, questions) to ``places``."""
+    width, resamples = len(specs), weights.shape[1]
+    size = int(tally.sizes[chosen[0]])
+    start = int(tally.first[chosen[0]])
+    questions = tally.questions[start : start + size]
+    if int(questions[-1]) - int(questions[0]) + 1 == size:  # consecutive questions: a view, no copy
+        mine = weights[int(questions[0]) : int(questions[-1]) + 1]
+    else:
+        mine = weights[questions]
+    # each group's questions (sorted by id), by spec: the group's sums laid out as one matrix per group of
+    # numerators (specs × questions) then denominators, the groups one after the other
+    members = (tally.first[chosen][:, None] + np.arange(size)).ravel()
+    sums = np.stack([tally.numerators[members], tally.denominators[members]]).reshape(2, len(chosen), size, width)
+    stacked = np.ascontiguousarray(sums.transpose(1, 0, 3, 2)).reshape(-1, size)
+    # every spec's resampled weighted means of every group in one product (a row of a product is that row's
+    # own: the same bits as one group's alone): sum c·w·x / sum c·w (w·x is the numerator)
+    sums = (stacked @ mine).reshape(len(chosen), 2, width, resamples)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = sums[:, 0] / sums[:, 1]  # groups × specs × resamples
+    applies = tally.applies[members].reshape(len(chosen), size, width).sum(axis=1)  # questions per spec
+    found = np.argwhere(applies > 0)
+    if not len(found):
+        return
+    # a resample that gave the spec's questions no weight is dropped (by the spreads)
+    rows.append(means.reshape(-1, resamples) if len(found) == applies.size else means[applies > 0])
+    places.extend((chosen[place], specs[column].name, int(applies[place, column])) for place, column in found.tolist())
+
+
+def _interval(n: int, spread: Mapping[str, float] | None) -> Interval:
+    """The interval of ``n`` questions from their resampled spread, or none where it would claim a precision
+    the data do not have: fewer than two questions, or no variance (every resample the same figure)."""
+    if n < 2 or spread is None:
+        return Interval(n, None, None, None)
+    se, low, high = spread["se"], spread["low"], spread["high"]
+    if not all(math.isfinite(value) for value in (se, low, high)):
+        return Interval(n, None, None, None)
+    if se <= 1e-12 * max(1.0, abs(low), abs(high)) or high - low <= 1e-12 * max(1.0, abs(high)):
+        return Interval(n, None, None, None)
+    return Interval(n, se, low, high)
 
 
 @dataclass(frozen=True)
@@ -195,6 +311,10 @@ class _Tally:
     #: per group, its first row and its number of questions
     first: np.ndarray
     sizes: np.ndarray
+    #: each row's question: its place in ``names``
+    questions: np.ndarray
+    #: the questions' ids, sorted
+    names: tuple[str, ...]
 
 
 def _tally(specs: Sequence[MetricSpec], groups: list[list[Any]]) -> _Tally:
@@ -213,7 +333,8 @@ def _tally(specs: Sequence[MetricSpec], groups: list[list[Any]]) -> _Tally:
     shares = np.array([[0.0 if pair is None else pair[1] for pair in row] for row in values]).reshape(-1, width)
     applies = np.array([[pair is not None for pair in row] for row in values], dtype=bool).reshape(-1, width)
     questions = [str(answer.id) for answer in distinct.values()]
-    rank = {question: index for index, question in enumerate(sorted(set(questions)))}
+    names = tuple(sorted(set(questions)))
+    rank = {question: index for index, question in enumerate(names)}
     ranks = np.array([rank[question] for question in questions], dtype=np.int64)
 
     lengths = np.array([len(group) for group in groups], dtype=np.int64)
@@ -239,7 +360,8 @@ def _tally(specs: Sequence[MetricSpec], groups: list[list[Any]]) -> _Tally:
     group_of_row = keys[starts] // max(len(rank), 1)
     sizes = np.bincount(group_of_row, minlength=len(groups))
     first = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.intp)
-    return _Tally(numerators, denominators, counted, first, sizes)
+    row_questions = (keys[starts] % max(len(rank), 1)).astype(np.intp)
+    return _Tally(numerators, denominators, counted, first, sizes, row_questions, names)
 
 
 def _values(specs: Sequence[MetricSpec], answers: Iterable[Any]) -> list[tuple[tuple[float, float] | None, ...]]:
@@ -264,12 +386,14 @@ def interval_note(summary: Any) -> str:
     """What ``±`` means in a summary's tables, as a sentence after a space; ``""`` for a summary without intervals.
 
     >>> interval_note({"interval_method": INTERVAL_METHOD})
-    ' ± is half the width of the 95% interval (bootstrap over questions, 2000 resamples, seed 0).'
+    ' ± is half the width of the 95% interval (Poisson bootstrap over questions, 2000 resamples, seed 0); – where \
+there is none (fewer than two questions, or no variance).'
     """
     method = summary.get("interval_method") if hasattr(summary, "get") else None
     if not method:
         return ""
     return (
         f" ± is half the width of the {method['level']:.0%} interval"
-        f" ({method['method']}, {method['resamples']} resamples, seed {method['seed']})."
+        f" ({method['method']}, {method['resamples']} resamples, seed {method['seed']});"
+        " – where there is none (fewer than two questions, or no variance)."
     )

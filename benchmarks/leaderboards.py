@@ -11,13 +11,18 @@ intervals cannot separate are tied (:func:`tiered_ranks`): the models are
 sorted by the point estimate; the first is the leader of the first tier; each
 next model whose interval overlaps the tier leader's shares the leader's rank,
 and the first that does not starts a new tier, ranked by its position
-(competition ranking: 1, 1, 3). Without intervals only equal points tie.
+(competition ranking: 1, 1, 3). Without intervals only equal points tie. An
+interval recorded without bounds (fewer than two questions, or no variance:
+:mod:`benchmarks.intervals`) separates nothing: its model ties with its tier
+leader, and the leader of such a tier ties with the next. A value that is not
+a finite number is not ranked.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -38,19 +43,28 @@ def _metrics_of(task: str) -> tuple[MetricSpec, ...]:
 def _overlap(one: Mapping[str, Any] | None, other: Mapping[str, Any] | None) -> bool:
     if not one or not other:
         return False
+    if _unbounded(one) or _unbounded(other):  # an interval that cannot be given separates nothing
+        return True
     return float(one["low"]) <= float(other["high"]) and float(other["low"]) <= float(one["high"])
+
+
+def _unbounded(interval: Mapping[str, Any]) -> bool:
+    return interval.get("low") is None or interval.get("high") is None
 
 
 def tiered_ranks(entries: Sequence[tuple[str, float | None, Mapping[str, Any] | None]]) -> dict[str, int | None]:
     """Competition ranks of ``(model, value, interval)`` entries, higher values first, ties by overlap.
 
     A model whose interval overlaps its tier leader's shares the leader's rank (see the module notes);
-    a model without a value is not ranked (``None``).
+    a model without a finite value is not ranked (``None``).
 
     >>> tiered_ranks([("a", 0.6, {"low": 0.5, "high": 0.7}), ("b", 0.55, {"low": 0.45, "high": 0.65}),
-    ...               ("c", 0.3, {"low": 0.2, "high": 0.4}), ("d", None, None)])
-    {'a': 1, 'b': 1, 'c': 3, 'd': None}
+    ...               ("c", 0.3, {"low": 0.2, "high": 0.4}), ("d", None, None), ("e", float("nan"), None)])
+    {'a': 1, 'b': 1, 'c': 3, 'd': None, 'e': None}
+    >>> tiered_ranks([("a", 1.0, {"n": 1, "low": None, "high": None}), ("b", 0.0, {"n": 1, "low": None, "high": None})])
+    {'a': 1, 'b': 1}
     """
+    entries = [(name, value if value is not None and math.isfinite(value) else None, it) for name, value, it in entries]
     ranked = sorted((entry for entry in entries if entry[1] is not None), key=lambda entry: (-entry[1], entry[0]))
     ranks: dict[str, int | None] = {}
     leader: tuple[str, float | None, Mapping[str, Any] | None] | None = None
@@ -66,14 +80,25 @@ def tiered_ranks(entries: Sequence[tuple[str, float | None, Mapping[str, Any] | 
 
 def _value(row: Any, key: str) -> float | None:
     value = row.get(key) if isinstance(row, Mapping) else None
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+    if not isinstance(value, int | float) or isinstance(value, bool) or not math.isfinite(value):
+        return None
+    return float(value)
+
+
+def _finite(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _interval(row: Any, key: str) -> dict[str, Any] | None:
-    """The metric's interval in a summary's model row (the contract: ``n, se, low, high``), when well formed."""
+    """The metric's interval in a summary's model row (the contract: ``n, se, low, high``), when well formed;
+    one recorded without bounds (``low`` and ``high`` null: no interval to give) keeps them ``None``."""
     intervals = row.get("intervals") if isinstance(row, Mapping) else None
     found = intervals.get(key) if isinstance(intervals, Mapping) else None
-    if not isinstance(found, Mapping) or not all(isinstance(found.get(k), int | float) for k in ("low", "high")):
+    if not isinstance(found, Mapping):
+        return None
+    if found.get("low") is None and found.get("high") is None and "low" in found and "high" in found:
+        return {"n": found.get("n"), "se": None, "low": None, "high": None}
+    if not all(_finite(found.get(k)) for k in ("low", "high")):
         return None
     return {k: found[k] for k in ("n", "se", "low", "high") if k in found}
 
@@ -144,6 +169,8 @@ def _cell(cell: Mapping[str, Any], scale: float) -> str:
     interval = cell["interval"]
     if not interval:
         return f"{value * scale:.2f}"
+    if _unbounded(interval):
+        return f"{value * scale:.2f} ± –"
     half = (float(interval["high"]) - float(interval["low"])) / 2.0
     return f"{value * scale:.2f} ± {half * scale:.2f}"
 
@@ -169,7 +196,8 @@ def leaderboard_markdown(record: Mapping[str, Any]) -> str:
     )
     notes = [
         f"Ranked by `{record['rank_by']}`; ± is half the width of the 95% interval ({how}). Models whose interval"
-        " overlaps their tier leader's share its rank.",
+        " overlaps their tier leader's share its rank; ± – is no interval (fewer than two questions, or no"
+        " variance), which separates no rank.",
     ]
     if record.get("runs_without_intervals"):
         notes.append(
@@ -243,7 +271,7 @@ def plot_leaderboard(record: Mapping[str, Any], png: str | Path) -> tuple[Path, 
                 if cell["value"] is None:
                     continue
                 x = cell["value"] * scale
-                if cell["interval"]:
+                if cell["interval"] and not _unbounded(cell["interval"]):
                     error = np.array([[x - cell["interval"]["low"] * scale], [cell["interval"]["high"] * scale - x]])
                     axis.errorbar(
                         [x], [y], xerr=error, fmt="o", markersize=3, capsize=2, linewidth=0.8, color="#0072B2"

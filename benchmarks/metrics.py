@@ -244,16 +244,19 @@ def interval_cell(value: float | None, interval: Any, *, scale: float = 1.0, dig
 
     ``interval`` is a :class:`~benchmarks.intervals.Interval` or its dict (``low``, ``high``).
 
-    Without an interval, the figure alone; without a figure, ``–``.
+    Without an interval, the figure alone; without a figure, ``–``; with an interval that has no bounds
+    (fewer than two questions, or no variance: :mod:`benchmarks.intervals`), ``± –``.
 
     >>> interval_cell(0.41234, {"n": 9, "se": 0.01, "low": 0.39, "high": 0.4362}, scale=100)
     '41.23 ± 2.31'
-    >>> interval_cell(None, None), interval_cell(17.256, None)
-    ('–', '17.26')
+    >>> interval_cell(None, None), interval_cell(17.256, None), interval_cell(1.0, {"n": 1, "low": None, "high": None})
+    ('–', '17.26', '1.00 ± –')
     """
     if value is None:
         return "–"
     if interval is None:
         return f"{value * scale:.{digits}f}"
     low, high = (interval["low"], interval["high"]) if isinstance(interval, Mapping) else (interval.low, interval.high)
+    if low is None or high is None:
+        return f"{value * scale:.{digits}f} ± –"
     return f"{value * scale:.{digits}f} ± {(high - low) / 2 * scale:.{digits}f}"

@@ -4,10 +4,12 @@ Two runs, two models or two prompt modes answered the same questions; each
 question gives a pair of values (correct or not, a map score). What is
 compared is each side's (weighted) mean over the questions both answered:
 
-- :func:`bootstrap_counts` draws the resamples: questions drawn with
-  replacement, as counts per question, so that every metric of one comparison
-  (a question's short and its long answer) is resampled with the same draw,
-  and the weighting applies inside each resample (:func:`weighted_means`);
+- :func:`resampling_weights` draws the resamples (a Poisson bootstrap): each
+  question's weight in resample ``r`` is a Poisson(1) draw keyed by (seed,
+  question id, ``r``), times its map's (keyed the same way) when maps are the
+  clusters, so that every metric of one comparison (a question's short and its
+  long answer) and every run over the same questions is resampled with the same
+  weights, and the weighting applies inside each resample (:func:`weighted_means`);
 - :func:`difference_interval`: the paired-bootstrap percentile interval and
   standard error of ``mean(B) - mean(A)`` (:func:`mean_interval`: of one side's mean);
 - :func:`mcnemar_exact`: the exact McNemar test of paired correctness (a
@@ -27,11 +29,17 @@ kind, weighted or not and with which test, its metric records say
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
+from functools import lru_cache
+from hashlib import blake2b
+
 import numpy as np
 
 __all__ = [
     "TESTS",
-    "bootstrap_counts",
+    "question_weights",
+    "resampling_weights",
     "weighted_means",
     "difference_interval",
     "mean_interval",
@@ -45,21 +53,104 @@ TESTS = ("mcnemar", "permutation")
 _EXACT_PATTERNS = 1 << 12
 # sign patterns drawn at a time (bounds the memory of a large Monte Carlo test)
 _BLOCK = 512
+# SplitMix64's increment and multipliers (Steele, Lea and Flood 2014)
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+# P(X <= k) of X ~ Poisson(1), k = 0..19 (P(X > 19) < 2**-53: a uniform of 53 bits never reaches it)
+_POISSON_CDF = np.cumsum([math.exp(-1.0) / math.factorial(k) for k in range(20)])
+# questions whose weights are made at once
+_ROWS = 4096
 
 
-def bootstrap_counts(n: int, *, resamples: int = 2000, seed: int = 0) -> np.ndarray:
-    """How often each of ``n`` questions is drawn in each resample: an ``(resamples, n)`` integer array.
+def question_weights(
+    names: Sequence[str], *, resamples: int = 2000, seed: int = 0, unit: str = "question"
+) -> np.ndarray:
+    """Each named unit's Poisson(1) weight in each resample: a ``(len(names), resamples)`` float array.
 
-    Each row is a multinomial draw of ``n`` questions with replacement, seeded.
+    The weight of unit ``name`` in resample ``r`` is a function of ``(seed, unit, name, r)`` alone: the
+    name and seed are hashed (BLAKE2b, keyed by the seed, personalised by ``unit``) into a 64-bit key,
+    and resample ``r`` reads the ``r``-th output of the SplitMix64 sequence of that key, turned into a
+    Poisson(1) draw by the inverse of its distribution function. So a question weighs the same in every
+    group it sits in (a model, a city, a difficulty pair) and in every run over it, whatever else the
+    file holds, in any process; two runs compared are paired by construction.
 
-    >>> counts = bootstrap_counts(4, resamples=3, seed=1)
-    >>> counts.shape, counts.sum(axis=1).tolist()
-    ((3, 4), [4, 4, 4])
+    Raises
+    ------
+    ValueError
+        ``resamples`` below 1, or a seed outside ``0 ≤ seed < 2**64``.
+
+    >>> weights = question_weights(["q1", "q2"], resamples=4000, seed=1)
+    >>> weights.shape, round(float(weights.mean()), 1), round(float(weights.var()), 1)
+    ((2, 4000), 1.0, 1.0)
+    >>> bool((weights[1] == question_weights(["q2"], resamples=4000, seed=1)[0]).all())  # whatever else is drawn
+    True
     """
-    if n < 1 or resamples < 1:
-        raise ValueError(f"bootstrap needs at least one question and one resample, got n={n}, resamples={resamples}")
-    rng = np.random.default_rng(seed)
-    return rng.multinomial(n, np.full(n, 1.0 / n), size=resamples)
+    if resamples < 1:
+        raise ValueError(f"bootstrap needs at least one resample, got {resamples}")
+    if not 0 <= seed < 1 << 64:
+        raise ValueError(f"seed must be an integer from 0 to 2**64 - 1, got {seed}")
+    key, person = seed.to_bytes(8, "little"), unit.encode("utf-8")[:16]
+    keys = np.fromiter(
+        (
+            int.from_bytes(blake2b(str(name).encode("utf-8"), digest_size=8, key=key, person=person).digest(), "little")
+            for name in names
+        ),
+        dtype=np.uint64,
+        count=len(names),
+    )
+    steps = np.arange(1, resamples + 1, dtype=np.uint64) * _GOLDEN
+    found = np.empty((len(names), resamples))
+    for start in range(0, len(names), _ROWS):  # a block of rows at a time: the temporaries stay small
+        state = keys[start : start + _ROWS, None] + steps  # SplitMix64: wraps modulo 2**64
+        state ^= state >> np.uint64(30)
+        state *= _MIX1
+        state ^= state >> np.uint64(27)
+        state *= _MIX2
+        state ^= state >> np.uint64(31)
+        uniform = (state >> np.uint64(11)).astype(float) * 2.0**-53
+        found[start : start + _ROWS] = np.searchsorted(_POISSON_CDF, uniform, side="right")
+    return found
+
+
+def resampling_weights(
+    ids: Sequence[str],
+    *,
+    resamples: int = 2000,
+    seed: int = 0,
+    maps: Sequence[str] | None = None,
+) -> np.ndarray:
+    """Each question's weight in each resample (``(len(ids), resamples)``): its own Poisson(1) draw
+    (:func:`question_weights`), times its map's when ``maps`` (each question's map, in order) is given:
+    the two-stage bootstrap of maps, then questions within them.
+
+    >>> one = resampling_weights(["a", "b"], resamples=5, maps=["rome", "rome"])
+    >>> bool((one == question_weights(["a", "b"], resamples=5) * question_weights(["rome"], resamples=5,
+    ...                                                                          unit="map")).all())
+    True
+    """
+    weights = _kept_weights(tuple(str(id) for id in ids), resamples, seed)
+    if maps is None:
+        return weights
+    names = sorted(set(maps))
+    position = {name: index for index, name in enumerate(names)}
+    by_map = question_weights(names, resamples=resamples, seed=seed, unit="map")
+    return weights * by_map[[position[name] for name in maps]]
+
+
+@lru_cache(maxsize=4)
+def _cached_weights(ids: tuple[str, ...], resamples: int, seed: int) -> np.ndarray:
+    weights = question_weights(ids, resamples=resamples, seed=seed)
+    weights.flags.writeable = False
+    return weights
+
+
+def _kept_weights(ids: tuple[str, ...], resamples: int, seed: int) -> np.ndarray:
+    """:func:`question_weights`, kept while small enough (a report asks for the same questions' weights for its
+    chosen clusters and the other, a comparison for each pair of one run's sides): read-only."""
+    if len(ids) * resamples <= 8_000_000:
+        return _cached_weights(ids, resamples, seed)
+    return question_weights(ids, resamples=resamples, seed=seed)
 
 
 def weighted_means(counts: np.ndarray, values: np.ndarray, weights: np.ndarray) -> np.ndarray:
@@ -96,7 +187,7 @@ def difference_interval(
     Returns the point difference (on all questions), the standard error of the resampled
     differences and the percentile interval at ``level``.
 
-    >>> counts = bootstrap_counts(3, resamples=200, seed=0)
+    >>> counts = resampling_weights(["a", "b", "c"], resamples=200).T
     >>> found = difference_interval(counts, np.array([0.0, 0, 1]), np.array([1.0, 1, 1]), np.ones(3))
     >>> round(found["difference"], 4), found["low"] >= 0.0, found["high"] <= 1.0
     (0.6667, True, True)
@@ -115,7 +206,7 @@ def mean_interval(
     """The bootstrap interval of one weighted mean: the point (on all questions), the standard error and the
     percentile interval at ``level`` of the resampled means.
 
-    >>> found = mean_interval(bootstrap_counts(4, resamples=100), np.array([1.0, 1, 0, 0]), np.ones(4))
+    >>> found = mean_interval(resampling_weights("abcd", resamples=100).T, np.array([1.0, 1, 0, 0]), np.ones(4))
     >>> found["mean"], 0.0 <= found["low"] <= 0.5 <= found["high"] <= 1.0
     (0.5, True)
     """
@@ -129,6 +220,8 @@ def _spread(resampled: np.ndarray, level: float) -> dict[str, float]:
     if not 0.0 < level < 1.0:
         raise ValueError(f"level must lie strictly between 0 and 1, got {level}")
     resampled = resampled[np.isfinite(resampled)]
+    if not resampled.size:  # no resample gave any weight: nothing to spread
+        return {"se": float("nan"), "low": float("nan"), "high": float("nan")}
     low, high = np.quantile(resampled, [(1.0 - level) / 2.0, (1.0 + level) / 2.0])
     se = float(np.std(resampled, ddof=1)) if resampled.size > 1 else 0.0
     return {"se": se, "low": float(low), "high": float(high)}

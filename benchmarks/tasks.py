@@ -98,6 +98,8 @@ class ScoreOptions:
     ``graph`` and ``metro_dir`` say where cities' graphs come from (route).
     ``official_model`` is the public scripts' model path of every model, or
     a run name → path mapping, for variant ``official`` (route, plus).
+    ``cluster`` is what the summary's printed intervals resample: ``question``
+    or ``map`` (:data:`benchmarks.intervals.CLUSTERS`).
     """
 
     weighting: str | None = None
@@ -111,6 +113,7 @@ class ScoreOptions:
     positions: tuple[str, ...] = ()
     partial: bool = False
     questions: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    cluster: str = "question"
 
 
 @dataclass(frozen=True, slots=True)

@@ -87,6 +87,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         official_model=read_official_model(args.official_model) if args.official_model else None,
         figures=args.figures,
         partial=args.partial,
+        cluster=args.cluster,
     )
     if args.compare:
         compared = compare_files(args.questions, args.predictions, variants=args.compare, **given)
@@ -183,6 +184,7 @@ def add_benchmark_commands(commands) -> None:
         TASKS,
         VARIANTS,
         WEIGHTINGS,
+        add_cluster_option,
         add_metro_dir,
     )
 
@@ -254,6 +256,7 @@ def add_benchmark_commands(commands) -> None:
     score.add_argument("--metro", metavar="PATH", help="score every question against this Metro Data file")
     score.add_argument("--overlay", metavar="PATH", help="its topology overlay (default: beside it)")
     add_metro_dir(score)
+    add_cluster_option(score)
     add_executor_options(score)
     score.set_defaults(run=cmd_score)
 
@@ -294,6 +297,7 @@ def add_benchmark_commands(commands) -> None:
         description="An alias of `reasonmap score --task mapqa`, kept for the commands already written with it.",
     )
     _add_score_files(mapqa_score)
+    add_cluster_option(mapqa_score)
     mapqa_score.set_defaults(
         run=cmd_score,
         task="mapqa",

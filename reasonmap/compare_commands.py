@@ -53,6 +53,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         resamples=args.resamples,
         permutations=args.permutations,
         seed=args.seed,
+        cluster=args.cluster,
     )
     write_comparison(args.out, record, figures=not args.no_figure)
     print(comparison_markdown(record), end="")
@@ -67,7 +68,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 
     _check_out(args.out, list(args.runs))
     _warn("leaderboard", list(args.runs))
-    record = build_leaderboard(args.runs, join=args.join, rank_by=args.rank_by)
+    record = build_leaderboard(args.runs, join=args.join, rank_by=args.rank_by, cluster=args.cluster)
     write_leaderboard(args.out, record, figures=not args.no_figure)
     print(leaderboard_markdown(record), end="")
     print(
@@ -77,8 +78,92 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     return 0
 
 
+def _share(text: str) -> float:
+    """A rate or difference in points (0 to 100), as a share."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected points from 0 to 100, got {text!r}") from None
+    if not 0.0 <= value <= 100.0:  # nan fails too
+        raise argparse.ArgumentTypeError(f"{text} is outside 0 to 100 (points, as the tables print them)")
+    return value / 100.0
+
+
+def _open_share(text: str) -> float:
+    """``--alpha`` and ``--power``: a share strictly between 0 and 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {text!r}") from None
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(f"{text} is not strictly between 0 and 1")
+    return value
+
+
+def _correlation(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number from -1 to 1, got {text!r}") from None
+    if not -1.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"{text} is outside -1 to 1")
+    return value
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number of questions, got {text!r}") from None
+    if value < 2:
+        raise argparse.ArgumentTypeError(f"{value}: at least 2 questions")
+    return value
+
+
+def cmd_power(args: argparse.Namespace) -> int:
+    from reasonmap.power import PowerSettings, power_markdown, power_rows
+
+    rates = tuple(args.rates) if args.rates else ((args.rate,) if args.rate is not None else ())
+    if args.folder is None and len(rates) == 1 and args.difference is None and args.questions is None:
+        raise ValueError("--rate needs --difference D (questions needed) or --questions N (minimum detectable effect)")
+    settings = PowerSettings(
+        alpha=args.alpha,
+        power=args.power,
+        difference=args.difference,
+        questions=args.questions,
+        correlation=args.correlation,
+    )
+    rows = power_rows(settings, rates=rates, run=args.folder, models=tuple(args.models) if args.models else None)
+    print(power_markdown(rows, settings), end="")
+    return 0
+
+
+def _add_power_command(commands: Any) -> None:
+    power = commands.add_parser(
+        "power",
+        help="questions needed to detect a difference between two models, and a run's minimum detectable effect",
+        description="Sample size and minimum detectable effect of a comparison of two accuracies (independent"
+        " and paired proportions, normal approximations), from given rates or from a run's scored rows.",
+    )
+    power.add_argument("folder", metavar="RUN", nargs="?", help="a run folder (eval --out, or score --report)")
+    power.add_argument("--models", nargs=2, metavar=("MA", "MB"), help="RUN: the two models (default: its first two)")
+    given = power.add_mutually_exclusive_group()
+    given.add_argument("--rates", nargs=2, type=_share, metavar=("A", "B"), help="two accuracies, in %%")
+    given.add_argument("--rate", type=_share, metavar="A", help="one accuracy, in %%")
+    power.add_argument("--difference", type=_share, metavar="D", help="the difference to detect, in points")
+    power.add_argument("--questions", type=_count, metavar="N", help="--rate: the questions at hand (for the MDE)")
+    power.add_argument(
+        "--correlation", type=_correlation, metavar="R", help="the two sides' per-question correlation (phi)"
+    )
+    power.add_argument("--alpha", type=_open_share, default=0.05, help="two-sided level of the test")
+    power.add_argument("--power", type=_open_share, default=0.8, help="the power asked for")
+    power.set_defaults(run=cmd_power)
+
+
 def add_compare_commands(commands: Any) -> None:
-    """Register ``reasonmap compare`` and ``reasonmap leaderboard``."""
+    """Register ``reasonmap compare``, ``reasonmap leaderboard`` and ``reasonmap power``."""
+    from reasonmap.options import add_cluster_option, add_resampling_options
+
     compare = commands.add_parser(
         "compare",
         help="paired comparison of two runs, two models or two modes: B − A with intervals and p-values",
@@ -94,12 +179,10 @@ def add_compare_commands(commands: Any) -> None:
     )
     compare.add_argument("--join", action="store_true", help="compare even over different questions or settings")
     compare.add_argument(
-        "--resamples", type=int, default=2000, metavar="N", help="bootstrap resamples of the questions"
-    )
-    compare.add_argument(
         "--permutations", type=int, default=10_000, metavar="N", help="sign-flip patterns drawn (map scores)"
     )
-    compare.add_argument("--seed", type=int, default=0, help="seed of the resamples and sign flips")
+    add_resampling_options(compare, seed_help="seed of the resamples and sign flips")
+    add_cluster_option(compare)
     compare.add_argument("--out", required=True, metavar="DIR", help="folder for comparison.md/.json/.csv/.png")
     compare.add_argument("--no-figure", action="store_true", help="tables only (no plotting library imported)")
     compare.set_defaults(run=cmd_compare)
@@ -113,6 +196,8 @@ def add_compare_commands(commands: Any) -> None:
     leaderboard.add_argument("runs", nargs="+", metavar="RUN", help="run folders (eval --out, or score --report)")
     leaderboard.add_argument("--join", action="store_true", help="join runs over different questions or settings")
     leaderboard.add_argument("--rank-by", metavar="TASK/MODE/METRIC", help="the column to rank by (default: the first)")
+    add_cluster_option(leaderboard)
     leaderboard.add_argument("--out", required=True, metavar="DIR", help="folder for leaderboard.md/.json/.csv/.png")
     leaderboard.add_argument("--no-figure", action="store_true", help="tables only (no plotting library imported)")
     leaderboard.set_defaults(run=cmd_leaderboard)
+    _add_power_command(commands)

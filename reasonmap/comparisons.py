@@ -9,6 +9,9 @@ move together) and a p-value (exact McNemar for correctness, a paired
 sign-flip permutation test for scores; :mod:`benchmarks.paired`), and how many
 questions each side lacked. Two sides over different question files or
 settings are refused (:func:`reasonmap.runs.difference`) unless ``join``.
+With ``cluster="map"`` the resampling has two stages, maps then questions
+within them; each question's map is what its run's summary records under
+``clusters`` (a summary written before it has none: rescore the run).
 
 Written to ``out``: ``comparison.md``, ``comparison.json``, ``comparison.csv``
 and ``comparison.png`` (with ``.pdf``): the differences with their intervals.
@@ -132,8 +135,11 @@ def _compare_pair(
     permutations: int,
     seed: int,
     level: float,
+    cluster: str = "question",
 ) -> list[dict[str, Any]]:
     given = dict(resamples=resamples, permutations=permutations, seed=seed, level=level)
+    if cluster == "map":
+        given["maps"] = {**_maps_of(first.part), **_maps_of(second.part)}
     where = {
         "task": first.part.task,
         "mode_a": first.part.mode,
@@ -147,6 +153,44 @@ def _compare_pair(
     return [{**where, **row} for row in rows]
 
 
+def _maps_of(part: RunPart) -> dict[str, str]:
+    """Each question's map, as the part's summary records its clusters.
+
+    Raises
+    ------
+    RunError
+        The summary records none (written before ``--cluster``).
+    """
+    clusters = part.summary.get("clusters")
+    if not isinstance(clusters, Mapping) or not clusters:
+        raise RunError(
+            f"{part.run} {part.label}: its summary records no map of each question (`clusters`), which --cluster map"
+            " needs; score it again with this version"
+        )
+    return {str(id): str(name) for name, ids in clusters.items() if isinstance(ids, list) for id in ids}
+
+
+def check_resampling(resamples: int, seed: int) -> None:
+    """Refuse a number of resamples or a seed the bootstrap cannot honour, naming the option and its bounds.
+
+    Raises
+    ------
+    RunError
+        ``resamples`` outside :data:`benchmarks.intervals.RESAMPLE_RANGE`, or ``seed`` outside
+        :data:`benchmarks.intervals.SEED_RANGE`.
+    """
+    from benchmarks.intervals import RESAMPLE_RANGE, SEED_RANGE
+
+    low, high = RESAMPLE_RANGE
+    if not low <= resamples <= high:
+        raise RunError(
+            f"--resamples {resamples}: must be from {low:,} to {high:,} (below {low} the 95% interval's ends rest on"
+            " fewer than five resamples each)"
+        )
+    if not SEED_RANGE[0] <= seed <= SEED_RANGE[1]:
+        raise RunError(f"--seed {seed}: must be an integer from {SEED_RANGE[0]} to 2**64 - 1")
+
+
 def compare_runs(
     a: str | Path,
     b: str | Path | None = None,
@@ -158,19 +202,26 @@ def compare_runs(
     permutations: int = 10_000,
     seed: int = 0,
     level: float = 0.95,
+    cluster: str = "question",
 ) -> dict[str, Any]:
     """The paired comparison of run ``a`` with run ``b`` (``b`` ``None``: two models or two modes of ``a``).
+
+    ``cluster`` is ``question`` (questions resampled) or ``map`` (maps, then questions within them).
 
     Raises
     ------
     RunError
-        A folder that is no run, nothing to pair, or two sides over different questions or
-        settings (unless ``join``); one line naming the difference.
+        A folder that is no run, nothing to pair, two sides over different questions or
+        settings (unless ``join``), resamples or a seed out of bounds (:func:`check_resampling`), or maps
+        asked of a run that records none; one line naming the difference.
     """
+    from benchmarks.intervals import CLUSTERS, interval_method
+
     if b is None and models is None and modes is None:
         raise RunError("compare needs two runs, or one run with --models A B or --modes A B")
-    if resamples < 1 or permutations < 1:
-        raise RunError(f"resamples and permutations must be at least 1, got {resamples} and {permutations}")
+    check_resampling(resamples, seed)
+    if permutations < 1 or cluster not in CLUSTERS:
+        raise RunError(f"--permutations {permutations} (at least 1) or --cluster {cluster!r} ({', '.join(CLUSTERS)})")
     parts_a = read_run(a)
     parts_b = parts_a if b is None else read_run(b)
     sides = pair_sides(parts_a, parts_b, models=models, modes=modes)
@@ -188,13 +239,10 @@ def compare_runs(
     cache: dict[Path, list[Mapping[str, Any]]] = {}
     problems: list[str] = []
     rows = []
+    given = dict(resamples=resamples, permutations=permutations, seed=seed, level=level, cluster=cluster)
     for first, second in sides:
         rows_a, rows_b = _rows(first.part, cache, problems), _rows(second.part, cache, problems)
-        rows.extend(
-            _compare_pair(
-                first, second, rows_a, rows_b, resamples=resamples, permutations=permutations, seed=seed, level=level
-            )
-        )
+        rows.extend(_compare_pair(first, second, rows_a, rows_b, **given))
     return {
         "a": str(a),
         "b": str(a if b is None else b),
@@ -203,7 +251,9 @@ def compare_runs(
         "joined": sorted(set(differences)),
         "unpaired": _unpaired(sides) if models is None else [],
         "method": {
-            "interval": "paired bootstrap over questions, percentile",
+            "interval": f"paired {interval_method(cluster=cluster)['method']}, percentile",
+            "cluster": cluster,
+            "unit": interval_method(cluster=cluster)["unit"],
             "resamples": resamples,
             "seed": seed,
             "level": level,

@@ -248,8 +248,12 @@ def run_eval(
     client: Mapping[str, Any],
     force: bool = False,
     log: Callable[[str], None] = lambda line: print(line, file=sys.stderr),
+    cluster: str = "question",
 ) -> EvalResult:
     """Evaluate ``settings.model`` on every (task, mode); see the module notes for what is written.
+
+    ``cluster`` is what the reports' printed intervals resample: ``question``, or ``map`` (maps, then
+    questions within them); it does not change the answers, so a run is resumed whatever it was.
 
     ``client`` holds the operational options of :func:`baselines.client.run_requests` (concurrency,
     timeout, max_retries, retry_errors, progress) and the ``api_key`` when given.
@@ -265,7 +269,7 @@ def run_eval(
     Path(out).mkdir(parents=True, exist_ok=True)
     try:
         with folder_lock(out, "eval"):  # --force too: it must not delete what a live run appends to
-            return _run_locked(settings, files, out, client=client, force=force, log=log)
+            return _run_locked(settings, files, out, client=client, force=force, log=log, cluster=cluster)
     except FolderLocked as error:
         raise EvalError(str(error)) from None
 
@@ -281,6 +285,7 @@ class _Run:
     log: Callable[[str], None]
     progress: bool
     graph_for: Callable[[Any], Any]
+    cluster: str = "question"
 
     def note(self, line: str) -> None:
         """What a stage is doing, as it starts (quiet: only the results)."""
@@ -308,6 +313,7 @@ def _run_locked(
     client: Mapping[str, Any],
     force: bool,
     log: Callable[[str], None],
+    cluster: str = "question",
 ) -> EvalResult:
     """:func:`run_eval`, once this process holds the folder's lock."""
     progress = bool(client.get("progress", True))
@@ -332,9 +338,11 @@ def _run_locked(
     sweep = RESOLUTION_FILES if isinstance(settings.pixel_budget, tuple) else ()
     record_outputs(manifest, [out / name for name in (EVAL_FILE, *RESULTS_FILES, *sweep)])
     config = {"settings": settings.to_dict(), "versions": versions(("reasonmap-toolkit", "igraph", "numpy", "pillow"))}
+    if cluster != "question":  # the default is not recorded: eval.json as it was before --cluster
+        config["cluster"] = cluster
     written = [write_summary(out / EVAL_FILE, config)]
     by_city = graphs_by_city(settings.metro_dir)
-    run = _Run(settings, out, manifest, client, log, progress, lambda question: by_city(question.city))
+    run = _Run(settings, out, manifest, client, log, progress, lambda question: by_city(question.city), cluster)
     results: list[dict[str, Any]] = []
     intervals: dict[tuple[str, int], Mapping[str, Any]] = {}  # of each task's full mode at each budget of a sweep
     asked: dict[str, dict[str, str]] = {}
@@ -471,6 +479,7 @@ def _ask_mode(
         task=name,
         metro_dir=settings.metro_dir,
         ordered=True,  # answers are appended as they come; the scored rows follow the questions
+        cluster=run.cluster,
     )
     write_jsonl(folder / "samples.jsonl", _samples(evaluation.verdicts, predictions, questions))
     names = (*_MODE_FILES, f"report/{MANIFEST}")
@@ -523,7 +532,8 @@ def results_markdown(record: Mapping[str, Any]) -> str:
     if settings.get("repeats", 1) > 1:
         lead += f", {settings['repeats']} answers per request (every answer counts; pass@k in each report's table.md)"
     if any(row.get("intervals") for row in results):
-        from benchmarks.intervals import INTERVAL_METHOD, interval_note
+        from benchmarks.intervals import interval_method, interval_note
 
-        notes.append(f"- {interval_note({'interval_method': INTERVAL_METHOD}).strip()}")
+        method = interval_method(cluster=record["config"].get("cluster", "question"))
+        notes.append(f"- {interval_note({'interval_method': method}).strip()}")
     return "\n".join([lead + ".", "", *lines, "", *notes]) + "\n"

@@ -16,7 +16,13 @@ __all__ = ["add_eval_command"]
 
 def add_eval_command(commands: Any) -> None:
     """Register ``reasonmap eval``."""
-    from reasonmap.options import add_client_options, add_metro_dir, add_prompt_options, add_repeat_options
+    from reasonmap.options import (
+        add_client_options,
+        add_cluster_option,
+        add_metro_dir,
+        add_prompt_options,
+        add_repeat_options,
+    )
 
     parser = commands.add_parser(
         "eval",
@@ -42,6 +48,7 @@ def add_eval_command(commands: Any) -> None:
     parser.add_argument("--limit", type=int, metavar="N", help="N questions per task, drawn by a seeded hash of ids")
     parser.add_argument("--seed", type=int, default=0, help="question generation and --limit")
     parser.add_argument("--require-maps", action="store_true", help="full: a missing map is an error, not a skip")
+    add_cluster_option(parser)
     parser.add_argument("--force", action="store_true", help="start a new run in place of the one in --out")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
     parser.set_defaults(run=cmd_eval)
@@ -82,7 +89,7 @@ def cmd_eval(args: Any) -> int:
     client = {key: options[key] for key in (*OPERATIONAL, "progress", "force_repeats")}
     client["endpoint_with_key"] = args.endpoint
     try:
-        result = run_eval(settings, files, args.out, client=client, force=args.force)
+        result = run_eval(settings, files, args.out, client=client, force=args.force, cluster=args.cluster)
     except EvalError as error:
         print(f"reasonmap eval: error: {error}", file=sys.stderr)
         return error.status

@@ -6,7 +6,10 @@ model and, per (task, mode), the task's headline metrics (route: the paper's
 Table 2 columns) with the 95% interval each summary records
 (``models[m]["intervals"][metric]``); a run whose summary has none shows the
 point alone, and a footnote says so. Ranks that the intervals cannot separate
-are tied (see :func:`benchmarks.leaderboards.tiered_ranks`).
+are tied (see :func:`benchmarks.leaderboards.tiered_ranks`). ``cluster``
+picks which intervals: a summary records both (``intervals_by_cluster``:
+questions resampled, or maps then questions); a summary written before that
+gives its ``intervals`` where its ``interval_method`` is of that clustering.
 
 Parts of one task over different question sets (the checksums the summaries
 record) or settings are refused, naming the difference, unless ``join``; one
@@ -31,11 +34,26 @@ def _columns(parts: Sequence[RunPart]) -> list[tuple[str, str | None]]:
     return list(dict.fromkeys((part.task, part.mode) for part in parts))
 
 
-def build_leaderboard(runs: Sequence[str | Path], *, join: bool = False, rank_by: str | None = None) -> dict[str, Any]:
+def _clustered(summary: Mapping[str, Any], row: Mapping[str, Any], cluster: str) -> Mapping[str, Any]:
+    """A model row with the intervals of ``cluster`` as its ``intervals`` (none when its summary has none)."""
+    by_cluster = row.get("intervals_by_cluster")
+    if isinstance(by_cluster, Mapping):
+        found = by_cluster.get(cluster)
+    else:  # a summary of one clustering: questions unless it says otherwise
+        method = summary.get("interval_method")
+        recorded = method.get("cluster", "question") if isinstance(method, Mapping) else "question"
+        found = row.get("intervals") if recorded == cluster else None
+    kept = {key: value for key, value in row.items() if key not in ("intervals", "intervals_by_cluster")}
+    return {**kept, "intervals": found} if isinstance(found, Mapping) and found else kept
+
+
+def build_leaderboard(
+    runs: Sequence[str | Path], *, join: bool = False, rank_by: str | None = None, cluster: str = "question"
+) -> dict[str, Any]:
     """The leaderboard record of ``runs``: columns, one row per model (ranked), and the notes.
 
     ``rank_by`` is ``TASK[/MODE]/METRIC`` (``route/full/weighted_accuracy_long``); by default the
-    first column's first metric.
+    first column's first metric. ``cluster`` (``question`` or ``map``) picks the intervals shown and ranked.
 
     Raises
     ------
@@ -67,7 +85,7 @@ def build_leaderboard(runs: Sequence[str | Path], *, join: bool = False, rank_by
                 raise RunError(
                     f"model {model!r} has two results for {part.label}: in {cells[key][0].run} and in {part.run}"
                 )
-            cells[key] = (part, row)
+            cells[key] = (part, _clustered(part.summary, row, cluster))
     try:
         table = leaderboard_table(
             _columns(parts), {key: (part.run, row) for key, (part, row) in cells.items()}, rank_by=rank_by
@@ -75,12 +93,25 @@ def build_leaderboard(runs: Sequence[str | Path], *, join: bool = False, rank_by
     except ValueError as error:
         raise RunError(str(error)) from None
     without = sorted(
-        {part.run for part in parts if not any("intervals" in row for row in part.summary.get("models", {}).values())}
+        {
+            part.run
+            for part in parts
+            if not any(
+                "intervals" in _clustered(part.summary, row, cluster) for row in part.summary.get("models", {}).values()
+            )
+        }
     )
     method = next(
         (part.summary["interval_method"] for part in parts if isinstance(part.summary.get("interval_method"), dict)),
         None,
     )
+    if method is not None and method.get("cluster", "question") != cluster:
+        from benchmarks.intervals import interval_method
+
+        method = interval_method(
+            resamples=method.get("resamples", 2000), seed=method.get("seed", 0), level=method.get("level", 0.95),
+            cluster=cluster,
+        )  # fmt: skip
     return {
         "runs": [str(run) for run in runs],
         **table,

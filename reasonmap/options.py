@@ -54,6 +54,10 @@ __all__ = [
     "client_options",
     "PIXEL_BUDGET_RANGE",
     "report_skipped",
+    "CLUSTERS",
+    "RESAMPLE_RANGE",
+    "add_cluster_option",
+    "add_resampling_options",
 ]
 
 # The registries' own choices, read when an option is checked or a command's help is shown (building the parser
@@ -392,6 +396,60 @@ def client_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 SHOWN_SKIPPED = 20
+
+
+#: :data:`benchmarks.intervals.CLUSTERS`: what intervals resample
+CLUSTERS = Choices("benchmarks.intervals:CLUSTERS")
+#: The resamples a bootstrap takes (:data:`benchmarks.intervals.RESAMPLE_RANGE`; a test checks they agree).
+RESAMPLE_RANGE = (200, 50_000)
+_SEED_MAX = 2**64 - 1
+
+
+def add_cluster_option(parser: argparse.ArgumentParser) -> None:
+    """``--cluster question|map``: what the printed intervals resample."""
+    parser.add_argument(
+        "--cluster",
+        choices=CLUSTERS,
+        default="question",
+        help="what the 95%% intervals resample: questions (a question's answers together), or maps, then the"
+        " questions within them (questions of one map are not independent)",
+    )
+
+
+def _resamples(text: str) -> int:
+    low, high = RESAMPLE_RANGE
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number from {low} to {high:,}, got {text!r}") from None
+    if not low <= value <= high:
+        raise argparse.ArgumentTypeError(
+            f"{value} is outside {low} to {high:,}: below {low} the ends of a 95% interval rest on fewer than five"
+            " resamples each; above it the weights outgrow memory for no printed digit"
+        )
+    return value
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number from 0 to 2**64 - 1, got {text!r}") from None
+    if not 0 <= value <= _SEED_MAX:
+        raise argparse.ArgumentTypeError(f"{value} is outside 0 to 2**64 - 1 (the seed keys a 64-bit hash)")
+    return value
+
+
+def add_resampling_options(parser: argparse.ArgumentParser, *, seed_help: str) -> None:
+    """``--resamples N`` (bounded by :data:`RESAMPLE_RANGE`) and ``--seed S`` (0 to 2**64 - 1)."""
+    parser.add_argument(
+        "--resamples",
+        type=_resamples,
+        default=2000,
+        metavar="N",
+        help=f"bootstrap resamples, {RESAMPLE_RANGE[0]} to {RESAMPLE_RANGE[1]:,}",
+    )
+    parser.add_argument("--seed", type=_seed, default=0, metavar="S", help=seed_help)
 
 
 def report_skipped(problems: Sequence[object], *, see: str | None = None) -> None:

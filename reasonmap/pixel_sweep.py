@@ -82,6 +82,8 @@ def resolution_record(
                             "n": row["n"],
                             "low": interval.get("low"),
                             "high": interval.get("high"),
+                            # an interval recorded without bounds (n < 2, no variance): printed ± –
+                            **({"unbounded": True} if interval and interval.get("low") is None else {}),
                         }
                     )
                 blind = next(
@@ -105,7 +107,7 @@ def _cell(point: Mapping[str, Any] | None) -> str:
     if point is None:
         return "–"
     if point["low"] is None or point["high"] is None:
-        return f"{100 * point['value']:.2f}"
+        return f"{100 * point['value']:.2f}" + (" ± –" if point.get("unbounded") else "")
     return f"{100 * point['value']:.2f} ± {100 * (point['high'] - point['low']) / 2:.2f}"
 
 

@@ -129,6 +129,7 @@ def evaluate_files(
     official_model: str | Mapping[str, str] | None = None,
     figures: bool = True,
     partial: bool = False,
+    cluster: str = "question",
 ) -> Evaluation:
     """Score a predictions file against a question file of any task; write scored rows and the report.
 
@@ -143,6 +144,7 @@ def evaluate_files(
     ``official_model`` (variant ``official``) is the public scripts' model path of every model, or a run
     name → path mapping; by default each model's own name chooses its answer rule.
     ``figures`` ``False`` writes the report's tables only (no plotting library is imported).
+    ``cluster`` is what the printed intervals resample: ``question``, or ``map`` (maps, then questions).
 
     Raises
     ------
@@ -161,6 +163,7 @@ def evaluate_files(
         metro_dir=str(metro_dir) if metro_dir is not None else None,
         official_model=official_model,
         partial=partial,
+        cluster=cluster,
     )
     loaded = found.load(questions_path)
     options = replace(options, positions=tuple(loaded.questions), questions=loaded.questions)
@@ -223,6 +226,7 @@ def compare_files(
     official_model: str | Mapping[str, str] | None = None,
     figures: bool = True,
     partial: bool = False,
+    cluster: str = "question",
 ) -> Comparison:
     """Score with two variants, side by side, and charge their difference to causes.
 
@@ -245,6 +249,7 @@ def compare_files(
         metro_dir=metro_dir,
         official_model=official_model,
         partial=partial,
+        cluster=cluster,
     )
     options = _options(found, variants[0], **{**given, "metro_dir": str(metro_dir) if metro_dir else None})
     loaded = found.load(questions_path)

@@ -40,13 +40,18 @@ def demo_halves(readme: str) -> dict[str, list[float]]:
 
 
 def _demo_cells(readme: str) -> dict[str, list[tuple[float, float | None]]]:
-    cell = r"([\d.]+)(?: ± ([\d.]+))?"
+    cell = r"([\d.]+)(?: ± ([\d.]+|–))?"  # – : no interval (no variance)
     rows = re.findall(rf"^\| ([a-z-]+) \([^|]*\) \| {cell} \| {cell} \| {cell} \| {cell} \|$", readme, re.M)
     found = {}
     for name, *values in rows:
         pairs = zip(values[::2], values[1::2])
-        found[name] = [(float(value), float(half) if half else None) for value, half in pairs]
+        found[name] = [(float(value), _half(half)) for value, half in pairs]
     return found
+
+
+def _half(text: str) -> float | str | None:
+    """What follows a figure's ``±``: half its interval's width, ``"–"`` (no interval), or ``None`` (no ``±``)."""
+    return text if text == "–" else float(text) if text else None
 
 
 def references_figures(readme: str) -> dict[str, float]:
@@ -102,10 +107,14 @@ def check_demo(readme: str, scratch: Path) -> tuple[int, list[str]]:
             measured = round(row[key] * scale, 2)
             differ += _differ(f"demo {solver} {key}", value, measured)
             checked += 1
-            if solver in halves:  # ± half the width of the 95% interval
+            if solver in halves:  # ± half the width of the 95% interval, or – where there is none
                 interval = row["intervals"][key]
-                half = round((interval["high"] - interval["low"]) / 2 * scale, 2)
-                differ += _differ(f"demo {solver} {key} ±", halves[solver][index], half)
+                if halves[solver][index] == "–" or interval["low"] is None:
+                    if (halves[solver][index] == "–") != (interval["low"] is None):
+                        differ.append(f"demo {solver} {key} ±: the README says {halves[solver][index]}, not the run")
+                else:
+                    half = round((interval["high"] - interval["low"]) / 2 * scale, 2)
+                    differ += _differ(f"demo {solver} {key} ±", halves[solver][index], half)
                 checked += 1
     return checked, differ
 

@@ -9,11 +9,11 @@ questions); :func:`markdown_table` renders it; :func:`write_report` writes
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from benchmarks.intervals import INTERVAL_METHOD, interval_note, intervals
+from benchmarks.intervals import interval_method, interval_note, intervals, question_maps
 from benchmarks.mapqa.metrics import MAPQA_METRICS
 from benchmarks.mapqa.records import LEVELS, QUESTION_TYPES, MapQuestion, MapVerdict
 from benchmarks.mapqa.scoring import METRICS
@@ -27,14 +27,56 @@ __all__ = ["summarize", "markdown_table", "write_report", "REPORT_FILES"]
 REPORT_FILES = ("summary.json", "table.md")
 
 
-def _figures(verdicts: Sequence[MapVerdict]) -> dict[str, Any]:
-    """Counts, accuracy, and the mean of every metric over the verdicts it scored (None when it scored none)."""
-    found = intervals(headline(MAPQA_METRICS), verdicts)  # a bootstrap over the questions
-    return {
+def _figures(
+    verdicts: Sequence[MapVerdict], map_of: Callable[[MapVerdict], str], cluster: str, *, both: bool = False
+) -> dict[str, Any]:
+    """Counts, accuracy, and the mean of every metric over the verdicts it scored (None when it scored none);
+    with ``both``, the intervals of both clusterings (maps: the questions' images)."""
+    found = intervals(headline(MAPQA_METRICS), verdicts, cluster=cluster, map_of=map_of)  # a bootstrap
+    row = {
         "n": len(verdicts),
         "n_invalid": sum(verdict.parsed is None for verdict in verdicts),
         **metric_figures(MAPQA_METRICS, verdicts),
         "intervals": {name: interval.to_dict() for name, interval in found.items()},
+    }
+    if both:
+        other = "map" if cluster == "question" else "question"
+        also = intervals(headline(MAPQA_METRICS), verdicts, cluster=other, map_of=map_of)
+        row["intervals_by_cluster"] = {
+            cluster: row["intervals"],
+            other: {name: interval.to_dict() for name, interval in also.items()},
+        }
+    return row
+
+
+def _model_row(
+    rows: Sequence[MapVerdict], questions: Mapping[str, MapQuestion], map_of: Callable[[MapVerdict], str], cluster: str
+) -> dict[str, Any]:
+    """One model's row: its figures, and per type, level, category and language."""
+    groups: dict[str, dict[str, list[MapVerdict]]] = {
+        "per_type": defaultdict(list),
+        "per_level": defaultdict(list),
+        "per_category": defaultdict(list),
+        "per_language": defaultdict(list),
+    }
+    for verdict in rows:
+        question = questions[verdict.id]
+        groups["per_type"][question.type].append(verdict)
+        groups["per_level"][str(question.level)].append(verdict)
+        groups["per_category"][question.category].append(verdict)
+        groups["per_language"][question.language].append(verdict)
+    order = {"per_type": list(QUESTION_TYPES), "per_level": [str(level) for level in LEVELS]}
+    return {
+        **_figures(rows, map_of, cluster, both=True),
+        "n_unanswered": len(set(questions) - {verdict.id for verdict in rows}),
+        **{
+            name: {
+                key: _figures(members[key], map_of, cluster)
+                for key in order.get(name, sorted(members))
+                if key in members
+            }
+            for name, members in groups.items()
+        },
     }
 
 
@@ -44,6 +86,7 @@ def summarize(
     *,
     inputs: Mapping[str, Any] | None = None,
     problems: Sequence[str] = (),
+    cluster: str = "question",
 ) -> dict[str, Any]:
     """Aggregate verdicts per model, overall and per type, level, category and language.
 
@@ -57,6 +100,9 @@ def summarize(
         What was read (file names and checksums), recorded for traceability.
     problems : sequence of str
         Skipped records, recorded by their count.
+    cluster : {"question", "map"}
+        What the printed intervals resample (maps: the questions' images); each model's row records both in
+        ``intervals_by_cluster``.
 
     Examples
     --------
@@ -68,33 +114,15 @@ def summarize(
     >>> row["accuracy"], row["per_level"]["1"]["accuracy"], row["per_type"]["single"]["n"]
     (1.0, 1.0, 1)
     """
+    verdicts = list(verdicts)
+
+    def map_of(verdict: MapVerdict) -> str:
+        return questions[verdict.id].image
+
     by_model: dict[str, list[MapVerdict]] = defaultdict(list)
     for verdict in verdicts:
         by_model[verdict.model].append(verdict)
-    models = {}
-    for model in sorted(by_model):
-        rows = by_model[model]
-        groups: dict[str, dict[str, list[MapVerdict]]] = {
-            "per_type": defaultdict(list),
-            "per_level": defaultdict(list),
-            "per_category": defaultdict(list),
-            "per_language": defaultdict(list),
-        }
-        for verdict in rows:
-            question = questions[verdict.id]
-            groups["per_type"][question.type].append(verdict)
-            groups["per_level"][str(question.level)].append(verdict)
-            groups["per_category"][question.category].append(verdict)
-            groups["per_language"][question.language].append(verdict)
-        order = {"per_type": list(QUESTION_TYPES), "per_level": [str(level) for level in LEVELS]}
-        models[model] = {
-            **_figures(rows),
-            "n_unanswered": len(set(questions) - {verdict.id for verdict in rows}),
-            **{
-                name: {key: _figures(members[key]) for key in order.get(name, sorted(members)) if key in members}
-                for name, members in groups.items()
-            },
-        }
+    models = {model: _model_row(by_model[model], questions, map_of, cluster) for model in sorted(by_model)}
     return {
         "models": models,
         "metrics": {
@@ -107,7 +135,8 @@ def summarize(
             for name, metric in METRICS.items()
         },
         "n_questions": len(questions),
-        "interval_method": dict(INTERVAL_METHOD),
+        "interval_method": interval_method(cluster=cluster),
+        "clusters": question_maps(verdicts, map_of),
         "skipped_records": len(problems),
         "inputs": dict(inputs or {}),
         "versions": versions(),

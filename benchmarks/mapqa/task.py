@@ -66,7 +66,8 @@ def _summarize(
 ) -> dict[str, Any]:
     from benchmarks.mapqa.report import summarize
 
-    return with_repeats(summarize(verdicts, loaded.questions, inputs=inputs, problems=problems), verdicts)
+    summary = summarize(verdicts, loaded.questions, inputs=inputs, problems=problems, cluster=options.cluster)
+    return with_repeats(summary, verdicts)
 
 
 def _write_report(directory: str | Path, summary: Mapping[str, Any], *, figures: bool = True) -> list[Path]:

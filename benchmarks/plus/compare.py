@@ -21,7 +21,11 @@ def _interval(summary: Mapping[str, Any], model: str, kind: str) -> dict[str, An
 def _half(found: Mapping[str, Any]) -> str:
     """`` ± x``: half the interval's width in points, or nothing without one."""
     interval = found.get("intervals", {}).get("accuracy")
-    return "" if interval is None else f" ± {(interval['high'] - interval['low']) / 2 * 100:.2f}"
+    if interval is None:
+        return ""
+    if interval["low"] is None or interval["high"] is None:  # no interval to give (n < 2, no variance)
+        return " ± –"
+    return f" ± {(interval['high'] - interval['low']) / 2 * 100:.2f}"
 
 
 def compare_plus(evaluations: Mapping[str, Any], variants: Sequence[str]) -> tuple[dict[str, Any], str]:

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from benchmarks.intervals import INTERVAL_METHOD, interval_note, intervals
+from benchmarks.intervals import interval_method, interval_note, intervals, question_maps
 from benchmarks.metrics import figures as metric_figures
 from benchmarks.metrics import headline, interval_cell
 from benchmarks.plotting import ModelCap, top_models
@@ -33,15 +33,27 @@ __all__ = ["PLUS_REPORT_FILES", "summarize_plus", "plus_markdown_table", "write_
 PLUS_REPORT_FILES = ("summary.json", "table.md", "types.png", "types.pdf")
 
 
-def _figures(verdicts: Sequence[PlusVerdict]) -> dict[str, Any]:
-    """Every plus metric over ``verdicts``, and the counts."""
-    found = intervals(headline(PLUS_METRICS), verdicts)  # a bootstrap over the questions
-    return {
+def _city(verdict: PlusVerdict) -> str:
+    return verdict.city
+
+
+def _figures(verdicts: Sequence[PlusVerdict], cluster: str = "question", *, both: bool = False) -> dict[str, Any]:
+    """Every plus metric over ``verdicts``, and the counts; with ``both``, the intervals of both clusterings."""
+    found = intervals(headline(PLUS_METRICS), verdicts, cluster=cluster, map_of=_city)  # a bootstrap
+    row = {
         **metric_figures(PLUS_METRICS, verdicts),
         "n": len(verdicts),
         "n_invalid": sum(verdict.parsed is None for verdict in verdicts),
         "intervals": {name: interval.to_dict() for name, interval in found.items()},
     }
+    if both:
+        other = "map" if cluster == "question" else "question"
+        also = intervals(headline(PLUS_METRICS), verdicts, cluster=other, map_of=_city)
+        row["intervals_by_cluster"] = {
+            cluster: row["intervals"],
+            other: {name: interval.to_dict() for name, interval in also.items()},
+        }
+    return row
 
 
 def summarize_plus(
@@ -50,6 +62,7 @@ def summarize_plus(
     weighting: str,
     inputs: Mapping[str, Any] | None = None,
     problems: Sequence[str] = (),
+    cluster: str = "question",
 ) -> dict[str, Any]:
     """Aggregate plus verdicts per model.
 
@@ -63,6 +76,9 @@ def summarize_plus(
         What was read (file names and checksums).
     problems : sequence of str
         Skipped records, recorded with their count.
+    cluster : {"question", "map"}
+        What the printed intervals resample (maps: the questions' cities); each model's row records both in
+        ``intervals_by_cluster``.
 
     Examples
     --------
@@ -74,6 +90,7 @@ def summarize_plus(
     (0.333333, 0.5, 1, 2)
     """
     scheme = get_weighting(weighting)
+    verdicts = list(verdicts)
     overall: dict[str, list[PlusVerdict]] = defaultdict(list)
     groups: dict[str, dict[str, dict[str, list[PlusVerdict]]]] = {
         "per_type": defaultdict(lambda: defaultdict(list)),
@@ -88,18 +105,19 @@ def summarize_plus(
     orders = {"per_type": PLUS_TYPES, "per_difficulty": DIFFICULTIES}
     models = {}
     for model in sorted(overall):
-        row = _figures(overall[model])
+        row = _figures(overall[model], cluster, both=True)
         for name, group in groups.items():
             members = group[model]
             order = orders.get(name, sorted(members))
-            row[name] = {key: _figures(members[key]) for key in order if key in members}
+            row[name] = {key: _figures(members[key], cluster) for key in order if key in members}
         models[model] = row
     return {
         "question_set": "plus",
         "weighting": scheme.name,
         "weights": {level: scheme.weight("easy", level) for level in DIFFICULTIES},
         "models": models,
-        "interval_method": dict(INTERVAL_METHOD),
+        "interval_method": interval_method(cluster=cluster),
+        "clusters": question_maps(verdicts, _city),
         "skipped_records": len(problems),
         "inputs": dict(inputs or {}),
         "versions": versions(),
@@ -197,7 +215,7 @@ def _plot_types(summary: Mapping[str, Any], path: Path) -> None:
             found = [
                 (x, value, per[kind]["intervals"]["weighted_accuracy"])
                 for x, value, kind in zip(xs, values, PLUS_TYPES)
-                if "weighted_accuracy" in per.get(kind, {}).get("intervals", {})
+                if (per.get(kind, {}).get("intervals", {}).get("weighted_accuracy") or {}).get("low") is not None
             ]
             if found:  # each bar's 95% interval
                 axis.errorbar(

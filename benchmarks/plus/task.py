@@ -125,7 +125,11 @@ def _summarize(
     from benchmarks.plus.report import summarize_plus
 
     summary = summarize_plus(
-        verdicts, weighting=options.weighting or DEFAULT_WEIGHTING, inputs=inputs, problems=problems
+        verdicts,
+        weighting=options.weighting or DEFAULT_WEIGHTING,
+        inputs=inputs,
+        problems=problems,
+        cluster=options.cluster,
     )
     summary["variant"] = options.variant
     extras = PLUS.variant(options.variant).summary_extras

@@ -294,7 +294,11 @@ def _figure(row: Mapping[str, Any], name: str, scale: float) -> str:
     """A variant's figure, with ``±`` half its interval when the row has one (``scale``: the interval's unit)."""
     interval = row.get("intervals", {}).get(name)
     text = number(row[name])
-    return text if interval is None else f"{text} ± {number((interval['high'] - interval['low']) / 2 * scale)}"
+    if interval is None:
+        return text
+    if interval["low"] is None or interval["high"] is None:  # no interval to give (n < 2, no variance)
+        return f"{text} ± –"
+    return f"{text} ± {number((interval['high'] - interval['low']) / 2 * scale)}"
 
 
 def _any_interval(comparison: Mapping[str, Any]) -> bool:

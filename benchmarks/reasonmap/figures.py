@@ -125,7 +125,8 @@ def city_errors(summary: Mapping[str, Any], kind: str) -> dict[str, list[tuple[f
         found: list[tuple[float, float] | None] = []
         for city in cities:
             interval = row["per_city"].get(city, {}).get("intervals", {}).get(key)
-            found.append(None if interval is None else (100 * interval["low"], 100 * interval["high"]))
+            bounded = interval is not None and interval["low"] is not None and interval["high"] is not None
+            found.append((100 * interval["low"], 100 * interval["high"]) if bounded else None)
         errors[model] = found
     return errors
 
@@ -257,7 +258,9 @@ def _half_width(summary: Mapping[str, Any], model: str, kind: str, row: int, col
     per = summary["models"].get(model, {}).get("per_difficulty", {})  # no model: an empty panel
     cell = per.get(f"{DIFFICULTIES[row]}/{DIFFICULTIES[column]}", {})
     interval = cell.get("intervals", {}).get(f"weighted_accuracy_{kind}")
-    return None if interval is None else 50 * (interval["high"] - interval["low"])
+    if interval is None or interval["low"] is None or interval["high"] is None:  # none, or none to give
+        return None
+    return 50 * (interval["high"] - interval["low"])
 
 
 def plot_difficulty(summary: Mapping[str, Any], path: str | Path) -> tuple[Path, Path]:

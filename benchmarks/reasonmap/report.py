@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from benchmarks.intervals import INTERVAL_METHOD, grouped_intervals, interval_note
+from benchmarks.intervals import grouped_intervals, interval_method, interval_note, question_maps
 from benchmarks.metrics import DIGITS, MetricSpec, headline, interval_cell, number, weighted_mean
 from benchmarks.provenance import versions
 from benchmarks.reasonmap.figures import plotted_models
@@ -75,6 +75,7 @@ def summarize(
     variant: str = "paper",
     inputs: Mapping[str, Any] | None = None,
     problems: Sequence[str] = (),
+    cluster: str = "question",
 ) -> dict[str, Any]:
     """Aggregate verdicts per model.
 
@@ -89,6 +90,9 @@ def summarize(
         What was read (file names and checksums), recorded for traceability.
     problems : sequence of str
         Skipped records, recorded with their count.
+    cluster : {"question", "map"}
+        What the printed intervals resample (:mod:`benchmarks.intervals`); each model's row records both in
+        ``intervals_by_cluster``, and ``clusters`` each city's questions.
     """
     overall: dict[str, dict[str, list[Verdict]]] = defaultdict(lambda: defaultdict(list))
     cities: dict[str, dict[str, dict[str, list[Verdict]]]] = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
@@ -128,18 +132,48 @@ def summarize(
         row["failures"] = dict(sorted(failures[model].items()))
         row["per_city"] = {city: figures(cities[model][city]) for city in sorted(cities[model])}
         row["per_difficulty"] = {pair: figures(pairs[model][pair]) for pair in pair_order if pair in pairs[model]}
-    for (row, _), found in zip(pending, grouped_intervals(_HEADLINE, [group for _, group in pending])):
-        row["intervals"] = {name: interval.to_dict() for name, interval in found.items()}
+
+    map_of = _city_of(questions)
+    _fill_intervals(pending, models, overall, cluster, map_of)
     return {
         "weighting": weighting,
         "variant": variant,
         "models": models,
-        "interval_method": dict(INTERVAL_METHOD),
+        "interval_method": interval_method(cluster=cluster),
+        "clusters": question_maps((v for kinds in overall.values() for row in kinds.values() for v in row), map_of),
         "city_difficulty": dict(sorted(city_difficulty.items())),
         "skipped_records": len(problems),
         "inputs": dict(inputs or {}),
         "versions": versions(),
     }
+
+
+def _city_of(questions: Mapping[str, Question]) -> Any:
+    """A verdict's map: its question's city."""
+    return lambda verdict: questions[verdict.id].city
+
+
+def _fill_intervals(
+    pending: Sequence[tuple[dict[str, Any], list[Verdict]]],
+    models: Mapping[str, dict[str, Any]],
+    overall: Mapping[str, Mapping[str, list[Verdict]]],
+    cluster: str,
+    map_of: Any,
+) -> None:
+    """Every row's ``intervals`` under the chosen clustering, and each model's ``intervals_by_cluster`` (both),
+    from one bootstrap: the answers are read once."""
+    other = "map" if cluster == "question" else "question"
+    groups = [group for _, group in pending]
+    groups += [[verdict for kind in KINDS for verdict in overall[model].get(kind, [])] for model in models]
+    clusters = [cluster] * len(pending) + [other] * len(models)
+    drawn = grouped_intervals(_HEADLINE, groups, cluster=clusters, map_of=map_of)
+    for (row, _), found in zip(pending, drawn):
+        row["intervals"] = {name: interval.to_dict() for name, interval in found.items()}
+    for row, found in zip(models.values(), drawn[len(pending) :]):  # both recorded: the chosen one first
+        row["intervals_by_cluster"] = {
+            cluster: row["intervals"],
+            other: {name: interval.to_dict() for name, interval in found.items()},
+        }
 
 
 def markdown_table(summary: Mapping[str, Any]) -> str:

@@ -274,6 +274,7 @@ def _summarize(
         variant=options.variant,
         inputs=inputs,
         problems=problems,
+        cluster=options.cluster,
     )
     extras = ROUTE.variant(options.variant).summary_extras
     if extras is not None:

@@ -11,7 +11,7 @@ import pytest
 
 from benchmarks.intervals import INTERVAL_METHOD, Interval, grouped_intervals, intervals
 from benchmarks.metrics import MetricSpec, aggregate
-from benchmarks.paired import _spread, _spreads, bootstrap_counts, weighted_means
+from benchmarks.paired import _spread, _spreads, resampling_weights, weighted_means
 from benchmarks.summaries import summary_json
 from benchmarks.tasks import get_task
 
@@ -47,19 +47,22 @@ def test_the_95_interval_covers_the_true_rate_in_93_to_97_percent_of_1000_runs()
 
 
 def test_the_weighting_applies_inside_each_resample_by_hand():
-    # two questions: a right at weight 3, b wrong at weight 1. Every resample draws two questions:
-    # {a, a} → 6/6 = 1, {a, b} or {b, a} → 3/4, {b, b} → 0/2 = 0, with chances 1/4, 1/2, 1/4.
-    # (An unweighted mean inside the resample would give 1/2 for a mixed draw.)
+    # two questions: a right at weight 3, b wrong at weight 1, with Poisson(1) weights A and B in a resample:
+    # the estimate is 3A / (3A + B) (an unweighted mean would give A / (A + B)). With A = B = 1 it is 3/4;
+    # A > 0 = B gives 1 and A = 0 < B gives 0, each with chance e^-1 (1 - e^-1) = 0.2325; A = B = 0
+    # (chance e^-2 = 0.1353) gives no estimate and is dropped.
     answers = [SimpleNamespace(id="a", correct=1, weight=3.0), SimpleNamespace(id="b", correct=0, weight=1.0)]
-    counts = bootstrap_counts(2)  # the draws intervals() makes of two questions
+    counts = resampling_weights(["a", "b"]).T  # the weights intervals() gives two questions
     estimates = weighted_means(counts, np.array([1.0, 0.0]), np.array([3.0, 1.0]))
-    values, counts = np.unique(estimates, return_counts=True)
-    assert values.tolist() == [0.0, 0.75, 1.0]
-    assert np.allclose(counts / len(estimates), [0.25, 0.5, 0.25], atol=0.035)  # 2,000 draws: ±3.5 points
+    assert np.isnan(estimates).mean() == pytest.approx(math.exp(-2), abs=0.02)
+    assert np.mean(estimates == 1.0) == pytest.approx(math.exp(-1) * (1 - math.exp(-1)), abs=0.025)
+    assert np.mean(estimates == 0.0) == pytest.approx(math.exp(-1) * (1 - math.exp(-1)), abs=0.025)
+    a, b = counts[:, 0], counts[:, 1]
+    drawn = a + b > 0
+    assert np.allclose(estimates[drawn], 3 * a[drawn] / (3 * a[drawn] + b[drawn]))
+    assert 0.75 in estimates.tolist()
     found = intervals([WEIGHTED], answers)["accuracy"]
-    # mean 1/4·1 + 1/2·3/4 = 5/8; E[x²] = 1/4 + 1/2·9/16 = 17/32; SD = sqrt(17/32 - 25/64) = 3/8
     assert (found.n, found.low, found.high) == (2, 0.0, 1.0)
-    assert found.se == pytest.approx(0.375, abs=0.01)
 
 
 def test_a_questions_answers_and_repeats_are_drawn_together():
@@ -133,15 +136,20 @@ def _one_group_by_the_definition(specs, answers):
             sums[column, row] = math.fsum(weight * value for value, weight in pairs)
             sums[len(specs) + column, row] = math.fsum(weight for _, weight in pairs)
             applies[column, row] = bool(pairs)
-    counts = np.ascontiguousarray(bootstrap_counts(len(ids)).T, dtype=float)
+    counts = resampling_weights(ids)  # questions × resamples
     resampled = sums @ counts
     with np.errstate(invalid="ignore", divide="ignore"):
         means = resampled[: len(specs)] / resampled[len(specs) :]
     found = {}
     for column, spec in enumerate(specs):
         if applies[column].any():
+            n = int(applies[column].sum())
             spread = _spread(means[column], 0.95)
-            found[spec.name] = Interval(int(applies[column].sum()), spread["se"], spread["low"], spread["high"])
+            flat = spread["se"] <= 1e-12 * max(1.0, abs(spread["low"]), abs(spread["high"]))
+            if n < 2 or flat or np.isfinite(means[column]).sum() < 2 or spread["high"] - spread["low"] <= 1e-12:
+                found[spec.name] = Interval(n, None, None, None)  # fewer than two questions, or no variance
+            else:
+                found[spec.name] = Interval(n, spread["se"], spread["low"], spread["high"])
     return found
 
 
@@ -158,20 +166,18 @@ def test_grouped_intervals_are_the_definitions_bits_whatever_a_questions_answer_
             weight = rng.choice([0.0, 1.0, 1.5, 3.0])
             answers.append(SimpleNamespace(id=f"q{question:02}", score=value, weight=weight))
     three = [SimpleNamespace(id="t", score=value, weight=1.0) for value in (1.1, 1e-16, 5.5)]
-    zeros = [SimpleNamespace(id="z", score=-0.0, weight=1.0) for _ in range(2)]
+    three.append(SimpleNamespace(id="u", score=0.0, weight=1.0))
+    zeros = [SimpleNamespace(id=f"z{i}", score=-0.0, weight=1.0) for i in range(2)]
     score = MetricSpec("score", lambda answer: answer.score, "a score that can be any float")
     plain = MetricSpec("plain", lambda answer: answer.score, "the same, unweighted", aggregation="mean")
     specs = [score, plain]
     groups = [answers, answers[::2], answers[5:40], answers[:3], answers[40:], three, zeros, zeros[:1]]
     found = grouped_intervals(specs, groups)
     assert repr(found) == repr([_one_group_by_the_definition(specs, group) for group in groups])
-    # one question: every resample is that question, so its mean: 6.6000000000000005 / 3 = 2.2, not
-    # 6.6 / 3 = 2.1999999999999997
-    assert (found[5]["score"].low, repr(found[6]["score"].low), repr(found[7]["score"].low)) == (
-        2.2,
-        "0.0",
-        "0.0",
-    )
+    # t alone (u weighing 0) is t's mean: 6.6000000000000005 / 3 = 2.2, not 6.6 / 3 = 2.1999999999999997; two
+    # questions of -0.0 have no variance, one question no interval at all
+    assert found[5]["score"].high == 2.2
+    assert found[6]["score"] == Interval(2, None, None, None) and found[7]["score"] == Interval(1, None, None, None)
 
 
 def test_spreads_of_many_rows_are_each_rows_spread():
@@ -214,7 +220,10 @@ def test_every_headline_figure_of_a_summary_row_carries_n_se_and_its_interval():
     verdicts, questions = _route_verdicts()
     summary = summarize(verdicts, questions, weighting="paper")
     assert summary["interval_method"] == {
-        "method": "bootstrap over questions",
+        "method": "Poisson bootstrap over questions",
+        "cluster": "question",
+        "unit": "question",
+        "weights": "Poisson(1) per (seed, question id, resample)",
         "resamples": 2000,
         "seed": 0,
         "level": 0.95,
@@ -270,3 +279,60 @@ def test_plus_and_map_qa_summaries_carry_intervals_too():
     summary = summarize(verdicts, questions)
     assert set(summary["models"]["m"]["intervals"]) == {"accuracy"}
     assert " ± " in markdown_table(summary)
+
+
+def test_map_clusters_cover_where_question_resampling_under_covers():
+    # 400 simulated runs of 12 maps × 20 questions; each map has its own chance of a right answer (Beta(2, 2):
+    # some maps are easy to read, some hard), so the questions of a map are not independent. The accuracy
+    # estimates the mean chance over maps, 0.5. Its standard deviation is about √(0.05/12 + 0.2/240) = 0.071,
+    # while resampling questions alone sees √(0.25/240) = 0.032: it covers 0.5 in about 2Φ(1.96·0.032/0.071) − 1
+    # = 62% of runs; resampling maps, then questions, covers it in about 95%.
+    runs, maps, per = 400, 12, 20
+    rng = np.random.default_rng(2024)
+    chance = rng.beta(2.0, 2.0, (maps, runs))
+    right = rng.random((maps, per, runs)) < chance[:, None, :]
+    answers = [
+        SimpleNamespace(id=f"m{m:02}q{q:02}", city=f"m{m:02}", correct=right[m, q].astype(float), weight=1.0)
+        for m in range(maps)
+        for q in range(per)
+    ]
+    specs = [_column(i) for i in range(runs)]
+    covered = {}
+    for cluster in ("question", "map"):
+        found = intervals(specs, answers, cluster=cluster, map_of=lambda answer: answer.city)
+        covered[cluster] = np.mean([found[f"run{i}"].low <= 0.5 <= found[f"run{i}"].high for i in range(runs)])
+    assert covered["question"] < 0.8, covered
+    assert 0.92 <= covered["map"] <= 0.99, covered
+    with pytest.raises(ValueError, match="map_of"):
+        intervals(specs, answers, cluster="map")
+
+
+def test_no_interval_with_one_question_or_no_variance():
+    one = intervals([WEIGHTED], [SimpleNamespace(id="a", correct=1, weight=1.0)])["accuracy"]
+    right = intervals([WEIGHTED], [SimpleNamespace(id=f"q{i}", correct=1, weight=2.0) for i in range(10)])
+    assert one == Interval(1, None, None, None) and right["accuracy"] == Interval(10, None, None, None)
+    assert one.half_width is None and one.to_dict() == {"n": 1, "se": None, "low": None, "high": None}
+
+
+def test_a_summary_records_both_clusterings_and_prints_the_chosen_one():
+    from benchmarks.reasonmap.report import markdown_table, summarize
+
+    verdicts, questions = _route_verdicts()
+    by_question = summarize(verdicts, questions, weighting="paper")
+    by_map = summarize(verdicts, questions, weighting="paper", cluster="map")
+    assert by_map["interval_method"]["cluster"] == "map" and by_map["interval_method"]["unit"] == "map, then question"
+    assert by_question["clusters"] == {
+        "oslo": [f"q{i:02}" for i in range(1, 30, 2)],
+        "rome": [f"q{i:02}" for i in range(0, 30, 2)],
+    }
+    for model in ("m1", "m2"):
+        one, other = by_question["models"][model], by_map["models"][model]
+        assert one["intervals_by_cluster"] == other["intervals_by_cluster"]  # both recorded either way
+        assert one["intervals"] == one["intervals_by_cluster"]["question"]
+        assert other["intervals"] == other["intervals_by_cluster"]["map"] != one["intervals"]
+        # a city's row lies in one map: its map's weight scales every question alike, so the interval is the
+        # questions' one, up to resampling noise (the resamples that gave the map weight 0, e^-1 of them, drop)
+        for name, interval in one["per_city"]["rome"]["intervals"].items():
+            mapped = other["per_city"]["rome"]["intervals"][name]
+            assert mapped["se"] == pytest.approx(interval["se"], rel=0.1)
+    assert "Poisson bootstrap over maps, then questions" in markdown_table(by_map)

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import math
+import subprocess
+import sys
 from fractions import Fraction
+from hashlib import blake2b
 from itertools import product
 from math import comb
 
@@ -12,13 +16,19 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from benchmarks.paired import (
-    bootstrap_counts,
     difference_interval,
     mcnemar_exact,
     mean_interval,
+    question_weights,
+    resampling_weights,
     sign_flip_pvalue,
     weighted_means,
 )
+
+
+def bootstrap_counts(n: int, *, resamples: int = 2000, seed: int = 0) -> np.ndarray:
+    """The weights of ``n`` questions named q0.. in each resample (resamples × questions)."""
+    return resampling_weights([f"q{i}" for i in range(n)], resamples=resamples, seed=seed).T
 
 
 def _pairs(only_a: int, only_b: int, both: int = 3, neither: int = 2) -> tuple[np.ndarray, np.ndarray]:
@@ -92,12 +102,62 @@ def test_sign_flips_are_seeded():
     assert sign_flip_pvalue(d, permutations=500, seed=3) == sign_flip_pvalue(d, permutations=500, seed=3)
 
 
-def test_bootstrap_counts_draw_n_questions_each():
-    counts = bootstrap_counts(7, resamples=50, seed=2)
-    assert counts.shape == (50, 7) and (counts.sum(axis=1) == 7).all() and (counts >= 0).all()
-    assert (counts == bootstrap_counts(7, resamples=50, seed=2)).all()
-    with pytest.raises(ValueError, match="at least one question"):
-        bootstrap_counts(0)
+def _splitmix_poisson(name: str, seed: int, resample: int, unit: str = "question") -> int:
+    """The weight of ``name`` in resample ``resample`` spelt out with Python integers: the BLAKE2b key, the
+    SplitMix64 output (Steele, Lea and Flood 2014: add the golden gamma, then xor-shift-multiply thrice), its
+    top 53 bits as a uniform, and the Poisson(1) draw found by summing e^-1/k! until it passes the uniform."""
+    key = int.from_bytes(
+        blake2b(name.encode(), digest_size=8, key=seed.to_bytes(8, "little"), person=unit.encode()).digest(), "little"
+    )
+    mask = (1 << 64) - 1
+    z = (key + (resample + 1) * 0x9E3779B97F4A7C15) & mask
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+    z ^= z >> 31
+    uniform = (z >> 11) / 2.0**53
+    k, total = 0, math.exp(-1.0)
+    while uniform >= total:
+        k += 1
+        total += math.exp(-1.0) / math.factorial(k)
+    return k
+
+
+def test_each_weight_is_a_function_of_seed_question_and_resample_alone():
+    found = question_weights(["q1", "beijing-017", "é"], resamples=300, seed=7)
+    for row, name in enumerate(["q1", "beijing-017", "é"]):
+        assert found[row].tolist() == [_splitmix_poisson(name, 7, r) for r in range(300)]
+    # a question weighs the same whatever else is drawn, and another seed draws anew
+    assert (question_weights(["beijing-017"], resamples=300, seed=7)[0] == found[1]).all()
+    assert (question_weights(["q1"], resamples=300, seed=8)[0] != found[0]).any()
+    maps = question_weights(["q1"], resamples=300, seed=7, unit="map")
+    assert maps[0].tolist() == [_splitmix_poisson("q1", 7, r, "map") for r in range(300)]
+
+
+def test_weights_are_the_same_in_another_process():
+    # Python's hash() is salted per process; the weights must not be
+    code = "from benchmarks.paired import question_weights as w; print(w(['q1', 'q2'], resamples=50).sum())"
+    runs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout for _ in range(2)}
+    assert runs == {f"{question_weights(['q1', 'q2'], resamples=50).sum()}\n"}
+
+
+def test_weights_are_poisson_one():
+    # 400 questions × 2,000 resamples: P(0) = P(1) = e^-1 = 0.3679, P(2) = 0.1839, mean and variance 1
+    weights = question_weights([f"q{i}" for i in range(400)], resamples=2000, seed=3)
+    shares = np.bincount(weights.astype(int).ravel(), minlength=4)[:3] / weights.size
+    assert shares == pytest.approx([math.exp(-1), math.exp(-1), math.exp(-1) / 2], abs=0.002)
+    assert (weights.mean(), weights.var()) == (pytest.approx(1.0, abs=0.005), pytest.approx(1.0, abs=0.01))
+    with pytest.raises(ValueError, match="at least one resample"):
+        question_weights(["q"], resamples=0)
+    with pytest.raises(ValueError, match="seed must be"):
+        question_weights(["q"], seed=-1)
+
+
+def test_map_clusters_multiply_each_questions_weight_by_its_maps():
+    ids, maps = ["a", "b", "c"], ["rome", "oslo", "rome"]
+    found = resampling_weights(ids, resamples=40, seed=2, maps=maps)
+    own = question_weights(ids, resamples=40, seed=2)
+    by_map = question_weights(["oslo", "rome"], resamples=40, seed=2, unit="map")
+    assert (found == own * by_map[[1, 0, 1]]).all()
 
 
 def test_weighted_means_weight_inside_each_resample():

@@ -145,7 +145,7 @@ def test_baseline_prompts_and_score_chain_from_generated_questions(tmp_path, cap
         "--report", str(report),
         "--weighting", "city",
     )  # fmt: skip
-    assert code == 0 and "| baseline:text-oracle | 100.00 ± 0.00 |" in out and "scored 12 predictions" in err
+    assert code == 0 and "| baseline:text-oracle | 100.00 ± – |" in out and "scored 12 predictions" in err
     assert json.loads((report / "summary.json").read_text(encoding="utf-8"))["weighting"] == "city"
 
 
@@ -176,7 +176,7 @@ def test_score_out_to_standard_output_prints_only_the_rows_there_and_the_table_t
     assert code == 0
     rows = [json.loads(line) for line in stdout.splitlines()]  # every line a scored row, nothing else
     assert len(rows) == 4
-    assert "| baseline:oracle | 100.00 ± 0.00 |" in stderr
+    assert "| baseline:oracle | 100.00 ± – |" in stderr  # every answer right: no interval
 
 
 def test_python_dash_m_reasonmap_is_the_command_line():

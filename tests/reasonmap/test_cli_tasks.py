@@ -71,7 +71,8 @@ def test_the_parsers_choices_are_the_registries():
     from vision.render import PALETTES
 
     written = [name for name in options.__all__ if name.isupper() and isinstance(getattr(options, name), tuple)]
-    assert written == ["PIXEL_BUDGET_RANGE"]  # no choice list is a literal tuple (the range is two numbers)
+    # no choice list is a literal tuple (the ranges are two numbers each)
+    assert written == ["PIXEL_BUDGET_RANGE", "RESAMPLE_RANGE"]
     assert tuple(options.TASKS) == task_names()
     assert (tuple(options.MODES), tuple(options.TEXTUALIZATIONS)) == (MODES, tuple(TEXTUALIZATIONS))
     assert tuple(options.ALIAS_STRATEGIES) == STRATEGIES
@@ -207,7 +208,7 @@ def test_plus_baseline_oracle_then_score_gives_every_type_right(plus_file, tmp_p
         capsys, "score", "--questions", plus_file, "--predictions", predictions, "--out", tmp_path / "s.jsonl",
         "--report", tmp_path / "report",
     )  # fmt: skip
-    full = "100.00 ± 0.00"  # every answer right: every resample is too
+    full = "100.00 ± –"  # every answer right: every resample is too, so there is no interval to give
     assert code == 0 and f"| baseline:plus-oracle | {full} | {full} | {full} | {full} | {full} | {full} | 0/5 |" in out
     summary = json.loads((tmp_path / "report" / "summary.json").read_text(encoding="utf-8"))
     # a plus file's default weighting is the task's, by map difficulty
@@ -283,7 +284,7 @@ def test_run_asks_plus_questions_and_tags_the_rows_with_the_name(plus_file, tmp_
         capsys, "score", "--questions", plus_file, "--predictions", predictions, "--out", tmp_path / "s.jsonl",
         "--report", tmp_path / "report",
     )  # fmt: skip
-    assert code == 0 and "| m-t0 | 100.00 ± 0.00 |" in out
+    assert code == 0 and "| m-t0 | 100.00 ± – |" in out  # every answer right: no interval
 
 
 def test_mapqa_score_is_score_with_task_mapqa(tmp_path, capsys):

@@ -52,8 +52,13 @@ def test_two_runs_by_hand(two_runs):
     # differences +15 (three), −15 (one), 0 (six): |sum of signed 15s| >= 30 unless two flip each way, 6/16
     assert (score["a"], score["b"], score["difference"], score["test"]) == (7.5, 10.5, 3.0, "permutation")
     assert score["p_value"] == 1 - 6 / 16
-    for key in ("weighted_accuracy_long", "map_score_long"):  # the same answers: no difference at all
-        assert (rows[key]["difference"], rows[key]["low"], rows[key]["high"], rows[key]["p_value"]) == (0, 0, 0, 1)
+    for key in ("weighted_accuracy_long", "map_score_long"):  # the same answers: no difference, no variance of it
+        assert (rows[key]["difference"], rows[key]["low"], rows[key]["high"], rows[key]["p_value"]) == (
+            0,
+            None,
+            None,
+            1,
+        )
     assert (short["model_a"], short["model_b"]) == ("alpha", "beta")  # one model each: compared
 
 
@@ -94,7 +99,7 @@ def test_different_question_files_are_refused_naming_them(tmp_path, capsys):
     assert (
         len(error) == 1 and error[0].startswith("reasonmap compare: error:") and "different question files" in error[0]
     )
-    joined = compare_runs(a, b, join=True, resamples=100)
+    joined = compare_runs(a, b, join=True, resamples=200)
     assert joined["joined"] and "Joined although they differ: route and route: different question files" in (
         comparison_markdown(joined)
     )
@@ -128,7 +133,7 @@ def test_two_modes_of_one_eval_run(tmp_path, capsys):
 def test_two_runs_of_an_eval_pair_their_modes(tmp_path):
     a = write_eval_run(tmp_path / "a", {("route", "full"): route_rows("m1", _answers(SHORT_A))})
     b = write_eval_run(tmp_path / "b", {("route", "full"): route_rows("m2", _answers(SHORT_B))})
-    (row,) = [r for r in compare_runs(a, b, resamples=100)["comparisons"] if r["metric"] == "weighted_accuracy_short"]
+    (row,) = [r for r in compare_runs(a, b, resamples=200)["comparisons"] if r["metric"] == "weighted_accuracy_short"]
     assert (row["mode_a"], row["model_a"], row["model_b"], row["difference"]) == ("full", "m1", "m2", 0.2)
     other = write_eval_run(tmp_path / "c", {("route", "full"): route_rows("m3", _answers(SHORT_B))}, pixel_budget=1)
     with pytest.raises(RunError, match="different pixel budget: 4000000 and 1"):
@@ -138,7 +143,7 @@ def test_two_runs_of_an_eval_pair_their_modes(tmp_path):
 def test_two_models_of_one_run(tmp_path):
     rows = route_rows("alpha", _answers(SHORT_A)) + route_rows("beta", _answers(SHORT_B))
     report = write_score_report(tmp_path / "both", rows)
-    record = compare_runs(report, models=("alpha", "beta"), resamples=100)
+    record = compare_runs(report, models=("alpha", "beta"), resamples=200)
     assert _by_metric(record)["weighted_accuracy_short"]["difference"] == 0.2
     with pytest.raises(RunError, match="no model 'gamma' in route"):
         compare_runs(report, models=("alpha", "gamma"))
@@ -151,7 +156,7 @@ def test_repeated_answers_are_compared_by_their_means(tmp_path):
     again = [{**row, "repeat": 1, "correct": 1} for row in rows]
     a = write_score_report(tmp_path / "a", rows + again)
     b = write_score_report(tmp_path / "b", route_rows("beta", _answers(SHORT_B)))
-    short = _by_metric(compare_runs(a, b, resamples=100))["weighted_accuracy_short"]
+    short = _by_metric(compare_runs(a, b, resamples=200))["weighted_accuracy_short"]
     # A's mean over its two repeats: (5 + 10) / 20 = 0.75; McNemar needs one verdict a side: sign flips instead
     assert (short["a"], short["test"], short["repeats"]) == (0.75, "permutation", True)
 
@@ -185,7 +190,7 @@ def test_a_real_score_report(tmp_path):
         report_dir=tmp_path / "report",
         figures=False,
     )
-    record = compare_runs(tmp_path / "report", models=("baseline:direct-line", "baseline:noisy"), resamples=100)
+    record = compare_runs(tmp_path / "report", models=("baseline:direct-line", "baseline:noisy"), resamples=200)
     summary = json.loads((tmp_path / "report" / "summary.json").read_text(encoding="utf-8"))["models"]
     for row in record["comparisons"]:
         assert row["n"] == len(questions) and row["lacked_by_a"] == row["lacked_by_b"] == 0
@@ -223,7 +228,7 @@ def test_plus_and_map_qa_runs(tmp_path):
     summary = {"m": {"n": 3, "n_invalid": 0, "weighted_accuracy": 0.2, "accuracy": 1 / 3}}
     a = write_score_report(tmp_path / "pa", plus_a, models=summary)
     b = write_score_report(tmp_path / "pb", plus_b, models=summary)
-    (row,) = compare_runs(a, b, resamples=100)["comparisons"]
+    (row,) = compare_runs(a, b, resamples=200)["comparisons"]
     # weighted: A (1·1) / 5 = 0.2, B 5/5 = 1; two discordant, both B's: 2 · (1/4)
     assert (row["task"], row["metric"], row["a"], row["b"], row["p_value"]) == (
         "plus",
@@ -241,7 +246,7 @@ def test_plus_and_map_qa_runs(tmp_path):
     a = write_score_report(tmp_path / "qa", qa, models=summary)
     better = [{**qa[0]}, {**qa[1], "jaccard": 1.0, "correct": 1}, {**qa[2]}]
     b = write_score_report(tmp_path / "qb", better, models=summary)
-    rows = _by_metric(compare_runs(a, b, resamples=100))
+    rows = _by_metric(compare_runs(a, b, resamples=200))
     assert rows["accuracy"]["task"] == "mapqa" and rows["accuracy"]["difference"] == pytest.approx(1 / 3, abs=1e-6)
     assert (rows["mean_jaccard"]["n"], rows["mean_jaccard"]["difference"]) == (1, 0.5)  # the one multiple question
     assert (rows["mean_kendall_tau"]["n"], rows["mean_kendall_tau"]["difference"]) == (1, 0.0)
@@ -250,7 +255,7 @@ def test_plus_and_map_qa_runs(tmp_path):
 def test_an_eval_mode_folder_is_a_run_too(tmp_path):
     run = write_eval_run(tmp_path / "run", {("route", "full"): route_rows("m", _answers(SHORT_A))})
     other = write_score_report(tmp_path / "b", route_rows("beta", _answers(SHORT_B)))
-    (row, *_) = compare_runs(run / "route" / "full", other, resamples=100)["comparisons"]
+    (row, *_) = compare_runs(run / "route" / "full", other, resamples=200)["comparisons"]
     assert (row["model_a"], row["model_b"], row["difference"]) == ("m", "beta", 0.2)
 
 
@@ -282,7 +287,7 @@ def test_real_eval_runs_compared_and_ranked(tmp_path):
         evaluate(server, tmp_path / "b", "silent")
     with _oracle_server(tmp_path / "b" / "questions" / "route.jsonl") as server:
         evaluate(server, tmp_path / "a", "oracle")
-    record = compare_runs(tmp_path / "a", tmp_path / "b", resamples=100)
+    record = compare_runs(tmp_path / "a", tmp_path / "b", resamples=200)
     rows = [row for row in record["comparisons"] if row["metric"] == "weighted_accuracy_short"]
     assert [(row["mode_a"], row["model_a"], row["model_b"]) for row in rows] == [
         ("text-only", "oracle", "silent"),
@@ -290,7 +295,7 @@ def test_real_eval_runs_compared_and_ranked(tmp_path):
     ]
     # 4 questions, the oracle right on all, the other on none: 4 discordant pairs, 2 · 1/16
     assert all((row["n"], row["a"], row["b"], row["p_value"]) == (4, 1.0, 0.0, 0.125) for row in rows)
-    same = compare_runs(tmp_path / "a", modes=("text-only", "symbolic"), resamples=100)
+    same = compare_runs(tmp_path / "a", modes=("text-only", "symbolic"), resamples=200)
     assert all(row["difference"] == 0 for row in same["comparisons"])
     board = build_leaderboard([tmp_path / "b", tmp_path / "a"])
     assert [(row["model"], row["rank"]) for row in board["rows"]] == [("oracle", 1), ("silent", 2)]
@@ -301,7 +306,7 @@ def test_models_only_one_side_has_are_named(tmp_path):
         tmp_path / "a", route_rows("alpha", _answers(SHORT_A)) + route_rows("gamma", _answers(SHORT_B))
     )
     b = write_score_report(tmp_path / "b", route_rows("alpha", _answers(SHORT_B)))
-    record = compare_runs(a, b, resamples=100)
+    record = compare_runs(a, b, resamples=200)
     assert {row["model_a"] for row in record["comparisons"]} == {"alpha"}
     assert record["unpaired"] == ["A route: gamma"]
     assert "Not compared (no counterpart on the other side): A route: gamma." in comparison_markdown(record)
@@ -316,7 +321,7 @@ def test_two_budgets_of_a_pixel_sweep(tmp_path):
             ("route", "full@16M"): route_rows("m", _answers(SHORT_B)),
         },
     )
-    short = _by_metric(compare_runs(run, modes=("full@1M", "full@16M"), resamples=100))["weighted_accuracy_short"]
+    short = _by_metric(compare_runs(run, modes=("full@1M", "full@16M"), resamples=200))["weighted_accuracy_short"]
     assert (short["mode_a"], short["mode_b"], short["difference"], short["p_value"]) == (
         "full@1M",
         "full@16M",

@@ -139,7 +139,7 @@ def test_oracle_answers_score_full_marks_and_name_tags_the_model(tmp_path, capsy
     (row,) = json.loads((tmp_path / "b" / "results.json").read_text("utf-8"))["results"]
     assert row["model"] == "o" and row["n"] == 8 and row["n_invalid"] == 0
     assert row["metrics"]["accuracy_short"] == row["metrics"]["accuracy_long"] == 1.0
-    assert "| o | 100.00 ± 0.00 |" in (tmp_path / "b" / "results.md").read_text("utf-8")
+    assert "| o | 100.00 ± – |" in (tmp_path / "b" / "results.md").read_text("utf-8")
 
 
 def test_map_qa_questions_are_asked_with_their_own_images(tmp_path):

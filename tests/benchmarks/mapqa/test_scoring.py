@@ -224,10 +224,12 @@ def test_files_to_scored_rows_summary_and_tables(tmp_path, capsys):
     assert multiple == {
         "n": 2, "n_invalid": 0, "accuracy": 0.5, "mean_jaccard": 0.75, "mean_kendall_tau": None,
     }  # fmt: skip
-    # two questions, one right: a resample draws both right, one of each or both wrong (1/4, 1/2, 1/4), so the
-    # 95% interval runs from 0 to 1 and the SE is sqrt(1/4 · (1/2)² · 2) = 0.354
+    # two questions, one right, with Poisson(1) weights A and B: the estimate is A / (A + B) (A = B = 0 dropped),
+    # 0 or 1 in 27% of kept resamples each, so the 95% interval runs from 0 to 1. Given S = A + B > 0, A is
+    # Binomial(S, 1/2): the variance is E[1/(4S) | S > 0] with S ~ Poisson(2), Σ_s≥1 e^-2 2^s / (s · s!) / (1 − e^-2)
+    # / 4 = 0.498542 / 0.864665 / 4 = 0.144144, so the SE is 0.380
     assert (interval["n"], interval["low"], interval["high"]) == (2, 0.0, 1.0)
-    assert interval["se"] == pytest.approx(0.354, abs=0.02)
+    assert interval["se"] == pytest.approx(0.380, abs=0.02)
     assert mixed["per_type"]["sorting"]["mean_kendall_tau"] == round((1 / 3 + 1) / 2, 6)
     assert list(mixed["per_level"]) == ["1", "2", "3"]
     assert mixed["per_level"]["1"]["accuracy"] == 0.5  # m01 right, m03 wrong
@@ -243,7 +245,7 @@ def test_files_to_scored_rows_summary_and_tables(tmp_path, capsys):
     assert t03 == {"id": "t03", "model": "mixed", "parsed": None, "correct": 0, "exact": 0.0,
                    "invalid_reason": "refusal", "tokens": None}  # fmt: skip
     table = markdown_table(result.summary)
-    full = "100.00 ± 0.00"  # every answer right: every resample is too
+    full = "100.00 ± –"  # every answer right: every resample is too, so there is no interval to give
     assert f"| good | {full} | {full} | {full} | 1.000 | {full} | 1.000 | {full} | {full} | {full} | 0/8 | 0 |" in table
     assert "| mixed | 42.86 ± " in table and "Accuracy (%) by language:" in table
 

@@ -354,7 +354,7 @@ def test_scoring_plus_files_writes_rows_summary_table_and_plot(tmp_path, questio
     assert hard["n"] == len(questions) and hard["n_invalid"] == counts["rome"] + counts["lisboa"]
     assert hard["per_difficulty"]["hard"]["accuracy"] == 1.0 and hard["per_city"]["rome"]["accuracy"] == 0.0
     table = (tmp_path / "r" / "table.md").read_text()
-    full = "100.00 ± 0.00"  # every answer right: every resample is too
+    full = "100.00 ± –"  # every answer right: every resample is too, so there is no interval to give
     assert f"| {PLUS_ORACLE_MODEL} | {full} | {full} | {full} | {full} | {full} | {full} | 0/" in table
     again = evaluate_files(
         tmp_path / "q.jsonl", tmp_path / "p.jsonl", out=tmp_path / "s2.jsonl", report_dir=tmp_path / "r2"
