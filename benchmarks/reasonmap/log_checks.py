@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from benchmarks.errors import BenchmarkError
 from benchmarks.jsonl import Note
 from benchmarks.reasonmap.records import Question
 from benchmarks.reasonmap.templates import TEMPLATE_ASKS
@@ -53,7 +54,7 @@ _EXCERPT = 70
 _DEPTH = 8
 
 
-class Mismatch(Exception):
+class Mismatch(BenchmarkError):
     """A row was not made from the question it is matched to; the message says how they differ."""
 
 

@@ -31,7 +31,7 @@ def test_demo_writes_every_output_and_the_ceiling_is_perfect(tmp_path):
 def test_demo_command_prints_the_table_and_is_reproducible(tmp_path, capsys):
     assert main(["demo", "--out", str(tmp_path / "a"), "--quiet"]) == 0
     table = capsys.readouterr().out
-    assert "| baseline:text-oracle | 100.00 ± 0.00 |" in table
+    assert "| baseline:text-oracle | 100.00 ± – |" in table
     assert main(["demo", "--out", str(tmp_path / "b"), "--quiet"]) == 0
     for name in ("questions.jsonl", "predictions.jsonl", "scored.jsonl", "report/summary.json", "report/table.md"):
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name

@@ -147,9 +147,9 @@ def test_compare_writes_both_reports_and_the_causes(files, capsys):
     record = json.loads((files / "r" / "compare.json").read_text(encoding="utf-8"))
     row = record["models"]["m"]["short"]
     assert row["official"]["map_score"] == 12.0
-    # one question: every resample draws it, so each variant's figure carries a zero-width interval, printed ± 0
-    assert row["official"]["intervals"]["map_score"] == {"n": 1, "se": 0.0, "low": 12.0, "high": 12.0}
-    assert "| 12.00 ± 0.00 |" in printed
+    # one question: no interval can be claimed (n < 2), so none is given and it prints ± –
+    assert row["official"]["intervals"]["map_score"] == {"n": 1, "se": None, "low": None, "high": None}
+    assert "| 12.00 ± – |" in printed
     assert sum(tally["map_points"] for tally in row["causes"].values()) == pytest.approx(row["difference"]["map_score"])
     assert (files / "s.paper.jsonl").exists() and (files / "s.official.jsonl").exists()
     assert (files / "r" / "paper" / "summary.json").exists() and (files / "r" / "official" / "table.md").exists()
