@@ -119,7 +119,7 @@ def cmd_gtfs(args: argparse.Namespace) -> int:
     failed = 0
     with executor_from(args) as executor:
         jobs = [CompileJob(feed, options) for feed in args.feeds]
-        for feed, found in zip(args.feeds, executor.map(compile_job, jobs)):
+        for found in executor.map(compile_job, jobs):
             if isinstance(found, str):
                 if len(args.feeds) == 1:
                     raise ValueError(found)

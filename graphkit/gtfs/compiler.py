@@ -4,9 +4,10 @@ The rules (the README's "Any city from GTFS" states them for users):
 
 - only routes of the rail modes asked for (never a bus), and only the trips that run on the service day
   (default: the day with the most such trips, the earliest of ties);
-- a platform (or entrance) is its parent station; stations of one name within :data:`WALK_METRES` of each
-  other are one station (PATH's stops, one per direction, have no parent); a pair of stations joined by
-  ``transfers.txt`` is one station when no route serves both;
+- a platform (or entrance) is its parent station; stations of one name (a line's name inside it aside:
+  ``Expo / Crenshaw E-Line``, ``... K-Line``) within :data:`WALK_METRES` of each other are one station
+  (PATH's stops, one per direction, have no parent); a pair of stations joined by ``transfers.txt`` is
+  one station when no route serves both;
 - one line per route; routes sharing a short name (or, without one, a long name) are one line; its stop
   patterns make its trunk, branches and services (:mod:`graphkit.gtfs.lines`);
 - a station on two lines or more is an interchange; distinct stations sharing a name are homonyms;
@@ -19,6 +20,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import math
+import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
@@ -26,7 +28,7 @@ import numpy as np
 
 from graphkit.gtfs.feed import Feed, InvalidFeed, open_feed
 from graphkit.gtfs.lines import LineShape, shape_line
-from graphkit.gtfs.names import DEFAULT_MODES, hex_color, rider_name, route_modes
+from graphkit.gtfs.names import DEFAULT_MODES, rider_name, route_modes
 from graphkit.gtfs.tables import Route, Stops, read_routes, read_stop_times, read_stops, read_trips, service_days
 
 __all__ = ["CompileOptions", "CompiledCity", "CompileJob", "compile_feed", "compile_job", "WALK_METRES"]
@@ -34,6 +36,13 @@ __all__ = ["CompileOptions", "CompiledCity", "CompileJob", "compile_feed", "comp
 #: Stations of one name this close (metres) are one station.
 WALK_METRES = 300.0
 _TRANSFER_TYPES = frozenset({"", "0", "1", "2"})
+# a line named inside a station's name (LA's "Expo / Crenshaw E-Line Station" and "... K-Line Station")
+_LINE_WORD = re.compile(r"\s*\b[A-Z0-9]{1,3}[- ]Line\b", re.IGNORECASE)
+
+
+def _name_key(name: str) -> str:
+    """What two stations' names must share to be one station: the rider's name without a line's name."""
+    return " ".join(_LINE_WORD.sub("", rider_name(name)).split()).casefold()
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,7 +192,7 @@ def _stations(feed: Feed, stops: Stops, stop_ids, routes_at, stop_index, root) -
 
     by_name: dict[str, list[int]] = defaultdict(list)
     for station in sorted(routes_at):
-        by_name[rider_name(stops[stop_ids[station]].name).casefold()].append(station)
+        by_name[_name_key(stops[stop_ids[station]].name)].append(station)
     for same in by_name.values():
         for i, a in enumerate(same):
             for b in same[i + 1 :]:
@@ -195,7 +204,9 @@ def _stations(feed: Feed, stops: Stops, stop_ids, routes_at, stop_index, root) -
             for field in ("from_stop_id", "to_stop_id"):
                 stop = cells[columns[field]].strip()
                 if stop and stop not in stop_index:
-                    raise InvalidFeed(f"{feed.source}: transfers.txt: row {row}, field {field!r}: {stop!r} is not in stops.txt")
+                    raise InvalidFeed(
+                        f"{feed.source}: transfers.txt: row {row}, field {field!r}: {stop!r} is not in stops.txt"
+                    )
                 ends.append(int(root[stop_index[stop]]) if stop else -1)
             kind = cells[columns["transfer_type"]].strip() if "transfer_type" in columns else ""
             a, b = ends
@@ -225,13 +236,16 @@ def _assemble(feed, options, date, stops, stop_ids, kept, trips, trip_ids, patte
     line_of_route = {route.route_id: name for name, members in lines.items() for route in members}
     counted: dict[str, Counter] = defaultdict(Counter)
     used: Counter[int] = Counter()
+    seen: dict[tuple[int, ...], tuple[int, ...]] = {}
     for trip, pattern in patterns.items():
         stations = [group[s] for s in pattern]
         stations = [s for n, s in enumerate(stations) if n == 0 or s != stations[n - 1]]
         if len(stations) < 2:
             continue
-        key = min(tuple(stations), tuple(stations[::-1]))
-        counted[line_of_route[trips[trip_ids[trip]][0]]][key] += 1
+        key = min(tuple(stations), tuple(stations[::-1]))  # the two directions: one pattern
+        line = line_of_route[trips[trip_ids[trip]][0]]
+        counted[line][key] += 1
+        seen.setdefault(key, tuple(stations))  # as its first trip in trips.txt runs it
         used.update(pattern)
     lines_at: dict[int, set[str]] = defaultdict(set)
     for line, found in counted.items():
@@ -242,7 +256,10 @@ def _assemble(feed, options, date, stops, stop_ids, kept, trips, trip_ids, patte
     for line in lines:
         if line not in counted:
             continue
-        ordered = sorted(counted[line].items(), key=lambda item: (-item[1], -len(item[0]), item[0]))
+        ordered = [
+            (seen[key], trips_run)
+            for key, trips_run in sorted(counted[line].items(), key=lambda i: (-i[1], -len(i[0]), i[0]))
+        ]
         shapes[line] = shape_line(ordered, lambda s, line=line: bool(lines_at[s] - {line}))
     city = options.city or feed.stem
     metro_json, overlay_json, stations = network_texts(shapes, names, lines, stops, stop_ids, group)
@@ -272,11 +289,13 @@ def _names(stops: Stops, stop_ids, group: dict[int, int], used: Counter) -> dict
     members: dict[int, list[int]] = defaultdict(list)
     for station, rep in group.items():
         members[rep].append(station)
-    return {
-        rep: rider_name(stops[stop_ids[min(found, key=lambda s: (-used[s], s))]].name) or stop_ids[rep]
-        for rep, found in members.items()
-    }
-
+    names = {}
+    for rep, found in members.items():
+        name = rider_name(stops[stop_ids[min(found, key=lambda s: (-used[s], s))]].name) or stop_ids[rep]
+        if len({stops[stop_ids[s]].name for s in found}) > 1:  # one station each line names its own way
+            name = " ".join(_LINE_WORD.sub("", name).split()) or name
+        names[rep] = name
+    return names
 
 
 @dataclass(frozen=True, slots=True)

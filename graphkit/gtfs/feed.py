@@ -94,7 +94,9 @@ class Feed:
                     line.decode("utf-8")
                 except UnicodeDecodeError as error:
                     cell = line[: error.start].count(b",") + 1
-                    return InvalidFeed(f"{where}: row {number}: not UTF-8 (byte {line[error.start]:#04x} in cell {cell})")
+                    return InvalidFeed(
+                        f"{where}: row {number}: not UTF-8 (byte {line[error.start]:#04x} in cell {cell})"
+                    )
         return InvalidFeed(f"{where}: not UTF-8")
 
     def _binary(self, name: str):

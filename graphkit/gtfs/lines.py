@@ -110,8 +110,15 @@ def shape_line(patterns: Sequence[tuple[tuple[int, ...], int]], served_elsewhere
     return shape
 
 
-def _lay(shape: LineShape, before: int | None, run: list[int], after: int | None, *, frequent: bool,
-         served_elsewhere: Callable[[int], bool]) -> None:
+def _lay(
+    shape: LineShape,
+    before: int | None,
+    run: list[int],
+    after: int | None,
+    *,
+    frequent: bool,
+    served_elsewhere: Callable[[int], bool],
+) -> None:
     if before is None and after is None:
         return  # shares no station with the line
     if before is None:  # the run leads to the pattern's first known station: lay it outwards from there

@@ -13,9 +13,7 @@ __all__ = ["rider_name", "MODES", "MODE_NAMES", "DEFAULT_MODES", "route_modes", 
 
 _SPACES = re.compile(r"\s+")
 # mode words an agency appends to a station's name in capitals (longest first)
-_MODE_WORDS = re.compile(
-    r"\s+(?:METRORAIL|METRO\s+RAIL|LIGHT\s+RAIL|SUBWAY|METRO|LRT|MRT)(?=\s+STATION$|$)"
-)
+_MODE_WORDS = re.compile(r"\s+(?:METRORAIL|METRO\s+RAIL|LIGHT\s+RAIL|SUBWAY|METRO|LRT|MRT)(?=\s+STATION$|$)")
 # words kept in capitals when a capitalised name is set in title case
 _ACRONYMS = frozenset({"BWI", "MICA", "LAX", "USC", "UCLA", "NYU", "JFK", "DC", "II", "III", "IV", "WTC", "PATH"})
 

@@ -72,10 +72,14 @@ def read_stops(feed: Feed) -> Stops:
             raise InvalidFeed(f"{where}, field 'stop_lat': ({lat_text}, {lon_text}) is not on Earth")
         if stop_id in stops:
             raise InvalidFeed(f"{where}, field 'stop_id': {stop_id!r} is defined twice")
-        stops[stop_id] = Stop(stop_id, _cell(cells, columns, "stop_name"), lat, lon, _cell(cells, columns, "parent_station"))
+        stops[stop_id] = Stop(
+            stop_id, _cell(cells, columns, "stop_name"), lat, lon, _cell(cells, columns, "parent_station")
+        )
     for stop in stops.values():
         if stop.parent and stop.parent not in stops:
-            raise InvalidFeed(f"{feed.source}: stops.txt: stop {stop.stop_id!r}, field 'parent_station': {stop.parent!r} is no stop")
+            raise InvalidFeed(
+                f"{feed.source}: stops.txt: stop {stop.stop_id!r}, field 'parent_station': {stop.parent!r} is no stop"
+            )
     return stops
 
 
@@ -104,7 +108,11 @@ def read_trips(feed: Feed, routes: dict[str, Route]) -> dict[str, tuple[str, str
         route = _cell(cells, columns, "route_id")
         if route not in routes:
             raise InvalidFeed(f"{feed.source}: trips.txt: row {row}, field 'route_id': {route!r} is not in routes.txt")
-        trips[_cell(cells, columns, "trip_id")] = (route, _cell(cells, columns, "service_id"), _cell(cells, columns, "direction_id"))
+        trips[_cell(cells, columns, "trip_id")] = (
+            route,
+            _cell(cells, columns, "service_id"),
+            _cell(cells, columns, "direction_id"),
+        )
     return trips
 
 
@@ -201,8 +209,8 @@ def _ordered(where, trips, sequences, stops, rows, timed) -> tuple[np.ndarray, n
     if same.any():
         at = int(np.argmax(same)) + 1
         raise InvalidFeed(
-            f"{where}: row {rows[at]}, field 'stop_sequence': {sequences[at]} repeats the sequence of row {rows[at - 1]}"
-            " in the same trip"
+            f"{where}: row {rows[at]}, field 'stop_sequence': {sequences[at]} repeats the sequence of"
+            f" row {rows[at - 1]} in the same trip"
         )
     starts = np.flatnonzero(np.r_[True, trips[1:] != trips[:-1]])
     ends = np.r_[starts[1:] - 1, len(trips) - 1] if len(trips) else starts

@@ -4,7 +4,7 @@ marked as the embedded files mark them) and its overlay (loops, branches, homony
 from __future__ import annotations
 
 import json
-from collections import Counter, defaultdict
+from collections import defaultdict
 from pathlib import Path
 
 from graphkit.files import atomic_writer
@@ -21,7 +21,10 @@ _BRANCH = " (Branch-starting Station)"
 
 def json_text(value: dict) -> str:
     """One line per key: diffable, the same bytes every time."""
-    rows = [f"  {json.dumps(key, ensure_ascii=False)}: {json.dumps(items, ensure_ascii=False)}" for key, items in value.items()]
+    rows = [
+        f"  {json.dumps(key, ensure_ascii=False)}: {json.dumps(items, ensure_ascii=False)}"
+        for key, items in value.items()
+    ]
     return "{\n" + ",\n".join(rows) + "\n}\n"
 
 
@@ -61,8 +64,13 @@ def network_texts(
         for segment in shape.segments[1:]:
             leaves, first, last = (names[s] for s in (segment[0], segment[1], segment[-1]))
             overlay.setdefault("branches", []).append(
-                {"line": line, "leaves_at": leaves, "first": first, "last": last,
-                 "note": f"{line} forks at {leaves}: a branch runs {first} … {last}."}
+                {
+                    "line": line,
+                    "leaves_at": leaves,
+                    "first": first,
+                    "last": last,
+                    "note": f"{line} forks at {leaves}: a branch runs {first} … {last}.",
+                }
             )
     overlay["line_styles"] = [_style(line, lines[line], shapes[line], names) for line in shapes]
     overlay["places"] = _places(on_lines, names, identity, stops, stop_ids, group)
@@ -74,7 +82,9 @@ def _style(line: str, routes: list[Route], shape: LineShape, names: dict[int, st
     ids = ", ".join(r.route_id for r in routes)
     note = f"route{'s' if len(routes) > 1 else ''} {ids}"
     if shape.left_out:
-        stops = ", ".join(f"{names[s]} ({trips})" for s, trips in sorted(shape.left_out.items(), key=lambda i: names[i[0]]))
+        stops = ", ".join(
+            f"{names[s]} ({trips})" for s, trips in sorted(shape.left_out.items(), key=lambda i: names[i[0]])
+        )
         note += f"; stops of some trips left to the lines that serve them (trips): {stops}"
     return {
         "line": line,
@@ -110,8 +120,11 @@ def _homonyms(listed: dict[str, list[int]], names: dict[int, str], overlay: dict
         for s in stations:
             identity[s] = f"{name}{QUALIFIER}{groups[s][0]}"
         overlay.setdefault("homonyms", []).append(
-            {"station": name, "groups": [groups[s] for s in stations],
-             "note": f"{len(stations)} stations named {name}, farther apart than a walk."}
+            {
+                "station": name,
+                "groups": [groups[s] for s in stations],
+                "note": f"{len(stations)} stations named {name}, farther apart than a walk.",
+            }
         )
     return identity
 
@@ -127,13 +140,15 @@ def _places(on_lines, names, identity, stops: Stops, stop_ids, group) -> list[di
         if not located:
             continue
         spellings = list(dict.fromkeys(stop.name for stop in found if stop.name))
-        places.append({
-            "station": identity.get(rep, names[rep]),
-            "lat": round(sum(stop.lat for stop in located) / len(located), 6),
-            "lon": round(sum(stop.lon for stop in located) / len(located), 6),
-            "names": spellings or [names[rep]],
-            "note": "stop " + ", ".join(stop.stop_id for stop in found),
-        })
+        places.append(
+            {
+                "station": identity.get(rep, names[rep]),
+                "lat": round(sum(stop.lat for stop in located) / len(located), 6),
+                "lon": round(sum(stop.lon for stop in located) / len(located), 6),
+                "names": spellings or [names[rep]],
+                "note": "stop " + ", ".join(stop.stop_id for stop in found),
+            }
+        )
     return places
 
 
