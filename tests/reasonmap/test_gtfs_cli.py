@@ -1,0 +1,78 @@
+"""``reasonmap gtfs``: feeds to Metro Data on disk, read by the other commands; failures are one line."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from graphkit.cities import graph_from_file
+from reasonmap.cli import main
+from tests.graphkit.gtfs_feeds import trip, write_feed
+
+
+def run(capsys, *argv):
+    code = main([str(arg) for arg in argv])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def files_of(folder):
+    return {path.name: path.read_bytes() for path in folder.iterdir() if path.is_file()}
+
+
+def _feed(folder, *, suffix=""):
+    stops = [(name, name + suffix, 40.0 + 0.01 * n, -74.0) for n, name in enumerate("ABCDEF")]
+    trips = [trip(f"m{n}", "R", list("ABCD")) for n in range(4)] + [trip(f"b{n}", "R", list("ABEF")) for n in range(2)]
+    trips += [trip("s", "S", ["C", "F"])]
+    return write_feed(folder, stops=stops, routes=[("R", "Red", "", "1", "FF0000"), ("S", "Sun", "", "0")], trips=trips)
+
+
+def test_a_feed_becomes_metro_data_the_route_command_reads(capsys, tmp_path):
+    feed = _feed(tmp_path / "tinytown")
+    code, _, err = run(capsys, "gtfs", feed, "--out", tmp_path / "out", "--workers", 1)
+    assert code == 0 and "2 lines, 6 stations" in err
+    assert sorted(files_of(tmp_path / "out")) == ["tinytown.json", "tinytown.overlay.json"]
+    graph = graph_from_file(tmp_path / "out" / "tinytown.json")
+    assert graph.city == "tinytown" and graph.lines["Red"].shape == "tree"
+    code, out, _ = run(capsys, "route", "--metro", tmp_path / "out" / "tinytown.json", "A", "F", "--json")
+    assert code == 0 and json.loads(out)["transfers"] == 0  # on the branch, no change
+    code, _, _ = run(capsys, "gtfs", feed, "--out", tmp_path / "named", "--city", "elsewhere", "--workers", 1)
+    assert (
+        code == 0
+        and (tmp_path / "named" / "elsewhere.json").read_bytes() == (tmp_path / "out" / "tinytown.json").read_bytes()
+    )
+
+
+def test_a_malformed_feed_is_one_line_exit_2_and_nothing_written(capsys, tmp_path):
+    feed = _feed(tmp_path / "broken")
+    (feed / "stop_times.txt").write_text("trip_id,stop_id,stop_sequence\nm0,A,x\n", encoding="utf-8")
+    code, out, err = run(capsys, "gtfs", feed, "--out", tmp_path / "out", "--workers", 1)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "stop_times.txt: row 1: missing column 'arrival_time'" in err
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+def test_many_feeds_a_failing_one_reported_and_skipped(capsys, tmp_path):
+    good = _feed(tmp_path / "good")
+    other = _feed(tmp_path / "other", suffix="x")
+    bad = tmp_path / "bad.zip"
+    bad.write_text("not a zip", encoding="utf-8")
+    code, _, err = run(capsys, "gtfs", good, bad, other, "--out", tmp_path / "out", "--workers", 2)
+    assert code == 2
+    assert "bad.zip: not a GTFS feed" in err and "(skipped)" in err and "1 of 3 feeds skipped" in err
+    assert sorted(files_of(tmp_path / "out")) == ["good.json", "good.overlay.json", "other.json", "other.overlay.json"]
+    run(capsys, "gtfs", good, other, "--out", tmp_path / "inline", "--workers", 1)
+    assert files_of(tmp_path / "inline") == files_of(tmp_path / "out")  # the same bytes whichever ran it
+
+
+def test_options_are_checked(capsys, tmp_path):
+    feed = _feed(tmp_path / "town")
+    code, _, err = run(capsys, "gtfs", feed, "--out", tmp_path / "out", "--date", "2024-13-01")
+    assert code == 2 and "--date 2024-13-01: not a date" in err
+    code, _, err = run(capsys, "gtfs", feed, feed, "--out", tmp_path / "out", "--city", "x")
+    assert code == 2 and "--city names one feed's city" in err
+    with pytest.raises(SystemExit):
+        main(["gtfs", str(feed), "--out", str(tmp_path / "out"), "--modes", "bus"])
+    code, _, err = run(capsys, "gtfs", feed, "--out", tmp_path / "out", "--modes", "tram", "--workers", 1)
+    assert code == 0 and "1 lines, 2 stations" in err
