@@ -1,6 +1,6 @@
 """Names as riders read them, and the route types a rail map draws.
 
-A feed written in capitals (``OWINGS MILLS METRO``, ``DUPONT CIRCLE METRORAIL STATION``) is set in
+A name of several words written in capitals (``OWINGS MILLS METRO``, ``DUPONT CIRCLE METRORAIL STATION``) is set in
 title case and loses the mode word the agency appends (``Owings Mills``, ``Dupont Circle Station``);
 any other name is kept as written, spaces tidied. The feed's own spelling stays in the overlay.
 """
@@ -71,7 +71,9 @@ def rider_name(name: str) -> str:
     """
     text = _SPACES.sub(" ", name).strip()
     letters = [c for c in text if c.isalpha()]
-    if letters and not any(c.islower() for c in letters):
+    # capitals only, and more than one word: a single capitalised word may be an acronym (KLCC), and a
+    # letter without case (黄花机场T1T2站) is no capitalised name
+    if " " in text and letters and all(c.isupper() for c in letters):
         text = _MODE_WORDS.sub("", text)
         text = " ".join(_title_word(word) for word in text.split(" "))
     return text

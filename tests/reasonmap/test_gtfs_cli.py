@@ -76,3 +76,28 @@ def test_options_are_checked(capsys, tmp_path):
         main(["gtfs", str(feed), "--out", str(tmp_path / "out"), "--modes", "bus"])
     code, _, err = run(capsys, "gtfs", feed, "--out", tmp_path / "out", "--modes", "tram", "--workers", 1)
     assert code == 0 and "1 lines, 2 stations" in err
+
+
+def test_export_a_city_as_gtfs_and_compile_it_back(capsys, tmp_path):
+    feed = tmp_path / "rome.zip"
+    code, _, err = run(capsys, "export", "--format", "gtfs", "--city", "rome", "--out", feed)
+    assert code == 0 and "a GTFS feed of" in err
+    code, _, _ = run(capsys, "gtfs", feed, "--out", tmp_path / "out", "--workers", 1)
+    assert code == 0
+    back = graph_from_file(tmp_path / "out" / "rome.json")
+    from graphkit.cities import city_graph
+
+    rome = city_graph("rome")
+    assert list(back.lines) == list(rome.lines) and sorted(back.stations) == sorted(rome.stations)
+
+
+def test_export_gtfs_needs_one_network(capsys, tmp_path):
+    code, _, err = run(capsys, "export", "--format", "gtfs", "--out", tmp_path / "x.zip")
+    assert code == 2 and "give one of --city C or --metro PATH" in err
+    code, _, err = run(
+        capsys, "export", "--format", "gtfs", "--city", "rome", "--questions", "q.jsonl", "--out", tmp_path / "x.zip"
+    )
+    assert code == 2 and "not --questions" in err
+    code, _, err = run(capsys, "export", "--out", tmp_path / "d")
+    assert code == 2 and "--format hf writes questions: give --questions Q" in err
+    assert not (tmp_path / "x.zip").exists()
