@@ -102,3 +102,22 @@ def test_the_feed_is_a_valid_gtfs_feed_with_parents_transfers_and_colours():
     assert sum(platforms[t["from_stop_id"]] == union for t in tables["transfers.txt"]) == 6
     assert all(len(route["route_color"]) == 6 for route in tables["routes.txt"])
     assert feed_bytes(graph) == feed_bytes(city_graph("los_angeles"))  # the same bytes every time
+
+
+def test_the_shipped_feed_is_what_the_toolkit_writes_and_compiles_back():
+    """graphkit/data/gtfs/harbourside.zip is the export of a synthetic network (the README's walk-through)."""
+    from pathlib import Path
+
+    import graphkit
+
+    shipped = Path(graphkit.__file__).parent / "data" / "gtfs" / "harbourside.zip"
+    network = synthesize_network(
+        stations=40, lines=4, loops=1, branches=1, seed=7, city="harbourside", country="synthetic"
+    )
+    graph = compile_graph(network.metro, network.overlay)
+    assert shipped.read_bytes() == feed_bytes(graph)
+    compiled = compile_feed(shipped)
+    assert (compiled.city, compiled.lines, compiled.stations) == ("harbourside", 4, 40)
+    overlay = json.loads(compiled.overlay_json)
+    assert [loop["line"] for loop in overlay["loops"]] == ["Line 1"]
+    assert [(b["line"], b["leaves_at"]) for b in overlay["branches"]] == [("Line 4", "Weswiertthay Common")]
