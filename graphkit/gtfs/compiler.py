@@ -22,6 +22,7 @@ import json
 import math
 import re
 from collections import Counter, defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -183,12 +184,19 @@ def _metres(a, b) -> float:
 def _stations(feed: Feed, stops: Stops, stop_ids, routes_at, stop_index, root) -> dict[int, int]:
     """Each used station's representative: same name within walking distance, or joined by a transfer."""
     parent = {station: station for station in routes_at}
+    served = {station: set(routes) for station, routes in routes_at.items()}  # by representative
 
     def find(x: int) -> int:
         while parent[x] != x:
             parent[x] = parent[parent[x]]
             x = parent[x]
         return x
+
+    def join(a: int, b: int) -> None:
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[rb] = ra
+            served[ra] |= served.pop(rb)
 
     by_name: dict[str, list[int]] = defaultdict(list)
     for station in sorted(routes_at):
@@ -197,28 +205,28 @@ def _stations(feed: Feed, stops: Stops, stop_ids, routes_at, stop_index, root) -
         for i, a in enumerate(same):
             for b in same[i + 1 :]:
                 if _metres(stops[stop_ids[a]], stops[stop_ids[b]]) <= WALK_METRES:
-                    parent[find(b)] = find(a)
+                    join(a, b)
     if feed.has("transfers.txt"):
-        for row, columns, cells in feed.rows("transfers.txt", ("from_stop_id", "to_stop_id")):
-            ends = []
-            for field in ("from_stop_id", "to_stop_id"):
-                stop = cells[columns[field]].strip()
-                if stop and stop not in stop_index:
-                    raise InvalidFeed(
-                        f"{feed.source}: transfers.txt: row {row}, field {field!r}: {stop!r} is not in stops.txt"
-                    )
-                ends.append(int(root[stop_index[stop]]) if stop else -1)
-            kind = cells[columns["transfer_type"]].strip() if "transfer_type" in columns else ""
-            a, b = ends
-            if a != b and a in parent and b in parent and kind in _TRANSFER_TYPES:
-                ra, rb = find(a), find(b)
-                if ra != rb and not (_served(ra, parent, routes_at, find) & _served(rb, parent, routes_at, find)):
-                    parent[rb] = ra
+        for a, b in _transfers(feed, stop_index, root):
+            if a in parent and b in parent and not served[find(a)] & served[find(b)]:
+                join(a, b)
     return {station: find(station) for station in parent}
 
 
-def _served(rep: int, parent, routes_at, find) -> set[str]:
-    return {route for station in parent if find(station) == rep for route in routes_at[station]}
+def _transfers(feed: Feed, stop_index: dict[str, int], root) -> Iterator[tuple[int, int]]:
+    """The pairs of distinct stations ``transfers.txt`` joins (a transfer that is not possible left out)."""
+    for row, columns, cells in feed.rows("transfers.txt", ("from_stop_id", "to_stop_id")):
+        ends = []
+        for field in ("from_stop_id", "to_stop_id"):
+            stop = cells[columns[field]].strip()
+            if stop and stop not in stop_index:
+                raise InvalidFeed(
+                    f"{feed.source}: transfers.txt: row {row}, field {field!r}: {stop!r} is not in stops.txt"
+                )
+            ends.append(int(root[stop_index[stop]]) if stop else -1)
+        kind = cells[columns["transfer_type"]].strip() if "transfer_type" in columns else ""
+        if ends[0] != ends[1] and min(ends) >= 0 and kind in _TRANSFER_TYPES:
+            yield ends[0], ends[1]
 
 
 def _line_name(route: Route) -> str:

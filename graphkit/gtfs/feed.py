@@ -10,16 +10,18 @@ never held as text, so a large ``stop_times.txt`` costs the memory of what the c
 from __future__ import annotations
 
 import codecs
+import contextlib
 import csv
 import io
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from graphkit.errors import TransitError, shorten
 
-__all__ = ["InvalidFeed", "Feed", "open_feed", "REQUIRED_FILES"]
+__all__ = ["InvalidFeed", "Feed", "Table", "open_feed", "REQUIRED_FILES"]
 
 #: The files the compiler reads (``calendar.txt`` or ``calendar_dates.txt`` must be there too).
 REQUIRED_FILES = ("agency.txt", "stops.txt", "routes.txt", "trips.txt", "stop_times.txt")
@@ -44,24 +46,25 @@ class Feed:
         return Path(self.source).name.removesuffix(".zip") or "feed"
 
     def has(self, name: str) -> bool:
+        """Whether the feed holds the file ``name``."""
         return name in self.members
 
-    def rows(self, name: str, required: tuple[str, ...]) -> Iterator[tuple[int, dict[str, int], list[str]]]:
-        """``(row number, column index by name, cells)`` of each data row of ``name`` (a header first).
+    @contextlib.contextmanager
+    def table(self, name: str, required: tuple[str, ...]) -> Iterator[Table]:
+        """The file ``name`` opened as a :class:`Table` (its header read and checked); a malformed row met
+        while reading it in the block (text that is not UTF-8, a NUL byte) is an :class:`InvalidFeed`.
 
         Raises
         ------
         InvalidFeed
-            The file lacks a ``required`` column, is not UTF-8, holds a NUL byte or a row whose cell count
-            differs from its header's.
+            The file is UTF-16, empty, lacks a ``required`` column, or holds such a row.
         """
         where = f"{self.source}: {name}"
         with self._binary(name) as raw:
             head = raw.peek(3)[:3] if hasattr(raw, "peek") else b""
             if head[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
                 raise InvalidFeed(f"{where}: row 1: the file is UTF-16; GTFS files are UTF-8")
-            text = io.TextIOWrapper(raw, encoding="utf-8-sig", newline="")
-            reader = csv.reader(text)
+            reader = csv.reader(io.TextIOWrapper(raw, encoding="utf-8-sig", newline=""))
             try:
                 header = next(reader, None)
                 if header is None:
@@ -71,20 +74,27 @@ class Feed:
                     if column not in columns:
                         shown = shorten(",".join(header))
                         raise InvalidFeed(f"{where}: row 1: missing column {column!r} (header: {shown})")
-                width = len(header)
-                for cells in reader:
-                    if len(cells) != width:
-                        if not cells:
-                            continue  # a blank line
-                        raise InvalidFeed(
-                            f"{where}: row {reader.line_num}: {len(cells)} fields where the header has {width}"
-                            f" (field {_field_at(header, cells)!r})"
-                        )
-                    yield reader.line_num, columns, cells
+                yield Table(where, header, columns, reader)
             except csv.Error as error:
                 raise InvalidFeed(f"{where}: row {reader.line_num + 1}: {error}") from None
             except UnicodeDecodeError:
                 raise self._not_utf8(name, where) from None
+
+    def rows(self, name: str, required: tuple[str, ...]) -> Iterator[tuple[int, dict[str, int], list[str]]]:
+        """``(row number, column index by name, cells)`` of each data row of ``name`` (the header is row 1).
+
+        Raises
+        ------
+        InvalidFeed
+            As :meth:`table`, and for a row whose cell count differs from its header's.
+        """
+        with self.table(name, required) as table:
+            width, reader = len(table.header), table.reader
+            for cells in reader:
+                if len(cells) != width:
+                    table.check(cells)
+                    continue
+                yield reader.line_num, table.columns, cells
 
     def _not_utf8(self, name: str, where: str) -> InvalidFeed:
         """The error naming the first row (and its cell) that is not UTF-8."""
@@ -105,6 +115,24 @@ class Feed:
             return open(member, "rb")  # noqa: SIM115 (closed by the caller's with)
         archive = zipfile.ZipFile(self.source)  # noqa: SIM115
         return io.BufferedReader(_ArchiveMember(archive, archive.open(member)), 1 << 16)
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """An opened table: where it is (for errors), its header, its columns by name and its csv reader."""
+
+    where: str
+    header: list[str]
+    columns: dict[str, int]
+    reader: Any
+
+    def check(self, cells: list[str]) -> None:
+        """Raise for a row whose cell count differs from the header's (a blank line passes)."""
+        if cells and len(cells) != len(self.header):
+            raise InvalidFeed(
+                f"{self.where}: row {self.reader.line_num}: {len(cells)} fields where the header has"
+                f" {len(self.header)} (field {_field_at(self.header, cells)!r})"
+            )
 
 
 class _ArchiveMember(io.RawIOBase):

@@ -33,7 +33,7 @@ __all__ = ["BRANCH_SHARE", "LineShape", "shape_line"]
 BRANCH_SHARE = 0.25
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class LineShape:
     """A line's stations: the trunk (``segments[0]``) and its branches (``[junction, first, ..., last]``)."""
 
@@ -44,6 +44,7 @@ class LineShape:
 
     @property
     def stations(self) -> set[int]:
+        """Every station of the line."""
         return {station for segment in self.segments for station in segment}
 
     def listed(self) -> list[int]:

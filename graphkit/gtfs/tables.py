@@ -9,6 +9,7 @@ about 12 bytes a row, whatever the file's text.
 from __future__ import annotations
 
 import datetime as dt
+from array import array
 from collections import Counter
 from dataclasses import dataclass
 
@@ -156,69 +157,97 @@ def service_days(feed: Feed, services: Counter[str]) -> dict[str, set[dt.date]]:
 def read_stop_times(
     feed: Feed, trip_index: dict[str, int], stop_index: dict[str, int]
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(trip, stop)`` index arrays of every stop time, sorted by trip and stop sequence, checked.
+    """The trip and stop (indices) of every stop time, sorted by trip and stop sequence, and where each trip's
+    rows start; checked.
 
-    ``trip_index`` numbers the trips of ``trips.txt``. A stop where no one may board nor alight (pickup and
-    drop-off type 1: the train passes, or a depot) is left out.
+    ``trip_index`` numbers the trips of ``trips.txt``, ``stop_index`` the stops. A stop where no one may
+    board nor alight (pickup and drop-off type 1: the train passes, or a depot) is left out. The rows are
+    read straight off the csv reader into typed arrays (8 bytes a number, not an object each); a row number
+    an error needs is found again by reading the file once more.
     """
     name = "stop_times.txt"
-    trips: list[int] = []
-    sequences: list[int] = []
-    stops: list[int] = []
-    rows: list[int] = []
-    timed: list[bool] = []
-    where = f"{feed.source}: {name}"
-    ti = si = qi = ai = di = -1
-    pi = oi = None
-    for row, columns, cells in feed.rows(name, ("trip_id", "stop_id", "stop_sequence")):
-        if ti < 0:
-            ti, si, qi = columns["trip_id"], columns["stop_id"], columns["stop_sequence"]
-            ai, di = columns.get("arrival_time", qi), columns.get("departure_time", qi)
-            pi, oi = columns.get("pickup_type"), columns.get("drop_off_type")
-            if ai == qi and di == qi:
-                raise InvalidFeed(f"{where}: row 1: missing column 'arrival_time' (and 'departure_time')")
-        trip = trip_index.get(cells[ti])
-        if trip is None:
-            raise InvalidFeed(f"{where}: row {row}, field 'trip_id': {cells[ti]!r} is not in trips.txt")
-        stop = stop_index.get(cells[si])
-        if stop is None:
-            raise InvalidFeed(f"{where}: row {row}, field 'stop_id': {cells[si]!r} is not in stops.txt")
-        try:
-            sequence = int(cells[qi])
-        except ValueError:
-            raise InvalidFeed(f"{where}: row {row}, field 'stop_sequence': {cells[qi]!r} is not an integer") from None
-        if sequence < 0:
-            raise InvalidFeed(f"{where}: row {row}, field 'stop_sequence': {sequence} is negative")
-        if pi is not None and oi is not None and cells[pi] == "1" and cells[oi] == "1":
-            continue  # the train passes: no one boards or alights
-        trips.append(trip)
-        sequences.append(sequence)
-        stops.append(stop)
-        rows.append(row)
-        timed.append(bool(cells[ai] or cells[di]))
+    # the sequence and whether the row has a time share one number: sequence * 2 + timed
+    trips, keys, stops = array("q"), array("q"), array("q")
+    with feed.table(name, ("trip_id", "stop_id", "stop_sequence")) as table:
+        columns, where, reader = table.columns, table.where, table.reader
+        ti, si, qi = columns["trip_id"], columns["stop_id"], columns["stop_sequence"]
+        if "arrival_time" not in columns and "departure_time" not in columns:
+            raise InvalidFeed(f"{where}: row 1: missing column 'arrival_time' (and 'departure_time')")
+        ai = columns.get("arrival_time", columns.get("departure_time"))
+        di = columns.get("departure_time", ai)
+        pi, oi = columns.get("pickup_type"), columns.get("drop_off_type")
+        passing = pi is not None and oi is not None
+        width = len(table.header)
+        for cells in reader:
+            if len(cells) != width:
+                table.check(cells)
+                continue
+            trip = trip_index.get(cells[ti])
+            stop = stop_index.get(cells[si])
+            try:
+                sequence = int(cells[qi])
+            except ValueError:
+                sequence = -1
+            if trip is None or stop is None or sequence < 0:
+                _bad_stop_time(where, reader.line_num, cells, trip is None, stop is None, (ti, si, qi))
+            if passing and cells[pi] == "1" and cells[oi] == "1":
+                continue  # the train passes: no one boards or alights
+            trips.append(trip)
+            keys.append(sequence * 2 + (1 if cells[ai] or cells[di] else 0))
+            stops.append(stop)
     if not trips:
         empty = np.empty(0, np.int64)
         return empty, empty, empty
-    return _ordered(where, np.array(trips), np.array(sequences), np.array(stops), np.array(rows), np.array(timed))
+    as_array = (np.frombuffer(values, dtype=np.int64) for values in (trips, keys, stops))
+    return _ordered(feed, trip_index, *as_array)
 
 
-def _ordered(where, trips, sequences, stops, rows, timed) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    order = np.lexsort((sequences, trips))
-    trips, sequences, stops, rows, timed = trips[order], sequences[order], stops[order], rows[order], timed[order]
+def _bad_stop_time(where: str, row: int, cells: list[str], no_trip: bool, no_stop: bool, at: tuple) -> None:
+    ti, si, qi = at
+    if no_trip:
+        raise InvalidFeed(f"{where}: row {row}, field 'trip_id': {cells[ti]!r} is not in trips.txt")
+    if no_stop:
+        raise InvalidFeed(f"{where}: row {row}, field 'stop_id': {cells[si]!r} is not in stops.txt")
+    if cells[qi].strip().lstrip("-").isdigit():
+        raise InvalidFeed(f"{where}: row {row}, field 'stop_sequence': {cells[qi]} is negative")
+    raise InvalidFeed(f"{where}: row {row}, field 'stop_sequence': {cells[qi]!r} is not an integer")
+
+
+def _rows_of(feed: Feed, trip_id: str, sequence: int | None) -> list[int]:
+    """Row numbers of ``stop_times.txt`` of the trip (at the stop sequence), in the file's order."""
+    found = []
+    for row, columns, cells in feed.rows("stop_times.txt", ("trip_id", "stop_sequence")):
+        if cells[columns["trip_id"]] != trip_id:
+            continue
+        text = cells[columns["stop_sequence"]].strip()
+        if sequence is None or (text.isdigit() and int(text) == sequence):
+            found.append(row)
+    return found
+
+
+def _ordered(feed: Feed, trip_index: dict[str, int], trips, keys, stops) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Sorted by trip and sequence; a sequence twice in a trip, or a trip's end without a time, is an error."""
+    where = f"{feed.source}: stop_times.txt"
+    order = np.lexsort((keys >> 1, trips))
+    trips, keys, stops = trips[order], keys[order], stops[order]
+    sequences, timed = keys >> 1, (keys & 1).astype(bool)
+    names = None
     same = (trips[1:] == trips[:-1]) & (sequences[1:] == sequences[:-1])
     if same.any():
         at = int(np.argmax(same)) + 1
+        names = list(trip_index)
+        first, second = _rows_of(feed, names[trips[at]], int(sequences[at]))[:2]
         raise InvalidFeed(
-            f"{where}: row {rows[at]}, field 'stop_sequence': {sequences[at]} repeats the sequence of"
-            f" row {rows[at - 1]} in the same trip"
+            f"{where}: row {second}, field 'stop_sequence': {sequences[at]} repeats the sequence of"
+            f" row {first} in the same trip"
         )
     starts = np.flatnonzero(np.r_[True, trips[1:] != trips[:-1]])
-    ends = np.r_[starts[1:] - 1, len(trips) - 1] if len(trips) else starts
-    for ends_at in (starts, ends):
+    ends = np.r_[starts[1:] - 1, len(trips) - 1]
+    for ends_at, field, which in ((starts, "departure_time", "first"), (ends, "arrival_time", "last")):
         untimed = ends_at[~timed[ends_at]]
         if len(untimed):
             at = int(untimed.min())
-            field = "arrival_time" if ends_at is ends else "departure_time"
-            which = "last" if ends_at is ends else "first"
-            raise InvalidFeed(f"{where}: row {rows[at]}, field {field!r}: the trip's {which} stop has no time")
+            names = names or list(trip_index)
+            row = _rows_of(feed, names[trips[at]], int(sequences[at]))[0]
+            raise InvalidFeed(f"{where}: row {row}, field {field!r}: the trip's {which} stop has no time")
     return trips, stops, starts
