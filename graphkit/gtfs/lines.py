@@ -48,10 +48,28 @@ class LineShape:
         return {station for segment in self.segments for station in segment}
 
     def listed(self) -> list[int]:
-        """Metro Data's order: the trunk, each branch from its first station outwards after it."""
-        return [s for segment in self.segments[:1] for s in segment] + [
-            s for segment in self.segments[1:] for s in segment[1:]
-        ]
+        """Metro Data's order: the trunk with each branch from its first station outwards.
+
+        An overlay's branch is a run of the list cut out and hung on its junction, the list's stations on
+        either side of the run joined again (:func:`graphkit.topology.compile_line`). So one branch is
+        listed after the trunk; with several, each but the last is listed right after a trunk station that
+        has a trunk station after it (its junction where it can), so that no two runs touch.
+        """
+        trunk = list(self.segments[0])
+        if len(self.segments) <= 2:
+            return trunk + [s for segment in self.segments[1:] for s in segment[1:]]
+        slots = trunk[:-1]  # trunk stations with a trunk station after them
+        after: dict[int, list[int]] = {}
+        rest: list[int] = []
+        for segment in self.segments[1:-1]:
+            free = [station for station in slots if station not in after]
+            if not free:
+                rest.extend(segment[1:])  # more branches than trunk stations: listed at the end
+                continue
+            anchor = segment[0] if segment[0] in free else free[0]
+            after[anchor] = segment[1:]
+        listed = [s for station in trunk for s in (station, *after.get(station, ()))]
+        return listed + rest + self.segments[-1][1:]
 
 
 def _where(shape: LineShape, station: int) -> tuple[int, int] | None:

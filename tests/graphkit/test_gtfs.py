@@ -278,3 +278,20 @@ def test_encodings(tmp_path):
     (feed / "agency.txt").write_bytes(agency.decode().encode("utf-16"))
     with pytest.raises(InvalidFeed, match="agency.txt: row 1: the file is UTF-16"):
         compile_feed(feed)
+
+
+def test_a_line_with_two_branches_compiles_to_its_tree(tmp_path):
+    # trunk A-B-C-D-E (6 trips), branches at B to F-G and at D to H (3 trips each)
+    trips = [trip(f"m{n}", "R", list("ABCDE")) for n in range(6)]
+    trips += [trip(f"f{n}", "R", list("ABFG")) for n in range(3)] + [
+        trip(f"h{n}", "R", list("ABCDH")) for n in range(3)
+    ]
+    feed = write_feed(tmp_path / "feed", stops=_stations("", "ABCDEFGH"), routes=[("R", "R", "", "0")], trips=trips)
+    compiled = compile_feed(feed)
+    overlay = load_overlay(json.loads(compiled.overlay_json))
+    from graphkit.graph import compile_graph
+
+    line = compile_graph(load_metro(compiled.metro_json), overlay).lines["R"]
+    edges = {frozenset((a, b)) for a, near in line.adjacency.items() for b in near}
+    assert edges == {frozenset(pair) for pair in ("AB", "BC", "CD", "DE", "BF", "FG", "DH")}
+    assert line.shape == "tree"

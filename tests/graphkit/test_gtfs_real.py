@@ -110,6 +110,9 @@ def test_baltimore_light_rail_is_one_branched_line():
         ("Mt. Royal / MICA", "Penn Station", "Penn Station"),
     }
     assert compiled.lines == 1 and compiled.stations == 33
+    line = _graph(compiled).lines["Light Raillink"]
+    assert line.shape == "tree" and line.adjacency["Hunt Valley"] == ("Pepper Road",)
+    assert sorted(line.adjacency["Linthicum"]) == ["BWI Business District", "Ferndale", "North Linthicum"]
 
 
 def test_path_stops_of_one_name_are_one_station_and_atw_one_line():
