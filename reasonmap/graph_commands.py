@@ -131,9 +131,23 @@ def cmd_gtfs(args: argparse.Namespace) -> int:
                 f"wrote {' and '.join(map(str, files))}: {found.lines} lines, {found.stations} stations ({found.date})",
                 file=sys.stderr,
             )
+            _report_colours(found.city, found.overlay_json)
     if failed:
         print(f"reasonmap gtfs: {failed} of {len(args.feeds)} feeds skipped", file=sys.stderr)
     return 2 if failed else 0
+
+
+def _report_colours(city: str, overlay_json: str) -> None:
+    """Lines whose feed colours a map cannot tell apart, reported (the map keeps the feed's colours)."""
+    from vision.geography import confusable_colours
+
+    styles = json.loads(overlay_json).get("line_styles", [])
+    for a, b, difference in confusable_colours({style["line"]: style["color"] for style in styles}):
+        print(
+            f"reasonmap gtfs: note: {city}: lines {a!r} and {b!r} have colours a map cannot tell apart"
+            f" (CIEDE2000 {difference:g}); render draws them so",
+            file=sys.stderr,
+        )
 
 
 def add_graph_commands(commands) -> None:

@@ -101,3 +101,15 @@ def test_export_gtfs_needs_one_network(capsys, tmp_path):
     code, _, err = run(capsys, "export", "--out", tmp_path / "d")
     assert code == 2 and "--format hf writes questions: give --questions Q" in err
     assert not (tmp_path / "x.zip").exists()
+
+
+def test_lines_of_one_colour_are_reported(capsys, tmp_path):
+    stops = [(name, name, 40.0 + 0.01 * n, -74.0) for n, name in enumerate("ABCD")]
+    feed = write_feed(
+        tmp_path / "twins",
+        stops=stops,
+        routes=[("1", "1", "", "1", "EE352E"), ("2", "2", "", "1", "EE352E")],
+        trips=[trip("a", "1", ["A", "B"]), trip("b", "2", ["C", "D"])],
+    )
+    code, _, err = run(capsys, "gtfs", feed, "--out", tmp_path / "out", "--workers", 1)
+    assert code == 0 and "lines '1' and '2' have colours a map cannot tell apart (CIEDE2000 0)" in err
