@@ -113,3 +113,16 @@ def test_lines_of_one_colour_are_reported(capsys, tmp_path):
     )
     code, _, err = run(capsys, "gtfs", feed, "--out", tmp_path / "out", "--workers", 1)
     assert code == 0 and "lines '1' and '2' have colours a map cannot tell apart (CIEDE2000 0)" in err
+
+
+@pytest.mark.slow
+def test_many_feeds_are_the_same_bytes_on_ray(capsys, tmp_path):
+    ray = pytest.importorskip("ray", reason="the [ray] extra is not installed")
+    feeds = [_feed(tmp_path / "one"), _feed(tmp_path / "two", suffix="y")]
+    run(capsys, "gtfs", *feeds, "--out", tmp_path / "local", "--workers", 1)
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        code, _, _ = run(capsys, "gtfs", *feeds, "--out", tmp_path / "ray", "--executor", "ray")
+    finally:
+        ray.shutdown()
+    assert code == 0 and files_of(tmp_path / "ray") == files_of(tmp_path / "local")
