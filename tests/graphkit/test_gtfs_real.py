@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import json
 import re
+from collections import Counter
 
 import pytest
 
@@ -157,3 +158,33 @@ def test_every_edge_feed_is_one_line_or_compiles(name):
         compile_feed(GTFS / "edge" / name)
     message = str(caught.value)
     assert "\n" not in message and name in message and _EXPECTED[name] in message
+
+
+def test_new_york_1_and_2_fewest_transfers_equal_those_of_the_metro_data_on_those_lines():
+    graph = _graph(compile_feed(GTFS / "nyc_subway_1_2.zip"))
+    truth = city_graph("new_york")
+    # the Metro Data's lines 1 and 2 alone, their stations by identity (a homonym's name@line stays apart)
+    alone = compile_graph(load_metro({line: list(truth.lines[line].stations) for line in ("1", "2")}))
+    spelled = {
+        "168 St-Washington Hts": "168 St",
+        "34 St-Penn Station": "34 St-Penn",
+        "WTC Cortlandt": "WTC Cortlandt St",
+    }
+
+    def keys(stations) -> dict[str, str]:
+        """Each station by its name's key; a name two of them share (125 St) by name@line."""
+        named = {}
+        for station in stations:
+            name, _, line = station.partition("@")
+            name = name.removesuffix(" Station")
+            named[station] = (_key(spelled.get(name, name)).replace(" (", "("), line)
+        shared = Counter(name for name, _ in named.values())
+        return {name + (f"@{line}" if shared[name] > 1 else ""): s for s, (name, line) in named.items()}
+
+    ours, theirs = keys(graph.stations), keys(alone.stations)
+    assert set(ours) == set(theirs) and len(ours) == 81
+    differ = [
+        (a, b) for a, b in itertools.permutations(sorted(ours), 2)
+        if graph.least_cost(ours[a], ours[b])[0] != alone.least_cost(theirs[a], theirs[b])[0]
+    ]  # fmt: skip
+    assert differ == []

@@ -126,3 +126,26 @@ def test_many_feeds_are_the_same_bytes_on_ray(capsys, tmp_path):
     finally:
         ray.shutdown()
     assert code == 0 and files_of(tmp_path / "ray") == files_of(tmp_path / "local")
+
+
+def test_questions_and_baselines_on_the_shipped_feed(capsys, tmp_path):
+    """The README's walk-through: the paper's difficulty mix, and the oracle answers every question."""
+    from pathlib import Path
+
+    import graphkit
+
+    shipped = Path(graphkit.__file__).parent / "data" / "gtfs" / "harbourside.zip"
+    cities, questions = tmp_path / "cities", tmp_path / "questions.jsonl"
+    assert run(capsys, "gtfs", shipped, "--out", cities, "--workers", 1)[0] == 0
+    assert run(capsys, "generate", "--metro", cities / "harbourside.json", "--out", questions)[0] == 0
+    records = [json.loads(line) for line in questions.read_text(encoding="utf-8").splitlines()]
+    mix = [record["difficulty_question"] for record in records]
+    assert (mix.count("easy"), mix.count("middle"), mix.count("hard")) == (20, 15, 5)  # generate's default quota
+    oracle = tmp_path / "oracle.jsonl"
+    assert run(capsys, "baseline", "oracle", "--questions", questions, "--metro-dir", cities, "--out", oracle)[0] == 0
+    code, _, _ = run(
+        capsys, "score", "--questions", questions, "--predictions", oracle, "--metro-dir", cities,
+        "--out", tmp_path / "scored.jsonl", "--report", tmp_path / "report",
+    )  # fmt: skip
+    summary = json.loads((tmp_path / "report" / "summary.json").read_text(encoding="utf-8"))
+    assert code == 0 and summary["models"]["baseline:oracle"]["accuracy_short"] == 1.0
