@@ -173,6 +173,20 @@ def _patterns(trip_of: np.ndarray, station_of: np.ndarray, starts: np.ndarray, k
     return found
 
 
+def _pieces(stations: list[int]) -> list[list[int]]:
+    """A trip's stations cut where it calls at a station a second time (a train that reverses), each piece
+    from the station before the cut; a trip that ends where it started (a loop) stays whole."""
+    if len(stations) > 2 and stations[0] == stations[-1] and len(set(stations)) == len(stations) - 1:
+        return [stations]
+    pieces, current = [], []
+    for station in stations:
+        if station in current:
+            pieces.append(current)
+            current = [current[-1]]
+        current.append(station)
+    return [piece for piece in [*pieces, current] if len(piece) >= 2]
+
+
 def _metres(a, b) -> float:
     if a.lat is None or b.lat is None or a.lon is None or b.lon is None:
         return math.inf
@@ -248,12 +262,11 @@ def _assemble(feed, options, date, stops, stop_ids, kept, trips, trip_ids, patte
     for trip, pattern in patterns.items():
         stations = [group[s] for s in pattern]
         stations = [s for n, s in enumerate(stations) if n == 0 or s != stations[n - 1]]
-        if len(stations) < 2:
-            continue
-        key = min(tuple(stations), tuple(stations[::-1]))  # the two directions: one pattern
         line = line_of_route[trips[trip_ids[trip]][0]]
-        counted[line][key] += 1
-        seen.setdefault(key, tuple(stations))  # as its first trip in trips.txt runs it
+        for piece in _pieces(stations):
+            key = min(tuple(piece), tuple(piece[::-1]))  # the two directions: one pattern
+            counted[line][key] += 1
+            seen.setdefault(key, tuple(piece))  # as its first trip in trips.txt runs it
         used.update(pattern)
     lines_at: dict[int, set[str]] = defaultdict(set)
     for line, found in counted.items():

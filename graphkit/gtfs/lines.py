@@ -19,7 +19,8 @@ most trips first, is laid on the line so far:
   way ends at a terminal (LA's A Line runs a one-way loop in Long Beach, its two directions differ) its
   stations are listed beyond the terminal, as the Metro Data of the benchmark lists them; else left out.
 
-A pattern whose first and last stations are one station is a loop: its line is that circle.
+A pattern whose first and last stations are one station is a loop: its line is that circle. (A trip that
+calls at a station twice otherwise is cut in two patterns there by the compiler.)
 """
 
 from __future__ import annotations

@@ -295,3 +295,10 @@ def test_a_line_with_two_branches_compiles_to_its_tree(tmp_path):
     edges = {frozenset((a, b)) for a, near in line.adjacency.items() for b in near}
     assert edges == {frozenset(pair) for pair in ("AB", "BC", "CD", "DE", "BF", "FG", "DH")}
     assert line.shape == "tree"
+
+
+def test_a_train_that_reverses_is_cut_where_it_calls_again(tmp_path):
+    # A-B-C then back to B and on to D (a reversal at C): the line is A-B-C-D... by its pieces A-B-C and C-B-D
+    trips = [trip("t1", "R", list("ABCBD")), trip("t2", "R", list("ABCBD"))]
+    metro, overlay = _compiled(tmp_path, stops=_stations("", "ABCD"), routes=[("R", "R", "", "1")], trips=trips)
+    assert sorted(_clean(metro["R"])) == list("ABCD") and len(metro["R"]) == 4
