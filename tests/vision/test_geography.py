@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 
 from graphkit.cities import city_graph
 from graphkit.graph import compile_graph
@@ -12,6 +13,7 @@ from graphkit.gtfs import compile_feed
 from graphkit.metro import load_metro
 from graphkit.overlays import load_overlay
 from tests.graphkit.gtfs_feeds import trip, write_feed
+from tests.shared import SHARED_DATA
 from vision.geography import confusable_colours, feed_colours, geographic_coords
 from vision.render import render_map
 
@@ -72,3 +74,24 @@ def test_colours_a_map_cannot_tell_apart_are_reported():
         ("New Haven", "Danbury", 0.0)
     ]
     assert confusable_colours({"Red": "#d93a30", "Blue": "#4d92fb"}) == []
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not (SHARED_DATA / "gtfs" / "la_metro_rail.zip").is_file(), reason="no shared GTFS feeds here")
+def test_la_is_drawn_as_la_without_crossings():
+    from vision.map_quality import map_quality
+
+    compiled = compile_feed(SHARED_DATA / "gtfs" / "la_metro_rail.zip")
+    overlay = load_overlay(json.loads(compiled.overlay_json))
+    graph = compile_graph(load_metro(compiled.metro_json, city="la"), overlay)
+    truth = render_map(graph, seed=0).truth
+    places = {place.station: place for place in overlay.places}
+    names = sorted(truth["stations"])
+    xs = [truth["stations"][name]["x"] for name in names]
+    ys = [truth["stations"][name]["y"] for name in names]
+    assert _spearman(xs, [places[name].lon for name in names]) >= 0.9
+    assert _spearman(ys, [-places[name].lat for name in names]) >= 0.9
+    quality = map_quality(truth)
+    crossings = ("leader_label", "leader_line", "line_label", "leader_marker", "line_marker")
+    assert [quality[name] for name in crossings] == [0] * 5
+    assert truth["lines"]["Metro B Line"]["color"] == "#eb131b"  # the feed's red
