@@ -189,9 +189,11 @@ def add_graph_commands(commands) -> None:
     gtfs.add_argument(
         "--modes",
         nargs="+",
+        metavar="MODE",
         choices=RAIL_MODES,
         default=["metro", "light-rail", "tram", "rail", "monorail", "funicular"],
-        help="the transit modes to compile (never a bus)",
+        help="the transit modes to compile: metro, light-rail, tram, rail, monorail, funicular, cable-tram,"
+        " aerial-lift, ferry (never a bus)",
     )
     gtfs.add_argument("--route", nargs="+", metavar="ID", help="only these route ids")
     add_executor_options(gtfs)

@@ -149,3 +149,14 @@ def test_questions_and_baselines_on_the_shipped_feed(capsys, tmp_path):
     )  # fmt: skip
     summary = json.loads((tmp_path / "report" / "summary.json").read_text(encoding="utf-8"))
     assert code == 0 and summary["models"]["baseline:oracle"]["accuracy_short"] == 1.0
+
+
+def test_the_help_shows_the_compilers_modes_and_default():
+    from graphkit.gtfs.names import DEFAULT_MODES, MODE_NAMES
+    from reasonmap.cli import build_parser
+
+    parser = build_parser()
+    gtfs = parser._subparsers._group_actions[0].choices["gtfs"]  # noqa: SLF001 (argparse keeps them there)
+    modes = next(action for action in gtfs._actions if action.dest == "modes")  # noqa: SLF001
+    assert tuple(modes.default) == DEFAULT_MODES and tuple(modes.choices) == MODE_NAMES
+    assert all(mode in modes.help for mode in MODE_NAMES)
