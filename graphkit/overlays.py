@@ -20,8 +20,17 @@ carries a one-line ``note`` with the fact it encodes::
                     "note": "..."}],
       "interchanges": [{"station": "望京站", "note": "..."}],
       "distinct": [{"stations": ["Hunts Point Av Station", "Hunters Point Av Station"],
-                    "note": "..."}]
+                    "note": "..."}],
+      "line_styles": [{"line": "Metro A Line", "color": "#0072BC", "text_color": "#FFFFFF",
+                       "short_name": "", "long_name": "Metro A Line", "note": "..."}],
+      "places": [{"station": "Union Station", "lat": 34.056, "lon": -118.234,
+                  "names": ["Union Station"], "note": "..."}]
     }
+
+``line_styles`` and ``places`` are what a map of a real city needs (written by
+:mod:`graphkit.gtfs`): each line's colour, text colour and name parts as its
+feed gives them, and each station's coordinates and the names the feed spells
+it with (a homonym's station by its identity, ``<name>@<first member>``).
 
 ``first`` .. ``last`` is a contiguous run of the line's list (``last``
 defaults to the end of the list): the branch, in order from the junction
@@ -56,6 +65,8 @@ __all__ = [
     "Homonym",
     "Interchange",
     "Distinct",
+    "LineStyle",
+    "Place",
     "Overlay",
     "load_overlay",
     "overlay_path_for",
@@ -127,6 +138,29 @@ class Distinct:
 
 
 @dataclass(frozen=True, slots=True)
+class LineStyle:
+    """A line's colours (``#RRGGBB``) and name parts, as its feed gives them."""
+
+    line: str
+    color: str
+    text_color: str
+    short_name: str | None
+    long_name: str | None
+    note: str
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    """A station's coordinates (WGS 84 degrees) and the names its feed spells it with."""
+
+    station: str
+    lat: float
+    lon: float
+    names: tuple[str, ...]
+    note: str
+
+
+@dataclass(frozen=True, slots=True)
 class Overlay:
     """The topology and naming facts of one city (empty by default)."""
 
@@ -139,6 +173,8 @@ class Overlay:
     homonyms: tuple[Homonym, ...] = ()
     interchanges: tuple[Interchange, ...] = ()
     distinct: tuple[Distinct, ...] = ()
+    line_styles: tuple[LineStyle, ...] = ()
+    places: tuple[Place, ...] = ()
 
     @property
     def allowed_repeats(self) -> tuple[tuple[str, str], ...]:
@@ -163,9 +199,13 @@ _FIELDS: dict[str, tuple[type, tuple[str, ...], tuple[str, ...]]] = {
     "homonyms": (Homonym, ("station", "groups", "note"), ()),
     "interchanges": (Interchange, ("station", "note"), ()),
     "distinct": (Distinct, ("stations", "note"), ()),
+    "line_styles": (LineStyle, ("line", "color", "text_color", "note"), ("short_name", "long_name")),
+    "places": (Place, ("station", "lat", "lon", "names", "note"), ()),
 }
 # fields holding a list of names (at least this many), or a list of such lists; every other field is one name
-_LISTS = {"spellings": 1, "stations": 2}
+_LISTS = {"spellings": 1, "stations": 2, "names": 1}
+# fields holding a number within these bounds
+_NUMBERS = {"lat": 90.0, "lon": 180.0}
 _GROUPS = {"groups": 2}
 
 
@@ -228,6 +268,11 @@ def _names(value: Any, least: int, what: str) -> tuple[str, ...]:
 def _field(name: str, value: Any, optional: bool, where: str) -> Any:
     """One field's value, checked: a name, a list of names, or a list of groups of names."""
     what = f"{where}: field {shorten(name)!r}"
+    if name in _NUMBERS:
+        bound = _NUMBERS[name]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not -bound <= value <= bound:
+            raise InvalidOverlay(f"{what} must be a number from {-bound:g} to {bound:g}, got {shorten(repr(value))}")
+        return float(value)
     if name in _LISTS:
         return _names(value, _LISTS[name], what)
     if name in _GROUPS:
@@ -251,7 +296,7 @@ def check_overlay(overlay: Overlay, metro: MetroData) -> None:
     """
     lines = {line.name: line for line in metro.lines}
     where = overlay.source or "overlay"
-    for section in ("loops", "branches", "unlisted_branches", "repeated_stations"):
+    for section in ("loops", "branches", "unlisted_branches", "repeated_stations", "line_styles"):
         for number, entry in enumerate(getattr(overlay, section), start=1):
             if entry.line not in lines:
                 raise InvalidOverlay(

@@ -113,8 +113,18 @@ def cmd_score(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from reasonmap.exports import export_hf
+    from reasonmap.exports import export_gtfs, export_hf
 
+    if args.format == "gtfs":
+        if args.questions or args.maps:
+            raise ValueError("--format gtfs writes a network: give --city C or --metro PATH, not --questions or --maps")
+        if (args.city is None) == (args.metro is None):
+            raise ValueError("--format gtfs: give one of --city C or --metro PATH")
+        lines, stations = export_gtfs(args.out, city=args.city, metro=args.metro, overlay=args.overlay)
+        print(f"wrote {args.out}: a GTFS feed of {lines} lines and {stations} stations", file=sys.stderr)
+        return 0
+    if args.questions is None or args.city is not None:
+        raise ValueError("--format hf writes questions: give --questions Q (and no --city)")
     result = export_hf(args.questions, args.out, maps=args.maps, metro=args.metro, overlay=args.overlay)
     report_skipped(result.problems)
     if not result.count:
@@ -260,14 +270,25 @@ def add_benchmark_commands(commands) -> None:
     add_executor_options(score)
     score.set_defaults(run=cmd_score)
 
-    export = commands.add_parser("export", help="a question set as a Hugging Face dataset (the public set's schema)")
-    export.add_argument("--format", choices=["hf"], default="hf", help="hf: a folder for datasets.load_from_disk")
-    export.add_argument("--questions", required=True, metavar="Q", help="question records (ours, or the public set's)")
+    export = commands.add_parser(
+        "export", help="a question set as a Hugging Face dataset (the public set's schema), or a network as GTFS"
+    )
+    export.add_argument(
+        "--format",
+        choices=["hf", "gtfs"],
+        default="hf",
+        help="hf: a folder for datasets.load_from_disk; gtfs: a network (--city or --metro) as a GTFS feed (zip)",
+    )
+    export.add_argument("--questions", metavar="Q", help="hf: question records (ours, or the public set's)")
+    export.add_argument("--city", help="gtfs: an embedded city (or --metro PATH)")
     export.add_argument("--maps", metavar="DIR", help="map images (<city>.png), stored as each question's figure")
     export.add_argument("--metro", metavar="PATH", help="Metro Data for every question (default: the embedded city's)")
     export.add_argument("--overlay", metavar="PATH", help="its topology overlay (default: beside it)")
     export.add_argument(
-        "--out", required=True, metavar="D", help="the dataset folder to write: new, empty, or a dataset (replaced)"
+        "--out",
+        required=True,
+        metavar="D",
+        help="hf: the dataset folder to write: new, empty, or a dataset (replaced); gtfs: the feed (FEED.zip)",
     )
     export.set_defaults(run=cmd_export)
 

@@ -1,4 +1,5 @@
-"""Question sets exported for other tools: a Hugging Face dataset in the public data set's schema.
+"""Question sets exported for other tools: a Hugging Face dataset in the public data set's schema; and a
+network as a GTFS feed (:func:`export_gtfs`, :mod:`graphkit.gtfs.export`).
 
 This composes a task's loader and the map folder of the prompts
 (``<city>.png`` or ``<country>__<city>.png``) into the task's own writer
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Export", "export_hf"]
+__all__ = ["Export", "export_hf", "export_gtfs"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,3 +119,21 @@ def _check_out(out: Path, *, partial: bool = False) -> None:
             f"{out}: holds files that are not a dataset ({shown or 'no state.json'}); give a new or empty folder"
             " (a dataset folder is replaced)"
         )
+
+
+def export_gtfs(
+    out: str | Path, *, city: str | None = None, metro: str | Path | None = None, overlay: str | Path | None = None
+) -> tuple[int, int]:
+    """Write the network of an embedded ``city`` or a ``metro`` file as a zipped GTFS feed ``out``, atomically.
+
+    Returns the numbers of lines and stations written.
+    """
+    from graphkit.cities import open_graph
+    from graphkit.files import atomic_writer
+    from graphkit.gtfs.export import feed_bytes
+
+    graph = open_graph(city=city, metro=metro, overlay=overlay)
+    data = feed_bytes(graph)
+    with atomic_writer(out, binary=True) as stream:
+        stream.write(data)
+    return len(graph.lines), len(graph.stations)

@@ -1,4 +1,5 @@
-"""The subcommands of ``reasonmap`` about the transit graphs: ``cities``, ``route``, ``references`` and ``lint``.
+"""The subcommands of ``reasonmap`` about the transit graphs: ``cities``, ``route``, ``references``, ``lint``
+and ``gtfs``.
 
 Like every subcommand module, it adds its own parsers (:func:`add_graph_commands`);
 each command parses its options and calls one library function.
@@ -96,10 +97,63 @@ def cmd_lint(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_gtfs(args: argparse.Namespace) -> int:
+    import datetime as dt
+    from pathlib import Path
+
+    from graphkit.gtfs.compiler import CompileJob, CompileOptions, compile_job
+    from graphkit.gtfs.writing import write_city
+    from reasonmap.batch import executor_from
+
+    if args.city and len(args.feeds) > 1:
+        raise ValueError("--city names one feed's city: give it with one FEED (several take their files' names)")
+    try:
+        date = dt.date.fromisoformat(args.date) if args.date else None
+    except ValueError:
+        raise ValueError(f"--date {args.date}: not a date (YYYY-MM-DD)") from None
+    options = CompileOptions(city=args.city, date=date, modes=tuple(args.modes), routes=tuple(args.route or ()))
+    stems = [Path(feed).name.removesuffix(".zip") for feed in args.feeds]
+    twice = sorted({stem for stem in stems if stems.count(stem) > 1})
+    if twice and not args.city:
+        raise ValueError(f"FEED: several feeds are named {', '.join(twice)}; each city's files take its feed's name")
+    failed = 0
+    with executor_from(args) as executor:
+        jobs = [CompileJob(feed, options) for feed in args.feeds]
+        for found in executor.map(compile_job, jobs):
+            if isinstance(found, str):
+                if len(args.feeds) == 1:
+                    raise ValueError(found)
+                print(f"reasonmap gtfs: error: {found} (skipped)", file=sys.stderr)
+                failed += 1
+                continue
+            files = write_city(args.out, found.city, found.metro_json, found.overlay_json)
+            print(
+                f"wrote {' and '.join(map(str, files))}: {found.lines} lines, {found.stations} stations ({found.date})",
+                file=sys.stderr,
+            )
+            _report_colours(found.city, found.overlay_json)
+    if failed:
+        print(f"reasonmap gtfs: {failed} of {len(args.feeds)} feeds skipped", file=sys.stderr)
+    return 2 if failed else 0
+
+
+def _report_colours(city: str, overlay_json: str) -> None:
+    """Lines whose feed colours a map cannot tell apart, reported (the map keeps the feed's colours)."""
+    from vision.geography import confusable_colours
+
+    styles = json.loads(overlay_json).get("line_styles", [])
+    for a, b, difference in confusable_colours({style["line"]: style["color"] for style in styles}):
+        print(
+            f"reasonmap gtfs: note: {city}: lines {a!r} and {b!r} have colours a map cannot tell apart"
+            f" (CIEDE2000 {difference:g}); render draws them so",
+            file=sys.stderr,
+        )
+
+
 def add_graph_commands(commands) -> None:
-    """Add ``cities``, ``route``, ``references`` and ``lint`` to the subcommands."""
+    """Add ``cities``, ``route``, ``references``, ``lint`` and ``gtfs`` to the subcommands."""
     from reasonmap.batch import add_executor_options
-    from reasonmap.options import DEFAULT_MAX_ROUTES
+    from reasonmap.options import DEFAULT_MAX_ROUTES, RAIL_MODES
 
     cities = commands.add_parser("cities", help="the embedded cities and their statistics")
     cities.add_argument("--json", action="store_true", help="print a JSON array")
@@ -126,3 +180,21 @@ def add_graph_commands(commands) -> None:
     add_city_options(lint, allow_all=True)
     lint.add_argument("--json", action="store_true")
     lint.set_defaults(run=cmd_lint)
+
+    gtfs = commands.add_parser("gtfs", help="compile GTFS feeds into Metro Data and overlays (one city each)")
+    gtfs.add_argument("feeds", nargs="+", metavar="FEED", help="a GTFS feed: a zip archive or a folder")
+    gtfs.add_argument("--out", required=True, metavar="DIR", help="writes DIR/<city>.json and DIR/<city>.overlay.json")
+    gtfs.add_argument("--city", help="the city's name (default: the feed's file name)")
+    gtfs.add_argument("--date", metavar="YYYY-MM-DD", help="the service day (default: the day with the most trips)")
+    gtfs.add_argument(
+        "--modes",
+        nargs="+",
+        metavar="MODE",
+        choices=RAIL_MODES,
+        default=["metro", "light-rail", "tram", "rail", "monorail", "funicular"],
+        help="the transit modes to compile: metro, light-rail, tram, rail, monorail, funicular, cable-tram,"
+        " aerial-lift, ferry (never a bus)",
+    )
+    gtfs.add_argument("--route", nargs="+", metavar="ID", help="only these route ids")
+    add_executor_options(gtfs)
+    gtfs.set_defaults(run=cmd_gtfs)

@@ -33,6 +33,7 @@ __all__ = [
     "DEFAULT_MAX_ROUTES",
     "DEFAULT_PER_TYPE",
     "EXECUTORS",
+    "RAIL_MODES",
     "TIERS",
     "SCRIPTS",
     "PALETTES",
@@ -85,6 +86,8 @@ SOURCES = Choices("benchmarks.reasonmap.harnesses:SOURCES")
 #: the route questions' kinds
 KINDS = Choices("benchmarks.reasonmap.records:KINDS")
 EXECUTORS = Choices("graphkit.executors:EXECUTORS")
+#: the transit modes ``gtfs --modes`` compiles (:data:`graphkit.gtfs.names.MODE_NAMES`)
+RAIL_MODES = Choices("graphkit.gtfs.names:MODE_NAMES")
 TIERS = Choices("graphkit.stats:TIERS")
 SCRIPTS = Choices("graphkit.synth:SCRIPTS")
 PALETTES = Choices("vision.render:PALETTES", sort=True)

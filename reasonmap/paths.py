@@ -53,6 +53,7 @@ INPUTS: tuple[str, ...] = (
     "metro_dir",
     "det_model_dir",
     "rec_model_dir",
+    "feeds",
 )
 
 #: The files a report folder gets: every task's report (the task is told from the questions only later).
@@ -103,6 +104,7 @@ OUTPUTS: Mapping[str, tuple[Output, ...]] = {
         Output("draw", ("*__*__*.png",)),
     ),
     "synth": (Output("out", ("*.json", "*/*", "*/*/*")),),
+    "gtfs": (Output("out", ("*.json",)),),
     # eval reads its own questions/<task>.jsonl back in (a run in place) before writing it again
     "eval": (Output("out", ("*.json", "*.md", "*/*/*.jsonl", "*/*/report/*")),),
 }

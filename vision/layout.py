@@ -60,14 +60,24 @@ def _spread(values: list[float]) -> list[float]:
         return [0.5]
     low, high = min(values), max(values)
     span = (high - low) or 1.0
-    rank = [0] * n
-    for position, index in enumerate(sorted(range(n), key=lambda i: (values[i], i))):
-        rank[index] = position
+    rank = [0.0] * n
+    ordered = sorted(range(n), key=lambda i: (values[i], i))
+    start = 0
+    for position in range(1, n + 1):  # equal values share their mean rank (a row of stations stays a row)
+        if position == n or values[ordered[position]] != values[ordered[start]]:
+            for index in ordered[start:position]:
+                rank[index] = (start + position - 1) / 2
+            start = position
     return [0.5 * (value - low) / span + 0.5 * rank[index] / (n - 1) for index, value in enumerate(values)]
 
 
-def grid_layout(graph: TransitGraph, *, seed: int = 0, density: float = 6.0) -> GridLayout:
+def grid_layout(
+    graph: TransitGraph, *, seed: int = 0, density: float = 6.0, coords: list[tuple[float, float]] | None = None
+) -> GridLayout:
     """Stations of ``graph`` on distinct cells of a grid with about ``density`` cells per station.
+
+    ``coords`` (one ``(x, y)`` per station, rows running down) places the stations where they are, as
+    :func:`vision.geography.geographic_coords` gives them, instead of the Kamada–Kawai layout.
 
     Examples
     --------
@@ -82,7 +92,9 @@ def grid_layout(graph: TransitGraph, *, seed: int = 0, density: float = 6.0) -> 
     n = len(names)
     rng = random.Random(seed)
     start = [[rng.uniform(-1.0, 1.0) * math.sqrt(n), rng.uniform(-1.0, 1.0) * math.sqrt(n)] for _ in range(n)]
-    if n > 1:
+    if coords is not None:
+        coords = [list(point) for point in coords]
+    elif n > 1:
         coords = igraph.Graph(n=n, edges=_edges(graph)).layout_kamada_kawai(seed=start, maxiter=50 * n).coords
     else:
         coords = start

@@ -211,7 +211,10 @@ def _label_cells(graph: TransitGraph) -> float:
 
 
 def _layout(graph: TransitGraph, seed: int) -> GridLayout:
-    return straighten(graph, grid_layout(graph, seed=seed, density=4.0 + 2.2 * _label_cells(graph)))
+    from vision.geography import geographic_coords  # a real city's stations start where they are
+
+    density = 4.0 + 2.2 * _label_cells(graph)
+    return straighten(graph, grid_layout(graph, seed=seed, density=density, coords=geographic_coords(graph)))
 
 
 def _map_cells(layout: GridLayout) -> tuple[float, float]:
@@ -435,7 +438,9 @@ def _render(
     from PIL import Image, ImageDraw
 
     points = {station: scale.point(cell) for station, cell in layout.cells.items()}
-    colours = line_colours(graph, palette, seed=seed)
+    from vision.geography import feed_colours  # a real city's lines in their own colours
+
+    colours = (palette == "normal" and feed_colours(graph)) or line_colours(graph, palette, seed=seed)
     lw = scale.line_width
 
     hops = {line: line_hops(graph, line) for line in graph.lines}
