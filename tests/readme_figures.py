@@ -171,7 +171,8 @@ def _lines_of(block: str) -> list[str]:
 
 def readme_commands(readme: str) -> list[str]:
     """Every ``reasonmap`` command line of the README's shell blocks, with its synopsis notation resolved:
-    an optional ``[...]`` part dropped, ``a|b|c`` read as its first choice; lines with ``...`` left out."""
+    an optional ``[...]`` part dropped, ``a|b|c`` and ``(a | b)`` read as their first choice; lines with ``...``
+    left out."""
     commands = []
     for _, block in sh_blocks(readme):
         for line in _lines_of(block):
@@ -179,6 +180,7 @@ def readme_commands(readme: str) -> list[str]:
                 continue
             while (shorter := re.sub(r"\s*\[[^\[\]]*\]", "", line)) != line:  # nested brackets, inside out
                 line = shorter
+            line = re.sub(r"\(([^()|]*?)\s*\|[^()]*\)", r"\1", line)  # (a | b): one of the two, the first
             commands.append(re.sub(r"(\S+?)(?:\|[^\s|]+)+", r"\1", line))
     return commands
 
