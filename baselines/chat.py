@@ -39,7 +39,7 @@ import socket
 import ssl
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 from typing import Any, Literal
@@ -412,6 +412,8 @@ class ChatSession:
     stop: threading.Event = field(repr=False)
     #: the name written in each row (``--name``: two runs of one model kept apart); default the model's
     label: str = ""
+    #: told of every retry, in one line (the key redacted): a run waiting on a server says so
+    on_retry: Callable[[str], None] | None = field(default=None, repr=False, compare=False)
 
     def redact(self, value: Any) -> Any:
         """``value`` without this session's key, nor the secrets its URL may hold: see :func:`redact`."""
@@ -661,6 +663,9 @@ def ask(session: ChatSession, request: Request, repeat: int = 0) -> Outcome:
         except _Retry as error:
             if attempts <= session.max_retries and not session.stop.is_set():
                 wait = session.backoff.delay(attempts, key=key, retry_after=error.retry_after)
+                if session.on_retry is not None:
+                    reason = session.redact(str(error))
+                    session.on_retry(f"{reason}; retry {attempts} of {session.max_retries} in {wait:.1f} s")
                 if not session.stop.wait(wait):
                     continue
             if session.stop.is_set():

@@ -603,6 +603,7 @@ def run_requests(
         api_key=api_key,
         stop=threading.Event(),
         label=label,
+        on_retry=_RetryNotice(sys.stderr) if progress else None,
     )
     bar = _progress_bar(total, total - len(todo), progress if isinstance(progress, str) else label, bool(progress))
     written, errors = _ask_all(session, todo, out, resumed, bar, concurrency)
@@ -668,6 +669,34 @@ def _resume(out: Path, settings: dict[str, Any], modes: dict[tuple[str, str], st
     if torn:  # said even with --quiet: answers are asked again
         print(f"{out}: dropped a torn last line ({torn} bytes) left by an interrupted run", file=sys.stderr)
     return _Resumed(fd, frozenset(done), frozenset(answered), stream, created, settings_created)
+
+
+class _RetryNotice:
+    """Says on ``stream`` that requests are being retried, and why: the first retry of each reason at once, then
+    at most one line every :attr:`every` seconds (a server that is down makes every request retry)."""
+
+    every = 10.0
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+        self.lock = threading.Lock()
+        self.seen: set[str] = set()
+        self.last = -math.inf
+        self.quiet = 0
+
+    def __call__(self, message: str) -> None:
+        from tqdm import tqdm
+
+        reason = message.rpartition("; retry ")[0]
+        with self.lock:
+            now = time.monotonic()
+            if reason in self.seen and now - self.last < self.every:
+                self.quiet += 1
+                return
+            more = f" ({self.quiet} more retries since the last line)" if self.quiet else ""
+            self.seen.add(reason)
+            self.last, self.quiet = now, 0
+            tqdm.write(f"retrying: {message}{more}", file=self.stream)
 
 
 def _progress_bar(total: int, initial: int, label: str, shown: bool) -> Any:

@@ -138,6 +138,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     _one_blas_thread()
     args = build_parser().parse_args(argv)
     # after parsing: `--help` and usage errors import no library
+    from baselines.errors import EndpointUnreachable
     from graphkit.errors import TransitError, shorten
     from reasonmap.paths import check_paths
     from vision.errors import VisionError
@@ -159,6 +160,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # output piped into `head` and the like
         sys.stderr.close()
         return 0
+    except EndpointUnreachable as error:  # the command ran, but nothing could be asked: 1, as a run with no answer
+        print(f"reasonmap {args.command}: {shorten(' '.join(str(error).split()), 2000)}", file=sys.stderr)
+        return 1
     except (TransitError, VisionError, ValueError, OSError) as error:
         # one line, whatever the message echoes
         print(f"reasonmap {args.command}: error: {shorten(' '.join(str(error).split()), 2000)}", file=sys.stderr)

@@ -278,6 +278,41 @@ def test_an_unreachable_endpoint_stops_the_run(tmp_path):
     assert not out.exists() and not out.with_name("p.jsonl.settings.json").exists()
 
 
+def test_retries_are_shown_with_their_reason_a_line_per_reason_and_not_one_per_request(tmp_path, capfd):
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with pytest.raises(EndpointUnreachable):
+        run_requests(
+            make_requests(4),
+            endpoint=f"http://127.0.0.1:{port}/v1",
+            model="m",
+            out=tmp_path / "p.jsonl",
+            progress=True,
+            backoff=FAST,
+            max_retries=3,
+            concurrency=4,
+        )
+    lines = [line for line in capfd.readouterr().err.replace("\r", "\n").splitlines() if "retrying:" in line]
+    # four requests retried 3 times each within a second: the reason is told once, not twelve times
+    assert len(lines) == 1
+    assert "cannot connect" in lines[0] and "; retry 1 of 3 in " in lines[0]
+
+
+def test_an_unreachable_endpoint_exits_1_as_the_readme_says(tmp_path, capsys):
+    from reasonmap.cli import main
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    questions = tmp_path / "q.jsonl"
+    assert main(["generate", "--city", "rome", "--per-city", "1", "--out", str(questions), "--quiet"]) == 0
+    argv = ["run", "--endpoint", f"http://127.0.0.1:{port}/v1", "--model", "m", "--mode", "text-only"]
+    code = main([*argv, "--questions", str(questions), "--out", str(tmp_path / "p.jsonl"), "--max-retries", "0"])
+    assert code == 1
+    assert "cannot connect" in capsys.readouterr().err
+
+
 # -- the key ------------------------------------------------------------------------------------------------------
 
 
