@@ -124,7 +124,7 @@ def add_synth_command(commands) -> None:
     synth.add_argument("--loops", type=int, default=0, help="loop lines (default 0)")
     synth.add_argument("--branches", type=int, default=0, help="lines with a branch (default 0)")
     synth.add_argument("--script", choices=SCRIPTS, default="latin", help="station names: latin or cjk (Chinese)")
-    synth.add_argument("--seed", type=int, default=0)
+    synth.add_argument("--seed", type=int, default=0, help="seeds the networks, maps and questions (default: 0)")
     synth.add_argument("--count", type=int, metavar="M", help="make a benchmark of M networks in the folder --out")
     synth.add_argument("--difficulty", choices=TIERS, help="--count: each network shaped like a city of this tier")
     synth.add_argument("--render", action="store_true", help="--count: draw each map with its truth (DIR/maps)")

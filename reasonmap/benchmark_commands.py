@@ -211,7 +211,7 @@ def add_benchmark_commands(commands) -> None:
     where.add_argument("--metro", metavar="PATH", help="a Metro Data file")
     generate.add_argument("--overlay", metavar="PATH", help="its topology overlay (default: beside it)")
     generate.add_argument("--split", choices=["test", "train", "all"], default="test", help="cross-city split")
-    generate.add_argument("--seed", type=int, default=0)
+    generate.add_argument("--seed", type=int, default=0, help="seeds the station pairs and templates (default: 0)")
     generate.add_argument("--per-city", type=int, default=40, help="route: questions per map at most")
     generate.add_argument("--quota", default="20:15:5", help="route: EASY:MIDDLE:HARD questions per map")
     generate.add_argument(
@@ -296,7 +296,13 @@ def add_benchmark_commands(commands) -> None:
         "predictions", help="another harness's predictions as the toolkit's rows (for diagnose and the rest)"
     )
     predictions.add_argument("file", metavar="FILE", help="an lmms-eval samples log, VLMEvalKit sheet or Inspect log")
-    predictions.add_argument("--from", dest="source", required=True, choices=["lmms-eval", "vlmevalkit", "inspect"])
+    predictions.add_argument(
+        "--from",
+        dest="source",
+        required=True,
+        choices=["lmms-eval", "vlmevalkit", "inspect"],
+        help="the harness that wrote FILE",
+    )
     predictions.add_argument("--model", help="the model's name, where the file does not say it")
     predictions.add_argument("--kind", choices=KINDS, help="the question kind, where the file does not say it")
     predictions.add_argument(
@@ -308,7 +314,7 @@ def add_benchmark_commands(commands) -> None:
 
     demo = commands.add_parser("demo", help="the main job: test split, symbolic solvers, scores, report")
     demo.add_argument("--out", default="demo-out", metavar="DIR", help="output folder")
-    demo.add_argument("--seed", type=int, default=0)
+    demo.add_argument("--seed", type=int, default=0, help="seeds the questions and the noisy solver (default: 0)")
     demo.add_argument("--quiet", action="store_true", help="no progress bars")
     demo.set_defaults(run=cmd_demo)
 

@@ -161,24 +161,34 @@ def add_graph_commands(commands) -> None:
 
     route = commands.add_parser("route", help="fewest-transfer routes between two stations")
     add_city_options(route)
-    route.add_argument("source", metavar="FROM")
-    route.add_argument("target", metavar="TO")
+    route.add_argument("source", metavar="FROM", help="the departure station (a name, pinyin, or NAME@LINE)")
+    route.add_argument("target", metavar="TO", help="the arrival station")
     route.add_argument("--slack", type=int, default=0, help="extra stops allowed over the fewest")
-    route.add_argument("--max-routes", type=int, default=DEFAULT_MAX_ROUTES)
-    route.add_argument("--json", action="store_true")
+    route.add_argument(
+        "--max-routes",
+        type=int,
+        default=DEFAULT_MAX_ROUTES,
+        help="fewest-transfer routes shown at most (default: %(default)s)",
+    )
+    route.add_argument("--json", action="store_true", help='print {"transfers": N, "routes": [[segment, ...], ...]}')
     route.set_defaults(run=cmd_route)
 
     references = commands.add_parser("references", help="reference routes of every ordered station pair")
     add_city_options(references, allow_all=True, allow_dir=True)
     references.add_argument("--out", required=True, metavar="FILE", help="JSON Lines file to write")
-    references.add_argument("--max-routes", type=int, default=DEFAULT_MAX_ROUTES)
+    references.add_argument(
+        "--max-routes",
+        type=int,
+        default=DEFAULT_MAX_ROUTES,
+        help="references kept per pair at most (default: %(default)s)",
+    )
     references.add_argument("--quiet", action="store_true", help="no progress bar")
     add_executor_options(references)
     references.set_defaults(run=cmd_references)
 
     lint = commands.add_parser("lint", help="doubtful spots of the Metro Data")
     add_city_options(lint, allow_all=True)
-    lint.add_argument("--json", action="store_true")
+    lint.add_argument("--json", action="store_true", help="print the findings as JSON")
     lint.set_defaults(run=cmd_lint)
 
     gtfs = commands.add_parser("gtfs", help="compile GTFS feeds into Metro Data and overlays (one city each)")

@@ -221,7 +221,7 @@ def add_model_commands(commands) -> None:
     baseline.add_argument("name", choices=SOLVERS, help="route: all of them; plus: oracle; map QA: none")
     _add_questions(baseline)
     baseline.add_argument("--out", required=True, metavar="P", help="prediction rows to write (JSON Lines)")
-    baseline.add_argument("--seed", type=int, default=0)
+    baseline.add_argument("--seed", type=int, default=0, help="seeds the noisy solver's errors (default: 0)")
     baseline.add_argument("--textualization", choices=TEXTUALIZATIONS, default="lines", help="text-oracle: its input")
     for name in ("wrong-line", "wrong-transfer", "detour", "miscount"):
         baseline.add_argument(f"--{name}", type=float, default=0.1, metavar="P", help="noisy: probability")

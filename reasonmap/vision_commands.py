@@ -323,9 +323,11 @@ def add_vision_commands(commands, add_city_options) -> None:
 
     render = commands.add_parser("render", help="draw a synthetic map with its ground truth (MAP.truth.json)")
     add_city_options(render, allow_all=True, allow_dir=True)
-    render.add_argument("--seed", type=int, default=0)
+    render.add_argument("--seed", type=int, default=0, help="seeds the layout's tie-breaks and colours (default: 0)")
     render.add_argument("--size", type=int, help="longest side in px, up to 8000 (default: from the station count)")
-    render.add_argument("--palette", choices=PALETTES, default="normal")
+    render.add_argument(
+        "--palette", choices=PALETTES, default="normal", help="line colours: normal, or confusable (near-equal pairs)"
+    )
     render.add_argument("--rotate-labels", action="store_true", help="draw every third label at 45°")
     render.add_argument(
         "--out",
@@ -338,8 +340,8 @@ def add_vision_commands(commands, add_city_options) -> None:
     render.set_defaults(run=cmd_render)
 
     diagnose = commands.add_parser("diagnose", help="label each answer: a grounding or a reasoning failure")
-    diagnose.add_argument("--questions", required=True)
-    diagnose.add_argument("--predictions", required=True)
+    diagnose.add_argument("--questions", required=True, help="the question records the answers are to")
+    diagnose.add_argument("--predictions", required=True, help="the answers to diagnose (prediction records)")
     source = diagnose.add_mutually_exclusive_group(required=True)
     source.add_argument("--map", metavar="FILE", help="the map image the model saw (read with OCR; cached)")
     source.add_argument("--evidence", help="map evidence written by `reasonmap ocr --evidence`")

@@ -140,3 +140,18 @@ def test_render_of_a_folder_shows_a_bar_unless_quiet(capsys, latin_set, tmp_path
     assert code == 0 and bars and "2/2" in bars[-1]
     code, _, err = run(capsys, *argv, "--out", tmp_path / "quiet", "--quiet")
     assert code == 0 and "rendering:" not in err and "wrote 2 maps" in err
+
+
+def test_every_option_and_argument_of_every_command_says_what_it_is():
+    import argparse
+
+    from reasonmap.cli import build_parser
+
+    commands = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    missing = [
+        f"{name} {action.option_strings[-1] if action.option_strings else action.dest}"
+        for name, parser in commands.choices.items()
+        for action in parser._actions
+        if action.help is None and not isinstance(action, argparse._HelpAction)
+    ]
+    assert missing == []
