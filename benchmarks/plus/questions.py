@@ -38,16 +38,23 @@ the map's difficulty, which weights them (1 / 1.5 / 2).
 from __future__ import annotations
 
 import random
-import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from benchmarks.errors import InvalidRecord
+from benchmarks.network_facts import (
+    line_label,
+    line_station_pairs,
+    nameable_stations,
+    same_line_pairs,
+    stations_between,
+)
 from benchmarks.reasonmap.generate import seeded_prefix
 from benchmarks.reasonmap.records import DIFFICULTIES, Difficulty
 from benchmarks.records import answer_fields, field_of, repeat_of
+from benchmarks.short_answers import OPTION_LETTERS, AnswerKind
 from graphkit.graph import TransitGraph
 from graphkit.stats import city_stats
 
@@ -68,7 +75,6 @@ __all__ = [
 ]
 
 PlusType = Literal["Counting1", "Counting2", "Counting3", "TorF1", "TorF2"]
-AnswerKind = Literal["choice", "integer", "yes_no"]
 PLUS_TYPES: tuple[PlusType, ...] = ("Counting1", "Counting2", "Counting3", "TorF1", "TorF2")
 #: What each type's answer is.
 ANSWER_KINDS: dict[str, AnswerKind] = {
@@ -78,7 +84,6 @@ ANSWER_KINDS: dict[str, AnswerKind] = {
     "TorF1": "yes_no",
     "TorF2": "yes_no",
 }
-OPTION_LETTERS: tuple[str, ...] = ("A", "B", "C", "D")
 DEFAULT_PER_TYPE = 10
 # The entities each type names, in record order.
 _ENTITIES: dict[str, tuple[str, ...]] = {
@@ -89,7 +94,6 @@ _ENTITIES: dict[str, tuple[str, ...]] = {
     "TorF2": ("station_1", "station_2"),
 }
 _DISTRACTOR_SPREAD = 3
-_CJK = re.compile(r"[\u3400-\u9fff]")
 
 _OPENING = "According to the subway map, "
 _TEMPLATES: dict[str, str] = {
@@ -245,21 +249,6 @@ class PlusPrediction:
 # -- templates -----------------------------------------------------------------
 
 
-def line_label(name: str) -> str:
-    """A line's name as questions write it: ``Line 1`` for a bare key such as New York's ``1``.
-
-    Names that say they are a line (``Line 2``, ``Red Line``, ``昌平线``) stay as they are.
-
-    Examples
-    --------
-    >>> line_label("1"), line_label("Azul"), line_label("Red Line"), line_label("昌平线")
-    ('Line 1', 'Line Azul', 'Red Line', '昌平线')
-    """
-    if "line" in name.lower() or _CJK.search(name):
-        return name
-    return f"Line {name}"
-
-
 def plus_question_text(
     kind: str,
     *,
@@ -313,13 +302,8 @@ def _balanced(values: Sequence[Any], count: int, rng: random.Random) -> list[Any
     return found
 
 
-def _named(graph: TransitGraph) -> tuple[str, ...]:
-    """The stations a question can name: those whose name no other station shares (see overlays' homonyms)."""
-    return tuple(station for station in graph.stations if len(graph.namesakes(station)) == 1)
-
-
 def _counting1(graph: TransitGraph, count: int, rng: random.Random) -> Iterator[dict[str, Any]]:
-    named = set(_named(graph))
+    named = set(nameable_stations(graph))
     lines = [name for name, topology in graph.lines.items() if len(named.intersection(topology.stations)) >= 2]
     rng.shuffle(lines)
     pairs: dict[str, list[tuple[str, str]]] = {}
@@ -330,8 +314,7 @@ def _counting1(graph: TransitGraph, count: int, rng: random.Random) -> Iterator[
             if made == count:
                 break
             if name not in pairs:
-                stations = [station for station in graph.lines[name].stations if station in named]
-                pairs[name] = [(a, b) for i, a in enumerate(stations) for b in stations[i + 1 :]]
+                pairs[name] = line_station_pairs(graph, name, named)
                 rng.shuffle(pairs[name])
             if not pairs[name]:
                 lines.remove(name)
@@ -339,8 +322,7 @@ def _counting1(graph: TransitGraph, count: int, rng: random.Random) -> Iterator[
             a, b = pairs[name].pop()
             if rng.random() < 0.5:
                 a, b = b, a
-            stops, _ = graph.ride(name, a, b)
-            truth = stops - 1
+            truth = stations_between(graph, name, a, b)
             near = [
                 v for v in range(truth - _DISTRACTOR_SPREAD, truth + _DISTRACTOR_SPREAD + 1) if v >= 0 and v != truth
             ]
@@ -352,7 +334,7 @@ def _counting1(graph: TransitGraph, count: int, rng: random.Random) -> Iterator[
 
 
 def _counting2(graph: TransitGraph, count: int, rng: random.Random) -> Iterator[dict[str, Any]]:
-    named = _named(graph)
+    named = nameable_stations(graph)
     transfer = [station for station in named if len(graph.lines_at(station)) > 1]
     single = [station for station in named if len(graph.lines_at(station)) == 1]
     rng.shuffle(transfer)
@@ -387,7 +369,7 @@ def _yes_no(
 
 
 def _torf1(graph: TransitGraph, count: int, rng: random.Random) -> Iterator[dict[str, Any]]:
-    named = _named(graph)
+    named = nameable_stations(graph)
     kept = set(named)
     yes = [
         (station, name) for name, topology in graph.lines.items() for station in topology.stations if station in kept
@@ -398,14 +380,7 @@ def _torf1(graph: TransitGraph, count: int, rng: random.Random) -> Iterator[dict
 
 
 def _torf2(graph: TransitGraph, count: int, rng: random.Random) -> Iterator[dict[str, Any]]:
-    stations = _named(graph)
-    served = {station: set(graph.lines_at(station)) for station in stations}
-    yes: list[tuple[str, str]] = []
-    no: list[tuple[str, str]] = []
-    for i, a in enumerate(stations):
-        lines_a = served[a]
-        for b in stations[i + 1 :]:
-            (no if lines_a.isdisjoint(served[b]) else yes).append((a, b))
+    yes, no = same_line_pairs(graph, nameable_stations(graph))
     for (a, b), answer in _yes_no(yes, no, count, rng):
         if rng.random() < 0.5:
             a, b = b, a
