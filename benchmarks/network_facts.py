@@ -9,7 +9,10 @@ counts are drawn from here, so that the two tasks cannot disagree on a map.
 
 from __future__ import annotations
 
+import random
 import re
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 from graphkit.graph import TransitGraph
 
@@ -20,6 +23,10 @@ __all__ = [
     "same_line_pairs",
     "line_station_pairs",
     "stations_between",
+    "balanced",
+    "balanced_yes_no",
+    "same_line_draws",
+    "between_draws",
 ]
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
@@ -91,3 +98,76 @@ def stations_between(graph: TransitGraph, line: str, a: str, b: str) -> int | No
     """
     ride = graph.ride(line, a, b)
     return None if ride is None else ride[0] - 1
+
+
+# -- seeded draws (each consumes its ``rng`` in a fixed order: plus's outputs depend on it) -----------------
+
+
+def balanced(values: Sequence[Any], count: int, rng: random.Random) -> list[Any]:
+    """``count`` values in random order, each of ``values`` equally often (the remainder drawn)."""
+    found = list(values) * (count // len(values)) + rng.sample(list(values), count % len(values))
+    rng.shuffle(found)
+    return found
+
+
+def balanced_yes_no(
+    yes: list[tuple[str, str]], no: list[tuple[str, str]], count: int, rng: random.Random
+) -> Iterator[tuple[tuple[str, str], str]]:
+    """Entity pairs with balanced answers: both lists shuffled, taken in a balanced yes/no order.
+
+    As many ``yes`` as ``no`` (one more of either, drawn, for an odd count); when one list is short, the
+    other is cut to match.
+    """
+    rng.shuffle(yes)
+    rng.shuffle(no)
+    each = min(len(yes), len(no), count // 2 + count % 2)
+    answers = balanced(("yes", "no"), min(count, 2 * each), rng)
+    pools = {"yes": yes, "no": no}
+    for answer in answers:
+        yield pools[answer].pop(), answer
+
+
+def same_line_draws(graph: TransitGraph, count: int, rng: random.Random) -> Iterator[dict[str, Any]]:
+    """Up to ``count`` station pairs asking "can one ride from one to the other without changing lines?".
+
+    Yields ``{"station_1", "station_2", "answer"}`` (``"yes"``/``"no"``, balanced), in random order and
+    direction; only stations whose name is their own (:func:`nameable_stations`).
+    """
+    yes, no = same_line_pairs(graph, nameable_stations(graph))
+    for (a, b), answer in balanced_yes_no(yes, no, count, rng):
+        if rng.random() < 0.5:
+            a, b = b, a
+        yield {"station_1": a, "station_2": b, "answer": answer}
+
+
+def between_draws(graph: TransitGraph, rng: random.Random) -> Iterator[tuple[str, str, str, int]]:
+    """Station pairs of one line and how many stations lie between them: ``(line, a, b, between)``.
+
+    The lines with two nameable stations or more are shuffled now (before the caller's next draw); the
+    iterator then takes them in turn, each giving an unused random pair of its stations in a random
+    direction, until every pair is used. Take as many as wanted: nothing more is drawn after the last taken.
+    """
+    named = set(nameable_stations(graph))
+    lines = [name for name, topology in graph.lines.items() if len(named.intersection(topology.stations)) >= 2]
+    rng.shuffle(lines)
+    return _pairs_in_turn(graph, lines, named, rng)
+
+
+def _pairs_in_turn(
+    graph: TransitGraph, lines: list[str], named: set[str], rng: random.Random
+) -> Iterator[tuple[str, str, str, int]]:
+    pairs: dict[str, list[tuple[str, str]]] = {}
+    while lines:
+        for name in list(lines):
+            if name not in pairs:
+                pairs[name] = line_station_pairs(graph, name, named)
+                rng.shuffle(pairs[name])
+            if not pairs[name]:
+                lines.remove(name)
+                continue
+            a, b = pairs[name].pop()
+            if rng.random() < 0.5:
+                a, b = b, a
+            between = stations_between(graph, name, a, b)
+            if between is not None:  # stations of one line always have a ride along it
+                yield name, a, b, between

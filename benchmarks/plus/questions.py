@@ -45,11 +45,12 @@ from typing import Any, Literal
 
 from benchmarks.errors import InvalidRecord
 from benchmarks.network_facts import (
+    balanced,
+    balanced_yes_no,
+    between_draws,
     line_label,
-    line_station_pairs,
     nameable_stations,
-    same_line_pairs,
-    stations_between,
+    same_line_draws,
 )
 from benchmarks.reasonmap.generate import seeded_prefix
 from benchmarks.reasonmap.records import DIFFICULTIES, Difficulty
@@ -295,42 +296,15 @@ and counting neither P nor Q?
 # -- generation ----------------------------------------------------------------
 
 
-def _balanced(values: Sequence[Any], count: int, rng: random.Random) -> list[Any]:
-    """``count`` values in random order, each of ``values`` equally often (the remainder drawn)."""
-    found = list(values) * (count // len(values)) + rng.sample(list(values), count % len(values))
-    rng.shuffle(found)
-    return found
-
-
 def _counting1(graph: TransitGraph, count: int, rng: random.Random) -> Iterator[dict[str, Any]]:
-    named = set(nameable_stations(graph))
-    lines = [name for name, topology in graph.lines.items() if len(named.intersection(topology.stations)) >= 2]
-    rng.shuffle(lines)
-    pairs: dict[str, list[tuple[str, str]]] = {}
-    letters = _balanced(OPTION_LETTERS, count, rng)
-    made = 0
-    while lines and made < count:
-        for name in list(lines):
-            if made == count:
-                break
-            if name not in pairs:
-                pairs[name] = line_station_pairs(graph, name, named)
-                rng.shuffle(pairs[name])
-            if not pairs[name]:
-                lines.remove(name)
-                continue
-            a, b = pairs[name].pop()
-            if rng.random() < 0.5:
-                a, b = b, a
-            truth = stations_between(graph, name, a, b)
-            near = [
-                v for v in range(truth - _DISTRACTOR_SPREAD, truth + _DISTRACTOR_SPREAD + 1) if v >= 0 and v != truth
-            ]
-            values = rng.sample(near, len(OPTION_LETTERS) - 1)
-            letter = letters[made]
-            values.insert(OPTION_LETTERS.index(letter), truth)
-            made += 1
-            yield {"station_1": a, "station_2": b, "line": name, "options": tuple(values), "answer": letter}
+    draws = between_draws(graph, rng)
+    letters = balanced(OPTION_LETTERS, count, rng)
+    for made, (name, a, b, truth) in zip(range(count), draws):
+        near = [v for v in range(truth - _DISTRACTOR_SPREAD, truth + _DISTRACTOR_SPREAD + 1) if v >= 0 and v != truth]
+        values = rng.sample(near, len(OPTION_LETTERS) - 1)
+        letter = letters[made]
+        values.insert(OPTION_LETTERS.index(letter), truth)
+        yield {"station_1": a, "station_2": b, "line": name, "options": tuple(values), "answer": letter}
 
 
 def _counting2(graph: TransitGraph, count: int, rng: random.Random) -> Iterator[dict[str, Any]]:
@@ -340,7 +314,7 @@ def _counting2(graph: TransitGraph, count: int, rng: random.Random) -> Iterator[
     rng.shuffle(transfer)
     rng.shuffle(single)
     pools = [transfer, single]
-    for turn in _balanced((0, 1), count, rng):
+    for turn in balanced((0, 1), count, rng):
         pool = pools[turn] or pools[1 - turn]
         if not pool:
             return
@@ -355,19 +329,6 @@ def _counting3(graph: TransitGraph, count: int, rng: random.Random) -> Iterator[
         yield {"line": name, "answer": len(graph.lines[name].stations)}
 
 
-def _yes_no(
-    yes: list[tuple[str, str]], no: list[tuple[str, str]], count: int, rng: random.Random
-) -> Iterator[tuple[tuple[str, str], str]]:
-    """Entity pairs with balanced answers: both lists shuffled, taken in a balanced yes/no order."""
-    rng.shuffle(yes)
-    rng.shuffle(no)
-    each = min(len(yes), len(no), count // 2 + count % 2)
-    answers = _balanced(("yes", "no"), min(count, 2 * each), rng)
-    pools = {"yes": yes, "no": no}
-    for answer in answers:
-        yield pools[answer].pop(), answer
-
-
 def _torf1(graph: TransitGraph, count: int, rng: random.Random) -> Iterator[dict[str, Any]]:
     named = nameable_stations(graph)
     kept = set(named)
@@ -375,16 +336,8 @@ def _torf1(graph: TransitGraph, count: int, rng: random.Random) -> Iterator[dict
         (station, name) for name, topology in graph.lines.items() for station in topology.stations if station in kept
     ]
     no = [(station, name) for name in graph.lines for station in named if name not in graph.lines_at(station)]
-    for (station, name), answer in _yes_no(yes, no, count, rng):
+    for (station, name), answer in balanced_yes_no(yes, no, count, rng):
         yield {"station": station, "line": name, "answer": answer}
-
-
-def _torf2(graph: TransitGraph, count: int, rng: random.Random) -> Iterator[dict[str, Any]]:
-    yes, no = same_line_pairs(graph, nameable_stations(graph))
-    for (a, b), answer in _yes_no(yes, no, count, rng):
-        if rng.random() < 0.5:
-            a, b = b, a
-        yield {"station_1": a, "station_2": b, "answer": answer}
 
 
 _GENERATORS = {
@@ -392,7 +345,7 @@ _GENERATORS = {
     "Counting2": _counting2,
     "Counting3": _counting3,
     "TorF1": _torf1,
-    "TorF2": _torf2,
+    "TorF2": same_line_draws,
 }
 
 
