@@ -46,10 +46,10 @@ def probe_oracle_answer(question: ProbeQuestion, graph: TransitGraph) -> str:
         answer = ", ".join(line_label(line) for line in graph.lines_at(question.station))
     elif question.type == "follow":
         ride = graph.ride(question.line, question.station_1, question.station_2)
-        via = ride[1][0] if ride else ()
+        via = [graph.display_name(station) for station in ride[1][0]] if ride else []
         answer = ", ".join((question.station_1, *via, question.station_2))
     elif question.type == "neighbours":
-        answer = ", ".join(graph.line(question.line).adjacency[question.station])
+        answer = ", ".join(graph.display_name(s) for s in graph.line(question.line).adjacency[question.station])
     elif question.type == "same_line":
         answer = "yes" if share_a_line(graph, question.station_1, question.station_2) else "no"
     else:

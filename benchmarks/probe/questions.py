@@ -16,6 +16,8 @@ follow each line's topology (:mod:`graphkit.topology`: loops and branches as the
 ``follow`` takes the line's shortest ride, and only pairs with one such ride (a loop's opposite stations
 have two) and at least one station between them, at most :data:`MAX_FOLLOW_STOPS` stops apart;
 ``neighbours`` are the station's neighbours on the line (three at a branch point, two on a loop's ends).
+The stations a probe names are those whose name is their own; the names in its answer are the names the
+map shows (a homonym's shared name, never the graph's internal ``NAME@LINE``).
 
 Generation, per map and type, from ``random.Random(f"reasonmap-probe:{seed}:{city}:{type}")`` (so one type's
 count never shifts another's draws). Lines are written as the map draws them: with a map's truth
@@ -264,7 +266,8 @@ def _follow(graph: TransitGraph, count: int, rng: random.Random) -> Iterator[dic
         if ride is None or len(ride[1]) != 1 or not 1 <= between < MAX_FOLLOW_STOPS:
             continue
         made += 1
-        yield {"station_1": a, "station_2": b, "line": name, "answer": (a, *ride[1][0], b)}
+        shown = tuple(graph.display_name(station) for station in ride[1][0])  # a homonym by its shown name
+        yield {"station_1": a, "station_2": b, "line": name, "answer": (a, *shown, b)}
 
 
 def _neighbours(graph: TransitGraph, count: int, rng: random.Random) -> Iterator[dict[str, Any]]:
@@ -291,7 +294,8 @@ def _neighbours(graph: TransitGraph, count: int, rng: random.Random) -> Iterator
                 continue
             station = by_line[name].pop()
             made += 1
-            yield {"station": station, "line": name, "answer": graph.lines[name].adjacency[station]}
+            near = graph.lines[name].adjacency[station]
+            yield {"station": station, "line": name, "answer": tuple(graph.display_name(other) for other in near)}
 
 
 def _same_line(graph: TransitGraph, count: int, rng: random.Random) -> Iterator[dict[str, Any]]:
@@ -442,6 +446,8 @@ def generate_probe_set(
         raise ValueError(
             f"--truth {truth}: a map's truth goes with one map (--city C or --metro PATH), got {len(graphs)}"
         )
+    if truth is not None:
+        read_map_truth(truth, graphs[0])  # a wrong truth is refused before any work
     if progress:
         from tqdm import tqdm
 

@@ -6,16 +6,16 @@ Two pure stages, as for route answers: :func:`parse_probe_answer` reads a respon
 - ``same_line`` and ``count_between``: the shared reading of short answers
   (:func:`benchmarks.short_answers.read_short_answer`, as ReasonMap-Plus reads ``TorF2`` and counts); exact
   match, partial = exact.
-- ``lines_at``, ``follow``, ``neighbours``: a list of names. It is looked for after the last ``</think>``,
-  in the last non-empty ``<answer>`` block, the last ``\\boxed{...}``, after the last answer phrase
-  (``Answer:``, ``the answer is``, ``答案是``: to the end), else on the last non-empty line (after a
-  colon, when the line has one). Names are split at commas, semicolons, ``、``, arrows, new lines and
-  ``and``; list markers, markdown, quotes and end punctuation are dropped. Names compare by a key that
-  ignores case, spaces, punctuation and a trailing ``station``/``站`` (stations) or the word ``line``,
-  ``linea``, ``号线``/``线`` (lines), so ``2号线``, ``line 2`` and ``Line 2`` are one line.
-  Sets (``lines_at``, ``neighbours``): exact = the same set, partial = F1 of the two sets. Sequences
-  (``follow``): exact = the same names in the same order, partial = normalised edit similarity of the two
-  name sequences (rapidfuzz's Levenshtein, 1 − distance / the longer length).
+- ``lines_at``, ``follow``, ``neighbours``: a list of names. It is looked for after the last ``</think>``, in
+  the last non-empty ``<answer>`` block, the last ``\\boxed{...}``, after the last answer phrase (``Answer:``,
+  ``the answer is``, ``答案是``: to the end), else in the list that ends the response (one item a line, numbered or
+  bulleted), else on its last non-empty line (after a colon, when it has one). Names are split at commas,
+  semicolons, ``、``, arrows, new lines and ``and``; list markers, markdown, quotes and end punctuation are
+  dropped. Names compare by a key that ignores case, spaces, punctuation and a trailing ``station``/``站``
+  (stations) or the word ``line``, ``linea``, ``号线``/``线`` (lines), so ``2号线``, ``line 2`` and ``Line 2`` are
+  one line. Sets (``lines_at``, ``neighbours``): exact = the same set, partial = F1 of the two sets. Sequences
+  (``follow``): exact = the same names in the same order, partial = normalised edit similarity of the two name
+  sequences (rapidfuzz's Levenshtein, 1 − distance / the longer length).
 """
 
 from __future__ import annotations
@@ -141,6 +141,11 @@ def _region(answer: str) -> str:
     lines = [line for line in answer.split("\n") if line.translate(_DROPPED).strip(_STRIP)]
     if not lines:
         return ""
+    items = 0  # a list at the end, one item a line ("1. X", "- X"): all of it
+    while items < len(lines) and _MARKER.match(lines[-1 - items].translate(_DROPPED)):
+        items += 1
+    if items > 1:
+        return "\n".join(lines[-items:])
     last = lines[-1]
     return last.split(":", 1)[1] if ":" in last and last.split(":", 1)[1].strip() else last
 
