@@ -327,3 +327,36 @@ def test_eval_asks_and_scores_route_and_probe_questions(tmp_path):
     rows = {(row["task"], row["mode"]): row for row in results["results"]}
     assert set(rows) == {("route", "text-only"), ("probe", "text-only")}
     assert rows[("probe", "text-only")]["n"] == 5 and rows[("probe", "text-only")]["metrics"]["accuracy"] == 1.0
+
+
+def test_the_inspect_task_scores_probes_exactly_and_partly(tmp_path):
+    pytest.importorskip("inspect_ai")
+    import inspect_ai
+    from inspect_ai.model import ModelOutput, ModelUsage, get_model
+
+    from reasonmap.inspect_tasks import probe
+
+    graph = city_graph("rome")
+    questions = generate_probe_questions(graph, seed=1, per_type=1)
+    path = tmp_path / "probe.jsonl"
+    path.write_text("".join(json.dumps(q.to_dict(), ensure_ascii=False) + "\n" for q in questions), "utf-8")
+    follow = next(q for q in questions if q.type == "follow")
+    answers = {q.question: probe_oracle_answer(q, graph) for q in questions}
+    # the follow answer without its first station: one name left out of n, partial 1 − 1/n
+    answers[follow.question] = "Answer: " + ", ".join(follow.answer[1:])
+
+    def respond(messages, tools, tool_choice, config):
+        output = ModelOutput.from_content("mockllm/model", answers.get(messages[-1].text, "no idea"))
+        output.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
+        return output
+
+    model = get_model("mockllm/model", custom_outputs=respond)
+    (log,) = inspect_ai.eval(
+        probe(mode="text-only", questions=str(path)), model=model, log_dir=str(tmp_path / "logs"), display="none"
+    )
+    scores = {sample.id: next(iter(sample.scores.values())) for sample in log.samples}
+    assert {id: score.value for id, score in scores.items()} == {q.id: int(q is not follow) for q in questions}
+    assert scores[follow.id].metadata["partial"] == pytest.approx(1 - 1 / len(follow.answer))
+    metrics = {name: metric.value for name, metric in log.results.scores[0].metrics.items()}
+    assert metrics["accuracy"] == pytest.approx(4 / 5) and metrics["accuracy_follow"] == 0.0
+    assert metrics["partial"] == pytest.approx((4 + 1 - 1 / len(follow.answer)) / 5)
