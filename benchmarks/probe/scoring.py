@@ -10,12 +10,13 @@ Two pure stages, as for route answers: :func:`parse_probe_answer` reads a respon
   the last non-empty ``<answer>`` block, the last ``\\boxed{...}``, after the last answer phrase (``Answer:``,
   ``the answer is``, ``答案是``: to the end), else in the list that ends the response (one item a line, numbered or
   bulleted), else on its last non-empty line (after a colon, when it has one). Names are split at commas,
-  semicolons, ``、``, arrows, new lines and ``and``; list markers, markdown, quotes and end punctuation are
-  dropped. Names compare by a key that ignores case, spaces, punctuation and a trailing ``station``/``站``
-  (stations) or the word ``line``, ``linea``, ``号线``/``线`` (lines), so ``2号线``, ``line 2`` and ``Line 2`` are
-  one line. Sets (``lines_at``, ``neighbours``): exact = the same set, partial = F1 of the two sets. Sequences
-  (``follow``): exact = the same names in the same order, partial = normalised edit similarity of the two name
-  sequences (rapidfuzz's Levenshtein, 1 − distance / the longer length).
+  semicolons, ``、``, arrows, new lines and ``and`` (never at a spaced hyphen: a name may hold one); list
+  markers, markdown, quotes and end punctuation are dropped. Names compare by a key that ignores case, spaces,
+  punctuation and a trailing ``station``/``站`` (stations) or the word ``line``, ``linea``, ``号线``/``线`` (lines),
+  so ``2号线``, ``line 2`` and ``Line 2`` are one line. Sets (``lines_at``, ``neighbours``): exact = the same set,
+  partial = F1 of the two sets. Sequences (``follow``): exact = the same names in the same order, partial =
+  normalised edit similarity of the two name sequences (rapidfuzz's Levenshtein, 1 − distance / the longer
+  length).
 """
 
 from __future__ import annotations
@@ -102,7 +103,8 @@ _BOXED = re.compile(r"\\boxed\s*\{([^{}]{0,2000})\}")
 _PHRASE = re.compile(
     r"\b(?:final\s+)?answers?\b[^\n\d]{0,30}?(?:\bis\b|\bare\b|[:：=])|答案\s*(?:是|为|:|：)", re.IGNORECASE
 )
-_SPLIT = re.compile(r"\s*(?:[,;，；、\n|]|->|=>|→|⟶|⇒|—>|\s-\s|\s–\s|\s—\s|\band\b|\bthen\b)\s*", re.IGNORECASE)
+# not " - ": a station's name may hold one (Budapest's "Szent Gellért tér - Műegyetem Station")
+_SPLIT = re.compile(r"\s*(?:[,;，；、\n|]|->|=>|→|⟶|⇒|—>|\band\b|\bthen\b)\s*", re.IGNORECASE)
 _MARKER = re.compile(r"^\s*(?:\d{1,3}[.)]|[-*•·+>#]+|\(\d{1,3}\))\s*")
 _DROPPED = str.maketrans({ch: " " for ch in "*_`~$\"'“”‘’„「」『』«»＂＇[]{}"})
 _STRIP = " \t\u00a0\u3000.。!！?？:："

@@ -360,3 +360,12 @@ def test_the_inspect_task_scores_probes_exactly_and_partly(tmp_path):
     metrics = {name: metric.value for name, metric in log.results.scores[0].metrics.items()}
     assert metrics["accuracy"] == pytest.approx(4 / 5) and metrics["accuracy_follow"] == 0.0
     assert metrics["partial"] == pytest.approx((4 + 1 - 1 / len(follow.answer)) / 5)
+
+
+def test_a_name_with_a_spaced_hyphen_stays_one_name():
+    # Budapest's "Szent Gellért tér - Műegyetem Station": the oracle's follow answers were read as two names
+    text = "Answer: Fővám tér Station, Szent Gellért tér - Műegyetem Station, Móricz Zsigmond körtér Station"
+    found = parse_probe_answer(text, "follow")
+    assert found == ProbeAnswer(
+        ("Fővám tér Station", "Szent Gellért tér - Műegyetem Station", "Móricz Zsigmond körtér Station")
+    )
