@@ -232,7 +232,7 @@ def add_benchmark_commands(commands) -> None:
     score.add_argument(
         "--weighting",
         choices=WEIGHTINGS,
-        help="default: the task's (route paper, plus city, mapqa none)",
+        help="default: the task's (route paper, plus city, mapqa and probe none)",
     )
     score.add_argument(
         "--variant",
