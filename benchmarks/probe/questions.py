@@ -30,8 +30,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
-from types import MappingProxyType
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from benchmarks.errors import InvalidRecord
@@ -107,8 +106,9 @@ class ProbeQuestion:
         The entities the type names (the line by its key in the Metro Data); the others are ``None``.
     line_name : str or None
         The line as the question writes it (the map's legend name with a truth).
-    knobs : mapping
-        The visual factors the map's truth records (empty without a truth).
+    knobs : tuple of (str, value) pairs
+        The visual factors the map's truth records, sorted by name (empty without a truth); kept as pairs so
+        that a probe stays hashable and picklable (the record's ``knobs`` object).
     """
 
     id: str
@@ -122,7 +122,7 @@ class ProbeQuestion:
     station_1: str | None = None
     station_2: str | None = None
     line_name: str | None = None
-    knobs: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    knobs: tuple[tuple[str, Any], ...] = ()
 
     @property
     def shape(self) -> str:
@@ -162,9 +162,16 @@ class ProbeQuestion:
             question=field_of(record, "question", str, where),
             answer=answer,
             line_name=line_name,
-            knobs=MappingProxyType(dict(knobs)),
+            knobs=_pairs(knobs),
             **entities,
         )
+
+
+def _pairs(knobs: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
+    """A truth's knobs as sorted ``(name, value)`` pairs (a list value as a tuple)."""
+    return tuple(
+        (str(name), tuple(value) if isinstance(value, list) else value) for name, value in sorted(knobs.items())
+    )
 
 
 def _answer(record: Mapping[str, Any], kind: str, where: str) -> tuple[str, ...] | str | int:
@@ -417,7 +424,7 @@ def generate_probe_questions(
                     question=probe_question_text(kind, **shown),
                     answer=tuple(answer) if isinstance(answer, list | tuple) else answer,
                     line_name=None if line is None else label(line),
-                    knobs=MappingProxyType(knobs),
+                    knobs=_pairs(knobs),
                     **drawn,
                 )
             )

@@ -8,9 +8,9 @@ Two pure stages, as for route answers: :func:`parse_probe_answer` reads a respon
   match, partial = exact.
 - ``lines_at``, ``follow``, ``neighbours``: a list of names. It is looked for after the last ``</think>``, in
   the last non-empty ``<answer>`` block, the last ``\\boxed{...}``, after the last answer phrase (``Answer:``,
-  ``the answer is``, ``答案是``: to the end), else in the list that ends the response (one item a line, numbered or
-  bulleted), else on its last non-empty line (after a colon, when it has one). Names are split at commas,
-  semicolons, ``、``, arrows, new lines and ``and`` (never at a spaced hyphen: a name may hold one); list
+  ``the answer is``, ``答案是``: to the paragraph's end), else in the list that ends the response (one item a line,
+  numbered or bulleted), else on its last non-empty line (after a colon, when it has one). Names are split at
+  commas, semicolons, ``、``, arrows, new lines and ``and`` (never at a spaced hyphen: a name may hold one); list
   markers, markdown, quotes and end punctuation are dropped. Names compare by a key that ignores case, spaces,
   punctuation and a trailing ``station``/``站`` (stations) or the word ``line``, ``linea``, ``号线``/``线`` (lines),
   so ``2号线``, ``line 2`` and ``Line 2`` are one line. Sets (``lines_at``, ``neighbours``): exact = the same set,
@@ -112,6 +112,7 @@ _PUNCTUATION = re.compile(r"[\W_]+", re.UNICODE)
 _STATION_WORD = re.compile(r"(?:\bstation|站)$", re.IGNORECASE)
 _LINE_WORD = re.compile(r"^(?:line|linea|ligne|linie|metro line)\s*|\s*(?:line|号线|線|线)$", re.IGNORECASE)
 _MAX_NAMES = 200
+_PARAGRAPH_END = re.compile(r"\n[ \t]*\n")
 
 
 def name_key(name: str, *, line: bool = False) -> str:
@@ -137,7 +138,7 @@ def _region(answer: str) -> str:
         return boxed[-1]
     phrases = list(_PHRASE.finditer(answer))
     if phrases:
-        rest = answer[phrases[-1].end() :]
+        rest = _PARAGRAPH_END.split(answer[phrases[-1].end() :].lstrip(), maxsplit=1)[0]
         if rest.strip():
             return rest
     lines = [line for line in answer.split("\n") if line.translate(_DROPPED).strip(_STRIP)]

@@ -369,3 +369,18 @@ def test_a_name_with_a_spaced_hyphen_stays_one_name():
     assert found == ProbeAnswer(
         ("Fővám tér Station", "Szent Gellért tér - Műegyetem Station", "Móricz Zsigmond körtér Station")
     )
+
+
+def test_an_explanation_after_the_answer_is_not_read_as_names():
+    text = "Answer: Policlinico, Tiburtina\n\nExplanation: Bologna is where Line B forks, so three lines meet."
+    assert parse_probe_answer(text, "neighbours") == ProbeAnswer(("Policlinico", "Tiburtina"))
+
+
+def test_a_probe_with_knobs_is_hashable_and_picklable_and_reads_back_as_written():
+    import pickle
+
+    record = generate_probe_questions(city_graph("rome"), per_type=1, types=["follow"])[0].to_dict()
+    record["knobs"] = {"crossings": 3, "colour_distance": 12.5}
+    question = ProbeQuestion.from_dict(record)
+    assert hash(question) == hash(pickle.loads(pickle.dumps(question)))
+    assert question.to_dict() == {**record, "knobs": {"colour_distance": 12.5, "crossings": 3}}
