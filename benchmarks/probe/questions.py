@@ -323,7 +323,7 @@ _GENERATORS = {
 }
 
 
-def read_map_truth(path: str, graph: TransitGraph) -> tuple[dict[str, str], dict[str, Any]]:
+def read_map_truth(path: str | Mapping[str, Any], graph: TransitGraph) -> tuple[dict[str, str], dict[str, Any]]:
     """The line names a map draws and the knobs it realised, from its ``MAP.truth.json`` (:mod:`vision.render`).
 
     Raises
@@ -334,11 +334,14 @@ def read_map_truth(path: str, graph: TransitGraph) -> tuple[dict[str, str], dict
     """
     import json
 
-    try:
-        with open(path, encoding="utf-8") as stream:
-            truth = json.load(stream)
-    except (OSError, ValueError) as error:
-        raise ValueError(f"{path}: cannot read the map's truth ({error})") from None
+    if isinstance(path, Mapping):  # the truth itself (a worker's, just drawn)
+        truth, path = dict(path), "the map's truth"
+    else:
+        try:
+            with open(path, encoding="utf-8") as stream:
+                truth = json.load(stream)
+        except (OSError, ValueError) as error:
+            raise ValueError(f"{path}: cannot read the map's truth ({error})") from None
     if not isinstance(truth, dict) or not isinstance(truth.get("lines"), dict):
         raise ValueError(f"{path}: not a map's truth (no 'lines' object)")
     city = graph.city or "custom"
@@ -361,7 +364,7 @@ def generate_probe_questions(
     seed: int = 0,
     per_type: int = DEFAULT_PER_TYPE,
     types: Iterable[str] = PROBE_TYPES,
-    truth: str | None = None,
+    truth: str | Mapping[str, Any] | None = None,
 ) -> list[ProbeQuestion]:
     """Probes for one map, type after type.
 
@@ -374,8 +377,9 @@ def generate_probe_questions(
         At most this many probes of each type (fewer where the map has fewer).
     types : iterable of str
         The types to generate, in :data:`PROBE_TYPES` order whatever the order given.
-    truth : str, optional
-        The map's ``MAP.truth.json``: lines are named as it draws them, and its knobs are recorded.
+    truth : str or mapping, optional
+        The map's ``MAP.truth.json`` (or its record): lines are named as it draws them, and its knobs are
+        recorded.
 
     Returns
     -------
@@ -437,7 +441,7 @@ def generate_probe_set(
     seed: int = 0,
     per_type: int = DEFAULT_PER_TYPE,
     types: Iterable[str] = PROBE_TYPES,
-    truth: str | None = None,
+    truth: str | Mapping[str, Any] | None = None,
     progress: bool = False,
 ) -> list[ProbeQuestion]:
     """Probes for several maps, one after another (see :func:`generate_probe_questions`).
@@ -451,7 +455,8 @@ def generate_probe_set(
     types = tuple(types)
     if truth is not None and len(graphs) != 1:
         raise ValueError(
-            f"--truth {truth}: a map's truth goes with one map (--city C or --metro PATH), got {len(graphs)}"
+            f"--truth {truth if isinstance(truth, str) else ''}: a map's truth goes with one map (--city C or --metro"
+            f" PATH), got {len(graphs)}"
         )
     if truth is not None:
         read_map_truth(truth, graphs[0])  # a wrong truth is refused before any work

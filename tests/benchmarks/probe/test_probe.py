@@ -384,3 +384,29 @@ def test_a_probe_with_knobs_is_hashable_and_picklable_and_reads_back_as_written(
     question = ProbeQuestion.from_dict(record)
     assert hash(question) == hash(pickle.loads(pickle.dumps(question)))
     assert question.to_dict() == {**record, "knobs": {"colour_distance": 12.5, "crossings": 3}}
+
+
+def test_synth_writes_probes_tied_to_each_drawn_map_and_the_oracle_scores_them_fully(tmp_path):
+    out = tmp_path / "set"
+    argv = ["synth", "--count", "2", "--stations", "20", "--lines", "3", "--loops", "1", "--branches", "1"]
+    assert main([*argv, "--script", "cjk", "--render", "--probes", "--out", str(out), "--quiet"]) == 0
+    assert not (out / "questions.jsonl").exists()  # probes alone, without --questions
+    rows = [json.loads(line) for line in (out / "probes.jsonl").read_text("utf-8").splitlines()]
+    truths = {
+        c: json.loads((out / "maps" / f"{c}.truth.json").read_text("utf-8")) for c in ("synth_0000", "synth_0001")
+    }
+    drawn = {(c, line): entry["name"] for c, truth in truths.items() for line, entry in truth["lines"].items()}
+    named = [row for row in rows if "line" in row]
+    assert named and all(row["line_name"] == drawn[(row["city"], row["line"])] for row in named)
+    manifest = json.loads((out / "manifest.json").read_text("utf-8"))
+    assert manifest["options"]["probes"] is True
+    predictions = tmp_path / "oracle.jsonl"
+    metro = ["--metro-dir", str(out / "metro")]
+    assert (
+        main(["baseline", "oracle", "--questions", str(out / "probes.jsonl"), *metro, "--out", str(predictions)]) == 0
+    )
+    report = tmp_path / "report"
+    argv = ["score", "--questions", str(out / "probes.jsonl"), "--predictions", str(predictions)]
+    assert main([*argv, "--out", str(tmp_path / "scored.jsonl"), "--report", str(report)]) == 0
+    (row,) = json.loads((report / "summary.json").read_text("utf-8"))["models"].values()
+    assert row["accuracy"] == 1.0 and row["n"] == len(rows)
