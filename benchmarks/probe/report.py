@@ -132,14 +132,12 @@ def probe_markdown_table(summary: Mapping[str, Any]) -> str:
 
 
 def _plot_types(summary: Mapping[str, Any], path: Path) -> None:
-    from benchmarks.plotting import COLUMN_WIDTH, PAGE_WIDTH, figure_style, model_style, save_figure
+    from benchmarks.plotting import PAGE_WIDTH, figure_style, model_style, save_figure
 
     cap = _plotted_models(summary)
     models = list(cap.shown)
     with figure_style() as plt:
-        figure, axis = plt.subplots(
-            figsize=(COLUMN_WIDTH if len(models) <= 3 else PAGE_WIDTH, 2.6), layout="constrained"
-        )
+        figure, axis = plt.subplots(figsize=(PAGE_WIDTH, 2.6), layout="constrained")  # five type names side by side
         width = 0.8 / max(1, len(models))
         for index, model in enumerate(models):
             per = summary["models"][model]["per_type"]
