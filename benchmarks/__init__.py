@@ -1,9 +1,9 @@
 """What is asked and how answers are judged: the benchmarks on graphkit, and their shared plumbing.
 
 Tasks: :mod:`benchmarks.reasonmap` (route questions), :mod:`benchmarks.plus`
-(ReasonMap-Plus counting and true/false questions) and :mod:`benchmarks.mapqa`
-(OmniMapBench-style map QA), each with its own public surface. The root's
-public names (``__all__``) are the task registry and the shared plumbing a
+(ReasonMap-Plus counting and true/false questions), :mod:`benchmarks.mapqa`
+(OmniMapBench-style map QA) and :mod:`benchmarks.probe` (perception probes),
+each with its own public surface. The root's public names (``__all__``) are the task registry and the shared plumbing a
 researcher's script needs: JSON Lines read with line-numbered problems,
 atomic writes, summaries, and paired comparisons and leaderboards of scored
 rows with their intervals. The submodules are internal (import from the
@@ -14,7 +14,7 @@ Examples
 --------
 >>> import benchmarks
 >>> benchmarks.task_names()
-('route', 'plus', 'mapqa')
+('route', 'plus', 'mapqa', 'probe')
 """
 
 from __future__ import annotations

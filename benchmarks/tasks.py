@@ -2,16 +2,17 @@
 
 A task (``route``: ReasonMap short and long route questions; ``plus``:
 ReasonMap-Plus counting and true/false questions; ``mapqa``:
-OmniMapBench-style map QA) is one frozen :class:`Task` record of data and
-callables, kept in its own folder (``benchmarks/<folder>/task.py``): how to
-recognise, load and generate its question files, what each question asks
-(:class:`Prompt`, dressed by a prompt mode in :mod:`baselines.prompts`), how
-to read, score (under each :class:`Variant`) and aggregate answers, its
-solvers, its samples for the visual dependency index, where its maps come
-from (:class:`MapPolicy`), and how to report and compare. Every command that
-takes questions finds the task of a file here (:func:`detect_task`) or by
-name (:func:`get_task`); the application (``reasonmap``) is the same for all
-of them and never asks a task's name what to do.
+OmniMapBench-style map QA; ``probe``: perception probes on the same maps) is
+one frozen :class:`Task` record of data and callables, kept in its own folder
+(``benchmarks/<folder>/task.py``): how to recognise, load and generate its
+question files, what each question asks (:class:`Prompt`, dressed by a prompt
+mode in :mod:`baselines.prompts`), how to read, score (under each
+:class:`Variant`) and aggregate answers, its solvers, its samples for the
+visual dependency index, where its maps come from (:class:`MapPolicy`), and
+how to report and compare. Every command that takes questions finds the task
+of a file here (:func:`detect_task`) or by name (:func:`get_task`); the
+application (``reasonmap``) is the same for all of them and never asks a
+task's name what to do.
 
 Tasks are imported when first asked for, so the registry costs nothing to import.
 """
@@ -322,14 +323,16 @@ TASKS: dict[str, str] = {
     "route": "benchmarks.reasonmap.task:ROUTE",
     "plus": "benchmarks.plus.task:PLUS",
     "mapqa": "benchmarks.mapqa.task:MAPQA",
+    "probe": "benchmarks.probe.task:PROBE",
 }
 # Recognised in this order: the route task reads any other file (the public data set's too), so it comes last.
-_DETECTION_ORDER = ("mapqa", "plus", "route")
+_DETECTION_ORDER = ("mapqa", "plus", "probe", "route")
 #: Task name -> ``module:attribute`` of its record's ``recognise``, for the tasks whose record lives in a module
 #: heavier than that function's: telling a file's task imports only the task it is (a test checks they agree).
 RECOGNISERS: dict[str, str] = {
     "mapqa": "benchmarks.mapqa.io:is_mapqa_file",
     "plus": "benchmarks.plus.loading:is_plus_file",
+    "probe": "benchmarks.probe.io:is_probe_file",
 }
 
 
@@ -337,7 +340,7 @@ def task_names() -> tuple[str, ...]:
     """The registered tasks' names.
 
     >>> task_names()
-    ('route', 'plus', 'mapqa')
+    ('route', 'plus', 'mapqa', 'probe')
     """
     return tuple(TASKS)
 
@@ -375,7 +378,7 @@ def get_task(name: str) -> Task:
     >>> get_task("maps")
     Traceback (most recent call last):
     ...
-    graphkit.choices.UnknownChoice: task must be one of ['route', 'plus', 'mapqa'], got 'maps'
+    graphkit.choices.UnknownChoice: task must be one of ['route', 'plus', 'mapqa', 'probe'], got 'maps'
     """
     return imported(TASKS[check_choice(name, TASKS, what="task")])
 

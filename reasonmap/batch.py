@@ -65,8 +65,8 @@ def cmd_synth(args: argparse.Namespace) -> int:
         from graphkit.stats import city_stats
         from graphkit.synth import synthesize_network
 
-        if args.difficulty or args.render or args.questions:
-            raise ValueError("--difficulty, --render and --questions make a set: add --count M and --out DIR")
+        if args.difficulty or args.render or args.questions or args.probes:
+            raise ValueError("--difficulty, --render, --questions and --probes make a set: add --count M and --out DIR")
         network = synthesize_network(
             stations=args.stations,
             lines=args.lines,
@@ -98,6 +98,7 @@ def cmd_synth(args: argparse.Namespace) -> int:
         seed=args.seed,
         questions=args.questions,
         render=args.render,
+        probes=args.probes,
         per_city=args.per_city,
         quota=args.quota,
         per_type=args.per_type,
@@ -131,7 +132,12 @@ def add_synth_command(commands) -> None:
     synth.add_argument("--questions", action="store_true", help="--count: route and Plus questions with references")
     synth.add_argument("--per-city", type=int, default=40, help="--questions: route questions per map at most")
     synth.add_argument("--quota", default="20:15:5", help="--questions: EASY:MIDDLE:HARD per map (default 20:15:5)")
-    synth.add_argument("--per-type", type=int, default=10, help="--questions: Plus questions per type and map")
+    synth.add_argument("--per-type", type=int, default=10, help="--questions, --probes: questions per type and map")
+    synth.add_argument(
+        "--probes",
+        action="store_true",
+        help="--count: perception probes (DIR/probes.jsonl; lines as drawn with --render)",
+    )
     synth.add_argument("--out", required=True, metavar="PATH", help="city.json, or with --count a folder")
     synth.add_argument("--quiet", action="store_true", help="no progress bar")
     add_executor_options(synth)

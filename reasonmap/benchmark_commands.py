@@ -40,6 +40,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
     generation = task.generation
     # the task's own settings, each one option of `generate` (per_city: --per-city)
     settings = {key: getattr(args, key) for key in generation.defaults}
+    if args.truth is not None and "truth" not in generation.defaults:
+        raise ValueError(f"--truth {args.truth}: {task.name} questions are not tied to a map's truth")
     records = generation.make(graphs, seed=args.seed, progress=not args.quiet, **settings)
     count = write_jsonl(args.out, records)
     print(generation.describe(records))
@@ -200,7 +202,7 @@ def add_benchmark_commands(commands) -> None:
 
     generate = commands.add_parser("generate", help="questions of a task with references, seeded")
     generate.add_argument(
-        "--task", choices=GENERATED_TASKS, help="route questions, or ReasonMap-Plus questions (default: route)"
+        "--task", choices=GENERATED_TASKS, help="the task whose questions are generated (default: route)"
     )
     # the old spelling of --task, kept for the commands already written with it (`score --kind` is short/long)
     generate.add_argument("--kind", dest="deprecated_kind", choices=GENERATED_TASKS, help=argparse.SUPPRESS)
@@ -215,7 +217,10 @@ def add_benchmark_commands(commands) -> None:
     generate.add_argument("--per-city", type=int, default=40, help="route: questions per map at most")
     generate.add_argument("--quota", default="20:15:5", help="route: EASY:MIDDLE:HARD questions per map")
     generate.add_argument(
-        "--per-type", type=int, default=DEFAULT_PER_TYPE, help="plus: questions per type and map at most"
+        "--per-type", type=int, default=DEFAULT_PER_TYPE, help="plus, probe: questions per type and map at most"
+    )
+    generate.add_argument(
+        "--truth", metavar="MAP.truth.json", help="probe: the map's truth (lines named as drawn, its knobs recorded)"
     )
     generate.add_argument("--out", required=True, metavar="FILE", help="JSON Lines file of question records")
     generate.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -239,7 +244,7 @@ def add_benchmark_commands(commands) -> None:
     score.add_argument(
         "--weighting",
         choices=WEIGHTINGS,
-        help="default: the task's (route paper, plus city, mapqa none)",
+        help="default: the task's (route paper, plus city, mapqa and probe none)",
     )
     score.add_argument(
         "--variant",

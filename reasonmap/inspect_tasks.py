@@ -1,6 +1,7 @@
 """ReasonMap as Inspect AI tasks: ``reasonmap/<task>`` for each task whose record has an ``inspect`` spec.
 
-Today that is ``reasonmap/route`` and ``reasonmap/plus``, judged by the toolkit's scorers. What is the
+Today that is ``reasonmap/route``, ``reasonmap/plus`` and ``reasonmap/probe``, judged by the toolkit's
+scorers. What is the
 task's own (its options, question set, sample ids and metadata, scorer and metrics) is declared by its
 record (:class:`benchmarks.tasks.InspectSpec`, the scorers in ``benchmarks/<folder>/inspect_scorer.py``);
 this module builds every task the same way from it.
@@ -44,7 +45,8 @@ Scores
     report's figures per kind: ``weighted_accuracy_<kind>`` and
     ``map_score_<kind>`` (weighted), ``accuracy_<kind>`` and
     ``map_score_unweighted_<kind>``. Plus: ``weighted_accuracy`` (by map
-    difficulty), ``accuracy``, and ``accuracy_<type>``. Each headline
+    difficulty), ``accuracy``, and ``accuracy_<type>``. Probes: ``accuracy``
+    (exact), ``partial`` and ``accuracy_<type>``, one sample per probe. Each headline
     figure (the weighted accuracies and map scores) has its standard error
     beside it, ``<figure>_stderr``: the report's bootstrap over questions
     (:mod:`benchmarks.intervals`), so it matches ``reasonmap score`` on the

@@ -100,7 +100,7 @@ ROTATIONS = Choices("vision.ocr:ROTATIONS")
 DEFAULT_PIXEL_BUDGET = 4_000_000
 #: :data:`graphkit.routes.DEFAULT_MAX_ROUTES`
 DEFAULT_MAX_ROUTES = 10
-#: :data:`benchmarks.plus.questions.DEFAULT_PER_TYPE`
+#: :data:`benchmarks.plus.questions.DEFAULT_PER_TYPE` (and the probes', the same)
 DEFAULT_PER_TYPE = 10
 #: :data:`vision.images.DEFAULT_PIXEL_LIMIT`
 DEFAULT_PIXEL_LIMIT = 300_000_000

@@ -10,6 +10,7 @@ order, so the folder is the same byte for byte whichever executor ran it::
     DIR/maps/synth_0000.png               the map, and synth_0000.truth.json (with render)
     DIR/questions.jsonl                   route questions with references (with questions)
     DIR/plus.jsonl                        ReasonMap-Plus questions (with questions)
+    DIR/probes.jsonl                      perception probes (with probes; tied to the map's truth with render)
     DIR/manifest.json                     what was asked, and each network's statistics
 """
 
@@ -53,6 +54,7 @@ class SynthOptions:
     per_city: int = 40
     quota: str = "20:15:5"
     per_type: int = 10
+    probes: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +69,7 @@ class SynthResult:
     plus: str
     png: bytes | None
     truth: str | None
+    probes: str = ""
 
 
 def network_name(index: int) -> str:
@@ -122,9 +125,15 @@ def build_network(job: tuple[SynthOptions, int]) -> SynthResult:
 
         rendered = render_map(graph, seed=options.seed)
         png, truth = png_bytes(rendered), truth_json(rendered.truth)
+    probes = ""
+    if options.probes:
+        from benchmarks.probe.questions import generate_probe_set
+
+        drawn = json.loads(truth) if truth is not None else None  # lines named as the map draws them
+        probes = _jsonl(generate_probe_set([graph], seed=options.seed, per_type=options.per_type, truth=drawn))
     stats = city_stats(network.metro).to_dict()
     stats["shapes"] = {name: topology.shape for name, topology in graph.lines.items() if topology.shape != "path"}
-    return SynthResult(city, stats, network.metro_json, network.overlay_json, questions, plus, png, truth)
+    return SynthResult(city, stats, network.metro_json, network.overlay_json, questions, plus, png, truth, probes)
 
 
 def _write_text(path: Path, text: str) -> None:
@@ -172,15 +181,22 @@ def build_synthetic_set(
             results = tqdm(results, total=count, unit="network", desc="synthesizing")
         with contextlib.ExitStack() as stack:
             names = ("questions.jsonl", "plus.jsonl") if options.questions else ()
+            names += ("probes.jsonl",) if options.probes else ()
             streams = [stack.enter_context(atomic_writer(folder / name)) for name in names]
             for result in results:
                 _write_result(folder, result)
-                for stream, text in zip(streams, (result.questions, result.plus)):
+                texts = ((result.questions, result.plus) if options.questions else ()) + (
+                    (result.probes,) if options.probes else ()
+                )
+                for stream, text in zip(streams, texts):
                     stream.write(text)
                 networks.append(result.stats | {"questions": result.questions.count("\n")})
     finally:
         if own:
             executor.close()
-    manifest = {"count": count, "options": asdict(options), "networks": networks}
+    asked = asdict(options)
+    if not options.probes:  # a set without probes keeps the manifest it always had
+        del asked["probes"]
+    manifest = {"count": count, "options": asked, "networks": networks}
     _write_text(folder / "manifest.json", json.dumps(manifest, ensure_ascii=False, indent=1) + "\n")
     return manifest

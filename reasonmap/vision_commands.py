@@ -181,6 +181,8 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
     from vision.render import truth_path
 
     _check_cache(args)
+    if (args.probes is None) != (args.probe_questions is None):
+        raise ValueError("--probes and --probe-questions go together (the scored probes and the probes they answer)")
     if args.draw and os.path.exists(args.draw) and not os.path.isdir(args.draw):
         raise ValueError(f"--draw {args.draw}: not a folder (the drawings go into one)")
     if args.evidence_dir:
@@ -228,7 +230,33 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
             images=_map_images(args),
             progress=not args.quiet,
         )
-    return _report_diagnosis(run)
+    code = _report_diagnosis(run)
+    if args.probes is not None:
+        graph_for = (lambda question: given) if given is not None else cities.question_graph
+        _report_probes(args, run, graph_for)
+    return code
+
+
+def _report_probes(args: argparse.Namespace, run, graph_for) -> None:
+    """Each wrong route put down to line following or reasoning by the same model's probes (printed, written)."""
+    from reasonmap.options import report_skipped
+    from vision.probe_attribution import ATTRIBUTIONS, probe_attribution_files
+
+    path, found, problems = probe_attribution_files(
+        run.diagnoses,
+        args.questions,
+        args.predictions,
+        graph_for,
+        probe_questions=args.probe_questions,
+        probe_scored=args.probes,
+        out=args.out,
+    )
+    report_skipped(problems)
+    print("\n| Model | wrong routes | " + " | ".join(ATTRIBUTIONS) + " |")
+    print("|---|" + "---:|" * (len(ATTRIBUTIONS) + 1))
+    for model, row in found["models"].items():
+        print(f"| {model} | {row['wrong']} | " + " | ".join(str(row[name]) for name in ATTRIBUTIONS) + " |")
+    print(f"wrote {path}", file=sys.stderr)
 
 
 def _map_images(args: argparse.Namespace):
@@ -280,7 +308,10 @@ def _diagnose_folder(args: argparse.Namespace) -> int:
             draw=args.draw,
             progress=not args.quiet,
         )
-    return _report_diagnosis(run)
+    code = _report_diagnosis(run)
+    if args.probes is not None:
+        _report_probes(args, run, CityGraphs(args.metro_dir).question_graph)
+    return code
 
 
 def _add_map_options(parser: argparse.ArgumentParser) -> None:
@@ -369,5 +400,12 @@ def add_vision_commands(commands, add_city_options) -> None:
         metavar="DIR",
         help="draw each wrong answer's route and the reference on its map: DIR/<id>__<model>__<kind>.png",
     )
+    diagnose.add_argument(
+        "--probes",
+        metavar="SCORED",
+        help="the same models' scored probes (`score --task probe --out`): each wrong route put down to line"
+        " following or reasoning, in OUT's stem.probes.json (needs --probe-questions)",
+    )
+    diagnose.add_argument("--probe-questions", metavar="FILE", help="with --probes: the probes they answer")
     add_executor_options(diagnose)
     diagnose.set_defaults(run=cmd_diagnose)

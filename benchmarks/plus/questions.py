@@ -38,16 +38,24 @@ the map's difficulty, which weights them (1 / 1.5 / 2).
 from __future__ import annotations
 
 import random
-import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from benchmarks.errors import InvalidRecord
+from benchmarks.network_facts import (
+    balanced,
+    balanced_yes_no,
+    between_draws,
+    line_label,
+    nameable_stations,
+    same_line_draws,
+)
 from benchmarks.reasonmap.generate import seeded_prefix
 from benchmarks.reasonmap.records import DIFFICULTIES, Difficulty
 from benchmarks.records import answer_fields, field_of, repeat_of
+from benchmarks.short_answers import OPTION_LETTERS, AnswerKind
 from graphkit.graph import TransitGraph
 from graphkit.stats import city_stats
 
@@ -68,7 +76,6 @@ __all__ = [
 ]
 
 PlusType = Literal["Counting1", "Counting2", "Counting3", "TorF1", "TorF2"]
-AnswerKind = Literal["choice", "integer", "yes_no"]
 PLUS_TYPES: tuple[PlusType, ...] = ("Counting1", "Counting2", "Counting3", "TorF1", "TorF2")
 #: What each type's answer is.
 ANSWER_KINDS: dict[str, AnswerKind] = {
@@ -78,7 +85,6 @@ ANSWER_KINDS: dict[str, AnswerKind] = {
     "TorF1": "yes_no",
     "TorF2": "yes_no",
 }
-OPTION_LETTERS: tuple[str, ...] = ("A", "B", "C", "D")
 DEFAULT_PER_TYPE = 10
 # The entities each type names, in record order.
 _ENTITIES: dict[str, tuple[str, ...]] = {
@@ -89,7 +95,6 @@ _ENTITIES: dict[str, tuple[str, ...]] = {
     "TorF2": ("station_1", "station_2"),
 }
 _DISTRACTOR_SPREAD = 3
-_CJK = re.compile(r"[\u3400-\u9fff]")
 
 _OPENING = "According to the subway map, "
 _TEMPLATES: dict[str, str] = {
@@ -245,21 +250,6 @@ class PlusPrediction:
 # -- templates -----------------------------------------------------------------
 
 
-def line_label(name: str) -> str:
-    """A line's name as questions write it: ``Line 1`` for a bare key such as New York's ``1``.
-
-    Names that say they are a line (``Line 2``, ``Red Line``, ``昌平线``) stay as they are.
-
-    Examples
-    --------
-    >>> line_label("1"), line_label("Azul"), line_label("Red Line"), line_label("昌平线")
-    ('Line 1', 'Line Azul', 'Red Line', '昌平线')
-    """
-    if "line" in name.lower() or _CJK.search(name):
-        return name
-    return f"Line {name}"
-
-
 def plus_question_text(
     kind: str,
     *,
@@ -306,59 +296,25 @@ and counting neither P nor Q?
 # -- generation ----------------------------------------------------------------
 
 
-def _balanced(values: Sequence[Any], count: int, rng: random.Random) -> list[Any]:
-    """``count`` values in random order, each of ``values`` equally often (the remainder drawn)."""
-    found = list(values) * (count // len(values)) + rng.sample(list(values), count % len(values))
-    rng.shuffle(found)
-    return found
-
-
-def _named(graph: TransitGraph) -> tuple[str, ...]:
-    """The stations a question can name: those whose name no other station shares (see overlays' homonyms)."""
-    return tuple(station for station in graph.stations if len(graph.namesakes(station)) == 1)
-
-
 def _counting1(graph: TransitGraph, count: int, rng: random.Random) -> Iterator[dict[str, Any]]:
-    named = set(_named(graph))
-    lines = [name for name, topology in graph.lines.items() if len(named.intersection(topology.stations)) >= 2]
-    rng.shuffle(lines)
-    pairs: dict[str, list[tuple[str, str]]] = {}
-    letters = _balanced(OPTION_LETTERS, count, rng)
-    made = 0
-    while lines and made < count:
-        for name in list(lines):
-            if made == count:
-                break
-            if name not in pairs:
-                stations = [station for station in graph.lines[name].stations if station in named]
-                pairs[name] = [(a, b) for i, a in enumerate(stations) for b in stations[i + 1 :]]
-                rng.shuffle(pairs[name])
-            if not pairs[name]:
-                lines.remove(name)
-                continue
-            a, b = pairs[name].pop()
-            if rng.random() < 0.5:
-                a, b = b, a
-            stops, _ = graph.ride(name, a, b)
-            truth = stops - 1
-            near = [
-                v for v in range(truth - _DISTRACTOR_SPREAD, truth + _DISTRACTOR_SPREAD + 1) if v >= 0 and v != truth
-            ]
-            values = rng.sample(near, len(OPTION_LETTERS) - 1)
-            letter = letters[made]
-            values.insert(OPTION_LETTERS.index(letter), truth)
-            made += 1
-            yield {"station_1": a, "station_2": b, "line": name, "options": tuple(values), "answer": letter}
+    draws = between_draws(graph, rng)
+    letters = balanced(OPTION_LETTERS, count, rng)
+    for made, (name, a, b, truth) in zip(range(count), draws):
+        near = [v for v in range(truth - _DISTRACTOR_SPREAD, truth + _DISTRACTOR_SPREAD + 1) if v >= 0 and v != truth]
+        values = rng.sample(near, len(OPTION_LETTERS) - 1)
+        letter = letters[made]
+        values.insert(OPTION_LETTERS.index(letter), truth)
+        yield {"station_1": a, "station_2": b, "line": name, "options": tuple(values), "answer": letter}
 
 
 def _counting2(graph: TransitGraph, count: int, rng: random.Random) -> Iterator[dict[str, Any]]:
-    named = _named(graph)
+    named = nameable_stations(graph)
     transfer = [station for station in named if len(graph.lines_at(station)) > 1]
     single = [station for station in named if len(graph.lines_at(station)) == 1]
     rng.shuffle(transfer)
     rng.shuffle(single)
     pools = [transfer, single]
-    for turn in _balanced((0, 1), count, rng):
+    for turn in balanced((0, 1), count, rng):
         pool = pools[turn] or pools[1 - turn]
         if not pool:
             return
@@ -373,43 +329,15 @@ def _counting3(graph: TransitGraph, count: int, rng: random.Random) -> Iterator[
         yield {"line": name, "answer": len(graph.lines[name].stations)}
 
 
-def _yes_no(
-    yes: list[tuple[str, str]], no: list[tuple[str, str]], count: int, rng: random.Random
-) -> Iterator[tuple[tuple[str, str], str]]:
-    """Entity pairs with balanced answers: both lists shuffled, taken in a balanced yes/no order."""
-    rng.shuffle(yes)
-    rng.shuffle(no)
-    each = min(len(yes), len(no), count // 2 + count % 2)
-    answers = _balanced(("yes", "no"), min(count, 2 * each), rng)
-    pools = {"yes": yes, "no": no}
-    for answer in answers:
-        yield pools[answer].pop(), answer
-
-
 def _torf1(graph: TransitGraph, count: int, rng: random.Random) -> Iterator[dict[str, Any]]:
-    named = _named(graph)
+    named = nameable_stations(graph)
     kept = set(named)
     yes = [
         (station, name) for name, topology in graph.lines.items() for station in topology.stations if station in kept
     ]
     no = [(station, name) for name in graph.lines for station in named if name not in graph.lines_at(station)]
-    for (station, name), answer in _yes_no(yes, no, count, rng):
+    for (station, name), answer in balanced_yes_no(yes, no, count, rng):
         yield {"station": station, "line": name, "answer": answer}
-
-
-def _torf2(graph: TransitGraph, count: int, rng: random.Random) -> Iterator[dict[str, Any]]:
-    stations = _named(graph)
-    served = {station: set(graph.lines_at(station)) for station in stations}
-    yes: list[tuple[str, str]] = []
-    no: list[tuple[str, str]] = []
-    for i, a in enumerate(stations):
-        lines_a = served[a]
-        for b in stations[i + 1 :]:
-            (no if lines_a.isdisjoint(served[b]) else yes).append((a, b))
-    for (a, b), answer in _yes_no(yes, no, count, rng):
-        if rng.random() < 0.5:
-            a, b = b, a
-        yield {"station_1": a, "station_2": b, "answer": answer}
 
 
 _GENERATORS = {
@@ -417,7 +345,7 @@ _GENERATORS = {
     "Counting2": _counting2,
     "Counting3": _counting3,
     "TorF1": _torf1,
-    "TorF2": _torf2,
+    "TorF2": same_line_draws,
 }
 
 

@@ -28,6 +28,7 @@ from hypothesis import strategies as st
 
 from benchmarks.mapqa.records import MapPrediction
 from benchmarks.plus.questions import PlusPrediction, generate_plus_questions
+from benchmarks.probe.questions import ProbePrediction, generate_probe_questions
 from benchmarks.reasonmap.generate import Quota, generate_questions
 from benchmarks.reasonmap.records import Prediction
 from benchmarks.reasonmap.rewards import REWARDS, compute_score
@@ -57,6 +58,11 @@ def _plus_scores(verdict: Any) -> dict[str, tuple[float, float, float]]:
     return {"weight": (verdict.weight, 1.0, 2.0)}
 
 
+def _probe_scores(verdict: Any) -> dict[str, tuple[float, float, float]]:
+    # the partial score is a share (set F1, normalised edit similarity); every probe weighs 1
+    return {"partial": (verdict.partial, 0.0, 1.0), "weight": (verdict.weight, 1.0, 1.0)}
+
+
 def _mapqa_scores(verdict: Any) -> dict[str, tuple[float, float, float]]:
     # exact match and Jaccard are shares; Kendall's tau-b lies in [-1, 1]
     ranges = {"exact": (0.0, 1.0), "jaccard": (0.0, 1.0), "kendall_tau": (-1.0, 1.0)}
@@ -68,6 +74,7 @@ CLASSIFIED: dict[tuple[str, str], Bounds] = {
     **{("route", name): Bounds(_route_scores) for name in ("paper", "C1", "C2", "ungated", "official")},
     **{("plus", name): Bounds(_plus_scores) for name in ("paper", "official", "vlmevalkit")},
     ("mapqa", "paper"): Bounds(_mapqa_scores),
+    ("probe", "paper"): Bounds(_probe_scores),
 }
 #: Every reward, with its bounds (both give 0.0 or 1.0).
 REWARD_BOUNDS = {"accuracy": (0.0, 1.0), "format": (0.0, 1.0)}
@@ -76,6 +83,7 @@ ANSWER: dict[str, Callable[[Any, str, str], Any]] = {
     "route": lambda question, kind, text: Prediction(question.id, "m", kind, text),
     "plus": lambda question, kind, text: PlusPrediction(question.id, "m", text, None, kind),
     "mapqa": lambda question, kind, text: MapPrediction(question.id, "m", text),
+    "probe": lambda question, kind, text: ProbePrediction(question.id, "m", text, None, kind),
 }
 
 
@@ -85,12 +93,15 @@ def _pairs() -> list[tuple[str, str]]:
 
 @cache
 def _questions(task: str) -> Loaded:
-    """A few questions of each task, made once: route and plus from Rome's graph, map QA from the fixture."""
+    """A few questions of each task, made once: route, plus and probes from Rome's graph, map QA from the fixture."""
     if task == "route":
         questions = generate_questions(city_graph("rome"), seed=0, per_city=3, quota=Quota(1, 1, 1))
         return Loaded({question.id: question for question in questions})
     if task == "plus":
         questions = generate_plus_questions(city_graph("rome"), seed=0, per_type=1)
+        return Loaded({question.id: question for question in questions})
+    if task == "probe":
+        questions = generate_probe_questions(city_graph("rome"), seed=0, per_type=1)
         return Loaded({question.id: question for question in questions})
     return get_task(task).load(MAPQA_FILE)
 

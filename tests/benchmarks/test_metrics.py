@@ -50,6 +50,11 @@ CLASSIFIED = {
         "mean_jaccard": (False, True, "mean"),
         "mean_kendall_tau": (False, True, "mean"),
     },
+    "probe": {
+        "accuracy": (True, True, "mean"),
+        "partial": (False, True, "mean"),
+        "mean_tokens": (False, False, "mean"),
+    },
 }
 ALL_SPECS = [(name, spec) for name in task_names() for spec in get_task(name).metrics]
 
@@ -83,6 +88,7 @@ def _answer(rng: random.Random, low: float, high: float, **more) -> SimpleNamesp
         question=rng.choice(["short", "long"]),
         correct=rng.randint(0, 1),
         map_score=value,
+        partial=value,
         tokens=rng.choice([None, rng.randrange(100)]),
         scores={"jaccard": value, "kendall_tau": value} if rng.random() < 0.5 else {},
         weight=rng.choice([1.0, 1.5, 2.0, 3.0]),
@@ -183,6 +189,10 @@ COMPARED = {
         ("mean_jaccard", "jaccard", None, "permutation", 1.0, "Jaccard"),
         ("mean_kendall_tau", "kendall_tau", None, "permutation", 1.0, "Kendall tau"),
     ],
+    "probe": [
+        ("accuracy", "correct", None, "mcnemar", 100.0, "Acc. (%)"),
+        ("partial", "partial", None, "permutation", 1.0, "Partial"),
+    ],
 }
 
 
@@ -205,6 +215,13 @@ def _verdicts(task: str) -> list:
         from benchmarks.plus.scoring import PlusVerdict
 
         return [PlusVerdict("1", "m", "TorF1", "rome", "easy", "yes", "yes", "yes", 1, 1.5)]
+    if task == "probe":
+        from benchmarks.probe.scoring import ProbeVerdict
+
+        return [
+            ProbeVerdict("1", "m", "follow", "rome", ("P", "Q"), ("P", "R", "Q"), 0, 2 / 3),
+            ProbeVerdict("2", "m", "same_line", "rome", "yes", "yes", 1, 1.0),
+        ]
     from benchmarks.mapqa.records import MapVerdict
 
     return [

@@ -53,6 +53,9 @@ def test_the_parsers_numbers_equal_the_libraries():
     assert options.DEFAULT_PIXEL_BUDGET == DEFAULT_PIXEL_BUDGET
     assert options.DEFAULT_MAX_ROUTES == DEFAULT_MAX_ROUTES
     assert options.DEFAULT_PER_TYPE == DEFAULT_PER_TYPE
+    from benchmarks.probe.questions import DEFAULT_PER_TYPE as PROBE_PER_TYPE
+
+    assert options.DEFAULT_PER_TYPE == PROBE_PER_TYPE  # --per-type serves plus and probes alike
     assert (options.DEFAULT_PIXEL_LIMIT, options.BYTES_PER_PIXEL) == (DEFAULT_PIXEL_LIMIT, BYTES_PER_PIXEL)
 
 

@@ -219,7 +219,7 @@ def test_unknown_task_lists_the_known_ones(tmp_path, capsys):
     with ChatServer() as server:
         assert _eval(server, tmp_path / "run", "--tasks", "routes") == 2
     error = capsys.readouterr().err
-    assert "task must be one of ['route', 'plus', 'mapqa'], got 'routes'; did you mean 'route'?" in error
+    assert "task must be one of ['route', 'plus', 'mapqa', 'probe'], got 'routes'; did you mean 'route'?" in error
 
 
 @pytest.mark.parametrize("limit", ["0", "-3"])

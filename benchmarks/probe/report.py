@@ -1,0 +1,186 @@
+"""Reports of scored probes: summary, table per type and a plot.
+
+``summarize_probes`` aggregates verdicts per model: accuracy (exact) and the mean partial score, ``n`` and
+``n_invalid``, overall, per type and per city. ``probe_markdown_table`` renders models × types;
+``write_probe_report`` writes ``summary.json``, ``table.md`` and ``probes.png`` (accuracy per type with its
+95% interval, one bar per model, for the top :data:`~benchmarks.plotting.PLOT_MODELS` models).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from benchmarks.intervals import INTERVAL_METHOD, interval_note, intervals
+from benchmarks.metrics import figures as metric_figures
+from benchmarks.metrics import headline, interval_cell
+from benchmarks.plotting import ModelCap, top_models
+from benchmarks.probe.metrics import PROBE_METRICS
+from benchmarks.probe.questions import PROBE_TYPES
+from benchmarks.probe.scoring import ProbeVerdict
+from benchmarks.provenance import versions
+from benchmarks.repeats import repeats_table
+
+__all__ = ["PROBE_REPORT_FILES", "summarize_probes", "probe_markdown_table", "write_probe_report"]
+
+PROBE_REPORT_FILES = ("summary.json", "table.md", "probes.png", "probes.pdf")
+
+
+def _figures(verdicts: Sequence[ProbeVerdict]) -> dict[str, Any]:
+    found = intervals(headline(PROBE_METRICS), verdicts)  # a bootstrap over the questions
+    return {
+        **metric_figures(PROBE_METRICS, verdicts),
+        "n": len(verdicts),
+        "n_invalid": sum(verdict.parsed is None for verdict in verdicts),
+        "intervals": {name: interval.to_dict() for name, interval in found.items()},
+    }
+
+
+def summarize_probes(
+    verdicts: Iterable[ProbeVerdict], *, inputs: Mapping[str, Any] | None = None, problems: Sequence[str] = ()
+) -> dict[str, Any]:
+    """Aggregate probe verdicts per model, overall, per type and per city.
+
+    Examples
+    --------
+    >>> rows = [ProbeVerdict("1", "m", "follow", "rome", ("A", "B"), ("A", "C"), 0, 0.5),
+    ...         ProbeVerdict("2", "m", "same_line", "rome", None, "no", 0, 0.0, "empty response")]
+    >>> row = summarize_probes(rows)["models"]["m"]
+    >>> row["accuracy"], row["partial"], row["n_invalid"], row["per_type"]["follow"]["partial"]
+    (0.0, 0.25, 1, 0.5)
+    """
+    overall: dict[str, list[ProbeVerdict]] = defaultdict(list)
+    per_type: dict[str, dict[str, list[ProbeVerdict]]] = defaultdict(lambda: defaultdict(list))
+    per_city: dict[str, dict[str, list[ProbeVerdict]]] = defaultdict(lambda: defaultdict(list))
+    for verdict in verdicts:
+        overall[verdict.model].append(verdict)
+        per_type[verdict.model][verdict.type].append(verdict)
+        per_city[verdict.model][verdict.city].append(verdict)
+    models = {}
+    for model in sorted(overall):
+        row = _figures(overall[model])
+        row["per_type"] = {kind: _figures(per_type[model][kind]) for kind in PROBE_TYPES if kind in per_type[model]}
+        row["per_city"] = {city: _figures(per_city[model][city]) for city in sorted(per_city[model])}
+        models[model] = row
+    return {
+        "question_set": "probe",
+        "weighting": "none",
+        "models": models,
+        "interval_method": dict(INTERVAL_METHOD),
+        "skipped_records": len(problems),
+        "inputs": dict(inputs or {}),
+        "versions": versions(),
+    }
+
+
+def _plotted_models(summary: Mapping[str, Any]) -> ModelCap:
+    return top_models({model: row.get("accuracy") for model, row in summary["models"].items()}, metric="accuracy")
+
+
+def _cell(row: Mapping[str, Any], key: str = "accuracy") -> str:
+    return interval_cell(row.get(key), row.get("intervals", {}).get(key), scale=100)
+
+
+def probe_markdown_table(summary: Mapping[str, Any]) -> str:
+    """Models × probe types: accuracy (exact, %), then the mean partial score (%).
+
+    Examples
+    --------
+    >>> summary = {"models": {"m": {"accuracy": 0.5, "partial": 0.75, "n": 2, "n_invalid": 0,
+    ...     "per_type": {"follow": {"accuracy": 0.5, "partial": 0.75}}}}}
+    >>> print(probe_markdown_table(summary))
+    Accuracy (exact answers) in %, every probe weighing 1.
+    <BLANKLINE>
+    | Model | lines_at | follow | neighbours | same_line | count_between | Overall | Invalid |
+    |---|---:|---:|---:|---:|---:|---:|---:|
+    | m | – | 50.00 | – | – | – | 50.00 | 0/2 |
+    <BLANKLINE>
+    Partial score in % (set F1; edit similarity of sequences; exact for yes/no and counts).
+    <BLANKLINE>
+    | Model | lines_at | follow | neighbours | same_line | count_between | Overall |
+    |---|---:|---:|---:|---:|---:|---:|
+    | m | – | 75.00 | – | – | – | 75.00 |
+    <BLANKLINE>
+    """
+    header = "| Model | " + " | ".join(PROBE_TYPES)
+    lines = [
+        "Accuracy (exact answers) in %, every probe weighing 1." + interval_note(summary),
+        "",
+        header + " | Overall | Invalid |",
+        "|---|" + "---:|" * (len(PROBE_TYPES) + 2),
+    ]
+    for model, row in summary["models"].items():
+        cells = [_cell(row["per_type"].get(kind, {})) for kind in PROBE_TYPES]
+        lines.append(f"| {model} | " + " | ".join(cells) + f" | {_cell(row)} | {row['n_invalid']}/{row['n']} |")
+    lines += [
+        "",
+        "Partial score in % (set F1; edit similarity of sequences; exact for yes/no and counts).",
+        "",
+        header + " | Overall |",
+        "|---|" + "---:|" * (len(PROBE_TYPES) + 1),
+    ]
+    for model, row in summary["models"].items():
+        cells = [_cell(row["per_type"].get(kind, {}), "partial") for kind in PROBE_TYPES]
+        lines.append(f"| {model} | " + " | ".join(cells) + f" | {_cell(row, 'partial')} |")
+    note = _plotted_models(summary).note
+    if note:
+        lines += ["", note[0].upper() + note[1:] + "."]
+    lines += repeats_table(summary)
+    return "\n".join(lines) + "\n"
+
+
+def _plot_types(summary: Mapping[str, Any], path: Path) -> None:
+    from benchmarks.plotting import PAGE_WIDTH, figure_style, model_style, save_figure
+
+    cap = _plotted_models(summary)
+    models = list(cap.shown)
+    with figure_style() as plt:
+        figure, axis = plt.subplots(figsize=(PAGE_WIDTH, 2.6), layout="constrained")  # five type names side by side
+        width = 0.8 / max(1, len(models))
+        for index, model in enumerate(models):
+            per = summary["models"][model]["per_type"]
+            values = [(per.get(kind, {}).get("accuracy") or 0.0) * 100 for kind in PROBE_TYPES]
+            style = model_style(index)
+            xs = [x + index * width for x in range(len(PROBE_TYPES))]
+            axis.bar(xs, values, width, label=model, color=style.colour, hatch=style.hatch or None, linewidth=0)
+            found = [
+                (x, value, per[kind]["intervals"]["accuracy"])
+                for x, value, kind in zip(xs, values, PROBE_TYPES)
+                if "accuracy" in per.get(kind, {}).get("intervals", {})
+            ]
+            if found:  # each bar's 95% interval
+                low = [max(0.0, value - 100 * interval["low"]) for _, value, interval in found]
+                high = [max(0.0, 100 * interval["high"] - value) for _, value, interval in found]
+                axis.errorbar(
+                    [x for x, _, _ in found], [value for _, value, _ in found], yerr=[low, high],
+                    fmt="none", ecolor="0.15", elinewidth=0.6, capsize=1.5, capthick=0.6,
+                )  # fmt: skip
+        axis.set_xticks([x + width * (len(models) - 1) / 2 for x in range(len(PROBE_TYPES))], PROBE_TYPES)
+        axis.tick_params(axis="x", labelsize=6.5)
+        axis.set_ylim(0, 100)
+        axis.set_ylabel("accuracy (%)")
+        axis.set_title("Perception probes: accuracy per type")
+        if models:
+            figure.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=min(3, len(models)))
+        if cap.note:
+            figure.text(0.0, 0.0, cap.note, fontsize=6.5, ha="left", va="top")
+        save_figure(figure, path)
+
+
+def write_probe_report(directory: str | Path, summary: Mapping[str, Any], *, figures: bool = True) -> list[Path]:
+    """Write ``summary.json``, ``table.md`` and, with ``figures``, ``probes.png`` (with ``probes.pdf``)."""
+    from benchmarks.plotting import remove_figures
+    from benchmarks.summaries import write_summary, write_text
+
+    out = Path(directory)
+    out.mkdir(parents=True, exist_ok=True)
+    cap = _plotted_models(summary)
+    write_summary(out / "summary.json", {**summary, "plots": cap.to_dict()} if cap.capped else summary)
+    write_text(out / "table.md", probe_markdown_table(summary))
+    if not figures:
+        remove_figures(out, PROBE_REPORT_FILES[2:])
+        return [out / name for name in PROBE_REPORT_FILES[:2]]
+    _plot_types(summary, out / "probes.png")
+    return [out / name for name in PROBE_REPORT_FILES]

@@ -1,0 +1,149 @@
+"""The perception-probe task as a registry record: see :mod:`benchmarks.tasks`.
+
+Probes need no graph to score (the references are in the records); one scoring variant (exact and partial),
+no weighting (every probe weighs 1), two solvers (``oracle``, ``echo``), every prompt mode.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from benchmarks.jsonl import Problem
+from benchmarks.probe.io import is_probe_file, load_probe_questions, read_probe_predictions
+from benchmarks.probe.metrics import PROBE_METRICS
+from benchmarks.probe.questions import DEFAULT_PER_TYPE, ProbePrediction, ProbeQuestion
+from benchmarks.repeats import with_repeats
+from benchmarks.tasks import Generation, InspectSpec, Loaded, Prompt, ScoreOptions, Task, Variant
+
+if TYPE_CHECKING:
+    from benchmarks.samples import SampleSet
+    from graphkit.executors import Executor
+    from graphkit.graph import TransitGraph
+
+__all__ = ["PROBE", "probe_samples"]
+
+
+def _load(path: str | Path) -> Loaded:
+    questions, problems = load_probe_questions(path)
+    return Loaded(questions, tuple(str(problem) for problem in problems))
+
+
+def _prompts(question: ProbeQuestion) -> list[Prompt]:
+    return [Prompt(question.id, question.type, question.question, question.city, question.country)]
+
+
+def _read_predictions(path: str | Path, options: ScoreOptions) -> tuple[list[ProbePrediction], list[Problem]]:
+    if options.source != "jsonl":
+        raise ValueError(f"--from {options.source} reads route answers; probe predictions are JSON Lines rows")
+    return read_probe_predictions(path)
+
+
+def _answer_key(prediction: ProbePrediction) -> Hashable:
+    return (prediction.id, prediction.model, prediction.repeat)
+
+
+def _score_predictions(questions: Mapping[str, ProbeQuestion], predictions: Sequence[ProbePrediction]):
+    from benchmarks.probe.scoring import score_probe_predictions
+
+    return score_probe_predictions(questions, predictions)
+
+
+def _score(
+    loaded: Loaded, predictions: Sequence[ProbePrediction], options: ScoreOptions, executor: Executor | None
+) -> tuple[list[Any], list[str]]:
+    return PROBE.variant(options.variant).score(loaded.questions, predictions)
+
+
+def _summarize(
+    verdicts: Sequence[Any], loaded: Loaded, options: ScoreOptions, inputs: Mapping[str, Any], problems: Sequence[str]
+) -> dict[str, Any]:
+    from benchmarks.probe.report import summarize_probes
+
+    summary = summarize_probes(verdicts, inputs=inputs, problems=problems)
+    summary["variant"] = options.variant
+    return with_repeats(summary, verdicts)
+
+
+def _write_report(directory: str | Path, summary: Mapping[str, Any], *, figures: bool = True) -> list[Path]:
+    from benchmarks.probe.report import write_probe_report
+
+    return write_probe_report(directory, summary, figures=figures)
+
+
+def _table(summary: Mapping[str, Any]) -> str:
+    from benchmarks.probe.report import probe_markdown_table
+
+    return probe_markdown_table(summary)
+
+
+def _generate(
+    graphs: Iterable[TransitGraph], *, seed: int, progress: bool, per_type: int, truth: str | None
+) -> list[ProbeQuestion]:
+    from benchmarks.probe.questions import generate_probe_set
+
+    return generate_probe_set(graphs, seed=seed, per_type=per_type, truth=truth, progress=progress)
+
+
+def _describe(questions: Sequence[ProbeQuestion]) -> str:
+    from benchmarks.probe.questions import format_probe_counts
+
+    return format_probe_counts(questions)
+
+
+def probe_samples(questions: Iterable[ProbeQuestion], *, maps: str | Path) -> SampleSet:
+    """Samples of probes (asked as written; the request kind is the probe's type), maps from the folder ``maps``;
+    correct as the probe scorer judges an answer (exactly)."""
+    from benchmarks.probe.scoring import score_probe_prediction
+    from benchmarks.samples import Sample, SampleSet, with_city_maps
+
+    by_id, samples, problems = with_city_maps(
+        questions, maps, lambda question, path: Sample(question.id, question.type, path.name, path, question.question)
+    )
+
+    def judge(sample: Sample, response: str) -> bool:
+        return score_probe_prediction(ProbePrediction(sample.id, "vdi", response), by_id[sample.id]).correct == 1
+
+    return SampleSet("probe", tuple(samples), judge, tuple(problems))
+
+
+def _samples(loaded: Loaded, maps: Path, source: Path) -> SampleSet:
+    return probe_samples(loaded.questions.values(), maps=maps)
+
+
+def _inspect_sample(question: ProbeQuestion, kind: str) -> tuple[str, dict[str, Any]]:
+    """One sample per probe, id the probe's."""
+    return question.id, {"id": question.id, "type": question.type, "city": question.city}
+
+
+#: The registry record.
+PROBE = Task(
+    name="probe",
+    title="Perception probes (lines at a station, follow a line, neighbours, same line, count between)",
+    modes=("full", "text-only", "symbolic"),
+    variants=(Variant("paper", "exact answers, and partial: set F1 and edit similarity", _score_predictions),),
+    weightings=("none",),
+    default_weighting="none",
+    solvers=("oracle", "echo"),
+    solve="baselines.probe_solvers:solve_probe",
+    recognise=is_probe_file,
+    load=_load,
+    prompts=_prompts,
+    read_predictions=_read_predictions,
+    answer_key=_answer_key,
+    score=_score,
+    summarize=_summarize,
+    write_report=_write_report,
+    table=_table,
+    generation=Generation(_generate, {"per_type": DEFAULT_PER_TYPE, "truth": None}, _describe, noun="probes"),
+    samples=_samples,
+    metrics=PROBE_METRICS,
+    inspect=InspectSpec(
+        options={},
+        question_set="benchmarks.probe.inspect_scorer:probe_set",
+        scorer="benchmarks.probe.inspect_scorer:probe_scorer",
+        sample=_inspect_sample,
+        dataset="reasonmap-probe",
+    ),
+)
