@@ -148,8 +148,8 @@ def _plot_types(summary: Mapping[str, Any], path: Path) -> None:
             found = [
                 (x, value, per[kind]["intervals"]["accuracy"])
                 for x, value, kind in zip(xs, values, PROBE_TYPES)
-                if "accuracy" in per.get(kind, {}).get("intervals", {})
-            ]
+                if per.get(kind, {}).get("intervals", {}).get("accuracy", {}).get("low") is not None
+            ]  # none where no interval can be claimed (n < 2 or no variance)
             if found:  # each bar's 95% interval
                 low = [max(0.0, value - 100 * interval["low"]) for _, value, interval in found]
                 high = [max(0.0, 100 * interval["high"] - value) for _, value, interval in found]
