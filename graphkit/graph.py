@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 import sys
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
@@ -337,7 +337,8 @@ class TransitGraph(StationNames):
 
     def all_route_texts(
         self,
-        segment_text: Callable[[Segment], bytes],
+        station_text: Mapping[str, bytes],
+        segment_text: Callable[[str, bytes, bytes, bytes, int], bytes],
         several: Callable[[list[bytes]], bytes],
         *,
         separator: bytes = b", ",
@@ -347,38 +348,40 @@ class TransitGraph(StationNames):
         """:meth:`all_shortest_routes` as text, without route objects: per source (or ``sources``) in order,
         ``(s, reached, transfers, first, second)``: its vertex; the stations it reaches, in station order
         (itself left out), and their routes' transfer counts; and by station, the text of its routes in two
-        parts, ``first`` and ``second`` (object arrays): a route is ``segment_text`` of its segments joined
-        by ``separator``, and two or more routes of a pair are one text by ``several``. See
-        :func:`graphkit.dags.texts_along`.
+        parts, ``first`` and ``second`` (object arrays): a route is its segments' texts joined by
+        ``separator``, a segment's ``segment_text(line, departure, arrival, via, count)`` of its line's name,
+        its stations' ``station_text``, its via stops' joined by ``separator`` and their count; two or more
+        routes of a pair are one text by ``several``. See :func:`graphkit.dags.texts_along`.
 
-        Each hop's text is made once (the memo is bounded, as the hop memo is).
+        Each hop's text is made once (the memo is bounded, as the hop memo is), most of them without
+        segments (:class:`graphkit.hop_texts.HopSteps`).
         """
         import numpy
 
         from graphkit.dags import HopTexts, texts_along
+        from graphkit.hop_texts import HopSteps, ride_numbers
 
-        n, keys = len(self.stations), self._segment_keys
-        held = 0
-
-        def steps_of(hop: int) -> tuple[tuple[tuple, bytes], ...]:
-            nonlocal held
-            segments = self._hops[hop]
-            held += sum(len(segment.via_stops) + 1 for segment in segments)
-            return tuple((keys[id(segment)], separator + segment_text(segment)) for segment in segments)
+        n = len(self.stations)
+        hop_steps = HopSteps(
+            self,
+            self._line_rank,
+            self._segment_keys,
+            station_text=station_text,
+            segment_text=segment_text,
+            separator=separator,
+        )
 
         def text_of(hop: int) -> bytes | None:
             steps = hop_steps[hop]
             return steps[0][1] if len(steps) == 1 else None
 
-        ride_base, ride_offset, rides = self._ride_numbers()
-        hop_steps = _Memo(steps_of)
+        ride_base, ride_offset, rides = ride_numbers(self.lines.values())
         hop_text = HopTexts(_Memo(text_of), rides if rides <= _RIDES_IN_TABLE else None)
         vertices = range(n) if sources is None else [self._vertex[name] for name in sources]
         for s, tails, heads, distance, boards, alights in self._least_cost_hops(vertices, arrays=True):
-            if held > _HELD_STOPS:
+            if hop_steps.held > _HELD_STOPS:
                 hop_steps.clear()
                 hop_text.clear()
-                held = 0
             self._bound_memo()
             first, second = texts_along(
                 s,
@@ -396,19 +399,6 @@ class TransitGraph(StationNames):
             reached = reached[reached != s]
             transfers = (distance[reached] // RIDE_WEIGHT).astype(numpy.int64) - 1
             yield s, reached, transfers, first, second
-
-    def _ride_numbers(self) -> tuple[numpy.ndarray, numpy.ndarray, int]:
-        """A number for each ride along a line from one of its stops to another, ``base[board] +
-        offset[alight]``: a line's L stops have L² numbers, one after another's (their count, last)."""
-        import numpy
-
-        base, offset, rides = [], [], 0
-        for topology in self.lines.values():
-            length = len(topology.stations)  # the line's stops are numbered one after another, in this order
-            base.extend(range(rides, rides + length * length, length))
-            offset.extend(range(length))
-            rides += length * length
-        return numpy.asarray(base, dtype=numpy.int64), numpy.asarray(offset, dtype=numpy.int64), rides
 
     def _least_cost_hops(self, vertices: Sequence[int], *, arrays: bool = False) -> Iterator[tuple]:
         """Per source vertex, the hops ``(tails, heads)`` of its least-cost DAG, grouped by head, nearest first

@@ -19,7 +19,6 @@ from graphkit.graph import TransitGraph, compile_graph
 from graphkit.metro import MetroData
 from graphkit.overlays import Overlay, overlay_path_for
 from graphkit.routes import DEFAULT_MAX_ROUTES, _check_options
-from graphkit.segments import Segment
 
 if TYPE_CHECKING:
     from graphkit.executors import Executor
@@ -79,19 +78,13 @@ def reference_chunks(
         b'{"route_name": %b, "departure_stop": %b, "arrival_stop": %b, "via_stops": [%b], "num_via_stops": %d}'
     )
 
-    def segment_text(segment: Segment) -> bytes:
-        return segment_format % (
-            lines[segment.route_name],
-            stops[segment.departure_stop],
-            stops[segment.arrival_stop],
-            b", ".join([stops[station] for station in segment.via_stops]),
-            len(segment.via_stops),
-        )
+    def segment_text(line: str, departure: bytes, arrival: bytes, via: bytes, count: int) -> bytes:
+        return segment_format % (lines[line], departure, arrival, via, count)
 
     # a line's opening after the departure's: the arrival's name and its transfer count (a row per count)
     openings = numpy.empty((0, len(names)), dtype=object)
     city = _dump(graph.city).encode()
-    departures = graph.all_route_texts(segment_text, _numbered, max_routes=max_routes, sources=sources)
+    departures = graph.all_route_texts(stops, segment_text, _numbered, max_routes=max_routes, sources=sources)
     while True:
         # the collector, which would scan the departure's containers again and again meanwhile, waits
         # until its text is handed over

@@ -1,0 +1,159 @@
+"""The texts of hops (one ride between two stations) for writing references, made without segment objects.
+
+A hop served by one line only, a line whose listed order is its path, rides
+the stations listed between its two ends: their texts, joined, are one slice
+of the line's station texts joined once forwards and once backwards. Every
+other hop (several lines, loops, branches) is built from its segments, as
+:meth:`graphkit.graph.TransitGraph.hop_segments` gives them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING
+
+from graphkit.segments import Segment
+from graphkit.topology import LineTopology
+
+if TYPE_CHECKING:
+    import numpy
+
+    from graphkit.graph_names import StationNames
+
+__all__ = ["HopSteps", "ride_numbers"]
+
+# a hop's segments as (sort key, separator and text), in key order
+Steps = tuple[tuple[tuple, bytes], ...]
+
+
+class _PathCuts:
+    """A path-shaped line's station texts joined both ways, and where each station's text starts and ends."""
+
+    __slots__ = ("position", "forward", "backward", "starts", "ends", "texts", "length")
+
+    def __init__(self, topology: LineTopology, station_text: Mapping[str, bytes], separator: bytes):
+        texts = [station_text[station] for station in topology.stations]
+        self.position = {station: index for index, station in enumerate(topology.stations)}
+        self.texts, self.length = texts, len(texts)
+        self.forward, self.backward = separator.join(texts), separator.join(texts[::-1])
+        self.starts, self.ends, at = [], [], 0
+        for text in texts:
+            self.starts.append(at)
+            at += len(text)
+            self.ends.append(at)
+            at += len(separator)
+
+    def via(self, i: int, j: int) -> bytes:
+        """The texts of the stations strictly between positions ``i`` and ``j``, in riding order, joined."""
+        if abs(i - j) < 2:
+            return b""
+        if i < j:
+            return self.forward[self.starts[i + 1] : self.ends[j - 1]]
+        # backwards from i to j: the reversed list's positions length - i to length - j - 2
+        last = self.length - 1
+        shift = self.ends[last]  # the joined text's length: position k backwards starts where k's end mirrors
+        return self.backward[shift - self.ends[i - 1] : shift - self.starts[j + 1]]
+
+
+class HopSteps:
+    """By hop ``u * stations + v``, its segments' ``(sort key, separator + text)`` in key order (a memo).
+
+    ``segment_text(line, departure, arrival, via, count)`` makes a segment's text from its line's name, the
+    texts of its two stations, its via stops' texts joined by ``separator``, and their count. ``held``
+    counts the via stops (and segments) made so far.
+    """
+
+    __slots__ = (
+        "_stations",
+        "_lines",
+        "_lines_at",
+        "_line_rank",
+        "_hop_segments",
+        "_keys",
+        "_segment_text",
+        "_separator",
+        "_station_text",
+        "_cuts",
+        "_memo",
+        "held",
+    )
+
+    def __init__(
+        self,
+        graph: StationNames,
+        line_rank: Mapping[str, int],
+        segment_keys: Mapping[int, tuple],
+        *,
+        station_text: Mapping[str, bytes],
+        segment_text: Callable[[str, bytes, bytes, bytes, int], bytes],
+        separator: bytes,
+    ):
+        self._stations, self._lines, self._lines_at = graph.stations, graph.lines, graph.lines_at
+        self._hop_segments, self._line_rank, self._keys = graph.hop_segments, line_rank, segment_keys
+        self._station_text, self._segment_text, self._separator = station_text, segment_text, separator
+        self._cuts: dict[str, _PathCuts | None] = {}
+        self._memo: dict[int, Steps] = {}
+        self.held = 0
+
+    def __getitem__(self, hop: int) -> Steps:
+        found = self._memo.get(hop)
+        if found is None:
+            found = self._memo[hop] = self._build(hop)
+        return found
+
+    def clear(self) -> None:
+        """Forget every hop's steps."""
+        self._memo.clear()
+        self.held = 0
+
+    def _line_cuts(self, line: str) -> _PathCuts | None:
+        cuts = self._cuts.get(line, False)
+        if cuts is False:
+            topology = self._lines[line]
+            cuts = _PathCuts(topology, self._station_text, self._separator) if topology.shape == "path" else None
+            self._cuts[line] = cuts
+        return cuts
+
+    def _build(self, hop: int) -> Steps:
+        stations = self._stations
+        u, v = divmod(hop, len(stations))
+        here, there = stations[u], stations[v]
+        serving = self._lines_at(there)
+        shared = [name for name in self._lines_at(here) if name in serving]
+        if len(shared) == 1 and (cuts := self._line_cuts(shared[0])) is not None:
+            # one line, one way: the key is the one a segment of it gets (graphkit.graph, _build_hop)
+            i, j = cuts.position[here], cuts.position[there]
+            count = abs(i - j) - 1
+            self.held += count + 1
+            text = self._segment_text(shared[0], cuts.texts[i], cuts.texts[j], cuts.via(i, j), count)
+            return (((self._line_rank[shared[0]], u, v, 0), self._separator + text),)
+        return tuple(self._from_segment(segment) for segment in self._hop_segments(here, there))
+
+    def _from_segment(self, segment: Segment) -> tuple[tuple, bytes]:
+        station_text, via = self._station_text, segment.via_stops
+        self.held += len(via) + 1
+        text = self._segment_text(
+            segment.route_name,
+            station_text[segment.departure_stop],
+            station_text[segment.arrival_stop],
+            self._separator.join([station_text[station] for station in via]),
+            len(via),
+        )
+        return self._keys[id(segment)], self._separator + text
+
+
+def ride_numbers(lines: Iterable[LineTopology]) -> tuple[numpy.ndarray, numpy.ndarray, int]:
+    """A number for each ride along a line from one of its stops to another, ``base[board] +
+    offset[alight]``: a line's L stops have L² numbers, one after another's (their count, last).
+
+    The stops are numbered line after line, each line's in the order of its stations.
+    """
+    import numpy
+
+    base, offset, rides = [], [], 0
+    for topology in lines:
+        length = len(topology.stations)
+        base.extend(range(rides, rides + length * length, length))
+        offset.extend(range(length))
+        rides += length * length
+    return numpy.asarray(base, dtype=numpy.int64), numpy.asarray(offset, dtype=numpy.int64), rides
