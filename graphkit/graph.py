@@ -40,6 +40,9 @@ if TYPE_CHECKING:
     import networkx
     import numpy
 
+    from graphkit.hop_texts import SegmentTable
+    from graphkit.route_arrays import RouteBlock
+
 __all__ = ["TransitGraph", "compile_graph", "RIDE_WEIGHT"]
 
 # Larger than any possible count of stops, so one ride more always costs more.
@@ -335,75 +338,61 @@ class TransitGraph(StationNames):
         for s, tails, heads in self._least_cost_hops(vertices):
             yield from self._routes_along(s, tails, heads, max_routes)
 
-    def all_route_texts(
+    def all_route_blocks(
         self,
         station_text: Mapping[str, bytes],
         segment_text: Callable[[str, bytes, bytes, bytes, int], bytes],
-        several: Callable[[list[bytes]], bytes],
         *,
         separator: bytes = b", ",
         max_routes: int | None = None,
         sources: Iterable[str] | None = None,
-    ) -> Iterator[tuple[int, numpy.ndarray, numpy.ndarray, numpy.ndarray, numpy.ndarray]]:
-        """:meth:`all_shortest_routes` as text, without route objects: per source (or ``sources``) in order,
-        ``(s, reached, transfers, first, second)``: its vertex; the stations it reaches, in station order
-        (itself left out), and their routes' transfer counts; and by station, the text of its routes in two
-        parts, ``first`` and ``second`` (object arrays): a route is its segments' texts joined by
-        ``separator``, a segment's ``segment_text(line, departure, arrival, via, count)`` of its line's name,
-        its stations' ``station_text``, its via stops' joined by ``separator`` and their count; two or more
-        routes of a pair are one text by ``several``. See :func:`graphkit.dags.texts_along`.
-
-        Each hop's text is made once (the memo is bounded, as the hop memo is), most of them without
-        segments (:class:`graphkit.hop_texts.HopSteps`).
+    ) -> Iterator[tuple[numpy.ndarray, RouteBlock, SegmentTable]]:
+        """:meth:`all_shortest_routes` as arrays, without route objects: per block of sources (or of
+        ``sources``), in order, ``(rows, routes, segments)``: the block's source vertices, their routes
+        (:class:`graphkit.route_arrays.RouteBlock`: pairs in order, each route's segment numbers) and the
+        segments' texts (:class:`graphkit.hop_texts.SegmentTable`: a segment's text is ``segment_text(line,
+        departure, arrival, via, count)`` of its line's name, its stations' ``station_text``, its via
+        stops' joined by ``separator`` and their count). The segments are the table's as the block is
+        yielded (it may start afresh between blocks: memory is bounded as the hop memo's is).
         """
-        import numpy
-
-        from graphkit.dags import HopTexts, texts_along
-        from graphkit.hop_texts import HopSteps, ride_numbers
+        from graphkit.hop_texts import SegmentTable, ride_numbers
+        from graphkit.route_arrays import block_routes
 
         n = len(self.stations)
-        hop_steps = HopSteps(
+        ride_base, ride_offset, rides = ride_numbers(self.lines.values())
+        table = SegmentTable(
             self,
             self._line_rank,
             self._segment_keys,
             station_text=station_text,
             segment_text=segment_text,
             separator=separator,
+            rides=rides if rides <= _RIDES_IN_TABLE else None,
         )
-
-        def text_of(hop: int) -> bytes | None:
-            steps = hop_steps[hop]
-            return steps[0][1] if len(steps) == 1 else None
-
-        ride_base, ride_offset, rides = ride_numbers(self.lines.values())
-        hop_text = HopTexts(_Memo(text_of), rides if rides <= _RIDES_IN_TABLE else None)
         vertices = range(n) if sources is None else [self._vertex[name] for name in sources]
-        for s, tails, heads, distance, boards, alights in self._least_cost_hops(vertices, arrays=True):
-            if hop_steps.held > _HELD_STOPS:
-                hop_steps.clear()
-                hop_text.clear()
+        for rows, (distance, hop_rows, tails, heads, boards, alights) in self._least_cost_hops(vertices, block=True):
+            if table.held > _HELD_STOPS:
+                table.clear()
             self._bound_memo()
-            first, second = texts_along(
-                s,
-                tails,
-                heads,
-                ride_base[boards] + ride_offset[alights],
-                hop_text,
-                hop_steps.__getitem__,
-                stations=n,
+            segments = table.of_hops(tails * n + heads, ride_base[boards] + ride_offset[alights])
+            routes = block_routes(
+                rows,
+                distance,
+                (hop_rows, tails, heads),
+                segments,
+                table.keys,
+                ride_weight=RIDE_WEIGHT,
                 max_routes=max_routes,
-                separator=separator,
-                several=several,
             )
-            reached = numpy.flatnonzero(numpy.isfinite(distance))
-            reached = reached[reached != s]
-            transfers = (distance[reached] // RIDE_WEIGHT).astype(numpy.int64) - 1
-            yield s, reached, transfers, first, second
+            yield rows, routes, table
 
-    def _least_cost_hops(self, vertices: Sequence[int], *, arrays: bool = False) -> Iterator[tuple]:
+    def _least_cost_hops(
+        self, vertices: Sequence[int], *, arrays: bool = False, block: bool = False
+    ) -> Iterator[tuple]:
         """Per source vertex, the hops ``(tails, heads)`` of its least-cost DAG, grouped by head, nearest first
         (see :func:`graphkit.dags.least_cost_hops`; with ``arrays``, as arrays, then the least weights to the
-        stations and each hop's boarding and alighting stop); distances are found a block of sources at a time."""
+        stations and each hop's boarding and alighting stop); distances are found a block of sources at a time
+        (with ``block``, each block's hops at once, after its source vertices: ``(rows, arrays)``)."""
         import numpy
 
         from graphkit.dags import least_cost_hops
@@ -416,7 +405,7 @@ class TransitGraph(StationNames):
         per_block = max(1, min(_SOURCES_PER_BLOCK, _CELLS_PER_BLOCK // max(1, cells)))
         for first in range(0, len(vertices), per_block):
             chunk = vertices[first : first + per_block]
-            yield from least_cost_hops(
+            found = least_cost_hops(
                 chunk,
                 *self._stop_distances(chunk),
                 self._stop_station,
@@ -424,7 +413,12 @@ class TransitGraph(StationNames):
                 self._ride_heads,
                 ride_weight=RIDE_WEIGHT,
                 arrays=arrays,
+                block=block,
             )
+            if block:
+                yield numpy.asarray(chunk, dtype=numpy.int64), next(found)
+            else:
+                yield from found
 
     def _stop_distances(self, vertices: Sequence[int]) -> tuple[numpy.ndarray, numpy.ndarray]:
         """Least weights from each of ``vertices`` to every station and to every stop (arrays), as the search

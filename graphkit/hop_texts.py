@@ -20,10 +20,12 @@ if TYPE_CHECKING:
 
     from graphkit.graph_names import StationNames
 
-__all__ = ["HopSteps", "ride_numbers"]
+__all__ = ["SegmentTable", "ride_numbers"]
 
-# a hop's segments as (sort key, separator and text), in key order
+# a hop's segments as (sort key, text), in key order
 Steps = tuple[tuple[tuple, bytes], ...]
+# more than the ways one line can go between two of its stations (graphkit.topology: at most 4)
+_WAYS = 64
 
 
 class _PathCuts:
@@ -55,12 +57,19 @@ class _PathCuts:
         return self.backward[shift - self.ends[i - 1] : shift - self.starts[j + 1]]
 
 
-class HopSteps:
-    """By hop ``u * stations + v``, its segments' ``(sort key, separator + text)`` in key order (a memo).
+class SegmentTable:
+    """The segments of the hops met so far, numbered: their texts and sort keys, and each hop's numbers.
 
     ``segment_text(line, departure, arrival, via, count)`` makes a segment's text from its line's name, the
-    texts of its two stations, its via stops' texts joined by ``separator``, and their count. ``held``
-    counts the via stops (and segments) made so far.
+    texts of its two stations, its via stops' texts joined by ``separator``, and their count. ``texts``
+    holds each segment's text, and ``keys`` its sort key as one
+    integer (the key ``(line rank, departure, arrival, way)`` of the hop's segments, in that order).
+    ``held`` counts the via stops (and segments) held.
+
+    :meth:`of_hops` finds the segments of many hops at once by *ride* (a hop as one line rides it, a
+    boarding and an alighting stop; :func:`ride_numbers`): a table by ride is read with numpy, and only
+    the rides not met before are looked up hop by hop. Without ``rides`` (lines whose rides would make
+    the table too big), each hop is looked up.
     """
 
     __slots__ = (
@@ -74,7 +83,13 @@ class HopSteps:
         "_separator",
         "_station_text",
         "_cuts",
-        "_memo",
+        "_by_hop",
+        "_first_by_ride",
+        "_count_by_ride",
+        "_text_list",
+        "_code_list",
+        "_texts",
+        "_codes",
         "held",
     )
 
@@ -87,24 +102,86 @@ class HopSteps:
         station_text: Mapping[str, bytes],
         segment_text: Callable[[str, bytes, bytes, bytes, int], bytes],
         separator: bytes,
+        rides: int | None,
     ):
-        self._stations, self._lines, self._lines_at = graph.stations, graph.lines, graph.lines_at
+        import numpy
+
+        self._stations, self._lines = graph.stations, graph.lines
+        self._lines_at = {station: graph.lines_at(station) for station in graph.stations}
         self._hop_segments, self._line_rank, self._keys = graph.hop_segments, line_rank, segment_keys
         self._station_text, self._segment_text, self._separator = station_text, segment_text, separator
         self._cuts: dict[str, _PathCuts | None] = {}
-        self._memo: dict[int, Steps] = {}
+        self._by_hop: dict[int, tuple[int, int]] = {}
+        self._first_by_ride = None if rides is None else numpy.full(rides, -1, dtype=numpy.int64)
+        self._count_by_ride = None if rides is None else numpy.zeros(rides, dtype=numpy.int64)
+        # segments as met (lists), and as arrays up to where they were last asked for
+        self._text_list: list[bytes] = []
+        self._code_list: list[int] = []
+        self._texts = numpy.empty(0, dtype=object)
+        self._codes = numpy.empty(0, dtype=numpy.int64)
         self.held = 0
 
-    def __getitem__(self, hop: int) -> Steps:
-        found = self._memo.get(hop)
-        if found is None:
-            found = self._memo[hop] = self._build(hop)
-        return found
+    @property
+    def texts(self) -> numpy.ndarray:
+        self._sync()
+        return self._texts
+
+    @property
+    def keys(self) -> numpy.ndarray:
+        self._sync()
+        return self._codes
+
+    def of_hops(self, hops: numpy.ndarray, rides: numpy.ndarray) -> tuple[numpy.ndarray, numpy.ndarray]:
+        """The segments of each hop ``u * stations + v`` (ridden as ``rides``): first numbers and counts."""
+        import numpy
+
+        if self._first_by_ride is None:
+            found = [self._hop(hop) for hop in hops.tolist()]
+            pairs = numpy.array(found, dtype=numpy.int64).reshape(-1, 2)
+            return pairs[:, 0], pairs[:, 1]
+        first = self._first_by_ride[rides]
+        new = numpy.flatnonzero(first < 0)
+        if len(new):
+            new_rides, at = numpy.unique(rides[new], return_index=True)
+            found = numpy.array([self._hop(hop) for hop in hops[new[at]].tolist()], dtype=numpy.int64)
+            self._first_by_ride[new_rides], self._count_by_ride[new_rides] = found[:, 0], found[:, 1]
+            first = self._first_by_ride[rides]
+        return first, self._count_by_ride[rides]
 
     def clear(self) -> None:
-        """Forget every hop's steps."""
-        self._memo.clear()
+        """Forget every segment (numbers start again from 0)."""
+        import numpy
+
+        self._by_hop.clear()
+        if self._first_by_ride is not None:
+            self._first_by_ride[:] = -1
+        self._text_list.clear()
+        self._code_list.clear()
+        self._texts = numpy.empty(0, dtype=object)
+        self._codes = numpy.empty(0, dtype=numpy.int64)
         self.held = 0
+
+    def _sync(self) -> None:
+        import numpy
+
+        done, size = len(self._codes), len(self._code_list)
+        if done < size:
+            texts = numpy.empty(size - done, dtype=object)
+            texts[:] = self._text_list[done:]
+            self._texts = numpy.concatenate((self._texts, texts))
+            self._codes = numpy.concatenate((self._codes, numpy.array(self._code_list[done:], dtype=numpy.int64)))
+
+    def _hop(self, hop: int) -> tuple[int, int]:
+        found = self._by_hop.get(hop)
+        if found is None:
+            size = len(self._code_list)
+            steps = self._build(hop)
+            n = len(self._stations)
+            for (rank, u, v, way), text in steps:
+                self._code_list.append(((rank * n + u) * n + v) * _WAYS + way)
+                self._text_list.append(text)
+            found = self._by_hop[hop] = (size, len(steps))
+        return found
 
     def _line_cuts(self, line: str) -> _PathCuts | None:
         cuts = self._cuts.get(line, False)
@@ -118,15 +195,18 @@ class HopSteps:
         stations = self._stations
         u, v = divmod(hop, len(stations))
         here, there = stations[u], stations[v]
-        serving = self._lines_at(there)
-        shared = [name for name in self._lines_at(here) if name in serving]
+        serving, lines = self._lines_at[there], self._lines_at[here]
+        if len(lines) == 1:  # most stations: one line
+            shared = lines if lines[0] in serving else ()
+        else:
+            shared = [name for name in lines if name in serving]
         if len(shared) == 1 and (cuts := self._line_cuts(shared[0])) is not None:
             # one line, one way: the key is the one a segment of it gets (graphkit.graph, _build_hop)
             i, j = cuts.position[here], cuts.position[there]
             count = abs(i - j) - 1
             self.held += count + 1
             text = self._segment_text(shared[0], cuts.texts[i], cuts.texts[j], cuts.via(i, j), count)
-            return (((self._line_rank[shared[0]], u, v, 0), self._separator + text),)
+            return (((self._line_rank[shared[0]], u, v, 0), text),)
         return tuple(self._from_segment(segment) for segment in self._hop_segments(here, there))
 
     def _from_segment(self, segment: Segment) -> tuple[tuple, bytes]:
@@ -139,7 +219,7 @@ class HopSteps:
             self._separator.join([station_text[station] for station in via]),
             len(via),
         )
-        return self._keys[id(segment)], self._separator + text
+        return self._keys[id(segment)], text
 
 
 def ride_numbers(lines: Iterable[LineTopology]) -> tuple[numpy.ndarray, numpy.ndarray, int]:
