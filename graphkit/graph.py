@@ -533,9 +533,10 @@ class TransitGraph(StationNames):
             ),
         )
 
-    def floor_distances(self) -> None:
-        """Least route weights from every station, computed and dropped: the speed floor."""
-        self._graph.distances(source=range(len(self.stations)), weights="weight")
+    def floor_distances(self, *, weighted: bool = True) -> None:
+        """Least route weights from every station (or, not ``weighted``, fewest edges), computed and dropped:
+        the speed floor."""
+        self._graph.distances(source=range(len(self.stations)), weights="weight" if weighted else None)
 
     # -- export --------------------------------------------------------------
     def to_networkx(self) -> networkx.Graph:
