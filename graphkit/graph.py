@@ -355,11 +355,10 @@ class TransitGraph(StationNames):
         stops' joined by ``separator`` and their count). The segments are the table's as the block is
         yielded (it may start afresh between blocks: memory is bounded as the hop memo's is).
         """
-        from graphkit.hop_texts import SegmentTable, ride_numbers
+        from graphkit.hop_texts import SegmentTable
         from graphkit.route_arrays import block_routes
 
         n = len(self.stations)
-        ride_base, ride_offset, rides = ride_numbers(self.lines.values())
         table = SegmentTable(
             self,
             self._line_rank,
@@ -367,14 +366,14 @@ class TransitGraph(StationNames):
             station_text=station_text,
             segment_text=segment_text,
             separator=separator,
-            rides=rides if rides <= _RIDES_IN_TABLE else None,
+            ride_limit=_RIDES_IN_TABLE,
         )
         vertices = range(n) if sources is None else [self._vertex[name] for name in sources]
         for rows, (distance, hop_rows, tails, heads, boards, alights) in self._least_cost_hops(vertices, block=True):
             if table.held > _HELD_STOPS:
                 table.clear()
             self._bound_memo()
-            segments = table.of_hops(tails * n + heads, ride_base[boards] + ride_offset[alights])
+            segments = table.of_hops(tails, heads, boards, alights)
             routes = block_routes(
                 rows,
                 distance,

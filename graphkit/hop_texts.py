@@ -75,6 +75,14 @@ class SegmentTable:
     __slots__ = (
         "_stations",
         "_lines",
+        "_ride_base",
+        "_ride_offset",
+        "_stop_line",
+        "_stop_place",
+        "_line_names",
+        "_path_line",
+        "_one_line",
+        "_line_ranks",
         "_lines_at",
         "_line_rank",
         "_hop_segments",
@@ -102,17 +110,28 @@ class SegmentTable:
         station_text: Mapping[str, bytes],
         segment_text: Callable[[str, bytes, bytes, bytes, int], bytes],
         separator: bytes,
-        rides: int | None,
+        ride_limit: int,
     ):
         import numpy
 
         self._stations, self._lines = graph.stations, graph.lines
+        self._ride_base, self._ride_offset, rides = ride_numbers(graph.lines.values())
+        if rides > ride_limit:
+            rides = None
+        # each stop's line (by rank) and place on it (stops are numbered line after line, as ride_numbers says)
+        lengths = [len(topology.stations) for topology in graph.lines.values()]
+        self._stop_line = numpy.repeat(numpy.arange(len(lengths)), lengths)
+        self._stop_place = numpy.concatenate([numpy.arange(length) for length in lengths] or [numpy.zeros(0, int)])
+        self._line_names = list(graph.lines)
+        self._path_line = numpy.array([topology.shape == "path" for topology in graph.lines.values()], dtype=bool)
+        self._one_line = numpy.array([len(graph.lines_at(station)) == 1 for station in graph.stations], dtype=bool)
+        self._line_ranks = numpy.array([line_rank[name] for name in graph.lines], dtype=numpy.int64)
         self._lines_at = {station: graph.lines_at(station) for station in graph.stations}
         self._hop_segments, self._line_rank, self._keys = graph.hop_segments, line_rank, segment_keys
         self._station_text, self._segment_text, self._separator = station_text, segment_text, separator
         self._cuts: dict[str, _PathCuts | None] = {}
         self._by_hop: dict[int, tuple[int, int]] = {}
-        self._first_by_ride = None if rides is None else numpy.full(rides, -1, dtype=numpy.int64)
+        self._first_by_ride = None if rides is None else numpy.full(rides, -1, dtype=numpy.int64)  # by ride
         self._count_by_ride = None if rides is None else numpy.zeros(rides, dtype=numpy.int64)
         # segments as met (lists), and as arrays up to where they were last asked for
         self._text_list: list[bytes] = []
@@ -131,22 +150,55 @@ class SegmentTable:
         self._sync()
         return self._codes
 
-    def of_hops(self, hops: numpy.ndarray, rides: numpy.ndarray) -> tuple[numpy.ndarray, numpy.ndarray]:
-        """The segments of each hop ``u * stations + v`` (ridden as ``rides``): first numbers and counts."""
+    def of_hops(
+        self, tails: numpy.ndarray, heads: numpy.ndarray, boards: numpy.ndarray, alights: numpy.ndarray
+    ) -> tuple[numpy.ndarray, numpy.ndarray]:
+        """The segments of each hop ``tails[i] -> heads[i]`` (station numbers), ridden from stop ``boards[i]``
+        to stop ``alights[i]`` of one line: first numbers and counts."""
         import numpy
 
+        hops = tails * len(self._stations) + heads
         if self._first_by_ride is None:
             found = [self._hop(hop) for hop in hops.tolist()]
             pairs = numpy.array(found, dtype=numpy.int64).reshape(-1, 2)
             return pairs[:, 0], pairs[:, 1]
+        rides = self._ride_base[boards] + self._ride_offset[alights]
         first = self._first_by_ride[rides]
         new = numpy.flatnonzero(first < 0)
         if len(new):
             new_rides, at = numpy.unique(rides[new], return_index=True)
-            found = numpy.array([self._hop(hop) for hop in hops[new[at]].tolist()], dtype=numpy.int64)
+            at = new[at]
+            line = self._stop_line[boards[at]]
+            # one line, whose list is its path, serves both stations (one of them serves no other line): the
+            # hop's one segment is made here, its key the one graphkit.graph's _build_hop gives it
+            simple = self._path_line[line] & (self._one_line[tails[at]] | self._one_line[heads[at]])
+            found = numpy.empty((len(at), 2), dtype=numpy.int64)
+            if simple.any():
+                found[simple] = self._simple(
+                    line[simple], self._stop_place[boards[at[simple]]], self._stop_place[alights[at[simple]]]
+                )
+                n = len(self._stations)
+                codes = (self._line_ranks[line[simple]] * n + tails[at[simple]]) * n + heads[at[simple]]
+                self._code_list.extend((codes * _WAYS).tolist())
+            if not simple.all():
+                found[~simple] = [self._hop(hop) for hop in hops[at[~simple]].tolist()]
             self._first_by_ride[new_rides], self._count_by_ride[new_rides] = found[:, 0], found[:, 1]
             first = self._first_by_ride[rides]
         return first, self._count_by_ride[rides]
+
+    def _simple(self, lines: numpy.ndarray, boards: numpy.ndarray, alights: numpy.ndarray) -> numpy.ndarray:
+        """Texts of one-segment rides along path-shaped lines (line ranks, places on them), added in order;
+        their numbers and counts (1) as rows. The caller adds their keys."""
+        import numpy
+
+        size, names, text = len(self._text_list), self._line_names, self._segment_text
+        made = []
+        for line, i, j in zip(lines.tolist(), boards.tolist(), alights.tolist()):
+            cuts = self._line_cuts(names[line])
+            made.append(text(names[line], cuts.texts[i], cuts.texts[j], cuts.via(i, j), abs(i - j) - 1))
+        self._text_list.extend(made)
+        self.held += int(numpy.abs(boards - alights).sum())
+        return numpy.stack((size + numpy.arange(len(made)), numpy.ones(len(made), dtype=numpy.int64)), axis=1)
 
     def clear(self) -> None:
         """Forget every segment (numbers start again from 0)."""
