@@ -37,8 +37,19 @@ from graphkit.cities import city_graph, city_names
 from vision.grounding import ground_stations
 from vision.ocr import OcrSettings, read_map_texts
 
-# the workplace's copy of the benchmark's maps, beside the checkout (or where $REASONMAP_SHARED_DATA says)
-SHARED_DATA = Path(os.environ.get("REASONMAP_SHARED_DATA", Path(__file__).resolve().parents[3] / "shared" / "data"))
+
+def _shared_data(checkout: Path) -> Path:
+    """The workplace's copy of the benchmark's data: where $REASONMAP_SHARED_DATA says, else ``shared/data``
+    beside the checkout or beside a folder above it (a worktree in a folder of worktrees), nearest first."""
+    if "REASONMAP_SHARED_DATA" in os.environ:
+        return Path(os.environ["REASONMAP_SHARED_DATA"])
+    for folder in checkout.parents:
+        if (folder / "shared" / "data").is_dir():
+            return folder / "shared" / "data"
+    return checkout.parent / "shared" / "data"
+
+
+SHARED_DATA = _shared_data(Path(__file__).resolve().parents[2])
 DEFAULT_MAPS = SHARED_DATA / "maps"
 RENDERED_CITIES = ("rome", "geneva", "hefei")
 
