@@ -12,12 +12,11 @@ boarded (its weight is p's plus a ride).
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from operator import itemgetter
+from collections.abc import Iterator, Sequence
 
 import numpy
 
-__all__ = ["least_cost_hops", "towards", "texts_along", "HopTexts"]
+__all__ = ["least_cost_hops", "towards"]
 
 
 def least_cost_hops(
@@ -30,6 +29,7 @@ def least_cost_hops(
     *,
     ride_weight: float,
     arrays: bool = False,
+    block: bool = False,
 ) -> Iterator[tuple]:
     """Per source, the hops ``(tails, heads)`` of its least-cost DAG as station numbers, grouped by head,
     nearest heads first (then by head, then by tail).
@@ -49,6 +49,9 @@ def least_cost_hops(
     arrays : bool, optional
         Yield ``tails`` and ``heads`` as arrays instead of lists, and then the source's row of least
         weights to the stations and each hop's boarding and alighting stop (on one line).
+    block : bool, optional
+        Yield once, for all ``sources`` together: ``(distance, hop_rows, tails, heads, boards, alights)``
+        (arrays; ``hop_rows`` the row of ``sources`` each hop is of, the hops in the order above).
 
     Each stop reached by exactly one least-cost ride and not boarded shares
     the boarding stops of that ride's tail; pointer jumping finds them for all
@@ -95,6 +98,9 @@ def least_cost_hops(
     kept = numpy.ones(len(order), dtype=bool)
     kept[1:] = (hop_rows[1:] != hop_rows[:-1]) | (heads[1:] != heads[:-1]) | (tails[1:] != tails[:-1])
     hop_rows, tails, heads = hop_rows[kept], tails[kept], heads[kept]
+    if block:
+        yield distance, hop_rows, tails, heads, boards[order][kept], alights[order][kept]
+        return
     bounds = numpy.searchsorted(hop_rows, numpy.arange(len(sources) + 1)).tolist()
     if arrays:
         boards, alights = boards[order][kept], alights[order][kept]
@@ -184,239 +190,3 @@ def _merged_hops(
         flat[numpy.repeat(starts[which], counts) + within],
         numpy.repeat(alight_stops, counts),
     )
-
-
-def texts_along(
-    s: int,
-    tails: numpy.ndarray,
-    heads: numpy.ndarray,
-    rides: numpy.ndarray,
-    hop_text: HopTexts,
-    hop_steps: Callable[[int], tuple[tuple[tuple, bytes], ...]],
-    *,
-    stations: int,
-    max_routes: int | None,
-    separator: bytes,
-    several: Callable[[list[bytes]], bytes],
-) -> tuple[numpy.ndarray, numpy.ndarray]:
-    """The routes from station ``s`` along its least-cost DAG (hops ``tails[i] -> heads[i]``, arrays grouped
-    by head, nearest first) as text.
-
-    A hop ``p -> t`` is named ``p * stations + t`` and ridden as ``rides[i]`` (see :class:`HopTexts`):
-    ``hop_text[hop]`` is ``separator`` and the text of its one segment, or ``None`` when it has several
-    (:meth:`HopTexts.gather` finds many at once); ``hop_steps(hop)`` gives its segments as ``(sort key,
-    separator and text)``, in key order. A route's text is its segments' texts joined by ``separator``;
-    a station's routes, at most ``max_routes``, come in route order (a route's key is its segments' keys),
-    and ``several(texts)`` makes one text of two or more. Returns two arrays of objects, by station (of
-    ``stations``): a station's routes' text is the first's entry followed by the second's; the first's is
-    ``None`` for ``s`` and the stations not reached.
-
-    This is :meth:`graphkit.graph.TransitGraph._routes_along` without route objects. Nearly every
-    station is reached by one hop, and most are where no hop leaves from: those (leaves) are left as
-    their predecessor's text and the hop's (no text is copied for them; numpy gathers them). The
-    others take their predecessor's text with one segment more, in one tight loop; where that fails
-    (the predecessor has several routes, or is a station where routes meet and is not built yet, or the
-    hop has several segments) the station is built the long way and the loop goes on. Stations where
-    routes meet are built when a later station needs them, or at the end; their sort keys, and those of
-    the routes that lead to them, are found only there.
-    """
-    n, skip = stations, len(separator)
-    first, second = numpy.empty(n, dtype=object), numpy.full(n, b"", dtype=object)
-    if not len(heads):
-        return first, second
-    hops = tails * n + heads
-    new = numpy.ones(len(heads), dtype=bool)
-    new[1:] = heads[1:] != heads[:-1]
-    sizes = numpy.diff(numpy.flatnonzero(new), append=len(heads))
-    alone = numpy.repeat(sizes == 1, sizes)  # hops into a station that no other hop leads to
-    meeting: dict[int, list[tuple[int, int]]] = defaultdict(list)
-    for p, t, hop in zip(tails[~alone].tolist(), heads[~alone].tolist(), hops[~alone].tolist()):
-        meeting[t].append((p, hop))
-    along = _Departure(s, tails, heads, alone, meeting, hop_text, hop_steps, stations=n, max_routes=max_routes)
-    routes_of, many, settle, extend = along.routes_of, along.many, along.settle, along.extend
-
-    # the hops out of s come first (one ride weighs less than two) and lead to stations no other hop does
-    out_of_s = int(numpy.count_nonzero(tails == s))
-    steps, _ = hop_text.gather(rides[:out_of_s], hops[:out_of_s])
-    for t, hop, step in zip(heads[:out_of_s].tolist(), hops[:out_of_s].tolist(), steps.tolist()):
-        if step is not None:
-            routes_of[t] = step[skip:]
-        else:
-            settle(t, [step[skip:] for _, step in hop_steps(hop)])
-    later = alone.copy()
-    later[:out_of_s] = False
-    leaves_from = numpy.zeros(n, dtype=bool)
-    leaves_from[tails] = True
-    leaf = later & ~leaves_from[heads]
-    inner = later & ~leaf
-    steps, _ = hop_text.gather(rides[inner], hops[inner])
-    following = zip(tails[inner].tolist(), heads[inner].tolist(), steps.tolist())
-    while True:
-        try:
-            for p, t, step in following:
-                routes_of[t] = routes_of[p] + step  # the usual case: one route, one segment more
-        except TypeError:  # not bytes + bytes
-            extend(p, t, p * n + t)
-            continue
-        break
-    for t in meeting:
-        if routes_of[t] is None:
-            along.meet(t)
-    leaf_t, leaf_p, leaf_hops = heads[leaf], tails[leaf], hops[leaf]
-    steps, plain = hop_text.gather(rides[leaf], leaf_hops)  # not plain: a hop of several segments
-    if many:  # a predecessor with several routes
-        several_routes = numpy.zeros(n, dtype=bool)
-        several_routes[many] = True
-        plain &= ~several_routes[leaf_p]
-    if not plain.all():
-        for p, t, hop in zip(leaf_p[~plain].tolist(), leaf_t[~plain].tolist(), leaf_hops[~plain].tolist()):
-            extend(p, t, hop)
-        steps = steps[plain]
-    for t in many:
-        routes_of[t] = several(routes_of[t])
-    first[:] = routes_of
-    first[leaf_t[plain]] = first[leaf_p[plain]]
-    second[leaf_t[plain]] = steps
-    return first, second
-
-
-class _Departure:
-    """The routes of one departure as :func:`texts_along` builds them: by station, one text, a list of
-    several, or ``None`` (not yet), and the sort keys of those where routes meet.
-
-    A class, not closures that call each other: those would make reference cycles that keep each
-    departure's lists until the collector finds them (a tenth of the time at 2,000 stations).
-    """
-
-    __slots__ = (
-        "routes_of",
-        "many",
-        "keyed",
-        "parents",
-        "tails",
-        "heads",
-        "alone",
-        "meeting",
-        "hop_text",
-        "hop_steps",
-        "stations",
-        "max_routes",
-    )
-
-    def __init__(self, s, tails, heads, alone, meeting, hop_text, hop_steps, *, stations, max_routes):
-        self.routes_of: list = [None] * stations
-        self.many: list[int] = []  # the stations with several routes
-        self.keyed: list = [None] * stations  # route keys, found where routes meet (and on the way back there)
-        self.keyed[s] = [()]
-        self.parents: list[int] = []
-        self.tails, self.heads, self.alone, self.meeting = tails, heads, alone, meeting
-        self.hop_text, self.hop_steps = hop_text, hop_steps
-        self.stations, self.max_routes = stations, max_routes
-
-    def keys_of(self, t: int) -> list[tuple]:
-        found = self.keyed[t]
-        if found is None:  # t is reached by one hop: its keys are its predecessor's, one segment longer
-            n, parents = self.stations, self.parents
-            if not parents:
-                parent = numpy.full(n, -1, dtype=numpy.int64)
-                parent[self.heads[self.alone]] = self.tails[self.alone]
-                parents.extend(parent.tolist())
-            p = parents[t]
-            steps = self.hop_steps(p * n + t)
-            found = [key + (step_key,) for key in self.keys_of(p) for step_key, _ in steps]
-            del found[self.max_routes or len(found) :]
-            self.keyed[t] = found
-        return found
-
-    def settle(self, t: int, routes: list[bytes]) -> None:
-        del routes[self.max_routes or len(routes) :]
-        if len(routes) == 1:
-            self.routes_of[t] = routes[0]
-        else:
-            self.routes_of[t] = routes
-            self.many.append(t)
-
-    def built(self, p: int) -> list[bytes]:
-        earlier = self.routes_of[p]
-        if earlier is None:
-            self.meet(p)
-            earlier = self.routes_of[p]
-        return [earlier] if earlier.__class__ is bytes else earlier
-
-    def meet(self, t: int) -> None:
-        routes = []
-        for p, hop in self.meeting[t]:
-            steps = self.hop_steps(hop)
-            earlier = self.built(p)  # first: a meeting not built yet has no keys either
-            for key, route in zip(self.keys_of(p), earlier):
-                for step_key, step in steps:
-                    routes.append((key + (step_key,), route + step))
-        routes.sort(key=_first)
-        del routes[self.max_routes or len(routes) :]
-        self.keyed[t] = [key for key, _ in routes]
-        self.settle(t, [route for _, route in routes])
-
-    def extend(self, p: int, t: int, hop: int) -> None:
-        step, earlier = self.hop_text[hop], self.built(p)
-        if step is not None and len(earlier) == 1:  # the predecessor was a meeting not built yet
-            self.routes_of[t] = earlier[0] + step
-        else:
-            self.settle(t, [route + step for route in earlier for _, step in self.hop_steps(hop)])
-
-
-class HopTexts:
-    """The text of each hop of one segment (``None`` for a hop of several), by hop and by ride.
-
-    ``texts`` maps a hop ``p -> t``, ``p * stations + t``, to it (a memo that builds it on first look-up).
-    :meth:`gather` finds many at once by *ride*: a hop as one line rides it, a boarding and an alighting
-    stop, numbered densely per line (``ride_base[board] + ride_offset[alight]``: a line of L stops has L²
-    rides). A table by ride, filled from the memo on first use, is read with numpy: a memo of tens of
-    thousands of hops is read back at a few cache misses a look-up, which is what the leaves, most
-    stations, would otherwise cost. Without ``rides`` (a network whose lines' rides would make the table
-    too big), :meth:`gather` looks each hop up in the memo.
-    """
-
-    __slots__ = ("texts", "_table", "_known")
-
-    def __init__(self, texts: Mapping[int, bytes | None], rides: int | None):
-        self.texts = texts
-        self._table = None if rides is None else numpy.empty(rides, dtype=object)
-        self._known = None if rides is None else numpy.zeros(rides, dtype=numpy.int8)  # 1: one segment, 2: several
-
-    def __getitem__(self, hop: int) -> bytes | None:
-        return self.texts[hop]
-
-    def gather(self, rides: numpy.ndarray, hops: numpy.ndarray) -> tuple[numpy.ndarray, numpy.ndarray]:
-        """The texts of ``hops`` (ridden as ``rides``) as an object array, and which are one segment's."""
-        if self._table is None:
-            keys = hops.tolist()
-            found = itemgetter(*keys)(self.texts) if len(keys) > 1 else tuple(self.texts[key] for key in keys)
-            texts = _objects(found)
-            return texts, ~numpy.equal(texts, None)
-        state = self._known[rides]
-        new = numpy.flatnonzero(state == 0)
-        if len(new):
-            found = [self.texts[hop] for hop in hops[new].tolist()]
-            where = rides[new]
-            self._table[where] = _objects(found)
-            self._known[where] = [2 if text is None else 1 for text in found]
-            state = self._known[rides]
-        return self._table[rides], state == 1
-
-    def clear(self) -> None:
-        """Forget every text (and the table's)."""
-        self.texts.clear()
-        if self._table is not None:
-            self._table[:] = None
-            self._known[:] = 0
-
-
-def _objects(values: Sequence[object]) -> numpy.ndarray:
-    """``values`` as an object array, the objects themselves (numpy would make bytes a fixed-width string array)."""
-    array = numpy.empty(len(values), dtype=object)
-    array[:] = values
-    return array
-
-
-def _first(pair: tuple) -> object:
-    return pair[0]

@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 import sys
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
@@ -39,6 +39,9 @@ from graphkit.topology import LineTopology, compile_line
 if TYPE_CHECKING:
     import networkx
     import numpy
+
+    from graphkit.hop_texts import SegmentTable
+    from graphkit.route_arrays import RouteBlock
 
 __all__ = ["TransitGraph", "compile_graph", "RIDE_WEIGHT"]
 
@@ -335,85 +338,60 @@ class TransitGraph(StationNames):
         for s, tails, heads in self._least_cost_hops(vertices):
             yield from self._routes_along(s, tails, heads, max_routes)
 
-    def all_route_texts(
+    def all_route_blocks(
         self,
-        segment_text: Callable[[Segment], bytes],
-        several: Callable[[list[bytes]], bytes],
+        station_text: Mapping[str, bytes],
+        segment_text: Callable[[str, bytes, bytes, bytes, int], bytes],
         *,
         separator: bytes = b", ",
         max_routes: int | None = None,
         sources: Iterable[str] | None = None,
-    ) -> Iterator[tuple[int, numpy.ndarray, numpy.ndarray, numpy.ndarray, numpy.ndarray]]:
-        """:meth:`all_shortest_routes` as text, without route objects: per source (or ``sources``) in order,
-        ``(s, reached, transfers, first, second)``: its vertex; the stations it reaches, in station order
-        (itself left out), and their routes' transfer counts; and by station, the text of its routes in two
-        parts, ``first`` and ``second`` (object arrays): a route is ``segment_text`` of its segments joined
-        by ``separator``, and two or more routes of a pair are one text by ``several``. See
-        :func:`graphkit.dags.texts_along`.
-
-        Each hop's text is made once (the memo is bounded, as the hop memo is).
+    ) -> Iterator[tuple[numpy.ndarray, RouteBlock, SegmentTable]]:
+        """:meth:`all_shortest_routes` as arrays, without route objects: per block of sources (or of
+        ``sources``), in order, ``(rows, routes, segments)``: the block's source vertices, their routes
+        (:class:`graphkit.route_arrays.RouteBlock`: pairs in order, each route's segment numbers) and the
+        segments' texts (:class:`graphkit.hop_texts.SegmentTable`: a segment's text is ``segment_text(line,
+        departure, arrival, via, count)`` of its line's name, its stations' ``station_text``, its via
+        stops' joined by ``separator`` and their count). The segments are the table's as the block is
+        yielded (it may start afresh between blocks: memory is bounded as the hop memo's is).
         """
-        import numpy
+        from graphkit.hop_texts import SegmentTable
+        from graphkit.route_arrays import block_routes
 
-        from graphkit.dags import HopTexts, texts_along
-
-        n, keys = len(self.stations), self._segment_keys
-        held = 0
-
-        def steps_of(hop: int) -> tuple[tuple[tuple, bytes], ...]:
-            nonlocal held
-            segments = self._hops[hop]
-            held += sum(len(segment.via_stops) + 1 for segment in segments)
-            return tuple((keys[id(segment)], separator + segment_text(segment)) for segment in segments)
-
-        def text_of(hop: int) -> bytes | None:
-            steps = hop_steps[hop]
-            return steps[0][1] if len(steps) == 1 else None
-
-        ride_base, ride_offset, rides = self._ride_numbers()
-        hop_steps = _Memo(steps_of)
-        hop_text = HopTexts(_Memo(text_of), rides if rides <= _RIDES_IN_TABLE else None)
+        n = len(self.stations)
+        table = SegmentTable(
+            self,
+            self._line_rank,
+            self._segment_keys,
+            station_text=station_text,
+            segment_text=segment_text,
+            separator=separator,
+            ride_limit=_RIDES_IN_TABLE,
+        )
         vertices = range(n) if sources is None else [self._vertex[name] for name in sources]
-        for s, tails, heads, distance, boards, alights in self._least_cost_hops(vertices, arrays=True):
-            if held > _HELD_STOPS:
-                hop_steps.clear()
-                hop_text.clear()
-                held = 0
+        for rows, (distance, hop_rows, tails, heads, boards, alights) in self._least_cost_hops(vertices, block=True):
+            if table.held > _HELD_STOPS:
+                table.clear()
             self._bound_memo()
-            first, second = texts_along(
-                s,
-                tails,
-                heads,
-                ride_base[boards] + ride_offset[alights],
-                hop_text,
-                hop_steps.__getitem__,
-                stations=n,
+            segments = table.of_hops(tails, heads, boards, alights)
+            routes = block_routes(
+                rows,
+                distance,
+                (hop_rows, tails, heads),
+                segments,
+                table.keys,
+                ride_weight=RIDE_WEIGHT,
                 max_routes=max_routes,
-                separator=separator,
-                several=several,
             )
-            reached = numpy.flatnonzero(numpy.isfinite(distance))
-            reached = reached[reached != s]
-            transfers = (distance[reached] // RIDE_WEIGHT).astype(numpy.int64) - 1
-            yield s, reached, transfers, first, second
+            yield rows, routes, table
 
-    def _ride_numbers(self) -> tuple[numpy.ndarray, numpy.ndarray, int]:
-        """A number for each ride along a line from one of its stops to another, ``base[board] +
-        offset[alight]``: a line's L stops have L² numbers, one after another's (their count, last)."""
-        import numpy
-
-        base, offset, rides = [], [], 0
-        for topology in self.lines.values():
-            length = len(topology.stations)  # the line's stops are numbered one after another, in this order
-            base.extend(range(rides, rides + length * length, length))
-            offset.extend(range(length))
-            rides += length * length
-        return numpy.asarray(base, dtype=numpy.int64), numpy.asarray(offset, dtype=numpy.int64), rides
-
-    def _least_cost_hops(self, vertices: Sequence[int], *, arrays: bool = False) -> Iterator[tuple]:
+    def _least_cost_hops(
+        self, vertices: Sequence[int], *, arrays: bool = False, block: bool = False
+    ) -> Iterator[tuple]:
         """Per source vertex, the hops ``(tails, heads)`` of its least-cost DAG, grouped by head, nearest first
         (see :func:`graphkit.dags.least_cost_hops`; with ``arrays``, as arrays, then the least weights to the
-        stations and each hop's boarding and alighting stop); distances are found a block of sources at a time."""
+        stations and each hop's boarding and alighting stop); distances are found a block of sources at a time
+        (with ``block``, each block's hops at once, after its source vertices: ``(rows, arrays)``)."""
         import numpy
 
         from graphkit.dags import least_cost_hops
@@ -426,7 +404,7 @@ class TransitGraph(StationNames):
         per_block = max(1, min(_SOURCES_PER_BLOCK, _CELLS_PER_BLOCK // max(1, cells)))
         for first in range(0, len(vertices), per_block):
             chunk = vertices[first : first + per_block]
-            yield from least_cost_hops(
+            found = least_cost_hops(
                 chunk,
                 *self._stop_distances(chunk),
                 self._stop_station,
@@ -434,7 +412,12 @@ class TransitGraph(StationNames):
                 self._ride_heads,
                 ride_weight=RIDE_WEIGHT,
                 arrays=arrays,
+                block=block,
             )
+            if block:
+                yield numpy.asarray(chunk, dtype=numpy.int64), next(found)
+            else:
+                yield from found
 
     def _stop_distances(self, vertices: Sequence[int]) -> tuple[numpy.ndarray, numpy.ndarray]:
         """Least weights from each of ``vertices`` to every station and to every stop (arrays), as the search
@@ -549,9 +532,10 @@ class TransitGraph(StationNames):
             ),
         )
 
-    def floor_distances(self) -> None:
-        """Least route weights from every station, computed and dropped: the speed floor."""
-        self._graph.distances(source=range(len(self.stations)), weights="weight")
+    def floor_distances(self, *, weighted: bool = True) -> None:
+        """Least route weights from every station (or, not ``weighted``, fewest edges), computed and dropped:
+        the speed floor."""
+        self._graph.distances(source=range(len(self.stations)), weights="weight" if weighted else None)
 
     # -- export --------------------------------------------------------------
     def to_networkx(self) -> networkx.Graph:

@@ -19,9 +19,10 @@ from graphkit.graph import TransitGraph, compile_graph
 from graphkit.metro import MetroData
 from graphkit.overlays import Overlay, overlay_path_for
 from graphkit.routes import DEFAULT_MAX_ROUTES, _check_options
-from graphkit.segments import Segment
 
 if TYPE_CHECKING:
+    import numpy
+
     from graphkit.executors import Executor
     from graphkit.synth import SyntheticNetwork
 
@@ -64,59 +65,101 @@ def reference_chunks(
 
     The text is :meth:`RouteSet.to_record <graphkit.segments.RouteSet.to_record>` of each pair as
     ``json.dumps`` writes it (``ensure_ascii=False``), byte for byte, without building the records: each
-    station's name, each segment and each (arrival, transfer count) opening is serialized once, a route's
-    text grows from its predecessor's (:meth:`graphkit.graph.TransitGraph.all_route_texts`), and a
-    departure's lines are one join of those pieces.
+    station's name, each segment and each (arrival, transfer count) opening is serialized once, the
+    routes of a block of departures come as arrays of segment numbers
+    (:meth:`graphkit.graph.TransitGraph.all_route_blocks`), and a departure's lines are one join of the
+    pieces those numbers pick.
     """
-    import numpy
-
     _check_options(0, max_routes)
     names = [_dump(station).encode() for station in graph.stations]
     lines = {name: _dump(name).encode() for name in graph.lines}
-    stops = dict(zip(graph.stations, names))
-
     segment_format = (
         b'{"route_name": %b, "departure_stop": %b, "arrival_stop": %b, "via_stops": [%b], "num_via_stops": %d}'
     )
 
-    def segment_text(segment: Segment) -> bytes:
-        return segment_format % (
-            lines[segment.route_name],
-            stops[segment.departure_stop],
-            stops[segment.arrival_stop],
-            b", ".join([stops[station] for station in segment.via_stops]),
-            len(segment.via_stops),
-        )
+    def segment_text(line: str, departure: bytes, arrival: bytes, via: bytes, count: int) -> bytes:
+        return segment_format % (lines[line], departure, arrival, via, count)
 
-    # a line's opening after the departure's: the arrival's name and its transfer count (a row per count)
-    openings = numpy.empty((0, len(names)), dtype=object)
     city = _dump(graph.city).encode()
-    departures = graph.all_route_texts(segment_text, _numbered, max_routes=max_routes, sources=sources)
+    blocks = graph.all_route_blocks(
+        dict(zip(graph.stations, names)), segment_text, max_routes=max_routes, sources=sources
+    )
+    pieces = _Pieces(names, city, b", ")
     while True:
-        # the collector, which would scan the departure's containers again and again meanwhile, waits
-        # until its text is handed over
+        # the collector, which would scan the block's arrays of pieces again and again meanwhile, waits
+        # until its texts are made
         with _collector_paused():
-            found = next(departures, None)
+            found = next(blocks, None)
             if found is None:
                 return
-            s, reached, transfers, first, second = found
-            pairs = len(reached)
-            if not pairs:
-                text = b""
-            else:
-                if int(transfers.max()) >= len(openings):
-                    openings = _openings(names, int(transfers.max()) + 1)
-                head = b'{"city": %b, "station_1": %b, "station_2": ' % (city, names[s])
-                # pair by pair: its opening, its routes in two parts, and the next line's head (the last: an end)
-                parts = numpy.empty(4 * pairs + 1, dtype=object)
-                parts[0] = head
-                parts[1::4] = openings[transfers, reached]
-                parts[2::4] = first[reached]
-                parts[3::4] = second[reached]
-                parts[4::4] = b"]}}\n" + head
-                parts[-1] = b"]}}\n"
-                text = b"".join(parts.tolist())
-        yield pairs, text
+            counts, bounds, placed = pieces.place(*found)
+        # a departure's text is joined only when it is asked for: a block's would take 32 times the memory
+        for count, begin, end in zip(counts, bounds[:-1], bounds[1:]):
+            yield count, b"".join(placed[begin:end].tolist())
+
+
+class _Pieces:
+    """What a departure's lines are joined from: the openings of each line, each route's segment texts and
+    the separators between routes, placed by numpy."""
+
+    __slots__ = ("names", "city", "separator", "openings", "separators")
+
+    def __init__(self, names: list[bytes], city: bytes, separator: bytes):
+        import numpy
+
+        self.names, self.city, self.separator = names, city, separator
+        # a line's opening after the departure's: the arrival's name and its transfer count (a row per count)
+        self.openings = numpy.empty((0, len(names)), dtype=object)
+        self.separators = numpy.empty(0, dtype=object)  # before each route after the first, by its index
+
+    def place(self, rows, routes, segments) -> tuple[list[int], list[int], numpy.ndarray]:
+        """The pieces of a block's departures (``rows``, ``routes`` and ``segments`` as
+        :meth:`graphkit.graph.TransitGraph.all_route_blocks` yields them), an object array, with each
+        departure's pair count and where its pieces begin (and, last, where the last one's end)."""
+        import numpy
+
+        pairs = numpy.bincount(routes.pair_rows, minlength=len(rows))
+        if not len(routes.pair_rows):
+            return [0] * len(rows), [0] * (len(rows) + 1), numpy.empty(0, dtype=object)
+        width, transfers, targets = routes.pair_routes, routes.pair_transfers, routes.pair_targets
+        if int(transfers.max()) >= len(self.openings):
+            self.openings = _openings(self.names, int(transfers.max()) + 1)
+        if int(width.max()) > len(self.separators):
+            self.separators = _separators(int(width.max()))
+        # a pair's pieces: its departure's head, its opening, each route's segments with a separator between
+        # two, a route separator before every route but the first, and the end of the line
+        length = transfers + 1
+        size = 2 + width * 2 * length
+        start = numpy.cumsum(size) - size
+        pieces = numpy.empty(int(size.sum()), dtype=object)
+        heads = numpy.empty(len(rows), dtype=object)
+        heads[:] = [b'{"city": %b, "station_1": %b, "station_2": ' % (self.city, self.names[s]) for s in rows.tolist()]
+        pieces[start] = heads[routes.pair_rows]
+        pieces[start + 1] = self.openings[transfers, targets]
+        pieces[start + size - 1] = b"]}}\n"
+        pair = numpy.repeat(numpy.arange(len(width)), width)  # each route's pair
+        index = numpy.arange(len(pair)) - numpy.repeat(numpy.cumsum(width) - width, width)  # its place there
+        route_length = length[pair]
+        route_start = start[pair] + 2 + index * 2 * route_length
+        later = index > 0
+        pieces[route_start[later] - 1] = self.separators[index[later]]
+        step = numpy.arange(int(route_length.sum())) - numpy.repeat(
+            numpy.cumsum(route_length) - route_length, route_length
+        )
+        where = numpy.repeat(route_start, route_length) + 2 * step
+        pieces[where] = segments.texts[routes.segments]
+        pieces[where[step > 0] - 1] = self.separator
+        ends = numpy.cumsum(numpy.bincount(routes.pair_rows, weights=size, minlength=len(rows)).astype(numpy.int64))
+        return pairs.tolist(), [0, *ends.tolist()], pieces
+
+
+def _separators(routes: int):
+    """What comes before the route of each index (of ``routes``) after the first."""
+    import numpy
+
+    table = numpy.empty(routes, dtype=object)
+    table[:] = [b""] + [b'], "route_%d": [' % (index + 1) for index in range(1, routes)]
+    return table
 
 
 def _openings(names: list[bytes], counts: int):
@@ -139,15 +182,6 @@ def _collector_paused() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
-
-
-def _numbered(routes: list[bytes]) -> bytes:
-    """Several routes as one text: the first route's, then each further one's after its number."""
-    parts = [routes[0]]
-    for number, route in enumerate(routes[1:], start=2):
-        parts.append(b'], "route_%d": [' % number)
-        parts.append(route)
-    return b"".join(parts)
 
 
 def write_references(

@@ -6,6 +6,7 @@ PaddleOCR backend only loads model directories the user names.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -44,17 +45,21 @@ class Engine(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class EngineConfig:
-    """Which engine, on which device; ``model_dirs`` name PaddleOCR's local detection and recognition models."""
+    """Which engine, on which device; ``model_dirs`` name PaddleOCR's local detection and recognition models;
+    ``threads`` the CPU threads rapidocr's onnxruntime runs a model on (``None``: its default, every core)."""
 
     engine: str = "rapidocr"
     device: Device = "auto"
     tile: int = 1280
     det_model_dir: str | None = None
     rec_model_dir: str | None = None
+    threads: int | None = None
 
     def __post_init__(self) -> None:
         check_choice(self.engine, ENGINES, what="engine")
         check_choice(self.device, DEVICES, what="device")
+        if self.threads is not None and not 1 <= self.threads <= (os.cpu_count() or 1):
+            raise ValueError(f"threads must be 1..{os.cpu_count() or 1} (the CPU cores), got {self.threads}")
 
 
 def cuda_available() -> bool:
@@ -94,6 +99,8 @@ class _RapidOCR:
             "Det.limit_side_len": config.tile,
             "EngineConfig.onnxruntime.use_cuda": use_cuda,
         }
+        if config.threads is not None:
+            params["EngineConfig.onnxruntime.intra_op_num_threads"] = config.threads
         try:
             self._engine = RapidOCR(params=params)
         except Exception as error:  # rapidocr raises bare exceptions for missing models and bad providers

@@ -150,13 +150,18 @@ def read_rgb(path: str | Path, *, pixel_limit: int | None = None):
         return cv2.cvtColor(image, cv2.COLOR_GRAY2RGB)
     if image.shape[2] == 4:
         # maps with a transparent background hide black under it: flatten onto white, a band of rows at a
-        # time, so the 16-bit arithmetic never holds more than a band
+        # time, so the 16-bit arithmetic never holds more than a band; an opaque band (every real map's, all of
+        # it) is only reordered, BGRA to RGB, in one pass
         flat = numpy.empty((*image.shape[:2], 3), dtype=numpy.uint8)
         for top in range(0, image.shape[0], _BAND_ROWS):
-            band = image[top : top + _BAND_ROWS]
+            band, out = image[top : top + _BAND_ROWS], flat[top : top + _BAND_ROWS]
+            if cv2.minMaxLoc(band[:, :, 3])[0] == 255:  # (c * 255 + 127) // 255 is c
+                cv2.cvtColor(band, cv2.COLOR_BGRA2RGB, dst=out)
+                continue
             alpha = band[:, :, 3:4].astype(numpy.uint16)
             colour = band[:, :, :3].astype(numpy.uint16)
-            flat[top : top + _BAND_ROWS] = (colour * alpha + 255 * (255 - alpha) + 127) // 255
+            out[:] = (colour * alpha + 255 * (255 - alpha) + 127) // 255
+            cv2.cvtColor(out, cv2.COLOR_BGR2RGB, dst=out)
         del image
-        return cv2.cvtColor(flat, cv2.COLOR_BGR2RGB, dst=flat)
+        return flat
     return cv2.cvtColor(image, cv2.COLOR_BGR2RGB, dst=image)  # in place: no second full-size copy

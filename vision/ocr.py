@@ -92,6 +92,9 @@ class OcrSettings:
         ``"all"`` re-reads the whole map at +45° and -45°.
     min_score : float
         Readings below this recognition score are dropped.
+    threads : int or None
+        CPU threads a model runs on (see :class:`vision.engines.EngineConfig`); the readings do not depend on
+        it (nor does the cache key).
     """
 
     engine: str = "rapidocr"
@@ -104,6 +107,7 @@ class OcrSettings:
     min_score: float = 0.5
     det_model_dir: str | None = None
     rec_model_dir: str | None = None
+    threads: int | None = None
 
     def __post_init__(self) -> None:
         check_choice(self.rotations, ROTATIONS, what="rotations")
@@ -114,7 +118,9 @@ class OcrSettings:
         self.engine_config()  # checks engine and device
 
     def engine_config(self) -> EngineConfig:
-        return EngineConfig(self.engine, self.device, self.tile, self.det_model_dir, self.rec_model_dir)
+        return EngineConfig(
+            self.engine, self.device, self.tile, self.det_model_dir, self.rec_model_dir, threads=self.threads
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -428,10 +434,12 @@ def ocr_array(image, settings: OcrSettings = OcrSettings(), *, engine: Engine | 
 def _cache_key(digest: str, settings: OcrSettings, engine: Engine) -> str:
     import hashlib
 
+    read = asdict(settings)
+    del read["threads"]  # how many threads read the map changes nothing read
     described = {
         "format": CACHE_FORMAT,
         "image": digest,
-        "settings": asdict(settings),
+        "settings": read,
         "engine": [engine.name, getattr(engine, "version", ""), engine.device],
     }
     return hashlib.sha256(json.dumps(described, sort_keys=True).encode()).hexdigest()[:32]

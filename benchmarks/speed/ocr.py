@@ -1,6 +1,7 @@
 """Speed and recall of map OCR: seconds per megapixel, rotated passes included.
 
-Run ``python -m benchmarks.speed.ocr [--maps DIR] [--only rome,miami] [--device cpu|cuda]``.
+Run ``python -m benchmarks.speed.ocr [--maps DIR] [--only rome,miami] [--limit N] [--threads 1,all]
+[--device cpu|cuda]``.
 It reads each ``<country>__<city>.png`` under ``--maps`` (default: the
 workplace's ``../shared/data/maps``) with :func:`vision.ocr.read_map_texts`,
 the cache off, grounds the readings in the city's Metro Data and prints one
@@ -12,6 +13,14 @@ its loading time reported apart as ``engine_seconds``), ``mean_recall``, ``devic
 per-map figures under ``maps``. On rendered maps it also checks the line
 colours estimated from the OCR's label boxes against the truth
 (``colours_within_10``: the share of lines within CIEDE2000 10).
+
+``--threads`` reads the maps once per thread count given (default ``1,all``:
+one core, then every core; OpenCV's threads follow), and reports each
+reading's ``seconds_per_megapixel`` under ``by_threads``, as
+``seconds_per_megapixel_one_core`` and ``seconds_per_megapixel_all_cores``
+too (``cores``: how many there are); the per-map figures, recall and
+``seconds_per_megapixel`` are the last reading's. ``--limit N`` reads the
+first N maps only (by file name), for a quick run.
 """
 
 from __future__ import annotations
@@ -28,8 +37,19 @@ from graphkit.cities import city_graph, city_names
 from vision.grounding import ground_stations
 from vision.ocr import OcrSettings, read_map_texts
 
-# the workplace's copy of the benchmark's maps, beside the checkout (or where $REASONMAP_SHARED_DATA says)
-SHARED_DATA = Path(os.environ.get("REASONMAP_SHARED_DATA", Path(__file__).resolve().parents[3] / "shared" / "data"))
+
+def _shared_data(checkout: Path) -> Path:
+    """The workplace's copy of the benchmark's data: where $REASONMAP_SHARED_DATA says, else ``shared/data``
+    beside the checkout or beside a folder above it (a worktree in a folder of worktrees), nearest first."""
+    if "REASONMAP_SHARED_DATA" in os.environ:
+        return Path(os.environ["REASONMAP_SHARED_DATA"])
+    for folder in checkout.parents:
+        if (folder / "shared" / "data").is_dir():
+            return folder / "shared" / "data"
+    return checkout.parent / "shared" / "data"
+
+
+SHARED_DATA = _shared_data(Path(__file__).resolve().parents[2])
 DEFAULT_MAPS = SHARED_DATA / "maps"
 RENDERED_CITIES = ("rome", "geneva", "hefei")
 
@@ -84,7 +104,23 @@ def _warm(settings: OcrSettings) -> float:
     return time.perf_counter() - started
 
 
+def _threads(text: str) -> list[int | None]:
+    """``1,all`` as thread counts (``None``: every core)."""
+    counts = []
+    for part in text.split(","):
+        if part == "all":
+            counts.append(None)
+        elif part.isdigit() and 1 <= int(part) <= (os.cpu_count() or 1):
+            counts.append(int(part))
+        else:
+            raise argparse.ArgumentTypeError(f"--threads: {part!r} is not 'all' nor 1..{os.cpu_count() or 1}")
+    return counts
+
+
 def run(maps: list[tuple[str, Path]], settings: OcrSettings, *, pixel_limit: int | None) -> dict:
+    import cv2
+
+    cv2.setNumThreads(settings.threads or -1)  # -1: OpenCV's default, every core
     engine_seconds = _warm(settings)
     figures: dict[str, dict] = {}
     total_seconds = total_megapixels = 0.0
@@ -144,9 +180,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
     parser.add_argument("--rotations", choices=("auto", "all", "none"), default="auto")
     parser.add_argument("--pixel-limit", type=int, help="default: what the available memory allows")
+    parser.add_argument("--limit", type=int, metavar="N", help="read only the first N maps (by file name)")
+    parser.add_argument(
+        "--threads", type=_threads, default="1,all", help="thread counts to read with, in turn (default: 1,all)"
+    )
     args = parser.parse_args(argv)
+    if args.limit is not None and args.limit < 1:
+        parser.error(f"--limit must be at least 1, got {args.limit}")
     only = set(args.only.split(",")) if args.only else None
-    settings = OcrSettings(device=args.device, rotations=args.rotations)
     with tempfile.TemporaryDirectory() as scratch:
         if args.rendered or not args.maps.is_dir():
             if not args.rendered:
@@ -156,8 +197,20 @@ def main(argv: list[str] | None = None) -> int:
         else:
             maps = _real_maps(args.maps, only)
             source = str(args.maps)
-        figures = run(maps, settings, pixel_limit=args.pixel_limit)
+        by_threads = {}
+        for threads in args.threads:
+            settings = OcrSettings(device=args.device, rotations=args.rotations, threads=threads)
+            figures = run(maps[: args.limit], settings, pixel_limit=args.pixel_limit)
+            by_threads[str(threads or "all")] = {
+                "seconds": figures["seconds"],
+                "seconds_per_megapixel": figures["seconds_per_megapixel"],
+            }
     figures["source"] = source
+    figures["by_threads"] = by_threads
+    figures["cores"] = os.cpu_count()
+    for key, name in (("1", "one_core"), ("all", "all_cores")):
+        if key in by_threads:
+            figures[f"seconds_per_megapixel_{name}"] = by_threads[key]["seconds_per_megapixel"]
     print(json.dumps(figures, ensure_ascii=False, sort_keys=True))
     return 0
 

@@ -36,3 +36,16 @@ def test_benchmark_on_a_real_map(capsys):
     figures = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert figures["source"] == str(folder)
     assert set(figures["maps"]) == {"america__miami"} and figures["mean_recall"] >= 0.9
+
+
+def test_a_worktree_in_a_folder_of_worktrees_finds_the_shared_data_above_it(tmp_path, monkeypatch):
+    from benchmarks.speed.ocr import _shared_data
+
+    monkeypatch.delenv("REASONMAP_SHARED_DATA", raising=False)
+    (tmp_path / "shared" / "data").mkdir(parents=True)
+    worktree, checkout = tmp_path / "wt" / "refs", tmp_path / "main"
+    worktree.mkdir(parents=True), checkout.mkdir()
+    assert _shared_data(worktree) == tmp_path / "shared" / "data"  # two folders up, not wt/shared
+    assert _shared_data(checkout) == tmp_path / "shared" / "data"
+    monkeypatch.setenv("REASONMAP_SHARED_DATA", str(tmp_path / "elsewhere"))
+    assert _shared_data(worktree) == tmp_path / "elsewhere"

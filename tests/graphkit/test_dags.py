@@ -9,6 +9,7 @@ import pytest
 
 from graphkit import city_graph, compile_graph
 from graphkit.dags import _hop_order
+from graphkit.hop_texts import ride_numbers
 from graphkit.metro import load_metro
 from tests.networks import (
     BRANCH,
@@ -67,7 +68,7 @@ def test_the_hop_order_is_the_same_by_one_key_or_by_each():
 
 def test_rides_are_numbered_one_per_pair_of_a_lines_stops():
     graph = compile_graph(load_metro({"L1": ["A", "B", "C"], "L2": ["D", "B"]}))
-    base, offset, rides = graph._ride_numbers()
+    base, offset, rides = ride_numbers(graph.lines.values())
     # by hand: L1's stops are 0, 1, 2 (A, B, C) and L2's 3, 4 (D, B): 3² + 2² = 13 rides
     assert rides == 13
     assert base.tolist() == [0, 3, 6, 9, 11] and offset.tolist() == [0, 1, 2, 0, 1]

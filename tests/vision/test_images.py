@@ -127,3 +127,17 @@ def test_half_transparent_pixels_are_blended_onto_white_in_every_band(tmp_path):
     # (colour * 128 + 255 * 127 + 127) // 255: 200 -> 227, 100 -> 177, 0 -> 127; clear pixels are white
     assert rgb.shape == (2100, 3, 3) and rgb.dtype == numpy.uint8
     assert (rgb[:-1] == (227, 177, 127)).all() and (rgb[-1] == 255).all()
+
+
+def test_opaque_bands_keep_their_colours_and_others_are_still_blended(tmp_path):
+    # rows 0..1023 opaque (the first band: reordered only), the second band has one half-transparent pixel
+    path = tmp_path / "mixed.png"
+    pixels = numpy.zeros((1100, 2, 4), dtype=numpy.uint8)
+    pixels[:] = (10, 20, 30, 255)
+    pixels[1050, 1] = (200, 100, 0, 128)
+    Image.fromarray(pixels, "RGBA").save(path)
+    rgb = read_rgb(path)
+    expected = numpy.zeros((1100, 2, 3), dtype=numpy.uint8)
+    expected[:] = (10, 20, 30)  # opaque: (c * 255 + 0 + 127) // 255 is c
+    expected[1050, 1] = (227, 177, 127)  # as worked out in the test above
+    assert numpy.array_equal(rgb, expected)
