@@ -533,6 +533,7 @@ def _draw(
         fonts = [find_font("cjk")]  # Chinese names in titles and notes
     except EngineUnavailable:
         fonts = []
+
     def failed(diagnosis: Diagnosis, failure: Exception) -> None:
         problems.append(f"{Path(folder) / drawing_name(diagnosis)}: not drawn ({failure})")
 
