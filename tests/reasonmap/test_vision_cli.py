@@ -319,3 +319,48 @@ def test_a_drawing_that_fails_is_reported_and_the_diagnoses_are_written(rendered
     code, _, err = _diagnose_and_draw(capsys, rendered, tmp_path, tmp_path / "afile" / "sub")
     assert code == 0 and f"skipped: --draw {tmp_path / 'afile' / 'sub'}: no drawing made (" in err
     assert len((tmp_path / "d.jsonl").read_text(encoding="utf-8").splitlines()) == 3
+
+
+def _font_lacks(text):
+    """The characters of ``text`` the Latin label font's character map lacks, read here with fontTools
+    (``fontTools.ttLib.TTFont(...)["cmap"].getBestCmap()``), spaces and joiners aside."""
+    import unicodedata
+
+    from fontTools.ttLib import TTFont
+
+    from vision.fonts import find_font, font_index
+
+    path = find_font("latin")
+    cmap = TTFont(str(path), fontNumber=font_index(path, "latin") or 0)["cmap"].getBestCmap()
+    return [c for c in text if not c.isspace() and unicodedata.category(c) != "Cf" and ord(c) not in cmap]
+
+
+@pytest.mark.parametrize(
+    ("station", "line"),
+    [
+        ("\N{METRO}\N{METRO} Emoji", "Line 1"),
+        ("Alpha", "\N{MATHEMATICAL BOLD FRAKTUR CAPITAL A}\N{MATHEMATICAL BOLD FRAKTUR SMALL B} Line"),
+    ],
+)
+def test_render_refuses_a_name_its_font_would_draw_as_boxes(tmp_path, capsys, station, line):
+    """Such names were drawn as empty boxes while the truth recorded them (campaign 4, L-render)."""
+    name = station if station != "Alpha" else line
+    assert _font_lacks(name)  # what makes the case: the font found has no glyph for it
+    metro = {line: [station, "Beta", "Gamma"], "Line 2": ["Beta", "Delta", "Epsilon"]}
+    (tmp_path / "names.json").write_text(json.dumps(metro, ensure_ascii=False), encoding="utf-8")
+    code, _, err = run(capsys, "render", "--metro", tmp_path / "names.json", "--out", tmp_path / "map.png")
+    kind = "station" if name == station else "line"
+    missing = ", ".join(f"U+{ord(c):04X} {c!r}" for c in dict.fromkeys(_font_lacks(name)))
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert f"{kind} {name!r} holds characters its label font" in err and f"no glyph for: {missing};" in err
+    assert "REASONMAP_FONT" in err
+    assert not (tmp_path / "map.png").exists() and not (tmp_path / "map.truth.json").exists()
+
+
+def test_render_draws_names_of_joiners_marks_and_other_scripts(tmp_path, capsys):
+    names = ["Cafe\N{COMBINING ACUTE ACCENT}", "A\N{ZERO WIDTH JOINER}B", "Zürich", "Gare"]
+    assert not any(_font_lacks(name) for name in names)
+    (tmp_path / "names.json").write_text(json.dumps({"Line 1": names}, ensure_ascii=False), encoding="utf-8")
+    code, _, err = run(capsys, "render", "--metro", tmp_path / "names.json", "--out", tmp_path / "map.png")
+    assert code == 0, err
+    assert set(read_truth(tmp_path / "map.truth.json").stations) == set(names)
