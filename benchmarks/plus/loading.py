@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.errors import InvalidRecord
-from benchmarks.jsonl import Problem, first_record, read_jsonl, unique_by_id
+from benchmarks.jsonl import Problem, first_record, read_jsonl_lines, unique_by_id
 from benchmarks.plus.questions import PLUS_TYPES, PlusPrediction, PlusQuestion
 
 __all__ = ["is_plus_file", "load_plus_questions", "read_plus_sheet"]
@@ -41,8 +41,8 @@ def load_plus_questions(path: str | Path) -> tuple[dict[str, PlusQuestion], list
 
     if is_hub_record(_first(path)):
         return load_hub_plus(path)
-    questions, problems = read_jsonl(path, PlusQuestion.from_dict)
-    unique, repeated = unique_by_id(questions, path)
+    numbered, problems = read_jsonl_lines(path, PlusQuestion.from_dict)
+    unique, repeated = unique_by_id([q for _, q in numbered], path, lines=[line for line, _ in numbered])
     return unique, problems + repeated
 
 
