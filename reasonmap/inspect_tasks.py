@@ -295,12 +295,22 @@ def _factory(record: TaskRecord) -> Callable[..., Task]:
     defaults = {"mode": "full", "split": "test", "questions": None, "maps": None}
     defaults |= {**record.inspect.options, "seed": 0, "pixel_budget": _PIXEL_BUDGET}
     kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
-    signature = inspect.Signature([inspect.Parameter(name, kind, default=value) for name, value in defaults.items()])
+    parameters = [inspect.Parameter(name, kind, default=value) for name, value in defaults.items()]
+    # any other name too, so that a misspelt -T option is refused here (Inspect would only log that it is unused)
+    parameters.append(inspect.Parameter("unknown", inspect.Parameter.VAR_KEYWORD))
+    signature = inspect.Signature(parameters)
 
     def factory(*args: Any, **kwargs: Any) -> Task:
+        from graphkit.choices import close_choices
+
         bound = signature.bind(*args, **kwargs)
         bound.apply_defaults()
-        return inspect_task(record, dict(bound.arguments))
+        settings = dict(bound.arguments)
+        for name in settings.pop("unknown", {}):
+            close = close_choices(name, list(defaults))
+            hint = f"; did you mean {' or '.join(map(repr, close))}?" if close else ""
+            raise TaskInputError(f"{_PACKAGE}/{record.name}: no option {name!r}; its options are {list(defaults)}{hint}")
+        return inspect_task(record, settings)
 
     factory.__signature__ = signature  # type: ignore[attr-defined]
     factory.__name__ = factory.__qualname__ = record.name

@@ -95,6 +95,10 @@ BAD_ROUTE_OPTIONS = [
     ({"questions": "fifo.jsonl", "mode": "text-only"}, "fifo.jsonl: a FIFO, not a JSON Lines file"),
     ({"questions": "plus.jsonl", "mode": "text-only"}, "plus.jsonl: no readable question"),
     ({"questions": 123, "mode": "text-only"}, "questions: expected a path, got 123"),
+    # a misspelt option: Inspect itself only logs that it is unused, and the run went on with the default
+    ({"mode": "text-only", "variantt": "C1"}, "no option 'variantt'; its options are ['mode', "),
+    ({"mode": "text-only", "pixel_buget": 5000}, "did you mean 'pixel_budget'?"),
+    ({"mode": "text-only", "questions": "questions.jsonl", "Questions": "x"}, "no option 'Questions'"),
 ]
 
 
