@@ -309,7 +309,8 @@ def _factory(record: TaskRecord) -> Callable[..., Task]:
         for name in settings.pop("unknown", {}):
             close = close_choices(name, list(defaults))
             hint = f"; did you mean {' or '.join(map(repr, close))}?" if close else ""
-            raise TaskInputError(f"{_PACKAGE}/{record.name}: no option {name!r}; its options are {list(defaults)}{hint}")
+            options = list(defaults)
+            raise TaskInputError(f"{_PACKAGE}/{record.name}: no option {name!r}; its options are {options}{hint}")
         return inspect_task(record, settings)
 
     factory.__signature__ = signature  # type: ignore[attr-defined]
