@@ -37,6 +37,7 @@ import random
 import re
 import socket
 import ssl
+import string
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -71,6 +72,16 @@ _REDACTED = "[redacted]"
 _URL_SAFE = str.maketrans("+/", "-_")
 _SHORTEST_PIECE = 8  # a run of the key shorter than this is not taken for it (ordinary text holds such runs)
 _SURROGATE = re.compile("[\ud800-\udfff]")
+# for the rare text that lower() lengthens ("İ"): its ASCII letters alone are lowered
+_FOLD = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
+
+
+def _folded(text: str) -> str:
+    """``text`` lower-cased, every character in its place: the key is looked for in any case (a server may
+    echo it upper-cased, or its percent-encoding as ``%2b``). A key is ASCII (it travels in an HTTP header),
+    and its ASCII letters are lowered either way."""
+    lowered = text.lower()  # C speed on ASCII
+    return lowered if len(lowered) == len(text) else text.translate(_FOLD)
 
 
 def _spellings(key: str) -> set[str]:
@@ -85,8 +96,8 @@ def _spellings(key: str) -> set[str]:
         inside = encoded[4 if shift else 0 : -4 if (shift + len(data)) % 3 else None]  # what other bytes leave
         for form in {encoded, encoded.rstrip("="), inside} if not shift else {inside}:
             forms |= {form, form.translate(_URL_SAFE)}
-    forms |= {data.hex(), data.hex().upper()}
-    return {form for form in forms if form}
+    forms.add(data.hex())
+    return {_folded(form) for form in forms if form}
 
 
 @functools.lru_cache(maxsize=8)
@@ -104,8 +115,10 @@ def _key_ends(key: str) -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str
 
 def _key_spans(text: str, key: str) -> list[tuple[int, int]]:
     """Where ``text`` holds a spelling of ``key`` whole, or a prefix or a suffix of one of
-    :data:`_SHORTEST_PIECE` characters or more: sorted, merged ``(start, end)`` spans."""
+    :data:`_SHORTEST_PIECE` characters or more, in any case of its ASCII letters: sorted, merged
+    ``(start, end)`` spans."""
     by_start, by_end = _key_ends(key)
+    text = _folded(text)  # the spellings are folded alike (_spellings); no character moves
     spans = []
     # str.find per piece: a few times faster than one pattern of them all
     for piece, forms in by_start.items():
@@ -187,7 +200,8 @@ def redact(value: Any, key: str) -> Any:
     """``value`` with every form of ``key`` replaced by ``[redacted]``, in strings at any depth of lists and dicts.
 
     The forms are the key as it is, JSON-escaped, percent-encoded, in base64
-    and in hex; of each, any run of 8 characters or more is taken
+    and in hex, each in any case of its ASCII letters (``SK-SECRET-TEST-KEY``,
+    ``%2b``); of each, any run of 8 characters or more is taken
     for the key (a prefix, a suffix without the first characters, a piece),
     also when it runs on from one string of ``value`` into the next (a key
     split across fields). Called on every text from the server before it is
@@ -205,6 +219,8 @@ def redact(value: Any, key: str) -> Any:
     {'response': 'key: [redacted]', 'reasoning': '[redacted]'}
     >>> redact("ECRET-TEST-KEY / c2stU0VDUkVULVRFU1QtS0VZ / 736b2d534543524554", "sk-SECRET-TEST-KEY")
     '[redacted] / [redacted] / [redacted]'
+    >>> redact("YOUR KEY SK-SECRET-TEST-KEY, or sk-secret-test-key", "sk-SECRET-TEST-KEY")
+    'YOUR KEY [redacted], or [redacted]'
     """
     if not key:
         return value

@@ -58,4 +58,9 @@ def output_tokens(state: Any) -> int | None:
 
 def file_stamp(questions: str | None) -> int | None:
     """When the question file last changed: a set is loaded once for the task and its scorer, and again when edited."""
-    return None if questions is None else Path(questions).stat().st_mtime_ns
+    if questions is None:
+        return None
+    try:
+        return Path(questions).stat().st_mtime_ns
+    except OSError:  # missing or unreadable: the question file's reader names the problem
+        return None

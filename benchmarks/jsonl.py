@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Hashable, Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
@@ -27,6 +27,7 @@ __all__ = [
     "write_jsonl",
     "first_record",
     "unique_by_id",
+    "read_jsonl_lines",
     "first_answers",
 ]
 
@@ -159,8 +160,21 @@ def read_jsonl(path: str | Path, parse: Callable[..., T]) -> tuple[list[T], list
     InvalidRecord
         The file cannot be read at all (missing, a folder, a pipe or device, UTF-16).
     """
+    numbered, problems = read_jsonl_lines(path, parse)
+    return [record for _, record in numbered], problems
+
+
+def read_jsonl_lines(path: str | Path, parse: Callable[..., T]) -> tuple[list[tuple[int, T]], list[Problem]]:
+    """:func:`read_jsonl`, each good record with its line number (``(line, record)``), so that what is found
+    wrong with records later (a repeated id: :func:`unique_by_id`) names their lines too.
+
+    Raises
+    ------
+    InvalidRecord
+        The file cannot be read at all (missing, a folder, a pipe or device, UTF-16).
+    """
     label = str(path)
-    records: list[T] = []
+    records: list[tuple[int, T]] = []
     problems: list[Problem] = []
     with open_regular(path) as handle:
         for number, line in numbered_lines(handle, label):
@@ -174,7 +188,7 @@ def read_jsonl(path: str | Path, parse: Callable[..., T]) -> tuple[list[T], list
                 problems.append(Problem(label, number, why))
                 continue
             try:
-                records.append(parse(obj, where=f"{label}:{number}"))
+                records.append((number, parse(obj, where=f"{label}:{number}")))
             except InvalidRecord as error:
                 problems.append(Problem(label, number, str(error).removeprefix(f"{label}:{number}: ")))
     return records, problems
@@ -215,15 +229,33 @@ def first_record(path: str | Path) -> Any:
     return None
 
 
-def unique_by_id(records: Iterable[T], path: str | Path) -> tuple[dict[str, T], list[Problem]]:
-    """Records by their ``id``; a repeated id is reported and the first record kept."""
+def unique_by_id(
+    records: Iterable[T], path: str | Path, *, lines: Sequence[int] | None = None
+) -> tuple[dict[str, T], list[Problem]]:
+    """Records by their ``id``; a repeated id is reported and the first record kept.
+
+    ``lines`` gives each record's line (:func:`read_jsonl_lines`): a repeat is then reported at its own line,
+    naming the first's; without it (records of a table, not of lines) at line 0.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as Record
+    >>> unique, problems = unique_by_id([Record(id="a"), Record(id="b"), Record(id="a")], "q.jsonl", lines=[1, 2, 4])
+    >>> list(unique), [str(problem) for problem in problems]
+    (['a', 'b'], ["q.jsonl:4: question id 'a' appears twice (first on line 1); the first is used"])
+    """
     unique: dict[str, T] = {}
+    first: dict[str, int] = {}
     problems: list[Problem] = []
-    for record in records:
+    for index, record in enumerate(records):
+        line = lines[index] if lines is not None else 0
         if record.id in unique:
-            problems.append(Problem(str(path), 0, f"question id {record.id!r} appears twice; the first is used"))
+            where = f" (first on line {first[record.id]})" if lines is not None else ""
+            message = f"question id {record.id!r} appears twice{where}; the first is used"
+            problems.append(Problem(str(path), line, message))
             continue
         unique[record.id] = record
+        first[record.id] = line
     return unique, problems
 
 

@@ -51,6 +51,7 @@ __all__, __getattr__, __dir__ = lazy_exports(
             "shortest_routes",
         ),
         "graphkit.segments": ("Route", "Segment"),
+        "graphkit.settings": ("InvalidSetting", "folder_list", "name_list", "output_folder", "whole_number"),
         "graphkit.stats": ("CityStats", "all_city_stats", "city_stats"),
     },
 )

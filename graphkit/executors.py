@@ -11,7 +11,11 @@ holds only a window of them and their results in memory.
   platform's way (forked on Linux; where they are spawned, a script must
   guard its entry point with ``if __name__ == "__main__":``); one worker
   runs in this process. A worker ends itself once this process is gone
-  (killed, even with SIGKILL), so no worker outlives its command.
+  (killed, even with SIGKILL), so no worker outlives its command. Workers
+  ignore Ctrl-C (SIGINT) and end at SIGTERM without a word (not with this
+  process's handlers, which they would otherwise inherit): an interrupted
+  command says so in its one line, and leaving the ``with`` block on an
+  interrupt ends the workers at once instead of waiting for their work.
 - ``ray``: tasks on a Ray cluster, ``ray.init(address)`` (a fresh local one
   without an address). Ray is imported only here, and only when asked for.
   An address where nothing answers fails within :data:`RAY_CONNECT_TIMEOUT`
@@ -29,8 +33,10 @@ Examples
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
+import signal
 import socket
 import threading
 import time
@@ -62,6 +68,9 @@ _AHEAD = 2
 RAY_CONNECT_TIMEOUT = 10.0
 # how often a pool worker looks whether the process that started it is still there
 _PARENT_POLL = 0.5
+# what a command is interrupted by: held while the workers are started, so that none runs the command's
+# handlers (inherited as the worker is forked) before it has its own
+_INTERRUPTS = frozenset({signal.SIGINT, signal.SIGTERM})
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
@@ -113,24 +122,38 @@ class LocalExecutor:
         if self._pool is None:
             from concurrent.futures import ProcessPoolExecutor
 
-            self._pool = ProcessPoolExecutor(self.workers, initializer=_end_with_parent, initargs=(os.getpid(),))
+            self._pool = ProcessPoolExecutor(self.workers, initializer=_start_worker, initargs=(os.getpid(),))
         pool = self._pool
-        return _ordered(lambda item: pool.submit(function, item), lambda future: future.result(), items, self._ahead)
+
+        def submit(item: Any) -> Any:
+            with _interrupts_held():  # a submission may fork workers (all at the first, where they are forked)
+                return pool.submit(function, item)
+
+        return _ordered(submit, lambda future: future.result(), items, self._ahead)
 
     @property
     def _ahead(self) -> int:
         return _AHEAD * self.workers
 
-    def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(cancel_futures=True)
-            self._pool = None
+    def close(self, *, interrupted: bool = False) -> None:
+        """End the pool: wait for the work begun, or, ``interrupted``, end the workers at once."""
+        if self._pool is None:
+            return
+        pool, self._pool = self._pool, None
+        if interrupted:
+            # ProcessPoolExecutor ends its workers only by waiting for them (Python 3.14 adds terminate_workers);
+            # its `_processes` (pid -> Process, CPython 3.9 to 3.14) are the workers to end
+            for process in list(getattr(pool, "_processes", {}).values()):
+                with contextlib.suppress(OSError, ValueError, AttributeError):
+                    process.terminate()
+        pool.shutdown(wait=not interrupted, cancel_futures=True)
 
     def __enter__(self) -> LocalExecutor:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
+        # Ctrl-C, SIGTERM (raised as an exception by the command line), exit: the work is not wanted any more
+        self.close(interrupted=kind is not None and not issubclass(kind, Exception))
 
 
 class RayExecutor:
@@ -180,6 +203,31 @@ class RayExecutor:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+@contextlib.contextmanager
+def _interrupts_held() -> Iterator[None]:
+    """SIGINT and SIGTERM held back in this thread (and in the processes it forks) for the block; a signal that
+    came meanwhile is handled once the block is left."""
+    if not hasattr(signal, "pthread_sigmask"):  # Windows: no signal masks (and no fork)
+        yield
+        return
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, _INTERRUPTS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+
+def _start_worker(parent: int) -> None:
+    """In a pool worker, first: Ctrl-C is the command's to handle (the terminal sends it to every process of
+    the group), SIGTERM ends the worker as the system does (no handler of the command's, which would print a
+    traceback), and the worker ends once ``parent`` is gone."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _INTERRUPTS)  # held while the pool forked this worker
+    _end_with_parent(parent)
 
 
 def _end_with_parent(parent: int) -> None:

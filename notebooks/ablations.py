@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -57,7 +58,7 @@ from benchmarks import (
     write_text,
 )
 from benchmarks.reasonmap import generate_questions, load_questions, score_predictions
-from graphkit import city_graph
+from graphkit import InvalidSetting, city_graph, city_names, folder_list, name_list, output_folder, whole_number
 
 # %% [markdown]
 # ## Settings
@@ -65,31 +66,42 @@ from graphkit import city_graph
 # | variable | meaning | default |
 # |---|---|---|
 # | `ABLATIONS_RUNS` | your runs: `eval --out` folders, comma-separated (several modes each) | none: built in |
-# | `ABLATIONS_OUT` | output folder | `ablations-out` |
+# | `ABLATIONS_OUT` | output folder (neither one of your runs nor inside one) | `ablations-out` |
 # | `ABLATIONS_CITIES` | the built-in run's cities, comma-separated | `rome,lisboa,singapore,beijing` |
-# | `ABLATIONS_QUESTIONS` | the built-in run's questions per city (at most) | 20 |
-# | `ABLATIONS_SEED` | seed of the questions, the simulated answers, the resamples | 0 |
-# | `ABLATIONS_RESAMPLES` | bootstrap resamples | 2000 |
+# | `ABLATIONS_QUESTIONS` | the built-in run's questions per city (at most), 0 to 10,000 | 20 |
+# | `ABLATIONS_SEED` | seed of the questions, the simulated answers, the resamples (0 to 2**64 − 1) | 0 |
+# | `ABLATIONS_RESAMPLES` | bootstrap resamples, 200 to 50,000 | 2000 |
+#
+# Every setting is checked before anything is read or written; a wrong one ends the notebook with one line
+# naming it (`ablations: ABLATIONS_RUNS: runs/qwen: no such folder`) and exit status 1.
 
 # %% tags=["parameters"]
 RUNS = os.environ.get("ABLATIONS_RUNS") or None
-OUT = Path(os.environ.get("ABLATIONS_OUT", "ablations-out"))
+OUT = os.environ.get("ABLATIONS_OUT", "ablations-out")
 CITIES = os.environ.get("ABLATIONS_CITIES", "rome,lisboa,singapore,beijing")
-PER_CITY = int(os.environ.get("ABLATIONS_QUESTIONS", "20"))
-SEED = int(os.environ.get("ABLATIONS_SEED", "0"))
-RESAMPLES = int(os.environ.get("ABLATIONS_RESAMPLES", "2000"))
+PER_CITY = os.environ.get("ABLATIONS_QUESTIONS", "20")
+SEED = os.environ.get("ABLATIONS_SEED", "0")
+RESAMPLES = os.environ.get("ABLATIONS_RESAMPLES", "2000")
 
 # %%
-OUT = Path(OUT)
+MODES = ("full", "text-only", "symbolic", "alias")
+USER_RUN = RUNS is not None
+try:
+    PER_CITY = whole_number("ABLATIONS_QUESTIONS", PER_CITY, low=0, high=10_000)
+    SEED = whole_number("ABLATIONS_SEED", SEED, low=0, high=2**64 - 1)
+    RESAMPLES = whole_number("ABLATIONS_RESAMPLES", RESAMPLES, low=200, high=50_000)
+    RUN_FOLDERS = list(folder_list("ABLATIONS_RUNS", RUNS)) if USER_RUN else []
+    if not USER_RUN:
+        CITIES = name_list("ABLATIONS_CITIES", CITIES, city_names(), what="city")
+    # the notebook never writes into a run it reads
+    OUT = output_folder("ABLATIONS_OUT", OUT, read=[("ABLATIONS_RUNS", folder) for folder in RUN_FOLDERS])
+except InvalidSetting as error:
+    raise SystemExit(f"ablations: {error}") from None
 OUT.mkdir(parents=True, exist_ok=True)
 started = time.perf_counter()
-USER_RUN = RUNS is not None
-MODES = ("full", "text-only", "symbolic", "alias")
 if USER_RUN:
-    RUN_FOLDERS = [Path(name.strip()) for name in RUNS.split(",") if name.strip()]
     print(f"your runs: {', '.join(map(str, RUN_FOLDERS))}; output {OUT}")
 else:
-    CITIES = tuple(name.strip() for name in CITIES.split(",") if name.strip())
     print(f"built-in run: cities {', '.join(CITIES)}; {PER_CITY} questions per city; seed {SEED}; output {OUT}")
 
 # %% [markdown]
@@ -159,7 +171,9 @@ if not USER_RUN:
 #
 # Each run's `route/<mode>/scored.jsonl` for every mode it has (only route questions are analysed here:
 # the paper's ablation; bad rows are reported and skipped), and its `questions/route.jsonl`, for the
-# cities and difficulties.
+# cities and difficulties. A run of `eval --pixel-budget 1M,4M` has the full mode once per budget
+# (`route/full@1M/`, `route/full@4M/`): each is a mode of its own here, and where no plain `full` was asked
+# the largest budget is the one the other modes are compared with.
 
 
 # %%
@@ -169,23 +183,56 @@ def scored_row(record, *, where):
     return record
 
 
+def budget_of(mode):
+    """The pixel budget of a sweep's full mode, as ``eval`` names its folder (``full@4M``, ``full@62.5k``,
+    ``full@1048576``); ``None`` for any other name."""
+    found = re.fullmatch(r"full@(\d+(?:\.\d+)?)([kM]?)", mode)
+    return None if found is None else float(found[1]) * {"": 1, "k": 1e3, "M": 1e6}[found[2]]
+
+
+def modes_of(folder):
+    """The route modes a run folder holds results of: the plain modes, then the sweep's by budget."""
+    route = Path(folder) / "route"
+    held = [entry.name for entry in route.iterdir() if (entry / "scored.jsonl").is_file()] if route.is_dir() else []
+    sweep = sorted((budget_of(name), name) for name in held if budget_of(name) is not None)
+    return [mode for mode in MODES if mode in held] + [name for _, name in sweep]
+
+
+def labels_of(folders):
+    """Each run's name in the tables: its folder's name, or the path given where two runs share a name."""
+    names = [Path(folder).name for folder in folders]
+    return {folder: Path(folder).name if names.count(Path(folder).name) == 1 else str(folder) for folder in folders}
+
+
 rows_of = {}  # (run, mode) -> the scored rows
 questions_by_id = {}
 problems = []
+LABELS = labels_of(RUN_FOLDERS)
 for folder in RUN_FOLDERS:
-    for mode in MODES:
-        path = Path(folder) / "route" / mode / "scored.jsonl"
-        if path.is_file():
-            rows, bad = read_jsonl(path, scored_row)
-            rows_of[(Path(folder).name, mode)] = rows
-            problems += [str(problem) for problem in bad]
+    held = modes_of(folder)
+    if not held:
+        raise SystemExit(
+            f"ablations: ABLATIONS_RUNS: {folder}: no route results (route/<mode>/scored.jsonl, a mode of"
+            f" {', '.join(MODES)} or full@<pixel budget>)"
+        )
+    for mode in held:
+        rows, bad = read_jsonl(Path(folder) / "route" / mode / "scored.jsonl", scored_row)
+        rows_of[(LABELS[folder], mode)] = rows
+        problems += [str(problem) for problem in bad]
     path = Path(folder) / "questions" / "route.jsonl"
     if path.is_file():
         found, _, _ = load_questions(path)
         questions_by_id.update(found)
-if not rows_of:
-    raise SystemExit("no route results (route/<mode>/scored.jsonl) in the runs given")
-MODES_SEEN = [mode for mode in MODES if any(seen == mode for _, seen in rows_of)]
+# the modes in the order of MODES, a sweep's budgets (smallest first) right after the plain full mode
+MODES_SEEN = sorted(
+    {mode for folder in RUN_FOLDERS for mode in modes_of(folder)},
+    key=lambda mode: (MODES.index(mode if budget_of(mode) is None else "full"), budget_of(mode) or 0),
+)
+SWEEP = [mode for mode in MODES_SEEN if budget_of(mode) is not None]
+# what every other mode is compared with: the full mode, else the sweep's largest budget
+REFERENCE = "full" if "full" in MODES_SEEN or not SWEEP else max(SWEEP, key=budget_of)
+if REFERENCE != "full":
+    print(f"no plain full mode: the other modes are compared with {REFERENCE}, the largest pixel budget")
 MODELS = list(dict.fromkeys(row["model"] for rows in rows_of.values() for row in rows))
 ANSWERING = [model for model in MODELS if model not in REFERENCES] or MODELS
 for (run, mode), rows in rows_of.items():
@@ -223,7 +270,7 @@ for model in MODELS:
         row = {key: value["mean"] for key, value in found.items()}
         row["intervals"] = {key: {k: value[k] for k in ("n", "se", "low", "high")} for key, value in found.items()}
         cells[(model, "route", mode)] = (run, row)
-rank_by = "route/full/weighted_accuracy_long" if "full" in MODES_SEEN else None
+rank_by = f"route/{REFERENCE}/weighted_accuracy_long" if REFERENCE in MODES_SEEN else None
 board = leaderboard_table([("route", mode) for mode in MODES_SEEN], cells, rank_by=rank_by)
 board["interval_method"] = {"method": "bootstrap over questions", "resamples": RESAMPLES, "seed": SEED}
 write_text(OUT / "modes.md", leaderboard_markdown(board))
@@ -241,13 +288,13 @@ print(leaderboard_markdown(board))
 METHOD = {"resamples": RESAMPLES, "seed": SEED, "level": 0.95}
 comparisons = []
 for model in ANSWERING:
-    _, full = rows_for(model, "full")
+    _, full = rows_for(model, REFERENCE)
     for mode in MODES_SEEN:
         _, other = rows_for(model, mode)
-        if mode == "full" or full is None or other is None:
+        if mode == REFERENCE or full is None or other is None:
             continue
         found = compare_scored(full, other, task="route", model_a=model, model_b=model, resamples=RESAMPLES, seed=SEED)
-        comparisons += [{**row, "mode_a": "full", "mode_b": mode} for row in found]
+        comparisons += [{**row, "mode_a": REFERENCE, "mode_b": mode} for row in found]
 differences = {"a": "each run", "b": "each run", "method": METHOD, "comparisons": comparisons}
 if comparisons:
     write_text(OUT / "differences.md", comparison_markdown(differences))
@@ -276,7 +323,7 @@ def grouped(key_of):
 def breakdown(groups, title):
     rows = []
     for model in ANSWERING:
-        (_, full), (_, masked) = rows_for(model, "full"), rows_for(model, "text-only")
+        (_, full), (_, masked) = rows_for(model, REFERENCE), rows_for(model, "text-only")
         if full is None or masked is None:
             continue
         for name, ids in groups.items():
@@ -294,7 +341,7 @@ def breakdown(groups, title):
                 if row["metric"] in ("weighted_accuracy_short", "weighted_accuracy_long") and row["n"]:
                     rows.append({"model": model, title: name, **row})
     lines = [
-        f"| Model | {title} | Metric | n | full | text-only | text-only − full [95% CI] | p |",
+        f"| Model | {title} | Metric | n | {REFERENCE} | text-only | text-only − {REFERENCE} [95% CI] | p |",
         "|---|---|---|---:|---:|---:|---|---:|",
     ]
     for row in rows:
@@ -325,7 +372,7 @@ print(by_difficulty_md)
 result = {
     "settings": {"seed": SEED, "resamples": RESAMPLES}
     | (
-        {"runs": [Path(folder).name for folder in RUN_FOLDERS]}
+        {"runs": [LABELS[folder] for folder in RUN_FOLDERS]}
         if USER_RUN
         else {"cities": list(CITIES), "questions_per_city": PER_CITY}
     ),

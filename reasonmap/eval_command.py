@@ -17,6 +17,7 @@ __all__ = ["add_eval_command"]
 def add_eval_command(commands: Any) -> None:
     """Register ``reasonmap eval``."""
     from reasonmap.options import (
+        SPLITS,
         add_client_options,
         add_cluster_option,
         add_metro_dir,
@@ -36,9 +37,7 @@ def add_eval_command(commands: Any) -> None:
         "--tasks", metavar="T,..", help="route, plus, mapqa (default: route,plus; with --questions, their tasks)"
     )
     parser.add_argument("--modes", default="full,text-only", metavar="M,..", help="full, text-only, symbolic, alias")
-    parser.add_argument(
-        "--split", choices=["test", "train", "all"], default="test", help="route and plus: questions generated"
-    )
+    parser.add_argument("--split", choices=SPLITS, default="test", help="route and plus: questions generated")
     parser.add_argument(
         "--questions", action="append", metavar="FILE", help="a question file of any task (repeatable); else generated"
     )

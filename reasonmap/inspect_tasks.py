@@ -192,14 +192,77 @@ def _one_line(error: Exception, name: str) -> TaskInputError:
     return TaskInputError(f"{_PACKAGE}/{name}: {' '.join(str(error).split())}")
 
 
+def _path(value: Any, what: str) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError(f"{what}: expected a path, got {value!r}")
+    return value
+
+
+def _seed(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"seed: expected an integer, got {value!r}")
+    return value
+
+
+def checked_settings(record: TaskRecord, settings: dict[str, Any]) -> dict[str, Any]:
+    """``settings`` (a task's ``-T`` options), each checked as the command line checks its option: the same
+    choices (the registries'), the same pixel bounds (:func:`reasonmap.options.check_pixel_budget`), a
+    folder for ``maps``. The pixel budget is returned as an ``int`` (``"4M"`` is read as the command line
+    reads it).
+
+    Raises
+    ------
+    TaskInputError
+        The first wrong option, in one line naming it and the task.
+    """
+    from baselines.textualize import TEXTUALIZATIONS
+    from benchmarks.reasonmap.generate import SPLITS
+    from graphkit.choices import check_choice
+    from reasonmap.options import check_pixel_budget
+
+    checks: dict[str, Callable[[Any], Any]] = {
+        "mode": lambda value: check_choice(value, record.modes, what=f"{record.name} prompt mode"),
+        "kinds": lambda value: check_choice(value, ("both", *record.inspect.kinds), what="kinds"),
+        "textualization": lambda value: check_choice(value, TEXTUALIZATIONS, what="textualization"),
+        "variant": lambda value: record.variant(value).name,
+        "weighting": lambda value: check_choice(value, record.weightings, what=f"{record.name} weighting"),
+        "split": lambda value: check_choice(value, SPLITS, what="split"),
+        "seed": _seed,
+        "pixel_budget": lambda value: check_pixel_budget(value, option="pixel_budget"),
+        "questions": lambda value: _path(value, "questions"),
+        "maps": lambda value: _path(value, "maps"),
+    }
+    checked = dict(settings)
+    try:
+        for name, check in checks.items():
+            if name in settings:
+                checked[name] = check(settings[name])
+        maps = checked.get("maps")
+        if maps is not None and not Path(maps).is_dir():
+            raise ValueError(f"maps: {maps}: {'not a folder' if Path(maps).exists() else 'no such folder'}")
+    except ValueError as error:
+        raise _one_line(error, record.name) from None
+    return checked
+
+
 def inspect_task(record: TaskRecord, settings: dict[str, Any]) -> Task:
-    """The Inspect task of ``record`` under ``settings`` (every parameter of its factory, by name)."""
+    """The Inspect task of ``record`` under ``settings`` (every parameter of its factory, by name).
+
+    Every option is checked first (:func:`checked_settings`), then the questions are read and the samples
+    built: a wrong option or an unreadable input stops the task before its first sample is asked.
+    """
     spec = record.inspect
+    settings = checked_settings(record, settings)
     mode, questions = settings["mode"], settings["questions"]
     split, seed, maps = settings["split"], settings["seed"], settings["maps"]
-    if mode == "full":
-        maps = _maps(record, maps, questions)
-    by_id, graph_for, problems = imported(spec.question_set)(questions, split, seed)
+    try:
+        if mode == "full":
+            maps = _maps(record, maps, questions)
+        by_id, graph_for, problems = imported(spec.question_set)(questions, split, seed)
+    except (OSError, ValueError) as error:  # a missing, unreadable or foreign question file
+        raise _one_line(error, record.name) from None
     _report(problems)
     try:
         if mode == "full" and maps is None:
@@ -234,12 +297,23 @@ def _factory(record: TaskRecord) -> Callable[..., Task]:
     defaults = {"mode": "full", "split": "test", "questions": None, "maps": None}
     defaults |= {**record.inspect.options, "seed": 0, "pixel_budget": _PIXEL_BUDGET}
     kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
-    signature = inspect.Signature([inspect.Parameter(name, kind, default=value) for name, value in defaults.items()])
+    parameters = [inspect.Parameter(name, kind, default=value) for name, value in defaults.items()]
+    # any other name too, so that a misspelt -T option is refused here (Inspect would only log that it is unused)
+    parameters.append(inspect.Parameter("unknown", inspect.Parameter.VAR_KEYWORD))
+    signature = inspect.Signature(parameters)
 
     def factory(*args: Any, **kwargs: Any) -> Task:
+        from graphkit.choices import close_choices
+
         bound = signature.bind(*args, **kwargs)
         bound.apply_defaults()
-        return inspect_task(record, dict(bound.arguments))
+        settings = dict(bound.arguments)
+        for name in settings.pop("unknown", {}):
+            close = close_choices(name, list(defaults))
+            hint = f"; did you mean {' or '.join(map(repr, close))}?" if close else ""
+            options = list(defaults)
+            raise TaskInputError(f"{_PACKAGE}/{record.name}: no option {name!r}; its options are {options}{hint}")
+        return inspect_task(record, settings)
 
     factory.__signature__ = signature  # type: ignore[attr-defined]
     factory.__name__ = factory.__qualname__ = record.name
@@ -266,4 +340,12 @@ INSPECT_TASKS: tuple[str, ...] = tuple(name for name in task_names() if get_task
 for _name in INSPECT_TASKS:
     globals()[_name] = _registered(_factory(get_task(_name)), _name)
 
-__all__ = ["TASK_VERSION", "INSPECT_TASKS", "TaskInputError", "inspect_task", "task_samples", *INSPECT_TASKS]
+__all__ = [
+    "TASK_VERSION",
+    "INSPECT_TASKS",
+    "TaskInputError",
+    "checked_settings",
+    "inspect_task",
+    "task_samples",
+    *INSPECT_TASKS,
+]

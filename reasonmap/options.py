@@ -29,6 +29,7 @@ __all__ = [
     "ALIAS_STRATEGIES",
     "SOURCES",
     "KINDS",
+    "SPLITS",
     "DEFAULT_PIXEL_BUDGET",
     "DEFAULT_MAX_ROUTES",
     "DEFAULT_PER_TYPE",
@@ -47,6 +48,7 @@ __all__ = [
     "add_client_options",
     "add_repeat_options",
     "parse_pixel_budgets",
+    "check_pixel_budget",
     "budget_label",
     "add_prompt_options",
     "add_metro_dir",
@@ -83,6 +85,8 @@ TEXTUALIZATIONS = Choices("baselines.textualize:TEXTUALIZATIONS")
 ALIAS_STRATEGIES = Choices("baselines.alias:STRATEGIES")
 #: the harnesses whose prediction files ``score --from`` reads
 SOURCES = Choices("benchmarks.reasonmap.harnesses:SOURCES")
+#: the cross-city splits of generated questions
+SPLITS = Choices("benchmarks.reasonmap.generate:SPLITS")
 #: the route questions' kinds
 KINDS = Choices("benchmarks.reasonmap.records:KINDS")
 EXECUTORS = Choices("graphkit.executors:EXECUTORS")
@@ -304,6 +308,26 @@ def add_task_option(parser: argparse.ArgumentParser) -> None:
 #: the bounds of ``--pixel-budget`` (inclusive): a 64×64 image at least, the toolkit's pixel limit at most
 PIXEL_BUDGET_RANGE = (4_096, 300_000_000)
 _SUFFIXES = {"": 1, "k": 1_000, "m": 1_000_000}
+# digits past these cannot be a budget in range, and Python refuses to read an int of over 4,300 digits
+_MAX_DIGITS = 60
+
+
+def _pixels(piece: str) -> int:
+    """One budget, exactly: ``1.5M`` is 1,500,000 (read as a fraction, never through a float, so that a huge
+    number is reported as given, not as its nearest float)."""
+    from fractions import Fraction
+
+    found = re.fullmatch(r"(\d+)(\.\d+)?([kKmM]?)", piece)
+    if found is None:
+        raise argparse.ArgumentTypeError(
+            f"expected pixels such as 4000000, 500k or 4M, separated by commas; got {piece!r}"
+        )
+    whole, fraction, suffix = found.groups()
+    if len(whole.lstrip("0")) + len(fraction or "") > _MAX_DIGITS:
+        low, high = PIXEL_BUDGET_RANGE
+        shown = piece if len(piece) <= 2 * _MAX_DIGITS else f"{piece[:_MAX_DIGITS]}...({len(piece)} characters)"
+        raise argparse.ArgumentTypeError(f"expected pixels >= {low:,} and <= {high:,}, got {shown}")
+    return round(Fraction(whole + (fraction or "")) * _SUFFIXES[suffix.lower()])
 
 
 def parse_pixel_budgets(text: str) -> int | tuple[int, ...]:
@@ -313,31 +337,61 @@ def parse_pixel_budgets(text: str) -> int | tuple[int, ...]:
     Raises
     ------
     argparse.ArgumentTypeError
-        A piece that is not a number of pixels (its range is checked by :func:`check_prompt_options`).
+        A piece that is not a number of pixels (its range is checked by :func:`check_pixel_budget`).
 
     Examples
     --------
     >>> parse_pixel_budgets("16M, 1M,4M,1M"), parse_pixel_budgets("4000000"), parse_pixel_budgets("500k")
     ((1000000, 4000000, 16000000), 4000000, 500000)
+    >>> parse_pixel_budgets("999999999999999999999999M")  # exact: no float on the way
+    999999999999999999999999000000
     >>> parse_pixel_budgets("4MP")
     Traceback (most recent call last):
     ...
     argparse.ArgumentTypeError: expected pixels such as 4000000, 500k or 4M, separated by commas; got '4MP'
     """
-    budgets = set()
-    for piece in text.split(","):
-        if not piece.strip():
-            continue
-        found = re.fullmatch(r"(\d+(?:\.\d+)?)([kKmM]?)", piece.strip())
-        if found is None:
-            raise argparse.ArgumentTypeError(
-                f"expected pixels such as 4000000, 500k or 4M, separated by commas; got {piece.strip()!r}"
-            )
-        budgets.add(round(float(found[1]) * _SUFFIXES[found[2].lower()]))
+    budgets = {_pixels(piece.strip()) for piece in text.split(",") if piece.strip()}
     if not budgets:
         raise argparse.ArgumentTypeError(f"expected at least one pixel budget, got {text!r}")
     ordered = tuple(sorted(budgets))
     return ordered[0] if len(ordered) == 1 else ordered
+
+
+def check_pixel_budget(value: Any, *, option: str = "--pixel-budget") -> int:
+    """One pixel budget, checked to lie in :data:`PIXEL_BUDGET_RANGE`: the one check of the command line's
+    ``--pixel-budget`` and the Inspect tasks' ``pixel_budget``. An ``int``, a whole ``float``, or a text that
+    :func:`parse_pixel_budgets` reads as one budget (``"4M"``).
+
+    Raises
+    ------
+    ValueError
+        One line naming ``option`` and the value, as given.
+
+    Examples
+    --------
+    >>> check_pixel_budget("1.5M", option="pixel_budget")
+    1500000
+    >>> check_pixel_budget(-5, option="pixel_budget")
+    Traceback (most recent call last):
+    ...
+    ValueError: pixel_budget: expected pixels >= 4,096 and <= 300,000,000, got -5
+    """
+    low, high = PIXEL_BUDGET_RANGE
+    budget = value
+    if isinstance(value, str):
+        try:
+            budget = parse_pixel_budgets(value)
+        except argparse.ArgumentTypeError as error:
+            raise ValueError(f"{option}: {error}") from None
+        if isinstance(budget, tuple):
+            raise ValueError(f"{option}: expected one pixel budget, got {value!r}")
+    elif isinstance(value, float) and value.is_integer():
+        budget = int(value)
+    if isinstance(budget, bool) or not isinstance(budget, int):
+        raise ValueError(f"{option}: expected a whole number of pixels such as 4000000 or 4M, got {value!r}")
+    if not low <= budget <= high:
+        raise ValueError(f"{option}: expected pixels >= {low:,} and <= {high:,}, got {budget:,}")
+    return budget
 
 
 def check_prompt_options(args: argparse.Namespace) -> None:
@@ -349,10 +403,8 @@ def check_prompt_options(args: argparse.Namespace) -> None:
         Naming the option and the value.
     """
     budget = getattr(args, "pixel_budget", None)
-    low, high = PIXEL_BUDGET_RANGE
     for value in budget if isinstance(budget, tuple) else () if budget is None else (budget,):
-        if not low <= value <= high:
-            raise ValueError(f"--pixel-budget: expected pixels >= {low:,} and <= {high:,}, got {value:,}")
+        check_pixel_budget(value)
 
 
 def client_options(args: argparse.Namespace) -> dict[str, Any]:

@@ -84,6 +84,24 @@ def _public_models() -> dict[str, str]:
     }
 
 
+def _check_official_runs(given: str | Mapping[str, str] | None, models: set[str], predictions: str | Path) -> None:
+    """Refuse a run name of ``--official-model FILE`` that is no model of the predictions: a misspelt name
+    would leave its model scored with the default rule, without a word."""
+    from graphkit.choices import close_choices
+
+    if given is None or isinstance(given, str):
+        return
+    for name in given:
+        if name not in models:
+            close = close_choices(name, sorted(models))
+            hint = f"; did you mean {' or '.join(map(repr, close))}?" if close else ""
+            shown = sorted(models)[:5]
+            listed = f"{shown}{' and more' if len(models) > 5 else ''}"
+            raise ValueError(
+                f"--official-model: run {name!r} is no model of {predictions} (its models: {listed}){hint}"
+            )
+
+
 def read_official_model(text: str) -> str | dict[str, str]:
     """``--official-model``: a model path of the public scripts, or a JSON file mapping run names to paths.
 
@@ -93,13 +111,26 @@ def read_official_model(text: str) -> str | dict[str, str]:
         The file is no JSON object of strings, or a path is not one of the public scripts'.
     """
     import json
+    import os
+    import stat
 
     from benchmarks.reasonmap.official_rules import check_official_models
 
     path = Path(text)
-    if not path.is_file():
-        check_official_models(text, table=_public_models())
-        return text
+    try:
+        mode = os.stat(path).st_mode  # never opened unless regular: a FIFO would block the read
+    except (OSError, ValueError):
+        mode = None
+    if mode is None or not stat.S_ISREG(mode):
+        try:
+            check_official_models(text, table=_public_models())
+        except ValueError:
+            if mode is None:
+                raise
+            raise ValueError(
+                f"--official-model: {text}: not a regular file (give a model path or a JSON file)"
+            ) from None
+        return text  # a model path, even where a folder of that name exists (its downloaded weights, say)
     try:
         mapping = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
@@ -169,6 +200,7 @@ def evaluate_files(
     options = replace(options, positions=tuple(loaded.questions), questions=loaded.questions)
     predictions, prediction_problems = found.read_predictions(predictions_path, options)
     kept, repeated = first_answers(predictions, found.answer_key, predictions_path)
+    _check_official_runs(official_model, {prediction.model for prediction in kept}, predictions_path)
     notes = tuple(str(problem) for problem in prediction_problems if isinstance(problem, Note))
     problems = [
         *loaded.problems,

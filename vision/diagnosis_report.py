@@ -515,7 +515,7 @@ def _draw(
     from vision.errors import EngineUnavailable
     from vision.fonts import find_font
     from vision.images import read_rgb
-    from vision.route_drawing import draw_diagnoses
+    from vision.route_drawing import draw_diagnoses, drawing_name
 
     def image_for(city: str) -> Any:
         from PIL import Image
@@ -533,18 +533,27 @@ def _draw(
         fonts = [find_font("cjk")]  # Chinese names in titles and notes
     except EngineUnavailable:
         fonts = []
+
+    def failed(diagnosis: Diagnosis, failure: Exception) -> None:
+        problems.append(f"{Path(folder) / drawing_name(diagnosis)}: not drawn ({failure})")
+
     unread: list[str] = []  # a city without evidence was reported when it was diagnosed
-    drawn = draw_diagnoses(
-        diagnoses,
-        questions,
-        responses,
-        graph_for,
-        _evidence_for(evidence, unread),
-        image_for,
-        folder,
-        fonts=fonts,
-        progress=lambda rows: tqdm(rows, unit="drawing", desc="drawing", file=sys.stderr, disable=not progress),
-    )
+    try:
+        drawn = draw_diagnoses(
+            diagnoses,
+            questions,
+            responses,
+            graph_for,
+            _evidence_for(evidence, unread),
+            image_for,
+            folder,
+            fonts=fonts,
+            progress=lambda rows: tqdm(rows, unit="drawing", desc="drawing", file=sys.stderr, disable=not progress),
+            on_failure=failed,
+        )
+    except OSError as failure:  # the folder itself: the diagnoses are still written
+        problems.append(f"--draw {folder}: no drawing made ({failure})")
+        return []
     return [(diagnosis, drawing.path) for diagnosis, drawing in drawn]
 
 

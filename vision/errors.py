@@ -5,7 +5,15 @@ Each names the file (or record) and what was wrong with it.
 
 from __future__ import annotations
 
-__all__ = ["VisionError", "InvalidImage", "ImageTooLarge", "EngineUnavailable", "InvalidTruth", "InvalidCacheDir"]
+__all__ = [
+    "VisionError",
+    "InvalidImage",
+    "ImageTooLarge",
+    "EngineUnavailable",
+    "InvalidTruth",
+    "InvalidCacheDir",
+    "MissingGlyphs",
+]
 
 
 class VisionError(Exception):
@@ -30,3 +38,7 @@ class InvalidTruth(VisionError, ValueError):
 
 class InvalidCacheDir(VisionError, ValueError):
     """An OCR cache folder that is a file (or lies under one): refused before any OCR runs."""
+
+
+class MissingGlyphs(VisionError, ValueError):
+    """A name to draw holds characters its label font has no glyph for (they would show as boxes)."""

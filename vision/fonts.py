@@ -12,14 +12,15 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
 from graphkit.choices import check_choice
-from vision.errors import EngineUnavailable
+from vision.errors import EngineUnavailable, MissingGlyphs
 
-__all__ = ["Script", "SCRIPTS", "find_font", "font_index", "load_font", "script_of"]
+__all__ = ["Script", "SCRIPTS", "check_drawable", "find_font", "font_index", "load_font", "missing_glyphs", "script_of"]
 
 Script = Literal["latin", "cjk"]
 SCRIPTS: frozenset[str] = frozenset({"latin", "cjk"})
@@ -188,3 +189,70 @@ def load_font(script: Script, size: int):
 
     path = find_font(script)
     return ImageFont.truetype(str(path), size=size, index=font_index(path, script) or 0)
+
+
+@lru_cache(maxsize=8)
+def _character_map(path: str, index: int) -> frozenset[int]:
+    """Every character face ``index`` of a font file maps (read once per face: a CJK face takes a moment)."""
+    from fontTools.ttLib import TTFont, TTLibError
+
+    try:
+        font = TTFont(path, lazy=True, fontNumber=index if _collection(path) else -1)
+        return frozenset((font["cmap"].getBestCmap() or {}).keys())
+    except (TTLibError, *_UNREADABLE):
+        return frozenset()
+
+
+def _ignorable(char: str) -> bool:
+    """Drawn as nothing whatever the font: spaces, format characters (ZWJ, ZWNJ, marks of direction) and
+    variation selectors, which the text shaper leaves out when the font has no glyph for them."""
+    import unicodedata
+
+    code = ord(char)
+    return (
+        char.isspace() or unicodedata.category(char) == "Cf" or 0xFE00 <= code <= 0xFE0F or 0xE0100 <= code <= 0xE01EF
+    )
+
+
+def missing_glyphs(text: str) -> tuple[str, ...]:
+    """The characters of ``text`` that the font :func:`load_font` draws it with has no glyph for (each once,
+    in order): they would be drawn as empty boxes.
+
+    Raises
+    ------
+    EngineUnavailable
+        No font of the text's script is installed.
+
+    Examples
+    --------
+    >>> missing_glyphs("Colosseo"), missing_glyphs("\N{METRO} Termini")
+    ((), ('\U0001f687',))
+    """
+    path = find_font(script_of(text))
+    mapped = _character_map(str(path), font_index(path, script_of(text)) or 0)
+    return tuple(dict.fromkeys(char for char in text if not _ignorable(char) and ord(char) not in mapped))
+
+
+def check_drawable(names: Iterable[tuple[str, str]], *, where: str) -> None:
+    """Refuse a name (``(kind, name)`` pairs: ``("station", "Termini")``) that its label font cannot draw.
+
+    Raises
+    ------
+    MissingGlyphs
+        Naming ``where``, the kind and the name, the characters (the first five) and the font.
+    EngineUnavailable
+        No font of a name's script is installed.
+    """
+    from graphkit.errors import shorten
+
+    for kind, name in names:
+        missing = missing_glyphs(name)
+        if missing:
+            shown = ", ".join(f"U+{ord(char):04X} {char!r}" for char in missing[:5])
+            more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""
+            script = script_of(name)
+            raise MissingGlyphs(
+                f"{where}: {kind} {shorten(name)!r} holds characters its label font ({find_font(script).name}) has"
+                f" no glyph for: {shown}{more}; they would be drawn as boxes: rename it, or set"
+                f" {_ENVIRONMENT[script]} to a font that has them"
+            )

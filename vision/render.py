@@ -27,7 +27,7 @@ from graphkit.choices import check_choice
 from graphkit.files import atomic_writer
 from graphkit.graph import TransitGraph
 from vision.evidence import ciede2000, hex_to_rgb, rgb_to_hex
-from vision.fonts import load_font, script_of
+from vision.fonts import check_drawable, load_font, script_of
 from vision.labels import LabelPlacer
 from vision.layout import (
     GridLayout,
@@ -394,6 +394,9 @@ def render_map(
     ------
     ValueError
         An unknown palette, a size outside the limits, or a size too small to place every label.
+    MissingGlyphs
+        A station or line name holds a character its label font has no glyph for (checked first, before
+        anything is drawn: the map would show a box where the truth records the character).
 
     Examples
     --------
@@ -403,6 +406,9 @@ def render_map(
     (1200, ['Metrorail Green Line', 'Metrorail Orange Line'])
     """
     _check_options(palette, size, seed)
+    # before anything is drawn: a box on the map can never be read back as the name the truth records
+    names = [("station", graph.display_name(station)) for station in graph.stations]
+    check_drawable([*names, *(("line", line_label(graph, line)) for line in graph.lines)], where=graph.city or "map")
     layout = _layout(graph, seed)
     legend = legend_layout(graph, _map_cells(layout)[0])
     if size is not None:

@@ -37,6 +37,7 @@ from benchmarks.reasonmap.resolution import Unresolved, graph_names
 from graphkit.graph import TransitGraph
 from graphkit.segments import Segment
 from vision.diagnose import Diagnosis
+from vision.errors import VisionError
 from vision.evidence import MapEvidence
 
 __all__ = [
@@ -471,9 +472,15 @@ def draw_routes(
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
+# a part's most characters (ASCII, once cleaned): three parts, the digests and the suffix stay far under the
+# 255 bytes a file name may have on common file systems, whatever the model's name
+_PART_LIMIT = 60
+
+
 def _safe(part: str) -> str:
-    """A file-name part: unsafe characters become ``_``; a changed part gets a digest, so none collide."""
-    cleaned = _UNSAFE.sub("_", part).strip("._") or "_"
+    """A file-name part: unsafe characters become ``_``, a long one is cut to :data:`_PART_LIMIT`; a changed
+    part gets a digest of the whole, so none collide."""
+    cleaned = _UNSAFE.sub("_", part).strip("._")[:_PART_LIMIT].rstrip("._") or "_"
     return cleaned if cleaned == part else f"{cleaned}-{sha1(part.encode('utf-8')).hexdigest()[:6]}"
 
 
@@ -486,8 +493,10 @@ def drawing_name(diagnosis: Diagnosis) -> str:
     'rome_0001__gpt-4o__short.png'
     >>> drawing_name(Diagnosis("q1", "Qwen/Qwen2.5-VL", "long", "refusal", "other", {}, "rome", repeat=2))
     'q1__Qwen_Qwen2.5-VL-8f0e05__long__r2.png'
+    >>> drawing_name(Diagnosis("q1", "M" * 300, "short", "refusal", "other", {}, "rome"))  # cut, digest kept
+    'q1__MMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMM-303318__short.png'
     """
-    repeat = f"__r{diagnosis.repeat}" if diagnosis.repeat else ""
+    repeat = f"__r{_safe(str(diagnosis.repeat))}" if diagnosis.repeat else ""
     return f"{_safe(diagnosis.id)}__{_safe(diagnosis.model)}__{_safe(diagnosis.question)}{repeat}.png"
 
 
@@ -511,12 +520,15 @@ def draw_diagnoses(
     *,
     fonts: Sequence[str | Path] = (),
     progress: Callable[[Iterable[Diagnosis]], Iterable[Diagnosis]] | None = None,
+    on_failure: Callable[[Diagnosis, Exception], None] | None = None,
 ) -> list[tuple[Diagnosis, RouteDrawing]]:
     """Draw every wrong answer (a diagnosis not labelled ``correct``) into ``folder``, in input order.
 
     ``responses`` maps (model, id, kind, repeat) to the answer text; ``image_for`` gives a city's map as a PIL
     image, or ``None`` (drawn from the evidence alone; it is asked once per city). Answers whose question
-    or map evidence is missing are not drawn.
+    or map evidence is missing are not drawn. A drawing that cannot be made or written (a full disk, a file
+    system that refuses the name) is given to ``on_failure`` and skipped, the others drawn; without
+    ``on_failure`` it is raised.
     """
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
@@ -532,14 +544,20 @@ def draw_diagnoses(
         if question.city not in images:
             images[question.city] = image_for(question.city)
         response = responses.get((diagnosis.model, diagnosis.id, diagnosis.question, diagnosis.repeat), "")
-        drawing = draw_routes(
-            images[question.city],
-            evidence,
-            answer_route(response, diagnosis.question, question, graph, evidence),
-            reference_route(question, graph, evidence),
-            folder / drawing_name(diagnosis),
-            title=_title(diagnosis, question, graph),
-            fonts=fonts,
-        )
+        try:
+            drawing = draw_routes(
+                images[question.city],
+                evidence,
+                answer_route(response, diagnosis.question, question, graph, evidence),
+                reference_route(question, graph, evidence),
+                folder / drawing_name(diagnosis),
+                title=_title(diagnosis, question, graph),
+                fonts=fonts,
+            )
+        except (OSError, ValueError, VisionError) as failure:
+            if on_failure is None:
+                raise
+            on_failure(diagnosis, failure)
+            continue
         drawn.append((diagnosis, drawing))
     return drawn

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from benchmarks.jsonl import Problem, first_record, read_jsonl, unique_by_id
+from benchmarks.jsonl import Problem, first_record, read_jsonl, read_jsonl_lines, unique_by_id
 from benchmarks.mapqa.records import QUESTION_TYPES, MapPrediction, MapQuestion
 
 __all__ = ["read_map_questions", "read_map_predictions", "image_path", "is_mapqa_file"]
@@ -23,8 +23,8 @@ def read_map_questions(path: str | Path) -> tuple[dict[str, MapQuestion], list[P
     InvalidRecord
         The file cannot be read at all.
     """
-    questions, problems = read_jsonl(path, MapQuestion.from_dict)
-    unique, repeated = unique_by_id(questions, path)
+    numbered, problems = read_jsonl_lines(path, MapQuestion.from_dict)
+    unique, repeated = unique_by_id([q for _, q in numbered], path, lines=[line for line, _ in numbered])
     return unique, problems + repeated
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.errors import InvalidRecord
-from benchmarks.jsonl import Problem, first_record, read_jsonl, unique_by_id
+from benchmarks.jsonl import Problem, first_record, read_jsonl_lines, unique_by_id
 from benchmarks.plus.questions import PLUS_TYPES, PlusPrediction, PlusQuestion
 from benchmarks.reasonmap.log_checks import Logged, Mismatch, logged_fields, plus_mismatch
 
@@ -43,8 +43,8 @@ def load_plus_questions(path: str | Path) -> tuple[dict[str, PlusQuestion], list
 
     if is_hub_record(_first(path)):
         return load_hub_plus(path)
-    questions, problems = read_jsonl(path, PlusQuestion.from_dict)
-    unique, repeated = unique_by_id(questions, path)
+    numbered, problems = read_jsonl_lines(path, PlusQuestion.from_dict)
+    unique, repeated = unique_by_id([q for _, q in numbered], path, lines=[line for line, _ in numbered])
     return unique, problems + repeated
 
 

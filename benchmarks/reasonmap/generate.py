@@ -20,6 +20,7 @@ from typing import Literal
 
 from benchmarks.reasonmap.records import DIFFICULTIES, LONG_TEMPLATES, Difficulty, Question
 from benchmarks.reasonmap.templates import long_question, short_question
+from graphkit.choices import UnknownChoice
 from graphkit.graph import RIDE_WEIGHT, TransitGraph
 from graphkit.routes import DEFAULT_MAX_ROUTES, shortest_routes
 from graphkit.stats import city_stats
@@ -27,6 +28,7 @@ from graphkit.stats import city_stats
 __all__ = [
     "TEST_CITIES",
     "PAPER_DISTRIBUTION",
+    "SPLITS",
     "Quota",
     "parse_quota",
     "split_cities",
@@ -60,6 +62,8 @@ _LISTED_STATIONS = 2_000
 PAPER_DISTRIBUTION: dict[Difficulty, float] = {"easy": 0.577, "middle": 0.344, "hard": 0.078}
 
 Split = Literal["test", "train", "all"]
+#: the cross-city splits, the choices of ``eval --split`` and of the Inspect tasks' ``split``
+SPLITS: tuple[str, ...] = ("test", "train", "all")
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +105,7 @@ def split_cities(split: Split, names: Sequence[str], *, test: Iterable[str] = TE
         return tuple(name for name in names if name not in test)
     if split == "all":
         return tuple(names)
-    raise ValueError(f"split must be one of ['test', 'train', 'all'], got {split!r}")
+    raise UnknownChoice("split", split, SPLITS)
 
 
 def question_difficulty(transfers: int) -> Difficulty:

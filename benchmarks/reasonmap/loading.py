@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from benchmarks.jsonl import Problem, first_record, read_jsonl, unique_by_id
+from benchmarks.jsonl import Problem, first_record, read_jsonl, read_jsonl_lines, unique_by_id
 from benchmarks.reasonmap.public_dataset import load_public_dataset
 from benchmarks.reasonmap.records import Prediction, Question
 from graphkit.graph import TransitGraph
@@ -46,8 +46,8 @@ def load_questions(path: str | Path) -> tuple[dict[str, Question], dict[str, Any
         found = load_public_dataset(path)
         unique, repeated = unique_by_id(found.questions, path)
         return unique, dict(found.metro), list(found.problems) + repeated
-    questions, problems = read_jsonl(path, Question.from_dict)
-    unique, repeated = unique_by_id(questions, path)
+    numbered, problems = read_jsonl_lines(path, Question.from_dict)
+    unique, repeated = unique_by_id([q for _, q in numbered], path, lines=[line for line, _ in numbered])
     return unique, {}, problems + repeated
 
 

@@ -181,6 +181,11 @@ ENCODED = {
     "hex": KEY.encode().hex(),
     "HEX": KEY.encode().hex().upper(),
     "json": json.dumps(KEY)[1:-1].replace("/", "\\/"),
+    # a server that changes the case of what it echoes (campaign 3: SK-ADV+TEST/... was stored and printed)
+    "upper": KEY.upper(),
+    "lower": KEY.lower(),
+    "swapped-suffix": KEY[3:].swapcase(),
+    "percent-upper": quote(KEY.upper(), safe=""),
 }
 
 
@@ -189,8 +194,9 @@ SHOWN = {**ENCODED, "base64-shifted": ENCODED["base64-shifted"][8:-4]}
 
 
 def shows_key(text: str) -> bool:
-    """Whether ``text`` holds 8 characters in a row of any form of the key."""
-    return any(form[at : at + 8] in text for form in SHOWN.values() for at in range(len(form) - 7))
+    """Whether ``text`` holds 8 characters in a row of any form of the key, in any case."""
+    text = text.lower()
+    return any(form.lower()[at : at + 8] in text for form in SHOWN.values() for at in range(len(form) - 7))
 
 
 @pytest.mark.parametrize("form", sorted(ENCODED))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -158,3 +159,100 @@ def test_a_ray_address_where_nothing_answers_fails_naming_the_flag():
         port = probe.getsockname()[1]
     with pytest.raises(ValueError, match=f"--ray-address 127.0.0.1:{port}: no Ray cluster answers there"):
         open_executor("ray", address=f"127.0.0.1:{port}")
+
+
+def sleep_long(item: int) -> int:
+    """A task that outlasts any test: the command must not wait for it once interrupted."""
+    time.sleep(600)
+    return item
+
+
+# A command's shape, as reasonmap.cli runs one: SIGTERM raised as an exception in the main thread (so that
+# every `finally` runs), Ctrl-C as KeyboardInterrupt, each ended with one line. `idle`: the workers wait for
+# their next item (the items come slowly); `busy`: each works on an item that never ends.
+_INTERRUPTED_COMMAND = """
+import signal, sys, time
+from graphkit.executors import LocalExecutor
+from tests.graphkit.test_executors import sleep_long, worker_pid
+
+class Terminated(BaseException):
+    pass
+
+def on_sigterm(signum, frame):
+    raise Terminated
+
+def slowly():
+    yield from range(4)
+    print("started", flush=True)
+    time.sleep(600)
+    yield 4
+
+signal.signal(signal.SIGTERM, on_sigterm)
+idle = sys.argv[1] == "idle"
+try:
+    with LocalExecutor(2) as pool:
+        if not idle:
+            print("started", flush=True)
+        for _ in pool.map(worker_pid if idle else sleep_long, slowly() if idle else range(4)):
+            pass
+except KeyboardInterrupt:
+    print("interrupted by SIGINT", file=sys.stderr)
+    sys.exit(130)
+except Terminated:
+    print("interrupted by SIGTERM", file=sys.stderr)
+    sys.exit(143)
+"""
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as stream:
+                    if int(stream.read().rsplit(")", 1)[1].split()[1]) == pid:
+                        found.append(int(entry))
+            except (OSError, IndexError, ValueError):
+                continue
+    return found
+
+
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("workers_are", ["idle", "busy"])
+@pytest.mark.parametrize("sent_to", ["group", "command"])
+def test_an_interrupted_command_ends_with_its_one_line_and_its_workers(sig, code, workers_are, sent_to):
+    """Ctrl-C reaches every process of the terminal's group, SIGTERM often does (``kill -- -PGID``, a service
+    manager): the workers printed a traceback each (campaign 3), and a busy pool was waited for."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    command = subprocess.Popen(
+        [sys.executable, "-c", _INTERRUPTED_COMMAND, workers_are],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=root,
+        start_new_session=True,  # its own group, as a command in a terminal
+    )
+    try:
+        assert command.stdout.readline() == "started\n"
+        for _ in range(600):  # the workers are forked at the first item
+            workers = _children(command.pid)
+            if len(workers) >= 2:
+                break
+            time.sleep(0.05)
+        time.sleep(0.3)  # idle: waiting for an item; busy: inside sleep_long
+        if sent_to == "group":
+            os.killpg(command.pid, sig)
+        else:
+            command.send_signal(sig)
+        _, error = command.communicate(timeout=60)  # never waits for the ten-minute tasks
+        assert (command.returncode, error) == (code, f"interrupted by {signal.Signals(sig).name}\n")
+        for _ in range(300):
+            alive = [pid for pid in workers if _running(pid)]
+            if not alive:
+                break
+            time.sleep(0.2)
+        assert alive == []
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(command.pid, signal.SIGKILL)
+        command.wait()

@@ -18,15 +18,17 @@ MODES = ["full", "text-only", "symbolic", "alias"]
 
 
 def _run(out: Path, **settings: str) -> subprocess.CompletedProcess:
-    env = dict(
-        os.environ,
-        ABLATIONS_OUT=str(out),
-        ABLATIONS_CITIES="rome,lisboa,singapore",
-        ABLATIONS_QUESTIONS="8",
-        ABLATIONS_SEED="2",
-        ABLATIONS_RESAMPLES="300",
-        MPLBACKEND="Agg",
-        **settings,
+    env = (
+        dict(
+            os.environ,
+            ABLATIONS_OUT=str(out),
+            ABLATIONS_CITIES="rome,lisboa,singapore",
+            ABLATIONS_QUESTIONS="8",
+            ABLATIONS_SEED="2",
+            ABLATIONS_RESAMPLES="300",
+            MPLBACKEND="Agg",
+        )
+        | settings
     )
     return subprocess.run(
         [sys.executable, str(NOTEBOOK)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
@@ -115,3 +117,91 @@ def test_is_jupytext_percent_format():
                     break
                 body.append(following)
             assert all(not part or part.startswith("#") for part in body), line
+
+
+BAD_SETTINGS = [
+    ({"ABLATIONS_RUNS": "nonexistent"}, "ABLATIONS_RUNS: nonexistent: no such folder"),
+    ({"ABLATIONS_RUNS": ","}, "ABLATIONS_RUNS: expected at least one name, got ','"),
+    ({"ABLATIONS_RESAMPLES": "0"}, "ABLATIONS_RESAMPLES: expected a whole number from 200 to 50,000, got 0"),
+    ({"ABLATIONS_RESAMPLES": "abc"}, "ABLATIONS_RESAMPLES: expected a whole number from 200 to 50,000, got 'abc'"),
+    ({"ABLATIONS_RESAMPLES": "2e3"}, "got '2e3'"),
+    ({"ABLATIONS_RESAMPLES": "9" * 5000}, "got '99999"),  # no 4,300-digit int error
+    ({"ABLATIONS_QUESTIONS": "-1"}, "ABLATIONS_QUESTIONS: expected a whole number from 0 to 10,000, got -1"),
+    ({"ABLATIONS_SEED": "-1"}, "ABLATIONS_SEED: expected a whole number from 0 to 18,446,744,073,709,551,615"),
+    ({"ABLATIONS_CITIES": "atlantis"}, "ABLATIONS_CITIES: unknown city 'atlantis'"),
+    ({"ABLATIONS_CITIES": "rome,rom"}, "ABLATIONS_CITIES: unknown city 'rom'; did you mean 'rome'?"),
+]
+
+
+@pytest.mark.parametrize(("settings", "says"), BAD_SETTINGS, ids=[str(case[0])[:60] for case in BAD_SETTINGS])
+def test_a_bad_setting_is_one_line_and_a_failure(tmp_path, settings, says):
+    done = _run(tmp_path / "out", **settings)
+    assert done.returncode == 1
+    error = done.stderr.strip()
+    assert error.startswith("ablations: ABLATIONS_") and "\n" not in error and says in error, error[-2000:]
+    assert "Traceback" not in done.stderr and not (tmp_path / "out").exists()
+
+
+def _a_run(folder: Path) -> Path:
+    """A folder in eval's layout; only its names matter, the notebook stops before reading it."""
+    scored = folder / "route" / "full" / "scored.jsonl"
+    scored.parent.mkdir(parents=True)
+    scored.write_text("{}\n", encoding="utf-8")
+    return folder
+
+
+def test_the_output_is_never_a_run_it_reads_nor_inside_one(tmp_path):
+    run = _a_run(tmp_path / "run")
+    (tmp_path / "link").symlink_to(run)
+    before = sorted(str(path) for path in run.rglob("*"))
+    for out, says in [
+        (run, f"ABLATIONS_OUT: {run} is the folder {run} (ABLATIONS_RUNS), which is read"),
+        (run / "route", f"ABLATIONS_OUT: {run / 'route'} is inside the folder {run} (ABLATIONS_RUNS), which is read"),
+        (tmp_path / "link" / "sub", "is inside the folder"),  # through a symbolic link
+        (run / "route" / "full" / "scored.jsonl", "scored.jsonl: a file, not a folder"),
+    ]:
+        done = _run(out, ABLATIONS_RUNS=str(run))
+        assert done.returncode == 1 and says in done.stderr and "Traceback" not in done.stderr, done.stderr
+    assert sorted(str(path) for path in run.rglob("*")) == before  # nothing written into the run
+    done = _run(tmp_path / "out", ABLATIONS_RUNS=str(tmp_path / "empty"))
+    assert "no such folder" in done.stderr
+    (tmp_path / "plus-only" / "plus" / "full").mkdir(parents=True)
+    done = _run(tmp_path / "out", ABLATIONS_RUNS=str(tmp_path / "plus-only"))
+    assert done.returncode == 1 and "plus-only: no route results (route/<mode>/scored.jsonl" in done.stderr
+
+
+@pytest.mark.slow
+def test_a_pixel_budget_sweeps_full_modes_are_read(run, tmp_path):
+    """An ``eval --pixel-budget 1M,4M`` run holds ``route/full@1M`` and ``route/full@4M`` and no ``full``:
+    each budget is a mode, and the largest is what the others are compared with."""
+    import shutil
+
+    out, summary = run
+    careful = out / "runs" / "careful"
+    sweep = tmp_path / "sweep"
+    shutil.copytree(careful / "questions", sweep / "questions")
+    # the built-in run's full answers as the 4M ones, its alias answers as the 1M ones
+    for mode, folder in (("full", "full@4M"), ("alias", "full@1M"), ("text-only", "text-only")):
+        shutil.copytree(careful / "route" / mode, sweep / "route" / folder)
+    done = _run(tmp_path / "out", ABLATIONS_RUNS=str(sweep))
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "compared with full@4M, the largest pixel budget" in done.stdout
+    mine = json.loads((tmp_path / "out" / "summary.json").read_text(encoding="utf-8"))
+    assert mine["modes"] == ["full@1M", "full@4M", "text-only"]
+    built_in = summary["intervals"]["careful"]
+    assert mine["intervals"]["careful"] == {
+        "full@1M": built_in["alias"],
+        "full@4M": built_in["full"],
+        "text-only": built_in["text-only"],
+    }
+    expected = {
+        (row["mode_b"], row["metric"]): row["difference"]
+        for row in summary["differences"]
+        if row["model_a"] == "careful" and row["mode_b"] in ("alias", "text-only")
+    }
+    renamed = {("full@1M" if mode == "alias" else mode, metric): value for (mode, metric), value in expected.items()}
+    assert {(row["mode_b"], row["metric"]): row["difference"] for row in mine["differences"]} == renamed
+    assert {row["mode_a"] for row in mine["differences"]} == {"full@4M"}
+    assert "| full@4M | text-only | text-only − full@4M [95% CI] |" in (tmp_path / "out" / "by_city.md").read_text(
+        encoding="utf-8"
+    )

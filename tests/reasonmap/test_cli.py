@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import pytest
 
 from graphkit import city_names
 from reasonmap.cli import main
 from tests.networks import BRANCH, BRANCH_OVERLAY
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def run(capsys, *argv):
@@ -202,3 +211,46 @@ def test_version_prints_the_installed_distributions_version(capsys):
         main(["--version"])
     assert done.value.code == 0
     assert capsys.readouterr().out.strip() == f"reasonmap {version('reasonmap-toolkit')}"
+
+
+@pytest.mark.parametrize(
+    ("signum", "status", "name"), [(signal.SIGINT, 130, "Ctrl-C (SIGINT)"), (signal.SIGTERM, 143, "SIGTERM")]
+)
+def test_a_signal_to_a_command_on_a_pool_ends_it_with_one_line(tmp_path, signum, status, name):
+    """Ctrl-C (or SIGTERM to the process group) right as a pool's workers start: each worker printed a
+    traceback before the command's one line (campaign 3), and a SIGTERM then could leave the command waiting
+    for ever on its pool."""
+    from tests.graphkit.test_executors import _children, _running
+
+    command = [sys.executable, "-m", "reasonmap", "render", "--all", "--workers", "2", "--quiet", "--out"]
+    process = subprocess.Popen(
+        [*command, str(tmp_path / "maps")],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        for _ in range(1200):  # until the pool has forked its two workers (polled: no clock is asserted)
+            workers = _children(process.pid)
+            if len(workers) >= 2:
+                break
+            time.sleep(0.02)
+        os.killpg(process.pid, signum)
+        _, err = process.communicate(timeout=120)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+    assert process.returncode == status
+    assert err.splitlines() == [
+        f"reasonmap render: interrupted by {name}; files are written whole or not at all, so earlier outputs are"
+        " untouched; run the same command again to redo it"
+    ]
+    for _ in range(300):
+        if not [pid for pid in workers if _running(pid)]:
+            break
+        time.sleep(0.2)
+    assert not [pid for pid in workers if _running(pid)]

@@ -213,7 +213,15 @@ def test_one_pixel_budget_writes_what_eval_always_wrote(questions, tmp_path):
 
 @pytest.mark.parametrize(
     ("value", "error"),
-    [("4MP", "expected pixels such as 4000000"), ("1M,2k", "--pixel-budget: expected pixels >= 4,096")],
+    [
+        ("4MP", "expected pixels such as 4000000"),
+        ("1M,2k", "--pixel-budget: expected pixels >= 4,096"),
+        # read exactly, never through a float (which said 1,000,000,000,000,000,019,884,624,838,656)
+        ("999999999999999999999999M", "<= 300,000,000, got 999,999,999,999,999,999,999,999,000,000\n"),
+        ("1M,300000000.6", "<= 300,000,000, got 300,000,001\n"),
+        ("0.0041k", "got 4\n"),
+        ("9" * 5000, "<= 300,000,000, got " + "9" * 60 + "...(5000 characters)\n"),  # no 4,300-digit int error
+    ],
 )
 def test_a_bad_pixel_budget_is_refused_naming_it(tmp_path, capsys, value, error):
     with ChatServer() as server:

@@ -170,3 +170,22 @@ def test_export_of_another_tasks_questions_or_of_no_question_is_one_line(tmp_pat
     code, _, err = run(capsys, "export", "--questions", str(bad), "--out", str(tmp_path / "D"))
     assert code == 1 and err.splitlines()[-1] == f"reasonmap export: nothing exported: {bad} holds no route question"
     assert len(err) < 300 and not (tmp_path / "D").exists()
+
+
+def test_a_repeated_question_is_reported_at_its_own_line(tmp_path, capsys, scored_set):
+    """``export`` of a file holding its questions twice said ``q2.jsonl:0`` for each (campaign 4, L-export)."""
+    pytest.importorskip("datasets")
+    questions, _, _ = scored_set
+    lines = questions.read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 6  # rome and kl, 3 each
+    # the file twice, a blank line between: the copies are lines 8 to 13, the first of each on lines 1 to 6
+    (tmp_path / "q2.jsonl").write_text("\n".join([*lines, "", *lines]) + "\n", encoding="utf-8")
+    code, _, err = run(capsys, "export", "--questions", str(tmp_path / "q2.jsonl"), "--out", str(tmp_path / "hf"))
+    assert code == 0
+    ids = [json.loads(line)["id"] for line in lines]
+    expected = [
+        f"skipped: {tmp_path / 'q2.jsonl'}:{8 + index}: question id {id!r} appears twice (first on line {1 + index});"
+        " the first is used"
+        for index, id in enumerate(ids)
+    ]
+    assert [line for line in err.splitlines() if line.startswith("skipped:")] == expected

@@ -289,3 +289,96 @@ def test_diagnose_draw_must_name_a_folder(rendered, tmp_path, capsys):
         "--map", rendered, "--truth", "--city", "rome", "--out", tmp_path / "d.jsonl", "--draw", tmp_path / "afile",
     )  # fmt: skip
     assert code == 2 and "afile: not a folder" in err and not (tmp_path / "d.jsonl").exists()
+
+
+def _diagnose_and_draw(capsys, rendered, tmp_path, draw):
+    return run(
+        capsys, "diagnose", "--questions", tmp_path / "q.jsonl", "--predictions", tmp_path / "p.jsonl",
+        "--map", rendered, "--truth", "--city", "rome", "--out", tmp_path / "d.jsonl", "--draw", draw, "--quiet",
+    )  # fmt: skip
+
+
+def test_diagnose_draws_any_model_name_into_a_file_name_the_file_system_takes(rendered, tmp_path, capsys):
+    """A 300-character model name gave 'File name too long' and no diagnoses at all (campaign 4, C28)."""
+    questions = _refusals(tmp_path, {"rome": 2})
+    # two names alike in their first 300 characters, and one of emoji (4 bytes each in UTF-8)
+    models = ["M" * 300, "M" * 300 + "2", "\N{GRINNING FACE}" * 200]
+    rows = [
+        {"id": q.id, "model": model, "question": "short", "response": "I cannot see the map."}
+        for q in questions
+        for model in models
+    ]
+    write_jsonl(tmp_path / "p.jsonl", rows)
+    code, _, err = _diagnose_and_draw(capsys, rendered, tmp_path, tmp_path / "drawn")
+    assert code == 0, err
+    names = [path.name for path in (tmp_path / "drawn").iterdir()]
+    assert len(names) == len(rows)  # one each, none overwritten by another
+    assert all(len(name.encode("utf-8")) <= 255 for name in names), max(map(len, names))
+    assert len((tmp_path / "d.jsonl").read_text(encoding="utf-8").splitlines()) == len(rows)
+
+
+def test_a_drawing_that_fails_is_reported_and_the_diagnoses_are_written(rendered, tmp_path, capsys):
+    from vision.diagnose import Diagnosis
+    from vision.route_drawing import drawing_name
+
+    questions = _refusals(tmp_path, {"rome": 3})
+    blocked = drawing_name(Diagnosis(questions[1].id, "m", "short", "refusal", "other", {}, "rome"))
+    (tmp_path / "drawn" / blocked).mkdir(parents=True)  # a folder where the drawing would go: it cannot be written
+    code, _, err = _diagnose_and_draw(capsys, rendered, tmp_path, tmp_path / "drawn")
+    assert code == 0
+    assert f"skipped: {tmp_path / 'drawn' / blocked}: not drawn (" in err
+    drawn = {path.name for path in (tmp_path / "drawn").iterdir() if path.is_file()}
+    assert drawn == {f"{questions[0].id}__m__short.png", f"{questions[2].id}__m__short.png"}
+    assert len((tmp_path / "d.jsonl").read_text(encoding="utf-8").splitlines()) == 3
+    assert (tmp_path / "d.summary.json").is_file() and (tmp_path / "d.summary.md").is_file()
+    # a drawing folder that cannot be made at all: reported once, the diagnoses written all the same
+    (tmp_path / "afile").write_text("", encoding="utf-8")
+    (tmp_path / "d.jsonl").unlink()
+    code, _, err = _diagnose_and_draw(capsys, rendered, tmp_path, tmp_path / "afile" / "sub")
+    assert code == 0 and f"skipped: --draw {tmp_path / 'afile' / 'sub'}: no drawing made (" in err
+    assert len((tmp_path / "d.jsonl").read_text(encoding="utf-8").splitlines()) == 3
+
+
+def _font_lacks(text):
+    """The characters of ``text`` the Latin label font's character map lacks, read here with fontTools
+    (``fontTools.ttLib.TTFont(...)["cmap"].getBestCmap()``), spaces and joiners aside."""
+    import unicodedata
+
+    from fontTools.ttLib import TTFont
+
+    from vision.fonts import find_font, font_index
+
+    path = find_font("latin")
+    cmap = TTFont(str(path), fontNumber=font_index(path, "latin") or 0)["cmap"].getBestCmap()
+    return [c for c in text if not c.isspace() and unicodedata.category(c) != "Cf" and ord(c) not in cmap]
+
+
+@pytest.mark.parametrize(
+    ("station", "line"),
+    [
+        ("\N{METRO}\N{METRO} Emoji", "Line 1"),
+        ("Alpha", "\N{MATHEMATICAL BOLD FRAKTUR CAPITAL A}\N{MATHEMATICAL BOLD FRAKTUR SMALL B} Line"),
+    ],
+)
+def test_render_refuses_a_name_its_font_would_draw_as_boxes(tmp_path, capsys, station, line):
+    """Such names were drawn as empty boxes while the truth recorded them (campaign 4, L-render)."""
+    name = station if station != "Alpha" else line
+    assert _font_lacks(name)  # what makes the case: the font found has no glyph for it
+    metro = {line: [station, "Beta", "Gamma"], "Line 2": ["Beta", "Delta", "Epsilon"]}
+    (tmp_path / "names.json").write_text(json.dumps(metro, ensure_ascii=False), encoding="utf-8")
+    code, _, err = run(capsys, "render", "--metro", tmp_path / "names.json", "--out", tmp_path / "map.png")
+    kind = "station" if name == station else "line"
+    missing = ", ".join(f"U+{ord(c):04X} {c!r}" for c in dict.fromkeys(_font_lacks(name)))
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert f"{kind} {name!r} holds characters its label font" in err and f"no glyph for: {missing};" in err
+    assert "REASONMAP_FONT" in err
+    assert not (tmp_path / "map.png").exists() and not (tmp_path / "map.truth.json").exists()
+
+
+def test_render_draws_names_of_joiners_marks_and_other_scripts(tmp_path, capsys):
+    names = ["Cafe\N{COMBINING ACUTE ACCENT}", "A\N{ZERO WIDTH JOINER}B", "Zürich", "Gare"]
+    assert not any(_font_lacks(name) for name in names)
+    (tmp_path / "names.json").write_text(json.dumps({"Line 1": names}, ensure_ascii=False), encoding="utf-8")
+    code, _, err = run(capsys, "render", "--metro", tmp_path / "names.json", "--out", tmp_path / "map.png")
+    assert code == 0, err
+    assert set(read_truth(tmp_path / "map.truth.json").stations) == set(names)

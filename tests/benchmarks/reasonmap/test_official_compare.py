@@ -199,3 +199,47 @@ def test_reports_and_the_comparison_say_which_rule_read_each_model(files, capsys
     capsys.readouterr()
     assert main([*argv[:-1], "Qwen/QVQ", "--report", str(files / "x"), "--variant", "official"]) == 2
     assert "--official-model: 'Qwen/QVQ' is no model path" in capsys.readouterr().err
+
+
+def _score(files, official, *more):
+    argv = ["score", "--questions", str(files / "q.jsonl"), "--predictions", str(files / "p.jsonl")]
+    argv += ["--out", str(files / "s.jsonl"), "--report", str(files / "r"), "--variant", "official"]
+    return main([*argv, "--official-model", str(official), *more])
+
+
+def test_a_run_name_that_is_no_model_is_refused_naming_it(files, capsys):
+    """A misspelt run name left its model scored with the default rule, without a word (campaign 4, G117)."""
+    typo = files / "typo.json"
+    typo.write_text(json.dumps({"m": "Qwen/QVQ-72B-Preview", "mm": "Qwen/QVQ-72B-Preview"}), encoding="utf-8")
+    assert _score(files, typo) == 2
+    error = capsys.readouterr().err.strip()
+    assert error == (
+        f"reasonmap score: error: --official-model: run 'mm' is no model of {files / 'p.jsonl'} (its models: ['m'])"
+    )
+    assert not (files / "s.jsonl").exists() and not (files / "r").exists()  # refused before anything is written
+    near = files / "near.json"
+    near.write_text(json.dumps({"baseline:oracel": "Qwen/QVQ-72B-Preview"}), encoding="utf-8")
+    write_jsonl(files / "p.jsonl", [Prediction("rome-0000", "baseline:oracle", "short", "Route Name: Line B")])
+    assert _score(files, near) == 2
+    assert "run 'baseline:oracel' is no model of" in (error := capsys.readouterr().err)
+    assert error.rstrip().endswith("did you mean 'baseline:oracle'?") and len(error.strip().splitlines()) == 1
+    near.write_text(json.dumps({"baseline:oracle": "Qwen/QVQ-72B-Preview"}), encoding="utf-8")
+    assert _score(files, near) == 0  # spelt right
+
+
+def test_a_fifo_or_a_folder_is_not_a_regular_file(files, capsys, monkeypatch):
+    import os
+
+    os.mkfifo(files / "fifo.json")  # never opened: a FIFO with no writer would block the read for ever
+    (files / "dir.json").mkdir()
+    for name in ("fifo.json", "dir.json"):
+        assert _score(files, files / name) == 2
+        error = capsys.readouterr().err.strip()
+        assert error == (
+            f"reasonmap score: error: --official-model: {files / name}: not a regular file"
+            " (give a model path or a JSON file)"
+        )
+    # a model path is still one where a folder of that name lies (its weights, downloaded)
+    monkeypatch.chdir(files)
+    (files / "Qwen" / "QVQ-72B-Preview").mkdir(parents=True)
+    assert _score(files, "Qwen/QVQ-72B-Preview") == 0
