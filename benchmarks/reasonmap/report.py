@@ -13,8 +13,10 @@ the table and ``summary.json`` keep every model and say what the figures left ou
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
+from operator import attrgetter, mul
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +24,7 @@ from benchmarks.intervals import grouped_intervals, interval_method, interval_no
 from benchmarks.metrics import DIGITS, MetricSpec, headline, interval_cell, number, weighted_mean
 from benchmarks.provenance import versions
 from benchmarks.reasonmap.figures import plotted_models
-from benchmarks.reasonmap.metrics import ROUTE_METRICS, route_metrics_of
+from benchmarks.reasonmap.metrics import ROUTE_METRICS, _OfKind, route_metrics_of
 from benchmarks.reasonmap.records import DIFFICULTIES, KINDS, Question, Verdict
 from benchmarks.repeats import repeats_table
 
@@ -35,36 +37,44 @@ _SPECS = {kind: route_metrics_of(kind) for kind in KINDS}
 _HEADLINE = headline(ROUTE_METRICS)
 
 
-def _kind_figures(kind: str, verdicts: Sequence[Verdict], read: dict[int, tuple] | None = None) -> dict[str, Any]:
+def _kind_figures(kind: str, verdicts: Sequence[Verdict]) -> dict[str, Any]:
     """The figures of one question kind's verdicts: every spec of the kind, and the counts.
 
     The figures are :func:`benchmarks.metrics.figures`' (the same ``(value, weight)`` pairs, the same exact
-    means); ``read`` keeps each verdict's pairs by object, for the other groups it sits in.
+    means, so the same bits): each column of values is read with one ``map`` over the verdicts of the kind.
     """
-    read = {} if read is None else read
     specs = _SPECS[kind]
-    rows = []
-    for verdict in verdicts:
-        pairs = read.get(id(verdict))
-        if pairs is None:  # the verdict is kept with its pairs, so that its id names it while ``read`` lives
-            pairs = read[id(verdict)] = (*(_pair(spec, verdict) for spec in specs), verdict)
-        rows.append(pairs)
+    of_kind = [verdict for verdict in verdicts if verdict.question == kind]
+    weights: dict[Any, list] = {}  # a weight function's column, read once for the specs it weighs
     figures: dict[str, Any] = {}
-    # one column of pairs per spec (the verdict, last, is left out by zip)
-    for spec, column in zip(specs, zip(*rows)) if rows else ((spec, ()) for spec in specs):
-        value = weighted_mean([pair for pair in column if pair is not None])
+    for spec in specs:
+        reader = spec.value
+        if reader.__class__ is _OfKind and reader.kind == kind:
+            value = _mean_of_column(spec, list(map(attrgetter(reader.field), of_kind)), of_kind, weights)
+        else:  # any other spec: its pairs, read one by one
+            value = weighted_mean(spec.pairs(verdicts))
         figures[spec.name] = None if value is None else round(value, DIGITS)
     figures[f"n_{kind}"] = len(verdicts)
     figures[f"n_invalid_{kind}"] = sum(verdict.parsed is None for verdict in verdicts)
     return figures
 
 
-def _pair(spec: MetricSpec, verdict: Verdict) -> tuple[Any, Any] | None:
-    """``(value, weight)`` of a verdict, as :meth:`~benchmarks.metrics.MetricSpec.pairs` gives it, or ``None``."""
-    value = spec.value(verdict)
-    if value is None:
-        return None
-    return value, spec.weight(verdict) if spec.weighted else 1
+def _mean_of_column(spec: MetricSpec, values: list, rows: list[Verdict], weights: dict[Any, list]) -> float | None:
+    """:func:`~benchmarks.metrics.weighted_mean` of ``spec``'s pairs, given its values of ``rows`` (``None``: the
+    spec does not apply to that row): the same exact sums of the same products."""
+    if spec.weighted:
+        shares = weights.get(spec.weight)
+        if shares is None:
+            shares = weights[spec.weight] = list(map(spec.weight, rows))
+        if None in values:
+            shares = [share for share, value in zip(shares, values) if value is not None]
+            values = [value for value in values if value is not None]
+        weight = math.fsum(shares)
+        return math.fsum(map(mul, shares, values)) / weight if weight else None
+    if None in values:
+        values = [value for value in values if value is not None]
+    # every share is 1: each product is the value itself, and the weights add up to the count
+    return math.fsum(values) / len(values) if values else None
 
 
 def summarize(
@@ -113,12 +123,10 @@ def summarize(
     # every group's at once once the rows are laid out: groups of one size share the draws
     pending: list[tuple[dict[str, Any], list[Verdict]]] = []
 
-    read: dict[int, tuple] = {}  # each verdict's (value, weight) pairs, read once for its three groups
-
     def figures(groups: Mapping[str, list[Verdict]]) -> dict[str, Any]:
         merged: dict[str, Any] = {}
         for kind in KINDS:
-            merged.update(_kind_figures(kind, groups.get(kind, []), read))
+            merged.update(_kind_figures(kind, groups.get(kind, [])))
         merged["n"] = sum(merged[f"n_{kind}"] for kind in KINDS)
         merged["n_invalid"] = sum(merged[f"n_invalid_{kind}"] for kind in KINDS)
         merged["intervals"] = {}

@@ -64,7 +64,7 @@ from benchmarks.reasonmap.resolution import (
     graph_names,
 )
 from benchmarks.reasonmap.weighting import get_weighting, weight_of
-from benchmarks.records import Invalid
+from benchmarks.records import Invalid, record_builder
 from graphkit.choices import check_choice
 from graphkit.graph import TransitGraph
 
@@ -102,6 +102,7 @@ FAILURES: dict[str, str] = {
 _SHORT_CAP, _SHORT_BONUS = 10.0, 10.0
 _LONG_CAP, _LONG_BONUS = 20.0, 20.0
 _VIA_CAP = 10.0
+_new_verdict = record_builder(Verdict)  # Verdict(*fields), made once per answer
 
 
 @dataclass(frozen=True, slots=True)
@@ -467,7 +468,7 @@ def _verdict(
     correct, map_score, components, failure, invalid_reason, judged = _judge(
         answer, names, prepared, template, long, chosen
     )
-    return Verdict(
+    return _new_verdict(
         prediction.id,
         prediction.model,
         kind,
@@ -479,6 +480,7 @@ def _verdict(
         failure,
         invalid_reason,
         prediction.tokens,
+        0,  # the repeat: the task's scorer sets it on the verdicts of repeated answers
     )
 
 

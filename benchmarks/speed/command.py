@@ -1,20 +1,20 @@
 """Speed of the whole ``reasonmap score`` command, as a user runs it: a fresh process, report included.
 
 Run ``python -m benchmarks.speed.command [--answers 500 22876] [--repeat 3] [--figures] [--compare-with 'CMD
-{questions} {predictions}']``. It generates the test split's questions, writes for each size a predictions
-file of that many distinct answers as 40 models write them
-(:func:`benchmarks.speed.scoring.realistic_predictions`: reasoning before and after, markdown, numbered steps,
-drafts then finals, Chinese punctuation), then times ``reasonmap score --questions Q --predictions P --out S
---report R`` (``--figures`` adds the figures) as a fresh process, its output thrown away, the best of
-``--repeat`` runs, after one untimed run that leaves the toolkit's bytecode compiled (as an installation has
-it). ``--compare-with`` times another command on the same files the same way, alternating with ours (its
-``{questions}``, ``{predictions}`` and ``{workdir}``, an empty folder per run, are filled in; its relative
-paths are taken from the folder the benchmark was started in), and reports the ratio (its seconds over ours:
-above 1, ours is faster), in wall seconds and in CPU seconds (``cpu_seconds``, steadier on a loaded machine).
-One line per size goes to stderr; the last line printed is one JSON object with the figures per size under
-``runs``. The README's Speed section says how the public evaluation code's scoring loop was run as the other
-command (a script outside the toolkit that executes the public ``main.py``'s scoring lines unchanged), and
-what the toolkit's own code before a change gave back to back.
+{questions} {predictions}']``. It generates questions on all 30 embedded cities (``generate --split all --per-city
+60 --quota 30:20:10``: 1,637 questions), writes for each size a predictions file of that many distinct answers as
+41 models write them (:func:`benchmarks.speed.scoring.realistic_predictions`: reasoning before and after, markdown,
+numbered steps, drafts then finals, Chinese punctuation), then times ``reasonmap score --questions Q --predictions
+P --out S --report R`` (``--figures`` adds the figures) as a fresh process, its output thrown away, the best of
+``--repeat`` runs, after one untimed run that leaves the toolkit's bytecode compiled (as an installation has it).
+``--compare-with`` times another command on the same files the same way, alternating with ours (its
+``{questions}``, ``{predictions}`` and ``{workdir}``, an empty folder per run, are filled in; its relative paths
+are taken from the folder the benchmark was started in), and reports the ratio (its seconds over ours: above 1,
+ours is faster), in wall seconds and in CPU seconds (``cpu_seconds``, steadier on a loaded machine). One line per
+size goes to stderr; the last line printed is one JSON object with the figures per size under ``runs``. The
+README's Speed section says how the public evaluation code's scoring loop was run as the other command (a script
+outside the toolkit that executes the public ``main.py``'s scoring lines unchanged), and what the toolkit's own
+code before a change gave back to back.
 """
 
 from __future__ import annotations
@@ -29,6 +29,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from benchmarks.speed.scoring import MODELS as SCORING_MODELS
 
 
 def _timed(argv: list[str], cwd: Path | None = None) -> tuple[float, float]:
@@ -59,20 +61,28 @@ def _from_here(argv: list[str]) -> list[str]:
     ]
 
 
+#: the questions' shape: every embedded city, up to 60 questions a map in the paper's 3:2:1 of difficulty levels
+PER_CITY, QUOTA = 60, "30:20:10"
+#: the models whose answers are scored: the scoring benchmark's 40 and one more
+MODELS = (*SCORING_MODELS, "vendor-i/model-8b")
+
+
 def write_inputs(folder: Path, sizes: list[int], *, seed: int) -> tuple[Path, dict[int, Path]]:
-    """The test split's questions and, per size, a predictions file of that many realistic answers."""
+    """Questions on all 30 cities and, per size, a predictions file of that many realistic answers of
+    :data:`MODELS`."""
     from benchmarks.jsonl import write_jsonl
-    from benchmarks.reasonmap.generate import TEST_CITIES, generate_set
+    from benchmarks.reasonmap.generate import generate_set, parse_quota
     from benchmarks.speed.scoring import realistic_predictions
     from graphkit import city_graph
+    from graphkit.cities import city_names
 
-    graphs = {city: city_graph(city) for city in TEST_CITIES}
-    questions = generate_set(list(graphs.values()), seed=seed)
+    graphs = {city: city_graph(city) for city in city_names()}
+    questions = generate_set(list(graphs.values()), seed=seed, per_city=PER_CITY, quota=parse_quota(QUOTA))
     questions_path = folder / "questions.jsonl"
     write_jsonl(questions_path, questions)
     files = {}
     for size in sizes:
-        predictions, _ = realistic_predictions(questions, graphs, size, seed=seed + size)
+        predictions, _ = realistic_predictions(questions, graphs, size, seed=seed + size, models=MODELS)
         files[size] = folder / f"predictions-{size}.jsonl"
         write_jsonl(files[size], predictions)
     return questions_path, files

@@ -1,13 +1,16 @@
 """The public evaluation code's scoring loop as a command, for :mod:`benchmarks.speed.command` to time beside ours.
 
-Run ``python -m benchmarks.speed.public_loop --public DIR QUESTIONS PREDICTIONS`` in an empty folder, where
+Run ``python -m benchmarks.speed.public_loop --public DIR [--save-results] QUESTIONS PREDICTIONS`` in an empty
+folder, where
 ``DIR`` is a checkout of fscdc/ReasonMap at e68dd65 (its ``main.py``, ``tools.py`` and ``stations/``; the
 toolkit ships none of it). Nothing of the public code is copied here: its lines are read from the checkout
 and executed as written, once per (question, model), with no model and no inference:
 
-- ``main.py`` lines 427–681 (the short question's evaluation), 906–1233 (the long one's) and 1234–1267 (the
-  per-sample JSON it saves under ``./results/{country}/{city}/``), in one namespace, as ``main.py`` runs them
-  at module level; lines 137–143 set its counters;
+- ``main.py`` lines 427–681 (the short question's evaluation) and 906–1233 (the long one's), in one
+  namespace, as ``main.py`` runs them at module level; lines 137–143 set its counters. With
+  ``--save-results``, lines 1234–1267 too: the per-sample JSON it saves under ``./results/{country}/{city}/``
+  (a file per question and model, which on a shared disk costs more than the scoring; left out by default,
+  as ``reasonmap score`` writes one file of rows);
 - ``main.py`` lines 182–192 read the Metro Data and strip its annotations, once per city here (``main.py``
   reads it again per sample, which would only make the public side slower);
 - ``tools.py`` lines 13–16 (``clean_string``).
@@ -60,14 +63,16 @@ def read_checkout(public: Path) -> dict[str, list[str]]:
     return found
 
 
-def run(public: Path, questions_path: Path, predictions_path: Path) -> int:
-    """Score every (question, model) of the predictions with the public lines; returns how many were scored."""
+def run(public: Path, questions_path: Path, predictions_path: Path, *, save_results: bool = False) -> int:
+    """Score every (question, model) of the predictions with the public lines (``save_results``: and write its
+    per-sample JSON file); returns how many were scored."""
     source = read_checkout(public)
     main, tools = source["main.py"], source["tools.py"]
     namespace: dict = {"__name__": "public_main", "json": json, "os": os, "re": re}
     exec(_lines(tools, 13, 16), namespace)  # clean_string
     exec(_lines(main, 137, 143), namespace)  # the counters
-    per_sample = compile(_lines(main, 427, 681) + _lines(main, 906, 1233) + _lines(main, 1234, 1267), "main.py", "exec")
+    saving = _lines(main, 1234, 1267) if save_results else ""
+    per_sample = compile(_lines(main, 427, 681) + _lines(main, 906, 1233) + saving, "main.py", "exec")
     load_city = compile(_lines(main, 182, 192), "main.py", "exec")
 
     questions: dict[str, dict] = {}
@@ -118,10 +123,13 @@ def run(public: Path, questions_path: Path, predictions_path: Path) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.speed.public_loop", description=__doc__.split("\n")[0])
     parser.add_argument("--public", type=Path, required=True, help="a checkout of fscdc/ReasonMap at e68dd65")
+    parser.add_argument(
+        "--save-results", action="store_true", help="also write main.py's JSON file per question and model"
+    )
     parser.add_argument("questions", type=Path)
     parser.add_argument("predictions", type=Path)
     args = parser.parse_args(argv)
-    scored = run(args.public, args.questions, args.predictions)
+    scored = run(args.public, args.questions, args.predictions, save_results=args.save_results)
     print(f"scored {scored} (question, model) pairs with the public loop", file=sys.stderr)
     return 0
 

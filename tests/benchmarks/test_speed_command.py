@@ -26,8 +26,12 @@ def test_inputs_hold_as_many_distinct_answers_as_asked(tmp_path):
     questions, files = write_inputs(tmp_path, [40], seed=1)
     rows = [json.loads(line) for line in files[40].read_text(encoding="utf-8").splitlines()]
     assert len(rows) == 40 == len({row["response"] for row in rows})
-    ids = {json.loads(line)["id"] for line in questions.read_text(encoding="utf-8").splitlines()}
-    assert {row["id"] for row in rows} <= ids and len({row["model"] for row in rows}) > 10
+    records = [json.loads(line) for line in questions.read_text(encoding="utf-8").splitlines()]
+    assert {row["id"] for row in rows} <= {record["id"] for record in records} and len(
+        {row["model"] for row in rows}
+    ) > 10
+    # the issue's shape: every embedded city, more than the default 40 questions a map where a map has them
+    assert len({record["city"] for record in records}) == 30 and len(records) > 30 * 40
 
 
 def test_the_public_loop_refuses_a_checkout_that_is_not_the_commit_its_line_numbers_name(tmp_path, capsys):
@@ -59,3 +63,34 @@ def test_a_relative_path_in_the_other_command_names_what_it_names_where_the_benc
     # the existing relative path is made absolute, the link kept (its target would leave the venv); options,
     # placeholders, absolute and absent paths are kept as given
     assert found == [str(tmp_path / "bin" / "python"), "-m", "x", "--public", "absent/dir", "{questions}", "/abs/path"]
+
+
+def test_the_public_loop_writes_no_file_per_answer_unless_asked(tmp_path, monkeypatch):
+    import hashlib
+
+    from benchmarks.speed import public_loop
+
+    # a stand-in checkout with e68dd65's line numbers: the short question's block (from line 427) logs each run,
+    # the saving block (lines 1234-1267) writes a file, as main.py's does once per question and model
+    lines = ["pass"] * 1267
+    lines[181] = "metro_data = {}"  # the Metro Data read (lines 182-192)
+    lines[426] = "open('scored.log', 'a', encoding='utf-8').write(model_path + chr(10))"
+    lines[1233] = "open(f'saved-{i_sample}-{model_path}.json', 'w').close()"
+    (tmp_path / "main.py").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (tmp_path / "tools.py").write_text("\n" * 12 + "def clean_string(text):\n    return text\n\n\n", encoding="utf-8")
+    (tmp_path / "stations").mkdir()
+    digests = {name: hashlib.sha256((tmp_path / name).read_bytes()).hexdigest() for name in ("main.py", "tools.py")}
+    monkeypatch.setattr(public_loop, "PUBLIC_FILES", digests)
+    question = {"id": "q1", "country": "c", "city": "x", "question_short": "", "question_long": "",
+                "station_1": "a", "station_2": "b"}  # fmt: skip
+    (tmp_path / "q.jsonl").write_text(json.dumps(question) + "\n", encoding="utf-8")
+    answers = [{"id": "q1", "model": model, "question": "short", "response": "r"} for model in ("m1", "m2")]
+    (tmp_path / "p.jsonl").write_text("".join(json.dumps(row) + "\n" for row in answers), encoding="utf-8")
+    for save in (False, True):
+        work = tmp_path / f"save-{save}"
+        work.mkdir()
+        monkeypatch.chdir(work)
+        assert public_loop.run(tmp_path, tmp_path / "q.jsonl", tmp_path / "p.jsonl", save_results=save) == 2
+        assert (work / "scored.log").read_text(encoding="utf-8") == "m1\nm2\n"  # each pair scored once
+        saved = sorted(path.name for path in work.glob("saved-*"))
+        assert saved == (["saved-0-m1.json", "saved-0-m2.json"] if save else [])

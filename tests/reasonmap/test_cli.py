@@ -254,3 +254,26 @@ def test_a_signal_to_a_command_on_a_pool_ends_it_with_one_line(tmp_path, signum,
             break
         time.sleep(0.2)
     assert not [pid for pid in workers if _running(pid)]
+
+
+def test_the_command_as_a_process_exits_with_mains_status_and_leaves_its_objects_to_the_exit(monkeypatch):
+    import gc
+
+    from reasonmap import cli
+
+    calls = []
+    monkeypatch.setattr(cli, "main", lambda: calls.append("main") or 3)
+    monkeypatch.setattr(gc, "freeze", lambda: calls.append("freeze"))  # the test process keeps its collector
+    with pytest.raises(SystemExit) as exited:
+        cli.run()
+    # the status is main's, and nothing is frozen before main has returned (its files are closed by then)
+    assert exited.value.code == 3 and calls == ["main", "freeze"]
+
+
+def test_python_dash_m_reasonmap_runs_the_command_and_exits_with_its_status(tmp_path):
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "reasonmap", "route", "--city", "nowhere", "A", "B"],
+                          capture_output=True, text=True)  # fmt: skip
+    assert done.returncode == 2 and "nowhere" in done.stderr

@@ -159,3 +159,31 @@ def test_score_and_compare_are_refused_while_another_run_writes_the_report_folde
         assert "another run (pid" in capsys.readouterr().err
     assert not list(tmp_path.glob("s*.jsonl"))  # nothing written while it held the folder
     assert main(argv) == 0 and not (report_dir / LOCK).exists()
+
+
+def test_scoring_pauses_the_cyclic_collector_and_restores_it_as_it_was(inputs, tmp_path, monkeypatch):
+    import gc
+
+    seen = []
+    original = report.summarize
+
+    def recording(*args, **kwargs):
+        seen.append(gc.isenabled())
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(report, "summarize", recording)
+    assert gc.isenabled()
+    evaluate_files(*inputs, out=tmp_path / "scored.jsonl", report_dir=tmp_path / "report")
+    assert seen == [False] and gc.isenabled()  # paused while scoring, on again after
+    # a run that fails gives the collector back too; one paused by the caller stays paused
+    monkeypatch.setattr(report, "write_report", lambda *args, **kwargs: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        evaluate_files(*inputs, out=tmp_path / "scored.jsonl", report_dir=tmp_path / "report")
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with pytest.raises(ZeroDivisionError):
+            evaluate_files(*inputs, out=tmp_path / "scored.jsonl", report_dir=tmp_path / "report")
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

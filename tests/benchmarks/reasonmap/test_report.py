@@ -139,3 +139,38 @@ def test_a_repeated_answer_is_reported_and_the_first_counts(tmp_path, questions)
     result = evaluate_files(tmp_path / "q.jsonl", tmp_path / "p.jsonl", out=tmp_path / "s", report_dir=tmp_path / "r")
     assert [v.correct for v in result.verdicts] == [1]
     assert any("again" in problem for problem in result.problems)
+
+
+def test_a_kinds_figures_are_the_generic_metric_figures_to_the_bit():
+    # the report reads each metric's column with one map; the generic path (MetricSpec.pairs, weighted_mean) reads
+    # each verdict's pairs one by one: both must give the same bits, tokens missing and weights zero included
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from benchmarks.metrics import figures
+    from benchmarks.reasonmap.metrics import route_metrics_of
+    from benchmarks.reasonmap.records import Verdict
+    from benchmarks.reasonmap.report import _kind_figures
+
+    verdict = st.builds(
+        Verdict,
+        id=st.sampled_from(["q1", "q2", "q3"]),
+        model=st.just("m"),
+        question=st.sampled_from(["short", "long"]),
+        parsed=st.none() | st.just(()),
+        correct=st.integers(0, 1),
+        map_score=st.floats(0, 40, allow_nan=False),
+        weight=st.sampled_from([0.0, 1.0, 1.5, 2.0, 3.0, 1 / 3]),
+        tokens=st.none() | st.integers(0, 5000),
+    )
+
+    @settings(max_examples=200, deadline=None)
+    @given(st.lists(verdict, max_size=30), st.sampled_from(["short", "long"]))
+    def check(verdicts, kind):
+        found = _kind_figures(kind, verdicts)
+        expected = figures(route_metrics_of(kind), verdicts)
+        assert {name: found[name] for name in expected} == expected
+        assert [repr(found[name]) for name in expected] == [repr(value) for value in expected.values()]
+        assert found[f"n_{kind}"] == len(verdicts)
+
+    check()
