@@ -467,7 +467,7 @@ def _render(
         paths[line] = line_walk(pairs, routes)
 
     radii = _marker_radii(graph, hop_lines, lw)
-    strokes = (numpy.asarray(image) != 255).any(axis=2)
+    strokes = numpy.asarray(_darkest_channel(image)) != 255  # drawn: not white
     outline = max(1, round(lw / 4))
     for station in graph.stations:
         (x, y), r = points[station], radii[station]
@@ -541,6 +541,23 @@ def _render(
         },
     }
     return RenderedMap(image, truth)
+
+
+def _darkest_channel(image):
+    """A greyscale image of each pixel's lowest channel of ``image`` (RGB): 255 exactly where it is white.
+
+    Examples
+    --------
+    >>> from PIL import Image
+    >>> image = Image.new("RGB", (2, 1), (255, 255, 255))
+    >>> image.putpixel((1, 0), (255, 254, 255))
+    >>> _darkest_channel(image).getpixel((0, 0)), _darkest_channel(image).getpixel((1, 0))
+    (255, 254)
+    """
+    from PIL import ImageChops
+
+    red, green, blue = image.split()
+    return ImageChops.darker(ImageChops.darker(red, green), blue)
 
 
 def _draw_badges(graph, image, placer, scale, points, radii, colours) -> dict[str, list[dict[str, Any]]]:
