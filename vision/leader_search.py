@@ -192,9 +192,16 @@ class LeaderSearch:
         weighed: list[tuple[float, int, int, int]] = []
         best: float | None = None
         looked = 0
+
+        def wants() -> tuple[float, float | None]:
+            """How many more free spots the search may weigh, at most, and how far they may lie."""
+            clean = max(looked / len(weighed), 0.05) if weighed else 1.0
+            more = min(_TRIES - len(weighed), (_LOOKED - looked) / clean)
+            return more, (None if best is None else 3 * best * h)
+
         batches = iter(_BATCHES)
         batch = next(batches)
-        for xs, ys, squared, under in self._free_spots(centre, size, ink, (left, top, right, bottom)):
+        for xs, ys, squared, under in self._free_spots(centre, size, ink, (left, top, right, bottom), wants):
             start = 0
             while start < len(xs):
                 if len(weighed) >= _TRIES or (best is not None and looked >= _LOOKED):
@@ -215,10 +222,14 @@ class LeaderSearch:
                 batch = next(batches, batch)
         return weighed
 
-    def _free_spots(self, centre, size, ink, window):
+    def _free_spots(self, centre, size, ink, window, wants):
         """The free spots of the lattice over ``window`` (corners ``left, top, right, bottom``, a stride of half
         the label's height from its top-left), nearest the marker first: per round of widening reach, arrays
-        of columns, rows, squared distances (label centre to marker) and stroke pixels under the label."""
+        of columns, rows, squared distances (label centre to marker) and stroke pixels under the label.
+
+        ``wants()`` says, between rounds, how many more free spots the search may still weigh and how far
+        from the marker they may lie (``None``: no bound yet): the next round reaches that far, no farther.
+        """
         import numpy
 
         w, h = size
@@ -226,7 +237,7 @@ class LeaderSearch:
         stride = max(2, h // 2)
         columns, rows = numpy.arange(left, right + 1, stride), numpy.arange(top, bottom + 1, stride)
         off_x, off_y = numpy.abs(columns + w / 2 - centre[0]), numpy.abs(rows + h / 2 - centre[1])
-        reach, done = float(2 * (w + h)), -1.0
+        reach, done = float(w + h), -1.0
         spots = found = 0
         while True:
             # every spot within ``reach`` lies in this square (a pixel to spare for rounding)
@@ -244,9 +255,15 @@ class LeaderSearch:
             yield grid_x[order], grid_y[order], squared[order], under[order]
             if whole:
                 return
-            # wide enough for the spots a window may weigh at the share of free spots seen so far
-            wanted = math.sqrt((found + _TRIES) / max(found / max(spots, 1), 0.02) / math.pi) * stride
-            done, reach = reach * reach, min(4 * reach, max(1.5 * reach, wanted))
+            more, farthest = wants()
+            # wide enough for that many more free spots at the share of free spots seen so far
+            wanted = math.sqrt((found + more) / max(found / max(spots, 1), 0.02) / math.pi) * stride
+            following = min(2 * reach, max(1.4 * reach, wanted))
+            if farthest is not None:  # a spot farther than this is never weighed: a pixel to spare for rounding
+                following = min(following, farthest + 1)
+            if following <= reach:
+                return
+            done, reach = reach * reach, following
 
     def _free_many(self, xs, ys, size, ink):
         """Which of the spots (top-left corners) are free as ``_free`` has it, and the stroke pixels in each

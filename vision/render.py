@@ -276,7 +276,19 @@ class _Patch:
     ink: tuple[int, int, int, int]
 
 
-def _patch(name: str, font_px: int, angle: int) -> _Patch:
+def _patch(name: str, font_px: int, angle: int, patches: dict | None = None) -> _Patch:
+    """The label ``name`` drawn at ``font_px``, turned by ``angle``; kept in ``patches`` (when given) for the
+    next ask: a map drawn again on a sparser grid draws its labels at the same sizes."""
+    key = (name, font_px, angle)
+    if patches is not None and key in patches:
+        return patches[key]
+    drawn = _draw_patch(name, font_px, angle)
+    if patches is not None:
+        patches[key] = drawn
+    return drawn
+
+
+def _draw_patch(name: str, font_px: int, angle: int) -> _Patch:
     from PIL import Image, ImageDraw
 
     font = load_font(script_of(name), font_px)
@@ -305,19 +317,20 @@ def _place_label(
     angle: int,
     *,
     strict: bool = False,
+    patches: dict | None = None,
 ):
     """A label's placement and patch (the name a map shows): at the map's font beside its marker or with a
     leader that crosses no other label and no other line; else smaller beside its marker; else smaller with
     such a clean leader; else at the map's font with the leader that crosses least (``strict``: raises
     :class:`_Crowded` instead). ``(None, patch)`` when the canvas has no room at all."""
-    patch = _patch(name, scale.font_px, angle)
+    patch = _patch(name, scale.font_px, angle, patches)
     # rings widen by 0.4 of a cell of the map's own grid: on a sparser grid, in the same pixels (not farther)
     step = min(scale.cell, scale.font_px / _LABEL_SHARES[0]) * 0.4
     placed = placer.place(index, radius + 1, patch.halo.size, patch.ink, step, crossing=False)
     if placed is not None:
         return placed, patch
     fallback = placer.pending()
-    smaller = [_patch(name, font_px, angle) for font_px in _smaller_fonts(scale.font_px)]
+    smaller = [_patch(name, font_px, angle, patches) for font_px in _smaller_fonts(scale.font_px)]
     for leader in (False, True):
         for small in smaller:
             placed = placer.place(index, radius + 1, small.halo.size, small.ink, step, crossing=False, leader=leader)
@@ -404,14 +417,15 @@ def render_map(
     legend = legend_layout(graph, _map_cells(layout)[0])
     if size is not None:
         return _render(graph, layout, legend, _scale(layout, legend, size), seed, palette, rotate_labels)
+    patches: dict = {}  # the labels drawn by one try, for the next
     for share in _LABEL_SHARES[:-1]:
         scale = _scale(layout, legend, _default_size(layout, legend, share), share)
         try:  # given up at the first label only a crossing leader could place
-            return _render(graph, layout, legend, scale, seed, palette, rotate_labels, strict=True)
+            return _render(graph, layout, legend, scale, seed, palette, rotate_labels, strict=True, patches=patches)
         except _Crowded:
             continue
     scale = _scale(layout, legend, _default_size(layout, legend, _LABEL_SHARES[-1]), _LABEL_SHARES[-1])
-    return _render(graph, layout, legend, scale, seed, palette, rotate_labels)
+    return _render(graph, layout, legend, scale, seed, palette, rotate_labels, patches=patches)
 
 
 class _Crowded(Exception):
@@ -428,6 +442,7 @@ def _render(
     rotate_labels: bool,
     *,
     strict: bool = False,
+    patches: dict | None = None,
 ) -> RenderedMap:
     """The map drawn at one scale (:func:`render_map`); ``strict``: :class:`_Crowded` is raised at the first
     label only a crossing leader could place."""
@@ -492,7 +507,14 @@ def _render(
     for station in order:
         angle = 45 if rotate_labels and rank[station] % 3 == 1 else 0
         placed, patch = _place_label(
-            placer, graph.display_name(station), rank[station], radii[station], scale, angle, strict=strict
+            placer,
+            graph.display_name(station),
+            rank[station],
+            radii[station],
+            scale,
+            angle,
+            strict=strict,
+            patches=patches,
         )
         if placed is None:
             raise ValueError(
