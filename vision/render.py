@@ -19,6 +19,7 @@ import io
 import json
 import math
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -373,6 +374,7 @@ def render_map(
     size: int | None = None,
     palette: Palette = "normal",
     rotate_labels: bool = False,
+    progress: Callable[[int, int, int], None] | None = None,
 ) -> RenderedMap:
     """Draw ``graph`` as a transit map and record what was drawn where.
 
@@ -390,6 +392,9 @@ def render_map(
         Well-separated line colours, or lines that share stations drawn in near-identical colours.
     rotate_labels : bool
         Draw every third station's label at 45°.
+    progress : callable, optional
+        Called as labels are placed with ``(labels placed, labels in all, longest side of the map being
+        drawn)``: at the start of each try (``0``) and after each label.
 
     Returns
     -------
@@ -416,16 +421,28 @@ def render_map(
     layout = _layout(graph, seed)
     legend = legend_layout(graph, _map_cells(layout)[0])
     if size is not None:
-        return _render(graph, layout, legend, _scale(layout, legend, size), seed, palette, rotate_labels)
+        scale = _scale(layout, legend, size)
+        return _render(graph, layout, legend, scale, seed, palette, rotate_labels, progress=progress)
     patches: dict = {}  # the labels drawn by one try, for the next
     for share in _LABEL_SHARES[:-1]:
         scale = _scale(layout, legend, _default_size(layout, legend, share), share)
         try:  # given up at the first label only a crossing leader could place
-            return _render(graph, layout, legend, scale, seed, palette, rotate_labels, strict=True, patches=patches)
+            return _render(
+                graph,
+                layout,
+                legend,
+                scale,
+                seed,
+                palette,
+                rotate_labels,
+                strict=True,
+                patches=patches,
+                progress=progress,
+            )
         except _Crowded:
             continue
     scale = _scale(layout, legend, _default_size(layout, legend, _LABEL_SHARES[-1]), _LABEL_SHARES[-1])
-    return _render(graph, layout, legend, scale, seed, palette, rotate_labels, patches=patches)
+    return _render(graph, layout, legend, scale, seed, palette, rotate_labels, patches=patches, progress=progress)
 
 
 class _Crowded(Exception):
@@ -443,6 +460,7 @@ def _render(
     *,
     strict: bool = False,
     patches: dict | None = None,
+    progress: Callable[[int, int, int], None] | None = None,
 ) -> RenderedMap:
     """The map drawn at one scale (:func:`render_map`); ``strict``: :class:`_Crowded` is raised at the first
     label only a crossing leader could place."""
@@ -501,33 +519,9 @@ def _render(
     )
     legend_top = round(scale.cell * _map_cells(layout)[1])
     placer.block((0, legend_top, scale.width, scale.height))
-    order = sorted(graph.stations, key=lambda s: (-len(graph.lines_at(s)), rank[s]))
-    boxes: dict[str, list[int]] = {}
-    leaders: dict[str, tuple[tuple[float, float], ...]] = {}
-    for station in order:
-        angle = 45 if rotate_labels and rank[station] % 3 == 1 else 0
-        placed, patch = _place_label(
-            placer,
-            graph.display_name(station),
-            rank[station],
-            radii[station],
-            scale,
-            angle,
-            strict=strict,
-            patches=patches,
-        )
-        if placed is None:
-            raise ValueError(
-                f"{graph.city}: size {max(scale.width, scale.height)} px is too small to place the label of "
-                f"{station!r}; use a larger size (default {_default_size(layout, legend)})"
-            )
-        x, y = placed.corner
-        image.paste(_WHITE, (x, y, x + patch.halo.width, y + patch.halo.height), patch.halo)
-        image.paste(_TEXT, (x, y, x + patch.text.width, y + patch.text.height), patch.text)
-        x0, y0, x1, y1 = patch.ink
-        boxes[station] = [x + x0, y + y0, x + x1, y + y1]
-        if placed.leader:
-            leaders[station] = placed.leader
+    boxes, leaders = _draw_labels(
+        graph, image, placer, scale, radii, seed, rotate_labels, strict=strict, patches=patches, progress=progress
+    )
     badges = _draw_badges(graph, image, placer, scale, points, radii, colours)
     legend_boxes = _draw_legend(image, legend, legend_top, scale, colours)
     for leader in leaders.values():  # drawn last, so no label's halo cuts one
@@ -563,6 +557,50 @@ def _render(
         },
     }
     return RenderedMap(image, truth)
+
+
+def _draw_labels(
+    graph: TransitGraph,
+    image,
+    placer: LabelPlacer,
+    scale: _Scale,
+    radii: dict[str, int],
+    seed: int,
+    rotate_labels: bool,
+    *,
+    strict: bool,
+    patches: dict | None,
+    progress: Callable[[int, int, int], None] | None,
+) -> tuple[dict[str, list[int]], dict[str, tuple[tuple[float, float], ...]]]:
+    """Each station's label placed (stations on most lines first) and drawn: its ink box and its leader."""
+    rank = {name: index for index, name in enumerate(graph.stations)}
+    order = sorted(graph.stations, key=lambda s: (-len(graph.lines_at(s)), rank[s]))
+    boxes: dict[str, list[int]] = {}
+    leaders: dict[str, tuple[tuple[float, float], ...]] = {}
+    longest = max(scale.width, scale.height)
+    for done, station in enumerate(order):
+        if progress is not None:
+            progress(done, len(order), longest)
+        angle = 45 if rotate_labels and rank[station] % 3 == 1 else 0
+        name = graph.display_name(station)
+        placed, patch = _place_label(
+            placer, name, rank[station], radii[station], scale, angle, strict=strict, patches=patches
+        )
+        if placed is None:
+            raise ValueError(
+                f"{graph.city}: size {longest} px is too small to place the label of {station!r}; use a larger "
+                f"size (default {default_size(graph, seed=seed)})"
+            )
+        x, y = placed.corner
+        image.paste(_WHITE, (x, y, x + patch.halo.width, y + patch.halo.height), patch.halo)
+        image.paste(_TEXT, (x, y, x + patch.text.width, y + patch.text.height), patch.text)
+        x0, y0, x1, y1 = patch.ink
+        boxes[station] = [x + x0, y + y0, x + x1, y + y1]
+        if placed.leader:
+            leaders[station] = placed.leader
+    if progress is not None:
+        progress(len(order), len(order), longest)
+    return boxes, leaders
 
 
 def _darkest_channel(image):
