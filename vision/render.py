@@ -480,6 +480,8 @@ def _render(
 
     image = Image.new("RGB", (scale.width, scale.height), _WHITE)
     draw = ImageDraw.Draw(image)
+    drawn = Image.new("L", image.size, 0)  # the strokes alone, for the label placer
+    pen = ImageDraw.Draw(drawn)
     diagonal_first: dict[tuple[str, str], bool] = {}  # one shape per hop, whichever line asks first
     for pairs in hops.values():
         for (a, b), first in hop_shapes(layout.cells, pairs).items():
@@ -497,10 +499,11 @@ def _render(
             )
             routes[key], routes[(key[1], key[0])] = route, route[::-1]
             draw.line(route, fill=colours[line], width=lw, joint="curve")
+            pen.line(route, fill=255, width=lw, joint="curve")
         paths[line] = line_walk(pairs, routes)
 
     radii = _marker_radii(graph, hop_lines, lw)
-    strokes = numpy.asarray(_darkest_channel(image)) != 255  # drawn: not white
+    strokes = numpy.asarray(drawn) != 0
     outline = max(1, round(lw / 4))
     for station in graph.stations:
         (x, y), r = points[station], radii[station]
@@ -601,23 +604,6 @@ def _draw_labels(
     if progress is not None:
         progress(len(order), len(order), longest)
     return boxes, leaders
-
-
-def _darkest_channel(image):
-    """A greyscale image of each pixel's lowest channel of ``image`` (RGB): 255 exactly where it is white.
-
-    Examples
-    --------
-    >>> from PIL import Image
-    >>> image = Image.new("RGB", (2, 1), (255, 255, 255))
-    >>> image.putpixel((1, 0), (255, 254, 255))
-    >>> _darkest_channel(image).getpixel((0, 0)), _darkest_channel(image).getpixel((1, 0))
-    (255, 254)
-    """
-    from PIL import ImageChops
-
-    red, green, blue = image.split()
-    return ImageChops.darker(ImageChops.darker(red, green), blue)
 
 
 def _draw_badges(graph, image, placer, scale, points, radii, colours) -> dict[str, list[dict[str, Any]]]:
