@@ -237,7 +237,7 @@ class LeaderSearch:
         stride = max(2, h // 2)
         columns, rows = numpy.arange(left, right + 1, stride), numpy.arange(top, bottom + 1, stride)
         off_x, off_y = numpy.abs(columns + w / 2 - centre[0]), numpy.abs(rows + h / 2 - centre[1])
-        reach, done = float(w + h), -1.0
+        reach, done, previous = float(w + h), -1.0, -1.0
         spots = found = 0
         while True:
             # every spot within ``reach`` lies in this square (a pixel to spare for rounding)
@@ -248,7 +248,7 @@ class LeaderSearch:
             squared = (grid_x + w / 2 - centre[0]) ** 2 + (grid_y + h / 2 - centre[1]) ** 2
             keep = squared > done if whole else (squared > done) & (squared <= reach * reach)
             grid_x, grid_y, squared = grid_x[keep], grid_y[keep], squared[keep]
-            free, under = self._free_many(grid_x, grid_y, size, ink)
+            free, under = self._free_ring(grid_x, grid_y, size, ink, centre, previous)
             spots, found = spots + len(free), found + int(free.sum())
             grid_x, grid_y, squared, under = grid_x[free], grid_y[free], squared[free], under[free]
             order = numpy.lexsort((grid_x, grid_y, squared))
@@ -263,7 +263,26 @@ class LeaderSearch:
                 following = min(following, farthest + 1)
             if following <= reach:
                 return
-            done, reach = reach * reach, following
+            done, previous, reach = reach * reach, reach, following
+
+    def _free_ring(self, xs, ys, size, ink, centre, inner: float):
+        """:meth:`_free_many` of a round's spots, which lie beyond the last round's square of half-side
+        ``inner`` (``< 0``: the first round): asked in four bands around that square (above, below, left,
+        right), so that the masks are summed over the ring, not again over the square inside it."""
+        import numpy
+
+        w, h = size
+        if inner < 0 or not len(xs):
+            return self._free_many(xs, ys, size, ink)
+        across, down = xs + w / 2 - centre[0], ys + h / 2 - centre[1]
+        band = numpy.where(down < -inner, 0, numpy.where(down > inner, 1, numpy.where(across < 0, 2, 3)))
+        free = numpy.zeros(len(xs), dtype=bool)
+        under = numpy.zeros(len(xs), dtype=numpy.int64)
+        for side in range(4):
+            part = band == side
+            if part.any():
+                free[part], under[part] = self._free_many(xs[part], ys[part], size, ink)
+        return free, under
 
     def _free_many(self, xs, ys, size, ink):
         """Which of the spots (top-left corners) are free as ``_free`` has it, and the stroke pixels in each
