@@ -131,21 +131,22 @@ def _clear(a: Cell, b: Cell, occupied) -> bool:
     return any(not any(occupied(cell) for cell in passed) for passed in _shape_cells(a, b))
 
 
-def _crossings(p: Cell, q: Cell, starts, ends) -> int:
-    """How many of the segments ``starts[i]``–``ends[i]`` (arrays of cells) segment p–q crosses inside both.
+def _crossings(p: Cell, qs: list[Cell], starts, ends) -> int:
+    """How many of the segments ``starts[i]``–``ends[i]`` (arrays of cells) the segments from p to each of ``qs``
+    cross inside both, summed over ``qs``.
 
     Segments that share an end with p–q touch it there and are not counted.
     """
     import numpy
 
-    p_, q_ = numpy.array(p), numpy.array(q)
+    p_, q_ = numpy.array(p), numpy.array(qs, dtype=numpy.int64).reshape(-1, 1, 2)
 
     def side(a, b, c):
         return numpy.sign(
             (b[..., 0] - a[..., 0]) * (c[..., 1] - a[..., 1]) - (b[..., 1] - a[..., 1]) * (c[..., 0] - a[..., 0])
         )
 
-    shared = (starts == p_).all(1) | (starts == q_).all(1) | (ends == p_).all(1) | (ends == q_).all(1)
+    shared = (starts == p_).all(-1) | (starts == q_).all(-1) | (ends == p_).all(-1) | (ends == q_).all(-1)
     crossing = (side(p_, q_, starts) * side(p_, q_, ends) < 0) & (side(starts, ends, p_) * side(starts, ends, q_) < 0)
     return int(numpy.count_nonzero(crossing & ~shared))
 
@@ -219,30 +220,44 @@ def straighten(graph: TransitGraph, layout: GridLayout, *, rounds: int = 4) -> G
 
         if any(spoilt(cell, cells[other]) for other in neighbours[station]):
             return True
-        return any(
-            station not in (a, b) and spoilt(cells[a], cells[b])
-            for a, b in hops
-            if any(cell in passed for passed in _shape_cells(cells[a], cells[b]))
-        )
+        return any(station not in hops[i] and spoilt(*(cells[end] for end in hops[i])) for i in over.get(cell, ()))
 
     starts = numpy.array([cells[a] for a, _ in hops], dtype=numpy.int64).reshape(-1, 2)
     ends = numpy.array([cells[b] for _, b in hops], dtype=numpy.int64).reshape(-1, 2)
     touching = {name: numpy.array([name in hop for hop in hops], dtype=bool) for name in names}
+    # the hops (by index) some way of drawing which passes over each cell, kept as stations move
+    over: dict[Cell, set[int]] = {}
+    hops_at: dict[str, list[int]] = {name: [] for name in names}
+
+    def index(i: int, *, add: bool) -> None:
+        for passed in _shape_cells(*(cells[end] for end in hops[i])):
+            for c in passed:
+                if add:
+                    over.setdefault(c, set()).add(i)
+                else:
+                    over[c].discard(i)
+
+    for i, hop in enumerate(hops):
+        index(i, add=True)
+        for end in hop:
+            hops_at[end].append(i)
 
     def crossings(station: str) -> int:
         """Crossings of the station's hops with every hop not its own (those never move with it)."""
         others = ~touching[station]
-        return sum(
-            _crossings(cells[station], cells[other], starts[others], ends[others]) for other in neighbours[station]
-        )
+        return _crossings(cells[station], [cells[other] for other in neighbours[station]], starts[others], ends[others])
 
     taken = set(cells.values())
     rank = {name: index for index, name in enumerate(names)}
 
     def move(station: str, cell: Cell) -> None:
+        for i in hops_at[station]:
+            index(i, add=False)
         taken.discard(cells[station])
         taken.add(cell)
         cells[station] = cell
+        for i in hops_at[station]:
+            index(i, add=True)
         starts[touching[station] & numpy.array([a == station for a, _ in hops], dtype=bool)] = cell
         ends[touching[station] & numpy.array([b == station for _, b in hops], dtype=bool)] = cell
 
