@@ -220,27 +220,12 @@ def straighten(graph: TransitGraph, layout: GridLayout, *, rounds: int = 4) -> G
 
         if any(spoilt(cell, cells[other]) for other in neighbours[station]):
             return True
-        return any(station not in hops[i] and spoilt(*(cells[end] for end in hops[i])) for i in over.get(cell, ()))
+        return any(station not in (a, b) and spoilt(cells[a], cells[b]) for a, b in over.at(cell))
 
     starts = numpy.array([cells[a] for a, _ in hops], dtype=numpy.int64).reshape(-1, 2)
     ends = numpy.array([cells[b] for _, b in hops], dtype=numpy.int64).reshape(-1, 2)
     touching = {name: numpy.array([name in hop for hop in hops], dtype=bool) for name in names}
-    # the hops (by index) some way of drawing which passes over each cell, kept as stations move
-    over: dict[Cell, set[int]] = {}
-    hops_at: dict[str, list[int]] = {name: [] for name in names}
-
-    def index(i: int, *, add: bool) -> None:
-        for passed in _shape_cells(*(cells[end] for end in hops[i])):
-            for c in passed:
-                if add:
-                    over.setdefault(c, set()).add(i)
-                else:
-                    over[c].discard(i)
-
-    for i, hop in enumerate(hops):
-        index(i, add=True)
-        for end in hop:
-            hops_at[end].append(i)
+    over = _HopsOver(hops, cells)
 
     def crossings(station: str) -> int:
         """Crossings of the station's hops with every hop not its own (those never move with it)."""
@@ -251,13 +236,11 @@ def straighten(graph: TransitGraph, layout: GridLayout, *, rounds: int = 4) -> G
     rank = {name: index for index, name in enumerate(names)}
 
     def move(station: str, cell: Cell) -> None:
-        for i in hops_at[station]:
-            index(i, add=False)
+        over.index(station, add=False)
         taken.discard(cells[station])
         taken.add(cell)
         cells[station] = cell
-        for i in hops_at[station]:
-            index(i, add=True)
+        over.index(station, add=True)
         starts[touching[station] & numpy.array([a == station for a, _ in hops], dtype=bool)] = cell
         ends[touching[station] & numpy.array([b == station for _, b in hops], dtype=bool)] = cell
 
@@ -332,6 +315,37 @@ def straighten(graph: TransitGraph, layout: GridLayout, *, rounds: int = 4) -> G
             _, _, station, cell = min(options, key=lambda option: (option[0], option[1], rank[option[2]], option[3]))
             move(station, cell)
     return GridLayout({name: cells[name] for name in names}, layout.columns, layout.rows)
+
+
+class _HopsOver:
+    """The hops some way of drawing which passes over each cell (:func:`_shape_cells`), for stations at
+    ``cells`` (the caller's dict, read as it changes): :meth:`index` drops a station's hops before it moves
+    and adds them back after."""
+
+    def __init__(self, hops: list[tuple[str, str]], cells: dict[str, Cell]):
+        self.hops, self.cells = hops, cells
+        self.over: dict[Cell, set[int]] = {}
+        self.around: dict[str, list[int]] = {}
+        for i, hop in enumerate(hops):
+            self._mark(i, add=True)
+            for end in hop:
+                self.around.setdefault(end, []).append(i)
+
+    def _mark(self, i: int, *, add: bool) -> None:
+        a, b = self.hops[i]
+        for passed in _shape_cells(self.cells[a], self.cells[b]):
+            for cell in passed:
+                if add:
+                    self.over.setdefault(cell, set()).add(i)
+                else:
+                    self.over[cell].discard(i)
+
+    def index(self, station: str, *, add: bool) -> None:
+        for i in self.around.get(station, ()):
+            self._mark(i, add=add)
+
+    def at(self, cell: Cell) -> list[tuple[str, str]]:
+        return [self.hops[i] for i in self.over.get(cell, ())]
 
 
 def _ring(home: Cell, radius: int, columns: int, rows: int) -> list[Cell]:
