@@ -134,13 +134,53 @@ def cmd_render(args: argparse.Namespace) -> int:
 
     if args.all or args.metro_dir:
         return _render_folder(args)
-    rendered = render_map(
-        _graph(args), seed=args.seed, size=args.size, palette=args.palette, rotate_labels=args.rotate_labels
-    )
+    show = _LabelProgress(disable=args.quiet)
+    try:
+        rendered = render_map(
+            _graph(args),
+            seed=args.seed,
+            size=args.size,
+            palette=args.palette,
+            rotate_labels=args.rotate_labels,
+            progress=show,
+        )
+    finally:
+        show.close()
     image, truth = write_rendered(rendered, args.out)
     width, height = rendered.image.size
     print(f"wrote {image} ({width}x{height}) and {truth}", file=sys.stderr)
     return 0
+
+
+class _LabelProgress:
+    """A progress bar on stderr of the labels placed, shown once a map has taken ``after`` seconds (a crowded
+    city takes several; a small one is done before a bar would help). Each try on a sparser grid starts it
+    afresh, named by the map's size."""
+
+    def __init__(self, *, disable: bool = False, after: float = 2.0, clock=None):
+        import time
+
+        self.disable, self.after = disable, after
+        self.clock = clock or time.perf_counter
+        self.started = self.clock()
+        self.bar = None
+        self.size: int | None = None
+
+    def __call__(self, done: int, total: int, size: int) -> None:
+        from tqdm import tqdm
+
+        if self.disable or (self.bar is None and self.clock() - self.started < self.after):
+            return
+        if self.bar is None or size != self.size or done < self.bar.n:  # a new try
+            self.close()
+            self.size = size
+            self.bar = tqdm(total=total, unit="label", desc=f"labels of the {size} px map", file=sys.stderr)
+        self.bar.update(done - self.bar.n)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
 
 
 def _render_folder(args: argparse.Namespace) -> int:
@@ -366,7 +406,7 @@ def add_vision_commands(commands, add_city_options) -> None:
         metavar="MAP.png",
         help="the map: .png, or .jpg/.jpeg for JPEG bytes; with --all or --metro-dir: a folder",
     )
-    render.add_argument("--quiet", action="store_true", help="with --all or --metro-dir: no progress bar")
+    render.add_argument("--quiet", action="store_true", help="no progress bar")
     add_executor_options(render)
     render.set_defaults(run=cmd_render)
 

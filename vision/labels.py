@@ -26,6 +26,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from vision.leader_search import LeaderSearch
+
 __all__ = ["Placement", "LabelPlacer"]
 
 # label directions around a marker, most readable first: east, west, the diagonals, north, south
@@ -34,10 +36,6 @@ _RINGS = 6
 # a label this many of its text heights beyond its marker's rim is joined to it by a leader (where a clean one
 # can be drawn): that far off, a reader cannot tell which marker it names
 _FAR_HEIGHTS = 3.0
-# free spots whose leader is checked per search window: a bound on the time a crowded station costs
-_TRIES = 300
-# spots (the cheapest first) whose leader is tried at other angles when every nearest-point leader crosses
-_OTHER_ENDS = 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +55,7 @@ def _box_distances(xs, ys, box: tuple[int, int, int, int]):
     )
 
 
-class LabelPlacer:
+class LabelPlacer(LeaderSearch):
     """Greedy label placement on one canvas.
 
     Labels keep a clear space around them (wide to the sides, about a character): a text detector would
@@ -91,19 +89,24 @@ class LabelPlacer:
         line_width: int = 2,
     ):
         import numpy
+        import shapely
         from shapely.geometry import LineString, Point
-        from shapely.prepared import prep
 
         self.width, self.height = width, height
         self.strokes = strokes
         self.leaders = numpy.zeros((height, width), dtype=bool)
         self.leader_px = max(1, round(line_width / 3))
         self.station_lines = station_lines or [()] * len(markers)
-        self.line_shapes = {
-            name: prep((LineString(path) if len(path) > 1 else Point(path[0])).buffer(line_width / 2 + 1.5))
-            for name, path in (lines or {}).items()
-            if path
-        }
+        drawn = {name: path for name, path in (lines or {}).items() if path}
+        self.line_names = list(drawn)
+        self.line_shapes = numpy.array(
+            [
+                (LineString(path) if len(path) > 1 else Point(path[0])).buffer(line_width / 2 + 1.5)
+                for path in drawn.values()
+            ],
+            dtype=object,
+        )
+        shapely.prepare(self.line_shapes)
         self.pad_x, self.pad_y = max(2, round(2.0 * font_px)), max(1, round(0.3 * font_px))
         self.marker_pad = max(2, round(0.3 * font_px))
         # a label must be this much nearer its own marker than any other (pixels), so the reading is not a tie
@@ -115,6 +118,7 @@ class LabelPlacer:
         self.xs = numpy.array([float(x) for x, _, _ in markers])
         self.ys = numpy.array([float(y) for _, y, _ in markers])
         self.radii = numpy.array([float(radius) for _, _, radius in markers])
+        self.reach = self.radii + self.leader_px + 1  # a leader nearer a marker's centre than this touches it
         pad = self.marker_pad
         for x, y, radius in markers:
             self.markers[
@@ -278,79 +282,6 @@ class LabelPlacer:
                 return x, y
         return None
 
-    def _with_leader(
-        self,
-        station: int,
-        centre: tuple[int, int],
-        gap: float,
-        size: tuple[int, int],
-        ink: tuple[int, int, int, int],
-        *,
-        crossing: bool = True,
-    ) -> Placement | None:
-        """The free spot nearest the marker (widening windows, then the whole canvas), joined by a leader line
-        that crosses no label and no stroke of another station's line (the least crossing where none can)."""
-        import numpy
-
-        w, h = size
-        ix0, iy0, ix1, iy1 = ink
-        stride = max(2, h // 2)
-        self._pending = None
-        relaxed: tuple[float, int, int] | None = None
-        crossed: list[tuple[float, int, int]] = []  # spots only a crossing leader reached: (cost, x, y)
-        for radius in (4 * (w + h), 12 * (w + h), None):
-            left = 0 if radius is None else max(0, centre[0] - radius)
-            top = 0 if radius is None else max(0, centre[1] - radius)
-            right = self.width - w if radius is None else min(self.width - w, centre[0] + radius)
-            bottom = self.height - h if radius is None else min(self.height - h, centre[1] + radius)
-            grid_y, grid_x = numpy.meshgrid(
-                numpy.arange(top, bottom + 1, stride), numpy.arange(left, right + 1, stride), indexing="ij"
-            )
-            grid_x, grid_y = grid_x.ravel(), grid_y.ravel()
-            squared = (grid_x + w / 2 - centre[0]) ** 2 + (grid_y + h / 2 - centre[1]) ** 2
-            best: tuple[float, int, int] | None = None
-            looked = tried = 0
-            for index in numpy.lexsort((grid_x, grid_y, squared)):  # nearest first, ties top-left first
-                distance, x, y = float(squared[index]), int(grid_x[index]), int(grid_y[index])
-                if best is not None and (looked >= 40 or math.sqrt(distance) > 3 * best[0] * h):
-                    break
-                if tried >= _TRIES:
-                    break
-                if not self._free(x, y, w, h, ink):
-                    continue
-                tried += 1
-                box = (x + ix0, y + iy0, x + ix1, y + iy1)
-                leader = self._leader(centre, gap - self.marker_pad, box)
-                cost = math.sqrt(distance) / h + 4 * self._cost(x, y, w, h)
-                cost += 4 * self._leader_crossing(self._leader(centre, gap, box))
-                crossings = self._leader_conflicts(station, leader)
-                if crossings:
-                    crossed.append((cost, x, y))
-                    if relaxed is None or (crossings, cost) < relaxed[:2]:
-                        relaxed = (crossings, cost, x, y)
-                else:
-                    looked += 1  # only spots whose leader is clean count towards the 40 compared
-                    if best is None or cost < best[0]:
-                        best = (cost, x, y)
-            if best is not None:
-                return self._leader_to(centre, gap, ink, (best[1], best[2]), size)
-        # the leader to the nearest point of the label crosses: another point of its edge may not (another angle);
-        # else one that only grazes a label's halo, crossing no text and no other line
-        candidates = sorted(set(crossed))[:_OTHER_ENDS]
-        for mask in (self.labels, self.inks):
-            for _, x, y in candidates:
-                box = (x + ix0, y + iy0, x + ix1, y + iy1)
-                for end in (None, *self._ends(centre, box)):
-                    leader = self._leader(centre, gap - self.marker_pad, box, end)
-                    if not self._leader_conflicts(station, leader, mask=mask):
-                        return self._leader_to(centre, gap, ink, (x, y), size, end)
-        if relaxed is None:
-            return None
-        if crossing:
-            return self._leader_to(centre, gap, ink, (relaxed[2], relaxed[3]), size)
-        self._pending = (centre, gap, ink, (relaxed[2], relaxed[3]), size)
-        return None
-
     @staticmethod
     def _ends(centre: tuple[int, int], box: tuple[int, int, int, int]) -> list[tuple[float, float]]:
         """Other points a leader may end at: along the label's edges that face the marker, nearest first."""
@@ -378,53 +309,10 @@ class LabelPlacer:
             self.leaders[max(0, py - pad) : py + pad + 1, max(0, px - pad) : px + pad + 1] = True
         return Placement((x, y), leader)
 
-    def _leader_conflicts(self, index: int, leader: tuple[tuple[float, float], ...], *, mask=None) -> int:
-        """Labels the leader runs over (its sampled points on the label mask, halos included, or ``mask``),
-        other stations' markers it touches (it would seem to be theirs), and other lines it crosses."""
-        from shapely.geometry import LineString
-
-        mask = self.labels if mask is None else mask
-        (x0, y0), (x1, y1) = leader
-        xs, ys = self._samples(leader, max(2, int(2 * math.hypot(x1 - x0, y1 - y0))))
-        hits = bool(mask[ys, xs].any()) + self._markers_touched(index, leader)
-        own = set(self.station_lines[index])
-        segment = LineString(leader)
-        return hits + sum(
-            1 for name, shape in self.line_shapes.items() if name not in own and shape.intersects(segment)
-        )
-
-    def _markers_touched(self, index: int, leader: tuple[tuple[float, float], ...]) -> int:
-        """How many markers other than ``index``'s the leader passes within a leader's width of."""
-        import numpy
-
-        (x0, y0), (x1, y1) = leader
-        dx, dy = x1 - x0, y1 - y0
-        along = numpy.clip(((self.xs - x0) * dx + (self.ys - y0) * dy) / (dx * dx + dy * dy or 1.0), 0.0, 1.0)
-        near = numpy.hypot(x0 + along * dx - self.xs, y0 + along * dy - self.ys) < self.radii + self.leader_px + 1
-        near[index] = False
-        return int(numpy.count_nonzero(near))
-
-    def _leader_crossing(self, leader: tuple[tuple[float, float], ...]) -> float:
-        """The share of a leader's length that runs over drawn lines."""
-        (x0, y0), (x1, y1) = leader
-        steps = max(2, int(math.hypot(x1 - x0, y1 - y0) // 2))
-        xs, ys = self._samples(leader, steps)
-        return int(self.strokes[ys, xs].sum()) / (steps + 1)
-
-    def _samples(self, leader: tuple[tuple[float, float], ...], steps: int):
-        """The pixels at ``k / steps`` of the way along the leader, ``k = 0 … steps``, that lie on the canvas.
-
-        Rounded half to even, as ``round`` does, with the arithmetic of ``x0 + (x1 - x0) * k / steps`` per
-        point: the same pixels a loop over ``k`` visits, in one pass (this is the placer's innermost step).
-        """
-        import numpy
-
-        (x0, y0), (x1, y1) = leader
-        k = numpy.arange(steps + 1)
-        xs = numpy.rint(x0 + (x1 - x0) * k / steps).astype(numpy.int64)
-        ys = numpy.rint(y0 + (y1 - y0) * k / steps).astype(numpy.int64)
-        inside = (xs >= 0) & (xs < self.width) & (ys >= 0) & (ys < self.height)
-        return xs[inside], ys[inside]
+    def _leader_conflicts(self, index: int, leader: tuple[tuple[float, float], ...]) -> int:
+        """Labels the leader runs over, other stations' markers it touches and other lines it crosses
+        (:meth:`LeaderSearch._conflicts <vision.leader_search.LeaderSearch._conflicts>` of one leader)."""
+        return int(self._conflicts(index, [leader])[0])
 
     @staticmethod
     def _leader(

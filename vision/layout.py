@@ -143,21 +143,22 @@ def _clear(a: Cell, b: Cell, occupied) -> bool:
     return any(not any(occupied(cell) for cell in passed) for passed in _shape_cells(a, b))
 
 
-def _crossings(p: Cell, q: Cell, starts, ends) -> int:
-    """How many of the segments ``starts[i]``–``ends[i]`` (arrays of cells) segment p–q crosses inside both.
+def _crossings(p: Cell, qs: list[Cell], starts, ends) -> int:
+    """How many of the segments ``starts[i]``–``ends[i]`` (arrays of cells) the segments from p to each of ``qs``
+    cross inside both, summed over ``qs``.
 
     Segments that share an end with p–q touch it there and are not counted.
     """
     import numpy
 
-    p_, q_ = numpy.array(p), numpy.array(q)
+    p_, q_ = numpy.array(p), numpy.array(qs, dtype=numpy.int64).reshape(-1, 1, 2)
 
     def side(a, b, c):
         return numpy.sign(
             (b[..., 0] - a[..., 0]) * (c[..., 1] - a[..., 1]) - (b[..., 1] - a[..., 1]) * (c[..., 0] - a[..., 0])
         )
 
-    shared = (starts == p_).all(1) | (starts == q_).all(1) | (ends == p_).all(1) | (ends == q_).all(1)
+    shared = (starts == p_).all(-1) | (starts == q_).all(-1) | (ends == p_).all(-1) | (ends == q_).all(-1)
     crossing = (side(p_, q_, starts) * side(p_, q_, ends) < 0) & (side(starts, ends, p_) * side(starts, ends, q_) < 0)
     return int(numpy.count_nonzero(crossing & ~shared))
 
@@ -231,30 +232,27 @@ def straighten(graph: TransitGraph, layout: GridLayout, *, rounds: int = 4) -> G
 
         if any(spoilt(cell, cells[other]) for other in neighbours[station]):
             return True
-        return any(
-            station not in (a, b) and spoilt(cells[a], cells[b])
-            for a, b in hops
-            if any(cell in passed for passed in _shape_cells(cells[a], cells[b]))
-        )
+        return any(station not in (a, b) and spoilt(cells[a], cells[b]) for a, b in over.at(cell))
 
     starts = numpy.array([cells[a] for a, _ in hops], dtype=numpy.int64).reshape(-1, 2)
     ends = numpy.array([cells[b] for _, b in hops], dtype=numpy.int64).reshape(-1, 2)
     touching = {name: numpy.array([name in hop for hop in hops], dtype=bool) for name in names}
+    over = _HopsOver(hops, cells)
 
     def crossings(station: str) -> int:
         """Crossings of the station's hops with every hop not its own (those never move with it)."""
         others = ~touching[station]
-        return sum(
-            _crossings(cells[station], cells[other], starts[others], ends[others]) for other in neighbours[station]
-        )
+        return _crossings(cells[station], [cells[other] for other in neighbours[station]], starts[others], ends[others])
 
     taken = set(cells.values())
     rank = {name: index for index, name in enumerate(names)}
 
     def move(station: str, cell: Cell) -> None:
+        over.index(station, add=False)
         taken.discard(cells[station])
         taken.add(cell)
         cells[station] = cell
+        over.index(station, add=True)
         starts[touching[station] & numpy.array([a == station for a, _ in hops], dtype=bool)] = cell
         ends[touching[station] & numpy.array([b == station for _, b in hops], dtype=bool)] = cell
 
@@ -329,6 +327,37 @@ def straighten(graph: TransitGraph, layout: GridLayout, *, rounds: int = 4) -> G
             _, _, station, cell = min(options, key=lambda option: (option[0], option[1], rank[option[2]], option[3]))
             move(station, cell)
     return GridLayout({name: cells[name] for name in names}, layout.columns, layout.rows)
+
+
+class _HopsOver:
+    """The hops some way of drawing which passes over each cell (:func:`_shape_cells`), for stations at
+    ``cells`` (the caller's dict, read as it changes): :meth:`index` drops a station's hops before it moves
+    and adds them back after."""
+
+    def __init__(self, hops: list[tuple[str, str]], cells: dict[str, Cell]):
+        self.hops, self.cells = hops, cells
+        self.over: dict[Cell, set[int]] = {}
+        self.around: dict[str, list[int]] = {}
+        for i, hop in enumerate(hops):
+            self._mark(i, add=True)
+            for end in hop:
+                self.around.setdefault(end, []).append(i)
+
+    def _mark(self, i: int, *, add: bool) -> None:
+        a, b = self.hops[i]
+        for passed in _shape_cells(self.cells[a], self.cells[b]):
+            for cell in passed:
+                if add:
+                    self.over.setdefault(cell, set()).add(i)
+                else:
+                    self.over[cell].discard(i)
+
+    def index(self, station: str, *, add: bool) -> None:
+        for i in self.around.get(station, ()):
+            self._mark(i, add=add)
+
+    def at(self, cell: Cell) -> list[tuple[str, str]]:
+        return [self.hops[i] for i in self.over.get(cell, ())]
 
 
 def _ring(home: Cell, radius: int, columns: int, rows: int) -> list[Cell]:

@@ -19,6 +19,7 @@ import io
 import json
 import math
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -28,6 +29,7 @@ from graphkit.files import atomic_writer
 from graphkit.graph import TransitGraph
 from vision.evidence import ciede2000, hex_to_rgb, rgb_to_hex
 from vision.fonts import check_drawable, load_font, script_of
+from vision.label_drawing import OWN_LABEL_SHARE, TEXT, WHITE, Crowded, draw_labels
 from vision.labels import LabelPlacer
 from vision.layout import (
     GridLayout,
@@ -62,9 +64,9 @@ MIN_SIZE, MAX_SIZE = 256, 8000
 _CELL_PX = 66
 # a label's height as a share of a grid cell: the map's own first; at the default size a map whose labels cannot
 # all keep clear of other labels and lines is drawn again on a sparser grid (the same label size, more room)
-_LABEL_SHARES = (0.3, 0.25, 0.2, 0.15)
+_LABEL_SHARES = (OWN_LABEL_SHARE, 0.25, 0.2, 0.15)
 _MARGIN_CELLS = 1.2
-_TEXT, _OUTLINE, _WHITE = (26, 26, 26), (34, 34, 34), (255, 255, 255)
+_TEXT, _OUTLINE, _WHITE = TEXT, (34, 34, 34), WHITE
 # transit-like colours tried first for the normal palette (red, blue, green, orange, purple, ...)
 _PRESETS = (
     "#e3001b", "#0065bd", "#009a44", "#f28c00", "#8b3fa6", "#00a7e1", "#e6007e",
@@ -270,78 +272,6 @@ def _scale(layout: GridLayout, legend: Legend, size: int, label_share: float = _
 
 
 # -- drawing -------------------------------------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
-class _Patch:
-    """A label drawn on its own: text and halo masks of the same size, and the text ink box inside them."""
-
-    text: Any
-    halo: Any
-    ink: tuple[int, int, int, int]
-
-
-def _patch(name: str, font_px: int, angle: int) -> _Patch:
-    from PIL import Image, ImageDraw
-
-    font = load_font(script_of(name), font_px)
-    halo = max(1, round(font_px * 0.18))
-    x0, y0, x1, y1 = font.getbbox(name, stroke_width=halo)
-    pad = 2
-    size = (x1 - x0 + 2 * pad, y1 - y0 + 2 * pad)
-    text, around = Image.new("L", size, 0), Image.new("L", size, 0)
-    origin = (pad - x0, pad - y0)
-    ImageDraw.Draw(text).text(origin, name, font=font, fill=255)
-    ImageDraw.Draw(around).text(origin, name, font=font, fill=255, stroke_width=halo, stroke_fill=255)
-    if angle:
-        text = text.rotate(angle, resample=Image.Resampling.BICUBIC, expand=True)
-        around = around.rotate(angle, resample=Image.Resampling.BICUBIC, expand=True)
-    box = around.getbbox() or (0, 0, 1, 1)
-    text, around = text.crop(box), around.crop(box)
-    return _Patch(text, around, text.getbbox() or (0, 0, 1, 1))
-
-
-def _place_label(
-    placer: LabelPlacer,
-    name: str,
-    index: int,
-    radius: int,
-    scale: _Scale,
-    angle: int,
-    *,
-    strict: bool = False,
-):
-    """A label's placement and patch (the name a map shows): at the map's font beside its marker or with a
-    leader that crosses no other label and no other line; else smaller beside its marker; else smaller with
-    such a clean leader; else at the map's font with the leader that crosses least (``strict``: raises
-    :class:`_Crowded` instead). ``(None, patch)`` when the canvas has no room at all."""
-    patch = _patch(name, scale.font_px, angle)
-    # rings widen by 0.4 of a cell of the map's own grid: on a sparser grid, in the same pixels (not farther)
-    step = min(scale.cell, scale.font_px / _LABEL_SHARES[0]) * 0.4
-    placed = placer.place(index, radius + 1, patch.halo.size, patch.ink, step, crossing=False)
-    if placed is not None:
-        return placed, patch
-    fallback = placer.pending()
-    smaller = [_patch(name, font_px, angle) for font_px in _smaller_fonts(scale.font_px)]
-    for leader in (False, True):
-        for small in smaller:
-            placed = placer.place(index, radius + 1, small.halo.size, small.ink, step, crossing=False, leader=leader)
-            if placed is not None:
-                return placed, small
-    if strict and fallback is not None:
-        raise _Crowded(name)
-    return (placer.place_fallback(fallback) if fallback is not None else None), patch
-
-
-def _smaller_fonts(font_px: int) -> list[int]:
-    """The smaller label sizes tried, largest first: 85% and 70% of the map's, never under 8 px.
-
-    Examples
-    --------
-    >>> _smaller_fonts(20), _smaller_fonts(10)
-    ([17, 14], [8])
-    """
-    return sorted({size for share in (0.85, 0.7) if (size := max(8, round(font_px * share))) < font_px}, reverse=True)
-
-
 def _marker_radii(graph: TransitGraph, hop_lines: dict[tuple[str, str], list[str]], line_width: int) -> dict[str, int]:
     outline = max(1, round(line_width / 4))
     single = round(line_width * 0.8) + outline
@@ -363,6 +293,7 @@ def render_map(
     size: int | None = None,
     palette: Palette = "normal",
     rotate_labels: bool = False,
+    progress: Callable[[int, int, int], None] | None = None,
 ) -> RenderedMap:
     """Draw ``graph`` as a transit map and record what was drawn where.
 
@@ -380,6 +311,9 @@ def render_map(
         Well-separated line colours, or lines that share stations drawn in near-identical colours.
     rotate_labels : bool
         Draw every third station's label at 45°.
+    progress : callable, optional
+        Called as labels are placed with ``(labels placed, labels in all, longest side of the map being
+        drawn)``: at the start of each try (``0``) and after each label.
 
     Returns
     -------
@@ -412,19 +346,28 @@ def render_map(
     layout = _layout(graph, seed)
     legend = legend_layout(graph, _map_cells(layout)[0])
     if size is not None:
-        return _render(graph, layout, legend, _scale(layout, legend, size), seed, palette, rotate_labels)
+        scale = _scale(layout, legend, size)
+        return _render(graph, layout, legend, scale, seed, palette, rotate_labels, progress=progress)
+    patches: dict = {}  # the labels drawn by one try, for the next
     for share in _LABEL_SHARES[:-1]:
         scale = _scale(layout, legend, _default_size(layout, legend, share), share)
         try:  # given up at the first label only a crossing leader could place
-            return _render(graph, layout, legend, scale, seed, palette, rotate_labels, strict=True)
-        except _Crowded:
+            return _render(
+                graph,
+                layout,
+                legend,
+                scale,
+                seed,
+                palette,
+                rotate_labels,
+                strict=True,
+                patches=patches,
+                progress=progress,
+            )
+        except Crowded:
             continue
     scale = _scale(layout, legend, _default_size(layout, legend, _LABEL_SHARES[-1]), _LABEL_SHARES[-1])
-    return _render(graph, layout, legend, scale, seed, palette, rotate_labels)
-
-
-class _Crowded(Exception):
-    """A label that only a leader crossing another label or line could place."""
+    return _render(graph, layout, legend, scale, seed, palette, rotate_labels, patches=patches, progress=progress)
 
 
 def _render(
@@ -437,9 +380,11 @@ def _render(
     rotate_labels: bool,
     *,
     strict: bool = False,
+    patches: dict | None = None,
+    progress: Callable[[int, int, int], None] | None = None,
 ) -> RenderedMap:
-    """The map drawn at one scale (:func:`render_map`); ``strict``: :class:`_Crowded` is raised at the first
-    label only a crossing leader could place."""
+    """The map drawn at one scale (:func:`render_map`); ``strict``: :class:`vision.label_drawing.Crowded` is
+    raised at the first label only a crossing leader could place."""
     import numpy
     from PIL import Image, ImageDraw
 
@@ -458,6 +403,8 @@ def _render(
 
     image = Image.new("RGB", (scale.width, scale.height), _WHITE)
     draw = ImageDraw.Draw(image)
+    drawn = Image.new("L", image.size, 0)  # the strokes alone, for the label placer
+    pen = ImageDraw.Draw(drawn)
     diagonal_first: dict[tuple[str, str], bool] = {}  # one shape per hop, whichever line asks first
     for pairs in hops.values():
         for (a, b), first in hop_shapes(layout.cells, pairs).items():
@@ -475,10 +422,11 @@ def _render(
             )
             routes[key], routes[(key[1], key[0])] = route, route[::-1]
             draw.line(route, fill=colours[line], width=lw, joint="curve")
+            pen.line(route, fill=255, width=lw, joint="curve")
         paths[line] = line_walk(pairs, routes)
 
     radii = _marker_radii(graph, hop_lines, lw)
-    strokes = (numpy.asarray(image) != 255).any(axis=2)
+    strokes = numpy.asarray(drawn) != 0
     outline = max(1, round(lw / 4))
     for station in graph.stations:
         (x, y), r = points[station], radii[station]
@@ -497,26 +445,18 @@ def _render(
     )
     legend_top = round(scale.cell * _map_cells(layout)[1])
     placer.block((0, legend_top, scale.width, scale.height))
-    order = sorted(graph.stations, key=lambda s: (-len(graph.lines_at(s)), rank[s]))
-    boxes: dict[str, list[int]] = {}
-    leaders: dict[str, tuple[tuple[float, float], ...]] = {}
-    for station in order:
-        angle = 45 if rotate_labels and rank[station] % 3 == 1 else 0
-        placed, patch = _place_label(
-            placer, graph.display_name(station), rank[station], radii[station], scale, angle, strict=strict
-        )
-        if placed is None:
-            raise ValueError(
-                f"{graph.city}: size {max(scale.width, scale.height)} px is too small to place the label of "
-                f"{station!r}; use a larger size (default {_default_size(layout, legend)})"
-            )
-        x, y = placed.corner
-        image.paste(_WHITE, (x, y, x + patch.halo.width, y + patch.halo.height), patch.halo)
-        image.paste(_TEXT, (x, y, x + patch.text.width, y + patch.text.height), patch.text)
-        x0, y0, x1, y1 = patch.ink
-        boxes[station] = [x + x0, y + y0, x + x1, y + y1]
-        if placed.leader:
-            leaders[station] = placed.leader
+    boxes, leaders = draw_labels(
+        graph,
+        image,
+        placer,
+        scale,
+        radii,
+        rotate_labels,
+        strict=strict,
+        patches=patches,
+        progress=progress,
+        default_size=lambda: default_size(graph, seed=seed),
+    )
     badges = _draw_badges(graph, image, placer, scale, points, radii, colours)
     legend_boxes = _draw_legend(image, legend, legend_top, scale, colours)
     for leader in leaders.values():  # drawn last, so no label's halo cuts one

@@ -16,9 +16,10 @@ another line's stroke), ``line_label`` (strokes through a station label's
 text), ``leader_marker`` (leaders over another station's marker),
 ``line_marker`` (strokes over the marker of a station their line does not
 serve, :func:`vision.map_quality.marker_crossings`), ``bends_per_line``
-(all bends over all lines), ``seconds`` (rendering only), per-map figures
-under ``maps``, and under ``skipped`` each map that could not be drawn here
-(a Chinese city without a CJK font) with the reason.
+(all bends over all lines), ``seconds`` (rendering only, all maps together),
+``seconds_median`` and ``seconds_max`` (over the maps), ``seconds_per_map``,
+per-map figures under ``maps``, and under ``skipped`` each map that could not
+be drawn here (a Chinese city without a CJK font) with the reason.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import statistics
 import sys
 import time
 
@@ -102,6 +104,7 @@ def run(cities: list[str], synthetic: int, seed: int) -> dict:
     ambiguous = sum(len(m["ambiguous"]) for m in maps.values())
     lines = sum(m["lines"] for m in maps.values())
     cities_only = [m for name, m in maps.items() if not name.startswith("synthetic-")]
+    seconds = {name: m["seconds"] for name, m in maps.items()}
     return {
         "maps": maps,
         "skipped": skipped,
@@ -117,6 +120,9 @@ def run(cities: list[str], synthetic: int, seed: int) -> dict:
         if cities_only
         else None,
         "seconds": round(sum(m["seconds"] for m in maps.values()), 2),
+        "seconds_median": round(statistics.median(seconds.values()), 2) if seconds else None,
+        "seconds_max": max(seconds.values()) if seconds else None,
+        "seconds_per_map": seconds,
     }
 
 

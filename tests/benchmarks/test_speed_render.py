@@ -20,6 +20,16 @@ def test_benchmark_prints_label_and_bend_figures_last(capsys):
     assert "miami: 0/23 ambiguous" in captured.err
 
 
+def test_benchmark_reports_the_median_and_slowest_map_and_each_map_seconds(capsys):
+    assert main(["--only", "miami,sydney", "--synthetic", "1"]) == 0
+    figures = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    per_map = figures["seconds_per_map"]
+    assert per_map == {name: m["seconds"] for name, m in figures["maps"].items()}
+    assert set(per_map) == {"miami", "sydney", "synthetic-0"}
+    assert figures["seconds_median"] == sorted(per_map.values())[1]  # the middle of three
+    assert figures["seconds_max"] == max(per_map.values())
+
+
 def test_synthetic_networks_are_seeded():
     first, again, other = synthetic_network(3), synthetic_network(3), synthetic_network(4)
     assert first.stations == again.stations and first.stations != other.stations
