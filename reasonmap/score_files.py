@@ -66,7 +66,7 @@ def scoring_variants() -> tuple[str, ...]:
 
 
 def _options(task: Task, variant: str, **given: Any) -> ScoreOptions:
-    from benchmarks.reasonmap.official_rules import check_official_models
+    from benchmarks.official_rules import check_official_models
 
     task.variant(variant)  # an unknown name lists the task's
     if given.get("official_model") is not None:  # checked against every task's paths (each task imported)
@@ -94,7 +94,7 @@ def read_official_model(text: str) -> str | dict[str, str]:
     """
     import json
 
-    from benchmarks.reasonmap.official_rules import check_official_models
+    from benchmarks.official_rules import check_official_models
 
     path = Path(text)
     if not path.is_file():

@@ -56,7 +56,7 @@ def _vlmevalkit_reading(verdicts, by_key, questions, options: ScoreOptions) -> l
 
 
 def _public_rules(verdicts: Sequence[Any], loaded: Loaded, options: ScoreOptions) -> dict[str, Any]:
-    from benchmarks.reasonmap.official_rules import official_rules
+    from benchmarks.official_rules import official_rules
 
     models = (v.model for v in verdicts)
     return {"official_rules": official_rules(models, given=options.official_model, table=PLUS_MODELS)}

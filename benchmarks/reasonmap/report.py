@@ -199,7 +199,7 @@ def markdown_table(summary: Mapping[str, Any]) -> str:
     if note:
         lines += ["", note[0].upper() + note[1:] + "."]
     if summary.get("official_rules"):
-        from benchmarks.reasonmap.official_rules import official_rules_lines
+        from benchmarks.official_rules import official_rules_lines
 
         lines += ["", *official_rules_lines(summary["official_rules"])]
     aggregate = summary.get("published_aggregate")
