@@ -44,9 +44,9 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from benchmarks.difficulty import DIFFICULTIES, Difficulty
 from benchmarks.errors import InvalidRecord
 from benchmarks.reasonmap.generate import seeded_prefix
-from benchmarks.reasonmap.records import DIFFICULTIES, Difficulty
 from benchmarks.records import answer_fields, field_of, repeat_of
 from graphkit.graph import TransitGraph
 from graphkit.stats import city_stats

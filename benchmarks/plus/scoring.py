@@ -39,8 +39,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from benchmarks.answer_text import after_reasoning, mentions_refusal
+from benchmarks.difficulty import get_weighting
 from benchmarks.plus.questions import ANSWER_KINDS, OPTION_LETTERS, PLUS_TYPES, AnswerKind, PlusPrediction, PlusQuestion
-from benchmarks.reasonmap.weighting import get_weighting
 from benchmarks.records import Invalid
 
 __all__ = [
@@ -392,7 +392,7 @@ def plus_weight(question: PlusQuestion, weighting: str = "city") -> float:
     Raises
     ------
     ValueError
-        ``weighting`` is not a scheme of :data:`~benchmarks.reasonmap.weighting.WEIGHTINGS`.
+        ``weighting`` is not a scheme of :data:`~benchmarks.difficulty.WEIGHTINGS`.
     """
     return get_weighting(weighting).weight("easy", question.difficulty_city)
 

@@ -13,12 +13,12 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from benchmarks.difficulty import WEIGHTINGS
 from benchmarks.jsonl import Problem, read_jsonl
 from benchmarks.plus.loading import is_plus_file, load_plus_questions, read_plus_sheet
 from benchmarks.plus.metrics import PLUS_METRICS
 from benchmarks.plus.official import PLUS_MODELS
 from benchmarks.plus.questions import DEFAULT_PER_TYPE, PlusPrediction, PlusQuestion
-from benchmarks.reasonmap.weighting import WEIGHTINGS
 from benchmarks.repeats import with_repeats
 from benchmarks.tasks import Generation, InspectSpec, Loaded, Prompt, ScoreOptions, Task, Variant
 

@@ -18,7 +18,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from benchmarks.reasonmap.records import DIFFICULTIES, LONG_TEMPLATES, Difficulty, Question
+from benchmarks.difficulty import DIFFICULTIES, Difficulty
+from benchmarks.reasonmap.records import LONG_TEMPLATES, Question
 from benchmarks.reasonmap.templates import long_question, short_question
 from graphkit.graph import RIDE_WEIGHT, TransitGraph
 from graphkit.routes import DEFAULT_MAX_ROUTES, shortest_routes

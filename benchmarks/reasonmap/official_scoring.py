@@ -67,9 +67,10 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from benchmarks.difficulty import get_weighting
 from benchmarks.official_rules import DEFAULT_RULE, choose_rule, official_answer_text
 from benchmarks.reasonmap.records import KINDS, Prediction, Question, Verdict
-from benchmarks.reasonmap.weighting import get_weighting, weight_of
+from benchmarks.reasonmap.weighting import weight_of
 from graphkit.graph import TransitGraph
 
 __all__ = [

@@ -18,12 +18,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from benchmarks.difficulty import DIFFICULTIES
 from benchmarks.intervals import grouped_intervals, interval_method, interval_note, question_maps
 from benchmarks.metrics import DIGITS, MetricSpec, headline, interval_cell, number, weighted_mean
 from benchmarks.provenance import versions
 from benchmarks.reasonmap.figures import plotted_models
 from benchmarks.reasonmap.metrics import ROUTE_METRICS, route_metrics_of
-from benchmarks.reasonmap.records import DIFFICULTIES, KINDS, Question, Verdict
+from benchmarks.reasonmap.records import KINDS, Question, Verdict
 from benchmarks.repeats import repeats_table
 
 __all__ = ["summarize", "markdown_table", "published_aggregate_table", "write_report", "REPORT_FILES"]

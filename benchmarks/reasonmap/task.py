@@ -15,6 +15,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from benchmarks.difficulty import WEIGHTINGS
 from benchmarks.jsonl import Problem
 from benchmarks.official_rules import OFFICIAL_MODELS
 from benchmarks.reasonmap.loading import graph_lookup, load_questions
@@ -22,7 +23,6 @@ from benchmarks.reasonmap.metrics import ROUTE_METRICS
 from benchmarks.reasonmap.records import KINDS, Prediction, Question, Verdict
 from benchmarks.reasonmap.scoring import VARIANTS as MAP_SCORE_VARIANTS
 from benchmarks.reasonmap.scoring import score_predictions
-from benchmarks.reasonmap.weighting import WEIGHTINGS
 from benchmarks.repeats import with_repeats
 from benchmarks.tasks import Generation, InspectSpec, Loaded, MapPolicy, Prompt, ScoreOptions, Task, Variant
 from graphkit.errors import TransitError
