@@ -68,8 +68,7 @@ def read_plus_sheet(
         The sheet cannot be read at all, has no ``prediction`` column, or a row was not made
         from the question it is matched to.
     """
-    from benchmarks.reasonmap.harnesses import sheet_model
-    from benchmarks.reasonmap.sheets import read_sheet
+    from benchmarks.sheets import read_sheet, sheet_model
 
     header, rows, problems = read_sheet(path)
     if rows and "prediction" not in header:

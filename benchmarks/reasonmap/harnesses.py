@@ -23,7 +23,7 @@ request (lmms-eval ``repeats``, Inspect epochs) are kept, numbered by ``repeat``
     ``model`` option, else the folder's name.
 ``vlmevalkit``
     A prediction sheet (``<model>_<dataset>.xlsx``, ``.tsv`` or ``.json``, as
-    ``PRED_FORMAT`` chooses; ``.csv`` too) read by :mod:`benchmarks.reasonmap.sheets`:
+    ``PRED_FORMAT`` chooses; ``.csv`` too) read by :mod:`benchmarks.sheets`:
     the data set's columns, ``image`` removed, plus ``prediction``. ``id`` is
     the ``id`` column when there is one, else ``index``; ``response`` is
     ``prediction``; the kind is the ``kind`` column, else the ``kind`` option;
@@ -65,7 +65,7 @@ from benchmarks.jsonl import MAX_LINE_BYTES, Note, Problem, open_regular, read_j
 from benchmarks.reasonmap.loading import read_predictions
 from benchmarks.reasonmap.log_checks import ROUTE_FIELDS, Logged, Mismatch, RowChecks, logged_fields, texts_in
 from benchmarks.reasonmap.records import KINDS, Prediction
-from benchmarks.reasonmap.sheets import MAX_SHEET_BYTES, read_sheet
+from benchmarks.sheets import MAX_SHEET_BYTES, read_sheet, sheet_model
 from graphkit.choices import check_choice
 from graphkit.extras import install_hint
 
@@ -76,7 +76,6 @@ __all__ = [
     "read_lmms_eval",
     "read_vlmevalkit",
     "read_inspect_log",
-    "sheet_model",
     "convert_predictions",
 ]
 
@@ -256,13 +255,6 @@ class _Unmatched(Exception):
 
 
 # -- VLMEvalKit ------------------------------------------------------------------------------
-
-
-def sheet_model(path: str | Path) -> str:
-    """The model of a VLMEvalKit sheet ``<model>_<dataset>``: the stem without its ReasonMap data set's name."""
-    stem = Path(path).stem
-    head, found, _ = stem.rpartition("_ReasonMap")
-    return head if found and head else stem
 
 
 def read_vlmevalkit(
