@@ -20,7 +20,7 @@ __all__ = ["add_benchmark_commands"]
 
 def cmd_generate(args: argparse.Namespace) -> int:
     from benchmarks.jsonl import write_jsonl
-    from benchmarks.reasonmap.generate import split_cities
+    from benchmarks.splits import split_cities
     from benchmarks.tasks import get_task
     from graphkit.cities import city_graph, city_names, open_graph
 

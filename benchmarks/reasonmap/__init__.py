@@ -28,7 +28,8 @@ __all__, __getattr__, __dir__ = lazy_exports(
     globals(),
     {
         "benchmarks.difficulty": ("DIFFICULTIES", "WEIGHTINGS"),
-        "benchmarks.reasonmap.generate": ("TEST_CITIES", "generate_questions"),
+        "benchmarks.splits": ("TEST_CITIES",),
+        "benchmarks.reasonmap.generate": ("generate_questions",),
         "benchmarks.reasonmap.loading": ("load_questions", "read_predictions"),
         "benchmarks.reasonmap.public_dataset": ("load_public_dataset",),
         "benchmarks.reasonmap.parsing": ("parse_answer",),

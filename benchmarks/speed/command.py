@@ -62,8 +62,9 @@ def _from_here(argv: list[str]) -> list[str]:
 def write_inputs(folder: Path, sizes: list[int], *, seed: int) -> tuple[Path, dict[int, Path]]:
     """The test split's questions and, per size, a predictions file of that many realistic answers."""
     from benchmarks.jsonl import write_jsonl
-    from benchmarks.reasonmap.generate import TEST_CITIES, generate_set
+    from benchmarks.reasonmap.generate import generate_set
     from benchmarks.speed.scoring import realistic_predictions
+    from benchmarks.splits import TEST_CITIES
     from graphkit import city_graph
 
     graphs = {city: city_graph(city) for city in TEST_CITIES}
