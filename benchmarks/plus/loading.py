@@ -19,7 +19,7 @@ def _first(path: str | Path) -> Any:
     """The first record of a JSON Lines or parquet file (``None`` when there is none or it cannot be read)."""
     if Path(path).suffix != ".parquet":
         return first_record(path)
-    from benchmarks.reasonmap.public_dataset import public_records
+    from benchmarks.dataset_records import public_records
 
     try:
         return next((record for _, record in public_records(path)), None)

@@ -412,7 +412,7 @@ def test_fifos_are_refused_not_waited_on(tmp_path):
     import os
     import sys
 
-    from benchmarks.reasonmap.hub import dataset_rows
+    from benchmarks.dataset_records import dataset_rows
 
     fifo = tmp_path / "log.eval"
     os.mkfifo(fifo)
