@@ -9,8 +9,8 @@ from typing import Any
 
 from benchmarks.errors import InvalidRecord
 from benchmarks.jsonl import Problem, first_record, read_jsonl, unique_by_id
+from benchmarks.log_checks import Logged, Mismatch, field_mismatch, logged_fields, text_mismatch
 from benchmarks.plus.questions import PLUS_TYPES, PlusPrediction, PlusQuestion
-from benchmarks.reasonmap.log_checks import Logged, Mismatch, logged_fields, plus_mismatch
 
 __all__ = ["is_plus_file", "load_plus_questions", "read_plus_sheet", "check_plus_row"]
 
@@ -114,7 +114,7 @@ def check_plus_row(questions: Mapping[str, PlusQuestion], identifier: str, row: 
     logged = Logged(
         (prompt,) if isinstance(prompt, str) and prompt.strip() else (), logged_fields(row, ("type", "city"))
     )
-    found = plus_mismatch(question, logged)
+    found = _mismatch(question, logged)
     if found is not None:
         raise Mismatch(
             f"{where}: not made from the question it is matched to ({identifier!r}): {found};"
@@ -133,3 +133,13 @@ def _cell(value: Any) -> Any:
     if value is None or isinstance(value, float) and value != value:
         return ""
     return str(value) if isinstance(value, int | float) and not isinstance(value, bool) else value
+
+
+def _mismatch(question: PlusQuestion, logged: Logged) -> str | None:
+    """How a row's record disagrees with the plus question it is matched to; ``None`` when it agrees."""
+    if found := field_mismatch(logged, {"type": question.type, "city": question.city}):
+        return found
+    for prompt in logged.prompts:
+        if found := text_mismatch("the prompt", prompt, question.question):
+            return found
+    return None

@@ -62,8 +62,9 @@ from typing import Any
 
 from benchmarks.errors import InvalidRecord
 from benchmarks.jsonl import MAX_LINE_BYTES, Note, Problem, open_regular, read_jsonl
+from benchmarks.log_checks import Logged, Mismatch, logged_fields, texts_in
 from benchmarks.reasonmap.loading import read_predictions
-from benchmarks.reasonmap.log_checks import ROUTE_FIELDS, Logged, Mismatch, RowChecks, logged_fields, texts_in
+from benchmarks.reasonmap.log_checks import ROUTE_FIELDS, RowChecks
 from benchmarks.reasonmap.records import KINDS, Prediction
 from benchmarks.sheets import MAX_SHEET_BYTES, read_sheet, sheet_model
 from graphkit.choices import check_choice
