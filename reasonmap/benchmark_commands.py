@@ -131,7 +131,7 @@ def _print_notes(notes: Sequence[object]) -> None:
 
 def cmd_predictions(args: argparse.Namespace) -> int:
     from benchmarks.jsonl import Note
-    from benchmarks.reasonmap.harnesses import convert_predictions
+    from reasonmap.convert import convert_predictions
 
     count, problems = convert_predictions(
         args.file,

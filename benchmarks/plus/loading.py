@@ -8,11 +8,13 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.errors import InvalidRecord
+from benchmarks.harness_rows import cell_text, collect_rows, question_id
 from benchmarks.jsonl import Problem, first_record, read_jsonl, unique_by_id
 from benchmarks.log_checks import Logged, Mismatch, field_mismatch, logged_fields, text_mismatch
 from benchmarks.plus.questions import PLUS_TYPES, PlusPrediction, PlusQuestion
+from benchmarks.sheets import read_sheet, sheet_model
 
-__all__ = ["is_plus_file", "load_plus_questions", "read_plus_sheet", "check_plus_row"]
+__all__ = ["is_plus_file", "load_plus_questions", "read_plus_sheet", "plus_sheet_rows", "check_plus_row"]
 
 
 def _first(path: str | Path) -> Any:
@@ -68,8 +70,6 @@ def read_plus_sheet(
         The sheet cannot be read at all, has no ``prediction`` column, or a row was not made
         from the question it is matched to.
     """
-    from benchmarks.sheets import read_sheet, sheet_model
-
     header, rows, problems = read_sheet(path)
     if rows and "prediction" not in header:
         raise InvalidRecord(f"{path}: no 'prediction' column (found {', '.join(header)})")
@@ -94,6 +94,38 @@ def read_plus_sheet(
         except Mismatch as mismatch:
             raise InvalidRecord(str(mismatch)) from None
     return predictions, sorted(problems, key=lambda problem: problem.line)
+
+
+def plus_sheet_rows(
+    path: Path, model: str | None, questions: Mapping[str, Any]
+) -> tuple[list[dict[str, Any]], list[Problem]] | None:
+    """A ReasonMap-Plus sheet's rows in the plus task's prediction shape; ``None`` for a route sheet.
+    With ``questions`` (plus questions by id), each row is checked against its question."""
+    header, rows, unreadable = read_sheet(path)
+    if "type" not in header or "kind" in header:
+        return None
+    if "prediction" not in header:
+        raise InvalidRecord(f"{path}: no 'prediction' column (found {', '.join(header)})")
+    name = model or sheet_model(path)
+
+    def build(row: dict[str, Any], where: str) -> dict[str, Any]:
+        column = "id" if row.get("id") not in (None, "") else "index"
+        kind = row.get("type")
+        identifier = question_id(row.get(column), column, where)
+        check_plus_row(questions, identifier, row, where)
+        return {
+            "id": identifier,
+            "model": name,
+            "question": kind if isinstance(kind, str) and kind else None,
+            "response": cell_text(row.get("prediction"), "prediction", where),
+            "tokens": None,
+        }
+
+    try:
+        records, problems = collect_rows(rows, build, str(path))
+    except Mismatch as mismatch:
+        raise InvalidRecord(str(mismatch)) from None
+    return records, sorted([*unreadable, *problems], key=lambda problem: problem.line)
 
 
 def check_plus_row(questions: Mapping[str, PlusQuestion], identifier: str, row: Mapping[str, Any], where: str) -> None:

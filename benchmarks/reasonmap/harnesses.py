@@ -56,11 +56,12 @@ import importlib.util
 import os
 import re
 import zipfile
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from benchmarks.errors import InvalidRecord
+from benchmarks.harness_rows import cell_text, collect_rows, question_id
 from benchmarks.jsonl import MAX_LINE_BYTES, Note, Problem, open_regular, read_jsonl
 from benchmarks.log_checks import Logged, Mismatch, logged_fields, texts_in
 from benchmarks.reasonmap.loading import read_predictions
@@ -77,7 +78,6 @@ __all__ = [
     "read_lmms_eval",
     "read_vlmevalkit",
     "read_inspect_log",
-    "convert_predictions",
 ]
 
 #: Where predictions may come from: the toolkit's own JSON Lines, or another harness's files.
@@ -96,40 +96,6 @@ def _kind(found: Any, fallback: str | None, where: str) -> str:
             raise InvalidRecord(f"{where}: cannot tell a short from a long answer (pass the kind: --kind short|long)")
         raise InvalidRecord(f"{where}: the kind must be one of {list(KINDS)}, got {kind!r:.40}")
     return kind
-
-
-def _text(value: Any, name: str, where: str) -> str:
-    """A response cell: text, or empty for a missing answer (scored as invalid, not dropped)."""
-    if value is None or isinstance(value, float) and value != value:  # an empty spreadsheet cell
-        return ""
-    if isinstance(value, int | float) and not isinstance(value, bool):  # a bare number, as a spreadsheet keeps it
-        return str(value)
-    if not isinstance(value, str):
-        raise InvalidRecord(f"{where}: field {name!r} must be text, got {type(value).__name__}")
-    return value
-
-
-def _identifier(value: Any, name: str, where: str) -> str:
-    if isinstance(value, float) and value.is_integer():  # spreadsheets store integers as floats
-        value = int(value)
-    if value is None or isinstance(value, bool) or not isinstance(value, str | int) or value == "":
-        raise InvalidRecord(f"{where}: field {name!r} must be a question id, got {value!r:.40}")
-    return str(value)
-
-
-def _collect(
-    items: Iterable[tuple[int, Any]], build: Callable[[Any, str], Prediction], label: str
-) -> tuple[list[Prediction], list[Problem]]:
-    """``build(item, where)`` for each ``(number, item)``; a bad item is reported under its number and skipped."""
-    predictions: list[Prediction] = []
-    problems: list[Problem] = []
-    for number, item in items:
-        where = f"{label}:{number}"
-        try:
-            predictions.append(build(item, where))
-        except InvalidRecord as error:
-            problems.append(Problem(label, number, str(error).removeprefix(f"{where}: ")))
-    return predictions, problems
 
 
 # -- lmms-eval -------------------------------------------------------------------------------
@@ -206,7 +172,7 @@ def read_lmms_eval(
         found = _kind(doc.get("kind"), fallback, where)
         answers = _responses(record, where)
         if "id" in doc:  # up to 0.3 the row keeps its document
-            identifier = _identifier(doc["id"], "doc.id", where)
+            identifier = question_id(doc["id"], "doc.id", where)
             by_document += 1
         else:
             position = _doc_id(record, where)
@@ -282,53 +248,19 @@ def read_vlmevalkit(
 
     def build(row: dict[str, Any], where: str) -> Prediction:
         column = "id" if row.get("id") not in (None, "") else "index"
-        identifier = _identifier(row.get(column), column, where)
+        identifier = question_id(row.get(column), column, where)
         chosen = row.get("kind") if row.get("kind") not in (None, "") else None
         found = _kind(chosen, kind, where)
         prompts = (row["question"],) if isinstance(row.get("question"), str) and row["question"].strip() else ()
         checks.check(identifier, found, Logged(prompts, logged_fields(row, ROUTE_FIELDS)), where)
-        return Prediction(identifier, name, found, _text(row.get("prediction"), "prediction", where))
+        return Prediction(identifier, name, found, cell_text(row.get("prediction"), "prediction", where))
 
     try:
-        predictions, problems = _collect(rows, build, str(path))
+        predictions, problems = collect_rows(rows, build, str(path))
     except Mismatch as mismatch:
         raise InvalidRecord(str(mismatch)) from None
     notes = checks.note(str(path), "VLMEvalKit rows: ")
     return predictions, [*notes, *sorted([*unreadable, *problems], key=lambda problem: problem.line)]
-
-
-def _plus_rows(
-    path: Path, model: str | None, questions: Mapping[str, Any]
-) -> tuple[list[dict[str, Any]], list[Problem]] | None:
-    """A ReasonMap-Plus sheet's rows in the plus task's prediction shape; ``None`` for a route sheet.
-    With ``questions`` (plus questions by id), each row is checked against its question."""
-    from benchmarks.plus.loading import check_plus_row
-
-    header, rows, unreadable = read_sheet(path)
-    if "type" not in header or "kind" in header:
-        return None
-    if "prediction" not in header:
-        raise InvalidRecord(f"{path}: no 'prediction' column (found {', '.join(header)})")
-    name = model or sheet_model(path)
-
-    def build(row: dict[str, Any], where: str) -> dict[str, Any]:
-        column = "id" if row.get("id") not in (None, "") else "index"
-        kind = row.get("type")
-        identifier = _identifier(row.get(column), column, where)
-        check_plus_row(questions, identifier, row, where)
-        return {
-            "id": identifier,
-            "model": name,
-            "question": kind if isinstance(kind, str) and kind else None,
-            "response": _text(row.get("prediction"), "prediction", where),
-            "tokens": None,
-        }
-
-    try:
-        records, problems = _collect(rows, build, str(path))  # type: ignore[arg-type]
-    except Mismatch as mismatch:
-        raise InvalidRecord(str(mismatch)) from None
-    return records, sorted([*unreadable, *problems], key=lambda problem: problem.line)
 
 
 # -- Inspect ---------------------------------------------------------------------------------
@@ -449,13 +381,13 @@ def read_inspect_log(
         usage = output.usage if output is not None else None
         tokens = usage.output_tokens if usage is not None else None
         repeat = max(int(sample.epoch or 1) - 1, 0)
-        identifier, found = _identifier(identifier, "id", where), _kind(found, kind, where)
+        identifier, found = question_id(identifier, "id", where), _kind(found, kind, where)
         logged = Logged(_sample_prompts(sample.input), logged_fields(metadata, ROUTE_FIELDS))
         checks.check(identifier, found, logged, where, prompts=prompted)
         return Prediction(identifier, name, found, response, tokens, repeat)
 
     try:
-        predictions, bad = _collect(samples, build, label)
+        predictions, bad = collect_rows(samples, build, label)
     except Mismatch as mismatch:
         raise InvalidRecord(str(mismatch)) from None
     notes = checks.note(label, "Inspect samples: ")
@@ -506,37 +438,3 @@ def read_harness_predictions(
     if source == "inspect":
         return read_inspect_log(path, model=model, kind=kind, partial=partial, questions=questions)
     return read_vlmevalkit(path, model=model, kind=kind, questions=questions)
-
-
-def convert_predictions(
-    path: str | Path,
-    source: str,
-    out: str | Path,
-    *,
-    model: str | None = None,
-    kind: str | None = None,
-    questions: str | Path | None = None,
-    partial: bool = False,
-) -> tuple[int, list[Problem]]:
-    """Write another harness's predictions as the toolkit's JSON Lines rows (for ``diagnose`` and the rest).
-
-    A VLMEvalKit sheet of ReasonMap-Plus gives plus rows (its ``type`` as the
-    row's ``question``). ``questions`` is the file lmms-eval's ``doc_id``
-    positions refer to, and what every row is checked against (see
-    :func:`read_harness_predictions`). Returns the count written and the rows
-    skipped.
-    """
-    from benchmarks.jsonl import write_jsonl
-
-    loaded: Mapping[str, Any] = {}
-    if questions is not None:
-        from benchmarks.tasks import detect_task
-
-        loaded = detect_task(questions).load(questions).questions
-    plus = _plus_rows(Path(path), model, loaded) if source == "vlmevalkit" else None
-    if plus is not None:
-        return write_jsonl(out, plus[0]), plus[1]
-    predictions, problems = read_harness_predictions(
-        path, source, model=model, kind=kind, positions=tuple(loaded), partial=partial, questions=loaded
-    )
-    return write_jsonl(out, predictions), problems

@@ -20,12 +20,12 @@ from benchmarks.jsonl import Note, write_jsonl
 from benchmarks.reasonmap.generate import generate_questions
 from benchmarks.reasonmap.harnesses import (
     SOURCES,
-    convert_predictions,
     read_harness_predictions,
     read_lmms_eval,
     read_vlmevalkit,
 )
 from graphkit import city_graph
+from reasonmap.convert import convert_predictions
 from reasonmap.score_files import compare_files, evaluate_files
 
 from .harness_writers import LMMS_EVAL_VERSIONS, lmms_eval_row, write_lmms_eval_log, write_vlmevalkit_sheet
