@@ -60,7 +60,7 @@ def _nothing_scored(args: argparse.Namespace, problems: Sequence[str]) -> int:
     """Exit status 1: not one prediction could be scored (the skipped records say why)."""
     why = f"; {len(problems)} records skipped (see above)" if problems else ""
     print(
-        f"reasonmap {args.command}: nothing scored: no prediction of {args.predictions} answers a question"
+        f"reasonmap {args.command}: nothing scored: no prediction of {', '.join(args.predictions)} answers a question"
         f" of {args.questions}{why}",
         file=sys.stderr,
     )
@@ -167,7 +167,12 @@ def _add_score_files(parser: argparse.ArgumentParser) -> None:
         "--questions", required=True, metavar="Q", help="question records of any task (ours, or the public sets')"
     )
     parser.add_argument(
-        "--predictions", required=True, metavar="P", help="prediction records (JSON Lines), or another harness's file"
+        "--predictions",
+        required=True,
+        action="append",
+        metavar="P",
+        help="prediction records (JSON Lines), or another harness's file; repeat it for several files"
+        " (lmms-eval: the short and the long log, or the model's folder of them)",
     )
     parser.add_argument("--out", required=True, metavar="SCORED", help="scored rows to write (JSON Lines)")
     parser.add_argument("--report", required=True, metavar="DIR", help="folder for summary.json, table.md, plots")
@@ -274,7 +279,13 @@ def add_benchmark_commands(commands) -> None:
     predictions = commands.add_parser(
         "predictions", help="another harness's predictions as the toolkit's rows (for diagnose and the rest)"
     )
-    predictions.add_argument("file", metavar="FILE", help="an lmms-eval samples log, VLMEvalKit sheet or Inspect log")
+    predictions.add_argument(
+        "file",
+        metavar="FILE",
+        nargs="+",
+        help="an lmms-eval samples log (several: the short and the long, or the model's folder), VLMEvalKit sheet"
+        " or Inspect log",
+    )
     predictions.add_argument("--from", dest="source", required=True, choices=["lmms-eval", "vlmevalkit", "inspect"])
     predictions.add_argument("--model", help="the model's name, where the file does not say it")
     predictions.add_argument("--kind", choices=KINDS, help="the question kind, where the file does not say it")
