@@ -40,7 +40,7 @@ request (lmms-eval ``repeats``, Inspect epochs) are kept, numbered by ``repeat``
     option; ``response`` is the output's completion, ``tokens`` its output
     tokens, ``repeat`` the epoch less one; the model is the ``model`` option,
     else the log's model. A sample that errored is reported and skipped (Inspect
-    scores it neither). A sample over :data:`MAX_SAMPLE_BYTES` unpacked is reported and
+    scores it neither). A sample over :data:`benchmarks.inspect_logs.MAX_SAMPLE_BYTES` unpacked is reported and
     skipped without being read; so is a sample of an ``.eval`` archive that is not a readable
     sample (broken or too deeply nested JSON): the other samples are kept.
 
@@ -52,28 +52,24 @@ questions: :mod:`benchmarks.reasonmap.log_checks`).
 
 from __future__ import annotations
 
-import importlib.util
-import os
 import re
-import zipfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from benchmarks.errors import InvalidRecord
 from benchmarks.harness_rows import cell_text, collect_rows, question_id
-from benchmarks.jsonl import MAX_LINE_BYTES, Note, Problem, open_regular, read_jsonl
+from benchmarks.inspect_logs import first_line, read_inspect_samples, sample_prompts
+from benchmarks.jsonl import Note, Problem, read_jsonl
 from benchmarks.log_checks import Logged, Mismatch, logged_fields, texts_in
 from benchmarks.reasonmap.loading import read_predictions
 from benchmarks.reasonmap.log_checks import ROUTE_FIELDS, RowChecks
 from benchmarks.reasonmap.records import KINDS, Prediction
-from benchmarks.sheets import MAX_SHEET_BYTES, read_sheet, sheet_model
+from benchmarks.sheets import read_sheet, sheet_model
 from graphkit.choices import check_choice
-from graphkit.extras import install_hint
 
 __all__ = [
     "SOURCES",
-    "MAX_SAMPLE_BYTES",
     "read_harness_predictions",
     "read_lmms_eval",
     "read_vlmevalkit",
@@ -82,8 +78,6 @@ __all__ = [
 
 #: Where predictions may come from: the toolkit's own JSON Lines, or another harness's files.
 SOURCES: tuple[str, ...] = ("jsonl", "lmms-eval", "vlmevalkit", "inspect")
-#: The largest Inspect sample read (unpacked); an answer of the benchmarks is far smaller.
-MAX_SAMPLE_BYTES = MAX_LINE_BYTES
 
 _TASK_KIND = re.compile(r"(?:^|[_\-.])(short|long)$")
 _SAMPLES_FILE = re.compile(r"samples_(?P<task>.+)$")
@@ -265,69 +259,6 @@ def read_vlmevalkit(
 
 # -- Inspect ---------------------------------------------------------------------------------
 
-_UNFINISHED = ("error", "cancelled", "started")
-_SAMPLE_MEMBER = re.compile(r"samples/.+\.json")
-
-
-def _first_line(text: Any) -> str:
-    return str(text).strip().splitlines()[0][:300] if str(text).strip() else ""
-
-
-def _eval_samples(path: Path, label: str) -> tuple[Any, list[tuple[int, Any]], list[Problem]]:
-    """The header and the samples of an ``.eval`` archive, each sample unpacked only when within the bound."""
-    from inspect_ai.log import EvalSample, read_eval_log
-
-    problems: list[Problem] = []
-    samples: list[tuple[int, Any]] = []
-    with open_regular(path, "Inspect (.eval or .json) log") as handle:
-        try:
-            archive = zipfile.ZipFile(handle)
-            members = archive.infolist()
-            others = [m for m in members if not _SAMPLE_MEMBER.fullmatch(m.filename)]
-            if sum(member.file_size for member in others) > MAX_SHEET_BYTES:
-                raise InvalidRecord(f"{label}: its header parts unpack to over {MAX_SHEET_BYTES:,} bytes")
-            handle.seek(0)
-            log = read_eval_log(handle, header_only=True)
-            number = 0
-            for member in members:
-                if not _SAMPLE_MEMBER.fullmatch(member.filename):
-                    continue
-                number += 1
-                if member.file_size > MAX_SAMPLE_BYTES:
-                    problems.append(
-                        Problem(
-                            label,
-                            number,
-                            f"{member.filename} unpacks to {member.file_size:,} bytes, over"
-                            f" the {MAX_SAMPLE_BYTES:,} a sample may hold; not read",
-                        )
-                    )
-                    continue
-                try:
-                    samples.append((number, EvalSample.model_validate_json(archive.read(member))))
-                except Exception as error:  # pydantic and JSON errors: this sample only, the others are kept
-                    why = _first_line(f"{type(error).__name__}: {error}")
-                    problems.append(Problem(label, number, f"{member.filename} is not a readable sample ({why})"))
-        except InvalidRecord:
-            raise
-        except Exception as error:  # zipfile, pydantic and Inspect raise many kinds on a broken log
-            raise InvalidRecord(f"{label}: not a readable Inspect log ({type(error).__name__}: {error})") from None
-    return log, samples, problems
-
-
-def _json_log(path: Path, label: str) -> tuple[Any, list[tuple[int, Any]], list[Problem]]:
-    from inspect_ai.log import read_eval_log
-
-    with open_regular(path, "Inspect (.eval or .json) log") as handle:
-        size = os.fstat(handle.fileno()).st_size
-        if size > MAX_SHEET_BYTES:
-            raise InvalidRecord(f"{label}: {size:,} bytes, over the {MAX_SHEET_BYTES:,} an Inspect log is read to")
-        try:
-            log = read_eval_log(handle, format="json")
-        except Exception as error:  # Inspect raises many kinds on a broken log
-            raise InvalidRecord(f"{label}: not a readable Inspect log ({type(error).__name__}: {error})") from None
-    return log, list(enumerate(log.samples or [], start=1)), []
-
 
 def read_inspect_log(
     path: str | Path,
@@ -349,18 +280,8 @@ def read_inspect_log(
         The log cannot be read, its run did not finish (unless ``partial``), Inspect is not
         installed, or a sample was not made from the question it is matched to.
     """
-    if importlib.util.find_spec("inspect_ai") is None:  # found, not imported: that takes seconds, done when read
-        raise InvalidRecord(f"{path}: reading Inspect logs needs inspect-ai ({install_hint('inspect')})")
-    path, label = Path(path), str(path)
-    with open_regular(path, "Inspect (.eval or .json) log") as handle:
-        archived = handle.read(4) == b"PK\x03\x04"
-    log, samples, problems = (_eval_samples if archived else _json_log)(path, label)
-    if log.status in _UNFINISHED and not partial:
-        error = _first_line(log.error.message) if log.error is not None else "no error recorded"
-        raise InvalidRecord(
-            f"{label}: the run ended with status {log.status!r} ({error}); pass --partial to score the samples"
-            " it finished"
-        )
+    label = str(path)
+    log, samples, problems = read_inspect_samples(path, partial=partial)
     name = model or log.eval.model
     checks = RowChecks(questions)
     # alias mode renames the stations in the prompt: only the sample's metadata can be compared
@@ -368,7 +289,7 @@ def read_inspect_log(
 
     def build(sample: Any, where: str) -> Prediction:
         if sample.error is not None:
-            raise InvalidRecord(f"{where}: the sample errored ({_first_line(sample.error.message)}); not scored")
+            raise InvalidRecord(f"{where}: the sample errored ({first_line(sample.error.message)}); not scored")
         metadata = sample.metadata or {}
         identifier, found = metadata.get("id"), metadata.get("kind")
         if identifier is None:
@@ -382,7 +303,7 @@ def read_inspect_log(
         tokens = usage.output_tokens if usage is not None else None
         repeat = max(int(sample.epoch or 1) - 1, 0)
         identifier, found = question_id(identifier, "id", where), _kind(found, kind, where)
-        logged = Logged(_sample_prompts(sample.input), logged_fields(metadata, ROUTE_FIELDS))
+        logged = Logged(sample_prompts(sample.input), logged_fields(metadata, ROUTE_FIELDS))
         checks.check(identifier, found, logged, where, prompts=prompted)
         return Prediction(identifier, name, found, response, tokens, repeat)
 
@@ -392,14 +313,6 @@ def read_inspect_log(
         raise InvalidRecord(str(mismatch)) from None
     notes = checks.note(label, "Inspect samples: ")
     return predictions, [*notes, *sorted([*problems, *bad], key=lambda problem: problem.line)]
-
-
-def _sample_prompts(given: Any) -> tuple[str, ...]:
-    """The text an Inspect sample was asked: its input, a string or chat messages (their text parts)."""
-    if isinstance(given, str):
-        return (given,) if given.strip() else ()
-    texts = (getattr(message, "text", None) for message in given or ())
-    return tuple(text for text in texts if isinstance(text, str) and text.strip())
 
 
 def read_harness_predictions(
