@@ -20,7 +20,7 @@ __all__ = ["add_benchmark_commands"]
 
 def cmd_generate(args: argparse.Namespace) -> int:
     from benchmarks.jsonl import write_jsonl
-    from benchmarks.reasonmap.generate import split_cities
+    from benchmarks.splits import split_cities
     from benchmarks.tasks import get_task
     from graphkit.cities import city_graph, city_names, open_graph
 
@@ -62,7 +62,7 @@ def _nothing_scored(args: argparse.Namespace, problems: Sequence[str]) -> int:
     """Exit status 1: not one prediction could be scored (the skipped records say why)."""
     why = f"; {len(problems)} records skipped (see above)" if problems else ""
     print(
-        f"reasonmap {args.command}: nothing scored: no prediction of {args.predictions} answers a question"
+        f"reasonmap {args.command}: nothing scored: no prediction of {', '.join(args.predictions)} answers a question"
         f" of {args.questions}{why}",
         file=sys.stderr,
     )
@@ -143,7 +143,7 @@ def _print_notes(notes: Sequence[object]) -> None:
 
 def cmd_predictions(args: argparse.Namespace) -> int:
     from benchmarks.jsonl import Note
-    from benchmarks.reasonmap.harnesses import convert_predictions
+    from reasonmap.convert import convert_predictions
 
     count, problems = convert_predictions(
         args.file,
@@ -179,7 +179,12 @@ def _add_score_files(parser: argparse.ArgumentParser) -> None:
         "--questions", required=True, metavar="Q", help="question records of any task (ours, or the public sets')"
     )
     parser.add_argument(
-        "--predictions", required=True, metavar="P", help="prediction records (JSON Lines), or another harness's file"
+        "--predictions",
+        required=True,
+        action="append",
+        metavar="P",
+        help="prediction records (JSON Lines), or another harness's file; repeat it for several files"
+        " (lmms-eval: the short and the long log, or the model's folder of them)",
     )
     parser.add_argument("--out", required=True, metavar="SCORED", help="scored rows to write (JSON Lines)")
     parser.add_argument("--report", required=True, metavar="DIR", help="folder for summary.json, table.md, plots")
@@ -300,7 +305,13 @@ def add_benchmark_commands(commands) -> None:
     predictions = commands.add_parser(
         "predictions", help="another harness's predictions as the toolkit's rows (for diagnose and the rest)"
     )
-    predictions.add_argument("file", metavar="FILE", help="an lmms-eval samples log, VLMEvalKit sheet or Inspect log")
+    predictions.add_argument(
+        "file",
+        metavar="FILE",
+        nargs="+",
+        help="an lmms-eval samples log (several: the short and the long, or the model's folder), VLMEvalKit sheet"
+        " or Inspect log",
+    )
     predictions.add_argument(
         "--from",
         dest="source",

@@ -22,7 +22,8 @@ from pathlib import Path
 from baselines.solvers import SOLVERS, run_solver
 from benchmarks.jsonl import write_jsonl
 from benchmarks.manifests import MANIFEST, begin_outputs, write_manifest
-from benchmarks.reasonmap.generate import TEST_CITIES, generate_set
+from benchmarks.reasonmap.generate import generate_set
+from benchmarks.splits import TEST_CITIES
 from reasonmap.score_files import Evaluation, evaluate_files
 
 __all__ = ["DemoResult", "run_demo"]

@@ -82,7 +82,7 @@ def _limited(questions: Mapping[str, Any], limit: int | None, seed: int) -> list
 
 def _generated(task: str, split: str, seed: int, *, progress: bool = False) -> list[Any]:
     """The task's questions of a cross-city split, as ``reasonmap generate`` makes them with its defaults."""
-    from benchmarks.reasonmap.generate import split_cities
+    from benchmarks.splits import split_cities
     from benchmarks.tasks import get_task
     from graphkit.cities import city_graph, city_names
 

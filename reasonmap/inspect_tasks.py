@@ -218,7 +218,7 @@ def checked_settings(record: TaskRecord, settings: dict[str, Any]) -> dict[str, 
         The first wrong option, in one line naming it and the task.
     """
     from baselines.textualize import TEXTUALIZATIONS
-    from benchmarks.reasonmap.generate import SPLITS
+    from benchmarks.splits import SPLITS
     from graphkit.choices import check_choice
     from reasonmap.options import check_pixel_budget
 

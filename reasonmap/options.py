@@ -86,7 +86,7 @@ ALIAS_STRATEGIES = Choices("baselines.alias:STRATEGIES")
 #: the harnesses whose prediction files ``score --from`` reads
 SOURCES = Choices("benchmarks.reasonmap.harnesses:SOURCES")
 #: the cross-city splits of generated questions
-SPLITS = Choices("benchmarks.reasonmap.generate:SPLITS")
+SPLITS = Choices("benchmarks.splits:SPLITS")
 #: the route questions' kinds
 KINDS = Choices("benchmarks.reasonmap.records:KINDS")
 EXECUTORS = Choices("graphkit.executors:EXECUTORS")

@@ -20,7 +20,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from benchmarks.jsonl import Note, first_answers, write_jsonl
+from benchmarks.harness_rows import harness_files
+from benchmarks.jsonl import Note, Problem, first_answers, write_jsonl
 from benchmarks.manifests import MANIFEST, begin_outputs, write_manifest
 from benchmarks.provenance import input_entry
 from benchmarks.tasks import ScoreOptions, Task, detect_task, get_task, task_names
@@ -37,6 +38,7 @@ __all__ = [
     "task_of",
     "evaluate_files",
     "compare_files",
+    "read_prediction_files",
     "read_official_model",
     "collector_paused",
 ]
@@ -69,7 +71,7 @@ def scoring_variants() -> tuple[str, ...]:
 
 
 def _options(task: Task, variant: str, **given: Any) -> ScoreOptions:
-    from benchmarks.reasonmap.official_rules import check_official_models
+    from benchmarks.official_rules import check_official_models
 
     task.variant(variant)  # an unknown name lists the task's
     if given.get("official_model") is not None:  # checked against every task's paths (each task imported)
@@ -117,7 +119,7 @@ def read_official_model(text: str) -> str | dict[str, str]:
     import os
     import stat
 
-    from benchmarks.reasonmap.official_rules import check_official_models
+    from benchmarks.official_rules import check_official_models
 
     path = Path(text)
     try:
@@ -146,7 +148,7 @@ def read_official_model(text: str) -> str | dict[str, str]:
 
 def evaluate_files(
     questions_path: str | Path,
-    predictions_path: str | Path,
+    predictions_path: str | Path | Sequence[str | Path],
     *,
     out: str | Path,
     report_dir: str | Path,
@@ -265,9 +267,11 @@ def _evaluate(
     )
     loaded = found.load(questions_path)
     options = replace(options, positions=tuple(loaded.questions), questions=loaded.questions)
-    predictions, prediction_problems = found.read_predictions(predictions_path, options)
-    kept, repeated = first_answers(predictions, found.answer_key, predictions_path)
-    _check_official_runs(official_model, {prediction.model for prediction in kept}, predictions_path)
+    files = harness_files(predictions_path, source)
+    label = files[0] if len(files) == 1 else ", ".join(str(path) for path in files)
+    predictions, prediction_problems = read_prediction_files(found, files, options)
+    kept, repeated = first_answers(predictions, found.answer_key, label)
+    _check_official_runs(official_model, {prediction.model for prediction in kept}, label)
     notes = tuple(str(problem) for problem in prediction_problems if isinstance(problem, Note))
     problems = [
         *loaded.problems,
@@ -275,7 +279,7 @@ def _evaluate(
         *repeated,
     ]
     verdicts, skipped = found.score(loaded, kept, options, executor)
-    problems.extend(f"{predictions_path}: {message}" for message in skipped)
+    problems.extend(f"{label}: {message}" for message in skipped)
     if ordered:
         position = {id: index for index, id in enumerate(loaded.questions)}
         verdicts.sort(
@@ -292,11 +296,30 @@ def _evaluate(
         manifest = begin_outputs(Path(report_dir) / MANIFEST, "score", keep_recorded=True)  # a killed run says so
         write_jsonl(out, verdicts)
         # file names, not paths: the same inputs give the same summary wherever they lie
-        inputs = {"questions": input_entry(questions_path), "predictions": input_entry(predictions_path)}
+        # one file: its entry as ever; several (lmms-eval's short and long logs): one entry each
+        entries = [input_entry(path) for path in files]
+        inputs = {"questions": input_entry(questions_path), "predictions": entries[0] if len(files) == 1 else entries}
         summary = found.summarize(verdicts, loaded, options, inputs, problems)
         files = found.write_report(report_dir, summary, figures=figures)
         write_manifest(manifest, [out, *files], "score")
     return Evaluation(tuple(verdicts), summary, tuple(problems), tuple(files), found.name, notes)
+
+
+def read_prediction_files(
+    found: Task, files: Sequence[str | Path], options: ScoreOptions
+) -> tuple[list[Any], list[Problem]]:
+    """The task's predictions of every file, in order, and what each file's reading reported.
+
+    Each file tells its own kind (lmms-eval: the task name in the file name, or the rows' documents);
+    see :func:`benchmarks.harness_rows.harness_files` for the files a folder stands for.
+    """
+    predictions: list[Any] = []
+    problems: list[Problem] = []
+    for path in files:
+        read, skipped = found.read_predictions(path, options)
+        predictions.extend(read)
+        problems.extend(skipped)
+    return predictions, problems
 
 
 @dataclass(frozen=True, slots=True)
@@ -310,7 +333,7 @@ class Comparison:
 
 def compare_files(
     questions_path: str | Path,
-    predictions_path: str | Path,
+    predictions_path: str | Path | Sequence[str | Path],
     *,
     out: str | Path,
     report_dir: str | Path,
@@ -353,8 +376,9 @@ def compare_files(
     options = _options(found, variants[0], **{**given, "metro_dir": str(metro_dir) if metro_dir else None})
     loaded = found.load(questions_path)
     options = replace(options, positions=tuple(loaded.questions), questions=loaded.questions)
-    predictions, _ = found.read_predictions(predictions_path, options)
-    kept, _ = first_answers(predictions, found.answer_key, predictions_path)
+    files = harness_files(predictions_path, source)
+    predictions, _ = read_prediction_files(found, files, options)
+    kept, _ = first_answers(predictions, found.answer_key, files[0] if len(files) == 1 else ", ".join(map(str, files)))
     with folder_lock(report, "score --compare"):  # one writer per report folder (each variant's: its own lock)
         return _compare_locked(
             questions_path, predictions_path, found, variants, out, report, given, loaded, kept, options, figures
@@ -363,7 +387,7 @@ def compare_files(
 
 def _compare_locked(
     questions_path: str | Path,
-    predictions_path: str | Path,
+    predictions_path: str | Path | Sequence[str | Path],
     found: Task,
     variants: tuple[str, str],
     out: Path,

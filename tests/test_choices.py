@@ -13,10 +13,10 @@ def _registries():
     from baselines.alias import STRATEGIES, alias_mapping
     from baselines.solvers import SOLVERS, solve
     from baselines.textualize import TEXTUALIZATIONS, render
+    from benchmarks.difficulty import WEIGHTINGS, get_weighting
     from benchmarks.reasonmap.harnesses import SOURCES, read_harness_predictions
     from benchmarks.reasonmap.rewards import REWARDS, compute_score
     from benchmarks.reasonmap.scoring import VARIANTS, get_variant
-    from benchmarks.reasonmap.weighting import WEIGHTINGS, get_weighting
     from benchmarks.tasks import TASKS, get_task
     from graphkit import city_graph
     from graphkit.executors import EXECUTORS, open_executor

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from benchmarks.official_rules import official_rules_lines
 from benchmarks.plus.questions import PLUS_TYPES
-from benchmarks.reasonmap.official_rules import official_rules_lines
 
 __all__ = ["compare_plus"]
 

@@ -37,7 +37,7 @@ def _load_plus_set(
             raise ValueError(f"{questions}: no readable plus question{f' ({reasons})' if reasons else ''}")
         return found, None, tuple(problems)
     from benchmarks.plus.questions import generate_plus_set
-    from benchmarks.reasonmap.generate import split_cities
+    from benchmarks.splits import split_cities
     from graphkit.cities import city_graph, city_names
 
     generated = generate_plus_set([city_graph(name) for name in split_cities(split, city_names())], seed=seed)

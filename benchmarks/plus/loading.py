@@ -8,18 +8,20 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.errors import InvalidRecord
+from benchmarks.harness_rows import cell_text, collect_rows, question_id
 from benchmarks.jsonl import Problem, first_record, read_jsonl_lines, unique_by_id
+from benchmarks.log_checks import Logged, Mismatch, field_mismatch, logged_fields, text_mismatch
 from benchmarks.plus.questions import PLUS_TYPES, PlusPrediction, PlusQuestion
-from benchmarks.reasonmap.log_checks import Logged, Mismatch, logged_fields, plus_mismatch
+from benchmarks.sheets import read_sheet, sheet_model
 
-__all__ = ["is_plus_file", "load_plus_questions", "read_plus_sheet", "check_plus_row"]
+__all__ = ["is_plus_file", "load_plus_questions", "read_plus_sheet", "plus_sheet_rows", "check_plus_row"]
 
 
 def _first(path: str | Path) -> Any:
     """The first record of a JSON Lines or parquet file (``None`` when there is none or it cannot be read)."""
     if Path(path).suffix != ".parquet":
         return first_record(path)
-    from benchmarks.reasonmap.public_dataset import public_records
+    from benchmarks.dataset_records import public_records
 
     try:
         return next((record for _, record in public_records(path)), None)
@@ -68,9 +70,6 @@ def read_plus_sheet(
         The sheet cannot be read at all, has no ``prediction`` column, or a row was not made
         from the question it is matched to.
     """
-    from benchmarks.reasonmap.harnesses import sheet_model
-    from benchmarks.reasonmap.sheets import read_sheet
-
     header, rows, problems = read_sheet(path)
     if rows and "prediction" not in header:
         raise InvalidRecord(f"{path}: no 'prediction' column (found {', '.join(header)})")
@@ -97,6 +96,38 @@ def read_plus_sheet(
     return predictions, sorted(problems, key=lambda problem: problem.line)
 
 
+def plus_sheet_rows(
+    path: Path, model: str | None, questions: Mapping[str, Any]
+) -> tuple[list[dict[str, Any]], list[Problem]] | None:
+    """A ReasonMap-Plus sheet's rows in the plus task's prediction shape; ``None`` for a route sheet.
+    With ``questions`` (plus questions by id), each row is checked against its question."""
+    header, rows, unreadable = read_sheet(path)
+    if "type" not in header or "kind" in header:
+        return None
+    if "prediction" not in header:
+        raise InvalidRecord(f"{path}: no 'prediction' column (found {', '.join(header)})")
+    name = model or sheet_model(path)
+
+    def build(row: dict[str, Any], where: str) -> dict[str, Any]:
+        column = "id" if row.get("id") not in (None, "") else "index"
+        kind = row.get("type")
+        identifier = question_id(row.get(column), column, where)
+        check_plus_row(questions, identifier, row, where)
+        return {
+            "id": identifier,
+            "model": name,
+            "question": kind if isinstance(kind, str) and kind else None,
+            "response": cell_text(row.get("prediction"), "prediction", where),
+            "tokens": None,
+        }
+
+    try:
+        records, problems = collect_rows(rows, build, str(path))
+    except Mismatch as mismatch:
+        raise InvalidRecord(str(mismatch)) from None
+    return records, sorted([*unreadable, *problems], key=lambda problem: problem.line)
+
+
 def check_plus_row(questions: Mapping[str, PlusQuestion], identifier: str, row: Mapping[str, Any], where: str) -> None:
     """Refuse a sheet's row whose ``question``, ``type`` or ``city`` is not that of the question it is matched to.
 
@@ -115,7 +146,7 @@ def check_plus_row(questions: Mapping[str, PlusQuestion], identifier: str, row: 
     logged = Logged(
         (prompt,) if isinstance(prompt, str) and prompt.strip() else (), logged_fields(row, ("type", "city"))
     )
-    found = plus_mismatch(question, logged)
+    found = _mismatch(question, logged)
     if found is not None:
         raise Mismatch(
             f"{where}: not made from the question it is matched to ({identifier!r}): {found};"
@@ -134,3 +165,13 @@ def _cell(value: Any) -> Any:
     if value is None or isinstance(value, float) and value != value:
         return ""
     return str(value) if isinstance(value, int | float) and not isinstance(value, bool) else value
+
+
+def _mismatch(question: PlusQuestion, logged: Logged) -> str | None:
+    """How a row's record disagrees with the plus question it is matched to; ``None`` when it agrees."""
+    if found := field_mismatch(logged, {"type": question.type, "city": question.city}):
+        return found
+    for prompt in logged.prompts:
+        if found := text_mismatch("the prompt", prompt, question.question):
+            return found
+    return None

@@ -27,9 +27,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from benchmarks.official_rules import DEFAULT_RULE, choose_rule, official_answer_text
 from benchmarks.plus.questions import PlusPrediction, PlusQuestion
 from benchmarks.plus.scoring import PlusVerdict
-from benchmarks.reasonmap.official_rules import DEFAULT_RULE, choose_rule, official_answer_text
 
 __all__ = [
     "PLUS_MODELS",
@@ -39,7 +39,7 @@ __all__ = [
 ]
 
 #: Every model path of ``main_plus.py`` (fscdc/ReasonMap 7ac3bcb: Kimi line 136, the others 175) and its rule
-#: (:data:`~benchmarks.reasonmap.official_rules.ANSWER_RULES`); any other name is read whole.
+#: (:data:`~benchmarks.official_rules.ANSWER_RULES`); any other name is read whole.
 PLUS_MODELS: dict[str, str] = {
     "moonshotai/Kimi-VL-A3B-Thinking": "kimi",
     "moonshotai/Kimi-VL-A3B-Instruct": "kimi",
@@ -159,7 +159,7 @@ def official_plus_verdict(
     official_model: str | Mapping[str, str] | None = None,
 ) -> PlusVerdict:
     """A plus verdict read the public way (``parsed``: the extracted string), by the model's rule
-    (:func:`~benchmarks.reasonmap.official_rules.choose_rule` over :data:`PLUS_MODELS`)."""
+    (:func:`~benchmarks.official_rules.choose_rule` over :data:`PLUS_MODELS`)."""
     rule = choose_rule(prediction.model, given=official_model, table=PLUS_MODELS).rule
     correct, chosen = score_official_plus(prediction.response, question, rule=rule)
     return PlusVerdict(

@@ -89,7 +89,7 @@ def hub_plus_question(record: Any, *, position: int, where: str) -> PlusQuestion
 
 def load_hub_plus(path: str | Path) -> tuple[dict[str, PlusQuestion], list[Problem]]:
     """The hub's plus records of a JSON Lines, JSON or parquet file, by id; bad ones reported and skipped."""
-    from benchmarks.reasonmap.public_dataset import public_records
+    from benchmarks.dataset_records import public_records
 
     label = str(path)
     questions: dict[str, PlusQuestion] = {}

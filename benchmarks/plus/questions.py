@@ -43,6 +43,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from benchmarks.difficulty import DIFFICULTIES, Difficulty
 from benchmarks.errors import InvalidRecord
 from benchmarks.network_facts import (
     balanced,
@@ -52,10 +53,9 @@ from benchmarks.network_facts import (
     nameable_stations,
     same_line_draws,
 )
-from benchmarks.reasonmap.generate import seeded_prefix
-from benchmarks.reasonmap.records import DIFFICULTIES, Difficulty
 from benchmarks.records import answer_fields, field_of, repeat_of
 from benchmarks.short_answers import OPTION_LETTERS, AnswerKind
+from benchmarks.splits import seeded_prefix
 from graphkit.graph import TransitGraph
 from graphkit.stats import city_stats
 
@@ -374,7 +374,7 @@ def generate_plus_questions(
     list of PlusQuestion
         Ids are ``f"{city}-plus-{type}-{n:03d}"``, ``n`` counting from 0 per type; with a seed
         other than 0, ``f"{city}-s{seed}-plus-{type}-{n:03d}"`` (see
-        :func:`~benchmarks.reasonmap.generate.seeded_prefix`).
+        :func:`~benchmarks.splits.seeded_prefix`).
 
     Raises
     ------

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from benchmarks.difficulty import DIFFICULTIES, get_weighting
 from benchmarks.intervals import interval_method, interval_note, intervals, question_maps
 from benchmarks.metrics import figures as metric_figures
 from benchmarks.metrics import headline, interval_cell
@@ -24,8 +25,6 @@ from benchmarks.plus.metrics import PLUS_METRICS
 from benchmarks.plus.questions import ANSWER_KINDS, OPTION_LETTERS, PLUS_TYPES
 from benchmarks.plus.scoring import PlusVerdict
 from benchmarks.provenance import versions
-from benchmarks.reasonmap.records import DIFFICULTIES
-from benchmarks.reasonmap.weighting import get_weighting
 from benchmarks.repeats import repeats_table
 
 __all__ = ["PLUS_REPORT_FILES", "summarize_plus", "plus_markdown_table", "write_plus_report"]
@@ -175,7 +174,7 @@ def plus_markdown_table(summary: Mapping[str, Any]) -> str:
     if note:
         lines += ["", note[0].upper() + note[1:] + "."]
     if summary.get("official_rules"):
-        from benchmarks.reasonmap.official_rules import official_rules_lines
+        from benchmarks.official_rules import official_rules_lines
 
         lines += ["", *official_rules_lines(summary["official_rules"])]
     lines += repeats_table(summary)

@@ -18,8 +18,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from benchmarks.difficulty import get_weighting
 from benchmarks.plus.questions import ANSWER_KINDS, OPTION_LETTERS, PLUS_TYPES, AnswerKind, PlusPrediction, PlusQuestion
-from benchmarks.reasonmap.weighting import get_weighting
 from benchmarks.records import Invalid
 from benchmarks.short_answers import read_short_answer
 
@@ -211,7 +211,7 @@ def plus_weight(question: PlusQuestion, weighting: str = "city") -> float:
     Raises
     ------
     ValueError
-        ``weighting`` is not a scheme of :data:`~benchmarks.reasonmap.weighting.WEIGHTINGS`.
+        ``weighting`` is not a scheme of :data:`~benchmarks.difficulty.WEIGHTINGS`.
     """
     return get_weighting(weighting).weight("easy", question.difficulty_city)
 

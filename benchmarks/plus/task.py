@@ -13,12 +13,12 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from benchmarks.difficulty import WEIGHTINGS
 from benchmarks.jsonl import Problem, read_jsonl
 from benchmarks.plus.loading import is_plus_file, load_plus_questions, read_plus_sheet
 from benchmarks.plus.metrics import PLUS_METRICS
 from benchmarks.plus.official import PLUS_MODELS
 from benchmarks.plus.questions import DEFAULT_PER_TYPE, PlusPrediction, PlusQuestion
-from benchmarks.reasonmap.weighting import WEIGHTINGS
 from benchmarks.repeats import with_repeats
 from benchmarks.tasks import Generation, InspectSpec, Loaded, Prompt, ScoreOptions, Task, Variant
 
@@ -56,7 +56,7 @@ def _vlmevalkit_reading(verdicts, by_key, questions, options: ScoreOptions) -> l
 
 
 def _public_rules(verdicts: Sequence[Any], loaded: Loaded, options: ScoreOptions) -> dict[str, Any]:
-    from benchmarks.reasonmap.official_rules import official_rules
+    from benchmarks.official_rules import official_rules
 
     models = (v.model for v in verdicts)
     return {"official_rules": official_rules(models, given=options.official_model, table=PLUS_MODELS)}

@@ -37,7 +37,7 @@ def _load_probe_set(
             raise ValueError(f"{questions}: no readable probe{f' ({reasons})' if reasons else ''}")
         return found, None, tuple(problems)
     from benchmarks.probe.questions import generate_probe_set
-    from benchmarks.reasonmap.generate import split_cities
+    from benchmarks.splits import split_cities
     from graphkit.cities import city_graph, city_names
 
     generated = generate_probe_set([city_graph(name) for name in split_cities(split, city_names())], seed=seed)

@@ -27,14 +27,16 @@ from graphkit.lazy import lazy_exports
 __all__, __getattr__, __dir__ = lazy_exports(
     globals(),
     {
-        "benchmarks.reasonmap.generate": ("TEST_CITIES", "generate_questions"),
+        "benchmarks.difficulty": ("DIFFICULTIES", "WEIGHTINGS"),
+        "benchmarks.splits": ("TEST_CITIES",),
+        "benchmarks.reasonmap.generate": ("generate_questions",),
         "benchmarks.reasonmap.loading": ("load_questions", "read_predictions"),
         "benchmarks.reasonmap.public_dataset": ("load_public_dataset",),
         "benchmarks.reasonmap.parsing": ("parse_answer",),
-        "benchmarks.reasonmap.records": ("DIFFICULTIES", "Prediction", "Question", "Verdict"),
+        "benchmarks.reasonmap.records": ("Prediction", "Question", "Verdict"),
         "benchmarks.reasonmap.report": ("summarize", "write_report"),
         "benchmarks.reasonmap.rewards": ("accuracy_reward", "compute_score"),
         "benchmarks.reasonmap.scoring": ("VARIANTS", "score_answer", "score_prediction", "score_predictions"),
-        "benchmarks.reasonmap.weighting": ("WEIGHTINGS", "weight_of"),
+        "benchmarks.reasonmap.weighting": ("weight_of",),
     },
 )

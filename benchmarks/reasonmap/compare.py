@@ -17,7 +17,7 @@ Attribution (per answer, then summed per model and question kind)
 
     When neither variant is ``official``, the one cause is ``variant``. The
     official engine reads each model's answers with the rule of its model path
-    (:func:`~benchmarks.reasonmap.official_rules.choose_rule`); the record's
+    (:func:`~benchmarks.official_rules.choose_rule`); the record's
     ``official_rules`` says which.
 
 The published aggregate
@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.metrics import number
-from benchmarks.reasonmap.official_rules import choose_rule, official_rules, official_rules_lines
+from benchmarks.official_rules import choose_rule, official_rules, official_rules_lines
 from benchmarks.reasonmap.official_scoring import DEVIATIONS, official_metro, score_official
 from benchmarks.reasonmap.records import KINDS, Prediction, Question, Verdict
 from benchmarks.reasonmap.report import published_aggregate_table
@@ -132,7 +132,7 @@ def attribute(
         holds ``n``, each variant's ``accuracy`` and ``map_score`` (weighted), their
         ``difference`` and ``causes``: per cause, ``answers`` whose map score it changed,
         ``map_points``, ``verdicts`` it flipped and ``accuracy_points`` (in %); with ``official``, also
-        ``official_rules`` (:func:`~benchmarks.reasonmap.official_rules.official_rules`).
+        ``official_rules`` (:func:`~benchmarks.official_rules.official_rules`).
     """
     from benchmarks.reasonmap.weighting import weight_of
 

@@ -19,8 +19,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from benchmarks.difficulty import DIFFICULTIES
 from benchmarks.plotting import COLUMN_WIDTH, PAGE_WIDTH, ModelCap, figure_style, model_style, save_figure, top_models
-from benchmarks.reasonmap.records import DIFFICULTIES, KINDS
+from benchmarks.reasonmap.records import KINDS
 
 __all__ = [
     "SPARSE",

@@ -16,54 +16,31 @@ import random
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Literal
 
-from benchmarks.reasonmap.records import DIFFICULTIES, LONG_TEMPLATES, Difficulty, Question
+from benchmarks.difficulty import DIFFICULTIES, Difficulty
+from benchmarks.reasonmap.records import LONG_TEMPLATES, Question
 from benchmarks.reasonmap.templates import long_question, short_question
-from graphkit.choices import UnknownChoice
+from benchmarks.splits import seeded_prefix
 from graphkit.graph import RIDE_WEIGHT, TransitGraph
 from graphkit.routes import DEFAULT_MAX_ROUTES, shortest_routes
 from graphkit.stats import city_stats
 
 __all__ = [
-    "TEST_CITIES",
     "PAPER_DISTRIBUTION",
-    "SPLITS",
     "Quota",
     "parse_quota",
-    "split_cities",
     "question_difficulty",
-    "seeded_prefix",
     "generate_questions",
     "difficulty_distribution",
     "generate_set",
     "format_distribution",
 ]
 
-# The paper's held-out test maps (cross-city split), in the embedded cities' sorted order as every split lists
-# them: the demo and `generate --split test` write the same records in the same order.
-TEST_CITIES: tuple[str, ...] = (
-    "auckland",
-    "beijing",
-    "budapest",
-    "geneva",
-    "hangzhou",
-    "lisboa",
-    "los_angeles",
-    "miami",
-    "rome",
-    "singapore",
-    "toronto",
-)
 # Up to this many stations a map's pairs are listed and shuffled (the embedded cities: the same questions as
 # ever); a larger map's departures are visited lazily, one search each (see _sampled_pairs).
 _LISTED_STATIONS = 2_000
 # Share of easy / middle / hard questions in the paper's data set.
 PAPER_DISTRIBUTION: dict[Difficulty, float] = {"easy": 0.577, "middle": 0.344, "hard": 0.078}
-
-Split = Literal["test", "train", "all"]
-#: the cross-city splits, the choices of ``eval --split`` and of the Inspect tasks' ``split``
-SPLITS: tuple[str, ...] = ("test", "train", "all")
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,18 +71,6 @@ def parse_quota(text: str) -> Quota:
     if len(parts) != 3 or not all(part.strip().isdigit() for part in parts):
         raise ValueError(f"quota must be EASY:MIDDLE:HARD with non-negative integers, got {text!r}")
     return Quota(*(int(part) for part in parts))
-
-
-def split_cities(split: Split, names: Sequence[str], *, test: Iterable[str] = TEST_CITIES) -> tuple[str, ...]:
-    """The cities of a cross-city split among ``names`` (test: the paper's 11 by default)."""
-    test = tuple(test)
-    if split == "test":
-        return tuple(name for name in names if name in test)
-    if split == "train":
-        return tuple(name for name in names if name not in test)
-    if split == "all":
-        return tuple(names)
-    raise UnknownChoice("split", split, SPLITS)
 
 
 def question_difficulty(transfers: int) -> Difficulty:
@@ -178,21 +143,6 @@ def _permuted(count: int, rng: random.Random) -> Iterator[int]:
         while value >= count:  # walk the cycle back into range: still a permutation of range(count)
             value = scramble(value)
         yield value
-
-
-def seeded_prefix(city: str, seed: int) -> str:
-    """The start of a generated question's id: the city, and the seed unless it is 0.
-
-    Seed 0's ids stay as they always were (``rome-0000``); another seed's carry it (``rome-s1-0000``),
-    so that two seeds' question files never share an id and a log of one is never matched by id to the
-    other's questions.
-
-    Examples
-    --------
-    >>> seeded_prefix("rome", 0), seeded_prefix("rome", 7)
-    ('rome', 'rome-s7')
-    """
-    return city if seed == 0 else f"{city}-s{seed}"
 
 
 def generate_questions(

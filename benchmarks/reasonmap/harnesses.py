@@ -23,7 +23,7 @@ request (lmms-eval ``repeats``, Inspect epochs) are kept, numbered by ``repeat``
     ``model`` option, else the folder's name.
 ``vlmevalkit``
     A prediction sheet (``<model>_<dataset>.xlsx``, ``.tsv`` or ``.json``, as
-    ``PRED_FORMAT`` chooses; ``.csv`` too) read by :mod:`benchmarks.reasonmap.sheets`:
+    ``PRED_FORMAT`` chooses; ``.csv`` too) read by :mod:`benchmarks.sheets`:
     the data set's columns, ``image`` removed, plus ``prediction``. ``id`` is
     the ``id`` column when there is one, else ``index``; ``response`` is
     ``prediction``; the kind is the ``kind`` column, else the ``kind`` option;
@@ -40,7 +40,7 @@ request (lmms-eval ``repeats``, Inspect epochs) are kept, numbered by ``repeat``
     option; ``response`` is the output's completion, ``tokens`` its output
     tokens, ``repeat`` the epoch less one; the model is the ``model`` option,
     else the log's model. A sample that errored is reported and skipped (Inspect
-    scores it neither). A sample over :data:`MAX_SAMPLE_BYTES` unpacked is reported and
+    scores it neither). A sample over :data:`benchmarks.inspect_logs.MAX_SAMPLE_BYTES` unpacked is reported and
     skipped without being read; so is a sample of an ``.eval`` archive that is not a readable
     sample (broken or too deeply nested JSON): the other samples are kept.
 
@@ -52,38 +52,32 @@ questions: :mod:`benchmarks.reasonmap.log_checks`).
 
 from __future__ import annotations
 
-import importlib.util
-import os
 import re
-import zipfile
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from benchmarks.errors import InvalidRecord
-from benchmarks.jsonl import MAX_LINE_BYTES, Note, Problem, open_regular, read_jsonl
+from benchmarks.harness_rows import cell_text, collect_rows, question_id
+from benchmarks.inspect_logs import first_line, read_inspect_samples, sample_prompts
+from benchmarks.jsonl import Note, Problem, read_jsonl
+from benchmarks.log_checks import Logged, Mismatch, logged_fields, texts_in
 from benchmarks.reasonmap.loading import read_predictions
-from benchmarks.reasonmap.log_checks import ROUTE_FIELDS, Logged, Mismatch, RowChecks, logged_fields, texts_in
+from benchmarks.reasonmap.log_checks import ROUTE_FIELDS, RowChecks
 from benchmarks.reasonmap.records import KINDS, Prediction
-from benchmarks.reasonmap.sheets import MAX_SHEET_BYTES, read_sheet
+from benchmarks.sheets import read_sheet, sheet_model
 from graphkit.choices import check_choice
-from graphkit.extras import install_hint
 
 __all__ = [
     "SOURCES",
-    "MAX_SAMPLE_BYTES",
     "read_harness_predictions",
     "read_lmms_eval",
     "read_vlmevalkit",
     "read_inspect_log",
-    "sheet_model",
-    "convert_predictions",
 ]
 
 #: Where predictions may come from: the toolkit's own JSON Lines, or another harness's files.
 SOURCES: tuple[str, ...] = ("jsonl", "lmms-eval", "vlmevalkit", "inspect")
-#: The largest Inspect sample read (unpacked); an answer of the benchmarks is far smaller.
-MAX_SAMPLE_BYTES = MAX_LINE_BYTES
 
 _TASK_KIND = re.compile(r"(?:^|[_\-.])(short|long)$")
 _SAMPLES_FILE = re.compile(r"samples_(?P<task>.+)$")
@@ -96,40 +90,6 @@ def _kind(found: Any, fallback: str | None, where: str) -> str:
             raise InvalidRecord(f"{where}: cannot tell a short from a long answer (pass the kind: --kind short|long)")
         raise InvalidRecord(f"{where}: the kind must be one of {list(KINDS)}, got {kind!r:.40}")
     return kind
-
-
-def _text(value: Any, name: str, where: str) -> str:
-    """A response cell: text, or empty for a missing answer (scored as invalid, not dropped)."""
-    if value is None or isinstance(value, float) and value != value:  # an empty spreadsheet cell
-        return ""
-    if isinstance(value, int | float) and not isinstance(value, bool):  # a bare number, as a spreadsheet keeps it
-        return str(value)
-    if not isinstance(value, str):
-        raise InvalidRecord(f"{where}: field {name!r} must be text, got {type(value).__name__}")
-    return value
-
-
-def _identifier(value: Any, name: str, where: str) -> str:
-    if isinstance(value, float) and value.is_integer():  # spreadsheets store integers as floats
-        value = int(value)
-    if value is None or isinstance(value, bool) or not isinstance(value, str | int) or value == "":
-        raise InvalidRecord(f"{where}: field {name!r} must be a question id, got {value!r:.40}")
-    return str(value)
-
-
-def _collect(
-    items: Iterable[tuple[int, Any]], build: Callable[[Any, str], Prediction], label: str
-) -> tuple[list[Prediction], list[Problem]]:
-    """``build(item, where)`` for each ``(number, item)``; a bad item is reported under its number and skipped."""
-    predictions: list[Prediction] = []
-    problems: list[Problem] = []
-    for number, item in items:
-        where = f"{label}:{number}"
-        try:
-            predictions.append(build(item, where))
-        except InvalidRecord as error:
-            problems.append(Problem(label, number, str(error).removeprefix(f"{where}: ")))
-    return predictions, problems
 
 
 # -- lmms-eval -------------------------------------------------------------------------------
@@ -206,7 +166,7 @@ def read_lmms_eval(
         found = _kind(doc.get("kind"), fallback, where)
         answers = _responses(record, where)
         if "id" in doc:  # up to 0.3 the row keeps its document
-            identifier = _identifier(doc["id"], "doc.id", where)
+            identifier = question_id(doc["id"], "doc.id", where)
             by_document += 1
         else:
             position = _doc_id(record, where)
@@ -258,13 +218,6 @@ class _Unmatched(Exception):
 # -- VLMEvalKit ------------------------------------------------------------------------------
 
 
-def sheet_model(path: str | Path) -> str:
-    """The model of a VLMEvalKit sheet ``<model>_<dataset>``: the stem without its ReasonMap data set's name."""
-    stem = Path(path).stem
-    head, found, _ = stem.rpartition("_ReasonMap")
-    return head if found and head else stem
-
-
 def read_vlmevalkit(
     path: str | Path, *, model: str | None = None, kind: str | None = None, questions: Mapping[str, Any] | None = None
 ) -> tuple[list[Prediction], list[Problem]]:
@@ -289,119 +242,22 @@ def read_vlmevalkit(
 
     def build(row: dict[str, Any], where: str) -> Prediction:
         column = "id" if row.get("id") not in (None, "") else "index"
-        identifier = _identifier(row.get(column), column, where)
+        identifier = question_id(row.get(column), column, where)
         chosen = row.get("kind") if row.get("kind") not in (None, "") else None
         found = _kind(chosen, kind, where)
         prompts = (row["question"],) if isinstance(row.get("question"), str) and row["question"].strip() else ()
         checks.check(identifier, found, Logged(prompts, logged_fields(row, ROUTE_FIELDS)), where)
-        return Prediction(identifier, name, found, _text(row.get("prediction"), "prediction", where))
+        return Prediction(identifier, name, found, cell_text(row.get("prediction"), "prediction", where))
 
     try:
-        predictions, problems = _collect(rows, build, str(path))
+        predictions, problems = collect_rows(rows, build, str(path))
     except Mismatch as mismatch:
         raise InvalidRecord(str(mismatch)) from None
     notes = checks.note(str(path), "VLMEvalKit rows: ")
     return predictions, [*notes, *sorted([*unreadable, *problems], key=lambda problem: problem.line)]
 
 
-def _plus_rows(
-    path: Path, model: str | None, questions: Mapping[str, Any]
-) -> tuple[list[dict[str, Any]], list[Problem]] | None:
-    """A ReasonMap-Plus sheet's rows in the plus task's prediction shape; ``None`` for a route sheet.
-    With ``questions`` (plus questions by id), each row is checked against its question."""
-    from benchmarks.plus.loading import check_plus_row
-
-    header, rows, unreadable = read_sheet(path)
-    if "type" not in header or "kind" in header:
-        return None
-    if "prediction" not in header:
-        raise InvalidRecord(f"{path}: no 'prediction' column (found {', '.join(header)})")
-    name = model or sheet_model(path)
-
-    def build(row: dict[str, Any], where: str) -> dict[str, Any]:
-        column = "id" if row.get("id") not in (None, "") else "index"
-        kind = row.get("type")
-        identifier = _identifier(row.get(column), column, where)
-        check_plus_row(questions, identifier, row, where)
-        return {
-            "id": identifier,
-            "model": name,
-            "question": kind if isinstance(kind, str) and kind else None,
-            "response": _text(row.get("prediction"), "prediction", where),
-            "tokens": None,
-        }
-
-    try:
-        records, problems = _collect(rows, build, str(path))  # type: ignore[arg-type]
-    except Mismatch as mismatch:
-        raise InvalidRecord(str(mismatch)) from None
-    return records, sorted([*unreadable, *problems], key=lambda problem: problem.line)
-
-
 # -- Inspect ---------------------------------------------------------------------------------
-
-_UNFINISHED = ("error", "cancelled", "started")
-_SAMPLE_MEMBER = re.compile(r"samples/.+\.json")
-
-
-def _first_line(text: Any) -> str:
-    return str(text).strip().splitlines()[0][:300] if str(text).strip() else ""
-
-
-def _eval_samples(path: Path, label: str) -> tuple[Any, list[tuple[int, Any]], list[Problem]]:
-    """The header and the samples of an ``.eval`` archive, each sample unpacked only when within the bound."""
-    from inspect_ai.log import EvalSample, read_eval_log
-
-    problems: list[Problem] = []
-    samples: list[tuple[int, Any]] = []
-    with open_regular(path, "Inspect (.eval or .json) log") as handle:
-        try:
-            archive = zipfile.ZipFile(handle)
-            members = archive.infolist()
-            others = [m for m in members if not _SAMPLE_MEMBER.fullmatch(m.filename)]
-            if sum(member.file_size for member in others) > MAX_SHEET_BYTES:
-                raise InvalidRecord(f"{label}: its header parts unpack to over {MAX_SHEET_BYTES:,} bytes")
-            handle.seek(0)
-            log = read_eval_log(handle, header_only=True)
-            number = 0
-            for member in members:
-                if not _SAMPLE_MEMBER.fullmatch(member.filename):
-                    continue
-                number += 1
-                if member.file_size > MAX_SAMPLE_BYTES:
-                    problems.append(
-                        Problem(
-                            label,
-                            number,
-                            f"{member.filename} unpacks to {member.file_size:,} bytes, over"
-                            f" the {MAX_SAMPLE_BYTES:,} a sample may hold; not read",
-                        )
-                    )
-                    continue
-                try:
-                    samples.append((number, EvalSample.model_validate_json(archive.read(member))))
-                except Exception as error:  # pydantic and JSON errors: this sample only, the others are kept
-                    why = _first_line(f"{type(error).__name__}: {error}")
-                    problems.append(Problem(label, number, f"{member.filename} is not a readable sample ({why})"))
-        except InvalidRecord:
-            raise
-        except Exception as error:  # zipfile, pydantic and Inspect raise many kinds on a broken log
-            raise InvalidRecord(f"{label}: not a readable Inspect log ({type(error).__name__}: {error})") from None
-    return log, samples, problems
-
-
-def _json_log(path: Path, label: str) -> tuple[Any, list[tuple[int, Any]], list[Problem]]:
-    from inspect_ai.log import read_eval_log
-
-    with open_regular(path, "Inspect (.eval or .json) log") as handle:
-        size = os.fstat(handle.fileno()).st_size
-        if size > MAX_SHEET_BYTES:
-            raise InvalidRecord(f"{label}: {size:,} bytes, over the {MAX_SHEET_BYTES:,} an Inspect log is read to")
-        try:
-            log = read_eval_log(handle, format="json")
-        except Exception as error:  # Inspect raises many kinds on a broken log
-            raise InvalidRecord(f"{label}: not a readable Inspect log ({type(error).__name__}: {error})") from None
-    return log, list(enumerate(log.samples or [], start=1)), []
 
 
 def read_inspect_log(
@@ -424,18 +280,8 @@ def read_inspect_log(
         The log cannot be read, its run did not finish (unless ``partial``), Inspect is not
         installed, or a sample was not made from the question it is matched to.
     """
-    if importlib.util.find_spec("inspect_ai") is None:  # found, not imported: that takes seconds, done when read
-        raise InvalidRecord(f"{path}: reading Inspect logs needs inspect-ai ({install_hint('inspect')})")
-    path, label = Path(path), str(path)
-    with open_regular(path, "Inspect (.eval or .json) log") as handle:
-        archived = handle.read(4) == b"PK\x03\x04"
-    log, samples, problems = (_eval_samples if archived else _json_log)(path, label)
-    if log.status in _UNFINISHED and not partial:
-        error = _first_line(log.error.message) if log.error is not None else "no error recorded"
-        raise InvalidRecord(
-            f"{label}: the run ended with status {log.status!r} ({error}); pass --partial to score the samples"
-            " it finished"
-        )
+    label = str(path)
+    log, samples, problems = read_inspect_samples(path, partial=partial)
     name = model or log.eval.model
     checks = RowChecks(questions)
     # alias mode renames the stations in the prompt: only the sample's metadata can be compared
@@ -443,7 +289,7 @@ def read_inspect_log(
 
     def build(sample: Any, where: str) -> Prediction:
         if sample.error is not None:
-            raise InvalidRecord(f"{where}: the sample errored ({_first_line(sample.error.message)}); not scored")
+            raise InvalidRecord(f"{where}: the sample errored ({first_line(sample.error.message)}); not scored")
         metadata = sample.metadata or {}
         identifier, found = metadata.get("id"), metadata.get("kind")
         if identifier is None:
@@ -456,25 +302,17 @@ def read_inspect_log(
         usage = output.usage if output is not None else None
         tokens = usage.output_tokens if usage is not None else None
         repeat = max(int(sample.epoch or 1) - 1, 0)
-        identifier, found = _identifier(identifier, "id", where), _kind(found, kind, where)
-        logged = Logged(_sample_prompts(sample.input), logged_fields(metadata, ROUTE_FIELDS))
+        identifier, found = question_id(identifier, "id", where), _kind(found, kind, where)
+        logged = Logged(sample_prompts(sample.input), logged_fields(metadata, ROUTE_FIELDS))
         checks.check(identifier, found, logged, where, prompts=prompted)
         return Prediction(identifier, name, found, response, tokens, repeat)
 
     try:
-        predictions, bad = _collect(samples, build, label)
+        predictions, bad = collect_rows(samples, build, label)
     except Mismatch as mismatch:
         raise InvalidRecord(str(mismatch)) from None
     notes = checks.note(label, "Inspect samples: ")
     return predictions, [*notes, *sorted([*problems, *bad], key=lambda problem: problem.line)]
-
-
-def _sample_prompts(given: Any) -> tuple[str, ...]:
-    """The text an Inspect sample was asked: its input, a string or chat messages (their text parts)."""
-    if isinstance(given, str):
-        return (given,) if given.strip() else ()
-    texts = (getattr(message, "text", None) for message in given or ())
-    return tuple(text for text in texts if isinstance(text, str) and text.strip())
 
 
 def read_harness_predictions(
@@ -513,37 +351,3 @@ def read_harness_predictions(
     if source == "inspect":
         return read_inspect_log(path, model=model, kind=kind, partial=partial, questions=questions)
     return read_vlmevalkit(path, model=model, kind=kind, questions=questions)
-
-
-def convert_predictions(
-    path: str | Path,
-    source: str,
-    out: str | Path,
-    *,
-    model: str | None = None,
-    kind: str | None = None,
-    questions: str | Path | None = None,
-    partial: bool = False,
-) -> tuple[int, list[Problem]]:
-    """Write another harness's predictions as the toolkit's JSON Lines rows (for ``diagnose`` and the rest).
-
-    A VLMEvalKit sheet of ReasonMap-Plus gives plus rows (its ``type`` as the
-    row's ``question``). ``questions`` is the file lmms-eval's ``doc_id``
-    positions refer to, and what every row is checked against (see
-    :func:`read_harness_predictions`). Returns the count written and the rows
-    skipped.
-    """
-    from benchmarks.jsonl import write_jsonl
-
-    loaded: Mapping[str, Any] = {}
-    if questions is not None:
-        from benchmarks.tasks import detect_task
-
-        loaded = detect_task(questions).load(questions).questions
-    plus = _plus_rows(Path(path), model, loaded) if source == "vlmevalkit" else None
-    if plus is not None:
-        return write_jsonl(out, plus[0]), plus[1]
-    predictions, problems = read_harness_predictions(
-        path, source, model=model, kind=kind, positions=tuple(loaded), partial=partial, questions=loaded
-    )
-    return write_jsonl(out, predictions), problems

@@ -39,7 +39,8 @@ def _load_route_set(
             reasons = "; ".join(str(problem) for problem in problems[:3])
             raise ValueError(f"{questions}: no readable question{f' ({reasons})' if reasons else ''}")
         return found, graph_lookup(metro), tuple(problems)
-    from benchmarks.reasonmap.generate import generate_set, split_cities
+    from benchmarks.reasonmap.generate import generate_set
+    from benchmarks.splits import split_cities
     from graphkit.cities import city_graph, city_names
 
     generated = generate_set([city_graph(name) for name in split_cities(split, city_names())], seed=seed)

@@ -1,4 +1,7 @@
-"""Whether a row of another harness's file was made from the question it is matched to.
+"""Whether a row of another harness's file was made from the route question it is matched to.
+
+The shared pieces (the row's record, the error, the tolerant comparisons) are
+:mod:`benchmarks.log_checks`; this module says what a route row must agree with.
 
 lmms-eval (0.4 and later) names a question by its position in the file it iterated, Inspect and
 VLMEvalKit by its id; neither tells one question file from another of the same length or the same
@@ -22,110 +25,20 @@ A row that records nothing of its question is not checked (the readers count suc
 
 from __future__ import annotations
 
-import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from types import MappingProxyType
+from collections.abc import Mapping
 from typing import Any
 
-from benchmarks.errors import BenchmarkError
 from benchmarks.jsonl import Note
+from benchmarks.log_checks import Logged, Mismatch, excerpt, field_mismatch, normalized, text_mismatch
 from benchmarks.reasonmap.records import Question
 from benchmarks.reasonmap.templates import TEMPLATE_ASKS
 
-__all__ = [
-    "ROUTE_FIELDS",
-    "Logged",
-    "Mismatch",
-    "RowChecks",
-    "normalized",
-    "route_mismatch",
-    "plus_mismatch",
-    "texts_in",
-    "logged_fields",
-]
+__all__ = ["ROUTE_FIELDS", "RowChecks", "route_mismatch"]
 
 #: The fields of a route question a harness may log beside its answer (a document, a sheet's columns).
 ROUTE_FIELDS = ("station_1", "station_2", "city", "question_short", "question_long")
 
 _OPENER = "how do i get from "
-_EXCERPT = 70
-#: The deepest nesting searched for text in a logged prompt (chat messages, content parts).
-_DEPTH = 8
-
-
-class Mismatch(BenchmarkError):
-    """A row was not made from the question it is matched to; the message says how they differ."""
-
-
-@dataclass(frozen=True, slots=True)
-class Logged:
-    """What a harness's row records of the question it answered: its prompts and its named fields."""
-
-    prompts: tuple[str, ...] = ()
-    fields: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
-
-    @property
-    def empty(self) -> bool:
-        """Whether the row records nothing to compare."""
-        return not self.prompts and not self.fields
-
-
-def normalized(text: str) -> str:
-    """Text compared without case, Unicode normal form or runs of white space.
-
-    Examples
-    --------
-    >>> normalized("  Termini\\n\\tStation ") == normalized("termini station")
-    True
-    """
-    return " ".join(unicodedata.normalize("NFC", text).casefold().split())
-
-
-def texts_in(value: Any, depth: int = 0) -> Iterable[str]:
-    """Every string in a logged value (a prompt, or chat messages nested as lists and objects)."""
-    if isinstance(value, str):
-        yield value
-    elif depth < _DEPTH and isinstance(value, Mapping):
-        for item in value.values():
-            yield from texts_in(item, depth + 1)
-    elif depth < _DEPTH and isinstance(value, list | tuple):
-        for item in value:
-            yield from texts_in(item, depth + 1)
-
-
-def _excerpt(text: str, start: int = 0) -> str:
-    piece = text[max(start, 0) : max(start, 0) + _EXCERPT]
-    return repr(("…" if start > 0 else "") + piece + ("…" if len(text) > start + _EXCERPT else ""))
-
-
-def _field(name: str, logged: str, wanted: str) -> str | None:
-    if normalized(logged) == normalized(wanted):
-        return None
-    return f"field {name!r}: the log says {_excerpt(normalized(logged))}, the question says {_excerpt(wanted)}"
-
-
-def _fields(logged: Logged, wanted: Mapping[str, str]) -> str | None:
-    for name, value in logged.fields.items():
-        if name in wanted and (found := _field(name, value, wanted[name])):
-            return found
-    return None
-
-
-def _holds(name: str, logged: str, wanted: str) -> str | None:
-    """``None`` when the logged text holds the wanted one; else where they part."""
-    text, asked = normalized(logged), normalized(wanted)
-    if asked in text:
-        return None
-    head = asked[:24]
-    start = text.find(head)
-    if start < 0:
-        return f"{name}: the log's {_excerpt(text)} does not hold the question's {_excerpt(asked)}"
-    same = 0
-    while same < len(asked) and start + same < len(text) and text[start + same] == asked[same]:
-        same += 1
-    back = max(same - 20, 0)
-    return f"{name}: the log says {_excerpt(text, start + back)}, the question says {_excerpt(asked, back)}"
 
 
 def _route_prompt(prompt: str, question: Any, kind: str, *, named: bool) -> str | None:
@@ -144,12 +57,12 @@ def _route_prompt(prompt: str, question: Any, kind: str, *, named: bool) -> str 
             index = text.find(_OPENER, index + 1)
         if not any(text.startswith(asked, place) for place in places):
             said = text[places[0] :].split("?", 1)[0]
-            return f"the prompt asks the way from {_excerpt(said)}, the question from {_excerpt(asked[:-1])}"
+            return f"the prompt asks the way from {excerpt(said)}, the question from {excerpt(asked[:-1])}"
         return _route_ask(text, question, kind)
     if named or (first in text and second in text):  # a prompt of its own, naming both stations
         return None
     return (
-        f"the prompt {_excerpt(text)} holds neither the question's text nor its stations"
+        f"the prompt {excerpt(text)} holds neither the question's text nor its stations"
         f" {question.station_1!r} and {question.station_2!r}"
     )
 
@@ -164,7 +77,7 @@ def _route_ask(text: str, question: Any, kind: str) -> str | None:
     other = next((name for name, ask in asks.items() if ask in text), None)
     if other is None:
         return None
-    return f"the prompt asks for {_excerpt(asks[other])}, the question ({kind}) for {_excerpt(asks[own])}"
+    return f"the prompt asks for {excerpt(asks[other])}, the question ({kind}) for {excerpt(asks[own])}"
 
 
 def route_mismatch(question: Any, kind: str, logged: Logged, *, prompts: bool = True) -> str | None:
@@ -174,10 +87,12 @@ def route_mismatch(question: Any, kind: str, logged: Logged, *, prompts: bool = 
     ``alias`` mode).
     """
     wanted = {"station_1": question.station_1, "station_2": question.station_2, "city": question.city}
-    if found := _fields(logged, wanted):
+    if found := field_mismatch(logged, wanted):
         return found
     for name in ("question_short", "question_long"):
-        if name in logged.fields and (found := _holds(f"field {name!r}", logged.fields[name], question.text(name[9:]))):
+        if name in logged.fields and (
+            found := text_mismatch(f"field {name!r}", logged.fields[name], question.text(name[9:]))
+        ):
             return found
     if prompts:
         named = "station_1" in logged.fields and "station_2" in logged.fields
@@ -187,20 +102,10 @@ def route_mismatch(question: Any, kind: str, logged: Logged, *, prompts: bool = 
     return None
 
 
-def plus_mismatch(question: Any, logged: Logged) -> str | None:
-    """How a row's record disagrees with the plus question it is matched to; ``None`` when it agrees."""
-    if found := _fields(logged, {"type": question.type, "city": question.city}):
-        return found
-    for prompt in logged.prompts:
-        if found := _holds("the prompt", prompt, question.question):
-            return found
-    return None
-
-
 class RowChecks:
-    """Rows compared with the route questions they are matched to (:mod:`benchmarks.reasonmap.log_checks`).
+    """Rows compared with the route questions they are matched to.
 
-    A row that disagrees raises :class:`~benchmarks.reasonmap.log_checks.Mismatch`, which no row-level
+    A row that disagrees raises :class:`~benchmarks.log_checks.Mismatch`, which no row-level
     handler catches: the file is refused at its first such row. Rows that record nothing are counted.
     """
 
@@ -242,8 +147,3 @@ class RowChecks:
         """One line on what was checked, when there were questions to check against."""
         said = self.said()
         return [Note(path, 0, head + "; ".join(said))] if said else []
-
-
-def logged_fields(found: Mapping[str, Any], names: Sequence[str]) -> dict[str, str]:
-    """The named fields of a logged record that hold text (a document, a sheet's row, a sample's metadata)."""
-    return {name: found[name] for name in names if isinstance(found.get(name), str) and found[name].strip()}

@@ -7,8 +7,8 @@ ones. It was written from the script's behaviour, not from its code, and
 shares nothing with the paper-faithful scorer (:mod:`~benchmarks.reasonmap.scoring`).
 
 What the public code does, step by step
-    *Answer text*: chosen by model path (:data:`~benchmarks.reasonmap.official_rules.OFFICIAL_MODELS`, rules in
-    :data:`~benchmarks.reasonmap.official_rules.ANSWER_RULES`): after the last ``◁/think▷`` for the Kimi paths, after
+    *Answer text*: chosen by model path (:data:`~benchmarks.official_rules.OFFICIAL_MODELS`, rules in
+    :data:`~benchmarks.official_rules.ANSWER_RULES`): after the last ``◁/think▷`` for the Kimi paths, after
     the last ``</think>`` for the Skywork paths (both stripped), the
     ``\\text{}`` parts of ``\\boxed{}`` one per line for QVQ, and the whole
     response for every other model of ``main.py`` and every model of
@@ -67,9 +67,10 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from benchmarks.reasonmap.official_rules import DEFAULT_RULE, choose_rule, official_answer_text
+from benchmarks.difficulty import get_weighting
+from benchmarks.official_rules import DEFAULT_RULE, choose_rule, official_answer_text
 from benchmarks.reasonmap.records import KINDS, Prediction, Question, Verdict
-from benchmarks.reasonmap.weighting import get_weighting, weight_of
+from benchmarks.reasonmap.weighting import weight_of
 from graphkit.graph import TransitGraph
 
 __all__ = [
@@ -422,7 +423,7 @@ def score_official(
     deviations : collection of str
         The :data:`DEVIATIONS` switched on (all: the public code).
     rule : str
-        How the answer text is taken from the response (:mod:`~benchmarks.reasonmap.official_rules`).
+        How the answer text is taken from the response (:mod:`~benchmarks.official_rules`).
 
     Raises
     ------

@@ -17,11 +17,12 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from benchmarks.dataset_records import public_records
 from benchmarks.errors import InvalidRecord
 from benchmarks.jsonl import Problem
 from benchmarks.reasonmap.records import Question
@@ -29,10 +30,7 @@ from graphkit.errors import InvalidMetroData
 from graphkit.files import atomic_writer, file_in
 from graphkit.metro import MetroData, load_metro
 
-#: The largest JSON array of records read whole (the public set with its figures is far smaller).
-MAX_DATASET_BYTES = 1 << 31
-
-__all__ = ["PublicDataset", "load_public_dataset", "public_records", "to_question", "export_figures"]
+__all__ = ["PublicDataset", "load_public_dataset", "to_question", "export_figures"]
 
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _DIFFICULTY_ALIASES = {"medium": "middle", "mid": "middle"}
@@ -45,56 +43,6 @@ class PublicDataset:
     questions: tuple[Question, ...]
     metro: dict[str, MetroData] = field(default_factory=dict)
     problems: tuple[Problem, ...] = ()
-
-
-def public_records(path: Any, *, figures: bool = False) -> Iterator[tuple[int, Any]]:
-    """``(position, raw record)`` of a parquet, JSON Lines or JSON-array file; unreadable lines come as exceptions.
-
-    ``path`` may also be a Hugging Face dataset folder (``save_to_disk``) or a
-    ``datasets.Dataset`` (see :func:`benchmarks.reasonmap.hub.dataset_rows`;
-    its maps are read only when ``figures``).
-
-    Raises
-    ------
-    InvalidRecord
-        The file cannot be read, or parquet support (pyarrow) or ``datasets`` is missing.
-    """
-    if not isinstance(path, str | Path) or Path(path).is_dir():
-        from benchmarks.reasonmap.hub import dataset_rows
-
-        yield from dataset_rows(path, figures=figures)
-        return
-    path = Path(path)
-    if not path.exists():
-        raise InvalidRecord(f"{path}: no such file")
-    if path.suffix == ".parquet":
-        try:
-            import pyarrow.parquet as pq
-        except ImportError:  # pragma: no cover - pyarrow is part of the test extras
-            raise InvalidRecord(f"{path}: reading parquet needs pyarrow (pip install pyarrow)") from None
-        try:
-            table = pq.read_table(path)
-        except Exception as error:  # pyarrow raises many kinds
-            raise InvalidRecord(f"{path}: not a readable parquet file ({error})") from None
-        for position, record in enumerate(table.to_pylist()):
-            yield position, record
-        return
-    from benchmarks.jsonl import decode_line, numbered_lines, open_regular
-    from graphkit.reading import read_json_file
-
-    with open_regular(path, "data set") as stream:
-        if stream.read(4).lstrip(b"\xef\xbb\xbf").startswith(b"["):
-            records = read_json_file(path, what="data set", error=InvalidRecord, max_bytes=MAX_DATASET_BYTES)
-            yield from enumerate(records)
-            return
-        stream.seek(0)
-        position = 0
-        for _, line in numbered_lines(stream, str(path)):
-            if line is not None and not line.strip():
-                continue
-            value, why = decode_line(line) if line is not None else (None, "line too long")
-            yield position, value if why is None else InvalidRecord(why)
-            position += 1
 
 
 def _metro_of(record: Mapping[str, Any], where: str) -> Mapping[str, Any] | None:

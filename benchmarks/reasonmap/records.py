@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from benchmarks.difficulty import DIFFICULTIES, Difficulty
 from benchmarks.errors import InvalidRecord
 from benchmarks.records import Invalid, answer_fields, field_of, record_builder, repeat_of
 from graphkit.segments import Segment
@@ -18,10 +19,8 @@ from graphkit.segments import Segment
 __all__ = [
     "Kind",
     "LongTemplate",
-    "Difficulty",
     "KINDS",
     "LONG_TEMPLATES",
-    "DIFFICULTIES",
     "Question",
     "Prediction",
     "ParsedSection",
@@ -34,10 +33,8 @@ __all__ = [
 
 Kind = Literal["short", "long"]
 LongTemplate = Literal["via_count", "via_stops"]
-Difficulty = Literal["easy", "middle", "hard"]
 KINDS: tuple[Kind, ...] = ("short", "long")
 LONG_TEMPLATES: tuple[LongTemplate, ...] = ("via_count", "via_stops")
-DIFFICULTIES: tuple[Difficulty, ...] = ("easy", "middle", "hard")
 
 
 def _choice(record: Mapping[str, Any], name: str, choices: tuple[str, ...], where: str) -> Any:

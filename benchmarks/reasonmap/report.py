@@ -20,12 +20,13 @@ from operator import attrgetter, mul
 from pathlib import Path
 from typing import Any
 
+from benchmarks.difficulty import DIFFICULTIES
 from benchmarks.intervals import grouped_intervals, interval_method, interval_note, question_maps
 from benchmarks.metrics import DIGITS, MetricSpec, headline, interval_cell, number, weighted_mean
 from benchmarks.provenance import versions
 from benchmarks.reasonmap.figures import plotted_models
 from benchmarks.reasonmap.metrics import ROUTE_METRICS, _OfKind, route_metrics_of
-from benchmarks.reasonmap.records import DIFFICULTIES, KINDS, Question, Verdict
+from benchmarks.reasonmap.records import KINDS, Question, Verdict
 from benchmarks.repeats import repeats_table
 
 __all__ = ["summarize", "markdown_table", "published_aggregate_table", "write_report", "REPORT_FILES"]
@@ -207,7 +208,7 @@ def markdown_table(summary: Mapping[str, Any]) -> str:
     if note:
         lines += ["", note[0].upper() + note[1:] + "."]
     if summary.get("official_rules"):
-        from benchmarks.reasonmap.official_rules import official_rules_lines
+        from benchmarks.official_rules import official_rules_lines
 
         lines += ["", *official_rules_lines(summary["official_rules"])]
     aggregate = summary.get("published_aggregate")

@@ -53,6 +53,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from benchmarks.difficulty import get_weighting
 from benchmarks.reasonmap.parsing import read_answer
 from benchmarks.reasonmap.records import KINDS, ParsedAnswer, ParsedSection, Prediction, Question, Verdict
 from benchmarks.reasonmap.resolution import (
@@ -63,7 +64,7 @@ from benchmarks.reasonmap.resolution import (
     Unresolved,
     graph_names,
 )
-from benchmarks.reasonmap.weighting import get_weighting, weight_of
+from benchmarks.reasonmap.weighting import weight_of
 from benchmarks.records import Invalid, record_builder
 from graphkit.choices import check_choice
 from graphkit.graph import TransitGraph

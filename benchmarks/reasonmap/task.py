@@ -15,14 +15,14 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from benchmarks.difficulty import WEIGHTINGS
 from benchmarks.jsonl import Problem
+from benchmarks.official_rules import OFFICIAL_MODELS
 from benchmarks.reasonmap.loading import graph_lookup, load_questions
 from benchmarks.reasonmap.metrics import ROUTE_METRICS
-from benchmarks.reasonmap.official_rules import OFFICIAL_MODELS
 from benchmarks.reasonmap.records import KINDS, Prediction, Question, Verdict
 from benchmarks.reasonmap.scoring import VARIANTS as MAP_SCORE_VARIANTS
 from benchmarks.reasonmap.scoring import score_predictions
-from benchmarks.reasonmap.weighting import WEIGHTINGS
 from benchmarks.repeats import with_repeats
 from benchmarks.tasks import Generation, InspectSpec, Loaded, MapPolicy, Prompt, ScoreOptions, Task, Variant
 from graphkit.errors import TransitError
@@ -75,8 +75,8 @@ def _score_public(
 
 def _public_summary(verdicts: Sequence[Verdict], loaded: Loaded, options: ScoreOptions) -> dict[str, Any]:
     """What the public code's numbers add to a summary: its own aggregate, and the answer rule of each model."""
+    from benchmarks.official_rules import official_rules
     from benchmarks.reasonmap.compare import published_aggregate
-    from benchmarks.reasonmap.official_rules import official_rules
 
     return {
         "published_aggregate": published_aggregate(verdicts, loaded.questions),

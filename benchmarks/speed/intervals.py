@@ -22,7 +22,8 @@ from types import SimpleNamespace
 
 def verdicts_of(models: int, questions: int, answers: int, seed: int) -> tuple[list, dict]:
     """Synthetic verdicts (``answers`` of them, half short, half long) and the questions they answer."""
-    from benchmarks.reasonmap.records import DIFFICULTIES, Verdict
+    from benchmarks.difficulty import DIFFICULTIES
+    from benchmarks.reasonmap.records import Verdict
 
     rng = random.Random(seed)
     asked = {

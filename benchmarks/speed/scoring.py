@@ -32,11 +32,12 @@ import sys
 import time
 from collections import Counter
 
-from benchmarks.reasonmap.generate import TEST_CITIES, generate_questions
+from benchmarks.reasonmap.generate import generate_questions
 from benchmarks.reasonmap.parsing import parse_answer
 from benchmarks.reasonmap.records import Prediction, Question
 from benchmarks.reasonmap.resolution import clear_caches
 from benchmarks.reasonmap.scoring import score_predictions
+from benchmarks.splits import TEST_CITIES
 from graphkit import city_graph
 from graphkit.names import has_cjk
 

@@ -426,13 +426,14 @@ def test_the_command_line_refuses_a_failed_run_in_one_line(route_run, tmp_path, 
 def test_a_sample_over_the_bound_is_skipped_unread(route_run, tmp_path, monkeypatch):
     import zipfile
 
+    from benchmarks import inspect_logs
     from benchmarks.reasonmap import harnesses
 
     _, _, path, log = route_run
     with zipfile.ZipFile(log.location) as archive:
         sizes = {info.filename: info.file_size for info in archive.infolist() if info.filename.startswith("samples/")}
     largest = max(sizes.values())
-    monkeypatch.setattr(harnesses, "MAX_SAMPLE_BYTES", largest - 1)
+    monkeypatch.setattr(inspect_logs, "MAX_SAMPLE_BYTES", largest - 1)
     predictions, problems = harnesses.read_inspect_log(log.location)
     over = [name for name, size in sizes.items() if size == largest]
     assert len(predictions) == len(sizes) - len(over)

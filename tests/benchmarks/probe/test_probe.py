@@ -309,7 +309,7 @@ def test_every_prompt_mode_asks_the_probes(tmp_path):
 
 def test_eval_asks_and_scores_route_and_probe_questions(tmp_path):
     from benchmarks.probe.questions import generate_probe_set
-    from benchmarks.reasonmap.generate import split_cities
+    from benchmarks.splits import split_cities
     from graphkit.cities import city_names
     from tests.baselines.chat_server import ChatServer, Reply, last_message_text
 

@@ -8,16 +8,15 @@ import pytest
 
 from benchmarks.reasonmap.generate import (
     PAPER_DISTRIBUTION,
-    TEST_CITIES,
     Quota,
     difficulty_distribution,
     generate_questions,
     parse_quota,
     question_difficulty,
-    split_cities,
 )
 from benchmarks.reasonmap.records import Question
 from benchmarks.reasonmap.templates import long_question, short_question
+from benchmarks.splits import TEST_CITIES, split_cities
 from graphkit import city_graph, city_names, shortest_routes
 from tests.networks import ONE_LINE, SPLIT, SPLIT_OVERLAY, graph_of
 

@@ -20,12 +20,12 @@ from benchmarks.jsonl import Note, write_jsonl
 from benchmarks.reasonmap.generate import generate_questions
 from benchmarks.reasonmap.harnesses import (
     SOURCES,
-    convert_predictions,
     read_harness_predictions,
     read_lmms_eval,
     read_vlmevalkit,
 )
 from graphkit import city_graph
+from reasonmap.convert import convert_predictions
 from reasonmap.score_files import compare_files, evaluate_files
 
 from .harness_writers import LMMS_EVAL_VERSIONS, lmms_eval_row, write_lmms_eval_log, write_vlmevalkit_sheet
@@ -358,7 +358,7 @@ def test_a_byte_order_mark_does_not_hide_the_first_column(tmp_path, questions):
 
 
 def test_a_cell_over_the_bound_is_reported_and_the_rows_after_it_kept(tmp_path, questions, monkeypatch):
-    from benchmarks.reasonmap import sheets
+    from benchmarks import sheets
 
     monkeypatch.setattr(sheets, "MAX_CELL_CHARS", 1_000)
     path = _route_csv(tmp_path, "huge.csv", questions, ["a", "b" * 5_000, "c"])
@@ -391,7 +391,7 @@ def test_corrupt_xlsx_sheets_are_refused_in_one_line(tmp_path, questions):
 
 def test_a_sheet_of_more_rows_than_any_prediction_sheet_is_refused(tmp_path, questions, monkeypatch):
     pytest.importorskip("openpyxl")
-    from benchmarks.reasonmap import sheets
+    from benchmarks import sheets
 
     monkeypatch.setattr(sheets, "MAX_SHEET_ROWS", 2)
     columns = ("index", "kind", "prediction")
@@ -412,7 +412,7 @@ def test_fifos_are_refused_not_waited_on(tmp_path):
     import os
     import sys
 
-    from benchmarks.reasonmap.hub import dataset_rows
+    from benchmarks.dataset_records import dataset_rows
 
     fifo = tmp_path / "log.eval"
     os.mkfifo(fifo)

@@ -24,10 +24,12 @@ import pytest
 from baselines.answers import render_answer
 from benchmarks.errors import InvalidRecord
 from benchmarks.jsonl import write_jsonl
+from benchmarks.log_checks import Logged, normalized
 from benchmarks.reasonmap.generate import generate_questions
-from benchmarks.reasonmap.harnesses import convert_predictions, read_lmms_eval, read_vlmevalkit
-from benchmarks.reasonmap.log_checks import Logged, normalized, route_mismatch
+from benchmarks.reasonmap.harnesses import read_lmms_eval, read_vlmevalkit
+from benchmarks.reasonmap.log_checks import route_mismatch
 from graphkit import city_graph
+from reasonmap.convert import convert_predictions
 from reasonmap.score_files import evaluate_files
 
 from .harness_writers import LMMS_EVAL_VERSIONS, lmms_eval_row, write_lmms_eval_log, write_vlmevalkit_sheet

@@ -8,9 +8,10 @@ import re
 
 import pytest
 
+from benchmarks.difficulty import DIFFICULTIES, WEIGHTINGS, get_weighting
 from benchmarks.reasonmap.generate import generate_questions
-from benchmarks.reasonmap.records import DIFFICULTIES, Verdict
-from benchmarks.reasonmap.weighting import WEIGHTINGS, get_weighting, weight_of, weighted_accuracy
+from benchmarks.reasonmap.records import Verdict
+from benchmarks.reasonmap.weighting import weight_of, weighted_accuracy
 from graphkit import city_graph
 
 PAIRS = list(itertools.product(DIFFICULTIES, DIFFICULTIES))  # (question, map)

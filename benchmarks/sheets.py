@@ -27,7 +27,7 @@ from benchmarks.errors import InvalidRecord
 from benchmarks.jsonl import MAX_LINE_BYTES, Problem, open_regular
 from graphkit.extras import install_hint
 
-__all__ = ["MAX_SHEET_ROWS", "MAX_SHEET_BYTES", "MAX_CELL_CHARS", "Sheet", "read_sheet"]
+__all__ = ["MAX_SHEET_ROWS", "MAX_SHEET_BYTES", "MAX_CELL_CHARS", "Sheet", "read_sheet", "sheet_model"]
 
 #: The most rows read: the largest sheet the benchmarks give (two answers to each of a few thousand questions,
 #: with repeats) is far below it, and a compressed sheet of millions of rows is refused before it is materialised.
@@ -279,3 +279,16 @@ def read_sheet(path: str | Path) -> Sheet:
         if suffix == ".json":
             return _json(path, handle)
         return _delimited(path, handle, "\t" if suffix == ".tsv" else ",")
+
+
+def sheet_model(path: str | Path) -> str:
+    """The model of a VLMEvalKit sheet ``<model>_<dataset>``: the stem without its ReasonMap data set's name.
+
+    Examples
+    --------
+    >>> sheet_model("out/Qwen2.5-VL-7B_ReasonMap-Plus.xlsx"), sheet_model("answers.tsv")
+    ('Qwen2.5-VL-7B', 'answers')
+    """
+    stem = Path(path).stem
+    head, found, _ = stem.rpartition("_ReasonMap")
+    return head if found and head else stem

@@ -18,9 +18,7 @@ import json
 
 import pytest
 
-from benchmarks.plus.official import PLUS_MODELS, official_plus_answer, official_plus_verdict
-from benchmarks.plus.questions import PlusPrediction
-from benchmarks.reasonmap.official_rules import (
+from benchmarks.official_rules import (
     ANSWER_RULES,
     OFFICIAL_MODELS,
     check_official_models,
@@ -28,6 +26,8 @@ from benchmarks.reasonmap.official_rules import (
     official_answer_text,
     official_rules,
 )
+from benchmarks.plus.official import PLUS_MODELS, official_plus_answer, official_plus_verdict
+from benchmarks.plus.questions import PlusPrediction
 from benchmarks.reasonmap.official_scoring import score_official_predictions
 from benchmarks.reasonmap.records import Prediction
 from reasonmap.score_files import read_official_model

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks import sheets
 from benchmarks.errors import InvalidRecord
-from benchmarks.reasonmap import sheets
-from benchmarks.reasonmap.sheets import read_sheet
+from benchmarks.sheets import read_sheet
 
 openpyxl = pytest.importorskip("openpyxl")
 
