@@ -23,13 +23,15 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from graphkit.errors import TransitError
+
 __all__ = ["InvalidSetting", "whole_number", "name_list", "folder_list", "output_folder"]
 
 # more digits than this is out of any range a setting has (and Python reads no int of over 4,300 digits)
 _MAX_DIGITS = 40
 
 
-class InvalidSetting(ValueError):
+class InvalidSetting(TransitError, ValueError):
     """A setting's value is wrong; the message names the setting."""
 
 

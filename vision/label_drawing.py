@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from graphkit.graph import TransitGraph
+from vision.errors import VisionError
 from vision.fonts import load_font, script_of
 from vision.labels import LabelPlacer
 
@@ -107,7 +108,7 @@ def _smaller_fonts(font_px: int) -> list[int]:
     return sorted({size for share in (0.85, 0.7) if (size := max(8, round(font_px * share))) < font_px}, reverse=True)
 
 
-class Crowded(Exception):
+class Crowded(VisionError):
     """A label that only a leader crossing another label or line could place."""
 
 

@@ -219,7 +219,8 @@ def test_a_run_name_that_is_no_model_is_refused_naming_it(files, capsys):
     assert not (files / "s.jsonl").exists() and not (files / "r").exists()  # refused before anything is written
     near = files / "near.json"
     near.write_text(json.dumps({"baseline:oracel": "Qwen/QVQ-72B-Preview"}), encoding="utf-8")
-    write_jsonl(files / "p.jsonl", [Prediction("rome-0000", "baseline:oracle", "short", "Route Name: Line B")])
+    first = json.loads((files / "q.jsonl").read_text(encoding="utf-8").splitlines()[0])["id"]
+    write_jsonl(files / "p.jsonl", [Prediction(first, "baseline:oracle", "short", "Route Name: Line B")])
     assert _score(files, near) == 2
     assert "run 'baseline:oracel' is no model of" in (error := capsys.readouterr().err)
     assert error.rstrip().endswith("did you mean 'baseline:oracle'?") and len(error.strip().splitlines()) == 1
