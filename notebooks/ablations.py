@@ -345,10 +345,11 @@ def breakdown(groups, title):
         "|---|---|---|---:|---:|---:|---|---:|",
     ]
     for row in rows:
-        low, high, p = 100 * row["low"], 100 * row["high"], row["p_value"]
+        # no interval where none can be claimed (fewer than two questions, or no variance)
+        interval = "[–]" if row["low"] is None else f"[{100 * row['low']:+.1f}, {100 * row['high']:+.1f}]"
         lines.append(
             f"| {row['model']} | {row[title]} | {row['title']} | {row['n']} | {100 * row['a']:.1f}"
-            f" | {100 * row['b']:.1f} | {100 * row['difference']:+.1f} [{low:+.1f}, {high:+.1f}] | {p:.3f} |"
+            f" | {100 * row['b']:.1f} | {100 * row['difference']:+.1f} {interval} | {row['p_value']:.3f} |"
         )
     return rows, "\n".join(lines) + "\n"
 
