@@ -289,6 +289,10 @@ def _notes(answer: DrawnRoute | None, reference: DrawnRoute, image: Any) -> list
     missing = list(dict.fromkeys([*(answer.unplaced if answer else ()), *reference.unplaced]))
     if missing:
         notes.append("not found on the map: " + ", ".join(missing))
+    for number, section in enumerate(answer.sections if answer else (), start=1):
+        if not _drawn(section):  # drawn what can be placed; said what could not
+            lost = [stop.station or stop.text for stop in section.stops if stop.point is None]
+            notes.append(f"ride {number} ({section.route_name.strip()}) not drawn: {', '.join(lost)} not placed")
     if image is None:
         notes.append("no map image: stations drawn where the evidence places them")
     return notes
@@ -314,7 +318,8 @@ def _legend(answer: DrawnRoute | None) -> tuple[list[Any], list[str]]:
     names = ["reference route"]
     seen: dict[tuple[str, str], None] = {}
     for section in answer.sections if answer else ():
-        seen.setdefault((section.route_name.strip(), section.colour), None)
+        if _drawn(section):  # the legend names only what the picture shows
+            seen.setdefault((section.route_name.strip(), section.colour), None)
     for name, colour in seen:
         handles.append(Line2D([], [], color=colour, linewidth=3.5 * 72 / _DPI, marker="o", markeredgecolor="black"))
         names.append(f"answer: {name}")
@@ -325,6 +330,11 @@ def _legend(answer: DrawnRoute | None) -> tuple[list[Any], list[str]]:
         handles.append(Line2D([], [], color="black", linestyle=(0, (3, 2)), linewidth=1.5))
         names.append("no ride of that line between these stations")
     return handles, names
+
+
+def _drawn(section: RouteSection) -> bool:
+    """Whether a ride is drawn: two of its stops at least are placed on the map."""
+    return sum(stop.point is not None for stop in section.stops) >= 2
 
 
 def _chord(section: RouteSection) -> bool:
@@ -344,9 +354,8 @@ def _draw_route(axis: Any, route: DrawnRoute) -> None:
 
     outline = [patheffects.Stroke(linewidth=5.5 * 72 / _DPI, foreground="black"), patheffects.Normal()]
     for section in route.sections:
-        placed = [stop.point for stop in section.stops if stop.point is not None]
-        if len(placed) >= 2:
-            xs, ys = zip(*placed)
+        if _drawn(section):
+            xs, ys = zip(*(stop.point for stop in section.stops if stop.point is not None))
             style = "-" if section.rides else (0, (3, 2))
             axis.plot(xs, ys, color=section.colour, linewidth=3.5 * 72 / _DPI, linestyle=style,
                       path_effects=outline, solid_capstyle="round", zorder=3)  # fmt: skip

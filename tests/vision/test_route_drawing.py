@@ -198,3 +198,23 @@ def test_a_real_map_is_drawn_from_the_ocr_grounding(tmp_path):
             assert _close(_at(pixels, drawing, *found.point), colour), name
     unread = tuple(name for name in (segment.departure_stop, *segment.via_stops) if not evidence.stations[name].found)
     assert set(drawing.unplaced) == {*unread, MADE_UP}
+
+
+def test_a_ride_that_cannot_be_placed_is_said_not_drawn_and_left_out_of_the_legend(rome):
+    """The departure misread: the first ride has one stop on the map (its arrival) and no line is drawn for
+    it; its line was still listed in the legend (issue 39 §10)."""
+    from vision.route_drawing import _legend, _notes
+
+    graph, rendered, evidence, question = rome
+    first, second = question.routes[0]
+    misread = "Qx" + first.departure_stop  # no station of the map: nothing to place, no stops in between
+    other = next(line for line in graph.lines if line not in (first.route_name, second.route_name))
+    text = _wrong_answer(question, other).replace(
+        f"Departure Stop: {first.departure_stop}", f"Departure Stop: {misread}"
+    )
+    answer = answer_route(text, "short", question, graph, evidence)
+    _, names = _legend(answer)
+    assert f"answer: {first.route_name}" not in names and f"answer: {other}" in names
+    notes = _notes(answer, reference_route(question, graph, evidence), rendered.image)
+    assert f"ride 1 ({first.route_name}) not drawn: {misread} not placed" in notes
+    assert f"ride 3 ({other}) not drawn: {MADE_UP} not placed" in notes
