@@ -31,8 +31,10 @@ data deserves a human look. Every finding has a *kind*:
     match key once a repeated ``Station`` suffix is dropped (``西单`` /
     ``西单站``), a similarity of at least ``NEAR_DUPLICATE_RATIO`` between keys
     of at least ``NEAR_DUPLICATE_MIN_LENGTH`` characters with the same numbers
-    (``Cathedral Pkwy(110 St)`` / ``Cathedral Pkwy (110 St)``), or one name
-    abbreviating words of the other (``Arts Dist`` / ``Arts District``). The
+    (``Cathedral Pkwy(110 St)`` / ``Cathedral Pkwy (110 St)``), one name
+    abbreviating words of the other (``Arts Dist`` / ``Arts District``), or
+    keys that look alike (:func:`graphkit.names.lookalike_key`: a Cyrillic
+    ``о`` for a Latin ``o``; ``leaderboard`` refuses model names so alike). The
     graph keeps them apart; a reader may not. An overlay decides a pair: its
     ``aliases`` make it one station, its ``distinct`` entries say it is two.
 ``suspicious_spelling``
@@ -72,7 +74,7 @@ from typing import Any, Literal
 
 from graphkit.choices import check_choice
 from graphkit.graph import TransitGraph
-from graphkit.names import fold, station_keys
+from graphkit.names import fold, lookalike_key, station_keys
 
 __all__ = [
     "Kind",
@@ -430,6 +432,8 @@ def _near_duplicates(graph: TransitGraph) -> Iterator[_Raw]:
     found: dict[tuple[int, int], str] = {}
     for i, j in _same_key_pairs(keys):
         found[i, j] = f"have the same match key {keys[i]!r}"
+    for i, j in _same_key_pairs([lookalike_key(key) for key in keys]):  # a Cyrillic о for an o: one name to the eye
+        found.setdefault((i, j), "look alike (a letter of another script drawn like a Latin one)")
     for i, j in _abbreviation_pairs(keys, words):
         found.setdefault((i, j), "differ only by abbreviated words")
     for i, j in _alike_candidates(keys, numbers):

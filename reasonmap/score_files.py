@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from benchmarks.jsonl import Note, first_answers, write_jsonl
+from benchmarks.jsonl import Note, PartialRun, first_answers, write_jsonl
 from benchmarks.manifests import MANIFEST, begin_outputs, write_manifest
 from benchmarks.provenance import input_entry
 from benchmarks.tasks import ScoreOptions, Task, detect_task, get_task, task_names
@@ -192,6 +192,9 @@ def evaluate_files(
         # file names, not paths: the same inputs give the same summary wherever they lie
         inputs = {"questions": input_entry(questions_path), "predictions": input_entry(predictions_path)}
         summary = found.summarize(verdicts, loaded, options, inputs, problems)
+        partial = next((problem for problem in prediction_problems if isinstance(problem, PartialRun)), None)
+        if partial is not None:  # marked in summary.json and table.md; compare and leaderboard refuse it unless told
+            summary = {**summary, "partial": partial.to_dict()}
         files = found.write_report(report_dir, summary, figures=figures)
         write_manifest(manifest, [out, *files], "score")
     return Evaluation(tuple(verdicts), summary, tuple(problems), tuple(files), found.name, notes)

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from benchmarks.cells import markdown_text
 from benchmarks.intervals import INTERVAL_METHOD, interval_note, intervals
 from benchmarks.metrics import figures as metric_figures
 from benchmarks.metrics import headline, interval_cell
@@ -27,6 +28,7 @@ from benchmarks.provenance import versions
 from benchmarks.reasonmap.records import DIFFICULTIES
 from benchmarks.reasonmap.weighting import get_weighting
 from benchmarks.repeats import repeats_table
+from benchmarks.summaries import partial_lines
 
 __all__ = ["PLUS_REPORT_FILES", "summarize_plus", "plus_markdown_table", "write_plus_report"]
 
@@ -147,12 +149,14 @@ def plus_markdown_table(summary: Mapping[str, Any]) -> str:
     ]
     for model, row in summary["models"].items():
         cells = [_cell(row["per_type"].get(kind, {})) for kind in PLUS_TYPES]
-        lines.append(f"| {model} | " + " | ".join(cells) + f" | {_cell(row)} | {row['n_invalid']}/{row['n']} |")
+        lines.append(
+            f"| {markdown_text(model)} | " + " | ".join(cells) + f" | {_cell(row)} | {row['n_invalid']}/{row['n']} |"
+        )
     lines += ["", "| Model | " + " | ".join(f"{level} maps" for level in DIFFICULTIES) + " |"]
     lines.append("|---|" + "---:|" * len(DIFFICULTIES))
     for model, row in summary["models"].items():
         cells = [_cell(row["per_difficulty"].get(level, {})) for level in DIFFICULTIES]
-        lines.append(f"| {model} | " + " | ".join(cells) + " |")
+        lines.append(f"| {markdown_text(model)} | " + " | ".join(cells) + " |")
     note = _plotted_models(summary).note
     if note:
         lines += ["", note[0].upper() + note[1:] + "."]
@@ -160,7 +164,7 @@ def plus_markdown_table(summary: Mapping[str, Any]) -> str:
         from benchmarks.reasonmap.official_rules import official_rules_lines
 
         lines += ["", *official_rules_lines(summary["official_rules"])]
-    lines += repeats_table(summary)
+    lines += repeats_table(summary) + partial_lines(summary)
     return "\n".join(lines) + "\n"
 
 

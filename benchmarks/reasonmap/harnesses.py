@@ -58,7 +58,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.errors import InvalidRecord
-from benchmarks.jsonl import MAX_LINE_BYTES, Note, Problem, open_regular, read_jsonl
+from benchmarks.jsonl import MAX_LINE_BYTES, Note, PartialRun, Problem, open_regular, read_jsonl
 from benchmarks.reasonmap.loading import read_predictions
 from benchmarks.reasonmap.records import KINDS, Prediction
 from benchmarks.reasonmap.sheets import MAX_SHEET_BYTES, read_sheet
@@ -403,6 +403,9 @@ def read_inspect_log(
         )
 
     predictions, bad = _collect(samples, build, label)
+    if log.status in _UNFINISHED:  # --partial: the report says it holds part of a run
+        shown = f"the run ended with status {log.status!r}; {len(samples)} samples read (partial)"
+        problems.append(PartialRun(label, 0, shown, source="inspect", status=log.status, samples=len(samples)))
     return predictions, sorted([*problems, *bad], key=lambda problem: problem.line)
 
 
