@@ -223,8 +223,8 @@ def leaderboard_markdown(record: Mapping[str, Any]) -> str:
         else "as each run's summary records them"
     )
     notes = [
-        f"Ranked by `{record['rank_by']}`; ± is half the width of the 95% interval ({how}). Models whose interval"
-        " overlaps their tier leader's share its rank.",
+        f"Ranked by {markdown_code(record['rank_by'])}; ± is half the width of the 95% interval"
+        f" ({markdown_text(how)}). Models whose interval overlaps their tier leader's share its rank.",
     ]
     if record.get("runs_without_intervals"):
         notes.append(

@@ -188,9 +188,9 @@ def _open_fd(handle: int, binary: bool) -> IO:
 
 #: Errors of writing (not of opening: those name their file already), as the one line that names the file says them.
 _WRITE_ERRORS = {
+    **({errno.EDQUOT: "disk quota exceeded"} if hasattr(errno, "EDQUOT") else {}),  # not on every system
     errno.ENOSPC: "no space left on device",
     errno.EFBIG: "file too large (over the file-size limit: `ulimit -f`, or the file system's)",
-    errno.EDQUOT: "disk quota exceeded",
     errno.EIO: "input/output error",
 }
 

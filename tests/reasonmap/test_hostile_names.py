@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 
 import pytest
 
@@ -59,7 +60,9 @@ def _check_markdown(text: str) -> None:
     lines = text.splitlines()
     assert not any(line.lstrip().startswith("#") for line in lines), text
     assert "| 1 | fake-model | 100.00 |" not in lines
-    assert "<script" not in text and "<img" not in text
+    # outside code spans (inside one, CommonMark shows raw HTML as text)
+    bare = re.sub(r"(`+)(?!`).*?(?<!`)\1(?!`)", "", text)
+    assert "<script" not in bare and "<img" not in bare, text
     width = None
     for line in lines:
         if not line.startswith("|"):
@@ -179,3 +182,23 @@ def test_a_hostile_mode_folder_stays_in_its_header_cell(tmp_path):
     run = write_eval_run(tmp_path / "e", {("route", "full|x\n# H <b>"): rows})
     _check_markdown(leaderboard_markdown(build_leaderboard([run])))
     _check_markdown(comparison_markdown(compare_runs(run, run, resamples=10, permutations=10)))
+
+
+@pytest.mark.parametrize("name", HOSTILE)
+def test_results_resolution_and_diagnosis_tables_hold_the_name_in_one_cell(name):
+    # eval's results.md (B: `eval --name $'a|b\n# H1'`), a pixel sweep's resolution.md and diagnose's summary.md
+    from reasonmap.eval import results_markdown
+    from reasonmap.pixel_sweep import resolution_markdown
+    from vision.diagnose import Diagnosis
+    from vision.diagnosis_report import summarize, summary_markdown
+
+    metrics = dict.fromkeys(("weighted_accuracy_short", "map_score_short", "weighted_accuracy_long"), 0.5)
+    row = {"task": "route", "mode": "full", "model": name, "metrics": {**metrics, "map_score_long": 10.0}}
+    settings = {"name": name, "endpoint": "http://127.0.0.1:9/v1?a=<b>", "temperature": 0.0}
+    record = {"results": [{**row, "n": 4, "n_invalid": 0, "n_skipped_no_map": 0}], "config": {"settings": settings}}
+    _check_markdown(results_markdown(record))
+    point = {"pixel_budget": 1000, "value": 0.5, "n": 4, "low": 0.25, "high": 0.75}
+    curve = {"model": name, "task": "route", "metric": "acc", "title": "Acc.", "points": [point]}
+    _check_markdown(resolution_markdown({"budgets": [1000], "curves": [curve]}))
+    diagnosis = Diagnosis("q1", name, "short", "correct", "correct", {}, name)  # the city too
+    _check_markdown(summary_markdown(summarize([diagnosis])))
