@@ -80,11 +80,12 @@ def tiered_ranks(entries: Sequence[tuple[str, float | None, Mapping[str, Any] | 
 def _checked(value: Any, bounds: tuple[float, float], field: str) -> None:
     if not isinstance(value, int | float) or isinstance(value, bool):
         return  # no figure (a string, null): shown as –
-    if not math.isfinite(value):
+    if isinstance(value, float) and not math.isfinite(value):
         raise ValueError(f"{field} is {value!r}: not a finite number")
     low, high = bounds
-    if not low <= value <= high:
-        raise ValueError(f"{field} is {value!r}: outside the metric's range [{low:g}, {high:g}]")
+    if not low <= value <= high:  # an integer is compared exactly, however large
+        shown = repr(value) if len(str(value)) <= 40 else f"an integer of {len(str(value))} digits"
+        raise ValueError(f"{field} is {shown}: outside the metric's range [{low:g}, {high:g}]")
 
 
 def check_figures(row: Any, task: str, *, where: str) -> None:

@@ -85,10 +85,15 @@ def summary_json(summary: Mapping[str, Any]) -> str:
 def _non_finite(value: Any, path: tuple[str, ...]) -> tuple[str, float] | None:
     """The dotted path and value of the first float in ``value`` that is NaN or infinite (keys in sorted order)."""
     stack: list[tuple[Any, tuple[str, ...]]] = [(value, path)]
+    seen: set[int] = set()  # a container met again (a cycle) is not walked twice
     while stack:
         item, where = stack.pop()
         if isinstance(item, float) and not math.isfinite(item):
             return ".".join(where), item
+        if isinstance(item, Mapping | list | tuple):
+            if id(item) in seen:
+                continue
+            seen.add(id(item))
         if isinstance(item, Mapping):
             entries = sorted(item.items(), key=lambda entry: str(entry[0]))
             stack.extend((inner, (*where, str(key))) for key, inner in reversed(entries))

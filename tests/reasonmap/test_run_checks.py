@@ -65,6 +65,7 @@ def _error(capsys) -> str:
         ({"low_weighted_accuracy_short": -math.inf}, "intervals.weighted_accuracy_short.low", "-inf: not a finite"),
         ({"weighted_accuracy_short": -5}, "weighted_accuracy_short", "-5: outside the metric's range [0, 1]"),  # J3
         ({"map_score_long": 41.0}, "map_score_long", "41.0: outside the metric's range [0, 40]"),
+        ({"map_score_short": 10**60}, "map_score_short", "an integer of 61 digits: outside the metric's range"),
     ],
 )
 def test_a_figure_that_is_no_finite_number_in_range_is_refused(tmp_path, capsys, given, field, shown):
