@@ -15,19 +15,20 @@ no variance of the difference, there is no interval (``se``, ``low``, ``high``
 ``None``): one question A right and B wrong is −100 points, not a finding. :func:`headline_intervals`
 is the one-side bootstrap interval of each headline metric. The statistics are
 :mod:`benchmarks.paired`; :func:`comparison_markdown`, :func:`comparison_csv` and
-:func:`plot_comparison` render a comparison record (``reasonmap compare`` writes one).
+:func:`plot_comparison` render a comparison record (``reasonmap compare`` writes one),
+names through :mod:`benchmarks.cells`; a side from a run that did not finish or
+scored part of a log (``partial_a`` / ``partial_b``) is marked ``(partial)``.
 """
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from benchmarks.cells import csv_table, markdown_code, markdown_text
 from benchmarks.metrics import MetricSpec, compared
 from benchmarks.paired import (
     difference_interval,
@@ -69,6 +70,8 @@ _COLUMNS = (
     "test",
     "a_only",
     "b_only",
+    "partial_a",
+    "partial_b",
 )
 
 
@@ -310,6 +313,12 @@ def _side(row: Mapping[str, Any], which: str, same_run: bool) -> str:
     return model if same_run else f"{_run_name(row[f'run_{which}'])}: {model}"
 
 
+def _side_cell(row: Mapping[str, Any], which: str, same_run: bool) -> str:
+    """A side as the table shows it: escaped (:func:`benchmarks.cells.markdown_text`), marked when partial."""
+    mark = " (partial)" if row.get(f"partial_{which}") else ""
+    return markdown_text(_side(row, which, same_run)) + mark
+
+
 def _pair_label(row: Mapping[str, Any], same_run: bool) -> str:
     """A comparison as the figure names it: where, and the two sides (one, when they are the same model)."""
     first, second = _side(row, "a", same_run), _side(row, "b", same_run)
@@ -322,7 +331,7 @@ def comparison_markdown(record: Mapping[str, Any]) -> str:
     level = round(100 * method["level"])
     same_run = record["a"] == record["b"]
     lines = [
-        f"Paired comparison, B − A: A = `{record['a']}`, B = `{record['b']}`."
+        f"Paired comparison, B − A: A = {markdown_code(record['a'])}, B = {markdown_code(record['b'])}."
         f" {level}% paired-bootstrap intervals ({method['resamples']} resamples {_unit(method)}, seed"
         f" {method['seed']}); p: exact McNemar for accuracy, paired sign-flip permutation for scores;"
         " [–]: no interval (fewer than two questions, or no variance).",
@@ -342,23 +351,29 @@ def comparison_markdown(record: Mapping[str, Any]) -> str:
                 f" [{_cell(row['low'], scale, signed=True)}, {_cell(row['high'], scale, signed=True)}]"
             )
         test = "McNemar" if row["test"] == "mcnemar" else "permutation"
+        where = markdown_text(_where(row))
         lines.append(
-            f"| {_where(row)} | {_side(row, 'a', same_run)} | {_side(row, 'b', same_run)} | {row['title']}"
+            f"| {where} | {_side_cell(row, 'a', same_run)} | {_side_cell(row, 'b', same_run)} | {row['title']}"
             f" | {row['n']} | {_cell(row['a'], scale)} | {_cell(row['b'], scale)} | {interval} | {_p(row['p_value'])}"
             f" | {test} |"
         )
         if row["lacked_by_a"] or row["lacked_by_b"]:
             notes.append(
-                f"- {_where(row)} {row['title']}: A lacked {row['lacked_by_a']} questions that B answered,"
+                f"- {where} {row['title']}: A lacked {row['lacked_by_a']} questions that B answered,"
                 f" B lacked {row['lacked_by_b']} that A answered (left out)."
             )
         if row.get("repeats"):
-            notes.append(
-                f"- {_where(row)} {row['title']}: repeated answers, each question's mean compared (sign flips)."
-            )
+            notes.append(f"- {where} {row['title']}: repeated answers, each question's mean compared (sign flips).")
     notes += _detectable(record["comparisons"], level)
-    notes += [f"- Joined although they differ: {why}." for why in record.get("joined", ())]
-    notes += [f"- Not compared (no counterpart on the other side): {what}." for what in record.get("unpaired", [])]
+    notes += [f"- Joined although they differ: {markdown_text(why)}." for why in record.get("joined", ())]
+    notes += [
+        f"- Compared although partial (--allow-partial), marked (partial): {markdown_text(why)}."
+        for why in record.get("partial", ())
+    ]
+    notes += [
+        f"- Not compared (no counterpart on the other side): {markdown_text(what)}."
+        for what in record.get("unpaired", [])
+    ]
     if record.get("skipped_records"):
         notes.append(f"- {len(record['skipped_records'])} scored rows could not be read (see comparison.json).")
     return "\n".join([*lines, *([""] + notes if notes else [])]) + "\n"
@@ -382,13 +397,9 @@ def _detectable(rows: Sequence[Mapping[str, Any]], level: int) -> list[str]:
 
 
 def comparison_csv(record: Mapping[str, Any]) -> str:
-    """One line per (comparison, metric); values in the summaries' units (accuracy as a fraction)."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(_COLUMNS)
-    for row in record["comparisons"]:
-        writer.writerow(["" if row.get(column) is None else row[column] for column in _COLUMNS])
-    return buffer.getvalue()
+    """One line per (comparison, metric); values in the summaries' units (accuracy as a fraction); text cells
+    through :func:`benchmarks.cells.csv_cell` (no cell starts a formula)."""
+    return csv_table(_COLUMNS, ([row.get(column) for column in _COLUMNS] for row in record["comparisons"]))
 
 
 def plot_comparison(record: Mapping[str, Any], png: str | Path) -> tuple[Path, Path]:

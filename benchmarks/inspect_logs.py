@@ -23,12 +23,13 @@ from benchmarks.jsonl import MAX_LINE_BYTES, Problem, open_regular
 from benchmarks.sheets import MAX_SHEET_BYTES
 from graphkit.extras import install_hint
 
-__all__ = ["MAX_SAMPLE_BYTES", "read_inspect_samples", "first_line", "sample_prompts"]
+__all__ = ["MAX_SAMPLE_BYTES", "UNFINISHED", "read_inspect_samples", "first_line", "sample_prompts"]
 
 #: The largest Inspect sample read (unpacked); an answer of the benchmarks is far smaller.
 MAX_SAMPLE_BYTES = MAX_LINE_BYTES
 
-_UNFINISHED = ("error", "cancelled", "started")
+#: the statuses of a run that did not finish: read only with ``partial``
+UNFINISHED = ("error", "cancelled", "started")
 _SAMPLE_MEMBER = re.compile(r"samples/.+\.json")
 
 
@@ -109,7 +110,7 @@ def read_inspect_samples(
     with open_regular(path, "Inspect (.eval or .json) log") as handle:
         archived = handle.read(4) == b"PK\x03\x04"
     log, samples, problems = (_eval_samples if archived else _json_log)(path, label)
-    if log.status in _UNFINISHED and not partial:
+    if log.status in UNFINISHED and not partial:
         error = first_line(log.error.message) if log.error is not None else "no error recorded"
         raise InvalidRecord(
             f"{label}: the run ended with status {log.status!r} ({error}); pass --partial to score the samples"

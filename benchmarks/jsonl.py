@@ -19,6 +19,7 @@ from graphkit.files import atomic_writer
 __all__ = [
     "Problem",
     "Note",
+    "PartialRun",
     "MAX_LINE_BYTES",
     "open_regular",
     "decode_line",
@@ -52,6 +53,21 @@ class Note(Problem):
 
     def __str__(self) -> str:
         return f"{self.path}: {self.message}"
+
+
+@dataclass(frozen=True, slots=True)
+class PartialRun(Note):
+    """A note that the file holds the finished part of a run that did not end: its ``status``, ``samples`` read.
+
+    The report records it (``summary["partial"]``), and ``compare`` and ``leaderboard`` refuse the run unless told.
+    """
+
+    source: str = ""
+    status: str = ""
+    samples: int = 0
+
+    def to_dict(self) -> dict[str, object]:
+        return {"source": self.source, "log": Path(self.path).name, "status": self.status, "samples": self.samples}
 
 
 #: The longest line read (bytes); a longer one is reported and skipped, so no line can exhaust memory.

@@ -16,22 +16,34 @@ interval recorded without bounds (fewer than two questions, or no variance:
 :mod:`benchmarks.intervals`) separates nothing: its model ties with its tier
 leader, and the leader of such a tier ties with the next. A value that is not
 a finite number is not ranked.
+
+Figures are checked before they are ranked (:func:`check_figures`): a value or
+interval bound that is not a finite number in the metric's bounds is refused,
+naming the field. Names are written through :mod:`benchmarks.cells` (no
+formula in a CSV cell, no column, row or HTML in a Markdown one); a cell from
+a part that did not finish or scored part of a log is marked ``(partial)``.
 """
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from benchmarks.cells import csv_table, markdown_code, markdown_text
 from benchmarks.metrics import MetricSpec, compared
 
-__all__ = ["tiered_ranks", "leaderboard_table", "leaderboard_markdown", "leaderboard_csv", "plot_leaderboard"]
+__all__ = [
+    "tiered_ranks",
+    "check_figures",
+    "leaderboard_table",
+    "leaderboard_markdown",
+    "leaderboard_csv",
+    "plot_leaderboard",
+]
 
-_COLUMNS = ("rank", "model", "task", "mode", "metric", "value", "low", "high", "se", "n", "run")
+_COLUMNS = ("rank", "model", "task", "mode", "metric", "value", "low", "high", "se", "n", "run", "partial")
 
 
 def _metrics_of(task: str) -> tuple[MetricSpec, ...]:
@@ -76,6 +88,48 @@ def tiered_ranks(entries: Sequence[tuple[str, float | None, Mapping[str, Any] | 
         ranks[entry[0]] = position
     ranks.update({entry[0]: None for entry in entries if entry[1] is None})
     return ranks
+
+
+def _checked(value: Any, bounds: tuple[float, float], field: str) -> None:
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return  # no figure (a string, null): shown as –
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"{field} is {value!r}: not a finite number")
+    low, high = bounds
+    if not low <= value <= high:  # an integer is compared exactly, however large
+        shown = repr(value) if len(str(value)) <= 40 else f"an integer of {len(str(value))} digits"
+        raise ValueError(f"{field} is {shown}: outside the metric's range [{low:g}, {high:g}]")
+
+
+def check_figures(row: Any, task: str, *, where: str) -> None:
+    """Refuse a summary's model ``row`` whose headline figures a leaderboard would rank on wrong numbers.
+
+    Each of ``task``'s compared metrics, and its interval's ``low``, ``high`` and ``se``, must be a finite
+    number within the metric's bounds (``se``: at most their width) where it is a number at all; ``n`` a
+    count. ``where`` names the row (run, part, model) in the message.
+
+    Raises
+    ------
+    ValueError
+        ``WHERE: FIELD is nan: not a finite number`` (or outside the metric's range).
+
+    >>> check_figures({"weighted_accuracy_short": -5}, "route", where="rep route: model 'm'")
+    Traceback (most recent call last):
+    ...
+    ValueError: rep route: model 'm': weighted_accuracy_short is -5: outside the metric's range [0, 1]
+    """
+    if not isinstance(row, Mapping):
+        return
+    intervals = row.get("intervals")
+    for metric in _metrics_of(task):
+        _checked(row.get(metric.name), metric.bounds, f"{where}: {metric.name}")
+        found = intervals.get(metric.name) if isinstance(intervals, Mapping) else None
+        if not isinstance(found, Mapping):
+            continue
+        for key in ("low", "high"):
+            _checked(found.get(key), metric.bounds, f"{where}: intervals.{metric.name}.{key}")
+        _checked(found.get("se"), (0.0, metric.bounds[1] - metric.bounds[0]), f"{where}: intervals.{metric.name}.se")
+        _checked(found.get("n"), (0, math.inf), f"{where}: intervals.{metric.name}.n")
 
 
 def _value(row: Any, key: str) -> float | None:
@@ -166,13 +220,14 @@ def _cell(cell: Mapping[str, Any], scale: float) -> str:
     value = cell["value"]
     if value is None:
         return "–"
+    mark = " (partial)" if cell.get("partial") else ""
     interval = cell["interval"]
     if not interval:
-        return f"{value * scale:.2f}"
+        return f"{value * scale:.2f}{mark}"
     if _unbounded(interval):
-        return f"{value * scale:.2f} ± –"
+        return f"{value * scale:.2f} ± –{mark}"
     half = (float(interval["high"]) - float(interval["low"])) / 2.0
-    return f"{value * scale:.2f} ± {half * scale:.2f}"
+    return f"{value * scale:.2f} ± {half * scale:.2f}{mark}"
 
 
 def leaderboard_markdown(record: Mapping[str, Any]) -> str:
@@ -181,13 +236,13 @@ def leaderboard_markdown(record: Mapping[str, Any]) -> str:
     names = []
     for column in record["columns"]:
         for metric in _metrics_of(column["task"]):
-            header.append(f"{_label(column['task'], column['mode'])}: {metric.title}")
+            header.append(f"{markdown_text(_label(column['task'], column['mode']))}: {metric.title}")
             names.append((f"{_label(column['task'], column['mode'])}/{metric.name}", metric.scale))
     lines = ["| " + " | ".join(header) + " |", "|---:|---|" + "---:|" * len(names)]
     for row in record["rows"]:
         rank = "–" if row["rank"] is None else str(row["rank"])
         cells = [_cell(row["cells"][name], scale) for name, scale in names]
-        lines.append("| " + " | ".join([rank, row["model"], *cells]) + " |")
+        lines.append("| " + " | ".join([rank, markdown_text(row["model"]), *cells]) + " |")
     method = record.get("interval_method")
     how = (
         f"{method.get('method', 'bootstrap')}, {method.get('resamples', '?')} resamples, seed {method.get('seed', '?')}"
@@ -195,43 +250,50 @@ def leaderboard_markdown(record: Mapping[str, Any]) -> str:
         else "as each run's summary records them"
     )
     notes = [
-        f"Ranked by `{record['rank_by']}`; ± is half the width of the 95% interval ({how}). Models whose interval"
-        " overlaps their tier leader's share its rank; ± – is no interval (fewer than two questions, or no"
-        " variance), which separates no rank.",
+        f"Ranked by {markdown_code(record['rank_by'])}; ± is half the width of the 95% interval"
+        f" ({markdown_text(how)}). Models whose interval overlaps their tier leader's share its rank; ± – is no"
+        " interval (fewer than two questions, or no variance), which separates no rank.",
     ]
     if record.get("runs_without_intervals"):
         notes.append(
             "Point estimates only (no interval in the summary) for: "
-            + ", ".join(f"`{run}`" for run in record["runs_without_intervals"])
+            + ", ".join(markdown_code(run) for run in record["runs_without_intervals"])
             + "; their ranks tie only on equal values."
         )
-    notes += [f"Joined although they differ: {why}." for why in record.get("joined", ())]
+    notes += [f"Joined although they differ: {markdown_text(why)}." for why in record.get("joined", ())]
+    notes += [
+        f"Ranked although partial (--allow-partial), marked (partial): {markdown_text(why)}."
+        for why in record.get("partial", ())
+    ]
     return "\n".join([*lines, "", *(f"- {note}" for note in notes)]) + "\n"
 
 
 def leaderboard_csv(record: Mapping[str, Any]) -> str:
-    """One line per (model, column, metric); values in the summaries' units (accuracy as a fraction)."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(_COLUMNS)
+    """One line per (model, column, metric); values in the summaries' units (accuracy as a fraction).
+
+    Text cells go through :func:`benchmarks.cells.csv_cell` (no cell starts a formula); ``partial`` says
+    why a cell's part is incomplete, empty when it is not.
+    """
+    lines = []
     for row in record["rows"]:
         for column in record["columns"]:
             for metric in column["metrics"]:
                 cell = row["cells"][f"{_label(column['task'], column['mode'])}/{metric}"]
                 interval = cell["interval"] or {}
-                writer.writerow(
+                lines.append(
                     [
-                        "" if row["rank"] is None else row["rank"],
+                        row["rank"],
                         row["model"],
                         column["task"],
-                        column["mode"] or "",
+                        column["mode"],
                         metric,
-                        *("" if value is None else value for value in (cell["value"],)),
-                        *(interval.get(key, "") for key in ("low", "high", "se", "n")),
-                        cell["run"] or "",
+                        cell["value"],
+                        *(interval.get(key) for key in ("low", "high", "se", "n")),
+                        cell["run"],
+                        cell.get("partial"),
                     ]
                 )
-    return buffer.getvalue()
+    return csv_table(_COLUMNS, lines)
 
 
 def plot_leaderboard(record: Mapping[str, Any], png: str | Path) -> tuple[Path, Path]:

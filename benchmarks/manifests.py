@@ -38,12 +38,14 @@ __all__ = [
     "write_manifest",
     "check_manifest",
     "vouches_for",
+    "manifest_doubt",
     "manifest_path",
     "manifest_beside",
     "record_outputs",
     "recorded_names",
     "unrecorded_file",
     "remove_recorded",
+    "remove_stale",
 ]
 
 MANIFEST = "manifest.json"
@@ -317,6 +319,16 @@ def vouches_for(path: str | Path) -> str | None:
     own folder, and those of its subfolders it said it writes; a finished one, the files it lists
     that have changed since. A file no manifest knows is not doubted.
     """
+    found = manifest_doubt(path)
+    return None if found is None else found[1]
+
+
+def manifest_doubt(path: str | Path) -> tuple[str, str] | None:
+    """:func:`vouches_for`'s doubt with its kind: ``("unfinished", why)`` or ``("changed", why)``; else ``None``.
+
+    ``unfinished``: the run that wrote ``path`` did not finish (its manifest is marked incomplete);
+    ``changed``: a finished run wrote it, and its size or SHA-256 is no longer what the manifest says.
+    """
     real = Path(os.path.realpath(path))
     for manifest, own in _manifests(real):
         if not manifest.is_file():
@@ -327,11 +339,11 @@ def vouches_for(path: str | Path) -> str | None:
         inside = Path(os.path.relpath(real, manifest.parent)).as_posix()
         if not record.get("complete"):
             if own or any(fnmatch.fnmatchcase(inside, pattern) for pattern in record.get("covers", ())):
-                return f"{manifest} says the run that wrote it did not finish; its files may mix two runs"
+                return "unfinished", f"{manifest} says the run that wrote it did not finish; its files may mix two runs"
         for entry in record["files"]:
-            if (manifest.parent / entry["name"]).resolve() == real:
+            if isinstance(entry, dict) and (manifest.parent / str(entry.get("name"))).resolve() == real:
                 doubt = _changed(real, entry)
-                return None if doubt is None else f"{doubt}, after {manifest}"
+                return None if doubt is None else ("changed", f"{doubt}, after {manifest}")
         if manifest.name == MANIFEST:  # the nearest folder's manifest is the one that knows
             return None
     return None

@@ -15,6 +15,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from benchmarks.cells import markdown_text
+
 __all__ = [
     "ANSWER_RULES",
     "DEFAULT_RULE",
@@ -173,5 +175,6 @@ def official_rules_lines(rules: Mapping[str, Mapping[str, str | None]]) -> list[
         "|---|---|---|---|",
     ]
     for model, row in rules.items():
-        lines.append(f"| {model} | {row['model_path'] or '–'} | `{row['rule']}` | {row['chosen_by']} |")
+        path = markdown_text(row["model_path"]) if row["model_path"] else "–"
+        lines.append(f"| {markdown_text(model)} | {path} | `{row['rule']}` | {markdown_text(row['chosen_by'])} |")
     return lines

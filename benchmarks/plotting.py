@@ -11,6 +11,10 @@ A plot draws at most :data:`PLOT_MODELS` models (:func:`top_models`: the best
 by the report's headline metric, ties by name) and says so in a note; the
 tables beside it list every model. Without the cap a run of thousands of
 models drew a panel or a bar each, for minutes and gigabytes.
+
+Text is drawn without mathtext (``text.parse_math`` off in :data:`STYLE`):
+names come from other tools' files, and a ``$`` pair in one is text, not a
+formula that may fail to parse.
 """
 
 from __future__ import annotations
@@ -77,6 +81,9 @@ STYLE: dict[str, Any] = {
     "svg.hashsalt": "reasonmap",
     "image.interpolation": "none",
     "hatch.linewidth": 0.6,
+    # names (models, runs, cities) are drawn as they are: a "$...$" name is not parsed as mathtext (which failed
+    # on "$\\undefinedmacro{x}$" and stopped the command); matplotlib's Text reads this when parse_math is not given
+    "text.parse_math": False,
 }
 
 

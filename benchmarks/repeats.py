@@ -31,6 +31,8 @@ from collections import defaultdict
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import Any
 
+from benchmarks.cells import markdown_text
+
 __all__ = ["pass_at_k", "repeats_summary", "repeats_by_model", "with_repeats", "repeats_table"]
 
 
@@ -168,7 +170,7 @@ def repeats_table(summary: Mapping[str, Any]) -> list[str]:
         passes = block["pass_at_k"]
         uneven = f" (up to {block['k_max']}: {block['n_fewer']} requests have fewer)" if block["n_fewer"] else ""
         lines.append(
-            f"| {model} | {block['k']}{uneven} | {percent(block['mean_at_k'])} | {percent(passes.get('1'))} "
-            f"| {percent(passes.get(str(block['k'])))} | {percent(block['consistency'])} |"
+            f"| {markdown_text(model)} | {block['k']}{uneven} | {percent(block['mean_at_k'])} "
+            f"| {percent(passes.get('1'))} | {percent(passes.get(str(block['k'])))} | {percent(block['consistency'])} |"
         )
     return lines

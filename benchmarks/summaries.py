@@ -1,12 +1,17 @@
 """Writing a report's files: the summary as sorted, indented JSON and its tables as text, each atomically.
 
 One writer for every report (scores of each task, evaluation results, VDI,
-diagnosis), so the same numbers always give the same bytes.
+diagnosis, leaderboards and comparisons), so the same numbers always give the
+same bytes. The JSON is strict: a NaN or an infinity has no JSON token, so a
+summary holding one is refused, naming the field, instead of being written as
+``NaN`` / ``Infinity`` (which strict readers reject). :func:`partial_lines` is
+what a report's table says of a run that scored only part of its log.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
@@ -14,10 +19,10 @@ from typing import Any
 
 from graphkit.files import atomic_writer
 
-__all__ = ["summary_json", "write_summary", "write_text"]
+__all__ = ["summary_json", "write_summary", "write_text", "partial_lines"]
 
 #: What :func:`summary_json` lays out: ``json.dumps`` with these options, and a final newline.
-_OPTIONS = {"ensure_ascii": False, "indent": 2, "sort_keys": True}
+_OPTIONS = {"ensure_ascii": False, "indent": 2, "sort_keys": True, "allow_nan": False}
 _INDENT = " " * _OPTIONS["indent"]
 # the values the writer encodes itself; anything else (another type, a key that is no string, a cycle) leaves the
 # whole summary to json.dumps, so that its output or its error is what the caller gets
@@ -30,20 +35,19 @@ class _Unusual(Exception):
 
 
 def summary_json(summary: Mapping[str, Any]) -> str:
-    """The summary as the report writes it: keys sorted, indented, non-ASCII kept, a final newline.
+    """The summary as the report writes it: keys sorted, indented, non-ASCII kept, strict, a final newline.
 
-    The bytes are ``json.dumps(summary, ensure_ascii=False, indent=2, sort_keys=True)``'s. That call runs
-    the standard library's pure-Python encoder (an indent turns its C encoder off), one generator step per
-    value: a 40-model report took a fifth of a second. Here each container of plain values (most of a
+    The bytes are ``json.dumps(summary, ensure_ascii=False, indent=2, sort_keys=True, allow_nan=False)``'s.
+    That call runs the standard library's pure-Python encoder (an indent turns its C encoder off), one generator
+    step per value: a 40-model report took a fifth of a second. Here each container of plain values (most of a
     summary: every interval, every failure count), and each run of plain values between a dictionary's
     containers, is one call of the C encoder, whose item separator carries the newline and indent of its
     depth; only the containers around them are laid out in Python.
 
     >>> summary_json({"b": 1, "a": "é"})
     '{\\n  "a": "é",\\n  "b": 1\\n}\\n'
-    >>> print(summary_json({"rows": [{"n": 2, "x": [1.5, None]}, {}], "nan": float("nan")}), end="")
+    >>> print(summary_json({"rows": [{"n": 2, "x": [1.5, None]}, {}]}), end="")
     {
-      "nan": NaN,
       "rows": [
         {
           "n": 2,
@@ -55,22 +59,62 @@ def summary_json(summary: Mapping[str, Any]) -> str:
         {}
       ]
     }
+    >>> summary_json({"models": {"m": {"accuracy": float("nan")}}})
+    Traceback (most recent call last):
+    ...
+    ValueError: field models.m.accuracy is nan: JSON holds no NaN or infinity
+
+    Raises
+    ------
+    ValueError
+        A float that is NaN or infinite (the message names the first such field), or a cycle.
     """
     try:
-        return _laid_out(summary, 0) + "\n"
-    except (_Unusual, RecursionError):
-        return json.dumps(summary, **_OPTIONS) + "\n"
+        try:
+            return _laid_out(summary, 0) + "\n"
+        except (_Unusual, RecursionError):
+            return json.dumps(summary, **_OPTIONS) + "\n"
+    except ValueError:
+        where = _non_finite(summary, ())
+        if where is None:
+            raise
+        field, value = where
+        raise ValueError(f"field {field or '(the value)'} is {value!r}: JSON holds no NaN or infinity") from None
+
+
+def _non_finite(value: Any, path: tuple[str, ...]) -> tuple[str, float] | None:
+    """The dotted path and value of the first float in ``value`` that is NaN or infinite (keys in sorted order)."""
+    stack: list[tuple[Any, tuple[str, ...]]] = [(value, path)]
+    seen: set[int] = set()  # a container met again (a cycle) is not walked twice
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            return ".".join(where), item
+        if isinstance(item, Mapping | list | tuple):
+            if id(item) in seen:
+                continue
+            seen.add(id(item))
+        if isinstance(item, Mapping):
+            entries = sorted(item.items(), key=lambda entry: str(entry[0]))
+            stack.extend((inner, (*where, str(key))) for key, inner in reversed(entries))
+        elif isinstance(item, list | tuple):
+            stack.extend((inner, (*where, str(index))) for index, inner in reversed(list(enumerate(item))))
+    return None
 
 
 @lru_cache(maxsize=64)
 def _flat_encoder(depth: int) -> json.JSONEncoder:
     """The C encoder of a container of plain values at ``depth``: its items on lines indented one level deeper."""
     return json.JSONEncoder(
-        ensure_ascii=False, sort_keys=True, separators=(",\n" + _INDENT * (depth + 1), ": "), check_circular=False
+        ensure_ascii=False,
+        sort_keys=True,
+        separators=(",\n" + _INDENT * (depth + 1), ": "),
+        check_circular=False,
+        allow_nan=False,
     )
 
 
-_leaf = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
+_leaf = json.JSONEncoder(ensure_ascii=False, check_circular=False, allow_nan=False).encode
 
 
 def _laid_out(value: Any, depth: int) -> str:
@@ -106,8 +150,37 @@ def _laid_out(value: Any, depth: int) -> str:
 
 
 def write_summary(path: str | Path, summary: Mapping[str, Any]) -> Path:
-    """Write ``summary`` to ``path`` (atomically); returns the path."""
-    return write_text(path, summary_json(summary))
+    """Write ``summary`` to ``path`` (atomically); returns the path.
+
+    Raises
+    ------
+    ValueError
+        A NaN or infinite figure: ``PATH: field F is nan: ...``; nothing is written.
+    """
+    try:
+        text = summary_json(summary)
+    except ValueError as error:
+        raise ValueError(f"{path}: {error}") from None
+    return write_text(path, text)
+
+
+def partial_lines(summary: Mapping[str, Any]) -> list[str]:
+    """The line a report's table adds for a run scored from part of its log (``summary["partial"]``); else none.
+
+    >>> partial_lines({"partial": {"source": "inspect", "status": "cancelled", "samples": 3}})
+    ['', '**Partial run**: the Inspect log ended with status `cancelled`; only its 3 finished samples are scored.']
+    """
+    partial = summary.get("partial")
+    if not isinstance(partial, Mapping):
+        return []
+    from benchmarks.cells import markdown_code
+
+    status = markdown_code(partial.get("status", "?"))
+    return [
+        "",
+        f"**Partial run**: the Inspect log ended with status {status}; only its {partial.get('samples', '?')} finished"
+        " samples are scored.",
+    ]
 
 
 def write_text(path: str | Path, text: str) -> Path:

@@ -84,12 +84,13 @@ def atomic_writer(path: str | Path, *, binary: bool = False) -> Iterator[IO]:
     Raises
     ------
     OSError
-        The target cannot be written; a full disk says ``PATH: no space left on device``.
+        The target cannot be written; a full disk says ``PATH: no space left on device``, a file over the
+        size limit ``PATH: file too large ...`` (see :data:`_WRITE_ERRORS`).
     """
     if str(path) in _STANDARD:  # the process's own stream, whatever it is (a file opened with >> too)
         stream = getattr(sys, _STANDARD[str(path)])
         stream = stream.buffer if binary else stream
-        with _naming_full_disk(path):
+        with _naming_path(path):
             yield stream
             stream.flush()
         return
@@ -101,7 +102,7 @@ def atomic_writer(path: str | Path, *, binary: bool = False) -> Iterator[IO]:
         raise IsADirectoryError(f"{path}: is a folder, not a file")
     if mode is not None and not stat.S_ISREG(mode):  # a FIFO or a device: stream into it
         # opened by the name given: a /dev/fd/N link resolves to a name that cannot be opened anew
-        with _naming_full_disk(path), _open(Path(path), os.O_WRONLY, binary) as stream:
+        with _naming_path(path), _open(Path(path), os.O_WRONLY, binary) as stream:
             yield stream
         return
     target = Path(os.path.realpath(path))  # write a symlink's target, keep the link
@@ -109,7 +110,7 @@ def atomic_writer(path: str | Path, *, binary: bool = False) -> Iterator[IO]:
     remove_stale_parts(target)
     temporary, handle = _create_part(target)
     try:
-        with _naming_full_disk(path), _open_fd(handle, binary) as stream:
+        with _naming_path(path), _open_fd(handle, binary) as stream:
             yield stream
         os.replace(temporary, target)
     except BaseException:
@@ -185,17 +186,30 @@ def _open_fd(handle: int, binary: bool) -> IO:
     return os.fdopen(handle, "wb") if binary else os.fdopen(handle, "w", encoding="utf-8", newline="\n")
 
 
+#: Errors of writing (not of opening: those name their file already), as the one line that names the file says them.
+_WRITE_ERRORS = {
+    **({errno.EDQUOT: "disk quota exceeded"} if hasattr(errno, "EDQUOT") else {}),  # not on every system
+    errno.ENOSPC: "no space left on device",
+    errno.EFBIG: "file too large (over the file-size limit: `ulimit -f`, or the file system's)",
+    errno.EIO: "input/output error",
+}
+
+
 @contextlib.contextmanager
-def _naming_full_disk(path: str | Path) -> Iterator[None]:
-    """A full disk (``ENOSPC``) as one line that names the file being written."""
+def _naming_path(path: str | Path) -> Iterator[None]:
+    """A full disk, a file over the size limit or a quota (:data:`_WRITE_ERRORS`) as one line naming the file.
+
+    The error keeps its class and ``errno`` (a ``BrokenPipeError`` is still one); only its message changes.
+    """
     try:
         yield
     except OSError as error:
-        if error.errno != errno.ENOSPC or str(error) == f"{path}: no space left on device":
+        why = _WRITE_ERRORS.get(error.errno) if error.errno is not None else None
+        if why is None or error.filename is not None or str(error) == f"{path}: {why}":
             raise
-        full = OSError(f"{path}: no space left on device")
-        full.errno = errno.ENOSPC
-        raise full from None
+        named = type(error)(f"{path}: {why}")
+        named.errno = error.errno
+        raise named from None
 
 
 class FolderLocked(OSError):

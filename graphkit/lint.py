@@ -31,8 +31,8 @@ data deserves a human look. Every finding has a *kind*:
     match key once a repeated ``Station`` suffix is dropped (``西单`` /
     ``西单站``), a similarity of at least ``NEAR_DUPLICATE_RATIO`` between keys
     of at least ``NEAR_DUPLICATE_MIN_LENGTH`` characters with the same numbers
-    (``Cathedral Pkwy(110 St)`` / ``Cathedral Pkwy (110 St)``), or one name
-    abbreviating words of the other (``Arts Dist`` / ``Arts District``). The
+    (``Cathedral Pkwy(110 St)`` / ``Cathedral Pkwy (110 St)``), one name abbreviating words of the
+    other (``Arts Dist`` / ``Arts District``), or keys alike to the eye (a Cyrillic ``о``: ``lookalike_key``). The
     graph keeps them apart; a reader may not. An overlay decides a pair: its
     ``aliases`` make it one station, its ``distinct`` entries say it is two.
 ``suspicious_spelling``
@@ -72,7 +72,7 @@ from typing import Any, Literal
 
 from graphkit.choices import check_choice
 from graphkit.graph import TransitGraph
-from graphkit.names import fold, station_keys
+from graphkit.names import fold, lookalike_key, station_keys
 
 __all__ = [
     "Kind",
@@ -428,8 +428,8 @@ def _near_duplicates(graph: TransitGraph) -> Iterator[_Raw]:
     numbers = [tuple(_DIGITS.findall(name)) for name in names]
     words = [fold(name, keep_spaces=True).split() for name in names]
     found: dict[tuple[int, int], str] = {}
-    for i, j in _same_key_pairs(keys):
-        found[i, j] = f"have the same match key {keys[i]!r}"
+    for i, j in _same_key_pairs([lookalike_key(key) for key in keys]):  # equal keys, or a Cyrillic о for an o
+        found[i, j] = f"have the same match key {keys[i]!r}" if keys[i] == keys[j] else "look alike (another script)"
     for i, j in _abbreviation_pairs(keys, words):
         found.setdefault((i, j), "differ only by abbreviated words")
     for i, j in _alike_candidates(keys, numbers):

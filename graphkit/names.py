@@ -19,7 +19,16 @@ from collections.abc import Iterable
 from functools import lru_cache
 from importlib import resources
 
-__all__ = ["fold", "station_keys", "line_keys", "has_cjk", "romanize", "unsafe_character", "pinyin_table"]
+__all__ = [
+    "fold",
+    "station_keys",
+    "line_keys",
+    "has_cjk",
+    "romanize",
+    "unsafe_character",
+    "lookalike_key",
+    "pinyin_table",
+]
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
 # Bidi controls (embeddings, overrides, isolates, marks) change how a name looks, not what it folds to.
@@ -98,6 +107,33 @@ def unsafe_character(text: str) -> str | None:
         if unicodedata.category(ch) == "Cc":
             return f"U+{ord(ch):04X} (a control character)"
     return None
+
+
+# Cyrillic and Greek letters that common fonts draw like one Latin letter, each with that letter: the homoglyphs
+# of a spoofed name (gpt-4о). A hand-picked part of Unicode's confusables (UTS #39), checked by eye in DejaVu Sans
+_HOMOGLYPHS = str.maketrans(
+    "аеорсухѕіјһԁԛԝӏАВЕКМНОРСТХУЅІЈԚԜοαινΑΒΕΖΗΙΚΜΝΟΡΤΥΧ",
+    "aeopcyxsijhdqwlABEKMHOPCTXYSIJQWoaivABEZHIKMNOPTYX",
+)
+
+
+def lookalike_key(text: str) -> str:
+    """What ``text`` looks like: its compatibility form (NFKC: full-width and styled letters as plain ones),
+    without invisible format characters (zero-width spaces and joiners, soft hyphens), and with each Cyrillic
+    or Greek letter drawn like a Latin one replaced by it. Case and punctuation are kept: two texts with the
+    same key print alike, two with different keys can be told apart by eye.
+
+    Examples
+    --------
+    >>> lookalike_key("gpt-4\u043e") == lookalike_key("gpt-4o") != lookalike_key("GPT-4o")
+    True
+    >>> lookalike_key("mode\u0300le") == lookalike_key("mod\u00e8le"), lookalike_key("ｇｐｔ\u200b")
+    (True, 'gpt')
+    """
+    text = unicodedata.normalize("NFKC", text)
+    if not text.isascii():
+        text = "".join(ch for ch in text if unicodedata.category(ch) != "Cf").translate(_HOMOGLYPHS)
+    return text
 
 
 def has_cjk(text: str) -> bool:

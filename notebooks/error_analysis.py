@@ -51,6 +51,7 @@ from baselines import Noise, run_solver
 from benchmarks import read_jsonl, write_jsonl, write_summary
 from benchmarks.reasonmap import DIFFICULTIES, TEST_CITIES, generate_questions, load_questions
 from graphkit import city_graph, city_names, fold
+from reasonmap import markdown_text
 from vision import (
     CATEGORIES,
     LABELS,
@@ -275,11 +276,12 @@ def category_counts(rows):
 
 
 def markdown_table(header, rows):
+    # model and city names come from the predictions and questions: escaped, so a name cannot forge a row
     lines = [
-        "| " + " | ".join(header) + " |",
+        "| " + " | ".join(markdown_text(cell) for cell in header) + " |",
         "|" + "|".join("---" if i == 0 else "---:" for i in range(len(header))) + "|",
     ]
-    lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
+    lines += ["| " + " | ".join(markdown_text(cell) for cell in row) + " |" for row in rows]
     return "\n".join(lines) + "\n"
 
 

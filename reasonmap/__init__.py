@@ -2,7 +2,8 @@
 
 Thin commands over graphkit, benchmarks, baselines and vision. The public surface (``__all__``) is what a
 notebook composes from finished runs: scoring files (:func:`evaluate_files`), reading run folders, paired
-comparisons and leaderboards, and the application's error root. The submodules are internal (import from the
+comparisons and leaderboards, a name escaped for a notebook's own Markdown table (:func:`markdown_text`), and the
+application's error root. The submodules are internal (import from the
 package, not from them), and each name is imported when first used, so ``reasonmap --help`` stays quick.
 """
 
@@ -13,6 +14,7 @@ from graphkit.lazy import lazy_exports
 __all__, __getattr__, __dir__ = lazy_exports(
     globals(),
     {
+        "benchmarks.cells": ("markdown_text",),
         "benchmarks.comparisons": ("scored_values",),
         "reasonmap.comparisons": (
             "compare_runs",

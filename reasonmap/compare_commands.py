@@ -16,9 +16,12 @@ __all__ = ["add_compare_commands"]
 
 
 def _check_out(out: str, runs: list[str]) -> None:
-    """Refuse an ``--out`` that is, or lies inside, a run folder read: its manifest and files would be mixed in."""
+    """Refuse an ``--out`` that is a file, or is, or lies inside, a run folder read (its manifest and files would
+    be mixed in)."""
     import os
 
+    if os.path.exists(out) and not os.path.isdir(out):
+        raise ValueError(f"--out {out}: a file, not a folder")
     where = os.path.realpath(out)
     for run in runs:
         folder = os.path.realpath(run)
@@ -37,28 +40,36 @@ def _warn(command: str, runs: list[str]) -> None:
         print(f"reasonmap {command}: warning: {line}", file=sys.stderr)
 
 
+def _written(paths: list[Any], out: str) -> str:
+    """The files a command wrote, as its last line names them: ``a.md, a.json and a.csv in DIR/``."""
+    names = [path.name for path in paths]
+    shown = names[0] if len(names) == 1 else ", ".join(names[:-1]) + f" and {names[-1]}"
+    return f"{shown} in {out}/"
+
+
 def cmd_compare(args: argparse.Namespace) -> int:
     from benchmarks.comparisons import comparison_markdown
     from reasonmap.comparisons import compare_runs, write_comparison
 
     runs = [args.a, *([args.b] if args.b else [])]
     _check_out(args.out, runs)
-    _warn("compare", runs)
     record = compare_runs(
         args.a,
         args.b,
         models=tuple(args.models) if args.models else None,
         modes=tuple(args.modes) if args.modes else None,
         join=args.join,
+        allow_partial=args.allow_partial,
         resamples=args.resamples,
         permutations=args.permutations,
         seed=args.seed,
         cluster=args.cluster,
     )
-    write_comparison(args.out, record, figures=not args.no_figure)
+    _warn("compare", runs)  # after the refusals: a refused run gets its one line
+    written = write_comparison(args.out, record, figures=not args.no_figure)
     print(comparison_markdown(record), end="")
     count = len(record["comparisons"])
-    print(f"compared {count} metrics; comparison.md, .json, .csv and .png in {args.out}/", file=sys.stderr)
+    print(f"compared {count} metrics; {_written(written, args.out)}", file=sys.stderr)
     return 0
 
 
@@ -67,14 +78,13 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     from reasonmap.leaderboard import build_leaderboard, write_leaderboard
 
     _check_out(args.out, list(args.runs))
-    _warn("leaderboard", list(args.runs))
-    record = build_leaderboard(args.runs, join=args.join, rank_by=args.rank_by, cluster=args.cluster)
-    write_leaderboard(args.out, record, figures=not args.no_figure)
-    print(leaderboard_markdown(record), end="")
-    print(
-        f"{len(record['rows'])} models from {len(args.runs)} runs; leaderboard.md, .json, .csv and .png in {args.out}/",
-        file=sys.stderr,
+    record = build_leaderboard(
+        args.runs, join=args.join, rank_by=args.rank_by, allow_partial=args.allow_partial, cluster=args.cluster
     )
+    _warn("leaderboard", list(args.runs))  # after the refusals: a refused run gets its one line
+    written = write_leaderboard(args.out, record, figures=not args.no_figure)
+    print(leaderboard_markdown(record), end="")
+    print(f"{len(record['rows'])} models from {len(args.runs)} runs; {_written(written, args.out)}", file=sys.stderr)
     return 0
 
 
@@ -179,12 +189,21 @@ def add_compare_commands(commands: Any) -> None:
     )
     compare.add_argument("--join", action="store_true", help="compare even over different questions or settings")
     compare.add_argument(
+        "--allow-partial",
+        action="store_true",
+        help="compare a run that did not finish or scored part of a log (refused otherwise), marked partial",
+    )
+    compare.add_argument(
         "--permutations", type=int, default=10_000, metavar="N", help="sign-flip patterns drawn (map scores)"
     )
     add_resampling_options(compare, seed_help="seed of the resamples and sign flips")
     add_cluster_option(compare)
     compare.add_argument("--out", required=True, metavar="DIR", help="folder for comparison.md/.json/.csv/.png")
-    compare.add_argument("--no-figure", action="store_true", help="tables only (no plotting library imported)")
+    compare.add_argument(
+        "--no-figure",
+        action="store_true",
+        help="tables only (no plotting library imported); removes the figure an earlier compare wrote in --out",
+    )
     compare.set_defaults(run=cmd_compare)
 
     leaderboard = commands.add_parser(
@@ -195,9 +214,18 @@ def add_compare_commands(commands: Any) -> None:
     )
     leaderboard.add_argument("runs", nargs="+", metavar="RUN", help="run folders (eval --out, or score --report)")
     leaderboard.add_argument("--join", action="store_true", help="join runs over different questions or settings")
+    leaderboard.add_argument(
+        "--allow-partial",
+        action="store_true",
+        help="rank a run that did not finish or scored part of a log (refused otherwise), marked partial",
+    )
     leaderboard.add_argument("--rank-by", metavar="TASK/MODE/METRIC", help="the column to rank by (default: the first)")
     add_cluster_option(leaderboard)
     leaderboard.add_argument("--out", required=True, metavar="DIR", help="folder for leaderboard.md/.json/.csv/.png")
-    leaderboard.add_argument("--no-figure", action="store_true", help="tables only (no plotting library imported)")
+    leaderboard.add_argument(
+        "--no-figure",
+        action="store_true",
+        help="tables only (no plotting library imported); removes the figure an earlier leaderboard wrote in --out",
+    )
     leaderboard.set_defaults(run=cmd_leaderboard)
     _add_power_command(commands)

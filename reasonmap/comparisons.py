@@ -8,7 +8,10 @@ resample; one draw per comparison, so a question's short and long answers
 move together) and a p-value (exact McNemar for correctness, a paired
 sign-flip permutation test for scores; :mod:`benchmarks.paired`), and how many
 questions each side lacked. Two sides over different question files or
-settings are refused (:func:`reasonmap.runs.difference`) unless ``join``.
+settings are refused (:func:`reasonmap.runs.difference`) unless ``join``; a
+side from a run that did not finish or scored part of a log is refused unless
+``allow_partial``, then marked. The models both runs hold are matched by their
+Unicode NFC form.
 With ``cluster="map"`` the resampling has two stages, maps then questions
 within them; each question's map is what its run's summary records under
 ``clusters`` (a summary written before it has none: rescore the run).
@@ -24,8 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from benchmarks.cells import same_name
 from benchmarks.comparisons import compare_scored, comparison_csv, comparison_markdown, plot_comparison
-from reasonmap.runs import RunError, RunPart, difference, read_run, read_scored, write_record
+from reasonmap.runs import RunError, RunPart, difference, read_run, read_scored, refuse_incomplete, write_record
 
 __all__ = ["Side", "pair_sides", "compare_runs", "write_comparison"]
 
@@ -41,9 +45,11 @@ class Side:
 
 
 def _one_model_each(first: RunPart, second: RunPart) -> list[tuple[str, str]]:
-    common = [model for model in first.models if model in second.models]
+    """The models both parts hold (matched in NFC, each side's own spelling kept), or the one model of each."""
+    theirs = {same_name(model): model for model in second.models}
+    common = [(model, theirs[same_name(model)]) for model in first.models if same_name(model) in theirs]
     if common:
-        return [(model, model) for model in common]
+        return common
     if len(first.models) == 1 and len(second.models) == 1:  # two runs of two models: compare them
         return [(first.models[0], second.models[0])]
     return []
@@ -148,6 +154,8 @@ def _compare_pair(
         "run_b": second.part.run,
         "model_a": first.model,
         "model_b": second.model,
+        **({"partial_a": first.part.incomplete} if first.part.incomplete else {}),
+        **({"partial_b": second.part.incomplete} if second.part.incomplete else {}),
     }
     rows = compare_scored(rows_a, rows_b, task=first.part.task, model_a=first.model, model_b=second.model, **given)
     return [{**where, **row} for row in rows]
@@ -198,6 +206,7 @@ def compare_runs(
     models: tuple[str, str] | None = None,
     modes: tuple[str, str] | None = None,
     join: bool = False,
+    allow_partial: bool = False,
     resamples: int = 2000,
     permutations: int = 10_000,
     seed: int = 0,
@@ -207,13 +216,15 @@ def compare_runs(
     """The paired comparison of run ``a`` with run ``b`` (``b`` ``None``: two models or two modes of ``a``).
 
     ``cluster`` is ``question`` (questions resampled) or ``map`` (maps, then questions within them).
+    ``allow_partial`` compares sides from runs that did not finish or scored part of a log, marked
+    ``partial_a`` / ``partial_b``; without it they are refused.
 
     Raises
     ------
     RunError
         A folder that is no run, nothing to pair, two sides over different questions or
-        settings (unless ``join``), resamples or a seed out of bounds (:func:`check_resampling`), or maps
-        asked of a run that records none; one line naming the difference.
+        settings (unless ``join``), an incomplete side (unless ``allow_partial``), resamples or a seed out of
+        bounds (:func:`check_resampling`), or maps asked of a run that records none; one line naming it.
     """
     from benchmarks.intervals import CLUSTERS, interval_method
 
@@ -225,6 +236,8 @@ def compare_runs(
     parts_a = read_run(a)
     parts_b = parts_a if b is None else read_run(b)
     sides = pair_sides(parts_a, parts_b, models=models, modes=modes)
+    used = list({id(part): part for side in sides for part in (side[0].part, side[1].part)}.values())
+    partial = refuse_incomplete(used, allow=allow_partial, command="compare")
     differences = []
     for first, second in sides:
         why = difference(first.part, second.part)
@@ -249,6 +262,7 @@ def compare_runs(
         "models": list(models) if models else None,
         "modes": list(modes) if modes else None,
         "joined": sorted(set(differences)),
+        "partial": partial,
         "unpaired": _unpaired(sides) if models is None else [],
         "method": {
             "interval": f"paired {interval_method(cluster=cluster)['method']}, percentile",

@@ -501,6 +501,7 @@ def _ask_mode(
 def results_markdown(record: Mapping[str, Any]) -> str:
     """One table: models × (task, mode), routes in the paper's Table 2 shape (text-only beside full is its
     visual-masking ablation); accuracies in %, weighted as each task's report weights them."""
+    from benchmarks.cells import markdown_code, markdown_text
     from benchmarks.metrics import headline
     from benchmarks.tasks import get_task
     from reasonmap.pixel_sweep import mode_shown
@@ -513,7 +514,7 @@ def results_markdown(record: Mapping[str, Any]) -> str:
         header += [f"{task} {mode}: {spec.label}" for spec in columns[task]]
     lines = ["| " + " | ".join(header) + " |", "|---|" + "---:|" * (len(header) - 1)]
     for model in dict.fromkeys(row["model"] for row in results):
-        cells = [model]
+        cells = [markdown_text(model)]
         for task, mode in pairs:
             row = next((r for r in results if (r["task"], mode_shown(r), r["model"]) == (task, mode, model)), None)
             for spec in columns[task]:
@@ -526,7 +527,7 @@ def results_markdown(record: Mapping[str, Any]) -> str:
         for row in results
     ]
     settings = record["config"]["settings"]
-    lead = f"Model `{settings['name']}` at {settings['endpoint']}" + (
+    lead = f"Model {markdown_code(settings['name'])} at {markdown_text(settings['endpoint'])}" + (
         f", temperature {settings['temperature']}" if settings["temperature"] is not None else ""
     )
     if settings.get("repeats", 1) > 1:

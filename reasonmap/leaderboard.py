@@ -13,7 +13,14 @@ gives its ``intervals`` where its ``interval_method`` is of that clustering.
 
 Parts of one task over different question sets (the checksums the summaries
 record) or settings are refused, naming the difference, unless ``join``; one
-model with two results for one (task, mode) is always refused.
+model with two results for one (task, mode) is always refused. Model names
+are joined in Unicode NFC (``modèle`` composed in one run and decomposed in
+another is one model), and two names that still look alike
+(:func:`graphkit.names.lookalike_key`: ``gpt-4o`` and ``gpt-4о`` with a
+Cyrillic ``о``) are refused, naming both. A summary edited since its run's
+manifest was written, or whose figures are not finite numbers in the metric's
+range, is refused naming the run and the field; a part that did not finish or
+scored part of a log is refused unless ``allow_partial``, then marked.
 """
 
 from __future__ import annotations
@@ -22,8 +29,15 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from benchmarks.leaderboards import leaderboard_csv, leaderboard_markdown, leaderboard_table, plot_leaderboard
-from reasonmap.runs import RunError, RunPart, difference, read_run, write_record
+from benchmarks.cells import same_name
+from benchmarks.leaderboards import (
+    check_figures,
+    leaderboard_csv,
+    leaderboard_markdown,
+    leaderboard_table,
+    plot_leaderboard,
+)
+from reasonmap.runs import RunError, RunPart, difference, read_run, refuse_incomplete, write_record
 
 __all__ = ["build_leaderboard", "write_leaderboard"]
 
@@ -47,23 +61,61 @@ def _clustered(summary: Mapping[str, Any], row: Mapping[str, Any], cluster: str)
     return {**kept, "intervals": found} if isinstance(found, Mapping) and found else kept
 
 
+def _model_cells(parts: Sequence[RunPart]) -> dict[tuple[str, str, str | None], tuple[RunPart, Mapping[str, Any]]]:
+    """Each (model, task, mode)'s part and summary row, names in NFC; figures checked; clashes refused."""
+    from graphkit.names import lookalike_key
+
+    cells: dict[tuple[str, str, str | None], tuple[RunPart, Mapping[str, Any]]] = {}
+    looks: dict[str, str] = {}
+    for part in parts:
+        for given, row in part.summary.get("models", {}).items():
+            model = same_name(given)
+            try:
+                check_figures(row, part.task, where=f"{part.run} {part.label}: summary.json model {given!r}")
+            except ValueError as error:
+                raise RunError(str(error)) from None
+            other = looks.setdefault(lookalike_key(model), model)
+            if other != model:
+                raise RunError(
+                    f"models {other!r} and {model!r} ({part.run} {part.label}) look alike but are different"
+                    f" names ({ascii(other)} and {ascii(model)}); rename one so that a reader can tell them apart"
+                )
+            key = (model, part.task, part.mode)
+            if key in cells:
+                raise RunError(
+                    f"model {model!r} has two results for {part.label}: in {cells[key][0].run} and in {part.run}"
+                )
+            cells[key] = (part, row)
+    return cells
+
+
 def build_leaderboard(
-    runs: Sequence[str | Path], *, join: bool = False, rank_by: str | None = None, cluster: str = "question"
+    runs: Sequence[str | Path],
+    *,
+    join: bool = False,
+    rank_by: str | None = None,
+    allow_partial: bool = False,
+    cluster: str = "question",
 ) -> dict[str, Any]:
     """The leaderboard record of ``runs``: columns, one row per model (ranked), and the notes.
 
     ``rank_by`` is ``TASK[/MODE]/METRIC`` (``route/full/weighted_accuracy_long``); by default the
     first column's first metric. ``cluster`` (``question`` or ``map``) picks the intervals shown and ranked.
+    ``allow_partial`` ranks parts that did not finish or scored part of a log
+    (:attr:`reasonmap.runs.RunPart.incomplete`), their cells marked; without it they are refused.
 
     Raises
     ------
     RunError
         A folder that is no run, parts of one task that differ (unless ``join``), one model with two
-        results for one (task, mode), or an unknown ``rank_by``.
+        results for one (task, mode), two model names that look alike, a summary edited since its run or
+        holding a figure that is not a finite number in its range, an incomplete part (unless
+        ``allow_partial``), or an unknown ``rank_by``.
     """
     if not runs:
         raise RunError("leaderboard needs at least one run folder")
     parts = [part for run in runs for part in read_run(run)]
+    partial = refuse_incomplete(parts, allow=allow_partial, command="rank")
     joined = []
     first_of: dict[str, RunPart] = {}
     for part in parts:
@@ -77,21 +129,14 @@ def build_leaderboard(
                 " pass --join to put them in one table"
             )
         joined.append(f"{reference.run} {reference.label} and {part.run} {part.label}: {why}")
-    cells: dict[tuple[str, str, str | None], tuple[RunPart, Mapping[str, Any]]] = {}
-    for part in parts:
-        for model, row in part.summary.get("models", {}).items():
-            key = (model, part.task, part.mode)
-            if key in cells:
-                raise RunError(
-                    f"model {model!r} has two results for {part.label}: in {cells[key][0].run} and in {part.run}"
-                )
-            cells[key] = (part, _clustered(part.summary, row, cluster))
+    cells = {key: (part, _clustered(part.summary, row, cluster)) for key, (part, row) in _model_cells(parts).items()}
     try:
         table = leaderboard_table(
             _columns(parts), {key: (part.run, row) for key, (part, row) in cells.items()}, rank_by=rank_by
         )
     except ValueError as error:
         raise RunError(str(error)) from None
+    _mark_partial(table, cells)
     without = sorted(
         {
             part.run
@@ -118,7 +163,22 @@ def build_leaderboard(
         "runs_without_intervals": without,
         "interval_method": method,
         "joined": joined,
+        "partial": partial,
     }
+
+
+def _mark_partial(
+    table: Mapping[str, Any], cells: Mapping[tuple[str, str, str | None], tuple[RunPart, Mapping[str, Any]]]
+) -> None:
+    """Mark each cell whose part is incomplete with why (``cell["partial"]``), for the tables to show."""
+    for row in table["rows"]:
+        for column in table["columns"]:
+            found = cells.get((row["model"], column["task"], column["mode"]))
+            if found is None or found[0].incomplete is None:
+                continue
+            label = column["task"] if column["mode"] is None else f"{column['task']}/{column['mode']}"
+            for metric in column["metrics"]:
+                row["cells"][f"{label}/{metric}"]["partial"] = found[0].incomplete
 
 
 def write_leaderboard(out: str | Path, record: Mapping[str, Any], *, figures: bool = True) -> list[Path]:

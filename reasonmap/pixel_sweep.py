@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from benchmarks.cells import markdown_text
 from reasonmap.options import budget_label
 
 __all__ = ["mode_runs", "mode_shown", "resolution_record", "resolution_markdown", "plot_resolution", "write_resolution"]
@@ -138,7 +139,9 @@ def resolution_markdown(record: Mapping[str, Any]) -> str:
         cells = [_cell(by_budget.get(budget)) for budget in budgets]
         blind = "–" if curve.get("text_only") is None else f"{100 * curve['text_only']:.2f}"
         lines.append(
-            f"| {curve['model']} | {curve['task']} | {curve['title']} | " + " | ".join(cells) + f" | {blind} |"
+            f"| {markdown_text(curve['model'])} | {curve['task']} | {curve['title']} | "
+            + " | ".join(cells)
+            + f" | {blind} |"
         )
     if not record["curves"]:
         lines.append("| – | – | – |" + " – |" * (len(budgets) + 1))

@@ -14,6 +14,14 @@ A part's task is told from its summary: the task whose headline metrics
 (those it compares: :func:`benchmarks.metrics.compared`) its model rows carry, the most specific first.
 :func:`difference` names the first thing two parts were not computed alike
 over: their question set (the checksum the summary records) or a setting.
+
+A summary is checked against the manifest of the run that wrote it: one whose
+size or SHA-256 is not what the manifest says was edited since, and is refused.
+A part is *incomplete* (:attr:`RunPart.incomplete` says why) when its run did
+not finish (its manifest is marked incomplete) or when it scored only the
+finished part of a log (``score --partial``: the summary's ``partial``);
+``compare`` and ``leaderboard`` refuse such parts unless told
+(:func:`refuse_incomplete`), and then mark them.
 """
 
 from __future__ import annotations
@@ -27,7 +35,17 @@ from typing import Any
 
 from reasonmap.errors import ReasonmapError
 
-__all__ = ["RunPart", "RunError", "read_run", "difference", "doubts", "read_scored", "write_record", "SETTINGS"]
+__all__ = [
+    "RunPart",
+    "RunError",
+    "read_run",
+    "difference",
+    "doubts",
+    "refuse_incomplete",
+    "read_scored",
+    "write_record",
+    "SETTINGS",
+]
 
 #: The summary's settings that decide how answers are judged.
 _SUMMARY_SETTINGS = ("weighting", "variant")
@@ -51,6 +69,8 @@ class RunPart:
     summary: Mapping[str, Any] = field(repr=False)
     scored: Path | None
     settings: Mapping[str, Any] = field(default_factory=dict)
+    #: why the part holds less than a finished run (its run did not finish, or scored part of a log); ``None``
+    incomplete: str | None = None
 
     @property
     def label(self) -> str:
@@ -113,13 +133,43 @@ def _scored_of(report: Path) -> Path | None:
     return None
 
 
+def _incomplete(summary: Mapping[str, Any], doubt: tuple[str, str] | None) -> str | None:
+    """Why a part holds less than a finished run: its run did not finish, or it scored part of a log."""
+    reasons = []
+    if doubt is not None and doubt[0] == "unfinished":
+        reasons.append("incomplete: the run that wrote it did not finish")
+    partial = summary.get("partial")
+    if isinstance(partial, Mapping):
+        reasons.append(
+            f"partial: its {partial.get('source', '?')} log ended with status {partial.get('status', '?')!r},"
+            f" {partial.get('samples', '?')} samples scored"
+        )
+    elif partial is not None:
+        reasons.append("partial")
+    return "; ".join(reasons) or None
+
+
 def _part(run: str, report: Path, mode: str | None, settings: Mapping[str, Any], scored: Path | None) -> RunPart:
-    summary = _read_json(report / "summary.json")
+    from benchmarks.manifests import manifest_doubt
+
+    path = report / "summary.json"
+    summary = _read_json(path)
     if not isinstance(summary, Mapping):
-        raise RunError(f"{report / 'summary.json'}: not a summary (a JSON object)")
-    task = _task_of(summary, report / "summary.json")
+        raise RunError(f"{path}: not a summary (a JSON object)")
+    doubt = manifest_doubt(path)
+    if doubt is not None and doubt[0] == "changed":
+        raise RunError(f"{path}: {doubt[1]}; its figures are not the ones the run computed")
+    task = _task_of(summary, path)
     judged = {key: summary.get(key) for key in _SUMMARY_SETTINGS}
-    return RunPart(run, task, mode, MappingProxyType(summary), scored, MappingProxyType({**judged, **settings}))
+    return RunPart(
+        run,
+        task,
+        mode,
+        MappingProxyType(summary),
+        scored,
+        MappingProxyType({**judged, **settings}),
+        _incomplete(summary, doubt),
+    )
 
 
 def read_run(path: str | Path) -> list[RunPart]:
@@ -192,6 +242,20 @@ def doubts(parts: Sequence[RunPart]) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+def refuse_incomplete(parts: Sequence[RunPart], *, allow: bool, command: str) -> list[str]:
+    """One line per incomplete part (see the module notes), for the table's notes; refused unless ``allow``.
+
+    Raises
+    ------
+    RunError
+        An incomplete part, without ``allow``: the first one, named with why, and the option that admits it.
+    """
+    found = [f"{part.run} {part.label}: {part.incomplete}" for part in parts if part.incomplete is not None]
+    if found and not allow:
+        raise RunError(f"{found[0]}; pass --allow-partial to {command} it anyway, marked partial")
+    return list(dict.fromkeys(found))
+
+
 def _row_parser(obj: Any, *, where: str) -> Mapping[str, Any]:
     from benchmarks.errors import InvalidRecord
 
@@ -223,13 +287,21 @@ def write_record(
     figures: bool = True,
 ) -> list[Path]:
     """Write a record read from runs as ``stem.md``, ``.json``, ``.csv`` and, with ``figures``, its plot into
-    ``out`` (each atomically; the manifest, naming ``command``, last); returns the paths written."""
-    from benchmarks.manifests import MANIFEST, begin_outputs, write_manifest
+    ``out`` (each atomically; the manifest, naming ``command``, last); returns the paths written.
+
+    Without ``figures``, the figures (``stem.png``, ``stem.pdf``) that an earlier run of a command wrote
+    there and recorded in the manifest are removed: they would not match the new tables. A file of the same
+    name that no run recorded is the user's, and stays.
+    """
+    from benchmarks.manifests import MANIFEST, begin_outputs, remove_stale, write_manifest
     from benchmarks.summaries import write_summary, write_text
 
     folder = Path(out)
+    if folder.exists() and not folder.is_dir():
+        raise RunError(f"--out {out}: a file, not a folder")
     folder.mkdir(parents=True, exist_ok=True)
-    manifest = begin_outputs(folder / MANIFEST, command)
+    # the names the run before recorded stay recorded until this one ends: its figures are removed only if it wrote them
+    manifest = begin_outputs(folder / MANIFEST, command, keep_recorded=True)
     written = [
         write_text(folder / f"{stem}.md", markdown(record)),
         write_summary(folder / f"{stem}.json", record),
@@ -237,5 +309,7 @@ def write_record(
     ]
     if figures:
         written.extend(plot(record, folder / f"{stem}.png"))
+    else:
+        remove_stale(folder, (f"{stem}.png", f"{stem}.pdf"))
     write_manifest(manifest, written, command)
     return written

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from benchmarks.harness_rows import harness_files
-from benchmarks.jsonl import Note, Problem, first_answers, write_jsonl
+from benchmarks.jsonl import Note, PartialRun, Problem, first_answers, write_jsonl
 from benchmarks.manifests import MANIFEST, begin_outputs, write_manifest
 from benchmarks.provenance import input_entry
 from benchmarks.tasks import ScoreOptions, Task, detect_task, get_task, task_names
@@ -300,6 +300,9 @@ def _evaluate(
         entries = [input_entry(path) for path in files]
         inputs = {"questions": input_entry(questions_path), "predictions": entries[0] if len(files) == 1 else entries}
         summary = found.summarize(verdicts, loaded, options, inputs, problems)
+        partial = next((problem for problem in prediction_problems if isinstance(problem, PartialRun)), None)
+        if partial is not None:  # marked in summary.json and table.md; compare and leaderboard refuse it unless told
+            summary = {**summary, "partial": partial.to_dict()}
         files = found.write_report(report_dir, summary, figures=figures)
         write_manifest(manifest, [out, *files], "score")
     return Evaluation(tuple(verdicts), summary, tuple(problems), tuple(files), found.name, notes)

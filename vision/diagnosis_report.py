@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
+from benchmarks.cells import markdown_text
 from benchmarks.jsonl import read_jsonl, write_jsonl
 from benchmarks.manifests import begin_outputs, manifest_beside, write_manifest
 from benchmarks.metrics import percent, ratio
@@ -171,12 +172,12 @@ def summary_markdown(summary: Mapping[str, Any]) -> str:
     ]
     for model, found in models.items():
         shares = [percent(found["categories"][category]["share"], 1, "%") for category in CATEGORIES]
-        lines.append(f"| {model} | {found['total']} | {' | '.join(shares)} |")
+        lines.append(f"| {markdown_text(model)} | {found['total']} | {' | '.join(shares)} |")
     labels = list(summary["labels"])
     lines += ["", "| model | " + " | ".join(labels) + " |", "|---|" + "---:|" * len(labels)]
     for model, found in models.items():
         cells = [f"{found['labels'][label]['count']}" for label in labels]
-        lines.append(f"| {model} | {' | '.join(cells)} |")
+        lines.append(f"| {markdown_text(model)} | {' | '.join(cells)} |")
     lines += [
         "",
         "| model | city | answers | correct | grounding | reasoning | other |",
@@ -185,7 +186,8 @@ def summary_markdown(summary: Mapping[str, Any]) -> str:
     for model, found in models.items():
         for city, counts in found["cities"].items():
             shares = [percent(counts["categories"][category]["share"], 1, "%") for category in CATEGORIES]
-            lines.append(f"| {model} | {city or '-'} | {counts['total']} | {' | '.join(shares)} |")
+            shown = markdown_text(city) if city else "-"
+            lines.append(f"| {markdown_text(model)} | {shown} | {counts['total']} | {' | '.join(shares)} |")
     if summary.get("examples"):
         lines += ["", "One wrong answer per failure label, drawn on its map:", "", "| label | drawing |", "|---|---|"]
         lines += [f"| {label} | ![{label}]({quote(path)}) |" for label, path in summary["examples"].items()]

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from benchmarks.cells import markdown_text
 from benchmarks.intervals import interval_method, interval_note, intervals, question_maps
 from benchmarks.mapqa.metrics import MAPQA_METRICS
 from benchmarks.mapqa.records import LEVELS, QUESTION_TYPES, MapQuestion, MapVerdict
@@ -21,6 +22,7 @@ from benchmarks.metrics import figures as metric_figures
 from benchmarks.metrics import headline, interval_cell, number
 from benchmarks.provenance import versions
 from benchmarks.repeats import repeats_table
+from benchmarks.summaries import partial_lines
 
 __all__ = ["summarize", "markdown_table", "write_report", "REPORT_FILES"]
 
@@ -169,20 +171,20 @@ def markdown_table(summary: Mapping[str, Any]) -> str:
             f"{row['n_invalid']}/{row['n']}",
             str(row["n_unanswered"]),
         ]
-        lines.append(f"| {model} | " + " | ".join(cells) + " |")
+        lines.append(f"| {markdown_text(model)} | " + " | ".join(cells) + " |")
     for group, title in (("per_category", "category"), ("per_language", "language")):
         keys = sorted({key for row in summary["models"].values() for key in row[group]})
         if not keys:
             continue
-        lines += ["", f"Accuracy (%) by {title}:", "", "| Model | " + " | ".join(keys) + " |"]
+        lines += ["", f"Accuracy (%) by {title}:", "", "| Model | " + " | ".join(map(markdown_text, keys)) + " |"]
         lines.append("|---|" + "---:|" * len(keys))
         lines += [
-            f"| {model} | " + " | ".join(_cell(row[group].get(key, {})) for key in keys) + " |"
+            f"| {markdown_text(model)} | " + " | ".join(_cell(row[group].get(key, {})) for key in keys) + " |"
             for model, row in summary["models"].items()
         ]
     if interval_note(summary):
         lines += ["", interval_note(summary).strip()]
-    lines += repeats_table(summary)
+    lines += repeats_table(summary) + partial_lines(summary)
     return "\n".join(lines) + "\n"
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from benchmarks.cells import markdown_text
 from benchmarks.official_rules import official_rules_lines
 from benchmarks.plus.questions import PLUS_TYPES
 
@@ -76,7 +77,9 @@ def compare_plus(evaluations: Mapping[str, Any], variants: Sequence[str]) -> tup
                 "causes": {"extraction": {"verdicts": flipped, "accuracy_points": round(b - a, 4)}},
             }
             cells = [f"{value:.2f}" + _half(found[variant]) for value, variant in ((a, first), (b, second))]
-            lines.append(f"| {model} | {kind} | {n} | {cells[0]} | {cells[1]} | {b - a:+.2f} | {flipped} |")
+            lines.append(
+                f"| {markdown_text(model)} | {kind} | {n} | {cells[0]} | {cells[1]} | {b - a:+.2f} | {flipped} |"
+            )
     record = {
         "question_set": "plus",
         "variants": [first, second],

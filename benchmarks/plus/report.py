@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from benchmarks.cells import markdown_text
 from benchmarks.difficulty import DIFFICULTIES, get_weighting
 from benchmarks.intervals import interval_method, interval_note, intervals, question_maps
 from benchmarks.metrics import figures as metric_figures
@@ -26,6 +27,7 @@ from benchmarks.plus.questions import ANSWER_KINDS, OPTION_LETTERS, PLUS_TYPES
 from benchmarks.plus.scoring import PlusVerdict
 from benchmarks.provenance import versions
 from benchmarks.repeats import repeats_table
+from benchmarks.summaries import partial_lines
 
 __all__ = ["PLUS_REPORT_FILES", "summarize_plus", "plus_markdown_table", "write_plus_report"]
 
@@ -164,12 +166,14 @@ def plus_markdown_table(summary: Mapping[str, Any]) -> str:
     ]
     for model, row in summary["models"].items():
         cells = [_cell(row["per_type"].get(kind, {})) for kind in PLUS_TYPES]
-        lines.append(f"| {model} | " + " | ".join(cells) + f" | {_cell(row)} | {row['n_invalid']}/{row['n']} |")
+        lines.append(
+            f"| {markdown_text(model)} | " + " | ".join(cells) + f" | {_cell(row)} | {row['n_invalid']}/{row['n']} |"
+        )
     lines += ["", "| Model | " + " | ".join(f"{level} maps" for level in DIFFICULTIES) + " |"]
     lines.append("|---|" + "---:|" * len(DIFFICULTIES))
     for model, row in summary["models"].items():
         cells = [_cell(row["per_difficulty"].get(level, {})) for level in DIFFICULTIES]
-        lines.append(f"| {model} | " + " | ".join(cells) + " |")
+        lines.append(f"| {markdown_text(model)} | " + " | ".join(cells) + " |")
     note = _plotted_models(summary).note
     if note:
         lines += ["", note[0].upper() + note[1:] + "."]
@@ -177,7 +181,7 @@ def plus_markdown_table(summary: Mapping[str, Any]) -> str:
         from benchmarks.official_rules import official_rules_lines
 
         lines += ["", *official_rules_lines(summary["official_rules"])]
-    lines += repeats_table(summary)
+    lines += repeats_table(summary) + partial_lines(summary)
     return "\n".join(lines) + "\n"
 
 

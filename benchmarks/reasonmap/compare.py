@@ -36,6 +36,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from benchmarks.cells import markdown_code, markdown_text
 from benchmarks.metrics import number
 from benchmarks.official_rules import choose_rule, official_rules, official_rules_lines
 from benchmarks.reasonmap.official_scoring import DEVIATIONS, official_metro, score_official
@@ -328,7 +329,7 @@ def compare_markdown(comparison: Mapping[str, Any], aggregate: Mapping[str, Any]
     for model, kinds in comparison["models"].items():
         for kind, row in kinds.items():
             lines.append(
-                f"| {model} | {kind} | {row['n']} | {_figure(row[first], 'accuracy', 100)} "
+                f"| {markdown_text(model)} | {kind} | {row['n']} | {_figure(row[first], 'accuracy', 100)} "
                 f"| {_figure(row[second], 'accuracy', 100)} | {row['difference']['accuracy']:+.2f} "
                 f"| {_figure(row[first], 'map_score', 1)} | {_figure(row[second], 'map_score', 1)} "
                 f"| {row['difference']['map_score']:+.2f} |"
@@ -336,7 +337,7 @@ def compare_markdown(comparison: Mapping[str, Any], aggregate: Mapping[str, Any]
     for model, kinds in comparison["models"].items():
         lines += [
             "",
-            f"Why `{model}` differs:",
+            f"Why {markdown_code(model)} differs:",
             "",
             "| Cause | Kind | Answers (map) | Map points | Verdicts flipped | Acc. points |",
             "|---|---|---:|---:|---:|---:|",

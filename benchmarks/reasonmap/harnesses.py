@@ -59,8 +59,8 @@ from typing import Any
 
 from benchmarks.errors import InvalidRecord
 from benchmarks.harness_rows import cell_text, collect_rows, question_id
-from benchmarks.inspect_logs import first_line, read_inspect_samples, sample_prompts
-from benchmarks.jsonl import Note, Problem, read_jsonl
+from benchmarks.inspect_logs import UNFINISHED, first_line, read_inspect_samples, sample_prompts
+from benchmarks.jsonl import Note, PartialRun, Problem, read_jsonl
 from benchmarks.log_checks import Logged, Mismatch, logged_fields, texts_in
 from benchmarks.reasonmap.loading import read_predictions
 from benchmarks.reasonmap.log_checks import ROUTE_FIELDS, RowChecks
@@ -311,6 +311,9 @@ def read_inspect_log(
         predictions, bad = collect_rows(samples, build, label)
     except Mismatch as mismatch:
         raise InvalidRecord(str(mismatch)) from None
+    if log.status in UNFINISHED:  # --partial: the report says it holds part of a run
+        shown = f"the run ended with status {log.status!r}; {len(samples)} samples read (partial)"
+        problems.append(PartialRun(label, 0, shown, source="inspect", status=log.status, samples=len(samples)))
     notes = checks.note(label, "Inspect samples: ")
     return predictions, [*notes, *sorted([*problems, *bad], key=lambda problem: problem.line)]
 

@@ -20,6 +20,7 @@ from operator import attrgetter, mul
 from pathlib import Path
 from typing import Any
 
+from benchmarks.cells import markdown_text
 from benchmarks.difficulty import DIFFICULTIES
 from benchmarks.intervals import grouped_intervals, interval_method, interval_note, question_maps
 from benchmarks.metrics import DIGITS, MetricSpec, headline, interval_cell, number, weighted_mean
@@ -28,6 +29,7 @@ from benchmarks.reasonmap.figures import plotted_models
 from benchmarks.reasonmap.metrics import ROUTE_METRICS, _OfKind, route_metrics_of
 from benchmarks.reasonmap.records import KINDS, Question, Verdict
 from benchmarks.repeats import repeats_table
+from benchmarks.summaries import partial_lines
 
 __all__ = ["summarize", "markdown_table", "published_aggregate_table", "write_report", "REPORT_FILES"]
 
@@ -200,7 +202,7 @@ def markdown_table(summary: Mapping[str, Any]) -> str:
 
         tokens = f"{number(row['mean_tokens_short'], 0)} / {number(row['mean_tokens_long'], 0)}"
         lines.append(
-            f"| {model} | {cell('weighted_accuracy_short', 100)} | {cell('map_score_short')} "
+            f"| {markdown_text(model)} | {cell('weighted_accuracy_short', 100)} | {cell('map_score_short')} "
             f"| {cell('weighted_accuracy_long', 100)} | {cell('map_score_long')} "
             f"| {row['n_invalid']}/{row['n']} | {tokens} |"
         )
@@ -214,7 +216,7 @@ def markdown_table(summary: Mapping[str, Any]) -> str:
     aggregate = summary.get("published_aggregate")
     if aggregate:
         lines += ["", *published_aggregate_table(aggregate, "unweighted means over the 11 test maps")]
-    lines += repeats_table(summary)
+    lines += repeats_table(summary) + partial_lines(summary)
     return "\n".join(lines) + "\n"
 
 
@@ -253,7 +255,7 @@ def published_aggregate_table(aggregate: Mapping[str, Mapping[str, Any]], captio
     ]
     for model, row in aggregate.items():
         lines.append(
-            f"| {model} | {row['count']} | {row['acc_short']:.4f} | {row['acc_long']:.4f} "
+            f"| {markdown_text(model)} | {row['count']} | {row['acc_short']:.4f} | {row['acc_long']:.4f} "
             f"| {row['map_score_short']:.4f} | {row['map_score_long']:.4f} "
             f"| {row['via_stops_score']:.4f} | {row['num_via_stop_score']:.4f} |"
         )

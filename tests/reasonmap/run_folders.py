@@ -9,6 +9,7 @@ paired comparisons read.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -76,9 +77,16 @@ def write_score_report(
     report.mkdir(parents=True, exist_ok=True)
     summary = _summary(models if models is not None else route_summary_rows(rows), sha, weighting)
     (report / "summary.json").write_text(json.dumps(summary), encoding="utf-8")
-    manifest = {"command": "score", "complete": True, "files": [{"name": "../scored.jsonl"}, {"name": "summary.json"}]}
+    # as score's manifest lists them: name, size and SHA-256 (leaderboard checks the summary against it)
+    files = [_entry(report, name) for name in ("../scored.jsonl", "summary.json")]
+    manifest = {"command": "score", "complete": True, "files": files}
     (report / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
     return report
+
+
+def _entry(folder: Path, name: str) -> dict[str, Any]:
+    data = (folder / name).read_bytes()
+    return {"name": name, "size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
 
 
 def write_eval_run(

@@ -130,9 +130,9 @@ def test_csv_and_same_bytes(runs, tmp_path, capsys):
     for name in ("leaderboard.md", "leaderboard.json", "leaderboard.csv"):
         assert (outs[0] / name).read_bytes() == (outs[1] / name).read_bytes(), name
     lines = leaderboard_csv(json.loads((outs[0] / "leaderboard.json").read_text(encoding="utf-8"))).splitlines()
-    assert lines[0] == "rank,model,task,mode,metric,value,low,high,se,n,run"
+    assert lines[0] == "rank,model,task,mode,metric,value,low,high,se,n,run,partial"
     assert len(lines) == 1 + 5 * 4  # five models, route's four columns
-    assert lines[1] == f"1,m1,route,full,weighted_accuracy_short,0.6,0.55,0.65,0.025,400,{runs[0]}"
+    assert lines[1] == f"1,m1,route,full,weighted_accuracy_short,0.6,0.55,0.65,0.025,400,{runs[0]},"
 
 
 def test_refusal_is_one_line(tmp_path, runs, capsys):
