@@ -70,12 +70,14 @@ def write_score_report(
     models: Mapping[str, Any] | None = None,
     sha: str = QUESTIONS_SHA,
     weighting: str = "paper",
+    extra: Mapping[str, Any] | None = None,
 ) -> Path:
-    """``score --out DIR/scored.jsonl --report DIR/report``; returns the report folder."""
+    """``score --out DIR/scored.jsonl --report DIR/report``; returns the report folder. ``extra``: more
+    top-level summary fields (``clusters``, say), recorded in the manifest as score records them."""
     _write_rows(folder / "scored.jsonl", rows)
     report = folder / "report"
     report.mkdir(parents=True, exist_ok=True)
-    summary = _summary(models if models is not None else route_summary_rows(rows), sha, weighting)
+    summary = {**_summary(models if models is not None else route_summary_rows(rows), sha, weighting), **(extra or {})}
     (report / "summary.json").write_text(json.dumps(summary), encoding="utf-8")
     # as score's manifest lists them: name, size and SHA-256 (leaderboard checks the summary against it)
     files = [_entry(report, name) for name in ("../scored.jsonl", "summary.json")]

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 
 import pytest
@@ -76,16 +75,14 @@ def test_models_on_one_question_tie_on_the_leaderboard(tmp_path):
     assert "| 1 | B | 0.00 ± – |" in table and "± 0.00" not in table
 
 
-def test_nan_and_infinite_values_are_not_ranked(tmp_path):
+def test_nan_and_infinite_values_are_never_ranked_the_run_is_refused_naming_them(tmp_path):
     rows = route_rows("A", {"q0": (1, 15.0, 1, 30.0)})
     base = {"n": 2, "n_invalid": 0, "map_score_short": 1.0, "weighted_accuracy_long": 1.0, "map_score_long": 1.0}
-    models = {"A": {**base, "weighted_accuracy_short": 0.5}, "B": {**base, "weighted_accuracy_short": math.nan},
-              "C": {**base, "weighted_accuracy_short": -math.inf}}  # fmt: skip
-    run = write_score_report(tmp_path / "r1", rows, models=models)
-    record = build_leaderboard([run])
-    assert {row["model"]: row["rank"] for row in record["rows"]} == {"A": 1, "B": None, "C": None}
-    text = json.dumps(record, allow_nan=False)  # raises on NaN or Infinity
-    assert "NaN" not in text
+    for name, value in (("nan", math.nan), ("-inf", -math.inf)):
+        models = {"A": {**base, "weighted_accuracy_short": 0.5}, "B": {**base, "weighted_accuracy_short": value}}
+        run = write_score_report(tmp_path / name, rows, models=models)
+        with pytest.raises(RunError, match=f"model 'B': weighted_accuracy_short is {name}: not a finite number"):
+            build_leaderboard([run])
 
 
 @pytest.mark.parametrize(
@@ -110,12 +107,11 @@ def _two_runs_with_maps(tmp_path, clusters=True):
                for name, short in (("alpha", SHORT_A), ("beta", SHORT_B))}  # fmt: skip
     runs = []
     for name in ("alpha", "beta"):
-        report = write_score_report(tmp_path / name, route_rows(name, answers[name]))
-        summary = json.loads((report / "summary.json").read_text(encoding="utf-8"))
-        if clusters:  # q0..q4 on one map, q5..q9 on another, as a score report records them
-            summary["clusters"] = {"rome": [f"q{i}" for i in range(5)], "oslo": [f"q{i}" for i in range(5, 10)]}
-        (report / "summary.json").write_text(json.dumps(summary), encoding="utf-8")
-        runs.append(report)
+        # q0..q4 on one map, q5..q9 on another, as a score report records them
+        maps = {"clusters": {"rome": [f"q{i}" for i in range(5)], "oslo": [f"q{i}" for i in range(5, 10)]}}
+        runs.append(
+            write_score_report(tmp_path / name, route_rows(name, answers[name]), extra=maps if clusters else None)
+        )
     return runs
 
 

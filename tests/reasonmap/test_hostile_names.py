@@ -181,7 +181,7 @@ def test_a_hostile_mode_folder_stays_in_its_header_cell(tmp_path):
     rows = route_rows("m", {"q0": (1, 15.0, 0, 0.0), "q1": (0, 0.0, 1, 30.0)})
     run = write_eval_run(tmp_path / "e", {("route", "full|x\n# H <b>"): rows})
     _check_markdown(leaderboard_markdown(build_leaderboard([run])))
-    _check_markdown(comparison_markdown(compare_runs(run, run, resamples=10, permutations=10)))
+    _check_markdown(comparison_markdown(compare_runs(run, run, resamples=200, permutations=10)))
 
 
 @pytest.mark.parametrize("name", HOSTILE)

@@ -199,7 +199,7 @@ def test_a_file_over_the_size_limit_is_named(tmp_path):
 
     command = [sys.executable, "-m", "reasonmap", "compare", str(report), "--models", "m", "n"]
     done = subprocess.run(
-        [*command, "--out", str(out), "--no-figure", "--resamples", "20"],
+        [*command, "--out", str(out), "--no-figure", "--resamples", "200"],
         preexec_fn=limit,
         capture_output=True,
         text=True,
