@@ -127,37 +127,67 @@ def build_requests(
     requests: list[Request] = []
     for question in questions:
         prompts = task.prompts(question)
+        image = None
         if mode == "full":
-            try:
-                where = Path(maps) / prompts[0].image if prompts[0].image else find_map(maps, prompts[0])
-                if not _inside(where, maps):  # a record's path must not send another file to the endpoint
-                    raise ValueError(f"{where}: outside the maps folder {maps}")
-                if not where.is_file():
-                    raise FileNotFoundError(f"no map image at {where}")
-                image = map_image_part(where, pixel_budget=pixel_budget, pixel_limit=pixel_limit)
-            except (FileNotFoundError, ValueError) as error:  # missing, or not a readable image
-                if missing_maps is None:
-                    raise
-                missing_maps.append(f"question {question.id!r}: {error}; skipped")
+            image = _map_part(question, prompts[0], maps, pixel_budget, pixel_limit, missing_maps)
+            if image is None:
                 continue
         for prompt in prompts:
-            meta: dict[str, Any] = {}
-            if mode == "full":
-                content: Any = [
-                    image,
-                    {"type": "text", "text": prompt.text},
-                ]
-            elif mode == "text-only":
-                content = prompt.text
-            elif mode == "symbolic":
-                content = symbolic_prompt(prompt.text, graph_for(question), textualization=textualization)
-                meta["textualization"] = textualization
-            else:
-                from baselines.alias import aliased
-
-                renamed_question, renamed_graph, mapping = aliased(question, graph_for(question), alias_strategy)
-                text = renamed_question.text(prompt.kind)
-                content = symbolic_prompt(text, renamed_graph, textualization=textualization)
-                meta.update(textualization=textualization, alias_strategy=alias_strategy, aliases=len(mapping))
+            content, meta = _content(mode, question, prompt, image, graph_for, textualization, alias_strategy)
             requests.append(Request(prompt.id, prompt.kind, mode, _messages(content), meta))
     return requests
+
+
+def _map_part(
+    question: Any,
+    prompt: Any,
+    maps: str | Path,
+    pixel_budget: int,
+    pixel_limit: int,
+    missing_maps: list[str] | None,
+) -> dict[str, Any] | None:
+    """The image part of the map of ``question`` (named by its first ``prompt``) for mode ``full``; ``None``, the
+    reason appended to ``missing_maps``, when the map is missing or unreadable and ``missing_maps`` collects them."""
+    try:
+        where = Path(maps) / prompt.image if prompt.image else find_map(maps, prompt)
+        if not _inside(where, maps):  # a record's path must not send another file to the endpoint
+            raise ValueError(f"{where}: outside the maps folder {maps}")
+        if not where.is_file():
+            raise FileNotFoundError(f"no map image at {where}")
+        return map_image_part(where, pixel_budget=pixel_budget, pixel_limit=pixel_limit)
+    except (FileNotFoundError, ValueError) as error:  # missing, or not a readable image
+        if missing_maps is None:
+            raise
+        missing_maps.append(f"question {question.id!r}: {error}; skipped")
+        return None
+
+
+def _content(
+    mode: str,
+    question: Any,
+    prompt: Any,
+    image: dict[str, Any] | None,
+    graph_for: Callable[[Any], TransitGraph],
+    textualization: str,
+    alias_strategy: str,
+) -> tuple[Any, dict[str, Any]]:
+    """The message content of one prompt in ``mode``, and the request's metadata."""
+    meta: dict[str, Any] = {}
+    if mode == "full":
+        content: Any = [
+            image,
+            {"type": "text", "text": prompt.text},
+        ]
+    elif mode == "text-only":
+        content = prompt.text
+    elif mode == "symbolic":
+        content = symbolic_prompt(prompt.text, graph_for(question), textualization=textualization)
+        meta["textualization"] = textualization
+    else:
+        from baselines.alias import aliased
+
+        renamed_question, renamed_graph, mapping = aliased(question, graph_for(question), alias_strategy)
+        text = renamed_question.text(prompt.kind)
+        content = symbolic_prompt(text, renamed_graph, textualization=textualization)
+        meta.update(textualization=textualization, alias_strategy=alias_strategy, aliases=len(mapping))
+    return content, meta

@@ -34,14 +34,12 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from baselines.errors import InvalidTextualization
+from baselines.text_lines import LineSpec, build_graph, in_order, line_layout, spec_of
 from graphkit.choices import check_choice
-from graphkit.errors import TransitError
-from graphkit.graph import TransitGraph, compile_graph
-from graphkit.metro import load_metro
-from graphkit.overlays import load_overlay
+from graphkit.graph import TransitGraph
 from graphkit.routes import DEFAULT_MAX_ROUTES, RouteSet, shortest_routes
 
 __all__ = [
@@ -96,25 +94,6 @@ class TextFormat(NamedTuple):
     render: Callable[[TransitGraph], str]
     parse: Callable[[str], TransitGraph]
     description: str
-
-
-@dataclass(frozen=True, slots=True)
-class _LineSpec:
-    """What a text says about one line: its stations in order, its adjacent pairs, its shape."""
-
-    name: str
-    stations: tuple[str, ...]
-    edges: frozenset[frozenset[str]]
-    shape: str
-
-
-class _Layout(NamedTuple):
-    """A line's order cut into runs of consecutive neighbours, and the pairs the runs leave over."""
-
-    runs: tuple[tuple[str, ...], ...]
-    attaches: tuple[str | None, ...]  # per later run: the earliest earlier neighbour of its first station
-    closing: bool  # the last station is adjacent to the first, beyond runs and attaches
-    extras: tuple[tuple[str, str], ...]
 
 
 # -- names -------------------------------------------------------------------
@@ -185,41 +164,7 @@ def _pair(piece: str, where: str) -> tuple[str, str]:
 
 
 # -- what every format shares ------------------------------------------------
-def _spec_of(graph: TransitGraph, line: str) -> _LineSpec:
-    topology = graph.lines[line]
-    edges = frozenset(frozenset((a, b)) for a, near in topology.adjacency.items() for b in near)
-    return _LineSpec(line, topology.stations, edges, topology.shape)
-
-
-def _in_order(pairs, position: dict[str, int]) -> list[tuple[str, str]]:
-    """Pairs as (earlier, later) stations, by later station, then nearest earlier first (a loop closes last)."""
-    ordered = (tuple(sorted(pair, key=position.__getitem__)) for pair in pairs)
-    return sorted(ordered, key=lambda pair: (position[pair[1]], -position[pair[0]]))
-
-
-def _layout(stations: tuple[str, ...], edges: frozenset[frozenset[str]]) -> _Layout:
-    position = {name: index for index, name in enumerate(stations)}
-    runs: list[list[str]] = []
-    used: set[frozenset[str]] = set()
-    for index, name in enumerate(stations):
-        step = frozenset((stations[index - 1], name)) if index else None
-        if step in edges:
-            runs[-1].append(name)
-            used.add(step)
-        else:
-            runs.append([name])
-    attaches: list[str | None] = []
-    for run in runs[1:]:
-        earlier = [a for pair in edges if run[0] in pair for a in pair if position[a] < position[run[0]]]
-        attaches.append(min(earlier, key=position.__getitem__) if earlier else None)
-        used.update([frozenset((attaches[-1], run[0]))] if earlier else [])
-    closing_pair = frozenset((stations[0], stations[-1]))
-    closing = len(stations) > 2 and closing_pair in edges and closing_pair not in used
-    extras = _in_order(edges - used - ({closing_pair} if closing else set()), position)
-    return _Layout(tuple(map(tuple, runs)), tuple(attaches), closing, tuple(extras))
-
-
-def _line_header(spec: _LineSpec) -> str:
+def _line_header(spec: LineSpec) -> str:
     label = _SHAPE_LABELS.get(spec.shape)
     return _quote(spec.name) + (f" ({label})" if label else "")
 
@@ -254,8 +199,8 @@ def _rows(text: str) -> tuple[str, int, int, list[tuple[int, str]]]:
 def _render_lines(graph: TransitGraph) -> str:
     rows, notes = [], set()
     for line in graph.lines:
-        spec = _spec_of(graph, line)
-        layout = _layout(spec.stations, spec.edges)
+        spec = spec_of(graph, line)
+        layout = line_layout(spec.stations, spec.edges)
         clauses = [", ".join(map(_quote, layout.runs[0]))]
         for run, attach in zip(layout.runs[1:], layout.attaches):
             notes.add("branch" if attach is not None else "separately")
@@ -300,16 +245,16 @@ def _parse_lines(text: str) -> TransitGraph:
                 stations += run
             else:
                 raise InvalidTextualization(f"{where}: unknown clause {clause[:60]!r}")
-        specs.append(_LineSpec(name, tuple(stations), frozenset(edges), shape))
-    return _build(city, specs, line_count, station_count)
+        specs.append(LineSpec(name, tuple(stations), frozenset(edges), shape))
+    return build_graph(city, specs, line_count, station_count)
 
 
 # -- adjacency ---------------------------------------------------------------
 def _render_adjacency(graph: TransitGraph) -> str:
     rows, legend = [], ['# Each row is one line: its pairs of adjacent stations ("A -- B": a direct ride).']
     for line in graph.lines:
-        spec = _spec_of(graph, line)
-        pairs = _in_order(spec.edges, {name: index for index, name in enumerate(spec.stations)})
+        spec = spec_of(graph, line)
+        pairs = in_order(spec.edges, {name: index for index, name in enumerate(spec.stations)})
         clauses = [", ".join(f"{_quote(a)} -- {_quote(b)}" for a, b in pairs)] if pairs else []
         if tuple(dict.fromkeys(name for pair in pairs for name in pair)) != spec.stations:
             clauses.insert(0, "stations in order: " + ", ".join(map(_quote, spec.stations)))
@@ -329,13 +274,13 @@ def _parse_adjacency(text: str) -> TransitGraph:
         pairs = [_pair(piece, where) for piece in _split(clauses[0], ", ")] if clauses else []
         # unless given, the order is that of first mention (pairs come by their later station)
         stations = order if order is not None else list(dict.fromkeys(name for pair in pairs for name in pair))
-        specs.append(_LineSpec(name, tuple(stations), frozenset(map(frozenset, pairs)), shape))
-    return _build(city, specs, line_count, station_count)
+        specs.append(LineSpec(name, tuple(stations), frozenset(map(frozenset, pairs)), shape))
+    return build_graph(city, specs, line_count, station_count)
 
 
 # -- stations ----------------------------------------------------------------
 def _render_stations(graph: TransitGraph) -> str:
-    specs = [_spec_of(graph, line) for line in graph.lines]
+    specs = [spec_of(graph, line) for line in graph.lines]
     places = {spec.name: {name: place for place, name in enumerate(spec.stations, start=1)} for spec in specs}
     rows = ["Lines: " + ", ".join(map(_line_header, specs))]
     for station in graph.stations:
@@ -381,115 +326,8 @@ def _parse_stations(text: str) -> TransitGraph:
         if lopsided:
             raise InvalidTextualization(f"line {line!r}: {lopsided[0][1]!r} neighbours {lopsided[0][0]!r}, not back")
         stations = tuple(placed[line][place] for place in sorted(placed[line]))
-        specs.append(_LineSpec(line, stations, frozenset(map(frozenset, pairs[line])), shape))
-    return _build(city, specs, line_count, station_count)
-
-
-# -- from what a text says back to Metro Data and an overlay ----------------
-def _source_of(spec: _LineSpec) -> tuple[list[str], dict[str, list[dict]]]:
-    """A station list and overlay entries that compile to this line (the caller checks that they do)."""
-    stations, note = list(spec.stations), "rebuilt from a textualization"
-    layout = _layout(spec.stations, spec.edges)
-    plain = not layout.extras and None not in layout.attaches
-    if spec.shape == "path" and plain and len(layout.runs) == 1 and not layout.closing:
-        return stations, {}
-    if spec.shape == "loop" and plain and len(layout.runs) == 1 and layout.closing:
-        return stations, {"loops": [{"line": spec.name, "note": note}]}
-    if spec.shape == "tree" and plain and not layout.closing and len(stations) > 1:
-        runs, attaches = layout.runs, layout.attaches
-        if len(runs) == 1:  # the list runs on into the branch: hang its last station where it was
-            runs, attaches = (runs[0][:-1], runs[0][-1:]), (runs[0][-2],)
-        # every branch runs to the end of the list, so cutting one out never joins two runs
-        branches = [
-            {"line": spec.name, "leaves_at": at, "first": run[0], "note": note} for run, at in zip(runs[1:], attaches)
-        ]
-        return stations, {"branches": branches}
-    return _walk(spec)
-
-
-def _way(near: Any, start: str, goals: set[str], allowed: set[str] | Any) -> list[str] | None:
-    """The stations after ``start`` on a shortest walk to one of ``goals`` through ``allowed`` ones.
-
-    ``near`` is the line as a networkx graph; of the goals at the least distance, the one found first
-    breadth-first (neighbours in the line's pair order) wins.
-    """
-    import networkx
-
-    if start in goals:
-        return []
-    through = networkx.subgraph_view(near, filter_node=lambda name: name == start or name in allowed)
-    back: dict[str, str] = {}
-    for here, there in networkx.bfs_edges(through, start, depth_limit=len(near)):
-        back[there] = here
-        if there in goals:
-            steps = [there]
-            while back[steps[-1]] != start:
-                steps.append(back[steps[-1]])
-            return steps[::-1]
-    return None
-
-
-def _walk(spec: _LineSpec) -> tuple[list[str], dict[str, list[dict]]]:
-    """Any other line as one walk over all its pairs, listing stations again (declared repeated) as needed.
-
-    Stations first appear in the line's order, each next to one seen before;
-    then the walk rides to each pair not yet walked. It closes on itself
-    exactly when the line is a loop.
-    """
-    import networkx
-
-    position = {name: index for index, name in enumerate(spec.stations)}
-    near = networkx.Graph()
-    near.add_nodes_from(spec.stations)
-    near.add_edges_from(_in_order(spec.edges, position))  # each station's neighbours in pair order
-    walk, seen = [spec.stations[0]], {spec.stations[0]}
-    for name in spec.stations[1:]:
-        steps = _way(near, walk[-1], {a for a in near[name] if a in seen}, seen)
-        if steps is None:
-            raise InvalidTextualization(f"line {spec.name!r}: {name!r} has no neighbour listed before it")
-        walk += [*steps, name]
-        seen.add(name)
-    walked = {frozenset(step) for step in zip(walk, walk[1:])}
-    for a, b in _in_order(spec.edges - walked, position):
-        walk += [*_way(near, walk[-1], {a}, near), b]
-    if spec.shape == "loop" and walk[-1] != walk[0]:
-        walk += _way(near, walk[-1], {walk[0]}, near)
-    elif spec.shape != "loop" and len(walk) > 2 and walk[-1] == walk[0]:
-        walk.append(next(iter(near[walk[0]])))
-    closes = len(walk) > 2 and walk[0] == walk[-1]  # a closing repeat needs no declaration
-    again = [name for name in spec.stations if walk.count(name) > 1 + (closes and name == walk[0])]
-    return walk, {"repeated_stations": [{"line": spec.name, "station": name, "note": "listed again"} for name in again]}
-
-
-def _build(city: str, specs: list[_LineSpec], line_count: int, station_count: int) -> TransitGraph:
-    """Compile what a text says, and check that the graph says just that."""
-    data: dict[str, list[str]] = {}
-    overlay: dict[str, list[dict]] = {}
-    for spec in specs:
-        if spec.name in data:
-            raise InvalidTextualization(f"line {spec.name!r} is listed twice")
-        if len(set(spec.stations)) != len(spec.stations):
-            raise InvalidTextualization(f"line {spec.name!r}: a station is listed twice")
-        strays = {name for pair in spec.edges for name in pair} - set(spec.stations)
-        if strays:
-            raise InvalidTextualization(f"line {spec.name!r}: pairs name stations not on it: {sorted(strays)}")
-        data[spec.name], entries = _source_of(spec)
-        for section, found in entries.items():
-            overlay.setdefault(section, []).extend(found)
-    try:
-        parsed = load_overlay(overlay)
-        graph = compile_graph(load_metro(data, city=city, allowed_repeats=parsed.allowed_repeats), parsed)
-    except TransitError as error:
-        raise InvalidTextualization(f"the text does not make a valid network: {error}") from None
-    for spec in specs:
-        if _spec_of(graph, spec.name) != spec:
-            raise InvalidTextualization(f"line {spec.name!r} cannot be rebuilt as Metro Data and an overlay")
-    if (len(graph.lines), len(graph.stations)) != (line_count, station_count):
-        raise InvalidTextualization(
-            f"the header promises {line_count} lines and {station_count} stations, the text has"
-            f" {len(graph.lines)} and {len(graph.stations)}: is it truncated?"
-        )
-    return graph
+        specs.append(LineSpec(line, stations, frozenset(map(frozenset, pairs[line])), shape))
+    return build_graph(city, specs, line_count, station_count)
 
 
 # -- registry and public API -------------------------------------------------
@@ -598,7 +436,7 @@ def identical(graph_a: TransitGraph, graph_b: TransitGraph) -> bool:
     return (
         graph_a.stations == graph_b.stations
         and tuple(graph_a.lines) == tuple(graph_b.lines)
-        and all(_spec_of(graph_a, line) == _spec_of(graph_b, line) for line in graph_a.lines)
+        and all(spec_of(graph_a, line) == spec_of(graph_b, line) for line in graph_a.lines)
     )
 
 

@@ -59,14 +59,52 @@ def least_cost_hops(
     boarded and ridden through, are usually few: their boarding stops are
     gathered one by one.
     """
-    stops, n = len(stop_station), distance.shape[1]
+    n = distance.shape[1]
+    hop_rows, boards, alights = _hop_stops(
+        len(sources), distance, at_stop, stop_station, ride_tails, ride_heads, ride_weight
+    )
+    tails, heads = stop_station[boards], stop_station[alights]
+    order = _hop_order(hop_rows, distance[hop_rows, heads], heads, tails, n)
+    hop_rows, tails, heads = hop_rows[order], tails[order], heads[order]
+    # two lines of the same length between two stations make one hop (either line's stops stand for it)
+    kept = numpy.ones(len(order), dtype=bool)
+    kept[1:] = (hop_rows[1:] != hop_rows[:-1]) | (heads[1:] != heads[:-1]) | (tails[1:] != tails[:-1])
+    hop_rows, tails, heads = hop_rows[kept], tails[kept], heads[kept]
+    if block:
+        yield distance, hop_rows, tails, heads, boards[order][kept], alights[order][kept]
+        return
+    bounds = numpy.searchsorted(hop_rows, numpy.arange(len(sources) + 1)).tolist()
+    if arrays:
+        boards, alights = boards[order][kept], alights[order][kept]
+        for offset, s in enumerate(sources):
+            start, end = bounds[offset], bounds[offset + 1]
+            yield s, tails[start:end], heads[start:end], distance[offset], boards[start:end], alights[start:end]
+        return
+    tails, heads = tails.tolist(), heads.tolist()
+    for offset, s in enumerate(sources):
+        start, end = bounds[offset], bounds[offset + 1]
+        yield s, tails[start:end], heads[start:end]
+
+
+def _hop_stops(
+    sources: int,
+    distance: numpy.ndarray,
+    at_stop: numpy.ndarray,
+    stop_station: numpy.ndarray,
+    ride_tails: numpy.ndarray,
+    ride_heads: numpy.ndarray,
+    ride_weight: float,
+) -> tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]:
+    """Every hop of the least-cost DAGs of ``sources`` rows as ``(hop_rows, boards, alights)``: its row, and the
+    stops it boards at and alights from (unordered, one per line that makes it); see :func:`least_cost_hops`."""
+    stops = len(stop_station)
     reached = numpy.isfinite(at_stop)
     boarded = (at_stop == distance[:, stop_station] + ride_weight) & reached
     alighted = (at_stop == distance[:, stop_station]) & reached
     rows, rides = numpy.nonzero((at_stop[:, ride_tails] + 1 == at_stop[:, ride_heads]) & reached[:, ride_heads])
     into = rows * stops + ride_heads[rides]  # each least-cost ride's head, as a flat (row, stop) cell
-    arrivals = numpy.bincount(into, minlength=len(sources) * stops).reshape(len(sources), stops)
-    root = numpy.tile(numpy.arange(stops), (len(sources), 1))
+    arrivals = numpy.bincount(into, minlength=sources * stops).reshape(sources, stops)
+    root = numpy.tile(numpy.arange(stops), (sources, 1))
     follows = ((arrivals == 1) & ~boarded).ravel()[into]
     root.ravel()[into[follows]] = ride_tails[rides[follows]]
     while True:  # rides strictly gain weight: the chains end, in log(longest line) rounds
@@ -91,27 +129,7 @@ def least_cost_hops(
         hop_rows = numpy.concatenate((hop_rows, more_rows))
         boards = numpy.concatenate((boards, more_boards))
         alights = numpy.concatenate((alights, more_alights))
-    tails, heads = stop_station[boards], stop_station[alights]
-    order = _hop_order(hop_rows, distance[hop_rows, heads], heads, tails, n)
-    hop_rows, tails, heads = hop_rows[order], tails[order], heads[order]
-    # two lines of the same length between two stations make one hop (either line's stops stand for it)
-    kept = numpy.ones(len(order), dtype=bool)
-    kept[1:] = (hop_rows[1:] != hop_rows[:-1]) | (heads[1:] != heads[:-1]) | (tails[1:] != tails[:-1])
-    hop_rows, tails, heads = hop_rows[kept], tails[kept], heads[kept]
-    if block:
-        yield distance, hop_rows, tails, heads, boards[order][kept], alights[order][kept]
-        return
-    bounds = numpy.searchsorted(hop_rows, numpy.arange(len(sources) + 1)).tolist()
-    if arrays:
-        boards, alights = boards[order][kept], alights[order][kept]
-        for offset, s in enumerate(sources):
-            start, end = bounds[offset], bounds[offset + 1]
-            yield s, tails[start:end], heads[start:end], distance[offset], boards[start:end], alights[start:end]
-        return
-    tails, heads = tails.tolist(), heads.tolist()
-    for offset, s in enumerate(sources):
-        start, end = bounds[offset], bounds[offset + 1]
-        yield s, tails[start:end], heads[start:end]
+    return hop_rows, boards, alights
 
 
 def _hop_order(

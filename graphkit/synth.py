@@ -155,6 +155,27 @@ def _check(stations: int, lines: int, transfers: int, loops: int, branches: int,
         )
 
 
+def _kinds(rng: random.Random, lines: int, loops: int, branches: int) -> list[str]:
+    """Each line's kind: ``loops`` loops and ``branches`` branched lines drawn at random, the rest paths."""
+    kinds = ["path"] * lines
+    special = rng.sample(range(lines), loops + branches)
+    for index in special[:loops]:
+        kinds[index] = "loop"
+    for index in special[loops:]:
+        kinds[index] = "branch"
+    return kinds
+
+
+def _crossing_at(lines: int, crossings: list[tuple[int, int]], names: list[str]) -> list[list[str]]:
+    """Per line, the interchange stations on it, in the order of ``crossings`` (pairs of lines, each named by
+    its station in ``names``)."""
+    crossing_at: list[list[str]] = [[] for _ in range(lines)]
+    for name, (a, b) in zip(names, crossings):
+        crossing_at[a].append(name)
+        crossing_at[b].append(name)
+    return crossing_at
+
+
 def synthesize_network(
     *,
     stations: int,
@@ -196,20 +217,12 @@ def synthesize_network(
     transfers = default_transfers(stations, lines) if transfers is None else transfers
     _check(stations, lines, transfers, loops, branches, script)
     rng = random.Random(f"graphkit.synth:{seed}:{city}:{stations}:{lines}:{transfers}:{loops}:{branches}:{script}")
-    kinds = ["path"] * lines
-    special = rng.sample(range(lines), loops + branches)
-    for index in special[:loops]:
-        kinds[index] = "loop"
-    for index in special[loops:]:
-        kinds[index] = "branch"
+    kinds = _kinds(rng, lines, loops, branches)
     crossings = _crossings(rng, lines, transfers)
     own = _own_counts(rng, kinds, stations - transfers)
     names = iter(_station_names(rng, stations, script))
     crossing_names = [next(names) for _ in crossings]
-    crossing_at: list[list[str]] = [[] for _ in range(lines)]
-    for name, (a, b) in zip(crossing_names, crossings):
-        crossing_at[a].append(name)
-        crossing_at[b].append(name)
+    crossing_at = _crossing_at(lines, crossings, crossing_names)
     transfer_mark, branch_mark = _MARKS[script]
     interchanges = set(crossing_names)
     data: dict[str, list[str]] = {}

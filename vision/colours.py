@@ -290,6 +290,29 @@ def estimate_line_colours(
     >>> {name: line.colour for name, line in estimate_line_colours(image, found, lines).items()}
     {'Red': '#dc1e1e', 'Blue': '#1e5adc', 'Grey': None}
     """
+    votes = _votes(image, stations, window)
+    ranked = _ranked(votes, lines)
+    return {line: _line_colour(votes, line, ranked.get(line)) for line in lines}
+
+
+@dataclass(frozen=True, slots=True)
+class _Votes:
+    """The colour clusters found near the stations (``candidates``, in station order) and how they compare:
+    the station of each (``owner``, an index into ``names``), their pixel counts, their CIEDE2000
+    ``difference`` to each other, and ``presence[c, s]``, how clearly station ``s`` shows candidate ``c``'s
+    colour."""
+
+    names: list[str]
+    index: dict[str, int]
+    candidates: list[StationColour]
+    owner: numpy.ndarray
+    pixels: numpy.ndarray
+    difference: numpy.ndarray
+    presence: numpy.ndarray
+
+
+def _votes(image: Any, stations: Mapping[str, StationEvidence], window: float | None) -> _Votes:
+    """The candidate colours at ``stations`` and how clearly each station shows each of them."""
     seen = station_colours(image, stations, window=window)
     names = list(seen)
     index = {name: i for i, name in enumerate(names)}
@@ -308,12 +331,18 @@ def estimate_line_colours(
         match = weight[None, :] * numpy.exp(-0.5 * (difference / _KERNEL) ** 2)
         starts = numpy.flatnonzero(numpy.r_[True, owner[1:] != owner[:-1]])
         presence[:, owner[starts]] = numpy.maximum.reduceat(match, starts, axis=1)
+    return _Votes(names, index, candidates, owner, pixels, difference, presence)
 
+
+def _ranked(votes: _Votes, lines: Mapping[str, Sequence[str]]) -> dict[str, tuple[numpy.ndarray, numpy.ndarray]]:
+    """Per line with a candidate at one of its stations: the stations it serves, and its own candidates best
+    first (by score, then support, then place)."""
+    names, index, owner, presence = votes.names, votes.index, votes.owner, votes.presence
     ranked: dict[str, tuple[numpy.ndarray, numpy.ndarray]] = {}  # served stations, own candidates best first
     for line, walk in lines.items():
         served = numpy.zeros(len(names), dtype=bool)
         served[[index[name] for name in set(walk) if name in index]] = True
-        own = numpy.flatnonzero(served[owner]) if candidates else numpy.zeros(0, dtype=numpy.int64)
+        own = numpy.flatnonzero(served[owner]) if votes.candidates else numpy.zeros(0, dtype=numpy.int64)
         if not own.size:
             continue
         support = presence[numpy.ix_(own, numpy.flatnonzero(served))].mean(axis=1)
@@ -322,22 +351,23 @@ def estimate_line_colours(
         # best score, then best support, then the first candidate (station names sorted): deterministic
         order = numpy.lexsort((numpy.arange(own.size), -support, -(support - elsewhere)))
         ranked[line] = (served, own[order])
+    return ranked
 
-    estimated: dict[str, LineEvidence] = {}
-    for line in lines:
-        if line not in ranked:
-            estimated[line] = LineEvidence(line, None, (), 0.0)
-            continue
-        served, own = ranked[line]
-        best = own[0]
-        alike = own[difference[best, own] <= _SAME / 2]
-        rgb = (
-            sum((numpy.array(hex_to_rgb(candidates[c].colour)) * pixels[c] for c in alike), start=numpy.zeros(3))
-            / pixels[alike].sum()
-        )
-        showing = numpy.unique(owner[own[difference[best, own] <= _SAME]]).size
-        estimated[line] = LineEvidence(line, rgb_to_hex(tuple(rgb)), (), round(showing / int(served.sum()), 4))
-    return estimated
+
+def _line_colour(votes: _Votes, line: str, ranked: tuple[numpy.ndarray, numpy.ndarray] | None) -> LineEvidence:
+    """The line's colour: its best candidate, refined by averaging the clusters alike to it (none without one)."""
+    if ranked is None:
+        return LineEvidence(line, None, (), 0.0)
+    served, own = ranked
+    candidates, difference, pixels = votes.candidates, votes.difference, votes.pixels
+    best = own[0]
+    alike = own[difference[best, own] <= _SAME / 2]
+    rgb = (
+        sum((numpy.array(hex_to_rgb(candidates[c].colour)) * pixels[c] for c in alike), start=numpy.zeros(3))
+        / pixels[alike].sum()
+    )
+    showing = numpy.unique(votes.owner[own[difference[best, own] <= _SAME]]).size
+    return LineEvidence(line, rgb_to_hex(tuple(rgb)), (), round(showing / int(served.sum()), 4))
 
 
 def colour_pairs(lines: Mapping[str, LineEvidence]) -> list[ColourPair]:

@@ -97,8 +97,8 @@ from benchmarks.reasonmap.resolution import GraphNames, Unresolved, graph_names
 from benchmarks.reasonmap.scoring import score_answer
 from benchmarks.records import Invalid
 from graphkit.graph import TransitGraph
-from graphkit.names import fold, has_cjk, station_keys
 from vision.evidence import MapEvidence
+from vision.station_names import name_forms, near_miss, near_miss_distance
 
 __all__ = [
     "LABELS",
@@ -189,10 +189,9 @@ class Diagnosis:
         return record
 
 
-# -- thresholds and names ----------------------------------------------------
+# -- thresholds --------------------------------------------------------
 
 _THRESHOLDS: dict[int, tuple[MapEvidence, float | None]] = {}
-_KEYS: dict[int, tuple[TransitGraph, dict[str, str]]] = {}
 _KEPT = 64
 
 
@@ -227,77 +226,6 @@ def _default_layout_threshold(evidence: MapEvidence) -> float | None:
             del _THRESHOLDS[next(iter(_THRESHOLDS))]
         entry = _THRESHOLDS[id(evidence)] = (evidence, layout_threshold_of(evidence))
     return entry[1]
-
-
-def _station_keys_of(graph: TransitGraph) -> dict[str, str]:
-    """Every match key of every station of ``graph`` -> the station (the first in data order)."""
-    entry = _KEYS.get(id(graph))
-    if entry is None or entry[0] is not graph:
-        if len(_KEYS) >= _KEPT:
-            del _KEYS[next(iter(_KEYS))]
-        keys: dict[str, str] = {}
-        for name in graph.stations:
-            for key in _forms(name):
-                keys.setdefault(key, name)
-        entry = _KEYS[id(graph)] = (graph, keys)
-    return entry[1]
-
-
-def _forms(name: str) -> tuple[str, ...]:
-    """What a station name is compared by: its match keys and its folded self."""
-    return tuple(dict.fromkeys((*station_keys(name), fold(name))))
-
-
-def _close(a: str, b: str, *, real: bool = False) -> int | None:
-    """The edit distance of two names when it makes a near miss, or ``None``.
-
-    A near miss is at most 2 edits and at most half the longer name. When ``a`` is itself a real station
-    (the answer names a station of the map, not a typo), Chinese names are held to less: each character
-    carries a syllable and most of a name's meaning, so two of them changed make another station, a
-    wrong-station guess, not a misreading (安定门站 and 建国门站 are two real stations): at most 1 edit, in a
-    name of 3 characters or more besides 站.
-
-    >>> _close("marcomi", "marconi"), _close("安定门站", "建国门站"), _close("安定门站", "建国门站", real=True)
-    (1, 2, None)
-    >>> _close("安走门站", "安定门站", real=True), _close("西丹", "西单", real=True)
-    (1, None)
-    """
-    from rapidfuzz.distance import Levenshtein
-
-    distance = Levenshtein.distance(a, b, score_cutoff=2)
-    if distance > 2 or distance > max(1, max(len(a), len(b)) // 2):
-        return None
-    if real and (has_cjk(a) or has_cjk(b)):
-        longest = max(len(a.removesuffix("站")), len(b.removesuffix("站")))
-        return distance if distance <= 1 and longest >= 3 else None
-    return distance
-
-
-def near_miss(text: str, graph: TransitGraph) -> tuple[str, int] | None:
-    """The station ``text`` nearly names, with the edit distance of their match keys, or ``None``.
-
-    Examples
-    --------
-    >>> from graphkit import city_graph
-    >>> near_miss("Marcomi", city_graph("rome"))
-    ('Marconi Station', 1)
-    >>> near_miss("Gloriana Towers", city_graph("rome")) is None
-    True
-    """
-    from rapidfuzz import process
-    from rapidfuzz.distance import Levenshtein
-
-    keys = _station_keys_of(graph)
-    choices = list(keys)  # the station keys and folded names
-    best: tuple[int, str] | None = None
-    for key in _forms(text) if isinstance(text, str) else ():
-        found = process.extractOne(key, choices, scorer=Levenshtein.distance, score_cutoff=2)
-        if found is None:
-            continue
-        distance = _close(key, found[0])
-        if distance is not None and (best is None or (distance, keys[found[0]]) < best):
-            best = (distance, keys[found[0]])
-    return None if best is None else (best[1], best[0])
 
 
 # -- one prediction ----------------------------------------------------------
@@ -469,7 +397,7 @@ class _Check:
             return
         for name in expected[:1]:
             if (index == 0 and not arrival) or (arrival and index == len(self.sections) - 1):
-                close = [_close(a, b, real=True) for a in _forms(text) for b in _forms(name)]
+                close = [near_miss_distance(a, b, real=True) for a in name_forms(text) for b in name_forms(name)]
                 distances = [distance for distance in close if distance is not None]
                 if distances:
                     self.add(

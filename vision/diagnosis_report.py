@@ -460,12 +460,7 @@ def diagnose_files(
     InvalidRecord
         A file cannot be read at all (bad records are skipped and reported instead).
     """
-    questions, _, question_problems = load_questions(questions_path)  # repeated ids reported among the problems
-    rows, row_problems = read_jsonl(predictions_path, prediction_row)
-    problems = [str(problem) for problem in (*question_problems, *row_problems)]
-    rows = _first_answers(rows, predictions_path, problems)
-    if cities is not None:
-        rows = _other_cities(rows, questions, cities, problems)
+    questions, rows, problems = _read_inputs(questions_path, predictions_path, cities)
     if executor is None:
         diagnoses, skipped = diagnose_predictions(
             rows,
@@ -489,13 +484,34 @@ def diagnose_files(
         summary["examples"] = {
             label: Path(os.path.relpath(path, summary_md.parent)).as_posix() for label, path in examples.items()
         }
+    _write_outputs(out, diagnoses, summary, [path for _, path in drawings])
+    return DiagnosisRun(tuple(diagnoses), tuple(problems), summary, (Path(out), summary_json, summary_md))
+
+
+def _read_inputs(
+    questions_path: str | Path, predictions_path: str | Path, cities: Iterable[str] | None
+) -> tuple[Mapping[str, Question], list[tuple[Prediction, str | None]], list[str]]:
+    """The questions, the prediction rows to diagnose (each model's first answer, of ``cities`` when given), and
+    the problems met reading them."""
+    questions, _, question_problems = load_questions(questions_path)  # repeated ids reported among the problems
+    rows, row_problems = read_jsonl(predictions_path, prediction_row)
+    problems = [str(problem) for problem in (*question_problems, *row_problems)]
+    rows = _first_answers(rows, predictions_path, problems)
+    if cities is not None:
+        rows = _other_cities(rows, questions, cities, problems)
+    return questions, rows, problems
+
+
+def _write_outputs(out: str | Path, diagnoses: list[Diagnosis], summary: dict[str, Any], drawings: list[Path]) -> None:
+    """Write the labels, the summaries beside them and, last, the manifest that makes them and the drawings one
+    run."""
+    summary_json, summary_md = summary_paths(out)
     manifest = begin_outputs(manifest_beside(out), "diagnose")
     write_jsonl(out, diagnoses)
     write_summary(summary_json, summary)
     write_text(summary_md, summary_markdown(summary))
     # last: the three files and the drawings are one run
-    write_manifest(manifest, [out, summary_json, summary_md, *(path for _, path in drawings)], "diagnose")
-    return DiagnosisRun(tuple(diagnoses), tuple(problems), summary, (Path(out), summary_json, summary_md))
+    write_manifest(manifest, [out, summary_json, summary_md, *drawings], "diagnose")
 
 
 def _draw(

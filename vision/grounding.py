@@ -200,13 +200,22 @@ def ground_stations(
     >>> found.unmatched_texts, round(found.recall, 2)
     (('2024',), 0.67)
     """
-    from rapidfuzz import fuzz, process
-
     names = list(dict.fromkeys(stations))
     candidates = label_candidates(list(texts))
     label = {name: (shown or {}).get(name, name) for name in names}
     flat = [(name, key) for name in names for key in station_keys(label[name]) if key]
     words_of = {name: _words(label[name]) for name in names}
+    best = _best_readings(flat, words_of, candidates, min_score)
+    return _grounding(names, best, candidates, texts)
+
+
+def _best_readings(
+    flat: list[tuple[str, str]], words_of: dict[str, tuple[str, ...]], candidates: list[Candidate], min_score: float
+) -> dict[str, tuple[float, int]]:
+    """Each station's best reading: its confidence and its place in ``candidates``; ``flat`` holds every
+    (station, match key) pair, ``words_of`` the words of each station's label."""
+    from rapidfuzz import fuzz, process
+
     best: dict[str, tuple[float, int]] = {}
     if flat and candidates:
         keys = [key for _, key in flat]
@@ -234,6 +243,13 @@ def ground_stations(
         value = score * (0.5 + 0.5 * candidates[column].score)
         if value > best.get(name, (0.0, -1))[0]:
             best[name] = (value, column)
+    return best
+
+
+def _grounding(
+    names: list[str], best: dict[str, tuple[float, int]], candidates: list[Candidate], texts: Sequence[TextBox]
+) -> Grounding:
+    """Every station, found at its best reading's centre or not found, and the readings no station used."""
     evidence: dict[str, StationEvidence] = {}
     used: set[int] = set()
     for name in names:
