@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from reasonmap.options import seed_value
+
 if TYPE_CHECKING:
     from graphkit.metro import MetroData
     from graphkit.overlays import Overlay
@@ -125,7 +127,9 @@ def add_synth_command(commands) -> None:
     synth.add_argument("--loops", type=int, default=0, help="loop lines (default 0)")
     synth.add_argument("--branches", type=int, default=0, help="lines with a branch (default 0)")
     synth.add_argument("--script", choices=SCRIPTS, default="latin", help="station names: latin or cjk (Chinese)")
-    synth.add_argument("--seed", type=int, default=0, help="seeds the networks, maps and questions (default: 0)")
+    synth.add_argument(
+        "--seed", type=seed_value, default=0, metavar="S", help="seeds the networks, maps and questions (default: 0)"
+    )
     synth.add_argument("--count", type=int, metavar="M", help="make a benchmark of M networks in the folder --out")
     synth.add_argument("--difficulty", choices=TIERS, help="--count: each network shaped like a city of this tier")
     synth.add_argument("--render", action="store_true", help="--count: draw each map with its truth (DIR/maps)")

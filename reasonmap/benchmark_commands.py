@@ -13,7 +13,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from reasonmap.options import report_skipped
+from reasonmap.options import report_skipped, seed_value
 
 __all__ = ["add_benchmark_commands"]
 
@@ -218,7 +218,9 @@ def add_benchmark_commands(commands) -> None:
     where.add_argument("--metro", metavar="PATH", help="a Metro Data file")
     generate.add_argument("--overlay", metavar="PATH", help="its topology overlay (default: beside it)")
     generate.add_argument("--split", choices=["test", "train", "all"], default="test", help="cross-city split")
-    generate.add_argument("--seed", type=int, default=0, help="seeds the station pairs and templates (default: 0)")
+    generate.add_argument(
+        "--seed", type=seed_value, default=0, metavar="S", help="seeds the station pairs and templates (default: 0)"
+    )
     generate.add_argument("--per-city", type=int, default=40, help="route: questions per map at most")
     generate.add_argument("--quota", default="20:15:5", help="route: EASY:MIDDLE:HARD questions per map")
     generate.add_argument(
@@ -330,7 +332,9 @@ def add_benchmark_commands(commands) -> None:
 
     demo = commands.add_parser("demo", help="the main job: test split, symbolic solvers, scores, report")
     demo.add_argument("--out", default="demo-out", metavar="DIR", help="output folder")
-    demo.add_argument("--seed", type=int, default=0, help="seeds the questions and the noisy solver (default: 0)")
+    demo.add_argument(
+        "--seed", type=seed_value, default=0, metavar="S", help="seeds the questions and the noisy solver (default: 0)"
+    )
     demo.add_argument("--quiet", action="store_true", help="no progress bars")
     demo.set_defaults(run=cmd_demo)
 

@@ -53,6 +53,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_synth_command(commands)
     add_eval_command(commands)
     add_compare_commands(commands)
+    for command in commands.choices.values():  # one set of flags: every command takes --quiet
+        if "--quiet" not in command._option_string_actions:
+            command.add_argument("--quiet", action="store_true", help="no progress bars on stderr (errors still)")
     return parser
 
 

@@ -66,7 +66,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         cluster=args.cluster,
     )
     _warn("compare", runs)  # after the refusals: a refused run gets its one line
-    written = write_comparison(args.out, record, figures=not args.no_figure)
+    written = write_comparison(args.out, record, figures=args.figures)
     print(comparison_markdown(record), end="")
     count = len(record["comparisons"])
     print(f"compared {count} metrics; {_written(written, args.out)}", file=sys.stderr)
@@ -82,10 +82,33 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
         args.runs, join=args.join, rank_by=args.rank_by, allow_partial=args.allow_partial, cluster=args.cluster
     )
     _warn("leaderboard", list(args.runs))  # after the refusals: a refused run gets its one line
-    written = write_leaderboard(args.out, record, figures=not args.no_figure)
+    written = write_leaderboard(args.out, record, figures=args.figures)
     print(leaderboard_markdown(record), end="")
     print(f"{len(record['rows'])} models from {len(args.runs)} runs; {_written(written, args.out)}", file=sys.stderr)
     return 0
+
+
+def add_figure_options(parser: argparse.ArgumentParser, name: str) -> None:
+    """``--figures``, as ``score`` takes it: figures on request (drawing takes longer than the tables); without it,
+    the figure an earlier run wrote into ``--out`` is removed. ``--no-figure`` (the old default's opt-out) is
+    still accepted and now changes nothing."""
+    parser.add_argument(
+        "--figures",
+        action="store_true",
+        help=f"draw {name}.png and .pdf too (default: tables only, with no plotting library imported; an earlier"
+        " run's figure in --out is removed)",
+    )
+    parser.add_argument("--no-figure", action="store_true", help=argparse.SUPPRESS)
+
+
+def _two(text: str) -> tuple[str, str]:
+    """``--modes MA,MB``: two modes, comma-separated as every command writes a list."""
+    from reasonmap.options import comma_list
+
+    names = comma_list(text)
+    if len(names) != 2:
+        raise argparse.ArgumentTypeError(f"expected two modes as MA,MB (e.g. full,text-only), got {text!r}")
+    return names[0], names[1]
 
 
 def _share(text: str) -> float:
@@ -185,7 +208,7 @@ def add_compare_commands(commands: Any) -> None:
     compare.add_argument("b", metavar="B", nargs="?", help="a second run folder (omit with --models or --modes)")
     compare.add_argument("--models", nargs=2, metavar=("MA", "MB"), help="compare model MA (in A) with MB (in B)")
     compare.add_argument(
-        "--modes", nargs=2, metavar=("MA", "MB"), help="compare mode MA with MB (e.g. full text-only: visual masking)"
+        "--modes", type=_two, metavar="MA,MB", help="compare mode MA with MB (e.g. full,text-only: visual masking)"
     )
     compare.add_argument("--join", action="store_true", help="compare even over different questions or settings")
     compare.add_argument(
@@ -199,11 +222,7 @@ def add_compare_commands(commands: Any) -> None:
     add_resampling_options(compare, seed_help="seed of the resamples and sign flips")
     add_cluster_option(compare)
     compare.add_argument("--out", required=True, metavar="DIR", help="folder for comparison.md/.json/.csv/.png")
-    compare.add_argument(
-        "--no-figure",
-        action="store_true",
-        help="tables only (no plotting library imported); removes the figure an earlier compare wrote in --out",
-    )
+    add_figure_options(compare, "comparison")
     compare.set_defaults(run=cmd_compare)
 
     leaderboard = commands.add_parser(
@@ -222,10 +241,6 @@ def add_compare_commands(commands: Any) -> None:
     leaderboard.add_argument("--rank-by", metavar="TASK/MODE/METRIC", help="the column to rank by (default: the first)")
     add_cluster_option(leaderboard)
     leaderboard.add_argument("--out", required=True, metavar="DIR", help="folder for leaderboard.md/.json/.csv/.png")
-    leaderboard.add_argument(
-        "--no-figure",
-        action="store_true",
-        help="tables only (no plotting library imported); removes the figure an earlier leaderboard wrote in --out",
-    )
+    add_figure_options(leaderboard, "leaderboard")
     leaderboard.set_defaults(run=cmd_leaderboard)
     _add_power_command(commands)

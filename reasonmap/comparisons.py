@@ -229,7 +229,7 @@ def compare_runs(
     from benchmarks.intervals import CLUSTERS, interval_method
 
     if b is None and models is None and modes is None:
-        raise RunError("compare needs two runs, or one run with --models A B or --modes A B")
+        raise RunError("compare needs two runs, or one run with --models A B or --modes A,B")
     check_resampling(resamples, seed)
     if permutations < 1 or cluster not in CLUSTERS:
         raise RunError(f"--permutations {permutations} (at least 1) or --cluster {cluster!r} ({', '.join(CLUSTERS)})")

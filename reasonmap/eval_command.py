@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from reasonmap.options import comma_list, seed_value
+
 __all__ = ["add_eval_command"]
 
 
@@ -36,7 +38,9 @@ def add_eval_command(commands: Any) -> None:
     parser.add_argument(
         "--tasks", metavar="T,..", help="route, plus, mapqa (default: route,plus; with --questions, their tasks)"
     )
-    parser.add_argument("--modes", default="full,text-only", metavar="M,..", help="full, text-only, symbolic, alias")
+    parser.add_argument(
+        "--modes", type=comma_list, default="full,text-only", metavar="M,..", help="full, text-only, symbolic, alias"
+    )
     parser.add_argument("--split", choices=SPLITS, default="test", help="route and plus: questions generated")
     parser.add_argument(
         "--questions", action="append", metavar="FILE", help="a question file of any task (repeatable); else generated"
@@ -45,7 +49,7 @@ def add_eval_command(commands: Any) -> None:
     add_repeat_options(parser)
     add_metro_dir(parser)
     parser.add_argument("--limit", type=int, metavar="N", help="N questions per task, drawn by a seeded hash of ids")
-    parser.add_argument("--seed", type=int, default=0, help="question generation and --limit")
+    parser.add_argument("--seed", type=seed_value, default=0, metavar="S", help="question generation and --limit")
     parser.add_argument("--require-maps", action="store_true", help="full: a missing map is an error, not a skip")
     add_cluster_option(parser)
     parser.add_argument("--force", action="store_true", help="start a new run in place of the one in --out")
@@ -70,7 +74,7 @@ def cmd_eval(args: Any) -> int:
         model=args.model,
         name=args.name,
         tasks=_names(args.tasks) if args.tasks else None,
-        modes=_names(args.modes),
+        modes=args.modes,
         split=args.split,
         questions=args.questions or (),
         maps=args.maps,

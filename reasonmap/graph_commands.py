@@ -111,6 +111,11 @@ def cmd_gtfs(args: argparse.Namespace) -> int:
         date = dt.date.fromisoformat(args.date) if args.date else None
     except ValueError:
         raise ValueError(f"--date {args.date}: not a date (YYYY-MM-DD)") from None
+    from graphkit.choices import check_choice
+    from reasonmap.options import RAIL_MODES
+
+    for mode in args.modes:
+        check_choice(mode, RAIL_MODES, what="--modes mode")
     options = CompileOptions(city=args.city, date=date, modes=tuple(args.modes), routes=tuple(args.route or ()))
     stems = [Path(feed).name.removesuffix(".zip") for feed in args.feeds]
     twice = sorted({stem for stem in stems if stems.count(stem) > 1})
@@ -153,7 +158,7 @@ def _report_colours(city: str, overlay_json: str) -> None:
 def add_graph_commands(commands) -> None:
     """Add ``cities``, ``route``, ``references``, ``lint`` and ``gtfs`` to the subcommands."""
     from reasonmap.batch import add_executor_options
-    from reasonmap.options import DEFAULT_MAX_ROUTES, RAIL_MODES
+    from reasonmap.options import DEFAULT_MAX_ROUTES, comma_list
 
     cities = commands.add_parser("cities", help="the embedded cities and their statistics")
     cities.add_argument("--json", action="store_true", help="print a JSON array")
@@ -198,12 +203,11 @@ def add_graph_commands(commands) -> None:
     gtfs.add_argument("--date", metavar="YYYY-MM-DD", help="the service day (default: the day with the most trips)")
     gtfs.add_argument(
         "--modes",
-        nargs="+",
-        metavar="MODE",
-        choices=RAIL_MODES,
-        default=["metro", "light-rail", "tram", "rail", "monorail", "funicular"],
-        help="the transit modes to compile: metro, light-rail, tram, rail, monorail, funicular, cable-tram,"
-        " aerial-lift, ferry (never a bus)",
+        type=comma_list,
+        metavar="M,..",
+        default="metro,light-rail,tram,rail,monorail,funicular",
+        help="the transit modes to compile, comma-separated: metro, light-rail, tram, rail, monorail, funicular,"
+        " cable-tram, aerial-lift, ferry (never a bus; default: %(default)s)",
     )
     gtfs.add_argument("--route", nargs="+", metavar="ID", help="only these route ids")
     add_executor_options(gtfs)

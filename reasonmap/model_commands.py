@@ -24,6 +24,7 @@ from reasonmap.options import (
     add_repeat_options,
     add_task_option,
     client_options,
+    seed_value,
 )
 
 
@@ -221,7 +222,9 @@ def add_model_commands(commands) -> None:
     baseline.add_argument("name", choices=SOLVERS, help="route: all of them; plus: oracle; map QA: none")
     _add_questions(baseline)
     baseline.add_argument("--out", required=True, metavar="P", help="prediction rows to write (JSON Lines)")
-    baseline.add_argument("--seed", type=int, default=0, help="seeds the noisy solver's errors (default: 0)")
+    baseline.add_argument(
+        "--seed", type=seed_value, default=0, metavar="S", help="seeds the noisy solver's errors (default: 0)"
+    )
     baseline.add_argument("--textualization", choices=TEXTUALIZATIONS, default="lines", help="text-oracle: its input")
     for name in ("wrong-line", "wrong-transfer", "detour", "miscount"):
         baseline.add_argument(f"--{name}", type=float, default=0.1, metavar="P", help="noisy: probability")
@@ -270,7 +273,9 @@ def add_model_commands(commands) -> None:
     serve.add_argument("--solver", default="oracle", choices=SERVED_SOLVERS, help="who answers (default: %(default)s)")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default: loopback only)")
     serve.add_argument("--port", type=int, default=8000, help="port (default: 8000; 0: any free one)")
-    serve.add_argument("--seed", type=int, default=0, help="seeds the noisy solver's errors (default: 0)")
+    serve.add_argument(
+        "--seed", type=seed_value, default=0, metavar="S", help="seeds the noisy solver's errors (default: 0)"
+    )
     where = serve.add_mutually_exclusive_group()
     where.add_argument("--city", help="answer from these embedded cities only (comma-separated)")
     where.add_argument("--metro", help="answer from this Metro Data file (and its overlay) only")

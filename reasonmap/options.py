@@ -30,6 +30,8 @@ __all__ = [
     "SOURCES",
     "KINDS",
     "SPLITS",
+    "seed_value",
+    "comma_list",
     "DEFAULT_PIXEL_BUDGET",
     "DEFAULT_MAX_ROUTES",
     "DEFAULT_PER_TYPE",
@@ -252,10 +254,10 @@ def add_prompt_options(
     else:
         parser.add_argument(
             "--pixel-budget",
-            type=int,
+            type=one_pixel_budget,
             default=DEFAULT_PIXEL_BUDGET,
             metavar="PX",
-            help="full: downscale larger maps to",
+            help="full: downscale larger maps to (4000000, 4000k or 4M, as eval takes it)",
         )
     if images_only:
         return
@@ -328,6 +330,19 @@ def _pixels(piece: str) -> int:
         shown = piece if len(piece) <= 2 * _MAX_DIGITS else f"{piece[:_MAX_DIGITS]}...({len(piece)} characters)"
         raise argparse.ArgumentTypeError(f"expected pixels >= {low:,} and <= {high:,}, got {shown}")
     return round(Fraction(whole + (fraction or "")) * _SUFFIXES[suffix.lower()])
+
+
+def one_pixel_budget(text: str) -> int:
+    """One pixel budget, in :func:`parse_pixel_budgets`' syntax (``4M``): what ``prompts``, ``run`` and ``vdi``
+    take, where ``eval`` takes a list.
+
+    >>> one_pixel_budget("4M"), one_pixel_budget("250000")
+    (4000000, 250000)
+    """
+    found = parse_pixel_budgets(text)
+    if isinstance(found, tuple):
+        raise argparse.ArgumentTypeError(f"one budget here, got {text!r} (eval --pixel-budget sweeps several)")
+    return found
 
 
 def parse_pixel_budgets(text: str) -> int | tuple[int, ...]:
@@ -485,7 +500,8 @@ def _resamples(text: str) -> int:
     return value
 
 
-def _seed(text: str) -> int:
+def seed_value(text: str) -> int:
+    """``--seed S`` of every command: a whole number from 0 to 2**64 - 1."""
     try:
         value = int(text)
     except ValueError:
@@ -493,6 +509,14 @@ def _seed(text: str) -> int:
     if not 0 <= value <= _SEED_MAX:
         raise argparse.ArgumentTypeError(f"{value} is outside 0 to 2**64 - 1 (the seed keys a 64-bit hash)")
     return value
+
+
+def comma_list(text: str) -> tuple[str, ...]:
+    """A list option's value, comma-separated as every command writes lists (``--modes full,text-only``)."""
+    items = tuple(item.strip() for item in text.split(","))
+    if not text.strip() or not all(items):
+        raise argparse.ArgumentTypeError(f"expected comma-separated names, got {text!r}")
+    return items
 
 
 def add_resampling_options(parser: argparse.ArgumentParser, *, seed_help: str) -> None:
@@ -504,7 +528,7 @@ def add_resampling_options(parser: argparse.ArgumentParser, *, seed_help: str) -
         metavar="N",
         help=f"bootstrap resamples, {RESAMPLE_RANGE[0]} to {RESAMPLE_RANGE[1]:,}",
     )
-    parser.add_argument("--seed", type=_seed, default=0, metavar="S", help=seed_help)
+    parser.add_argument("--seed", type=seed_value, default=0, metavar="S", help=seed_help)
 
 
 def report_skipped(problems: Sequence[object], *, see: str | None = None) -> None:

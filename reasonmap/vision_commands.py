@@ -11,6 +11,8 @@ import json
 import os
 import sys
 
+from reasonmap.options import seed_value
+
 
 def _graph(args: argparse.Namespace):
     from graphkit.cities import open_graph
@@ -394,7 +396,9 @@ def add_vision_commands(commands, add_city_options) -> None:
 
     render = commands.add_parser("render", help="draw a synthetic map with its ground truth (MAP.truth.json)")
     add_city_options(render, allow_all=True, allow_dir=True)
-    render.add_argument("--seed", type=int, default=0, help="seeds the layout's tie-breaks and colours (default: 0)")
+    render.add_argument(
+        "--seed", type=seed_value, default=0, metavar="S", help="seeds the layout's tie-breaks and colours (default: 0)"
+    )
     render.add_argument("--size", type=int, help="longest side in px, up to 8000 (default: from the station count)")
     render.add_argument(
         "--palette", choices=PALETTES, default="normal", help="line colours: normal, or confusable (near-equal pairs)"

@@ -155,3 +155,40 @@ def test_every_option_and_argument_of_every_command_says_what_it_is():
         if action.help is None and not isinstance(action, argparse._HelpAction)
     ]
     assert missing == []
+
+
+#: Options whose one name means different things in different commands, on purpose, with the reason.
+DIFFERENT_ON_PURPOSE = {
+    "--questions": "a question file everywhere; synth's is a switch (write questions too), power's a count",
+    "--lines": "synth's is how many lines to draw; ocr's a switch (read the line colours too)",
+    "--out": "demo alone has a default folder (demo-out): it is the command run with no option",
+    "--from": "score's default is the toolkit's own rows; predictions converts another harness's file only",
+    "--pixel-budget": "eval sweeps several budgets (1M,4M); prompts, run and vdi take one",
+    "--modes": "comma-separated everywhere; eval's and compare's are prompt modes (compare takes two), gtfs's the"
+    " feed's transit modes (each with its own default)",
+    "--truth": "generate's is a map's truth file (probes name lines as its legend does); diagnose's a switch (read"
+    " the map's truth beside it)",
+    "--predictions": "score takes several files (lmms-eval's short and long logs); diagnose one",
+    "--probes": "diagnose's is a scored probes file; synth's a switch (write probe questions too)",
+}
+
+
+def test_one_option_name_has_one_form_and_default_in_every_command():
+    """The same option has the same action, arity, type and default wherever it appears (issue 39 §4: ``eval
+    --modes a,b`` beside ``compare --modes a b``, ``--figures`` beside ``--no-figure``, ``--quiet`` missing)."""
+    import argparse
+
+    from reasonmap.cli import build_parser
+
+    commands = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    forms: dict[str, dict[tuple, list[str]]] = {}
+    for name, parser in commands.choices.items():
+        for action in parser._actions:
+            for option in action.option_strings:
+                if option.startswith("--") and option != "--help":
+                    form = (type(action).__name__, action.nargs, getattr(action.type, "__name__", action.type))
+                    forms.setdefault(option, {}).setdefault((*form, repr(action.default)), []).append(name)
+    differ = {option: found for option, found in forms.items() if len(found) > 1 and option not in DIFFERENT_ON_PURPOSE}
+    assert differ == {}
+    assert all(len(forms[option]) > 1 for option in DIFFERENT_ON_PURPOSE)  # an exception no longer needed goes
+    assert set(forms["--quiet"].popitem()[1]) == set(commands.choices)  # every command takes --quiet

@@ -133,8 +133,10 @@ def test_mathtext_names_are_drawn_as_text(tmp_path, monkeypatch, questions, caps
     monkeypatch.chdir(tmp_path)
     assert _score(tmp_path, questions, [MATH, BROKEN_MATH], "rep", "--figures") == 0, capsys.readouterr().err
     assert (tmp_path / "rep" / "cities.png").read_bytes().startswith(b"\x89PNG")
-    assert main(["leaderboard", "rep", "--out", "lb"]) == 0, capsys.readouterr().err
-    assert main(["compare", "rep", "--models", MATH, BROKEN_MATH, "--out", "cmp"]) == 0, capsys.readouterr().err
+    assert main(["leaderboard", "rep", "--out", "lb", "--figures"]) == 0, capsys.readouterr().err
+    assert main(["compare", "rep", "--models", MATH, BROKEN_MATH, "--out", "cmp", "--figures"]) == 0, (
+        capsys.readouterr().err
+    )
     for png in (tmp_path / "lb" / "leaderboard.png", tmp_path / "cmp" / "comparison.png"):
         assert png.read_bytes().startswith(b"\x89PNG")
 

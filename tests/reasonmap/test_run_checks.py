@@ -145,11 +145,12 @@ def test_a_partial_score_report_is_refused_unless_allowed(tmp_path, capsys):
 
 
 def test_no_figure_removes_the_figure_the_command_wrote_before(tmp_path, capsys):
-    # J13, J14: the old leaderboard.png (other models) stayed beside the new tables, and the line named a .png
+    # J13, J14: the old leaderboard.png (other models) stayed beside the new tables, and the line named a .png;
+    # figures are drawn on request (--figures, as score takes it); --no-figure, the old opt-out, is the default
     first = write_score_report(tmp_path / "rep", ROWS)
     second = write_score_report(tmp_path / "rep2", OTHER)
     out = tmp_path / "lb"
-    assert main(["leaderboard", str(first), "--out", str(out)]) == 0
+    assert main(["leaderboard", str(first), "--out", str(out), "--figures"]) == 0
     assert (out / "leaderboard.png").is_file() and (out / "leaderboard.pdf").is_file()
     capsys.readouterr()
     assert main(["leaderboard", str(second), "--out", str(out), "--no-figure"]) == 0
@@ -170,10 +171,10 @@ def test_no_figure_removes_the_figure_the_command_wrote_before(tmp_path, capsys)
 def test_compare_no_figure_removes_its_earlier_figure(tmp_path, capsys):
     first = write_score_report(tmp_path / "rep", ROWS + OTHER)
     out = tmp_path / "cmp"
-    assert main(["compare", str(first), "--models", "m", "n", "--out", str(out)]) == 0
+    assert main(["compare", str(first), "--models", "m", "n", "--out", str(out), "--figures"]) == 0
     assert (out / "comparison.png").is_file()
     capsys.readouterr()
-    assert main(["compare", str(first), "--models", "n", "m", "--out", str(out), "--no-figure"]) == 0
+    assert main(["compare", str(first), "--models", "n", "m", "--out", str(out)]) == 0
     assert not (out / "comparison.png").exists() and not (out / "comparison.pdf").exists()
     assert capsys.readouterr().err.strip().endswith(f"comparison.md, comparison.json and comparison.csv in {out}/")
 
