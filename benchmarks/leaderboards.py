@@ -231,18 +231,27 @@ def _cell(cell: Mapping[str, Any], scale: float) -> str:
 
 
 def leaderboard_markdown(record: Mapping[str, Any]) -> str:
-    """Models × (task, mode) in the paper's Table 2 shape, ranked, with the footnotes."""
-    header = ["Rank", "Model"]
-    names = []
-    for column in record["columns"]:
-        for metric in _metrics_of(column["task"]):
-            header.append(f"{markdown_text(_label(column['task'], column['mode']))}: {metric.title}")
-            names.append((f"{_label(column['task'], column['mode'])}/{metric.name}", metric.scale))
-    lines = ["| " + " | ".join(header) + " |", "|---:|---|" + "---:|" * len(names)]
-    for row in record["rows"]:
-        rank = "–" if row["rank"] is None else str(row["rank"])
-        cells = [_cell(row["cells"][name], scale) for name, scale in names]
-        lines.append("| " + " | ".join([rank, markdown_text(row["model"]), *cells]) + " |")
+    """Models × (task, mode) in the paper's Table 2 shape, one table per task (each fits a page), ranked by
+    the one column ``rank_by`` names, with the footnotes."""
+    lines: list[str] = []
+    tasks = list(dict.fromkeys(column["task"] for column in record["columns"]))
+    for task in tasks:
+        header = ["Rank", "Model"]
+        names = []
+        for column in (column for column in record["columns"] if column["task"] == task):
+            for metric in _metrics_of(task):
+                header.append(f"{markdown_text(_label(task, column['mode']))}: {metric.title}")
+                names.append((f"{_label(task, column['mode'])}/{metric.name}", metric.scale))
+        if len(tasks) > 1:
+            lines += [f"**{markdown_text(task)}**", ""]
+        lines += ["| " + " | ".join(header) + " |", "|---:|---|" + "---:|" * len(names)]
+        for row in record["rows"]:
+            if not any(row["cells"][name]["value"] is not None for name, _ in names):
+                continue  # a model this task did not ask
+            rank = "–" if row["rank"] is None else str(row["rank"])
+            cells = [_cell(row["cells"][name], scale) for name, scale in names]
+            lines.append("| " + " | ".join([rank, markdown_text(row["model"]), *cells]) + " |")
+        lines.append("")
     method = record.get("interval_method")
     how = (
         f"{method.get('method', 'bootstrap')}, {method.get('resamples', '?')} resamples, seed {method.get('seed', '?')}"
@@ -265,7 +274,7 @@ def leaderboard_markdown(record: Mapping[str, Any]) -> str:
         f"Ranked although partial (--allow-partial), marked (partial): {markdown_text(why)}."
         for why in record.get("partial", ())
     ]
-    return "\n".join([*lines, "", *(f"- {note}" for note in notes)]) + "\n"
+    return "\n".join([*lines, *(f"- {note}" for note in notes)]) + "\n"
 
 
 def leaderboard_csv(record: Mapping[str, Any]) -> str:
@@ -345,6 +354,14 @@ def plot_leaderboard(record: Mapping[str, Any], png: str | Path) -> tuple[Path, 
             axis.set_ylim(-0.6, len(rows) - 0.4)
             axis.invert_yaxis()
             axis.set_title(title)
+        shared: dict[str, list[Any]] = {}  # one metric (across tasks' modes) on one x scale: panels compare by eye
+        for index, axis in enumerate(axes.flat[: len(panels)]):
+            shared.setdefault(panels[index][0].rsplit("/", 1)[-1], []).append(axis)
+        for group in shared.values():
+            low = min(axis.get_xlim()[0] for axis in group)
+            high = max(axis.get_xlim()[1] for axis in group)
+            for axis in group:
+                axis.set_xlim(low, high)
         figure.suptitle(
             f"Leaderboard (rank by {record['rank_by']}); bars: 95% intervals, open dots: no interval", fontsize=8
         )

@@ -12,7 +12,7 @@ built, asked through the resumable client, scored, and logged::
     DIR/<task>/<mode>/scored.jsonl         the verdicts
     DIR/<task>/<mode>/samples.jsonl        verdict + response + what the question was (for reading failures)
     DIR/<task>/<mode>/report/              the task's summary.json, table.md and figures
-    DIR/results.json, DIR/results.md       everything in one record and one table
+    DIR/results.json, DIR/results.md       everything in one record, and one table per task
     DIR/resolution.md, DIR/resolution.png  accuracy against pixels (``--pixel-budget 1M,4M,16M``: the full
                                            mode asked at each budget, in DIR/<task>/full@1M/ and so on)
     DIR/manifest.json                      every file above with its size and SHA-256, written last
@@ -499,8 +499,8 @@ def _ask_mode(
 
 
 def results_markdown(record: Mapping[str, Any]) -> str:
-    """One table: models × (task, mode), routes in the paper's Table 2 shape (text-only beside full is its
-    visual-masking ablation); accuracies in %, weighted as each task's report weights them."""
+    """One table per task (a page holds it): models × its modes, routes in the paper's Table 2 shape (text-only
+    beside full is its visual-masking ablation); accuracies in %, weighted as each task's report weights them."""
     from benchmarks.cells import markdown_code, markdown_text
     from benchmarks.metrics import headline
     from benchmarks.tasks import get_task
@@ -509,18 +509,22 @@ def results_markdown(record: Mapping[str, Any]) -> str:
     results = record["results"]
     pairs = list(dict.fromkeys((row["task"], mode_shown(row)) for row in results))
     columns = {task: headline(get_task(task).metrics) for task, _ in pairs}  # each task's headline metrics
-    header = ["Model"]
-    for task, mode in pairs:
-        header += [f"{task} {mode}: {spec.label}" for spec in columns[task]]
-    lines = ["| " + " | ".join(header) + " |", "|---|" + "---:|" * (len(header) - 1)]
-    for model in dict.fromkeys(row["model"] for row in results):
-        cells = [markdown_text(model)]
-        for task, mode in pairs:
-            row = next((r for r in results if (r["task"], mode_shown(r), r["model"]) == (task, mode, model)), None)
-            for spec in columns[task]:
-                interval = row.get("intervals", {}).get(spec.name) if row else None
-                cells.append(spec.cell(row["metrics"].get(spec.name), interval) if row else "–")
-        lines.append("| " + " | ".join(cells) + " |")
+    lines: list[str] = []
+    for task in dict.fromkeys(task for task, _ in pairs):
+        modes = [mode for name, mode in pairs if name == task]
+        header = ["Model", *(f"{mode}: {spec.label}" for mode in modes for spec in columns[task])]
+        lines += [f"**{markdown_text(get_task(task).title)}** (`{task}`)", ""]
+        lines += ["| " + " | ".join(header) + " |", "|---|" + "---:|" * (len(header) - 1)]
+        for model in dict.fromkeys(row["model"] for row in results if row["task"] == task):
+            cells = [markdown_text(model)]
+            for mode in modes:
+                found = (r for r in results if (r["task"], mode_shown(r), r["model"]) == (task, mode, model))
+                row = next(found, None)
+                for spec in columns[task]:
+                    interval = row.get("intervals", {}).get(spec.name) if row else None
+                    cells.append(spec.cell(row["metrics"].get(spec.name), interval) if row else "–")
+            lines.append("| " + " | ".join(cells) + " |")
+        lines.append("")
     notes = [
         f"- {row['task']}/{mode_shown(row)}: {row['n']} answers scored, {row['n_invalid']} invalid"
         + (f", {row['n_skipped_no_map']} questions skipped (no map)" if row["n_skipped_no_map"] else "")
@@ -537,4 +541,4 @@ def results_markdown(record: Mapping[str, Any]) -> str:
 
         method = interval_method(cluster=record["config"].get("cluster", "question"))
         notes.append(f"- {interval_note({'interval_method': method}).strip()}")
-    return "\n".join([lead + ".", "", *lines, "", *notes]) + "\n"
+    return "\n".join([lead + ".", "", *lines, *notes]) + "\n"

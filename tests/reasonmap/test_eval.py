@@ -101,8 +101,10 @@ def test_every_task_and_mode_is_asked_scored_and_tabled(tmp_path, capsys):
         sample = json.loads((folder / "samples.jsonl").read_text("utf-8").splitlines()[0])
         assert sample["response"].startswith("answer to") and sample["question_info"]["city"]
     table = (out / "results.md").read_text("utf-8")
-    assert all(f"route full: {column}" in table for column in ROUTE_COLUMNS)
-    assert "| m |" in table
+    # one table per task, each a page wide: route's columns are its modes × the Table 2 metrics
+    route, plus = table.split("(`route`)")[1].split("(`plus`)")
+    assert all(f"full: {column}" in route and f"text-only: {column}" in route for column in ROUTE_COLUMNS)
+    assert "Short Acc." not in plus and route.count("| m |") == plus.count("| m |") == 1
 
 
 def test_a_rerun_asks_nothing_again_and_a_changed_setting_is_refused(tmp_path, capsys):

@@ -118,8 +118,10 @@ def test_score_reports_and_other_tasks(tmp_path):
     record = build_leaderboard([route_report, plus_report])
     assert [(c["task"], c["mode"]) for c in record["columns"]] == [("route", None), ("plus", None)]
     text = leaderboard_markdown(record)
-    assert "| plus: Acc. (%) |" in text.splitlines()[0]
-    assert "| – | m1 | – | – | – | – | 70.00 |" in text  # m1 has no route result: unranked by route's column
+    # one table per task: route's, then plus's; m1 has no route result, so it is in plus's table alone, unranked
+    route, plus = text.split("**plus**")
+    assert route.startswith("**route**") and "| plus: Acc. (%) |" in plus.splitlines()[2]
+    assert "| – | m1 | 70.00 |" in plus and "m1" not in route
 
 
 def test_csv_and_same_bytes(runs, tmp_path, capsys):
@@ -161,3 +163,30 @@ def test_an_out_folder_inside_a_run_is_refused(runs, capsys):
         error = capsys.readouterr().err.strip().splitlines()
         assert len(error) == 1 and f"is inside the run folder {runs[0]}" in error[0]
     assert sorted(path.name for path in runs[0].iterdir()) == before
+
+
+@pytest.mark.figures
+def test_panels_of_one_metric_share_their_x_scale(tmp_path, monkeypatch):
+    """Full and text-only accuracies drawn side by side on one scale (each panel had its own: a 45% in one
+    looked like a 90% in the next)."""
+    import benchmarks.plotting
+    from benchmarks.leaderboards import plot_leaderboard
+
+    drawn = []
+    monkeypatch.setattr(benchmarks.plotting, "save_figure", lambda figure, png: drawn.append(figure) or (png, png))
+    runs = []
+    for name, (short, interval) in MODELS.items():  # text-only far below full: autoscaled, the panels differ
+        given = {
+            ("route", "full"): {name: _row(short, interval)},
+            ("route", "text-only"): {name: _row(short / 4, None)},
+        }
+        runs.append(
+            write_eval_run(tmp_path / name, {("route", "full"): ROWS, ("route", "text-only"): ROWS}, models=given)
+        )
+    plot_leaderboard(build_leaderboard(runs), tmp_path / "lb.png")
+    panels = {axis.get_title(): axis.get_xlim() for axis in drawn[0].axes if axis.get_visible()}
+    by_metric: dict[str, set] = {}
+    for title, limits in panels.items():
+        by_metric.setdefault(title.split("\n")[1], set()).add(limits)
+    assert len(panels) == 8 and len(by_metric) == 4  # two modes × route's four metrics
+    assert all(len(limits) == 1 for limits in by_metric.values())
