@@ -52,40 +52,68 @@ def _metrics_of(task: str) -> tuple[MetricSpec, ...]:
     return compared(get_task(task).metrics)
 
 
-def _overlap(one: Mapping[str, Any] | None, other: Mapping[str, Any] | None) -> bool:
-    if not one or not other:
-        return False
-    if _unbounded(one) or _unbounded(other):  # an interval that cannot be given separates nothing
-        return True
-    return float(one["low"]) <= float(other["high"]) and float(other["low"]) <= float(one["high"])
+def _span(value: float, interval: Mapping[str, Any] | None, bounds: tuple[float, float]) -> tuple[float, float]:
+    """What a ranked value's interval says for telling tiers apart.
+
+    A recorded interval is itself; none at all is the point (only equal values tie, as before intervals). An
+    interval that could not be given (every resample the same figure) says, with fewer than two questions,
+    nothing (it separates no rank); with more, that each question scored alike: at a share's bound (all right,
+    all wrong) the exact one-sided 97.5% Clopper–Pearson bound of ``n`` alike answers (407 of 407 right: at
+    least 99.1%), elsewhere the point.
+
+    >>> round(_span(1.0, {"n": 407, "low": None, "high": None}, (0.0, 1.0))[0], 4)
+    0.991
+    >>> _span(0.0, {"n": 1, "low": None, "high": None}, (0.0, 1.0))
+    (-inf, inf)
+    """
+    if not interval:
+        return value, value
+    if not _unbounded(interval):
+        return float(interval["low"]), float(interval["high"])
+    n = interval.get("n")
+    if not isinstance(n, int) or isinstance(n, bool) or n < 2:
+        return -math.inf, math.inf
+    if tuple(bounds) == (0.0, 1.0) and value in (0.0, 1.0):
+        edge = 0.025 ** (1.0 / n)  # the share at which n alike answers have a 2.5% chance
+        return (edge, 1.0) if value == 1.0 else (0.0, 1.0 - edge)
+    return value, value
 
 
 def _unbounded(interval: Mapping[str, Any]) -> bool:
     return interval.get("low") is None or interval.get("high") is None
 
 
-def tiered_ranks(entries: Sequence[tuple[str, float | None, Mapping[str, Any] | None]]) -> dict[str, int | None]:
+def tiered_ranks(
+    entries: Sequence[tuple[str, float | None, Mapping[str, Any] | None]],
+    *,
+    bounds: tuple[float, float] = (0.0, 1.0),
+) -> dict[str, int | None]:
     """Competition ranks of ``(model, value, interval)`` entries, higher values first, ties by overlap.
 
     A model whose interval overlaps its tier leader's shares the leader's rank (see the module notes);
-    a model without a finite value is not ranked (``None``).
+    a model without a finite value is not ranked (``None``). ``bounds`` are the ranked metric's (a share's:
+    0 and 1); where no interval could be given, see :func:`_span`.
 
     >>> tiered_ranks([("a", 0.6, {"low": 0.5, "high": 0.7}), ("b", 0.55, {"low": 0.45, "high": 0.65}),
     ...               ("c", 0.3, {"low": 0.2, "high": 0.4}), ("d", None, None), ("e", float("nan"), None)])
     {'a': 1, 'b': 1, 'c': 3, 'd': None, 'e': None}
     >>> tiered_ranks([("a", 1.0, {"n": 1, "low": None, "high": None}), ("b", 0.0, {"n": 1, "low": None, "high": None})])
     {'a': 1, 'b': 1}
+    >>> all_right = {"n": 400, "low": None, "high": None}
+    >>> tiered_ranks([("a", 1.0, all_right), ("b", 0.8, {"n": 400, "low": 0.7, "high": 0.9})])
+    {'a': 1, 'b': 2}
     """
     entries = [(name, value if value is not None and math.isfinite(value) else None, it) for name, value, it in entries]
     ranked = sorted((entry for entry in entries if entry[1] is not None), key=lambda entry: (-entry[1], entry[0]))
     ranks: dict[str, int | None] = {}
-    leader: tuple[str, float | None, Mapping[str, Any] | None] | None = None
-    for position, entry in enumerate(ranked, start=1):
-        if leader is not None and (entry[1] == leader[1] or _overlap(entry[2], leader[2])):
-            ranks[entry[0]] = ranks[leader[0]]
+    leader: tuple[str, float, tuple[float, float]] | None = None
+    for position, (name, value, interval) in enumerate(ranked, start=1):
+        span = _span(value, interval, bounds)
+        if leader is not None and (value == leader[1] or (span[0] <= leader[2][1] and leader[2][0] <= span[1])):
+            ranks[name] = ranks[leader[0]]
             continue
-        leader = entry
-        ranks[entry[0]] = position
+        leader = (name, value, span)
+        ranks[name] = position
     ranks.update({entry[0]: None for entry in entries if entry[1] is None})
     return ranks
 
@@ -195,8 +223,15 @@ def leaderboard_table(
                 run, row = found
                 values[name] = {"value": _value(row, metric.name), "interval": _interval(row, metric.name), "run": run}
         rows.append({"model": model, "cells": values})
+    ranked = next(
+        metric
+        for task, mode in columns
+        for metric in _metrics_of(task)
+        if f"{_label(task, mode)}/{metric.name}" == rank_by
+    )
     ranks = tiered_ranks(
-        [(row["model"], row["cells"][rank_by]["value"], row["cells"][rank_by]["interval"]) for row in rows]
+        [(row["model"], row["cells"][rank_by]["value"], row["cells"][rank_by]["interval"]) for row in rows],
+        bounds=ranked.bounds,
     )
     # by rank (the unranked last), then by value, then by name
     rows.sort(key=lambda row: _order_key(ranks[row["model"]], row["cells"][rank_by]["value"], row["model"]))

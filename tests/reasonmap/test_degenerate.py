@@ -173,3 +173,22 @@ def test_the_leaderboard_shows_the_clustering_asked_for(tmp_path):
     by_question, by_map = build_leaderboard([run]), build_leaderboard([run], cluster="map")
     assert "| 1 | A | 50.00 ± 2.00 |" in leaderboard_markdown(by_question)  # (0.52 − 0.48) / 2 in points
     assert "| 1 | A | 50.00 ± 10.00 |" in leaderboard_markdown(by_map)
+
+
+def test_all_right_on_many_questions_outranks_a_model_whose_interval_lies_below():
+    """407 of 407 right prints no interval (no variance) but is no tie with 80 ± 4% nor with 0 of 407: only
+    an all-alike figure on fewer than two questions separates nothing. The exact one-sided bound of 407 alike
+    answers, 0.025 ** (1 / 407), is 0.99098."""
+    from benchmarks.leaderboards import tiered_ranks
+
+    alike = {"n": 407, "se": None, "low": None, "high": None}
+    ranks = tiered_ranks(
+        [
+            ("oracle", 1.0, alike),
+            ("twin", 1.0, alike),
+            ("noisy", 0.8081, {"n": 407, "se": 0.021, "low": 0.767, "high": 0.849}),
+            ("best-of-rest", 0.992, {"n": 407, "se": 0.004, "low": 0.985, "high": 0.995}),
+            ("echo", 0.0, alike),
+        ]
+    )
+    assert ranks == {"oracle": 1, "twin": 1, "best-of-rest": 1, "noisy": 4, "echo": 5}
