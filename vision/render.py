@@ -18,17 +18,16 @@ from __future__ import annotations
 import io
 import json
 import math
-import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from graphkit.choices import check_choice
 from graphkit.files import atomic_writer
 from graphkit.graph import TransitGraph
-from vision.evidence import ciede2000, hex_to_rgb, rgb_to_hex
 from vision.fonts import check_drawable, load_font, script_of
+from vision.knobs import DEFAULT_KNOBS, Knobs, knob_colours, realised_knobs
 from vision.label_drawing import OWN_LABEL_SHARE, TEXT, WHITE, Crowded, draw_labels
 from vision.labels import LabelPlacer
 from vision.layout import (
@@ -42,6 +41,7 @@ from vision.layout import (
     straighten,
 )
 from vision.legend import LEGEND_ROW, LEGEND_SWATCH, Legend, badge_patch, legend_layout, line_label, line_termini
+from vision.palettes import PALETTES, Palette, line_colours
 
 __all__ = [
     "PALETTES",
@@ -57,8 +57,6 @@ __all__ = [
     "write_rendered",
 ]
 
-Palette = Literal["normal", "confusable"]
-PALETTES: frozenset[str] = frozenset({"normal", "confusable"})
 MIN_SIZE, MAX_SIZE = 256, 8000
 # at the default size a grid cell is this many pixels: a label is about 3/10 of it, a line about 1/8
 _CELL_PX = 66
@@ -67,11 +65,6 @@ _CELL_PX = 66
 _LABEL_SHARES = (OWN_LABEL_SHARE, 0.25, 0.2, 0.15)
 _MARGIN_CELLS = 1.2
 _TEXT, _OUTLINE, _WHITE = TEXT, (34, 34, 34), WHITE
-# transit-like colours tried first for the normal palette (red, blue, green, orange, purple, ...)
-_PRESETS = (
-    "#e3001b", "#0065bd", "#009a44", "#f28c00", "#8b3fa6", "#00a7e1", "#e6007e",
-    "#a05a2c", "#7ab51d", "#f7c600", "#00857c", "#1d3f91", "#c2185b", "#5d4037",
-)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,116 +83,6 @@ def _check_options(palette: str, size: int | None, seed: int) -> None:
         raise ValueError(f"size must be between {MIN_SIZE} and {MAX_SIZE} pixels (the longest side), got {size}")
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise TypeError(f"seed must be an int, got {seed!r}")
-
-
-# -- colours -------------------------------------------------------------------------------------------------------
-def _lab(colours: list[str]):
-    import numpy
-    from skimage.color import rgb2lab
-
-    return rgb2lab(numpy.array([[hex_to_rgb(c) for c in colours]], dtype=numpy.float64) / 255.0)[0]
-
-
-def _candidate_pool() -> list[str]:
-    """Saturated, mid-light colours: never white, black or grey, and apart from the dark label text."""
-    import colorsys
-
-    import numpy
-
-    pool = [
-        rgb_to_hex(tuple(255 * c for c in colorsys.hsv_to_rgb(hue / 360, saturation, value)))
-        for hue in range(0, 360, 6)
-        for saturation in (0.6, 0.8, 1.0)
-        for value in (0.55, 0.75, 0.95)
-    ]
-    lab = _lab(pool)
-    chroma = numpy.hypot(lab[:, 1], lab[:, 2])
-    return [colour for colour, (light, c) in zip(pool, zip(lab[:, 0], chroma)) if 30 <= light <= 82 and c >= 40]
-
-
-def _normal_palette(count: int) -> list[str]:
-    """``count`` colours chosen far apart: the presets that keep a CIEDE2000 of 20, then farthest-point picks."""
-    import numpy
-    from skimage.color import deltaE_ciede2000
-
-    chosen: list[str] = []
-    for colour in _PRESETS:
-        if len(chosen) < count and all(ciede2000(colour, other) > 20 for other in chosen):
-            chosen.append(colour)
-    pool = _candidate_pool()
-    pool_lab = _lab(pool)
-    nearest = numpy.full(len(pool), numpy.inf)
-    for colour in chosen:
-        nearest = numpy.minimum(
-            nearest, deltaE_ciede2000(pool_lab, numpy.broadcast_to(_lab([colour])[0], pool_lab.shape))
-        )
-    while len(chosen) < count:
-        pick = int(numpy.argmax(nearest))
-        chosen.append(pool[pick])
-        nearest = numpy.minimum(nearest, deltaE_ciede2000(pool_lab, numpy.broadcast_to(pool_lab[pick], pool_lab.shape)))
-    return chosen
-
-
-def _twin(colour: str, taken: list[str], rng: random.Random) -> str:
-    """A colour 4–9 CIEDE2000 from ``colour`` (near a drawn target) and at least 4 from every other taken colour."""
-    import numpy
-    from skimage.color import lab2rgb
-
-    base = _lab([colour])[0]
-    target = rng.uniform(5.0, 8.0)
-    fallback = colour
-    for _ in range(400):
-        angle, tilt = rng.uniform(0, 2 * math.pi), rng.uniform(-0.5, 0.5)
-        direction = numpy.array([math.sin(tilt), math.cos(tilt) * math.cos(angle), math.cos(tilt) * math.sin(angle)])
-        lab = base + rng.uniform(4.0, 14.0) * direction
-        candidate = rgb_to_hex(tuple(255 * numpy.clip(lab2rgb(lab[None, None, :])[0, 0], 0, 1)))
-        distance = ciede2000(colour, candidate)
-        if 4.0 <= distance <= 9.0 and abs(distance - target) <= 1.0:
-            fallback = candidate
-            if all(other == colour or ciede2000(other, candidate) >= 4.0 for other in taken):
-                return candidate
-    return fallback
-
-
-def line_colours(graph: TransitGraph, palette: Palette = "normal", *, seed: int = 0) -> dict[str, str]:
-    """The ``#rrggbb`` colour of each line of ``graph`` under ``palette``.
-
-    ``"normal"`` gives well-separated colours (CIEDE2000 above 20 for up to a
-    dozen lines). ``"confusable"`` gives each line that shares a station with
-    an earlier, still unpaired line (else the previous unpaired line) a colour
-    4–9 CIEDE2000 from that line's: close enough to be confused.
-
-    Examples
-    --------
-    >>> from graphkit.cities import city_graph
-    >>> colours = line_colours(city_graph("rome"), "normal")
-    >>> sorted(colours) == ["Line A", "Line B", "Line C"]
-    True
-    >>> a, b, c = colours.values()
-    >>> min(ciede2000(a, b), ciede2000(a, c), ciede2000(b, c)) > 20
-    True
-    """
-    _check_options(palette, None, seed)
-    lines = list(graph.lines)
-    rng = random.Random(seed)
-    base = _normal_palette(len(lines))
-    rng.shuffle(base)
-    if palette == "normal":
-        return dict(zip(lines, base))
-    colours: dict[str, str] = {}
-    unpaired: list[str] = []
-    fresh = iter(base)
-    for line in lines:
-        stations = set(graph.lines[line].stations)
-        sharing = [other for other in unpaired if stations & set(graph.lines[other].stations)]
-        partner = sharing[0] if sharing else (unpaired[-1] if unpaired else None)
-        if partner is None:
-            colours[line] = next(fresh)
-            unpaired.append(line)
-        else:
-            colours[line] = _twin(colours[partner], list(colours.values()), rng)
-            unpaired.remove(partner)
-    return colours
 
 
 # -- geometry ------------------------------------------------------------------------------------------------------
@@ -294,6 +177,7 @@ def render_map(
     palette: Palette = "normal",
     rotate_labels: bool = False,
     progress: Callable[[int, int, int], None] | None = None,
+    knobs: Knobs = DEFAULT_KNOBS,
 ) -> RenderedMap:
     """Draw ``graph`` as a transit map and record what was drawn where.
 
@@ -314,6 +198,10 @@ def render_map(
     progress : callable, optional
         Called as labels are placed with ``(labels placed, labels in all, longest side of the map being
         drawn)``: at the start of each try (``0``) and after each label.
+    knobs : Knobs
+        Visual factors turned (:mod:`vision.knobs`): the label size relative to today's, on the same grid
+        and canvas, and line colours whose closest two lie a chosen CIEDE2000 apart (the palette is then
+        ignored). When any is turned, the truth records ``knobs``: those asked and those realised.
 
     Returns
     -------
@@ -346,11 +234,11 @@ def render_map(
     layout = _layout(graph, seed)
     legend = legend_layout(graph, _map_cells(layout)[0])
     if size is not None:
-        scale = _scale(layout, legend, size)
-        return _render(graph, layout, legend, scale, seed, palette, rotate_labels, progress=progress)
+        scale = _scale(layout, legend, size, _LABEL_SHARES[0] * knobs.label_scale)
+        return _render(graph, layout, legend, scale, seed, palette, rotate_labels, progress=progress, knobs=knobs)
     patches: dict = {}  # the labels drawn by one try, for the next
     for share in _LABEL_SHARES[:-1]:
-        scale = _scale(layout, legend, _default_size(layout, legend, share), share)
+        scale = _scale(layout, legend, _default_size(layout, legend, share), share * knobs.label_scale)
         try:  # given up at the first label only a crossing leader could place
             return _render(
                 graph,
@@ -363,11 +251,15 @@ def render_map(
                 strict=True,
                 patches=patches,
                 progress=progress,
+                knobs=knobs,
             )
         except Crowded:
             continue
-    scale = _scale(layout, legend, _default_size(layout, legend, _LABEL_SHARES[-1]), _LABEL_SHARES[-1])
-    return _render(graph, layout, legend, scale, seed, palette, rotate_labels, patches=patches, progress=progress)
+    last = _LABEL_SHARES[-1]
+    scale = _scale(layout, legend, _default_size(layout, legend, last), last * knobs.label_scale)
+    return _render(
+        graph, layout, legend, scale, seed, palette, rotate_labels, patches=patches, progress=progress, knobs=knobs
+    )
 
 
 def _render(
@@ -382,6 +274,7 @@ def _render(
     strict: bool = False,
     patches: dict | None = None,
     progress: Callable[[int, int, int], None] | None = None,
+    knobs: Knobs = DEFAULT_KNOBS,
 ) -> RenderedMap:
     """The map drawn at one scale (:func:`render_map`); ``strict``: :class:`vision.label_drawing.Crowded` is
     raised at the first label only a crossing leader could place."""
@@ -392,6 +285,8 @@ def _render(
     from vision.geography import feed_colours  # a real city's lines in their own colours
 
     colours = (palette == "normal" and feed_colours(graph)) or line_colours(graph, palette, seed=seed)
+    if knobs.colour_distance is not None:
+        colours = knob_colours(graph, knobs.colour_distance, seed=seed)
     lw = scale.line_width
 
     hops = {line: line_hops(graph, line) for line in graph.lines}
@@ -491,6 +386,8 @@ def _render(
             for line in graph.lines
         },
     }
+    if not knobs.default:  # a map drawn as always keeps the truth it always had
+        truth["knobs"] = realised_knobs(truth) | knobs.asked()
     return RenderedMap(image, truth)
 
 
