@@ -15,11 +15,12 @@ same graph, seed and options give byte-identical files.
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -199,8 +200,8 @@ def render_map(
         Called as labels are placed with ``(labels placed, labels in all, longest side of the map being
         drawn)``: at the start of each try (``0``) and after each label.
     knobs : Knobs
-        Visual factors turned (:mod:`vision.knobs`): the label size relative to today's, on the same grid
-        and canvas, and line colours whose closest two lie a chosen CIEDE2000 apart (the palette is then
+        Visual factors turned (:mod:`vision.knobs`): the label size relative to today's, on today's grid
+        and canvas (never redrawn sparser: a label with no room takes a leader), and line colours whose closest two lie a chosen CIEDE2000 apart (the palette is then
         ignored). When any is turned, the truth records ``knobs``: those asked and those realised.
 
     Returns
@@ -233,33 +234,32 @@ def render_map(
     check_drawable([*names, *(("line", line_label(graph, line)) for line in graph.lines)], where=graph.city or "map")
     layout = _layout(graph, seed)
     legend = legend_layout(graph, _map_cells(layout)[0])
+    draw = functools.partial(
+        _render, graph, layout, legend, seed=seed, palette=palette, rotate_labels=rotate_labels, progress=progress
+    )
     if size is not None:
-        scale = _scale(layout, legend, size, _LABEL_SHARES[0] * knobs.label_scale)
-        return _render(graph, layout, legend, scale, seed, palette, rotate_labels, progress=progress, knobs=knobs)
+        return draw(_scale(layout, legend, size, _LABEL_SHARES[0] * knobs.label_scale), knobs=knobs)
+    if knobs.label_scale != 1:  # today's canvas (the grid today's labels fit on), the labels scaled on it
+        share = _fit(draw, layout, legend, replace(knobs, label_scale=1.0))[1]
+        scale = _scale(layout, legend, _default_size(layout, legend, share), share * knobs.label_scale)
+        return draw(scale, knobs=knobs)
+    return _fit(draw, layout, legend, knobs)[0]
+
+
+def _fit(
+    draw: Callable[..., RenderedMap], layout: GridLayout, legend: Legend, knobs: Knobs
+) -> tuple[RenderedMap, float]:
+    """The map on the first grid whose labels all keep clear of other labels and lines (else the sparsest
+    grid's), and the label share (of a cell) it was drawn with."""
     patches: dict = {}  # the labels drawn by one try, for the next
     for share in _LABEL_SHARES[:-1]:
-        scale = _scale(layout, legend, _default_size(layout, legend, share), share * knobs.label_scale)
+        scale = _scale(layout, legend, _default_size(layout, legend, share), share)
         try:  # given up at the first label only a crossing leader could place
-            return _render(
-                graph,
-                layout,
-                legend,
-                scale,
-                seed,
-                palette,
-                rotate_labels,
-                strict=True,
-                patches=patches,
-                progress=progress,
-                knobs=knobs,
-            )
+            return draw(scale, strict=True, patches=patches, knobs=knobs), share
         except Crowded:
             continue
     last = _LABEL_SHARES[-1]
-    scale = _scale(layout, legend, _default_size(layout, legend, last), last * knobs.label_scale)
-    return _render(
-        graph, layout, legend, scale, seed, palette, rotate_labels, patches=patches, progress=progress, knobs=knobs
-    )
+    return draw(_scale(layout, legend, _default_size(layout, legend, last), last), patches=patches, knobs=knobs), last
 
 
 def _render(
