@@ -70,6 +70,12 @@ def add_knob_options(parser: argparse.ArgumentParser) -> None:
         metavar="DE",
         help="line colours whose closest two are DE CIEDE2000 apart (small: confusable; default: the palette's)",
     )
+    parser.add_argument(
+        "--crossings",
+        type=int,
+        metavar="N",
+        help="lines crossing away from stations N times, as near as a tangled layout gets (default: the tidy one)",
+    )
 
 
 def knobs_from(args: argparse.Namespace):
@@ -88,7 +94,9 @@ def knobs_from(args: argparse.Namespace):
     ):
         if value is not None and not low < value <= high:
             raise ValueError(f"{option} {value:g}: must be above {low} and at most {high}")
-    return Knobs(label_scale=args.label_scale, colour_distance=args.colour_distance)
+    if args.crossings is not None and not 0 <= args.crossings <= 1000:
+        raise ValueError(f"--crossings {args.crossings}: must be from 0 to 1000")
+    return Knobs(args.label_scale, args.colour_distance, args.crossings)
 
 
 def cmd_synth(args: argparse.Namespace) -> int:
@@ -123,7 +131,7 @@ def cmd_synth(args: argparse.Namespace) -> int:
 
     knobs = knobs_from(args)
     if (args.sweep or not knobs.default) and not args.render:
-        raise ValueError("--sweep, --label-scale and --colour-distance change the maps: add --render")
+        raise ValueError("--sweep, --label-scale, --colour-distance and --crossings change the maps: add --render")
     sweep = parse_sweep(args.sweep) if args.sweep else None
     if sweep is not None:
         for value in sweep[1]:  # each value checked as its option would be, before any network is made
@@ -145,6 +153,7 @@ def cmd_synth(args: argparse.Namespace) -> int:
         per_type=args.per_type,
         label_scale=knobs.label_scale,
         colour_distance=knobs.colour_distance,
+        crossings=knobs.crossings,
         sweep=sweep,
     )
     with executor_from(args) as executor:
@@ -186,8 +195,8 @@ def add_synth_command(commands) -> None:
     synth.add_argument(
         "--sweep",
         metavar="KNOB=v1,v2,...",
-        help="--render: draw every network at each value of one knob (label-scale or colour-distance), the same"
-        " questions and probes at each: DIR/maps/KNOB=v/, DIR/probes/KNOB=v.jsonl",
+        help="--render: draw every network at each value of one knob (label-scale, colour-distance or crossings),"
+        " the same questions and probes at each: DIR/maps/KNOB=v/, DIR/probes/KNOB=v.jsonl",
     )
     synth.add_argument("--out", required=True, metavar="PATH", help="city.json, or with --count a folder")
     synth.add_argument("--quiet", action="store_true", help="no progress bar")

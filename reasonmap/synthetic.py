@@ -63,6 +63,7 @@ class SynthOptions:
     probes: bool = False
     label_scale: float = 1.0
     colour_distance: float | None = None
+    crossings: int | None = None
     sweep: tuple[str, tuple[float, ...]] | None = None
 
 
@@ -169,7 +170,7 @@ def sweep_knobs(options: SynthOptions) -> list[tuple[str, Any]]:
 
     from vision.knobs import Knobs
 
-    base = Knobs(label_scale=options.label_scale, colour_distance=options.colour_distance)
+    base = Knobs(options.label_scale, options.colour_distance, options.crossings)
     if options.sweep is None:
         return [("", base)]
     knob, values = options.sweep
@@ -201,6 +202,10 @@ def parse_sweep(text: str) -> tuple[str, tuple[float, ...]]:
         numbers = tuple(float(value) for value in values.split(","))
     except ValueError:
         raise ValueError(f"--sweep {text}: each value must be a number ({KNOBS[knob]})") from None
+    if knob == "crossings":
+        if not all(number.is_integer() for number in numbers):
+            raise ValueError(f"--sweep {text}: crossings are whole numbers")
+        numbers = tuple(int(number) for number in numbers)
     if len(set(numbers)) < len(numbers):
         raise ValueError(f"--sweep {text}: a value is repeated")
     return knob, numbers
@@ -274,7 +279,13 @@ def build_synthetic_set(
         if own:
             executor.close()
     asked = asdict(options)
-    for name, default in (("probes", False), ("label_scale", 1.0), ("colour_distance", None), ("sweep", None)):
+    for name, default in (
+        ("probes", False),
+        ("label_scale", 1.0),
+        ("colour_distance", None),
+        ("crossings", None),
+        ("sweep", None),
+    ):
         if asked[name] == default:  # a set without them keeps the manifest it always had
             del asked[name]
     manifest = {"count": count, "options": asked, "networks": networks}

@@ -20,12 +20,22 @@ from graphkit.graph import TransitGraph
 from vision.evidence import ciede2000
 from vision.palettes import palette_at_distance
 
-__all__ = ["DEFAULT_KNOBS", "KNOBS", "Knobs", "knob_colours", "line_crossings", "realised_knobs"]
+__all__ = [
+    "DEFAULT_KNOBS",
+    "KNOBS",
+    "Knobs",
+    "crossing_layout",
+    "knob_colours",
+    "layout_crossings",
+    "line_crossings",
+    "realised_knobs",
+]
 
 # the knobs a sweep may turn, with what each value must be
 KNOBS: dict[str, str] = {
     "label_scale": "a label size relative to today's, above 0 and at most 4",
     "colour_distance": "the smallest CIEDE2000 between two line colours, above 0 and at most 100",
+    "crossings": "how often lines cross away from stations, a whole number from 0 to 1000",
 }
 
 
@@ -39,10 +49,14 @@ class Knobs:
         Label height relative to today's (1: as always; 0.5: half as high).
     colour_distance : float or None
         The smallest CIEDE2000 between any two line colours (small: confusable); None keeps the palette.
+    crossings : int or None
+        How often lines should cross away from stations (:func:`crossing_layout`: as near as a tangled
+        layout gets); None keeps the tidy layout.
     """
 
     label_scale: float = 1.0
     colour_distance: float | None = None
+    crossings: int | None = None
 
     def __post_init__(self) -> None:
         scale = self.label_scale
@@ -53,17 +67,26 @@ class Knobs:
             isinstance(distance, bool) or not isinstance(distance, (int, float)) or not 0 < distance <= 100
         ):
             raise ValueError(f"colour distance must be a CIEDE2000 above 0 and at most 100, got {distance!r}")
+        crossings = self.crossings
+        if crossings is not None and (
+            isinstance(crossings, bool) or not isinstance(crossings, int) or not 0 <= crossings <= 1000
+        ):
+            raise ValueError(f"crossings must be a whole number from 0 to 1000, got {crossings!r}")
 
     @property
     def default(self) -> bool:
         """Whether no knob is turned (the map is drawn as it always was)."""
-        return self.label_scale == 1 and self.colour_distance is None
+        return self.label_scale == 1 and self.colour_distance is None and self.crossings is None
 
     def asked(self) -> dict[str, float]:
         """The knobs turned, as the truth records them (``asked_<knob>``)."""
         return {
             f"asked_{name}": value
-            for name, value in (("label_scale", self.label_scale), ("colour_distance", self.colour_distance))
+            for name, value in (
+                ("label_scale", self.label_scale),
+                ("colour_distance", self.colour_distance),
+                ("crossings", self.crossings),
+            )
             if value is not None and not (name == "label_scale" and value == 1)
         }
 
@@ -119,11 +142,19 @@ def line_crossings(truth: Mapping[str, Any]) -> int:
         (float(record["x"]), float(record["y"]), float(record.get("radius", 0)) + width)
         for record in truth["stations"].values()
     ]
-    paths = {name: [tuple(map(float, point)) for point in line["path"]] for name, line in truth["lines"].items()}
+    return _crossings({name: [line["path"]] for name, line in truth["lines"].items()}, markers, width)
+
+
+def _crossings(lines: Mapping[str, list], markers: list[tuple[float, float, float]], width: float) -> int:
+    """Places where polylines of two lines cross, none within a marker's reach, none within ``width`` of another."""
+    segments = {
+        name: [(tuple(map(float, p)), tuple(map(float, q))) for path in paths for p, q in itertools.pairwise(path)]
+        for name, paths in lines.items()
+    }
     found: list[tuple[float, float]] = []
-    for first, second in itertools.combinations(sorted(paths), 2):
-        for p, q in itertools.pairwise(paths[first]):
-            for r, s in itertools.pairwise(paths[second]):
+    for first, second in itertools.combinations(sorted(segments), 2):
+        for p, q in segments[first]:
+            for r, s in segments[second]:
                 point = _intersection(p, q, r, s)
                 if point is None or any(math.dist(point, (x, y)) <= radius for x, y, radius in markers):
                     continue
@@ -154,3 +185,54 @@ def realised_knobs(truth: Mapping[str, Any]) -> dict[str, float | int | None]:
         "label_height_px": median,
         "crossings": line_crossings(truth),
     }
+
+
+def layout_crossings(graph: TransitGraph, layout: Any) -> int:
+    """:func:`line_crossings` of the lines as ``layout`` would draw them (cell units, before any drawing).
+
+    Each hop takes the shape the renderer gives it (:func:`vision.layout.hop_shapes`); lines that share a
+    hop overlap here instead of running side by side, which neither adds nor hides a crossing.
+    """
+    from vision.layout import hop_route, hop_shapes, line_hops
+
+    lines = {}
+    for line in graph.lines:
+        hops = line_hops(graph, line)
+        shapes = hop_shapes(layout.cells, hops)
+        lines[line] = [
+            hop_route(layout.cells[a], layout.cells[b], diagonal_first=shapes.get((a, b), False)) for a, b in hops
+        ]
+    markers = [(float(x), float(y), 0.3) for x, y in layout.cells.values()]
+    return _crossings(lines, markers, 0.125)
+
+
+def crossing_layout(graph: TransitGraph, target: int, tidy: Any, layout_of: Any, *, seed: int = 0) -> Any:
+    """The layout whose lines cross away from stations as near ``target`` times as the tries reach.
+
+    The tries blend the tidy layout's cells with seeded random points (a share of 0, 0.1, ... 1 of the
+    random ones, three seeds each) and lay each blend out again (``layout_of(coords)``): the more random,
+    the more tangled. The first try nearest ``target`` wins; the tidy layout itself is the first try.
+    """
+    import random
+
+    names = list(graph.stations)
+    columns, rows = tidy.columns, tidy.rows
+    best, best_gap = tidy, abs(layout_crossings(graph, tidy) - target)
+    for tenth in range(1, 11):
+        for attempt in range(3):
+            if best_gap == 0:
+                return best
+            rng = random.Random(f"vision.knobs.crossings:{seed}:{tenth}:{attempt}")
+            share = tenth / 10
+            coords = [
+                (
+                    (1 - share) * tidy.cells[name][0] + share * rng.uniform(0, columns),
+                    (1 - share) * tidy.cells[name][1] + share * rng.uniform(0, rows),
+                )
+                for name in names
+            ]
+            layout = layout_of(coords)
+            gap = abs(layout_crossings(graph, layout) - target)
+            if gap < best_gap:
+                best, best_gap = layout, gap
+    return best

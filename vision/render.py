@@ -28,7 +28,7 @@ from graphkit.choices import check_choice
 from graphkit.files import atomic_writer
 from graphkit.graph import TransitGraph
 from vision.fonts import check_drawable, load_font, script_of
-from vision.knobs import DEFAULT_KNOBS, Knobs, knob_colours, realised_knobs
+from vision.knobs import DEFAULT_KNOBS, Knobs, crossing_layout, knob_colours, realised_knobs
 from vision.label_drawing import OWN_LABEL_SHARE, TEXT, WHITE, Crowded, draw_labels
 from vision.labels import LabelPlacer
 from vision.layout import (
@@ -96,11 +96,20 @@ def _label_cells(graph: TransitGraph) -> float:
     return 0.3 * sum(widths) / max(1, len(widths))
 
 
-def _layout(graph: TransitGraph, seed: int) -> GridLayout:
+def _layout(graph: TransitGraph, seed: int, crossings: int | None = None) -> GridLayout:
     from vision.geography import geographic_coords  # a real city's stations start where they are
 
     density = 4.0 + 2.2 * _label_cells(graph)
-    return straighten(graph, grid_layout(graph, seed=seed, density=density, coords=geographic_coords(graph)))
+    tidy = straighten(graph, grid_layout(graph, seed=seed, density=density, coords=geographic_coords(graph)))
+    if crossings is None:
+        return tidy
+    return crossing_layout(  # the knob: a layout tangled until its lines cross about that often
+        graph,
+        crossings,
+        tidy,
+        lambda coords: straighten(graph, grid_layout(graph, seed=seed, density=density, coords=coords)),
+        seed=seed,
+    )
 
 
 def _map_cells(layout: GridLayout) -> tuple[float, float]:
@@ -201,8 +210,10 @@ def render_map(
         drawn)``: at the start of each try (``0``) and after each label.
     knobs : Knobs
         Visual factors turned (:mod:`vision.knobs`): the label size relative to today's, on today's grid
-        and canvas (never redrawn sparser: a label with no room takes a leader), and line colours whose closest two lie a chosen CIEDE2000 apart (the palette is then
-        ignored). When any is turned, the truth records ``knobs``: those asked and those realised.
+        and canvas (never redrawn sparser: a label with no room takes a leader); line colours whose closest
+        two lie a chosen CIEDE2000 apart (the palette is then ignored); how often lines cross away from
+        stations (a layout tangled until they cross about that often). When any is turned, the truth records
+        ``knobs``: those asked and those realised.
 
     Returns
     -------
@@ -232,7 +243,7 @@ def render_map(
     # before anything is drawn: a box on the map can never be read back as the name the truth records
     names = [("station", graph.display_name(station)) for station in graph.stations]
     check_drawable([*names, *(("line", line_label(graph, line)) for line in graph.lines)], where=graph.city or "map")
-    layout = _layout(graph, seed)
+    layout = _layout(graph, seed, knobs.crossings)
     legend = legend_layout(graph, _map_cells(layout)[0])
     draw = functools.partial(
         _render, graph, layout, legend, seed=seed, palette=palette, rotate_labels=rotate_labels, progress=progress

@@ -89,6 +89,9 @@ def test_knobs_need_render(capsys, tmp_path):
 
 def test_parse_sweep_reads_either_spelling():
     assert parse_sweep("label_scale=0.5,2") == parse_sweep("label-scale=0.5, 2") == ("label_scale", (0.5, 2.0))
+    assert parse_sweep("crossings=0,4,8") == ("crossings", (0, 4, 8))
+    with pytest.raises(ValueError, match="whole numbers"):
+        parse_sweep("crossings=1.5")
 
 
 def test_render_records_the_knobs_asked_and_realised(capsys, tmp_path):

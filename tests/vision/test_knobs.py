@@ -126,3 +126,24 @@ def test_crossings_are_counted_away_from_stations_once_each():
 def test_a_label_scale_out_of_range_is_refused(bad):
     with pytest.raises((ValueError, TypeError), match="label scale"):
         Knobs(label_scale=bad)
+
+
+@pytest.fixture(scope="module")
+def tidy_network():
+    from graphkit.graph import compile_graph
+    from graphkit.synth import synthesize_network
+
+    network = synthesize_network(stations=60, lines=6, seed=0, city="tidy", country="synthetic")
+    return compile_graph(network.metro, network.overlay)
+
+
+@pytest.mark.parametrize("target", [5, 20])
+def test_crossings_are_realised_as_near_as_a_tangled_layout_gets(tidy_network, target):
+    tidy = render_map(tidy_network, knobs=Knobs(label_scale=1.0, crossings=None))
+    tangled = render_map(tidy_network, knobs=Knobs(crossings=target))
+    assert line_crossings(tidy.truth) < target  # the tidy map crosses less: the knob had work to do
+    assert tangled.truth["knobs"]["asked_crossings"] == target
+    assert tangled.truth["knobs"]["crossings"] == line_crossings(tangled.truth)
+    # the layout is chosen on its hops' count; drawn, lines sharing hops run side by side and may cross
+    # a few more times (on this network: 0 asked, 1 drawn; 5 asked, 6; 20 asked, 23)
+    assert abs(tangled.truth["knobs"]["crossings"] - target) <= max(1, 0.2 * target)
