@@ -138,6 +138,10 @@ def build_network(job: tuple[SynthOptions, int]) -> SynthResult:
             from vision.render import png_bytes, render_map, truth_json
 
             rendered = render_map(graph, seed=options.seed, knobs=knobs)
+            if folder and "knobs" not in rendered.truth:  # a sweep's value that is today's map: knobs recorded too
+                from vision.knobs import realised_knobs
+
+                rendered.truth["knobs"] = realised_knobs(rendered.truth)
             png, truth = png_bytes(rendered), truth_json(rendered.truth)
         if options.probes:
             from benchmarks.probe.questions import generate_probe_set

@@ -150,18 +150,22 @@ class _Scale:
     height: int
     line_width: int
     font_px: int
+    name_px: int  # line names (badges, legend): today's label size, whatever the label-scale knob
 
     def point(self, cell: tuple[int, int]) -> tuple[int, int]:
         margin = _MARGIN_CELLS * self.cell
         return round(margin + cell[0] * self.cell), round(margin + cell[1] * self.cell)
 
 
-def _scale(layout: GridLayout, legend: Legend, size: int, label_share: float = _LABEL_SHARES[0]) -> _Scale:
+def _scale(
+    layout: GridLayout, legend: Legend, size: int, label_share: float = _LABEL_SHARES[0], label_scale: float = 1.0
+) -> _Scale:
     cell = size / _extent(layout, legend)
     map_width, map_height = _map_cells(layout)
     width = round(cell * max(map_width, legend.width))
     height = round(cell * (map_height + legend.height))
-    return _Scale(cell, width, height, max(2, round(cell * 0.125)), max(5, round(cell * label_share)))
+    font_px = max(5, round(cell * label_share))
+    return _Scale(cell, width, height, max(2, round(cell * 0.125)), max(5, round(font_px * label_scale)), font_px)
 
 
 # -- drawing -------------------------------------------------------------------------------------------------------
@@ -249,10 +253,10 @@ def render_map(
         _render, graph, layout, legend, seed=seed, palette=palette, rotate_labels=rotate_labels, progress=progress
     )
     if size is not None:
-        return draw(_scale(layout, legend, size, _LABEL_SHARES[0] * knobs.label_scale), knobs=knobs)
+        return draw(_scale(layout, legend, size, _LABEL_SHARES[0], knobs.label_scale), knobs=knobs)
     if knobs.label_scale != 1:  # today's canvas (the grid today's labels fit on), the labels scaled on it
         share = _fit(draw, layout, legend, replace(knobs, label_scale=1.0))[1]
-        scale = _scale(layout, legend, _default_size(layout, legend, share), share * knobs.label_scale)
+        scale = _scale(layout, legend, _default_size(layout, legend, share), share, knobs.label_scale)
         return draw(scale, knobs=knobs)
     return _fit(draw, layout, legend, knobs)[0]
 
@@ -406,7 +410,7 @@ def _draw_badges(graph, image, placer, scale, points, radii, colours) -> dict[st
     """Each line's badge beside each of its termini (off strokes, labels and leaders); their boxes."""
     badges: dict[str, list[dict[str, Any]]] = {}
     for line in graph.lines:
-        patch = badge_patch(line_label(graph, line), colours[line], scale.font_px)
+        patch = badge_patch(line_label(graph, line), colours[line], scale.name_px)
         badges[line] = []
         for station in line_termini(graph, line):
             corner = placer.place_box(points[station], radii[station] + 1, patch.size, scale.cell * 0.4)
@@ -432,7 +436,7 @@ def _draw_legend(image, legend: Legend, top: int, scale: _Scale, colours) -> dic
         middle = round(top + (0.2 + (row + 0.5) * LEGEND_ROW) * scale.cell)
         swatch = round(LEGEND_SWATCH * scale.cell)
         draw.line((x, middle, x + swatch, middle), fill=colours[line], width=round(scale.line_width * 1.5))
-        font = load_font(script_of(name), scale.font_px)
+        font = load_font(script_of(name), scale.name_px)
         origin = (x + swatch + round(0.2 * scale.cell), middle)
         draw.text(origin, name, font=font, fill=_TEXT, anchor="lm")
         boxes[line] = [int(v) for v in draw.textbbox(origin, name, font=font, anchor="lm")]

@@ -82,6 +82,14 @@ def test_a_bad_sweep_is_refused_in_one_line(capsys, tmp_path, argv, message):
     assert code == 2 and message in err and not (tmp_path / "set").exists()
 
 
+def test_a_sweep_through_todays_value_records_its_knobs_too(capsys, tmp_path):
+    argv = [*BASE, "--sweep", "label-scale=1,2", "--out", tmp_path / "set", "--workers", "1", "--quiet"]
+    assert run(capsys, *argv)[0] == 0
+    today = json.loads((tmp_path / "set" / "maps" / "label_scale=1" / "synth_0000.truth.json").read_text("utf-8"))
+    assert set(today["knobs"]) == {"colour_distance", "label_height_px", "crossings"}
+    assert all("knobs" in p for p in records(tmp_path / "set" / "probes" / "label_scale=1.jsonl"))
+
+
 def test_knobs_need_render(capsys, tmp_path):
     code, _, err = run(capsys, "synth", "--count", "1", "--questions", "--label-scale", "2", "--out", tmp_path / "s")
     assert code == 2 and "add --render" in err

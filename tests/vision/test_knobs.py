@@ -106,9 +106,8 @@ def test_label_scale_keeps_todays_canvas_at_the_default_size(rome):
 
 def test_crossings_are_counted_away_from_stations_once_each():
     # by hand: A (horizontal at y=20) crosses B (vertical at x=0) at (0, 20), far from the station S at (0, 0);
-    # B walks back over itself (a branch's retrace), so its crossing with A is met twice but is one place;
-    # C crosses B at S itself, which is a shared station, not a crossing; D crosses A and B at (30, 20)? no:
-    # D is vertical at x=30 and crosses A at (30, 20): a second crossing
+    # B walks back over itself (a branch's retrace), so it meets A there twice, but it is one place;
+    # C crosses B at S itself: a shared station, not a crossing; D (vertical at x=30) crosses A at (30, 20)
     truth = {
         "line_width": 4,
         "stations": {"S": {"x": 0, "y": 0, "radius": 5}},
