@@ -61,14 +61,56 @@ def executor_from(args: argparse.Namespace):
         ) from None
 
 
+def add_knob_options(parser: argparse.ArgumentParser) -> None:
+    """Add the visual knobs a map is drawn with (:mod:`vision.knobs`)."""
+    parser.add_argument(
+        "--label-scale", type=float, default=1.0, metavar="F", help="label size relative to today's (default 1)"
+    )
+    parser.add_argument(
+        "--colour-distance",
+        type=float,
+        metavar="DE",
+        help="line colours whose closest two are DE CIEDE2000 apart (small: confusable; default: the palette's)",
+    )
+    parser.add_argument(
+        "--crossings",
+        type=int,
+        metavar="N",
+        help="lines crossing away from stations N times, as near as a tangled layout gets (default: the tidy one)",
+    )
+
+
+def knobs_from(args: argparse.Namespace):
+    """The :class:`vision.knobs.Knobs` the options ask for.
+
+    Raises
+    ------
+    ValueError
+        A knob out of range, named by its option.
+    """
+    from vision.knobs import Knobs
+
+    for option, value, low, high in (
+        ("--label-scale", args.label_scale, 0, 4),
+        ("--colour-distance", args.colour_distance, 0, 100),
+    ):
+        if value is not None and not low < value <= high:
+            raise ValueError(f"{option} {value:g}: must be above {low} and at most {high}")
+    if args.crossings is not None and not 0 <= args.crossings <= 1000:
+        raise ValueError(f"--crossings {args.crossings}: must be from 0 to 1000")
+    return Knobs(args.label_scale, args.colour_distance, args.crossings)
+
+
 def cmd_synth(args: argparse.Namespace) -> int:
     if args.count is None:
         from graphkit.io import write_network
         from graphkit.stats import city_stats
         from graphkit.synth import synthesize_network
 
-        if args.difficulty or args.render or args.questions or args.probes:
-            raise ValueError("--difficulty, --render, --questions and --probes make a set: add --count M and --out DIR")
+        if args.difficulty or args.render or args.questions or args.probes or args.sweep:
+            raise ValueError(
+                "--difficulty, --render, --questions, --probes and --sweep make a set: add --count M and --out DIR"
+            )
         network = synthesize_network(
             stations=args.stations,
             lines=args.lines,
@@ -87,8 +129,15 @@ def cmd_synth(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 0
-    from reasonmap.synthetic import SynthOptions, build_synthetic_set
+    from reasonmap.synthetic import SynthOptions, build_synthetic_set, parse_sweep
 
+    knobs = knobs_from(args)
+    if (args.sweep or not knobs.default) and not args.render:
+        raise ValueError("--sweep, --label-scale, --colour-distance and --crossings change the maps: add --render")
+    sweep = parse_sweep(args.sweep) if args.sweep else None
+    if sweep is not None:
+        for value in sweep[1]:  # each value checked as its option would be, before any network is made
+            knobs_from(argparse.Namespace(**(vars(args) | {sweep[0]: value})))
     options = SynthOptions(
         stations=args.stations,
         lines=args.lines,
@@ -104,6 +153,10 @@ def cmd_synth(args: argparse.Namespace) -> int:
         per_city=args.per_city,
         quota=args.quota,
         per_type=args.per_type,
+        label_scale=knobs.label_scale,
+        colour_distance=knobs.colour_distance,
+        crossings=knobs.crossings,
+        sweep=sweep,
     )
     with executor_from(args) as executor:
         manifest = build_synthetic_set(args.out, args.count, options, executor=executor, progress=not args.quiet)
@@ -142,6 +195,13 @@ def add_synth_command(commands) -> None:
         action="store_true",
         help="--count: perception probes (DIR/probes.jsonl; lines as drawn with --render)",
     )
+    add_knob_options(synth)
+    synth.add_argument(
+        "--sweep",
+        metavar="KNOB=v1,v2,...",
+        help="--render: draw every network at each value of one knob (label-scale, colour-distance or crossings),"
+        " the same questions and probes at each: DIR/maps/KNOB=v/, DIR/probes/KNOB=v.jsonl",
+    )
     synth.add_argument("--out", required=True, metavar="PATH", help="city.json, or with --count a folder")
     synth.add_argument("--quiet", action="store_true", help="no progress bar")
     add_executor_options(synth)
@@ -161,6 +221,7 @@ class RenderJob:
     size: int | None
     palette: str
     rotate_labels: bool
+    knobs: Any = None
 
 
 def render_job(job: RenderJob) -> tuple[str, bytes, str]:
@@ -174,6 +235,7 @@ def render_job(job: RenderJob) -> tuple[str, bytes, str]:
         size=job.size,
         palette=job.palette,  # type: ignore[arg-type]
         rotate_labels=job.rotate_labels,
+        **({"knobs": job.knobs} if job.knobs is not None else {}),
     )
     return job.metro.city, png_bytes(rendered), truth_json(rendered.truth)
 

@@ -12,6 +12,12 @@ order, so the folder is the same byte for byte whichever executor ran it::
     DIR/plus.jsonl                        ReasonMap-Plus questions (with questions)
     DIR/probes.jsonl                      perception probes (with probes; tied to the map's truth with render)
     DIR/manifest.json                     what was asked, and each network's statistics
+
+With ``sweep`` (one knob of :mod:`vision.knobs` and its values) every network is drawn once per value,
+with the same questions and probes, only the picture changing, so results across values are paired::
+
+    DIR/maps/<knob>=<value>/synth_0000.png    the map at that value, and its truth (with the realised knobs)
+    DIR/probes/<knob>=<value>.jsonl           the probes tied to those maps (ids and texts equal at every value)
 """
 
 from __future__ import annotations
@@ -55,6 +61,10 @@ class SynthOptions:
     quota: str = "20:15:5"
     per_type: int = 10
     probes: bool = False
+    label_scale: float = 1.0
+    colour_distance: float | None = None
+    crossings: int | None = None
+    sweep: tuple[str, tuple[float, ...]] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +80,7 @@ class SynthResult:
     png: bytes | None
     truth: str | None
     probes: str = ""
+    drawn: tuple[tuple[str, bytes, str, str], ...] = ()  # a sweep: (folder name, PNG, truth, probes) per value
 
 
 def network_name(index: int) -> str:
@@ -120,20 +131,88 @@ def build_network(job: tuple[SynthOptions, int]) -> SynthResult:
         questions = _jsonl(generate_questions(graph, seed=options.seed, per_city=options.per_city, quota=quota))
         plus = _jsonl(generate_plus_set([graph], seed=options.seed, per_type=options.per_type))
     png = truth = None
-    if options.render:
-        from vision.render import png_bytes, render_map, truth_json
-
-        rendered = render_map(graph, seed=options.seed)
-        png, truth = png_bytes(rendered), truth_json(rendered.truth)
     probes = ""
-    if options.probes:
-        from benchmarks.probe.questions import generate_probe_set
+    drawn: list[tuple[str, bytes, str, str]] = []
+    for folder, knobs in sweep_knobs(options) if options.render else [("", None)]:
+        if knobs is not None:
+            from vision.render import png_bytes, render_map, truth_json
 
-        drawn = json.loads(truth) if truth is not None else None  # lines named as the map draws them
-        probes = _jsonl(generate_probe_set([graph], seed=options.seed, per_type=options.per_type, truth=drawn))
+            rendered = render_map(graph, seed=options.seed, knobs=knobs)
+            if folder and "knobs" not in rendered.truth:  # a sweep's value that is today's map: knobs recorded too
+                from vision.knobs import realised_knobs
+
+                rendered.truth["knobs"] = realised_knobs(rendered.truth)
+            png, truth = png_bytes(rendered), truth_json(rendered.truth)
+        if options.probes:
+            from benchmarks.probe.questions import generate_probe_set
+
+            record = json.loads(truth) if truth is not None else None  # lines named as the map draws them
+            probes = _jsonl(generate_probe_set([graph], seed=options.seed, per_type=options.per_type, truth=record))
+        if folder and png is not None and truth is not None:
+            drawn.append((folder, png, truth, probes))
+    if drawn:
+        png = truth = None
+        probes = ""
     stats = city_stats(network.metro).to_dict()
     stats["shapes"] = {name: topology.shape for name, topology in graph.lines.items() if topology.shape != "path"}
-    return SynthResult(city, stats, network.metro_json, network.overlay_json, questions, plus, png, truth, probes)
+    if drawn:
+        stats["knobs"] = {folder: json.loads(text)["knobs"] for folder, _, text, _ in drawn}
+    return SynthResult(
+        city, stats, network.metro_json, network.overlay_json, questions, plus, png, truth, probes, tuple(drawn)
+    )
+
+
+def sweep_knobs(options: SynthOptions) -> list[tuple[str, Any]]:
+    """The maps to draw of each network: ``(folder under maps/, Knobs)``; one map, folder ``""``, without a sweep.
+
+    Examples
+    --------
+    >>> [folder for folder, _ in sweep_knobs(SynthOptions(render=True, sweep=("label_scale", (0.5, 1.0))))]
+    ['label_scale=0.5', 'label_scale=1']
+    """
+    from dataclasses import replace
+
+    from vision.knobs import Knobs
+
+    base = Knobs(options.label_scale, options.colour_distance, options.crossings)
+    if options.sweep is None:
+        return [("", base)]
+    knob, values = options.sweep
+    return [(f"{knob}={value:g}", replace(base, **{knob: value})) for value in values]
+
+
+def parse_sweep(text: str) -> tuple[str, tuple[float, ...]]:
+    """``KNOB=v1,v2,...`` (``--sweep``) as the knob's name and its values.
+
+    Raises
+    ------
+    ValueError
+        Not of that form, an unknown knob (the message lists them), a value not a number, or one repeated.
+
+    Examples
+    --------
+    >>> parse_sweep("colour-distance=2,5,20")
+    ('colour_distance', (2.0, 5.0, 20.0))
+    """
+    from vision.knobs import KNOBS
+
+    name, sign, values = text.partition("=")
+    knob = name.strip().replace("-", "_")
+    if not sign or not values.strip():
+        raise ValueError(f"--sweep {text}: give KNOB=v1,v2,... (knobs: {', '.join(sorted(KNOBS))})")
+    if knob not in KNOBS:
+        raise ValueError(f"--sweep {text}: unknown knob {name.strip()!r} (knobs: {', '.join(sorted(KNOBS))})")
+    try:
+        numbers = tuple(float(value) for value in values.split(","))
+    except ValueError:
+        raise ValueError(f"--sweep {text}: each value must be a number ({KNOBS[knob]})") from None
+    if knob == "crossings":
+        if not all(number.is_integer() for number in numbers):
+            raise ValueError(f"--sweep {text}: crossings are whole numbers")
+        numbers = tuple(int(number) for number in numbers)
+    if len(set(numbers)) < len(numbers):
+        raise ValueError(f"--sweep {text}: a value is repeated")
+    return knob, numbers
 
 
 def _write_text(path: Path, text: str) -> None:
@@ -150,6 +229,10 @@ def _write_result(folder: Path, result: SynthResult) -> None:
         with atomic_writer(maps / f"{result.city}.png", binary=True) as stream:
             stream.write(result.png)
         _write_text(maps / f"{result.city}.truth.json", result.truth)
+    for name, png, truth, _ in result.drawn:
+        with atomic_writer(maps / name / f"{result.city}.png", binary=True) as stream:
+            stream.write(png)
+        _write_text(maps / name / f"{result.city}.truth.json", truth)
 
 
 def build_synthetic_set(
@@ -169,6 +252,9 @@ def build_synthetic_set(
     """
     if not isinstance(count, int) or count < 1:
         raise ValueError(f"count must be a positive integer, got {count!r}")
+    if options.sweep is not None and not options.render:
+        raise ValueError("a sweep draws each network at each value: it needs render (--render)")
+    swept = [name for name, _ in sweep_knobs(options)] if options.sweep is not None else []
     folder = Path(out)
     own = executor is None
     executor = executor or open_executor("local", workers=1)
@@ -181,12 +267,14 @@ def build_synthetic_set(
             results = tqdm(results, total=count, unit="network", desc="synthesizing")
         with contextlib.ExitStack() as stack:
             names = ("questions.jsonl", "plus.jsonl") if options.questions else ()
-            names += ("probes.jsonl",) if options.probes else ()
+            if options.probes:  # a sweep's probes: one file per value, each tied to that value's maps
+                names += tuple(f"probes/{name}.jsonl" for name in swept) or ("probes.jsonl",)
             streams = [stack.enter_context(atomic_writer(folder / name)) for name in names]
             for result in results:
                 _write_result(folder, result)
+                probes = [text for *_, text in result.drawn] if swept else [result.probes]
                 texts = ((result.questions, result.plus) if options.questions else ()) + (
-                    (result.probes,) if options.probes else ()
+                    tuple(probes) if options.probes else ()
                 )
                 for stream, text in zip(streams, texts):
                     stream.write(text)
@@ -195,8 +283,23 @@ def build_synthetic_set(
         if own:
             executor.close()
     asked = asdict(options)
-    if not options.probes:  # a set without probes keeps the manifest it always had
-        del asked["probes"]
+    for name, default in (
+        ("probes", False),
+        ("label_scale", 1.0),
+        ("colour_distance", None),
+        ("crossings", None),
+        ("sweep", None),
+    ):
+        if asked[name] == default:  # a set without them keeps the manifest it always had
+            del asked[name]
     manifest = {"count": count, "options": asked, "networks": networks}
+    if options.sweep is not None:
+        knob, values = options.sweep
+        manifest["sweep"] = {
+            "knob": knob,
+            "values": list(values),
+            "maps": [f"maps/{name}" for name in swept],
+            **({"probes": [f"probes/{name}.jsonl" for name in swept]} if options.probes else {}),
+        }
     _write_text(folder / "manifest.json", json.dumps(manifest, ensure_ascii=False, indent=1) + "\n")
     return manifest

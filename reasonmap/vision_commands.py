@@ -132,6 +132,7 @@ def _ocr_folder(args: argparse.Namespace) -> int:
 
 
 def cmd_render(args: argparse.Namespace) -> int:
+    from reasonmap.batch import knobs_from
     from vision.render import render_map, write_rendered
 
     if args.all or args.metro_dir:
@@ -145,6 +146,7 @@ def cmd_render(args: argparse.Namespace) -> int:
             palette=args.palette,
             rotate_labels=args.rotate_labels,
             progress=show,
+            knobs=knobs_from(args),
         )
     finally:
         show.close()
@@ -191,12 +193,12 @@ def _render_folder(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from graphkit.files import atomic_writer
-    from reasonmap.batch import RenderJob, executor_from, render_job
+    from reasonmap.batch import RenderJob, executor_from, knobs_from, render_job
 
     folder = Path(args.out)
     networks = _networks(args)
     jobs = (
-        RenderJob(metro, overlay, args.seed, args.size, args.palette, args.rotate_labels)
+        RenderJob(metro, overlay, args.seed, args.size, args.palette, args.rotate_labels, knobs_from(args))
         for metro, overlay in networks.values()
     )
     count = 0
@@ -378,7 +380,7 @@ def _add_map_options(parser: argparse.ArgumentParser) -> None:
 
 def add_vision_commands(commands, add_city_options) -> None:
     """Add ``ocr``, ``render`` and ``diagnose`` to the subcommands."""
-    from reasonmap.batch import add_executor_options
+    from reasonmap.batch import add_executor_options, add_knob_options
     from reasonmap.options import PALETTES
 
     ocr = commands.add_parser("ocr", help="read a map: station recall, boxes, unmatched texts (and line colours)")
@@ -404,6 +406,7 @@ def add_vision_commands(commands, add_city_options) -> None:
         "--palette", choices=PALETTES, default="normal", help="line colours: normal, or confusable (near-equal pairs)"
     )
     render.add_argument("--rotate-labels", action="store_true", help="draw every third label at 45°")
+    add_knob_options(render)
     render.add_argument(
         "--out",
         required=True,

@@ -15,20 +15,20 @@ same graph, seed and options give byte-identical files.
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import math
-import random
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from graphkit.choices import check_choice
 from graphkit.files import atomic_writer
 from graphkit.graph import TransitGraph
-from vision.evidence import ciede2000, hex_to_rgb, rgb_to_hex
 from vision.fonts import check_drawable, load_font, script_of
+from vision.knobs import DEFAULT_KNOBS, Knobs, crossing_layout, knob_colours, realised_knobs
 from vision.label_drawing import OWN_LABEL_SHARE, TEXT, WHITE, Crowded, draw_labels
 from vision.labels import LabelPlacer
 from vision.layout import (
@@ -42,6 +42,7 @@ from vision.layout import (
     straighten,
 )
 from vision.legend import LEGEND_ROW, LEGEND_SWATCH, Legend, badge_patch, legend_layout, line_label, line_termini
+from vision.palettes import PALETTES, Palette, line_colours
 
 __all__ = [
     "PALETTES",
@@ -57,8 +58,6 @@ __all__ = [
     "write_rendered",
 ]
 
-Palette = Literal["normal", "confusable"]
-PALETTES: frozenset[str] = frozenset({"normal", "confusable"})
 MIN_SIZE, MAX_SIZE = 256, 8000
 # at the default size a grid cell is this many pixels: a label is about 3/10 of it, a line about 1/8
 _CELL_PX = 66
@@ -67,11 +66,6 @@ _CELL_PX = 66
 _LABEL_SHARES = (OWN_LABEL_SHARE, 0.25, 0.2, 0.15)
 _MARGIN_CELLS = 1.2
 _TEXT, _OUTLINE, _WHITE = TEXT, (34, 34, 34), WHITE
-# transit-like colours tried first for the normal palette (red, blue, green, orange, purple, ...)
-_PRESETS = (
-    "#e3001b", "#0065bd", "#009a44", "#f28c00", "#8b3fa6", "#00a7e1", "#e6007e",
-    "#a05a2c", "#7ab51d", "#f7c600", "#00857c", "#1d3f91", "#c2185b", "#5d4037",
-)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,116 +86,6 @@ def _check_options(palette: str, size: int | None, seed: int) -> None:
         raise TypeError(f"seed must be an int, got {seed!r}")
 
 
-# -- colours -------------------------------------------------------------------------------------------------------
-def _lab(colours: list[str]):
-    import numpy
-    from skimage.color import rgb2lab
-
-    return rgb2lab(numpy.array([[hex_to_rgb(c) for c in colours]], dtype=numpy.float64) / 255.0)[0]
-
-
-def _candidate_pool() -> list[str]:
-    """Saturated, mid-light colours: never white, black or grey, and apart from the dark label text."""
-    import colorsys
-
-    import numpy
-
-    pool = [
-        rgb_to_hex(tuple(255 * c for c in colorsys.hsv_to_rgb(hue / 360, saturation, value)))
-        for hue in range(0, 360, 6)
-        for saturation in (0.6, 0.8, 1.0)
-        for value in (0.55, 0.75, 0.95)
-    ]
-    lab = _lab(pool)
-    chroma = numpy.hypot(lab[:, 1], lab[:, 2])
-    return [colour for colour, (light, c) in zip(pool, zip(lab[:, 0], chroma)) if 30 <= light <= 82 and c >= 40]
-
-
-def _normal_palette(count: int) -> list[str]:
-    """``count`` colours chosen far apart: the presets that keep a CIEDE2000 of 20, then farthest-point picks."""
-    import numpy
-    from skimage.color import deltaE_ciede2000
-
-    chosen: list[str] = []
-    for colour in _PRESETS:
-        if len(chosen) < count and all(ciede2000(colour, other) > 20 for other in chosen):
-            chosen.append(colour)
-    pool = _candidate_pool()
-    pool_lab = _lab(pool)
-    nearest = numpy.full(len(pool), numpy.inf)
-    for colour in chosen:
-        nearest = numpy.minimum(
-            nearest, deltaE_ciede2000(pool_lab, numpy.broadcast_to(_lab([colour])[0], pool_lab.shape))
-        )
-    while len(chosen) < count:
-        pick = int(numpy.argmax(nearest))
-        chosen.append(pool[pick])
-        nearest = numpy.minimum(nearest, deltaE_ciede2000(pool_lab, numpy.broadcast_to(pool_lab[pick], pool_lab.shape)))
-    return chosen
-
-
-def _twin(colour: str, taken: list[str], rng: random.Random) -> str:
-    """A colour 4–9 CIEDE2000 from ``colour`` (near a drawn target) and at least 4 from every other taken colour."""
-    import numpy
-    from skimage.color import lab2rgb
-
-    base = _lab([colour])[0]
-    target = rng.uniform(5.0, 8.0)
-    fallback = colour
-    for _ in range(400):
-        angle, tilt = rng.uniform(0, 2 * math.pi), rng.uniform(-0.5, 0.5)
-        direction = numpy.array([math.sin(tilt), math.cos(tilt) * math.cos(angle), math.cos(tilt) * math.sin(angle)])
-        lab = base + rng.uniform(4.0, 14.0) * direction
-        candidate = rgb_to_hex(tuple(255 * numpy.clip(lab2rgb(lab[None, None, :])[0, 0], 0, 1)))
-        distance = ciede2000(colour, candidate)
-        if 4.0 <= distance <= 9.0 and abs(distance - target) <= 1.0:
-            fallback = candidate
-            if all(other == colour or ciede2000(other, candidate) >= 4.0 for other in taken):
-                return candidate
-    return fallback
-
-
-def line_colours(graph: TransitGraph, palette: Palette = "normal", *, seed: int = 0) -> dict[str, str]:
-    """The ``#rrggbb`` colour of each line of ``graph`` under ``palette``.
-
-    ``"normal"`` gives well-separated colours (CIEDE2000 above 20 for up to a
-    dozen lines). ``"confusable"`` gives each line that shares a station with
-    an earlier, still unpaired line (else the previous unpaired line) a colour
-    4–9 CIEDE2000 from that line's: close enough to be confused.
-
-    Examples
-    --------
-    >>> from graphkit.cities import city_graph
-    >>> colours = line_colours(city_graph("rome"), "normal")
-    >>> sorted(colours) == ["Line A", "Line B", "Line C"]
-    True
-    >>> a, b, c = colours.values()
-    >>> min(ciede2000(a, b), ciede2000(a, c), ciede2000(b, c)) > 20
-    True
-    """
-    _check_options(palette, None, seed)
-    lines = list(graph.lines)
-    rng = random.Random(seed)
-    base = _normal_palette(len(lines))
-    rng.shuffle(base)
-    if palette == "normal":
-        return dict(zip(lines, base))
-    colours: dict[str, str] = {}
-    unpaired: list[str] = []
-    fresh = iter(base)
-    for line in lines:
-        stations = set(graph.lines[line].stations)
-        sharing = [other for other in unpaired if stations & set(graph.lines[other].stations)]
-        partner = sharing[0] if sharing else (unpaired[-1] if unpaired else None)
-        if partner is None:
-            colours[line] = next(fresh)
-            unpaired.append(line)
-        else:
-            colours[line] = _twin(colours[partner], list(colours.values()), rng)
-            unpaired.remove(partner)
-    return colours
-
-
 # -- geometry ------------------------------------------------------------------------------------------------------
 def _label_cells(graph: TransitGraph) -> float:
     """Mean label width in grid cells at the default size (CJK characters are square, Latin ones about half)."""
@@ -212,11 +96,20 @@ def _label_cells(graph: TransitGraph) -> float:
     return 0.3 * sum(widths) / max(1, len(widths))
 
 
-def _layout(graph: TransitGraph, seed: int) -> GridLayout:
+def _layout(graph: TransitGraph, seed: int, crossings: int | None = None) -> GridLayout:
     from vision.geography import geographic_coords  # a real city's stations start where they are
 
     density = 4.0 + 2.2 * _label_cells(graph)
-    return straighten(graph, grid_layout(graph, seed=seed, density=density, coords=geographic_coords(graph)))
+    tidy = straighten(graph, grid_layout(graph, seed=seed, density=density, coords=geographic_coords(graph)))
+    if crossings is None:
+        return tidy
+    return crossing_layout(  # the knob: a layout tangled until its lines cross about that often
+        graph,
+        crossings,
+        tidy,
+        lambda coords: straighten(graph, grid_layout(graph, seed=seed, density=density, coords=coords)),
+        seed=seed,
+    )
 
 
 def _map_cells(layout: GridLayout) -> tuple[float, float]:
@@ -257,18 +150,22 @@ class _Scale:
     height: int
     line_width: int
     font_px: int
+    name_px: int  # line names (badges, legend): today's label size, whatever the label-scale knob
 
     def point(self, cell: tuple[int, int]) -> tuple[int, int]:
         margin = _MARGIN_CELLS * self.cell
         return round(margin + cell[0] * self.cell), round(margin + cell[1] * self.cell)
 
 
-def _scale(layout: GridLayout, legend: Legend, size: int, label_share: float = _LABEL_SHARES[0]) -> _Scale:
+def _scale(
+    layout: GridLayout, legend: Legend, size: int, label_share: float = _LABEL_SHARES[0], label_scale: float = 1.0
+) -> _Scale:
     cell = size / _extent(layout, legend)
     map_width, map_height = _map_cells(layout)
     width = round(cell * max(map_width, legend.width))
     height = round(cell * (map_height + legend.height))
-    return _Scale(cell, width, height, max(2, round(cell * 0.125)), max(5, round(cell * label_share)))
+    font_px = max(5, round(cell * label_share))
+    return _Scale(cell, width, height, max(2, round(cell * 0.125)), max(5, round(font_px * label_scale)), font_px)
 
 
 # -- drawing -------------------------------------------------------------------------------------------------------
@@ -294,6 +191,7 @@ def render_map(
     palette: Palette = "normal",
     rotate_labels: bool = False,
     progress: Callable[[int, int, int], None] | None = None,
+    knobs: Knobs = DEFAULT_KNOBS,
 ) -> RenderedMap:
     """Draw ``graph`` as a transit map and record what was drawn where.
 
@@ -314,6 +212,12 @@ def render_map(
     progress : callable, optional
         Called as labels are placed with ``(labels placed, labels in all, longest side of the map being
         drawn)``: at the start of each try (``0``) and after each label.
+    knobs : Knobs
+        Visual factors turned (:mod:`vision.knobs`): the label size relative to today's, on today's grid
+        and canvas (never redrawn sparser: a label with no room takes a leader); line colours whose closest
+        two lie a chosen CIEDE2000 apart (the palette is then ignored); how often lines cross away from
+        stations (a layout tangled until they cross about that often). When any is turned, the truth records
+        ``knobs``: those asked and those realised.
 
     Returns
     -------
@@ -343,31 +247,34 @@ def render_map(
     # before anything is drawn: a box on the map can never be read back as the name the truth records
     names = [("station", graph.display_name(station)) for station in graph.stations]
     check_drawable([*names, *(("line", line_label(graph, line)) for line in graph.lines)], where=graph.city or "map")
-    layout = _layout(graph, seed)
+    layout = _layout(graph, seed, knobs.crossings)
     legend = legend_layout(graph, _map_cells(layout)[0])
+    draw = functools.partial(
+        _render, graph, layout, legend, seed=seed, palette=palette, rotate_labels=rotate_labels, progress=progress
+    )
     if size is not None:
-        scale = _scale(layout, legend, size)
-        return _render(graph, layout, legend, scale, seed, palette, rotate_labels, progress=progress)
+        return draw(_scale(layout, legend, size, _LABEL_SHARES[0], knobs.label_scale), knobs=knobs)
+    if knobs.label_scale != 1:  # today's canvas (the grid today's labels fit on), the labels scaled on it
+        share = _fit(draw, layout, legend, replace(knobs, label_scale=1.0))[1]
+        scale = _scale(layout, legend, _default_size(layout, legend, share), share, knobs.label_scale)
+        return draw(scale, knobs=knobs)
+    return _fit(draw, layout, legend, knobs)[0]
+
+
+def _fit(
+    draw: Callable[..., RenderedMap], layout: GridLayout, legend: Legend, knobs: Knobs
+) -> tuple[RenderedMap, float]:
+    """The map on the first grid whose labels all keep clear of other labels and lines (else the sparsest
+    grid's), and the label share (of a cell) it was drawn with."""
     patches: dict = {}  # the labels drawn by one try, for the next
     for share in _LABEL_SHARES[:-1]:
         scale = _scale(layout, legend, _default_size(layout, legend, share), share)
         try:  # given up at the first label only a crossing leader could place
-            return _render(
-                graph,
-                layout,
-                legend,
-                scale,
-                seed,
-                palette,
-                rotate_labels,
-                strict=True,
-                patches=patches,
-                progress=progress,
-            )
+            return draw(scale, strict=True, patches=patches, knobs=knobs), share
         except Crowded:
             continue
-    scale = _scale(layout, legend, _default_size(layout, legend, _LABEL_SHARES[-1]), _LABEL_SHARES[-1])
-    return _render(graph, layout, legend, scale, seed, palette, rotate_labels, patches=patches, progress=progress)
+    last = _LABEL_SHARES[-1]
+    return draw(_scale(layout, legend, _default_size(layout, legend, last), last), patches=patches, knobs=knobs), last
 
 
 def _render(
@@ -382,6 +289,7 @@ def _render(
     strict: bool = False,
     patches: dict | None = None,
     progress: Callable[[int, int, int], None] | None = None,
+    knobs: Knobs = DEFAULT_KNOBS,
 ) -> RenderedMap:
     """The map drawn at one scale (:func:`render_map`); ``strict``: :class:`vision.label_drawing.Crowded` is
     raised at the first label only a crossing leader could place."""
@@ -392,6 +300,8 @@ def _render(
     from vision.geography import feed_colours  # a real city's lines in their own colours
 
     colours = (palette == "normal" and feed_colours(graph)) or line_colours(graph, palette, seed=seed)
+    if knobs.colour_distance is not None:
+        colours = knob_colours(graph, knobs.colour_distance, seed=seed)
     lw = scale.line_width
 
     hops = {line: line_hops(graph, line) for line in graph.lines}
@@ -491,6 +401,8 @@ def _render(
             for line in graph.lines
         },
     }
+    if not knobs.default:  # a map drawn as always keeps the truth it always had
+        truth["knobs"] = realised_knobs(truth) | knobs.asked()
     return RenderedMap(image, truth)
 
 
@@ -498,7 +410,7 @@ def _draw_badges(graph, image, placer, scale, points, radii, colours) -> dict[st
     """Each line's badge beside each of its termini (off strokes, labels and leaders); their boxes."""
     badges: dict[str, list[dict[str, Any]]] = {}
     for line in graph.lines:
-        patch = badge_patch(line_label(graph, line), colours[line], scale.font_px)
+        patch = badge_patch(line_label(graph, line), colours[line], scale.name_px)
         badges[line] = []
         for station in line_termini(graph, line):
             corner = placer.place_box(points[station], radii[station] + 1, patch.size, scale.cell * 0.4)
@@ -524,7 +436,7 @@ def _draw_legend(image, legend: Legend, top: int, scale: _Scale, colours) -> dic
         middle = round(top + (0.2 + (row + 0.5) * LEGEND_ROW) * scale.cell)
         swatch = round(LEGEND_SWATCH * scale.cell)
         draw.line((x, middle, x + swatch, middle), fill=colours[line], width=round(scale.line_width * 1.5))
-        font = load_font(script_of(name), scale.font_px)
+        font = load_font(script_of(name), scale.name_px)
         origin = (x + swatch + round(0.2 * scale.cell), middle)
         draw.text(origin, name, font=font, fill=_TEXT, anchor="lm")
         boxes[line] = [int(v) for v in draw.textbbox(origin, name, font=font, anchor="lm")]
