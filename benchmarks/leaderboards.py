@@ -13,9 +13,10 @@ next model whose interval overlaps the tier leader's shares the leader's rank,
 and the first that does not starts a new tier, ranked by its position
 (competition ranking: 1, 1, 3). Without intervals only equal points tie. An
 interval recorded without bounds (fewer than two questions, or no variance:
-:mod:`benchmarks.intervals`) separates nothing: its model ties with its tier
-leader, and the leader of such a tier ties with the next. A value that is not
-a finite number is not ranked.
+:mod:`benchmarks.intervals`) separates nothing over fewer than two questions;
+over more, every question scored alike, and the exact bound of that many alike
+answers (or the point) stands for it (:func:`_span`). A value that is not a
+finite number is not ranked.
 
 Figures are checked before they are ranked (:func:`check_figures`): a value or
 interval bound that is not a finite number in the metric's bounds is refused,
@@ -296,7 +297,7 @@ def leaderboard_markdown(record: Mapping[str, Any]) -> str:
     notes = [
         f"Ranked by {markdown_code(record['rank_by'])}; ± is half the width of the 95% interval"
         f" ({markdown_text(how)}). Models whose interval overlaps their tier leader's share its rank; ± – is no"
-        " interval (fewer than two questions, or no variance), which separates no rank.",
+        " interval: over fewer than two questions it separates no rank, over more every question scored alike.",
     ]
     if record.get("runs_without_intervals"):
         notes.append(
