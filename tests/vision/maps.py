@@ -19,7 +19,7 @@ def real_map(name: str) -> Path:
     return path
 
 
-@lru_cache(maxsize=16)
+@lru_cache(maxsize=8)
 def rendered_city(city: str, seed: int = 0, palette: str = "normal"):
     """The embedded ``city`` drawn by :func:`vision.render.render_map`, once per session (a large city takes
     seconds): shared by every test that draws it so, which reads it and never changes its image or truth.

@@ -212,10 +212,10 @@ RENDER_CITIES = ("rome", "geneva", "miami", "hefei", "beijing")
 
 def _rendered(city: str, palette: str):
     from graphkit.cities import city_graph
-    from tests.vision.maps import rendered_city
+    from vision.render import render_map
 
     graph = city_graph(city)
-    rendered = rendered_city(city, seed=0, palette=palette)  # Rome, Geneva and Miami are drawn so elsewhere too
+    rendered = render_map(graph, seed=0, palette=palette)
     return graph, numpy.asarray(rendered.image.convert("RGB")), rendered.truth
 
 

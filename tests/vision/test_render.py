@@ -378,7 +378,7 @@ def test_on_a_sparser_grid_labels_sit_as_near_their_markers_as_on_the_own_grid()
     # spots tried beside a marker widen in the own grid's pixels, and a label left more than three label
     # heights off its marker is joined to it by a leader; before, 13 of its labels sat that far without one
     city = city_graph("geneva")
-    rendered = rendered_city("geneva", seed=0)  # the one tests/vision/test_colours.py reads
+    rendered = render_map(city, seed=0)
     assert max(rendered.image.size) > default_size(city)
     assert far_labels(rendered.truth) == []
     assert far_labels(rendered_city("los_angeles", seed=0).truth) == []

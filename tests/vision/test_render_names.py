@@ -147,7 +147,7 @@ def test_an_independent_ocr_reads_every_line_name(tmp_path):
     from vision.ocr import OcrSettings, ocr_array
 
     graph = city_graph("miami")
-    rendered = rendered_city("miami", seed=0)
+    rendered = render_map(graph, seed=0)
     result = ocr_array(numpy.asarray(rendered.image), OcrSettings(device="cpu"))
     shown = {station: graph.display_name(station) for station in graph.stations}
     grounding = ground_stations(result.texts, graph.stations, shown=shown)
