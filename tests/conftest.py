@@ -74,9 +74,9 @@ def _each_map_read_once(tmp_path_factory):
     """OCR of one map with one set of settings runs once per session, shared by xdist workers (tests/ocr_once.py)."""
     import vision.ocr
     from tests.ocr_once import remembering
+    from tests.once import session_folder
 
-    base = tmp_path_factory.getbasetemp()
-    folder = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "ocr-once"
+    folder = session_folder(tmp_path_factory) / "ocr-once"
     folder.mkdir(exist_ok=True)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(vision.ocr, "ocr_array", remembering(vision.ocr.ocr_array, folder))

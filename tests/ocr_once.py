@@ -5,11 +5,9 @@ benchmark's test; Rome's rendered map in the ``ocr`` and ``diagnose`` command te
 of the slow suite's time. :func:`remembering` wraps :func:`vision.ocr.ocr_array` so that a map-sized image
 (at least :data:`MIN_PIXELS`) read again with the same pixels, settings and engine gets the result of its first
 reading: kept in the process, and as JSON in a folder the session's xdist workers share, written under a file
-lock so that a second worker waits for the first reading instead of doing it again. Each session starts with
-an empty folder (under pytest's own temporary folder), so nothing is carried from one run to the next, and
-changes to the OCR code are always read afresh. The shared folder is the parent of a worker's temporary
-folder: pytest-xdist gives each worker ``<the session's basetemp>/<worker name>``
-(xdist/workermanage.py:337-341, pytest-xdist 3.8.0), and without xdist the session's own one is used.
+lock so that a second worker waits for the first reading instead of doing it again (the folder and the lock:
+tests/once.py). Each session starts with an empty folder, so nothing is carried from one run to the next, and
+changes to the OCR code are always read afresh.
 
 What is not remembered: small images (the OCR unit tests' own canvases, progress-bar and tiling tests), and
 readings by an engine that is not one of :mod:`vision.engines` (a test's own). An engine left to ``ocr_array``
@@ -23,27 +21,13 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable
-from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from tests.once import locked
+
 MIN_PIXELS = 1_000_000  # a rendered or real map; the OCR unit tests draw canvases under half of this
-
-
-@contextmanager
-def _locked(path: Path):
-    try:
-        import fcntl
-    except ImportError:  # no POSIX locks: workers may read a map twice, never a half-written entry
-        yield
-        return
-    with open(path, "a+b") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def _key(image, settings, engine) -> str | None:
@@ -74,7 +58,7 @@ def remembering(ocr_array: Callable[..., Any], folder: Path) -> Callable[..., An
             return ocr_array(image, settings, *args, **options)
         if key not in kept:
             entry = folder / f"{key}.json"
-            with _locked(folder / f"{key}.lock"):
+            with locked(folder / f"{key}.lock"):
                 if entry.is_file():
                     kept[key] = OcrResult.from_dict(json.loads(entry.read_text(encoding="utf-8")))
                 else:

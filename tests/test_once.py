@@ -1,10 +1,12 @@
-"""The session's OCR memo (tests/ocr_once.py): one reading per (pixels, settings, engine), shared through a folder."""
+"""Work done once per test session: the OCR memo (tests/ocr_once.py) and folders made once (tests/once.py)."""
 
 from __future__ import annotations
 
 import numpy
+import pytest
 
 from tests.ocr_once import MIN_PIXELS, remembering
+from tests.once import made_once, session_folder
 from vision.ocr import OcrResult, OcrSettings, TextBox
 
 
@@ -54,3 +56,27 @@ def test_small_images_and_foreign_engines_are_read_every_time(tmp_path):
     remembered(_map(7), engine=OwnEngine())
     remembered(_map(7), engine=OwnEngine())
     assert len(calls) == 4 and not list(tmp_path.glob("*.json"))
+
+
+def test_a_folder_made_once_is_made_by_the_first_to_ask_and_read_by_the_others(tmp_path_factory):
+    made = []
+
+    def make(folder):
+        made.append(folder)
+        (folder / "result.txt").write_text("made", encoding="utf-8")
+
+    first = made_once(tmp_path_factory, "made-by-one", make)
+    again = made_once(tmp_path_factory, "made-by-one", make)  # another module's fixture, or another worker
+    assert first == again == session_folder(tmp_path_factory) / "made-once" / "made-by-one"
+    assert made == [first] and (again / "result.txt").read_text(encoding="utf-8") == "made"
+
+
+def test_a_failed_making_is_made_again_by_the_next_to_ask(tmp_path_factory):
+    def fail(folder):
+        (folder / "half.txt").write_text("half", encoding="utf-8")
+        raise AssertionError("the notebook failed")
+
+    with pytest.raises(AssertionError, match="the notebook failed"):
+        made_once(tmp_path_factory, "failed-once", fail)
+    folder = made_once(tmp_path_factory, "failed-once", lambda folder: (folder / "whole.txt").touch())
+    assert [path.name for path in folder.iterdir()] == ["whole.txt"]
