@@ -10,6 +10,7 @@ from benchmarks.reasonmap.report import REPORT_FILES
 from reasonmap.cli import main
 from reasonmap.demo import run_demo
 
+
 @pytest.mark.slow
 @pytest.mark.figures  # the demo draws its figures for real here (tests/conftest.py writes placeholders elsewhere)
 def test_demo_writes_every_output_and_the_ceiling_is_perfect(tmp_path):
