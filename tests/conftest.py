@@ -1,6 +1,6 @@
 """Test-wide settings and the session's shared work.
 
-Two things cost most of the suite's time without testing anything new after their first run, and are done
+Three things cost most of the suite's time without testing anything new after their first run, and are done
 once or not at all here:
 
 - drawing the report figures: every scored run writes them (PNG at 300 dpi and PDF, about a second each on
@@ -10,6 +10,9 @@ once or not at all here:
 - generating the test split in ``reasonmap eval`` (407 route questions with their references): generated
   once per (task, split, seed) in the session, then reused. The records are frozen; generation itself is
   tested in ``tests/benchmarks/reasonmap/test_generate.py`` and by the demo's tests.
+- OCR of a map: a map-sized image read again with the same settings and engine (by another test, or another
+  xdist worker) gets its first reading's result (``tests/ocr_once.py``). Small images, a test's own engine and
+  the file cache of ``read_map_texts`` are untouched.
 """
 
 from __future__ import annotations
@@ -64,3 +67,17 @@ def _test_split_generated_once(monkeypatch):
         return list(_GENERATED[key])
 
     monkeypatch.setattr(reasonmap.eval, "_generated", generated)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _each_map_read_once(tmp_path_factory):
+    """OCR of one map with one set of settings runs once per session, shared by xdist workers (tests/ocr_once.py)."""
+    import vision.ocr
+    from tests.ocr_once import remembering
+    from tests.once import session_folder
+
+    folder = session_folder(tmp_path_factory) / "ocr-once"
+    folder.mkdir(exist_ok=True)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(vision.ocr, "ocr_array", remembering(vision.ocr.ocr_array, folder))
+        yield

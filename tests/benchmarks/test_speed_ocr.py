@@ -18,15 +18,18 @@ def test_the_benchmark_and_the_tests_read_one_folder_of_shared_maps():
 
 @pytest.mark.slow
 def test_benchmark_on_a_rendered_map_prints_one_json_object_last(capsys):
-    assert main(["--rendered", "--only", "geneva"]) == 0
+    # Budapest: the smallest rendered map with several lines (2.5 MP, against Geneva's 10.3 MP), so the colour
+    # check compares more than one line. Its Metro Data (graphkit/data/metro/hungary/budapest.json) lists 4
+    # lines and 38 distinct station names once the "(Transfer Station)" suffix is dropped.
+    assert main(["--rendered", "--only", "budapest"]) == 0
     captured = capsys.readouterr()
     figures = json.loads(captured.out.strip().splitlines()[-1])
     assert figures["source"] == "rendered"
     assert figures["seconds_per_megapixel"] > 0 and figures["mean_recall"] >= 0.97
     good, lines = figures["colours_within_10"]
-    assert lines == 5 and good >= 4
-    assert set(figures["maps"]) == {"geneva"} and figures["maps"]["geneva"]["stations"] == 83
-    assert "geneva: " in captured.err
+    assert lines == 4 and good >= 0.8 * lines
+    assert set(figures["maps"]) == {"budapest"} and figures["maps"]["budapest"]["stations"] == 38
+    assert "budapest: " in captured.err
 
 
 @pytest.mark.slow

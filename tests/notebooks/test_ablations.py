@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.once import made_once
+
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = ROOT / "notebooks" / "ablations.py"
 TABLES = ("modes.md", "differences.md", "by_city.md", "by_difficulty.md")
@@ -35,11 +37,15 @@ def _run(out: Path, **settings: str) -> subprocess.CompletedProcess:
     )
 
 
-@pytest.fixture(scope="module")
-def run(tmp_path_factory):
-    out = tmp_path_factory.mktemp("ablations")
+def _ran(out: Path) -> None:
     done = _run(out)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    """The built-in run's folder and summary: run once in the session, whichever xdist worker asks first."""
+    out = made_once(tmp_path_factory, "ablations", _ran)
     return out, json.loads((out / "summary.json").read_text(encoding="utf-8"))
 
 

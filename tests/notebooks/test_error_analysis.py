@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.once import made_once
 from vision.errors import EngineUnavailable
 from vision.fonts import find_font
 
@@ -52,22 +53,25 @@ def _run(out: Path) -> subprocess.CompletedProcess:
     )
 
 
-@pytest.fixture(scope="module")
-def run(tmp_path_factory):
-    out = tmp_path_factory.mktemp("error-analysis")
+def _ran(out: Path) -> None:
     done = _run(out)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    return out, done
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory) -> Path:
+    """The built-in run's output folder: run once in the session, whichever xdist worker asks first."""
+    return made_once(tmp_path_factory, "error-analysis", _ran)
 
 
 @pytest.fixture(scope="module")
 def summary(run):
-    return json.loads((run[0] / "summary.json").read_text(encoding="utf-8"))
+    return json.loads((run / "summary.json").read_text(encoding="utf-8"))
 
 
 @pytest.mark.slow
 def test_writes_every_output(run):
-    out, _ = run
+    out = run
     for name in FILES:
         assert (out / name).is_file() and (out / name).stat().st_size > 0, name
     for city in CITIES:
@@ -111,9 +115,9 @@ def test_crops_of_confused_stations(run, summary):
     crops = summary["crops"]
     assert 0 < len(crops) <= 6
     assert all(crop["label"] in ("line_confusion_colour", "line_confusion_layout", "misread_station") for crop in crops)
-    with Image.open(run[0] / "confusions.png") as image:
+    with Image.open(run / "confusions.png") as image:
         image.verify()
-    with Image.open(run[0] / "confusions.png") as image:
+    with Image.open(run / "confusions.png") as image:
         assert image.format == "PNG" and min(image.size) >= 200
         extrema = image.convert("L").getextrema()
         assert extrema[1] - extrema[0] > 100  # not a blank canvas
@@ -125,7 +129,7 @@ def test_same_seed_same_numbers(run, tmp_path):
     again = _run(tmp_path)
     assert again.returncode == 0, again.stderr[-3000:]
     for name in ("summary.json", *TABLES):
-        assert (tmp_path / name).read_bytes() == (run[0] / name).read_bytes(), name
+        assert (tmp_path / name).read_bytes() == (run / name).read_bytes(), name
 
 
 def test_is_jupytext_percent_format():
@@ -236,9 +240,9 @@ def test_one_wrong_answer_drawn_on_its_map(run, summary):
 
     route = summary["route"]
     assert route["file"] == "route.png" and route["label"] not in ("correct", None)
-    wrong = {(row["id"], row["question"]) for row in _rows(run[0] / "diagnoses.jsonl") if row["label"] != "correct"}
+    wrong = {(row["id"], row["question"]) for row in _rows(run / "diagnoses.jsonl") if row["label"] != "correct"}
     assert (route["id"], route["question"]) in wrong
-    with Image.open(run[0] / "route.png") as image:
+    with Image.open(run / "route.png") as image:
         assert image.format == "PNG" and min(image.size) >= 200
 
 

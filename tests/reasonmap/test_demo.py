@@ -10,10 +10,9 @@ from benchmarks.reasonmap.report import REPORT_FILES
 from reasonmap.cli import main
 from reasonmap.demo import run_demo
 
-pytestmark = pytest.mark.figures  # these tests look at the drawn figures
-
 
 @pytest.mark.slow
+@pytest.mark.figures  # the demo draws its figures for real here (tests/conftest.py writes placeholders elsewhere)
 def test_demo_writes_every_output_and_the_ceiling_is_perfect(tmp_path):
     result = run_demo(tmp_path, cities=("rome", "beijing", "budapest"), progress=False)
     for name in ("questions.jsonl", "predictions.jsonl", "scored.jsonl"):
@@ -27,7 +26,7 @@ def test_demo_writes_every_output_and_the_ceiling_is_perfect(tmp_path):
     assert result.predictions == 5 * 2 * result.questions
 
 
-@pytest.mark.slow
+@pytest.mark.slow  # compares the text outputs only: its two runs' figures are placeholders (tests/conftest.py)
 def test_demo_command_prints_the_table_and_is_reproducible(tmp_path, capsys):
     assert main(["demo", "--out", str(tmp_path / "a"), "--quiet"]) == 0
     table = capsys.readouterr().out

@@ -13,6 +13,7 @@ from collections import Counter
 import numpy
 import pytest
 
+import vision.ocr
 from benchmarks.reasonmap.generate import generate_questions
 from benchmarks.reasonmap.records import KINDS, Prediction
 from graphkit.cities import city_graph
@@ -23,7 +24,6 @@ from vision.colours import with_lines
 from vision.diagnose import diagnose
 from vision.evidence import MapEvidence, ciede2000
 from vision.grounding import ground_stations
-from vision.ocr import ocr_array
 
 pytestmark = [needs_cjk_font, pytest.mark.slow]  # Hefei's labels are Chinese; OCR of a rendered map
 
@@ -37,7 +37,8 @@ def pipeline() -> dict[str, tuple[City, MapEvidence]]:
         graph = city_graph(name)
         rendered = rendered_city(name, seed=1, palette="confusable")  # the one test_diagnose.py reads
         image = numpy.asarray(rendered.image)
-        grounding = ground_stations(ocr_array(image).texts, graph.stations)
+        # through the module, so that a second xdist worker reads the first one's OCR (tests/ocr_once.py)
+        grounding = ground_stations(vision.ocr.ocr_array(image).texts, graph.stations)
         estimated = MapEvidence(name, grounding.stations, with_lines(grounding.stations, image, graph))
         truth = MapEvidence.from_truth(rendered.truth, city=name)
         found[name] = (City(graph, truth, generate_questions(graph, seed=5, per_city=10)), estimated)
