@@ -339,7 +339,10 @@ def one_pixel_budget(text: str) -> int:
     >>> one_pixel_budget("4M"), one_pixel_budget("250000")
     (4000000, 250000)
     """
-    found = parse_pixel_budgets(text)
+    try:
+        return int(text)  # a plain number: its range is checked with the client's other options, in one line
+    except ValueError:
+        found = parse_pixel_budgets(text)
     if isinstance(found, tuple):
         raise argparse.ArgumentTypeError(f"one budget here, got {text!r} (eval --pixel-budget sweeps several)")
     return found
