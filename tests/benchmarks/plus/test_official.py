@@ -118,7 +118,7 @@ def test_hub_files_score_with_both_readers_and_compare(tmp_path):
         0.0,
         1,
     )
-    # one question: every resample draws it, so each variant's interval is its figure (± 0)
+    # one question: no interval can be claimed, so none is given (± –)
     assert torf["paper"]["intervals"]["accuracy"] == {"n": 1, "se": None, "low": None, "high": None}  # n < 2: none
     assert "| m | TorF1 | 1 | 100.00 ± – | 0.00 ± – | -100.00 | 1 |" in (tmp_path / "c" / "compare.md").read_text(
         encoding="utf-8"
