@@ -162,7 +162,9 @@ def solve_probe(
         return [ProbePrediction(q.id, model, probe_echo_answer(q), None, q.type) for q in questions]
     if name == "noisy":
         return [
-            ProbePrediction(q.id, model, probe_noisy_answer(q, graph_for(q), random.Random(f"{seed}:{q.id}")), None, q.type)
+            ProbePrediction(
+                q.id, model, probe_noisy_answer(q, graph_for(q), random.Random(f"{seed}:{q.id}")), None, q.type
+            )
             for q in questions
         ]
     return [ProbePrediction(q.id, model, probe_oracle_answer(q, graph_for(q)), None, q.type) for q in questions]

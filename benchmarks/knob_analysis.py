@@ -26,6 +26,7 @@ from benchmarks.comparisons import compare_scored
 
 __all__ = ["logistic_fit", "knob_summary", "knob_markdown", "plot_knobs"]
 
+
 def logistic_fit(x: Sequence[float], y: Sequence[float], *, level: float = 0.95) -> dict[str, Any]:
     """Maximum-likelihood fit of ``P(y = 1) = 1 / (1 + exp(-(intercept + slope * x)))`` with Wald intervals.
 
@@ -133,7 +134,20 @@ def knob_summary(
     return {"knob": knob, "values": [values[label] for label in labels], "labels": labels, "rows": rows}
 
 
-def _rows(manifest, knob, values, labels, task, model, by_label, resamples, seed, level) -> list[dict[str, Any]]:
+def _rows(
+    manifest: Mapping[str, Any],
+    knob: str,
+    values: Mapping[str, float],
+    labels: Sequence[str],
+    task: str,
+    model: str,
+    by_label: Mapping[str, Sequence[Mapping[str, Any]]],
+    resamples: int,
+    seed: int,
+    level: float,
+) -> list[dict[str, Any]]:
+    """One model's report rows of one task: per question type, each value's accuracy and paired difference from
+    the first value, and the fit on the realised knob values."""
     mine = {label: [r for r in by_label[label] if r.get("model") == model] for label in labels}
     kinds = sorted({_kind(r, task) for rows in mine.values() for r in rows if r.get("question") is not None})
     found = []
@@ -161,7 +175,18 @@ def _rows(manifest, knob, values, labels, task, model, by_label, resamples, seed
     return found
 
 
-def _paired(task, kind, model, rows_a, rows_b, ids, resamples, seed, level) -> dict[str, Any] | None:
+def _paired(
+    task: str,
+    kind: str,
+    model: str,
+    rows_a: Sequence[Mapping[str, Any]],
+    rows_b: Sequence[Mapping[str, Any]],
+    ids: Sequence[str],
+    resamples: int,
+    seed: int,
+    level: float,
+) -> dict[str, Any] | None:
+    """``compare``'s paired record of the accuracy metric of ``kind`` (B: this value, A: the first), on ``ids``."""
     wanted = "accuracy" if task == "probe" else f"weighted_accuracy_{kind.removeprefix('route_')}"
     for record in compare_scored(
         rows_a, rows_b, task=task, model_a=model, model_b=model, ids=ids, resamples=resamples, seed=seed, level=level
@@ -176,6 +201,13 @@ def _percent(value: Any, signed: bool = False) -> str:
     if not isinstance(value, int | float) or not math.isfinite(value):
         return "—"
     return f"{100 * value:+.2f}" if signed else f"{100 * value:.2f}"
+
+
+def _p(value: Any) -> str:
+    """A p-value as the table prints it (the comparison's six decimals: 0 is below one in a million)."""
+    if not isinstance(value, int | float):
+        return "—"
+    return "<1e-06" if value == 0 else f"{value:.3g}"
 
 
 def knob_markdown(summary: Mapping[str, Any]) -> str:
@@ -194,7 +226,7 @@ def knob_markdown(summary: Mapping[str, Any]) -> str:
             )
             p = paired.get("p_value")
             cells = [markdown_text(row["model"]), markdown_text(row["type"]), f"{entry['value']:g}", str(entry["n"])]
-            cells += [_percent(entry["accuracy"]), interval, "—" if p is None else f"{p:.3g}"]
+            cells += [_percent(entry["accuracy"]), interval, _p(p)]
             lines.append("| " + " | ".join(cells) + " |")
     lines += ["", "Logistic fit of correctness on the realised knob value (Wald 95% intervals):", ""]
     lines += ["| Model | Type | n | Slope [95% CI] | Intercept [95% CI] |", "|---|---|---:|---|---|"]
@@ -205,7 +237,9 @@ def knob_markdown(summary: Mapping[str, Any]) -> str:
             intercept = f"{fit['intercept']:.4g} [{fit['intercept_low']:.4g}, {fit['intercept_high']:.4g}]"
         else:
             slope, intercept = markdown_text(fit["reason"]), "—"
-        lines.append(f"| {markdown_text(row['model'])} | {markdown_text(row['type'])} | {fit['n']} | {slope} | {intercept} |")
+        lines.append(
+            f"| {markdown_text(row['model'])} | {markdown_text(row['type'])} | {fit['n']} | {slope} | {intercept} |"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -225,7 +259,9 @@ def plot_knobs(summary: Mapping[str, Any], png: str | Path) -> tuple[Path, Path]
             axis = axes[index // columns][index % columns]
             for row in (r for r in summary["rows"] if r["type"] == kind):
                 style = model_style(models.index(row["model"]))
-                points = [(e["value"], e["accuracy"], e.get("paired")) for e in row["values"] if e["accuracy"] is not None]
+                points = [
+                    (e["value"], e["accuracy"], e.get("paired")) for e in row["values"] if e["accuracy"] is not None
+                ]
                 xs = np.array([p[0] for p in points])
                 ys = np.array([p[1] for p in points])
                 axis.plot(xs, 100 * ys, marker="o", color=style.colour, label=row["model"])

@@ -70,10 +70,20 @@ def test_no_finite_fit_is_said_not_made_up(x, y, reason):
 
 
 MANIFEST = {
-    "sweep": {"knob": "colour_distance", "values": [2.0, 40.0], "maps": ["maps/colour_distance=2", "maps/colour_distance=40"]},
+    "sweep": {
+        "knob": "colour_distance",
+        "values": [2.0, 40.0],
+        "maps": ["maps/colour_distance=2", "maps/colour_distance=40"],
+    },
     "networks": [
-        {"city": "a", "knobs": {"colour_distance=2": {"colour_distance": 2.07}, "colour_distance=40": {"colour_distance": 40.0}}},
-        {"city": "b", "knobs": {"colour_distance=2": {"colour_distance": 2.5}, "colour_distance=40": {"colour_distance": 31.0}}},
+        {
+            "city": "a",
+            "knobs": {"colour_distance=2": {"colour_distance": 2.07}, "colour_distance=40": {"colour_distance": 40.0}},
+        },
+        {
+            "city": "b",
+            "knobs": {"colour_distance=2": {"colour_distance": 2.5}, "colour_distance=40": {"colour_distance": 31.0}},
+        },
     ],
 }
 
@@ -105,7 +115,10 @@ def test_accuracy_per_value_and_the_paired_difference_by_hand():
 
 
 def test_route_rows_are_their_short_and_long_questions_and_names_are_escaped():
-    route = [{"id": "r0", "model": "m|x", "question": q, "city": "a", "correct": c, "weight": 1.0} for q, c in (("short", 1), ("long", 0))]
+    route = [
+        {"id": "r0", "model": "m|x", "question": q, "city": "a", "correct": c, "weight": 1.0}
+        for q, c in (("short", 1), ("long", 0))
+    ]
     other = [{**r, "correct": 1 - r["correct"]} for r in route]
     summary = knob_summary(MANIFEST, {"route": {"colour_distance=2": route, "colour_distance=40": other}}, resamples=50)
     assert [(r["type"], [v["accuracy"] for v in r["values"]]) for r in summary["rows"]] == [

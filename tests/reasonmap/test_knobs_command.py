@@ -45,10 +45,58 @@ def report(tmp_path_factory):
     for label in ("colour_distance=2", "colour_distance=40"):
         probes = sweep / "probes" / f"{label}.jsonl"
         predictions, scored = root / "pred" / f"{label}.jsonl", root / "scored" / f"{label}.jsonl"
-        assert main(["baseline", "noisy", "--questions", str(probes), "--metro-dir", str(sweep / "metro"), "--out", str(predictions), "--quiet"]) == 0
-        assert main(["score", "--task", "probe", "--questions", str(probes), "--predictions", str(predictions), "--out", str(scored), "--report", str(root / "r" / label), "--quiet"]) == 0
+        assert (
+            main(
+                [
+                    "baseline",
+                    "noisy",
+                    "--questions",
+                    str(probes),
+                    "--metro-dir",
+                    str(sweep / "metro"),
+                    "--out",
+                    str(predictions),
+                    "--quiet",
+                ]
+            )
+            == 0
+        )
+        assert (
+            main(
+                [
+                    "score",
+                    "--task",
+                    "probe",
+                    "--questions",
+                    str(probes),
+                    "--predictions",
+                    str(predictions),
+                    "--out",
+                    str(scored),
+                    "--report",
+                    str(root / "r" / label),
+                    "--quiet",
+                ]
+            )
+            == 0
+        )
     out = root / "knobs"
-    assert main(["knobs", str(sweep), "--probes", str(root / "scored"), "--out", str(out), "--figures", "--resamples", "200"]) == 0
+    assert (
+        main(
+            [
+                "knobs",
+                str(sweep),
+                "--probes",
+                str(root / "scored"),
+                "--out",
+                str(out),
+                "--figures",
+                "--resamples",
+                "200",
+            ]
+        )
+        == 0
+    )
     return root, out
 
 
@@ -56,7 +104,13 @@ def test_the_knob_report_of_a_tiny_sweep(report):
     root, out = report
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     assert summary["knob"] == "colour_distance" and summary["values"] == [2.0, 40.0]
-    assert sorted(row["type"] for row in summary["rows"]) == ["count_between", "follow", "lines_at", "neighbours", "same_line"]
+    assert sorted(row["type"] for row in summary["rows"]) == [
+        "count_between",
+        "follow",
+        "lines_at",
+        "neighbours",
+        "same_line",
+    ]
     for row in summary["rows"]:
         scored = {}
         for label in ("colour_distance=2", "colour_distance=40"):
