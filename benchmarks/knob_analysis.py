@@ -47,7 +47,9 @@ def logistic_fit(x: Sequence[float], y: Sequence[float], *, level: float = 0.95)
 
     xs, ys = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     n = int(xs.size)
-    if n == 0 or np.all(ys == ys[0]):
+    if n == 0:
+        return {"n": 0, "reason": "no answer on a network of known knob value"}
+    if np.all(ys == ys[0]):
         return {"n": n, "reason": "all answers alike: no finite fit"}
     if np.all(xs == xs[0]):
         return {"n": n, "reason": "one knob value: no slope to fit"}
@@ -105,12 +107,14 @@ def knob_summary(
     manifest: Mapping[str, Any],
     scored: Mapping[str, Mapping[str, Sequence[Mapping[str, Any]]]],
     *,
+    cities: Mapping[str, str] | None = None,
     resamples: int = 2000,
     seed: int = 0,
     level: float = 0.95,
 ) -> dict[str, Any]:
     """The knob report of one sweep: ``scored[task][label]`` are the scored rows (task ``probe`` or ``route``)
-    at the sweep value ``label`` (``colour_distance=2``, as the sweep's folders are named).
+    at the sweep value ``label`` (``colour_distance=2``, as the sweep's folders are named). ``cities`` (question
+    id → network) places the rows that do not name their network (scored route rows).
 
     Raises
     ------
@@ -130,8 +134,17 @@ def knob_summary(
             raise ValueError(f"{task}: scored answers at {len(present)} sweep value(s); the report needs two")
         models = sorted({str(r["model"]) for label in present for r in by_label[label] if "model" in r})
         for model in models:
-            rows.extend(_rows(manifest, knob, values, present, task, model, by_label, resamples, seed, level))
+            placed = {label: _placed(by_label[label], cities or {}) for label in present}
+            rows.extend(_rows(manifest, knob, values, present, task, model, placed, resamples, seed, level))
     return {"knob": knob, "values": [values[label] for label in labels], "labels": labels, "rows": rows}
+
+
+def _placed(rows: Sequence[Mapping[str, Any]], cities: Mapping[str, str]) -> list[Mapping[str, Any]]:
+    """The rows, each naming its network (``city``): its own, else the question's in ``cities``."""
+    return [
+        row if "city" in row or str(row.get("id")) not in cities else {**row, "city": cities[str(row.get("id"))]}
+        for row in rows
+    ]
 
 
 def _rows(
@@ -159,7 +172,9 @@ def _rows(
             realised = _realised(manifest, knob, label)
             ids = [str(r["id"]) for r in rows]
             entry: dict[str, Any] = {"label": label, "value": values[label], "n": len(rows)}
-            entry["accuracy"] = float(np.mean([r["correct"] for r in rows])) if rows else None
+            # route accuracy weighted by difficulty as compare weighs it (a row's weight); a probe weighs 1
+            weights = [float(r.get("weight", 1.0)) if task == "route" else 1.0 for r in rows]
+            entry["accuracy"] = float(np.dot(weights, [r["correct"] for r in rows]) / sum(weights)) if rows else None
             for r in rows:
                 if str(r.get("city")) in realised:
                     xs.append(realised[str(r["city"])])

@@ -37,6 +37,17 @@ def _scored(folder: str, labels: list[str], option: str) -> dict[str, list[dict[
     return found
 
 
+def _cities(sweep: Path) -> dict[str, str]:
+    """Question id → network of the sweep's route questions (scored route rows do not name their network)."""
+    from benchmarks.jsonl import read_jsonl
+
+    path = sweep / "questions.jsonl"
+    if not path.is_file():
+        return {}
+    records, _ = read_jsonl(path, lambda record, where: record)
+    return {str(r["id"]): str(r["city"]) for r in records if isinstance(r, dict) and "id" in r and "city" in r}
+
+
 def cmd_knobs(args: argparse.Namespace) -> int:
     import json
 
@@ -60,7 +71,7 @@ def cmd_knobs(args: argparse.Namespace) -> int:
         scored["probe"] = _scored(args.probes, labels, "--probes")
     if args.routes:
         scored["route"] = _scored(args.routes, labels, "--routes")
-    summary = knob_summary(manifest, scored, resamples=args.resamples, seed=args.seed)
+    summary = knob_summary(manifest, scored, cities=_cities(Path(args.sweep)), resamples=args.resamples, seed=args.seed)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     write_text(out / "summary.json", summary_json(summary))

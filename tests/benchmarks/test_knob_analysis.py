@@ -114,18 +114,21 @@ def test_accuracy_per_value_and_the_paired_difference_by_hand():
     assert "| m | follow | 40 | 4 | 75.00 | +25.00 [" in table
 
 
-def test_route_rows_are_their_short_and_long_questions_and_names_are_escaped():
+def test_route_rows_are_their_short_and_long_questions_placed_by_the_questions_networks():
     route = [
-        {"id": "r0", "model": "m|x", "question": q, "city": "a", "correct": c, "weight": 1.0}
-        for q, c in (("short", 1), ("long", 0))
+        {"id": "r0", "model": "m|x", "question": q, "correct": c, "weight": 1.0} for q, c in (("short", 1), ("long", 0))
     ]
     other = [{**r, "correct": 1 - r["correct"]} for r in route]
-    summary = knob_summary(MANIFEST, {"route": {"colour_distance=2": route, "colour_distance=40": other}}, resamples=50)
+    scored = {"route": {"colour_distance=2": route, "colour_distance=40": other}}
+    summary = knob_summary(MANIFEST, scored, cities={"r0": "a"}, resamples=50)
     assert [(r["type"], [v["accuracy"] for v in r["values"]]) for r in summary["rows"]] == [
         ("route_long", [0.0, 1.0]),
         ("route_short", [1.0, 0.0]),
     ]
     assert "| m\\|x | route_long |" in knob_markdown(summary)
+    # scored route rows name no network: placed by the questions' (a: 2.07 and 40), one answer a value; separated
+    assert [row["fit"]["n"] for row in summary["rows"]] == [2, 2]
+    assert all("separated" in row["fit"]["reason"] for row in summary["rows"])
 
 
 def test_a_sweep_needs_two_scored_values():
