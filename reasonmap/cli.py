@@ -5,7 +5,7 @@ imports happen inside the command so that ``reasonmap --help`` stays quick.
 The subcommands live in their modules, each adding its own parsers:
 :mod:`reasonmap.graph_commands`, :mod:`reasonmap.benchmark_commands`,
 :mod:`reasonmap.model_commands`, :mod:`reasonmap.vision_commands`,
-:mod:`reasonmap.batch` (``synth``), :mod:`reasonmap.eval_command` and
+:mod:`reasonmap.batch` (``synth``), :mod:`reasonmap.eval_command`, :mod:`reasonmap.knobs_command` and
 :mod:`reasonmap.compare_commands`.
 """
 
