@@ -6,10 +6,16 @@ writes lines as :func:`benchmarks.network_facts.line_label` does; a map's own sp
 names the same line to the scorer.
 ``echo`` answers in the right format with what the question names (its stations, its line), never looking at
 the map: the floor of a model that only repeats the question.
+``noisy`` is a simulated perceptual model: the oracle, except that it misreads a probe with a probability that
+grows as the map's line colours get closer (:func:`misread_probability` of the realised ``colour_distance`` in
+the probe's ``knobs``), then answering with a confusable line, a skipped or extra station, the other yes/no or
+a count one off.
 """
 
 from __future__ import annotations
 
+import math
+import random
 from collections.abc import Callable, Iterable, Mapping
 from types import MappingProxyType
 from typing import Any
@@ -19,10 +25,21 @@ from benchmarks.probe.questions import ProbePrediction, ProbeQuestion
 from graphkit.choices import check_choice
 from graphkit.graph import TransitGraph
 
-__all__ = ["PROBE_SOLVERS", "probe_oracle_answer", "probe_echo_answer", "solve_probe"]
+__all__ = [
+    "PROBE_SOLVERS",
+    "probe_oracle_answer",
+    "probe_echo_answer",
+    "misread_probability",
+    "probe_noisy_answer",
+    "solve_probe",
+]
 
 #: The probe solvers ``reasonmap baseline`` runs.
-PROBE_SOLVERS = ("oracle", "echo")
+PROBE_SOLVERS = ("oracle", "echo", "noisy")
+#: The noisy solver misreads half the probes at this CIEDE2000 distance between the closest line colours ...
+MISREAD_MIDPOINT = 8.0
+#: ... and its log-odds of a misread fall by this much per unit of distance.
+MISREAD_SLOPE = 0.4
 
 
 def probe_oracle_answer(question: ProbeQuestion, graph: TransitGraph) -> str:
@@ -81,6 +98,48 @@ def probe_echo_answer(question: ProbeQuestion) -> str:
     return f"Answer: {answer}"
 
 
+def misread_probability(knobs: Mapping[str, Any]) -> float:
+    """The noisy solver's chance of misreading a probe on a map whose closest line colours are
+    ``knobs["colour_distance"]`` apart: ``1 / (1 + exp(MISREAD_SLOPE * (distance - MISREAD_MIDPOINT)))``
+    (about 92% at 2, 50% at 8, 4% at 16); 0 on a map with no measured distance (today's palette).
+
+    Examples
+    --------
+    >>> round(misread_probability({"colour_distance": 8.0}), 2), misread_probability({})
+    (0.5, 0.0)
+    """
+    distance = knobs.get("colour_distance")
+    if not isinstance(distance, int | float):
+        return 0.0
+    return 1.0 / (1.0 + math.exp(MISREAD_SLOPE * (float(distance) - MISREAD_MIDPOINT)))
+
+
+def probe_noisy_answer(question: ProbeQuestion, graph: TransitGraph, rng: random.Random) -> str:
+    """The simulated perceptual model's response: the oracle's, misread with :func:`misread_probability`.
+
+    A misread answer is always wrong: ``lines_at`` adds a line the station lacks, ``follow`` skips a station
+    between the ends, ``neighbours`` adds the station itself, ``same_line`` says the other answer and
+    ``count_between`` counts one more.
+    """
+    right = probe_oracle_answer(question, graph)
+    if rng.random() >= misread_probability(dict(question.knobs)):
+        return right
+    names = right.removeprefix("Answer: ").split(", ")
+    if question.type == "lines_at":
+        served = set(graph.lines_at(question.station))
+        others = sorted(line_label(line) for line in graph.lines if line not in served)
+        answer = ", ".join([*names, rng.choice(others) if others else "Line 0"])
+    elif question.type == "follow":
+        answer = ", ".join(names[:1] + names[2:]) if len(names) > 2 else f"{names[0]}, {question.station}, {names[-1]}"
+    elif question.type == "neighbours":
+        answer = ", ".join([*names, str(question.station)])
+    elif question.type == "same_line":
+        answer = "no" if names == ["yes"] else "yes"
+    else:
+        answer = str(int(names[0]) + 1)
+    return f"Answer: {answer}"
+
+
 def solve_probe(
     name: str,
     questions: Iterable[ProbeQuestion],
@@ -89,8 +148,8 @@ def solve_probe(
     seed: int = 0,
     settings: Mapping[str, Any] = MappingProxyType({}),
 ) -> list[ProbePrediction]:
-    """The probe task's solver entry (its record's ``solve``): ``oracle`` or ``echo``; neither needs a seed nor
-    settings.
+    """The probe task's solver entry (its record's ``solve``): ``oracle``, ``echo`` or ``noisy`` (seeded: each
+    probe's draw keyed by ``seed`` and its id); none takes settings.
 
     Raises
     ------
@@ -101,4 +160,11 @@ def solve_probe(
     model = f"baseline:probe-{name}"
     if name == "echo":
         return [ProbePrediction(q.id, model, probe_echo_answer(q), None, q.type) for q in questions]
+    if name == "noisy":
+        return [
+            ProbePrediction(
+                q.id, model, probe_noisy_answer(q, graph_for(q), random.Random(f"{seed}:{q.id}")), None, q.type
+            )
+            for q in questions
+        ]
     return [ProbePrediction(q.id, model, probe_oracle_answer(q, graph_for(q)), None, q.type) for q in questions]

@@ -5,7 +5,7 @@ imports happen inside the command so that ``reasonmap --help`` stays quick.
 The subcommands live in their modules, each adding its own parsers:
 :mod:`reasonmap.graph_commands`, :mod:`reasonmap.benchmark_commands`,
 :mod:`reasonmap.model_commands`, :mod:`reasonmap.vision_commands`,
-:mod:`reasonmap.batch` (``synth``), :mod:`reasonmap.eval_command` and
+:mod:`reasonmap.batch` (``synth``), :mod:`reasonmap.eval_command`, :mod:`reasonmap.knobs_command` and
 :mod:`reasonmap.compare_commands`.
 """
 
@@ -34,6 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
     from reasonmap.compare_commands import add_compare_commands
     from reasonmap.eval_command import add_eval_command
     from reasonmap.graph_commands import add_city_options, add_graph_commands
+    from reasonmap.knobs_command import add_knobs_command
     from reasonmap.model_commands import add_model_commands
     from reasonmap.options import Help, Parser
     from reasonmap.vision_commands import add_vision_commands
@@ -53,6 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_synth_command(commands)
     add_eval_command(commands)
     add_compare_commands(commands)
+    add_knobs_command(commands)
     for command in commands.choices.values():  # one set of flags: every command takes --quiet
         if "--quiet" not in command._option_string_actions:
             command.add_argument("--quiet", action="store_true", help="no progress bars on stderr (errors still)")

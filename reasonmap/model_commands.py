@@ -219,7 +219,9 @@ def _add_questions(parser: argparse.ArgumentParser, *, required: bool = True) ->
 def add_model_commands(commands) -> None:
     """Add ``baseline``, ``prompts``, ``run`` and ``vdi`` to the subcommands."""
     baseline = commands.add_parser("baseline", help="answers of a symbolic solver, in the predictions format")
-    baseline.add_argument("name", choices=SOLVERS, help="route: all of them; plus: oracle; map QA: none")
+    baseline.add_argument(
+        "name", choices=SOLVERS, help="route: all of them; plus: oracle; probe: oracle, echo, noisy; map QA: none"
+    )
     _add_questions(baseline)
     baseline.add_argument("--out", required=True, metavar="P", help="prediction rows to write (JSON Lines)")
     baseline.add_argument(
