@@ -40,7 +40,7 @@ def logistic_fit(x: Sequence[float], y: Sequence[float], *, level: float = 0.95)
     --------
     >>> fit = logistic_fit([0, 0, 1, 1, 2, 2, 3, 3], [0, 0, 0, 1, 0, 1, 1, 1])
     >>> round(fit["slope"], 3), fit["slope_low"] < fit["slope"] < fit["slope_high"]
-    (1.61, True)
+    (1.742, True)
     """
     from scipy.optimize import minimize
     from scipy.stats import norm
