@@ -146,7 +146,9 @@ class LocalExecutor:
             for process in list(getattr(pool, "_processes", {}).values()):
                 with contextlib.suppress(OSError, ValueError, AttributeError):
                     process.terminate()
-        pool.shutdown(wait=not interrupted, cancel_futures=True)
+        # waited for even when interrupted (the workers are ended, so it is quick): a pool's thread left to the
+        # interpreter's exit could print a traceback after the command's one line
+        pool.shutdown(wait=True, cancel_futures=True)
 
     def __enter__(self) -> LocalExecutor:
         return self
