@@ -4,7 +4,7 @@ Textualized maps, prompt modes and ablations, symbolic solvers, and a
 resumable client for OpenAI-compatible chat endpoints. The public surface is
 ``__all__``: the prompt modes and the requests they build, the
 textualizations, the solvers (and the noise that makes one fail as a model
-would), the alias ablation, the client, the oracles and the errors (one root,
+would; the probe task's solvers), the alias ablation, the client, the oracles and the errors (one root,
 :class:`BaselineError`). The submodules are
 internal (import from the package, not from them).
 
@@ -32,6 +32,7 @@ __all__, __getattr__, __dir__ = lazy_exports(
         "baselines.client": ("RunSummary", "run_requests"),
         "baselines.errors": ("BaselineError", "ClientError", "InvalidTextualization"),
         "baselines.plus_oracle": ("plus_oracle_predictions",),
+        "baselines.probe_solvers": ("solve_probe",),
         "baselines.prompts": ("MODES", "build_requests", "symbolic_prompt"),
         "baselines.requests": ("Request",),
         "baselines.solvers": ("SOLVERS", "Noise", "run_solver", "solve"),

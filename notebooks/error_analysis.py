@@ -30,7 +30,9 @@
 # 4. label every answer with `vision.diagnose` and break the labels down per model, per city and per
 #    difficulty pair (map difficulty × question difficulty);
 # 5. crop the map around the stations where a line was confused, to see what the model saw;
-# 6. draw one wrong answer's route, and the reference, on its map.
+# 6. draw one wrong answer's route, and the reference, on its map;
+# 7. (built-in run) put each wrong route down to line following or reasoning with the same model's
+#    perception probes on the same maps.
 #
 # Run it with `python notebooks/error_analysis.py` from the repository root, or open it as a notebook
 # with jupytext. The settings below come from environment variables (or edit the parameters cell, which
@@ -40,6 +42,7 @@
 from __future__ import annotations
 
 import os
+import random
 import time
 from collections import Counter
 from dataclasses import replace
@@ -47,8 +50,9 @@ from pathlib import Path
 
 from PIL import Image
 
-from baselines import Noise, run_solver
+from baselines import Noise, run_solver, solve_probe
 from benchmarks import read_jsonl, write_jsonl, write_summary
+from benchmarks.probe import generate_probe_questions, score_probe_predictions
 from benchmarks.reasonmap import DIFFICULTIES, TEST_CITIES, generate_questions, load_questions
 from graphkit import city_graph, city_names, fold
 from reasonmap import markdown_text
@@ -58,11 +62,13 @@ from vision import (
     EngineUnavailable,
     analyse_map,
     answer_route,
+    attribute_diagnoses,
     confusion_crops,
     diagnose_predictions,
     draw_routes,
     find_font,
     folder_evidence,
+    follow_results,
     map_files,
     plot_confusions,
     plot_labels,
@@ -431,6 +437,68 @@ if shown is not None:
     print("not found on the map:", ", ".join(drawn_route.unplaced) or "none")
 else:
     print("no wrong answer on a city with a map: nothing to draw")
+
+# %% [markdown]
+# ## Which failures are line following: perception probes on the same maps
+#
+# The built-in run only (for yours: `reasonmap diagnose ... --probes SCORED --probe-questions FILE`). Each
+# city gets `follow` probes on its rendered map (the probe task, `benchmarks.probe`: "the stations in order
+# from A to B along line L"), two per line, and each model answers them: the probe oracle
+# (`baselines.solve_probe`), with a `follow` probe failed (a station between the ends skipped) at the
+# model's wrong-line rate, so the perception-heavy model fails half of them, the mixed one a few, and the
+# others none. `vision.attribute_diagnoses` then puts each wrong route answer (grounding or reasoning) down
+# to `line_following` (the model failed a `follow` probe of a line its answer rides), `reasoning` (it
+# passed every probe of every line it rides) or `untested` (a line it rides has no probe). Written as
+# `probe_attribution.md`.
+
+
+# %%
+def probe_answers(model, noise, probes):
+    """A model's answers to the probes: the probe oracle's, a `follow` failed at the noise's wrong-line rate."""
+    rate = 0.0 if noise is None else noise.wrong_line
+    answers = []
+    for prediction in solve_probe("oracle", probes, lambda probe: graphs[probe.city], seed=SEED):
+        probe = probes_by_id[prediction.id]
+        if random.Random(f"{SEED}:{model}:{probe.id}").random() < rate:  # skip the first station between
+            prediction = replace(prediction, response="Answer: " + ", ".join((probe.answer[0], *probe.answer[2:])))
+        answers.append(replace(prediction, model=model))
+    return answers
+
+
+attribution = None
+if not USER_RUN:
+    probes = [
+        probe
+        for city, graph in graphs.items()
+        for probe in generate_probe_questions(
+            graph, seed=SEED, per_type=2 * len(graph.lines), types=["follow"], truth=OUT / "maps" / f"{city}.truth.json"
+        )
+    ]
+    probes_by_id = {probe.id: probe for probe in probes}
+    verdicts, _ = score_probe_predictions(
+        probes_by_id, [answer for model, (_, noise) in MODELS.items() for answer in probe_answers(model, noise, probes)]
+    )
+    attribution = attribute_diagnoses(
+        diagnoses,
+        {(p.id, p.model, p.question, p.repeat): p for p in predictions},
+        by_id,
+        lambda question: graphs[question.city],
+        follow_results([verdict.to_dict() for verdict in verdicts], probes_by_id),
+    )
+    attribution_rows = []
+    for model in MODEL_NAMES:
+        counts = attribution["models"].get(model, {})
+        passed = sum(verdict.correct for verdict in verdicts if verdict.model == model)
+        attribution_rows.append(
+            [model, f"{passed}/{len(probes)}", counts.get("wrong", 0)]
+            + [counts.get(name, 0) for name in attribution["attributions"]]
+        )
+    attribution_table = markdown_table(
+        ["model", "follow probes passed", "wrong routes", *attribution["attributions"]], attribution_rows
+    )
+    (OUT / "probe_attribution.md").write_text(attribution_table, encoding="utf-8")
+    print(f"{len(probes)} follow probes")
+    print(attribution_table)
 
 # %% [markdown]
 # ## Summary

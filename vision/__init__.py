@@ -3,7 +3,8 @@
 The public surface is ``__all__``: reading a map (:func:`analyse_map`: OCR,
 grounding and line colours) or a folder of maps, the evidence a diagnosis
 reads, the synthetic renderer and its ground truth, the diagnosis of
-predictions with its labels, summary and plots, and the errors. The
+predictions with its labels, summary and plots, the attribution of wrong
+routes by the same model's ``follow`` probes, and the errors. The
 submodules are internal (import from the package, not from them).
 
 Heavy parts (OpenCV, the OCR engines) are imported inside the functions that
@@ -31,6 +32,7 @@ __all__, __getattr__, __dir__ = lazy_exports(
         "vision.errors": ("EngineUnavailable", "VisionError"),
         "vision.evidence": ("MapEvidence", "read_truth"),
         "vision.fonts": ("find_font",),
+        "vision.probe_attribution": ("attribute_diagnoses", "follow_results"),
         "vision.render": ("render_map", "write_rendered"),
         "vision.route_drawing": ("answer_route", "draw_routes", "reference_route"),
     },

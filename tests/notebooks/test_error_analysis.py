@@ -19,7 +19,8 @@ NOTEBOOK = ROOT / "notebooks" / "error_analysis.py"
 # a guard against a hung run, not a speed check: a loaded 2-core CI machine took over 120 s to draw and diagnose
 HANG = 600
 CITIES = ("rome", "beijing")  # one Latin map, one CJK map
-TABLES = ("by_model.md", "by_city.md", "by_difficulty.md", "diagnosis.summary.md")
+PROBE_TABLE = "probe_attribution.md"  # the built-in run's only
+TABLES = ("by_model.md", "by_city.md", "by_difficulty.md", "diagnosis.summary.md", PROBE_TABLE)
 FILES = (
     *TABLES,
     "questions.jsonl",
@@ -106,6 +107,29 @@ def test_the_models_fail_as_designed(summary):
     perception, reasoning = models["perception-heavy"]["categories"], models["reasoning-heavy"]["categories"]
     assert perception["grounding"] > reasoning["grounding"]
     assert reasoning["reasoning"] > perception["reasoning"]
+
+
+@pytest.mark.slow
+def test_probes_put_wrong_routes_down_to_line_following_or_reasoning(run, summary):
+    lines = (run / PROBE_TABLE).read_text(encoding="utf-8").splitlines()
+    assert lines[0] == "| model | follow probes passed | wrong routes | line_following | reasoning | untested |"
+    rows = [[cell.strip() for cell in line.strip("|").split("|")] for line in lines[2:]]
+    table = {cells[0]: cells[1:] for cells in rows}
+    assert set(table) == set(summary["models"])  # summary.json sorts its keys
+    for model, (passed, wrong, following, reasoning, untested) in table.items():
+        categories = summary["models"][model]["categories"]
+        # every wrong route (grounding or reasoning, from the diagnosis) gets exactly one attribution
+        assert int(wrong) == categories["grounding"] + categories["reasoning"], model
+        assert int(following) + int(reasoning) + int(untested) == int(wrong), model
+        asked = int(passed.split("/")[1])
+        assert asked > 0
+        if model in ("oracle", "direct-line", "reasoning-heavy"):  # the probe oracle's answers, none failed
+            assert passed == f"{asked}/{asked}" and int(following) == 0, model
+    # the perception-heavy model fails about half its follow probes (rate 0.5), so most lines it rides are flagged
+    perception = table["perception-heavy"]
+    assert int(perception[0].split("/")[0]) < int(perception[0].split("/")[1])
+    assert int(perception[2]) > 0
+    assert int(table["direct-line"][3]) == int(table["direct-line"][1])  # a map read right: all reasoning
 
 
 @pytest.mark.slow
@@ -221,7 +245,7 @@ def test_user_run_diagnoses_the_users_own_predictions(user_run):
     }
     assert not summary["problems"]  # both cities had a map: saved evidence for Miami, the truth for Rome
     for name in ("labels_by_model.png", "labels_by_model.pdf", "confusions.png", "confusions.pdf", *TABLES):
-        assert (out / name).is_file(), name
+        assert (out / name).is_file() == (name != PROBE_TABLE), name  # the probe section: the built-in run only
     assert "| my-model |" in (out / "by_model.md").read_text(encoding="utf-8")
 
 
