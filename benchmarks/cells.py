@@ -31,7 +31,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-__all__ = ["FORMULA_STARTS", "csv_cell", "csv_table", "markdown_text", "markdown_code", "same_name"]
+__all__ = ["FORMULA_STARTS", "csv_cell", "csv_table", "markdown_text", "markdown_code", "figure_text", "same_name"]
 
 #: The first characters that make a spreadsheet read a cell as a formula.
 FORMULA_STARTS = frozenset("=+-@\t\r\n\0")
@@ -103,6 +103,16 @@ def markdown_text(value: Any) -> str:
     if not any(ch in text for ch in _MARKDOWN):
         return text
     return "".join(_MARKDOWN.get(ch, ch) for ch in text)
+
+
+def figure_text(value: Any) -> str:
+    """``value`` as a figure draws it: one line, control and direction-override characters shown as U+FFFD
+    (a font has no glyph for them, and an override would reverse the rest of the label).
+
+    >>> figure_text(chr(9) + "=1+1") == chr(0xFFFD) + "=1+1", figure_text("two" + chr(10) + "lines")
+    (True, 'two lines')
+    """
+    return _one_line(str(value).replace("\t", "\x00"))
 
 
 def markdown_code(value: Any) -> str:

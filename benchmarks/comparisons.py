@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.cells import csv_table, markdown_code, markdown_text
+from benchmarks.cells import csv_table, figure_text, markdown_code, markdown_text
 from benchmarks.metrics import MetricSpec, compared
 from benchmarks.paired import (
     difference_interval,
@@ -321,8 +321,9 @@ def _side_cell(row: Mapping[str, Any], which: str, same_run: bool) -> str:
 
 def _pair_label(row: Mapping[str, Any], same_run: bool) -> str:
     """A comparison as the figure names it: where, and the two sides (one, when they are the same model)."""
-    first, second = _side(row, "a", same_run), _side(row, "b", same_run)
-    return f"{_where(row)}: {first}" if first == second else f"{_where(row)}: {first} → {second}"
+    first, second = figure_text(_side(row, "a", same_run)), figure_text(_side(row, "b", same_run))
+    where = figure_text(_where(row))
+    return f"{where}: {first}" if first == second else f"{where}: {first} → {second}"
 
 
 def comparison_markdown(record: Mapping[str, Any]) -> str:

@@ -32,7 +32,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from benchmarks.cells import csv_table, markdown_code, markdown_text
+from benchmarks.cells import csv_table, figure_text, markdown_code, markdown_text
 from benchmarks.metrics import MetricSpec, compared
 
 __all__ = [
@@ -353,6 +353,7 @@ def plot_leaderboard(record: Mapping[str, Any], png: str | Path) -> tuple[Path, 
             f"{_label(column['task'], column['mode'])}/{metric.name}",
             f"{_label(column['task'], column['mode'])}\n{metric.title}",
             metric.scale,
+            metric.bounds,
         )
         for column in record["columns"]
         for metric in _metrics_of(column["task"])
@@ -367,12 +368,12 @@ def plot_leaderboard(record: Mapping[str, Any], png: str | Path) -> tuple[Path, 
             squeeze=False,
             layout="constrained",
         )
-        labels = [f"{row['model']} ({'–' if row['rank'] is None else row['rank']})" for row in rows]
+        labels = [f"{figure_text(row['model'])} ({'–' if row['rank'] is None else row['rank']})" for row in rows]
         for index, axis in enumerate(axes.flat):
             if index >= len(panels):
                 axis.set_visible(False)
                 continue
-            name, title, scale = panels[index]
+            name, title, scale, _ = panels[index]
             for y, row in enumerate(rows):
                 cell = row["cells"][name]
                 if cell["value"] is None:
@@ -393,9 +394,10 @@ def plot_leaderboard(record: Mapping[str, Any], png: str | Path) -> tuple[Path, 
         shared: dict[str, list[Any]] = {}  # one metric (across tasks' modes) on one x scale: panels compare by eye
         for index, axis in enumerate(axes.flat[: len(panels)]):
             shared.setdefault(panels[index][0].rsplit("/", 1)[-1], []).append(axis)
-        for group in shared.values():
-            low = min(axis.get_xlim()[0] for axis in group)
-            high = max(axis.get_xlim()[1] for axis in group)
+        bounds = {panel[0].rsplit("/", 1)[-1]: (panel[3][0] * panel[2], panel[3][1] * panel[2]) for panel in panels}
+        for metric, group in shared.items():  # never past what the metric can be (100% is the most)
+            low = max(min(axis.get_xlim()[0] for axis in group), bounds[metric][0])
+            high = min(max(axis.get_xlim()[1] for axis in group), bounds[metric][1])
             for axis in group:
                 axis.set_xlim(low, high)
         figure.suptitle(

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from benchmarks.cells import markdown_text
+from benchmarks.cells import figure_text, markdown_text
 from benchmarks.difficulty import DIFFICULTIES, get_weighting
 from benchmarks.intervals import interval_method, interval_note, intervals, question_maps
 from benchmarks.metrics import figures as metric_figures
@@ -212,7 +212,7 @@ def _plot_types(summary: Mapping[str, Any], path: Path) -> None:
             style = model_style(index)
             xs = [x + index * width for x in range(len(PLUS_TYPES))]
             axis.bar(
-                xs, values, width, label=model,
+                xs, values, width, label=figure_text(model),
                 color=style.colour, hatch=style.hatch or None, edgecolor="white", linewidth=0,
             )  # fmt: skip
             found = [

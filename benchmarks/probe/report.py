@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from benchmarks.cells import figure_text
 from benchmarks.intervals import INTERVAL_METHOD, interval_note, intervals
 from benchmarks.metrics import figures as metric_figures
 from benchmarks.metrics import headline, interval_cell
@@ -144,7 +145,9 @@ def _plot_types(summary: Mapping[str, Any], path: Path) -> None:
             values = [(per.get(kind, {}).get("accuracy") or 0.0) * 100 for kind in PROBE_TYPES]
             style = model_style(index)
             xs = [x + index * width for x in range(len(PROBE_TYPES))]
-            axis.bar(xs, values, width, label=model, color=style.colour, hatch=style.hatch or None, linewidth=0)
+            axis.bar(
+                xs, values, width, label=figure_text(model), color=style.colour, hatch=style.hatch or None, linewidth=0
+            )
             found = [
                 (x, value, per[kind]["intervals"]["accuracy"])
                 for x, value, kind in zip(xs, values, PROBE_TYPES)

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from benchmarks.cells import figure_text
 from benchmarks.difficulty import DIFFICULTIES
 from benchmarks.plotting import COLUMN_WIDTH, PAGE_WIDTH, ModelCap, figure_style, model_style, save_figure, top_models
 from benchmarks.reasonmap.records import KINDS
@@ -170,7 +171,7 @@ def plot_cities(summary: Mapping[str, Any], path: str | Path) -> tuple[Path, Pat
                 colour = style.colour
                 ys = [row - 0.4 + height * (index + 0.5) for row in range(len(order))]
                 axis.barh(
-                    ys, [value or 0.0 for value in values], height, color=colour, label=model,
+                    ys, [value or 0.0 for value in values], height, color=colour, label=figure_text(model),
                     hatch=style.hatch or None, edgecolor="white", linewidth=0,
                 )  # fmt: skip
                 bars = [(y, v, e) for y, v, e in zip(ys, values, errors[model]) if v is not None and e is not None]

@@ -17,7 +17,7 @@ from vision.palettes import palette_at_distance
 from vision.render import png_bytes, render_map
 
 # sha256 of the PNG bytes render_map gave on main at commit 9e43eea, before knobs existed
-# (`png_bytes(render_map(city_graph(CITY), **OPTIONS))` run in /work/main)
+# (`png_bytes(render_map(city_graph(CITY), **OPTIONS))` run on a checkout of that commit)
 BEFORE = {
     ("rome", ()): "de70a06f86cb2020ee87bea34ffde9624f8d39ac0ff45cca0178237cf888f76d",
     ("miami", (("seed", 3), ("size", 1200))): "8d9d6bb5f6d7e50c78651e5e6616cd143ade0e5146514aa4c999cee856a8ccde",
