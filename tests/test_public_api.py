@@ -98,7 +98,7 @@ SURFACES: dict[str, tuple[str, ...]] = {
         "score_predictions",
         "summarize",
         "TEST_CITIES",
-        "VARIANTS",
+        "VARIANT_NAMES",
         "Verdict",
         "weight_of",
         "WEIGHTINGS",

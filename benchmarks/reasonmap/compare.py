@@ -42,7 +42,7 @@ from benchmarks.official_rules import choose_rule, official_rules, official_rule
 from benchmarks.reasonmap.official_scoring import DEVIATIONS, official_metro, score_official
 from benchmarks.reasonmap.records import KINDS, Prediction, Question, Verdict
 from benchmarks.reasonmap.report import published_aggregate_table
-from benchmarks.reasonmap.scoring import get_variant, score_prediction
+from benchmarks.reasonmap.scoring import get_map_score_rule, score_prediction
 from graphkit.graph import TransitGraph
 
 __all__ = [
@@ -92,7 +92,7 @@ def _scorer(
             return score.correct, score.map_score
 
         return official
-    get_variant(variant)
+    get_map_score_rule(variant)
 
     def ours(prediction: Prediction, question: Question, graph: TransitGraph) -> tuple[int, float]:
         verdict = score_prediction(prediction, question, graph, weighting=weighting, variant=variant)

@@ -21,8 +21,7 @@ from benchmarks.official_rules import OFFICIAL_MODELS
 from benchmarks.reasonmap.loading import graph_lookup, load_questions
 from benchmarks.reasonmap.metrics import ROUTE_METRICS
 from benchmarks.reasonmap.records import KINDS, Prediction, Question, Verdict
-from benchmarks.reasonmap.scoring import VARIANTS as MAP_SCORE_VARIANTS
-from benchmarks.reasonmap.scoring import score_predictions
+from benchmarks.reasonmap.scoring import MAP_SCORE_RULES, score_predictions
 from benchmarks.repeats import with_repeats
 from benchmarks.tasks import Generation, InspectSpec, Loaded, MapPolicy, Prompt, ScoreOptions, Task, Variant
 from graphkit.errors import TransitError
@@ -34,7 +33,7 @@ if TYPE_CHECKING:
     from benchmarks.samples import SampleSet
     from graphkit.executors import Executor
 
-__all__ = ["POOL_FROM", "SCORING_VARIANTS", "VARIANTS", "ROUTE", "ScoreJob", "score_block", "reasonmap_samples"]
+__all__ = ["POOL_FROM", "VARIANTS", "VARIANT_NAMES", "ROUTE", "ScoreJob", "score_block", "reasonmap_samples"]
 
 DEFAULT_WEIGHTING = "paper"
 # predictions per job handed to an executor: about a second of scoring
@@ -54,7 +53,7 @@ def _score_paper_like(
     *,
     variant: str,
 ) -> tuple[list[Verdict], list[str]]:
-    """Algorithms 1 and 2 with the map-score variant ``variant`` (:data:`benchmarks.reasonmap.scoring.VARIANTS`)."""
+    """Algorithms 1 and 2 with the map-score rule ``variant`` (:data:`benchmarks.reasonmap.scoring.MAP_SCORE_RULES`)."""
     return score_predictions(questions, predictions, graph_for, weighting=weighting, variant=variant)
 
 
@@ -88,7 +87,7 @@ def _public_summary(verdicts: Sequence[Verdict], loaded: Loaded, options: ScoreO
 VARIANTS: tuple[Variant, ...] = (
     *(
         Variant(name, variant.description, partial(_score_paper_like, variant=name))
-        for name, variant in MAP_SCORE_VARIANTS.items()
+        for name, variant in MAP_SCORE_RULES.items()
     ),
     Variant(
         "official",
@@ -98,8 +97,8 @@ VARIANTS: tuple[Variant, ...] = (
         model_paths=MappingProxyType(OFFICIAL_MODELS),
     ),
 )
-#: Their names.
-SCORING_VARIANTS: tuple[str, ...] = tuple(variant.name for variant in VARIANTS)
+#: Their names (``get_task("route").variant_names``; the route facade's ``VARIANT_NAMES``).
+VARIANT_NAMES: tuple[str, ...] = tuple(variant.name for variant in VARIANTS)
 
 
 @dataclass(frozen=True, slots=True)
