@@ -8,7 +8,7 @@ map QA: :mod:`benchmarks.mapqa.metrics`), exposed on its registry entry as
 aggregate: ``weighted_mean`` (``sum(weight · value) / sum(weight)`` with
 each answer's ``weight``, the paper's weighted accuracy) or ``mean`` (every
 answer weighs 1). :func:`aggregate` is the one computation behind every
-report, ``results.json``, ``score --compare`` and the Inspect metrics;
+report, ``results.json``, ``score --explain`` and the Inspect metrics;
 :func:`ratio` rounds a figure the way summaries store it and
 :func:`percent` / :func:`number` print it.
 

@@ -238,8 +238,8 @@ class Task:
         ``summary.json``, ``table.md`` and, with ``figures``, the task's figures.
     table(summary) -> str
         The summary as a markdown table.
-    compare(evaluations, loaded, predictions, variants, options) -> (record, markdown)
-        Why two variants' numbers differ (``score --compare``); ``None`` with fewer than two variants.
+    explain(evaluations, loaded, predictions, variants, options) -> (record, markdown)
+        Why two variants' numbers differ (``score --explain``); ``None`` with fewer than two variants.
     generation
         How its questions are generated (``None``: they are only read from files).
     samples(loaded, maps, source) -> SampleSet
@@ -277,7 +277,7 @@ class Task:
     samples: Callable[[Loaded, Path | None, Path], SampleSet]
     metrics: tuple[MetricSpec, ...]
     maps: MapPolicy = MapPolicy()
-    compare: Callable[..., tuple[dict[str, Any], str]] | None = None
+    explain: Callable[..., tuple[dict[str, Any], str]] | None = None
     generation: Generation | None = None
     solve: str | None = None
     inspect: InspectSpec | None = None

@@ -49,7 +49,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _compare_variants(text: str) -> tuple[str, str]:
+def _explained_variants(text: str) -> tuple[str, str]:
     from reasonmap.options import VARIANTS as known
 
     names = tuple(name.strip() for name in text.split(","))
@@ -73,7 +73,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     from benchmarks.tasks import get_task
     from graphkit.cities import open_graph
     from reasonmap.batch import executor_from
-    from reasonmap.score_files import compare_files, evaluate_files, read_official_model
+    from reasonmap.score_files import evaluate_files, explain_files, read_official_model
 
     graph = open_graph(metro=args.metro, overlay=args.overlay) if args.metro else None
     given = dict(
@@ -91,15 +91,15 @@ def cmd_score(args: argparse.Namespace) -> int:
         partial=args.partial,
         cluster=args.cluster,
     )
-    if args.compare:
-        compared = compare_files(args.questions, args.predictions, variants=args.compare, **given)
-        first = compared.evaluations[args.compare[0]]
+    if args.explain:
+        explained = explain_files(args.questions, args.predictions, variants=args.explain, **given)
+        first = explained.evaluations[args.explain[0]]
         _print_notes(first.notes)
-        report_skipped(first.problems, see=f"{args.report}/{args.compare[0]}/summary.json")
+        report_skipped(first.problems, see=f"{args.report}/{args.explain[0]}/summary.json")
         if not first.verdicts:
             return _nothing_scored(args, first.problems)
-        print(compared.files[-1].read_text(encoding="utf-8"), end="")
-        print(f"compared {len(first.verdicts)} predictions; reports in {args.report}/", file=sys.stderr)
+        print(explained.files[-1].read_text(encoding="utf-8"), end="")
+        print(f"explained {len(first.verdicts)} predictions; reports in {args.report}/", file=sys.stderr)
         return 0
     with executor_from(args) as executor:
         result = evaluate_files(args.questions, args.predictions, variant=args.variant, executor=executor, **given)
@@ -261,11 +261,13 @@ def add_benchmark_commands(commands) -> None:
         " plus: paper, official or vlmevalkit, VLMEvalKit's own rule)",
     )
     score.add_argument(
-        "--compare",
-        type=_compare_variants,
+        "--explain",
+        type=_explained_variants,
         metavar="A,B",
         help="score with two variants (e.g. paper,official): both reports and compare.md/json, why they differ",
     )
+    # the option's old name, for older scripts (``reasonmap compare`` is the paired comparison of two runs)
+    score.add_argument("--compare", dest="explain", type=_explained_variants, help=argparse.SUPPRESS)
     score.add_argument(
         "--official-model",
         metavar="PATH|FILE",
@@ -354,7 +356,7 @@ def add_benchmark_commands(commands) -> None:
         partial=False,
         weighting=None,
         variant="paper",
-        compare=None,
+        explain=None,
         official_model=None,
         figures=False,
         metro=None,

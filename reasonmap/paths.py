@@ -88,7 +88,7 @@ class Output:
 OUTPUTS: Mapping[str, tuple[Output, ...]] = {
     "references": (Output("out"),),
     "generate": (Output("out"),),
-    "score": (Output("out"), Output("report", REPORT_FILES)),  # with --compare, see _outputs
+    "score": (Output("out"), Output("report", REPORT_FILES)),  # with --explain, see _outputs
     "mapqa-score": (Output("out"), Output("report", REPORT_FILES)),
     "export": (Output("out", ("**",)),),
     "predictions": (Output("out"),),
@@ -147,16 +147,16 @@ def _same(one: str, other: str) -> bool:
 
 
 def _outputs(args: argparse.Namespace) -> tuple[Output, ...]:
-    """The outputs of ``args``' command; ``score --compare A B`` writes each variant's rows and report instead."""
+    """The outputs of ``args``' command; ``score --explain A B`` writes each variant's rows and report instead."""
     command = getattr(args, "command", "")
-    compared = getattr(args, "compare", None) if command == "score" else None
-    if not compared:
+    explained = getattr(args, "explain", None) if command == "score" else None
+    if not explained:
         return tuple(OUTPUTS.get(command, ()))
     suffix = Path(str(getattr(args, "out", None) or "")).suffix
-    variants = [glob.escape(str(variant)) for variant in compared]
+    variants = [glob.escape(str(variant)) for variant in explained]
     report = [f"{variant}/{name}" for variant in variants for name in REPORT_FILES]
     return (
-        Output("out", beside=tuple(f".{variant}{suffix}" for variant in compared)),
+        Output("out", beside=tuple(f".{variant}{suffix}" for variant in explained)),
         Output("report", ("manifest.json", "compare.json", "compare.md", *report)),
     )
 

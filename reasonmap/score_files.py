@@ -5,7 +5,7 @@ question file is found in the registry (:mod:`benchmarks.tasks`). Bad records
 in either file are reported and skipped (nothing else is lost); predictions
 that answer no question, and repeated answers to one question by one model,
 are reported too (the first answer counts; answers numbered by ``repeat``,
-from repeated sampling, are each scored). :func:`compare_files` scores with
+from repeated sampling, are each scored). :func:`explain_files` scores with
 two variants and writes why they differ. The report folder's ``manifest.json``
 is written last (:mod:`benchmarks.manifests`): it vouches for the scored rows and
 the report of one complete run.
@@ -34,10 +34,10 @@ if TYPE_CHECKING:
 __all__ = [
     "scoring_variants",
     "Evaluation",
-    "Comparison",
+    "Explanation",
     "task_of",
     "evaluate_files",
-    "compare_files",
+    "explain_files",
     "read_prediction_files",
     "read_official_model",
     "collector_paused",
@@ -326,15 +326,15 @@ def read_prediction_files(
 
 
 @dataclass(frozen=True, slots=True)
-class Comparison:
-    """What scoring files with two variants produced: each evaluation, the comparison, and the files."""
+class Explanation:
+    """What scoring files with two variants produced: each evaluation, why they differ, and the files."""
 
     evaluations: Mapping[str, Evaluation]
-    comparison: dict[str, Any]
+    explanation: dict[str, Any]
     files: tuple[Path, ...]
 
 
-def compare_files(
+def explain_files(
     questions_path: str | Path,
     predictions_path: str | Path | Sequence[str | Path],
     *,
@@ -352,18 +352,18 @@ def compare_files(
     figures: bool = True,
     partial: bool = False,
     cluster: str = "question",
-) -> Comparison:
+) -> Explanation:
     """Score with two variants, side by side, and charge their difference to causes.
 
     Each variant's scored rows go to ``<out stem>.<variant><suffix>`` and its report to
     ``<report_dir>/<variant>/``; ``compare.md`` and ``compare.json`` go to ``report_dir``.
-    Route answers are compared by :mod:`benchmarks.reasonmap.compare`; plus answers on accuracy,
+    Route answers are explained by :mod:`benchmarks.reasonmap.attribution`; plus answers on accuracy,
     with one cause (``extraction``). The other arguments are :func:`evaluate_files`'s.
     """
     found = task_of(questions_path, task)
     names = found.variant_names
-    if found.compare is None or len(variants) != 2 or variants[0] == variants[1] or not set(variants) <= set(names):
-        raise ValueError(f"compare needs two different variants of {list(names)}, got {list(variants)}")
+    if found.explain is None or len(variants) != 2 or variants[0] == variants[1] or not set(variants) <= set(names):
+        raise ValueError(f"explain needs two different variants of {list(names)}, got {list(variants)}")
     out, report = Path(out), Path(report_dir)
     given = dict(
         weighting=weighting,
@@ -382,13 +382,13 @@ def compare_files(
     files = harness_files(predictions_path, source)
     predictions, _ = read_prediction_files(found, files, options)
     kept, _ = first_answers(predictions, found.answer_key, files[0] if len(files) == 1 else ", ".join(map(str, files)))
-    with folder_lock(report, "score --compare"):  # one writer per report folder (each variant's: its own lock)
-        return _compare_locked(
+    with folder_lock(report, "score --explain"):  # one writer per report folder (each variant's: its own lock)
+        return _explain_locked(
             questions_path, predictions_path, found, variants, out, report, given, loaded, kept, options, figures
         )
 
 
-def _compare_locked(
+def _explain_locked(
     questions_path: str | Path,
     predictions_path: str | Path | Sequence[str | Path],
     found: Task,
@@ -400,11 +400,11 @@ def _compare_locked(
     kept: Sequence[Any],
     options: ScoreOptions,
     figures: bool,
-) -> Comparison:
-    """:func:`compare_files`'s writing, once this process holds the report folder's lock."""
-    from benchmarks.reasonmap.compare import write_compare
+) -> Explanation:
+    """:func:`explain_files`'s writing, once this process holds the report folder's lock."""
+    from benchmarks.reasonmap.attribution import write_explanation
 
-    manifest = begin_outputs(report / MANIFEST, "score --compare")  # read, checked: the writing starts
+    manifest = begin_outputs(report / MANIFEST, "score --explain")  # read, checked: the writing starts
     evaluations = {
         variant: evaluate_files(
             questions_path,
@@ -418,9 +418,9 @@ def _compare_locked(
         )
         for variant in variants
     }
-    comparison, markdown = found.compare(evaluations, loaded, kept, variants, options)
-    files = write_compare(report, comparison, markdown)
+    explanation, markdown = found.explain(evaluations, loaded, kept, variants, options)
+    files = write_explanation(report, explanation, markdown)
     written = [path for evaluation in evaluations.values() for path in evaluation.report_files]
     outs = [out.with_name(f"{out.stem}.{variant}{out.suffix}") for variant in variants]
     write_manifest(manifest, [*outs, *written, *(report / variant / MANIFEST for variant in variants), *files], "score")
-    return Comparison(evaluations, comparison, tuple(files))
+    return Explanation(evaluations, explanation, tuple(files))

@@ -150,7 +150,7 @@ def _table(summary: Mapping[str, Any]) -> str:
     return plus_markdown_table(summary)
 
 
-def _compare(
+def _explain(
     evaluations: Mapping[str, Any],
     loaded: Loaded,
     predictions: Sequence[PlusPrediction],
@@ -158,9 +158,9 @@ def _compare(
     options: ScoreOptions,
 ) -> tuple[dict[str, Any], str]:
     """Two variants' accuracy per model and type; the one cause of a difference is the answer extraction."""
-    from benchmarks.plus.compare import compare_plus
+    from benchmarks.plus.attribution import explain_variants
 
-    return compare_plus(evaluations, variants)
+    return explain_variants(evaluations, variants)
 
 
 def _generate(graphs: Iterable[TransitGraph], *, seed: int, progress: bool, per_type: int) -> list[PlusQuestion]:
@@ -219,7 +219,7 @@ PLUS = Task(
     summarize=_summarize,
     write_report=_write_report,
     table=_table,
-    compare=_compare,
+    explain=_explain,
     generation=Generation(_generate, {"per_type": DEFAULT_PER_TYPE}, _describe, noun="plus questions"),
     samples=_samples,
     metrics=PLUS_METRICS,

@@ -55,7 +55,7 @@ What the public code does, step by step
 Attribution
     Each behaviour of the public code that neither the paper nor the toolkit
     shares is a :data:`DEVIATIONS` entry that can be switched off (its off
-    state is the obvious fix). :mod:`~benchmarks.reasonmap.compare` switches
+    state is the obvious fix). :mod:`~benchmarks.reasonmap.attribution` switches
     them on one at a time, in the order of :data:`DEVIATIONS`, and charges each
     step's change to that deviation.
 """

@@ -75,7 +75,7 @@ def _score_public(
 def _public_summary(verdicts: Sequence[Verdict], loaded: Loaded, options: ScoreOptions) -> dict[str, Any]:
     """What the public code's numbers add to a summary: its own aggregate, and the answer rule of each model."""
     from benchmarks.official_rules import official_rules
-    from benchmarks.reasonmap.compare import published_aggregate
+    from benchmarks.reasonmap.attribution import published_aggregate
 
     return {
         "published_aggregate": published_aggregate(verdicts, loaded.questions),
@@ -293,15 +293,15 @@ def _table(summary: Mapping[str, Any]) -> str:
     return markdown_table(summary)
 
 
-def _compare(
+def _explain(
     evaluations: Mapping[str, Any],
     loaded: Loaded,
     predictions: Sequence[Prediction],
     variants: tuple[str, str],
     options: ScoreOptions,
 ) -> tuple[dict[str, Any], str]:
-    """Why two variants' numbers differ, charged to causes (:mod:`benchmarks.reasonmap.compare`)."""
-    from benchmarks.reasonmap.compare import attribute, compare_markdown, with_intervals
+    """Why two variants' numbers differ, charged to causes (:mod:`benchmarks.reasonmap.attribution`)."""
+    from benchmarks.reasonmap.attribution import attribute, explanation_markdown, with_intervals
 
     comparison = attribute(
         dict(loaded.questions),
@@ -317,7 +317,7 @@ def _compare(
         (e.summary["published_aggregate"] for e in evaluations.values() if "published_aggregate" in e.summary), None
     )
     comparison["published_aggregate"] = aggregate or {}
-    return comparison, compare_markdown(comparison, aggregate)
+    return comparison, explanation_markdown(comparison, aggregate)
 
 
 def _generate(graphs: Iterable[TransitGraph], *, seed: int, progress: bool, per_city: int, quota: str) -> list:
@@ -445,7 +445,7 @@ ROUTE = Task(
     summarize=_summarize,
     write_report=_write_report,
     table=_table,
-    compare=_compare,
+    explain=_explain,
     generation=Generation(_generate, {"per_city": 40, "quota": "20:15:5"}, _describe),
     samples=_samples,
     maps=MapPolicy(carried=_carried_maps),
