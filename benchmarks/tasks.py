@@ -126,7 +126,8 @@ class Variant:
     when given, adds keys to the summary (``(verdicts, loaded, options) ->
     mapping``). ``model_paths`` are the public scripts' model paths whose
     answer rules the variant follows (``--official-model`` is checked
-    against every task's).
+    against every task's). ``former_names`` are names it had before, still
+    taken for it (``--variant paper`` on plus questions is ``toolkit``).
     """
 
     name: str
@@ -134,6 +135,7 @@ class Variant:
     score: Callable[..., Any]
     summary_extras: Callable[..., Mapping[str, Any]] | None = None
     model_paths: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    former_names: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -288,15 +290,32 @@ class Task:
         """The names ``score --variant`` takes for this task, the default first."""
         return tuple(variant.name for variant in self.variants)
 
+    def resolve_variant(self, name: str) -> str:
+        """The present name of the variant called ``name``: itself, or the variant it is a former name of.
+
+        Parameters
+        ----------
+        name : str
+            A variant's name or former name (older scripts' ``--variant paper`` on plus or map QA questions).
+
+        Returns
+        -------
+        str
+            The variant's name; a name of no variant comes back as it is, for the caller's own error.
+        """
+        if name in self.variant_names:
+            return name
+        return next((variant.name for variant in self.variants if name in variant.former_names), name)
+
     def variant(self, name: str) -> Variant:
-        """The variant called ``name``.
+        """The variant called ``name`` (or formerly called so: :meth:`resolve_variant`).
 
         Raises
         ------
         ValueError
             Not one of the task's; the message lists them (:class:`graphkit.choices.UnknownChoice`).
         """
-        chosen = check_choice(name, self.variant_names, what=f"{self.name} scoring variant")
+        chosen = check_choice(self.resolve_variant(name), self.variant_names, what=f"{self.name} scoring variant")
         return next(variant for variant in self.variants if variant.name == chosen)
 
     def solver(self) -> Callable[..., list[Any]]:

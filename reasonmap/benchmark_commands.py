@@ -258,7 +258,7 @@ def add_benchmark_commands(commands) -> None:
         choices=VARIANTS,
         default="paper",
         help="scoring variant (official: the public evaluation code's numbers;"
-        " plus: paper, official or vlmevalkit, VLMEvalKit's own rule)",
+        " plus: toolkit, official or vlmevalkit, VLMEvalKit's own rule; map QA and probe: toolkit)",
     )
     score.add_argument(
         "--explain",
@@ -355,7 +355,7 @@ def add_benchmark_commands(commands) -> None:
         kind=None,
         partial=False,
         weighting=None,
-        variant="paper",
+        variant="toolkit",
         explain=None,
         official_model=None,
         figures=False,

@@ -153,10 +153,16 @@ def _outputs(args: argparse.Namespace) -> tuple[Output, ...]:
     if not explained:
         return tuple(OUTPUTS.get(command, ()))
     suffix = Path(str(getattr(args, "out", None) or "")).suffix
-    variants = [glob.escape(str(variant)) for variant in explained]
+    # a former name is written under the present one (plus's paper as toolkit): the task is not known yet, so
+    # every task's reading of the name is covered
+    from benchmarks.tasks import get_task, task_names
+
+    named = [get_task(task).resolve_variant(str(name)) for name in explained for task in task_names()]
+    written = list(dict.fromkeys([*map(str, explained), *named]))
+    variants = [glob.escape(variant) for variant in written]
     report = [f"{variant}/{name}" for variant in variants for name in REPORT_FILES]
     return (
-        Output("out", beside=tuple(f".{variant}{suffix}" for variant in explained)),
+        Output("out", beside=tuple(f".{variant}{suffix}" for variant in written)),
         Output("report", ("manifest.json", "compare.json", "compare.md", *report)),
     )
 

@@ -161,6 +161,10 @@ def _part(run: str, report: Path, mode: str | None, settings: Mapping[str, Any],
         raise RunError(f"{path}: {doubt[1]}; its figures are not the ones the run computed")
     task = _task_of(summary, path)
     judged = {key: summary.get(key) for key in _SUMMARY_SETTINGS}
+    if isinstance(judged["variant"], str):  # a former name (plus's paper, now toolkit) judges the same way
+        from benchmarks.tasks import get_task
+
+        judged["variant"] = get_task(task).resolve_variant(judged["variant"])
     return RunPart(
         run,
         task,

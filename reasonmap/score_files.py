@@ -76,7 +76,7 @@ def _options(task: Task, variant: str, **given: Any) -> ScoreOptions:
     task.variant(variant)  # an unknown name lists the task's
     if given.get("official_model") is not None:  # checked against every task's paths (each task imported)
         check_official_models(given["official_model"], table=_public_models())
-    return ScoreOptions(variant=variant, **given)
+    return ScoreOptions(variant=task.resolve_variant(variant), **given)
 
 
 def _public_models() -> dict[str, str]:
@@ -362,6 +362,7 @@ def explain_files(
     """
     found = task_of(questions_path, task)
     names = found.variant_names
+    variants = tuple(found.resolve_variant(name) for name in variants)  # former names too (plus's paper)
     if found.explain is None or len(variants) != 2 or variants[0] == variants[1] or not set(variants) <= set(names):
         raise ValueError(f"explain needs two different variants of {list(names)}, got {list(variants)}")
     out, report = Path(out), Path(report_dir)

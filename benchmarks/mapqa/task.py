@@ -113,7 +113,15 @@ MAPQA = Task(
     name="mapqa",
     title="Map QA (OmniMapBench-style objective questions)",
     modes=("full", "text-only"),
-    variants=(Variant("paper", "exact match, Jaccard and Kendall's tau per answer type", _score_predictions),),
+    # ``toolkit`` (formerly ``paper``): the toolkit's own rules; no paper prints an algorithm for these answers
+    variants=(
+        Variant(
+            "toolkit",
+            "exact match, Jaccard and Kendall's tau per answer type",
+            _score_predictions,
+            former_names=("paper",),
+        ),
+    ),
     weightings=("none",),
     default_weighting="none",
     solvers=(),

@@ -62,9 +62,11 @@ def _public_rules(verdicts: Sequence[Any], loaded: Loaded, options: ScoreOptions
     return {"official_rules": official_rules(models, given=options.official_model, table=PLUS_MODELS)}
 
 
-#: The variants, the toolkit's reading first.
+#: The variants, the toolkit's reading first (``toolkit``, formerly ``paper``: the paper prints no reading rule).
 VARIANTS: tuple[Variant, ...] = (
-    Variant("paper", "the toolkit's reading of an answer (benchmarks.plus.scoring)", _as_written),
+    Variant(
+        "toolkit", "the toolkit's reading of an answer (benchmarks.plus.scoring)", _as_written, former_names=("paper",)
+    ),
     Variant(
         "official",
         "the public main_plus.py's reading of an answer, by model path",

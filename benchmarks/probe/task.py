@@ -122,7 +122,15 @@ PROBE = Task(
     name="probe",
     title="Perception probes (lines at a station, follow a line, neighbours, same line, count between)",
     modes=("full", "text-only", "symbolic"),
-    variants=(Variant("paper", "exact answers, and partial: set F1 and edit similarity", _score_predictions),),
+    # ``toolkit`` (formerly ``paper``): the toolkit's own rules; probes are the toolkit's, not a paper's
+    variants=(
+        Variant(
+            "toolkit",
+            "exact answers, and partial: set F1 and edit similarity",
+            _score_predictions,
+            former_names=("paper",),
+        ),
+    ),
     weightings=("none",),
     default_weighting="none",
     solvers=("oracle", "echo", "noisy"),

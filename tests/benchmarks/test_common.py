@@ -72,9 +72,9 @@ def _mapqa_scores(verdict: Any) -> dict[str, tuple[float, float, float]]:
 #: Every (task, variant) of the registry, classified by the bounds of its verdicts.
 CLASSIFIED: dict[tuple[str, str], Bounds] = {
     **{("route", name): Bounds(_route_scores) for name in ("paper", "C1", "C2", "ungated", "official")},
-    **{("plus", name): Bounds(_plus_scores) for name in ("paper", "official", "vlmevalkit")},
-    ("mapqa", "paper"): Bounds(_mapqa_scores),
-    ("probe", "paper"): Bounds(_probe_scores),
+    **{("plus", name): Bounds(_plus_scores) for name in ("toolkit", "official", "vlmevalkit")},
+    ("mapqa", "toolkit"): Bounds(_mapqa_scores),
+    ("probe", "toolkit"): Bounds(_probe_scores),
 }
 #: Every reward, with its bounds (both give 0.0 or 1.0).
 REWARD_BOUNDS = {"accuracy": (0.0, 1.0), "format": (0.0, 1.0)}

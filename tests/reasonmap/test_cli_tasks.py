@@ -218,6 +218,46 @@ def test_plus_baseline_oracle_then_score_gives_every_type_right(plus_file, tmp_p
     assert summary["models"]["baseline:plus-oracle"]["accuracy"] == 1.0 and "`city`" in out
 
 
+def test_paper_is_the_former_name_of_the_plus_and_map_qa_toolkit_variant(plus_file, tmp_path, capsys):
+    # route's paper is Algorithms 1 and 2; plus's and map QA's default is the toolkit's own rules (toolkit),
+    # and older scripts' --variant paper still scores with it, recorded under the present name
+    from reasonmap.runs import read_run
+
+    predictions = tmp_path / "oracle.jsonl"
+    assert run(capsys, "baseline", "oracle", "--questions", plus_file, "--out", predictions)[0] == 0
+    summaries = []
+    for name, given in (("default", []), ("paper", ["--variant", "paper"]), ("toolkit", ["--variant", "toolkit"])):
+        code, _, _ = run(
+            capsys, "score", "--questions", plus_file, "--predictions", predictions,
+            "--out", tmp_path / f"{name}.jsonl", "--report", tmp_path / name, *given,
+        )  # fmt: skip
+        assert code == 0
+        summaries.append((tmp_path / name / "summary.json").read_bytes())
+    assert summaries[0] == summaries[1] == summaries[2]
+    assert json.loads(summaries[0])["variant"] == "toolkit"
+    # a run scored before the rename says paper: it is judged as toolkit, so the two stay comparable
+    old = json.loads(summaries[0])
+    (tmp_path / "old").mkdir()
+    (tmp_path / "old" / "summary.json").write_text(json.dumps({**old, "variant": "paper"}), encoding="utf-8")
+    assert read_run(tmp_path / "old")[0].settings["variant"] == "toolkit"
+    answers = tmp_path / "mapqa.jsonl"
+    answers.write_text('{"id": "m01", "model": "m", "question": "mapqa", "response": "Answer: A"}\n', encoding="utf-8")
+    scored = []
+    for name in ("paper", "toolkit"):
+        code, out, _ = run(
+            capsys, "score", "--task", "mapqa", "--questions", MAPQA, "--predictions", answers,
+            "--out", tmp_path / f"m-{name}.jsonl", "--report", tmp_path / f"m-{name}", "--variant", name,
+        )  # fmt: skip
+        assert code == 0
+        scored.append((out, (tmp_path / f"m-{name}" / "summary.json").read_bytes()))
+    assert scored[0] == scored[1]
+    code, _, err = run(
+        capsys, "score", "--task", "mapqa", "--questions", MAPQA, "--predictions", answers,
+        "--out", tmp_path / "m.jsonl", "--report", tmp_path / "m", "--variant", "official",
+    )  # fmt: skip
+    assert code == 2 and "mapqa scoring variant must be one of ['toolkit'], got 'official'" in err
+
+
 def test_a_solver_the_task_lacks_is_one_line_naming_its_solvers(plus_file, tmp_path, capsys):
     code, _, err = run(capsys, "baseline", "echo", "--questions", plus_file, "--out", tmp_path / "p.jsonl")
     assert code == 2 and err.strip().count("\n") == 0

@@ -113,13 +113,14 @@ def test_hub_files_score_with_both_readers_and_compare(tmp_path):
         weighting="none",
     )
     torf = compared.explanation["models"]["m"]["TorF1"]
-    assert (torf["paper"]["accuracy"], torf["official"]["accuracy"], torf["causes"]["extraction"]["verdicts"]) == (
+    # explain_files' default pair (paper, official) takes paper as plus's toolkit, its former name
+    assert (torf["toolkit"]["accuracy"], torf["official"]["accuracy"], torf["causes"]["extraction"]["verdicts"]) == (
         100.0,
         0.0,
         1,
     )
     # one question: no interval can be claimed, so none is given (± –)
-    assert torf["paper"]["intervals"]["accuracy"] == {"n": 1, "se": None, "low": None, "high": None}  # n < 2: none
+    assert torf["toolkit"]["intervals"]["accuracy"] == {"n": 1, "se": None, "low": None, "high": None}  # n < 2: none
     assert "| m | TorF1 | 1 | 100.00 ± – | 0.00 ± – | -100.00 | 1 |" in (tmp_path / "c" / "compare.md").read_text(
         encoding="utf-8"
     )
