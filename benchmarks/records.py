@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 
 from benchmarks.errors import InvalidRecord
 
-__all__ = ["Invalid", "answer_fields", "field_of", "repeat_of", "record_builder"]
+__all__ = ["Invalid", "answer_fields", "field_of", "repeat_of", "record_builder", "unmatched", "wrong_type"]
 
 R = TypeVar("R")
 
@@ -19,6 +19,55 @@ class Invalid:
 
     reason: str
     refusal: bool = False
+
+
+def unmatched(prediction_id: str) -> str:
+    """Why a prediction was skipped when no question has its id: every task's ``score_*predictions`` says so.
+
+    Each task's batch scorer returns ``(verdicts, skipped)``, ``skipped`` holding one such message per
+    prediction left out, in input order (never bare ids).
+
+    Parameters
+    ----------
+    prediction_id : str
+        The prediction's ``id``.
+
+    Returns
+    -------
+    str
+        The one-line message.
+
+    Examples
+    --------
+    >>> unmatched("rome-0001")
+    "prediction 'rome-0001' matches no question"
+    """
+    return f"prediction {prediction_id!r} matches no question"
+
+
+def wrong_type(prediction_id: str, answered: str, question_id: str, question_type: str) -> str:
+    """Why a prediction was skipped when its ``question`` field names another type than its question's.
+
+    Parameters
+    ----------
+    prediction_id : str
+        The prediction's ``id``.
+    answered : str
+        The type its ``question`` field names.
+    question_id, question_type : str
+        The question with that id, and its type.
+
+    Returns
+    -------
+    str
+        The one-line message.
+
+    Examples
+    --------
+    >>> wrong_type("q1", "TorF1", "q1", "Counting2")
+    "prediction 'q1' answers a TorF1 question; 'q1' is Counting2"
+    """
+    return f"prediction {prediction_id!r} answers a {answered} question; {question_id!r} is {question_type}"
 
 
 def field_of(record: Mapping[str, Any], name: str, kind: type | tuple[type, ...], where: str) -> Any:

@@ -53,8 +53,7 @@ def _score_predictions(questions: Mapping[str, MapQuestion], predictions: Sequen
 def _score(
     loaded: Loaded, predictions: Sequence[MapPrediction], options: ScoreOptions, executor: Executor | None
 ) -> tuple[list[MapVerdict], list[str]]:
-    verdicts, unmatched = MAPQA.variant(options.variant).score(loaded.questions, predictions)
-    return verdicts, [f"prediction {id!r} matches no question" for id in unmatched]
+    return MAPQA.variant(options.variant).score(loaded.questions, predictions)
 
 
 def _summarize(

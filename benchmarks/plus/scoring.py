@@ -20,7 +20,7 @@ from typing import Any
 
 from benchmarks.difficulty import get_weighting
 from benchmarks.plus.questions import ANSWER_KINDS, OPTION_LETTERS, PLUS_TYPES, AnswerKind, PlusPrediction, PlusQuestion
-from benchmarks.records import Invalid
+from benchmarks.records import Invalid, unmatched, wrong_type
 from benchmarks.short_answers import read_short_answer
 
 __all__ = [
@@ -275,12 +275,9 @@ def score_plus_predictions(
     for prediction in predictions:
         question = questions.get(prediction.id)
         if question is None:
-            skipped.append(f"prediction {prediction.id!r} matches no question")
+            skipped.append(unmatched(prediction.id))
         elif prediction.question is not None and prediction.question != question.type:
-            skipped.append(
-                f"prediction {prediction.id!r} answers a {prediction.question} question;"
-                f" {question.id!r} is {question.type}"
-            )
+            skipped.append(wrong_type(prediction.id, prediction.question, question.id, question.type))
         else:
             verdicts.append(_verdict(prediction, question, scheme.weight("easy", question.difficulty_city)))
     return verdicts, skipped

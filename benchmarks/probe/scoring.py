@@ -29,7 +29,7 @@ from typing import Any
 
 from benchmarks.answer_text import after_reasoning, mentions_refusal
 from benchmarks.probe.questions import ANSWER_SHAPES, PROBE_TYPES, ProbePrediction, ProbeQuestion
-from benchmarks.records import Invalid
+from benchmarks.records import Invalid, unmatched, wrong_type
 from benchmarks.short_answers import read_short_answer
 
 __all__ = [
@@ -276,12 +276,9 @@ def score_probe_predictions(
     for prediction in predictions:
         question = questions.get(prediction.id)
         if question is None:
-            skipped.append(f"prediction {prediction.id!r} matches no question")
+            skipped.append(unmatched(prediction.id))
         elif prediction.question is not None and prediction.question != question.type:
-            skipped.append(
-                f"prediction {prediction.id!r} answers a {prediction.question} question;"
-                f" {question.id!r} is {question.type}"
-            )
+            skipped.append(wrong_type(prediction.id, prediction.question, question.id, question.type))
         else:
             verdicts.append(score_probe_prediction(prediction, question))
     return verdicts, skipped

@@ -71,6 +71,7 @@ from benchmarks.difficulty import get_weighting
 from benchmarks.official_rules import DEFAULT_RULE, choose_rule, official_answer_text
 from benchmarks.reasonmap.records import KINDS, Prediction, Question, Verdict
 from benchmarks.reasonmap.weighting import weight_of
+from benchmarks.records import unmatched
 from graphkit.graph import TransitGraph
 
 __all__ = [
@@ -497,12 +498,12 @@ def score_official_predictions(
     scheme = get_weighting(weighting)
     metros: dict[int, OfficialMetro] = {}
     verdicts: list[Verdict] = []
-    unmatched: list[str] = []
+    skipped: list[str] = []
     rules: dict[str, str] = {}
     for prediction in predictions:
         question = questions.get(prediction.id)
         if question is None:
-            unmatched.append(prediction.id)
+            skipped.append(unmatched(prediction.id))
             continue
         graph = graph_for(question)
         metro = metros.get(id(graph))
@@ -528,4 +529,4 @@ def score_official_predictions(
                 prediction.tokens,
             )
         )
-    return verdicts, unmatched
+    return verdicts, skipped

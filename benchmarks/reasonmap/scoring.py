@@ -65,7 +65,7 @@ from benchmarks.reasonmap.resolution import (
     graph_names,
 )
 from benchmarks.reasonmap.weighting import weight_of
-from benchmarks.records import Invalid, record_builder
+from benchmarks.records import Invalid, record_builder, unmatched
 from graphkit.choices import check_choice
 from graphkit.graph import TransitGraph
 
@@ -560,8 +560,9 @@ def score_predictions(
     -------
     verdicts : list of Verdict
         One per prediction that matches a question, in input order.
-    unmatched : list of str
-        Ids of predictions that match no question (skipped; nothing else is lost).
+    skipped : list of str
+        Why the others were skipped, one message each (:func:`benchmarks.records.unmatched`: no question
+        has their id); nothing else is lost. Every task's batch scorer returns the same.
 
     Raises
     ------
@@ -574,22 +575,22 @@ def score_predictions(
     >>> from benchmarks.reasonmap.generate import generate_questions
     >>> questions = {q.id: q for q in generate_questions(city_graph("rome"), seed=1, per_city=2)}
     >>> predictions = [Prediction(id, "m", "short", "Sorry, I cannot read it.") for id in [*questions, "x"]]
-    >>> verdicts, unmatched = score_predictions(questions, predictions, lambda q: city_graph(q.city))
-    >>> [v.failure for v in verdicts], unmatched
-    (['refusal', 'refusal'], ['x'])
+    >>> verdicts, skipped = score_predictions(questions, predictions, lambda q: city_graph(q.city))
+    >>> [v.failure for v in verdicts], skipped
+    (['refusal', 'refusal'], ["prediction 'x' matches no question"])
     """
     scheme = get_weighting(weighting)
     chosen = get_map_score_rule(variant)
     # what a question's answers share, found once: its graph's names, its resolved references, its weight
     shared: dict[str, tuple[GraphNames, PreparedQuestion, str, float]] = {}
     verdicts: list[Verdict] = []
-    unmatched: list[str] = []
+    skipped: list[str] = []
     for prediction in predictions:
         entry = shared.get(prediction.id)
         if entry is None:
             question = questions.get(prediction.id)
             if question is None:
-                unmatched.append(prediction.id)
+                skipped.append(unmatched(prediction.id))
                 continue
             names = graph_names(graph_for(question))
             entry = shared[prediction.id] = (
@@ -599,4 +600,4 @@ def score_predictions(
                 weight_of(question, scheme.name),
             )
         verdicts.append(_verdict(prediction, *entry, chosen))
-    return verdicts, unmatched
+    return verdicts, skipped

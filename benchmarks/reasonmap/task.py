@@ -116,7 +116,7 @@ class ScoreJob:
 
 
 def score_block(job: ScoreJob) -> tuple[list[Verdict], list[str]]:
-    """The verdicts and unmatched ids of one block (run by a worker)."""
+    """The verdicts of one block and why the others were skipped (run by a worker)."""
     from graphkit.graph import compile_graph
 
     override = compile_graph(*job.network) if job.network is not None else None
@@ -141,7 +141,7 @@ def _score_on(
     predictions: list[Prediction],
     template: ScoreJob,
 ) -> tuple[list[Verdict], list[str]]:
-    """Score blocks of predictions on ``executor``; verdicts and unmatched ids come back in input order."""
+    """Score blocks of predictions on ``executor``; verdicts and skip messages come back in input order."""
     jobs = (
         replace(
             template,
@@ -251,10 +251,7 @@ def _score_task(
             {}, (), metro, network, options.metro_dir, weighting, options.variant, options.official_model
         )
         verdicts, unmatched = _score_on(executor, questions, list(predictions), template)
-    return _with_repeats(verdicts, predictions, questions), [
-        *skipped,
-        *(f"prediction {id!r} matches no question" for id in unmatched),
-    ]
+    return _with_repeats(verdicts, predictions, questions), [*skipped, *unmatched]
 
 
 def _summarize(

@@ -156,6 +156,39 @@ def test_reading_never_raises_and_every_score_is_within_its_bounds(task, variant
     check()
 
 
+def _batch_scorers() -> dict[str, Callable[[Any, list[Any]], tuple[list[Any], list[str]]]]:
+    """Each task's public batch scorer (and route's public-code engine), called on questions and predictions."""
+    import benchmarks.mapqa
+    import benchmarks.plus
+    import benchmarks.probe
+    import benchmarks.reasonmap
+    from benchmarks.reasonmap.official_scoring import score_official_predictions
+
+    def graph_for(question):
+        return city_graph(question.city)
+
+    return {
+        "route": lambda questions, predictions: benchmarks.reasonmap.score_predictions(
+            questions, predictions, graph_for
+        ),
+        "route official": lambda questions, predictions: score_official_predictions(questions, predictions, graph_for),
+        "plus": benchmarks.plus.score_plus_predictions,
+        "mapqa": benchmarks.mapqa.score_predictions,
+        "probe": benchmarks.probe.score_probe_predictions,
+    }
+
+
+@pytest.mark.parametrize("scorer", ["route", "route official", "plus", "mapqa", "probe"])
+def test_every_batch_scorer_says_why_it_skipped_a_prediction_the_same_way(scorer):
+    # one return contract: (verdicts, one message per prediction skipped), never bare ids
+    task = scorer.split()[0]
+    predictions = _answers(task, ["an answer"])
+    stray = replace(predictions[0], id="no-such-question")
+    verdicts, skipped = _batch_scorers()[scorer](dict(_questions(task).questions), [stray, *predictions])
+    assert skipped == ["prediction 'no-such-question' matches no question"]
+    assert len(verdicts) == len(predictions)
+
+
 @pytest.mark.parametrize(("task", "variant"), sorted(CLASSIFIED))
 def test_verdicts_keep_the_predictions_order(task, variant):
     @EXAMPLES

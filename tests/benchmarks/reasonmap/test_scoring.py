@@ -457,7 +457,7 @@ def corruptions(question: Question) -> list[ParsedAnswer]:
 # -- batches ---------------------------------------------------------------------
 
 
-def test_score_predictions_reports_unmatched_ids_and_keeps_every_other_prediction():
+def test_score_predictions_says_why_it_skipped_and_keeps_every_other_prediction():
     graph = city_graph("rome")
     questions = {q.id: q for q in city_questions("rome")[:3]}
     first, second, _ = questions.values()
@@ -477,8 +477,8 @@ def test_score_predictions_reports_unmatched_ids_and_keeps_every_other_predictio
         calls.append(question.id)
         return graph
 
-    verdicts, unmatched = score_predictions(questions, predictions, graph_for, weighting="none")
-    assert unmatched == ["missing"]
+    verdicts, skipped = score_predictions(questions, predictions, graph_for, weighting="none")
+    assert skipped == ["prediction 'missing' matches no question"]
     assert [(v.id, v.question, v.correct, v.failure) for v in verdicts] == [
         (first.id, "short", 1, None),
         (second.id, "long", 0, "invalid_format"),
