@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Mapping
 from types import MappingProxyType
 from typing import Any
 
-from benchmarks.plus.questions import OPTION_LETTERS, PlusPrediction, PlusQuestion
+from benchmarks.plus.records import OPTION_LETTERS, PlusPrediction, PlusQuestion
 from graphkit.choices import check_choice
 from graphkit.graph import TransitGraph
 

@@ -188,8 +188,25 @@ def markdown_table(summary: Mapping[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_report(directory: str | Path, summary: Mapping[str, Any]) -> list[Path]:
-    """Write ``summary.json`` and ``table.md`` into ``directory`` (atomically); returns their paths."""
+def write_report(directory: str | Path, summary: Mapping[str, Any], *, figures: bool = True) -> list[Path]:
+    """Write ``summary.json`` and ``table.md`` into ``directory`` (atomically).
+
+    The same shape as the other tasks' ``write_report``; map QA draws no figure, so ``figures`` adds nothing.
+
+    Parameters
+    ----------
+    directory : str or Path
+        The report folder (made when missing).
+    summary : mapping
+        What :func:`summarize` returned.
+    figures : bool
+        Whether to draw the task's figures (map QA has none).
+
+    Returns
+    -------
+    list of Path
+        The files written (:data:`REPORT_FILES`).
+    """
     from benchmarks.summaries import write_summary, write_text
 
     out = Path(directory)

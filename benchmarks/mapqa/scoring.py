@@ -1,6 +1,6 @@
 """Scoring map answers: exact match for every type, partial credit and rank correlation beside it.
 
-Two pure stages: :func:`~benchmarks.mapqa.parsing.parse_response` reads the
+Two pure stages: :func:`~benchmarks.mapqa.parsing.parse_answer` reads the
 letters (never raises), :func:`score_answer` scores them with every metric of
 :data:`METRICS` that applies to the question's type:
 
@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from benchmarks.mapqa.parsing import Choice, parse_response
+from benchmarks.mapqa.parsing import Choice, parse_answer
 from benchmarks.mapqa.records import QUESTION_TYPES, MapPrediction, MapQuestion, MapVerdict, QuestionType
 from benchmarks.records import Invalid, unmatched
 
@@ -205,7 +205,7 @@ def score_prediction(prediction: MapPrediction, question: MapQuestion) -> MapVer
     """
     if prediction.id != question.id:
         raise ValueError(f"prediction {prediction.id!r} answers another question than {question.id!r}")
-    parsed = parse_response(prediction.response, question)
+    parsed = parse_answer(prediction.response, question)
     return MapVerdict(
         prediction.id,
         prediction.model,

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from benchmarks.jsonl import Problem
-from benchmarks.mapqa.io import is_mapqa_file, read_map_predictions, read_map_questions
+from benchmarks.mapqa.io import is_mapqa_file, load_questions, read_predictions
 from benchmarks.mapqa.metrics import MAPQA_METRICS
 from benchmarks.mapqa.records import KIND, MapPrediction, MapQuestion, MapVerdict
 from benchmarks.repeats import with_repeats
@@ -26,7 +26,7 @@ __all__ = ["MAPQA", "mapqa_samples"]
 
 
 def _load(path: str | Path) -> Loaded:
-    questions, problems = read_map_questions(path)
+    questions, problems = load_questions(path)
     return Loaded(questions, tuple(str(problem) for problem in problems))
 
 
@@ -37,7 +37,7 @@ def _prompts(question: MapQuestion) -> list[Prompt]:
 def _read_predictions(path: str | Path, options: ScoreOptions) -> tuple[list[MapPrediction], list[Problem]]:
     if options.source != "jsonl":
         raise ValueError(f"--from {options.source} reads route answers; map QA predictions are JSON Lines rows")
-    return read_map_predictions(path)
+    return read_predictions(path)
 
 
 def _answer_key(prediction: MapPrediction) -> Hashable:
@@ -72,7 +72,7 @@ def _summarize(
 def _write_report(directory: str | Path, summary: Mapping[str, Any], *, figures: bool = True) -> list[Path]:
     from benchmarks.mapqa.report import write_report
 
-    return write_report(directory, summary)  # tables only: map QA draws no figure
+    return write_report(directory, summary, figures=figures)  # tables only: map QA draws no figure
 
 
 def _table(summary: Mapping[str, Any]) -> str:

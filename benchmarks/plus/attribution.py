@@ -7,7 +7,7 @@ from typing import Any
 
 from benchmarks.cells import markdown_text
 from benchmarks.official_rules import official_rules_lines
-from benchmarks.plus.questions import PLUS_TYPES
+from benchmarks.plus.records import PLUS_TYPES
 
 __all__ = ["explain_variants"]
 

@@ -14,7 +14,7 @@ from inspect_ai.solver import TaskState
 
 from benchmarks.inspect_scores import Answer, file_stamp, headline_stderrs, output_tokens, question_id
 from benchmarks.metrics import aggregate
-from benchmarks.plus.questions import PlusQuestion
+from benchmarks.plus.records import PlusQuestion
 
 __all__ = ["plus_set", "plus_metrics", "plus_scorer"]
 
@@ -29,9 +29,9 @@ def _load_plus_set(
     questions: str | None, stamp: int | None, split: str, seed: int
 ) -> tuple[dict[str, PlusQuestion], None, tuple[Any, ...]]:
     if questions is not None:
-        from benchmarks.plus.loading import load_plus_questions
+        from benchmarks.plus.loading import load_questions
 
-        found, problems = load_plus_questions(questions)
+        found, problems = load_questions(questions)
         if not found:
             reasons = "; ".join(str(problem) for problem in problems[:3])
             raise ValueError(f"{questions}: no readable plus question{f' ({reasons})' if reasons else ''}")
@@ -70,13 +70,13 @@ def plus_scorer(questions: str | None = None, split: str = "test", seed: int = 0
     by_id, _, _ = plus_set(questions, split, seed)
 
     async def score(state: TaskState, target: Target) -> Score:
-        from benchmarks.plus.questions import PlusPrediction
-        from benchmarks.plus.scoring import score_plus_prediction
+        from benchmarks.plus.records import PlusPrediction
+        from benchmarks.plus.scoring import score_prediction
 
         question = by_id[state.metadata["id"]]
         response = state.output.completion if state.output is not None else ""
         prediction = PlusPrediction(question.id, str(state.model), response, output_tokens(state))
-        verdict = score_plus_prediction(prediction, question, weighting=weighting)
+        verdict = score_prediction(prediction, question, weighting=weighting)
         return Score(
             value=verdict.correct,
             answer=response,

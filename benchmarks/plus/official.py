@@ -28,7 +28,7 @@ import re
 from collections.abc import Mapping
 
 from benchmarks.official_rules import DEFAULT_RULE, choose_rule, official_answer_text
-from benchmarks.plus.questions import PlusPrediction, PlusQuestion
+from benchmarks.plus.records import PlusPrediction, PlusQuestion
 from benchmarks.plus.scoring import PlusVerdict
 
 __all__ = [

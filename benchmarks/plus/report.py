@@ -1,9 +1,9 @@
 """Reports of scored ReasonMap-Plus predictions: summary, table and a plot.
 
-``summarize_plus`` aggregates verdicts per model: accuracy weighted by map
+``summarize`` aggregates verdicts per model: accuracy weighted by map
 difficulty (1 / 1.5 / 2) and plain, ``n`` and ``n_invalid``, overall and per
-type, per city and per map difficulty. ``plus_markdown_table`` renders models ×
-types; ``write_plus_report`` writes ``summary.json``, ``table.md`` and
+type, per city and per map difficulty. ``markdown_table`` renders models ×
+types; ``write_report`` writes ``summary.json``, ``table.md`` and
 ``types.png`` (weighted accuracy per type with its 95% interval, one bar per model, for the top
 :data:`~benchmarks.plotting.PLOT_MODELS` models by overall weighted accuracy;
 the table lists all, and it and ``summary.json`` say when the plot does not).
@@ -23,15 +23,15 @@ from benchmarks.metrics import figures as metric_figures
 from benchmarks.metrics import headline, interval_cell
 from benchmarks.plotting import ModelCap, top_models
 from benchmarks.plus.metrics import PLUS_METRICS
-from benchmarks.plus.questions import ANSWER_KINDS, OPTION_LETTERS, PLUS_TYPES
+from benchmarks.plus.records import ANSWER_KINDS, OPTION_LETTERS, PLUS_TYPES
 from benchmarks.plus.scoring import PlusVerdict
 from benchmarks.provenance import versions
 from benchmarks.repeats import repeats_table
 from benchmarks.summaries import partial_lines
 
-__all__ = ["PLUS_REPORT_FILES", "summarize_plus", "plus_markdown_table", "write_plus_report"]
+__all__ = ["REPORT_FILES", "summarize", "markdown_table", "write_report"]
 
-PLUS_REPORT_FILES = ("summary.json", "table.md", "types.png", "types.pdf")
+REPORT_FILES = ("summary.json", "table.md", "types.png", "types.pdf")
 
 
 def _city(verdict: PlusVerdict) -> str:
@@ -57,7 +57,7 @@ def _figures(verdicts: Sequence[PlusVerdict], cluster: str = "question", *, both
     return row
 
 
-def summarize_plus(
+def summarize(
     verdicts: Iterable[PlusVerdict],
     *,
     weighting: str,
@@ -81,12 +81,18 @@ def summarize_plus(
         What the printed intervals resample (maps: the questions' cities); each model's row records both in
         ``intervals_by_cluster``.
 
+    Returns
+    -------
+    dict
+        The summary: ``weighting``, ``weights``, per model (``models``) the accuracy overall, per type, per
+        city and per map difficulty with their intervals, and ``inputs``/``problems`` as given.
+
     Examples
     --------
     >>> from benchmarks.plus.scoring import PlusVerdict
     >>> rows = [PlusVerdict("1", "m", "TorF1", "rome", "easy", "yes", "yes", "yes", 1, 1.0),
     ...         PlusVerdict("2", "m", "TorF1", "kl", "hard", None, None, "no", 0, 2.0, "empty response")]
-    >>> row = summarize_plus(rows, weighting="city")["models"]["m"]
+    >>> row = summarize(rows, weighting="city")["models"]["m"]
     >>> row["weighted_accuracy"], row["accuracy"], row["n_invalid"], row["per_type"]["TorF1"]["n"]
     (0.333333, 0.5, 1, 2)
     """
@@ -136,15 +142,25 @@ def _cell(row: Mapping[str, Any], key: str = "weighted_accuracy") -> str:
     return interval_cell(row.get(key), row.get("intervals", {}).get(key), scale=100)
 
 
-def plus_markdown_table(summary: Mapping[str, Any]) -> str:
+def markdown_table(summary: Mapping[str, Any]) -> str:
     """Models × types (weighted accuracy, %), then models × map difficulty.
+
+    Parameters
+    ----------
+    summary : mapping
+        What :func:`summarize` returned.
+
+    Returns
+    -------
+    str
+        The markdown of ``table.md``.
 
     Examples
     --------
     >>> summary = {"weighting": "city", "weights": {"easy": 1.0, "middle": 1.5, "hard": 2.0}, "models": {
     ...     "m": {"weighted_accuracy": 0.5, "n": 2, "n_invalid": 1,
     ...           "per_type": {"TorF1": {"weighted_accuracy": 0.5}}, "per_difficulty": {}}}}
-    >>> print(plus_markdown_table(summary))
+    >>> print(markdown_table(summary))
     Weighting: `city` (map difficulty: easy 1, middle 1.5, hard 2); weighted accuracy in %.
     <BLANKLINE>
     | Model | Counting1 | Counting2 | Counting3 | TorF1 | TorF2 | Overall | Invalid |
@@ -245,8 +261,23 @@ def _plot_types(summary: Mapping[str, Any], path: Path) -> None:
         save_figure(figure, path)
 
 
-def write_plus_report(directory: str | Path, summary: Mapping[str, Any], *, figures: bool = True) -> list[Path]:
-    """Write ``summary.json``, ``table.md`` and, with ``figures``, ``types.png`` (with ``types.pdf``)."""
+def write_report(directory: str | Path, summary: Mapping[str, Any], *, figures: bool = True) -> list[Path]:
+    """Write ``summary.json``, ``table.md`` and, with ``figures``, ``types.png`` (with ``types.pdf``).
+
+    Parameters
+    ----------
+    directory : str or Path
+        The report folder (made when missing).
+    summary : mapping
+        What :func:`summarize` returned.
+    figures : bool
+        Whether to draw ``types.png``; without, earlier figures in the folder are removed.
+
+    Returns
+    -------
+    list of Path
+        The files written.
+    """
     from benchmarks.plotting import remove_figures
     from benchmarks.summaries import write_summary, write_text
 
@@ -254,9 +285,9 @@ def write_plus_report(directory: str | Path, summary: Mapping[str, Any], *, figu
     out.mkdir(parents=True, exist_ok=True)
     cap = _plotted_models(summary)
     write_summary(out / "summary.json", {**summary, "plots": cap.to_dict()} if cap.capped else summary)
-    write_text(out / "table.md", plus_markdown_table(summary))
+    write_text(out / "table.md", markdown_table(summary))
     if not figures:
-        remove_figures(out, PLUS_REPORT_FILES[2:])
-        return [out / name for name in PLUS_REPORT_FILES[:2]]
+        remove_figures(out, REPORT_FILES[2:])
+        return [out / name for name in REPORT_FILES[:2]]
     _plot_types(summary, out / "types.png")
-    return [out / name for name in PLUS_REPORT_FILES]
+    return [out / name for name in REPORT_FILES]

@@ -15,10 +15,11 @@ from typing import TYPE_CHECKING, Any
 
 from benchmarks.difficulty import WEIGHTINGS
 from benchmarks.jsonl import Problem, read_jsonl
-from benchmarks.plus.loading import is_plus_file, load_plus_questions, read_plus_sheet
+from benchmarks.plus.loading import is_plus_file, load_questions, read_plus_sheet
 from benchmarks.plus.metrics import PLUS_METRICS
 from benchmarks.plus.official import PLUS_MODELS
-from benchmarks.plus.questions import DEFAULT_PER_TYPE, PlusPrediction, PlusQuestion
+from benchmarks.plus.questions import DEFAULT_PER_TYPE
+from benchmarks.plus.records import PlusPrediction, PlusQuestion
 from benchmarks.repeats import with_repeats
 from benchmarks.tasks import Generation, InspectSpec, Loaded, Prompt, ScoreOptions, Task, Variant
 
@@ -83,7 +84,7 @@ VARIANTS: tuple[Variant, ...] = (
 
 
 def _load(path: str | Path) -> Loaded:
-    questions, problems = load_plus_questions(path)
+    questions, problems = load_questions(path)
     return Loaded(questions, tuple(str(problem) for problem in problems))
 
 
@@ -108,11 +109,11 @@ def _answer_key(prediction: PlusPrediction) -> Hashable:
 def _score(
     loaded: Loaded, predictions: Sequence[PlusPrediction], options: ScoreOptions, executor: Executor | None
 ) -> tuple[list[Any], list[str]]:
-    from benchmarks.plus.scoring import score_plus_predictions
+    from benchmarks.plus.scoring import score_predictions
 
     reading = PLUS.variant(options.variant).score
     questions = loaded.questions
-    verdicts, skipped = score_plus_predictions(questions, predictions, weighting=options.weighting or DEFAULT_WEIGHTING)
+    verdicts, skipped = score_predictions(questions, predictions, weighting=options.weighting or DEFAULT_WEIGHTING)
     by_key = {(p.id, p.model, p.repeat): p for p in predictions}
     return reading(verdicts, by_key, questions, options), skipped
 
@@ -124,9 +125,9 @@ def _summarize(
     inputs: Mapping[str, Any],
     problems: Sequence[str],
 ) -> dict[str, Any]:
-    from benchmarks.plus.report import summarize_plus
+    from benchmarks.plus.report import summarize
 
-    summary = summarize_plus(
+    summary = summarize(
         verdicts,
         weighting=options.weighting or DEFAULT_WEIGHTING,
         inputs=inputs,
@@ -141,15 +142,15 @@ def _summarize(
 
 
 def _write_report(directory: str | Path, summary: Mapping[str, Any], *, figures: bool = True) -> list[Path]:
-    from benchmarks.plus.report import write_plus_report
+    from benchmarks.plus.report import write_report
 
-    return write_plus_report(directory, summary, figures=figures)
+    return write_report(directory, summary, figures=figures)
 
 
 def _table(summary: Mapping[str, Any]) -> str:
-    from benchmarks.plus.report import plus_markdown_table
+    from benchmarks.plus.report import markdown_table
 
-    return plus_markdown_table(summary)
+    return markdown_table(summary)
 
 
 def _explain(
@@ -180,7 +181,7 @@ def _describe(questions: Sequence[PlusQuestion]) -> str:
 def plus_samples(questions: Iterable[PlusQuestion], *, maps: str | Path) -> SampleSet:
     """Samples of ReasonMap-Plus questions (asked as written; the request kind is the question's type), maps from
     the folder ``maps``; correct as the plus scorer judges an answer."""
-    from benchmarks.plus.scoring import score_plus_prediction
+    from benchmarks.plus.scoring import score_prediction
     from benchmarks.samples import Sample, SampleSet, with_city_maps
 
     by_id, samples, problems = with_city_maps(
@@ -188,7 +189,7 @@ def plus_samples(questions: Iterable[PlusQuestion], *, maps: str | Path) -> Samp
     )
 
     def judge(sample: Sample, response: str) -> bool:
-        return score_plus_prediction(PlusPrediction(sample.id, "vdi", response), by_id[sample.id]).correct == 1
+        return score_prediction(PlusPrediction(sample.id, "vdi", response), by_id[sample.id]).correct == 1
 
     return SampleSet("plus", tuple(samples), judge, tuple(problems))
 

@@ -27,7 +27,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from benchmarks.mapqa.records import MapPrediction
-from benchmarks.plus.questions import PlusPrediction, generate_plus_questions
+from benchmarks.plus.questions import generate_plus_questions
+from benchmarks.plus.records import PlusPrediction
 from benchmarks.probe.questions import ProbePrediction, generate_probe_questions
 from benchmarks.reasonmap.generate import Quota, generate_questions
 from benchmarks.reasonmap.records import Prediction
@@ -172,7 +173,7 @@ def _batch_scorers() -> dict[str, Callable[[Any, list[Any]], tuple[list[Any], li
             questions, predictions, graph_for
         ),
         "route official": lambda questions, predictions: score_official_predictions(questions, predictions, graph_for),
-        "plus": benchmarks.plus.score_plus_predictions,
+        "plus": benchmarks.plus.score_predictions,
         "mapqa": benchmarks.mapqa.score_predictions,
         "probe": benchmarks.probe.score_probe_predictions,
     }

@@ -260,7 +260,8 @@ def test_reports_are_byte_identical_for_the_same_answers_in_any_order():
 def test_plus_and_map_qa_summaries_carry_intervals_too():
     from benchmarks.mapqa.records import MapQuestion, MapVerdict
     from benchmarks.mapqa.report import markdown_table, summarize
-    from benchmarks.plus.report import plus_markdown_table, summarize_plus
+    from benchmarks.plus.report import markdown_table as plus_markdown_table
+    from benchmarks.plus.report import summarize as summarize_plus
     from benchmarks.plus.scoring import PlusVerdict
 
     plus = [

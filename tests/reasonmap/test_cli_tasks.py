@@ -15,7 +15,7 @@ from baselines.plus_oracle import plus_oracle_answer
 from baselines.requests import Request
 from benchmarks.errors import InvalidRecord
 from benchmarks.jsonl import read_jsonl
-from benchmarks.plus.loading import load_plus_questions
+from benchmarks.plus.loading import load_questions
 from graphkit import city_graph
 from reasonmap import options
 from reasonmap.cli import build_parser, main, report_skipped
@@ -279,7 +279,7 @@ def test_prompts_of_plus_and_map_qa_files_are_one_request_per_question(plus_file
     out = tmp_path / "plus-requests.jsonl"
     assert run(capsys, "prompts", "--mode", "text-only", "--questions", plus_file, "--out", out)[0] == 0
     requests, problems = read_jsonl(out, Request.from_dict)
-    questions, _ = load_plus_questions(plus_file)
+    questions, _ = load_questions(plus_file)
     assert not problems and [(r.id, r.question) for r in requests] == [(q.id, q.type) for q in questions.values()]
     out = tmp_path / "mapqa-requests.jsonl"
     code, _, _ = run(
@@ -300,7 +300,7 @@ def test_request_kinds_are_any_tasks_but_never_empty():
 
 
 def test_run_asks_plus_questions_and_tags_the_rows_with_the_name(plus_file, tmp_path, capsys):
-    questions, _ = load_plus_questions(plus_file)
+    questions, _ = load_questions(plus_file)
     rome = city_graph("rome")
     answers = {q.question: plus_oracle_answer(q, rome) for q in questions.values()}
     predictions = tmp_path / "p.jsonl"

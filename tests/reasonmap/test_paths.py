@@ -153,7 +153,7 @@ def test_a_compared_report_clashes_by_its_variants_files(files, tmp_path, capsys
 
 def test_the_report_files_named_are_every_tasks_report():
     from benchmarks.mapqa.report import REPORT_FILES as MAPQA
-    from benchmarks.plus.report import PLUS_REPORT_FILES
+    from benchmarks.plus.report import REPORT_FILES as PLUS_REPORT_FILES
     from benchmarks.reasonmap.report import REPORT_FILES as ROUTE
     from reasonmap.paths import REPORT_FILES
 

@@ -20,7 +20,7 @@ from baselines.client import Backoff
 from baselines.prompts import image_data_url
 from benchmarks.jsonl import write_jsonl
 from benchmarks.manifests import MANIFEST, check_manifest
-from benchmarks.mapqa.io import read_map_questions
+from benchmarks.mapqa.io import load_questions
 from benchmarks.mapqa.vdi import DESCRIBE_PROMPT, vdi_table
 from benchmarks.plus.questions import generate_plus_questions
 from benchmarks.reasonmap.generate import generate_questions
@@ -97,7 +97,7 @@ class Script:
 
 @pytest.fixture(scope="module")
 def fixture_questions():
-    questions, problems = read_map_questions(QUESTIONS)
+    questions, problems = load_questions(QUESTIONS)
     assert not problems and set(questions) == ALL
     return questions
 

@@ -130,11 +130,11 @@ def test_hub_parquet_files_are_plus_files(tmp_path):
     pa = pytest.importorskip("pyarrow")
     import pyarrow.parquet as pq
 
-    from benchmarks.plus.loading import is_plus_file, load_plus_questions
+    from benchmarks.plus.loading import is_plus_file, load_questions
 
     pq.write_table(pa.Table.from_pylist([hub("TorF2", 0), hub("Counting3", 5)]), tmp_path / "plus.parquet")
     assert is_plus_file(tmp_path / "plus.parquet")
-    questions, problems = load_plus_questions(tmp_path / "plus.parquet")
+    questions, problems = load_questions(tmp_path / "plus.parquet")
     assert ({q.id: q.answer for q in questions.values()}, problems) == ({"0": "no", "1": 5}, [])
 
 
