@@ -193,7 +193,7 @@ def probe_attribution_files(
         A file cannot be read at all.
     """
     from benchmarks.jsonl import read_jsonl
-    from benchmarks.probe.io import load_probe_questions
+    from benchmarks.probe.io import load_questions as load_probe_questions
     from benchmarks.reasonmap.loading import load_questions
     from benchmarks.summaries import write_summary
     from vision.diagnosis_report import prediction_row

@@ -29,9 +29,9 @@ def _load_probe_set(
     questions: str | None, stamp: int | None, split: str, seed: int
 ) -> tuple[dict[str, ProbeQuestion], None, tuple[Any, ...]]:
     if questions is not None:
-        from benchmarks.probe.io import load_probe_questions
+        from benchmarks.probe.io import load_questions
 
-        found, problems = load_probe_questions(questions)
+        found, problems = load_questions(questions)
         if not found:
             reasons = "; ".join(str(problem) for problem in problems[:3])
             raise ValueError(f"{questions}: no readable probe{f' ({reasons})' if reasons else ''}")
@@ -73,11 +73,11 @@ def probe_scorer(questions: str | None = None, split: str = "test", seed: int = 
 
     async def score(state: TaskState, target: Target) -> Score:
         from benchmarks.probe.questions import ProbePrediction
-        from benchmarks.probe.scoring import score_probe_prediction
+        from benchmarks.probe.scoring import score_prediction
 
         question = by_id[state.metadata["id"]]
         response = state.output.completion if state.output is not None else ""
-        verdict = score_probe_prediction(
+        verdict = score_prediction(
             ProbePrediction(question.id, str(state.model), response, output_tokens(state)), question
         )
         record = verdict.to_dict()

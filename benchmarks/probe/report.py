@@ -1,8 +1,8 @@
 """Reports of scored probes: summary, table per type and a plot.
 
-``summarize_probes`` aggregates verdicts per model: accuracy (exact) and the mean partial score, ``n`` and
-``n_invalid``, overall, per type and per city. ``probe_markdown_table`` renders models × types;
-``write_probe_report`` writes ``summary.json``, ``table.md`` and ``probes.png`` (accuracy per type with its
+``summarize`` aggregates verdicts per model: accuracy (exact) and the mean partial score, ``n`` and
+``n_invalid``, overall, per type and per city. ``markdown_table`` renders models × types;
+``write_report`` writes ``summary.json``, ``table.md`` and ``probes.png`` (accuracy per type with its
 95% interval, one bar per model, for the top :data:`~benchmarks.plotting.PLOT_MODELS` models).
 """
 
@@ -24,9 +24,9 @@ from benchmarks.probe.scoring import ProbeVerdict
 from benchmarks.provenance import versions
 from benchmarks.repeats import repeats_table
 
-__all__ = ["PROBE_REPORT_FILES", "summarize_probes", "probe_markdown_table", "write_probe_report"]
+__all__ = ["REPORT_FILES", "summarize", "markdown_table", "write_report"]
 
-PROBE_REPORT_FILES = ("summary.json", "table.md", "probes.png", "probes.pdf")
+REPORT_FILES = ("summary.json", "table.md", "probes.png", "probes.pdf")
 
 
 def _figures(verdicts: Sequence[ProbeVerdict]) -> dict[str, Any]:
@@ -39,16 +39,29 @@ def _figures(verdicts: Sequence[ProbeVerdict]) -> dict[str, Any]:
     }
 
 
-def summarize_probes(
+def summarize(
     verdicts: Iterable[ProbeVerdict], *, inputs: Mapping[str, Any] | None = None, problems: Sequence[str] = ()
 ) -> dict[str, Any]:
     """Aggregate probe verdicts per model, overall, per type and per city.
+
+    Parameters
+    ----------
+    verdicts : iterable of ProbeVerdict
+    inputs : mapping, optional
+        What was read (file names and checksums).
+    problems : sequence of str
+        Skipped records, recorded with their count.
+
+    Returns
+    -------
+    dict
+        The summary: per model (``models``) the accuracy and partial score overall, per type and per city.
 
     Examples
     --------
     >>> rows = [ProbeVerdict("1", "m", "follow", "rome", ("A", "B"), ("A", "C"), 0, 0.5),
     ...         ProbeVerdict("2", "m", "same_line", "rome", None, "no", 0, 0.0, "empty response")]
-    >>> row = summarize_probes(rows)["models"]["m"]
+    >>> row = summarize(rows)["models"]["m"]
     >>> row["accuracy"], row["partial"], row["n_invalid"], row["per_type"]["follow"]["partial"]
     (0.0, 0.25, 1, 0.5)
     """
@@ -84,14 +97,24 @@ def _cell(row: Mapping[str, Any], key: str = "accuracy") -> str:
     return interval_cell(row.get(key), row.get("intervals", {}).get(key), scale=100)
 
 
-def probe_markdown_table(summary: Mapping[str, Any]) -> str:
+def markdown_table(summary: Mapping[str, Any]) -> str:
     """Models × probe types: accuracy (exact, %), then the mean partial score (%).
+
+    Parameters
+    ----------
+    summary : mapping
+        What :func:`summarize` returned.
+
+    Returns
+    -------
+    str
+        The markdown of ``table.md``.
 
     Examples
     --------
     >>> summary = {"models": {"m": {"accuracy": 0.5, "partial": 0.75, "n": 2, "n_invalid": 0,
     ...     "per_type": {"follow": {"accuracy": 0.5, "partial": 0.75}}}}}
-    >>> print(probe_markdown_table(summary))
+    >>> print(markdown_table(summary))
     Accuracy (exact answers) in %, every probe weighing 1.
     <BLANKLINE>
     | Model | lines_at | follow | neighbours | same_line | count_between | Overall | Invalid |
@@ -172,8 +195,23 @@ def _plot_types(summary: Mapping[str, Any], path: Path) -> None:
         save_figure(figure, path)
 
 
-def write_probe_report(directory: str | Path, summary: Mapping[str, Any], *, figures: bool = True) -> list[Path]:
-    """Write ``summary.json``, ``table.md`` and, with ``figures``, ``probes.png`` (with ``probes.pdf``)."""
+def write_report(directory: str | Path, summary: Mapping[str, Any], *, figures: bool = True) -> list[Path]:
+    """Write ``summary.json``, ``table.md`` and, with ``figures``, ``probes.png`` (with ``probes.pdf``).
+
+    Parameters
+    ----------
+    directory : str or Path
+        The report folder (made when missing).
+    summary : mapping
+        What :func:`summarize` returned.
+    figures : bool
+        Whether to draw ``probes.png``; without, earlier figures in the folder are removed.
+
+    Returns
+    -------
+    list of Path
+        The files written.
+    """
     from benchmarks.plotting import remove_figures
     from benchmarks.summaries import write_summary, write_text
 
@@ -181,9 +219,9 @@ def write_probe_report(directory: str | Path, summary: Mapping[str, Any], *, fig
     out.mkdir(parents=True, exist_ok=True)
     cap = _plotted_models(summary)
     write_summary(out / "summary.json", {**summary, "plots": cap.to_dict()} if cap.capped else summary)
-    write_text(out / "table.md", probe_markdown_table(summary))
+    write_text(out / "table.md", markdown_table(summary))
     if not figures:
-        remove_figures(out, PROBE_REPORT_FILES[2:])
-        return [out / name for name in PROBE_REPORT_FILES[:2]]
+        remove_figures(out, REPORT_FILES[2:])
+        return [out / name for name in REPORT_FILES[:2]]
     _plot_types(summary, out / "probes.png")
-    return [out / name for name in PROBE_REPORT_FILES]
+    return [out / name for name in REPORT_FILES]

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from benchmarks.jsonl import Problem
-from benchmarks.probe.io import is_probe_file, load_probe_questions, read_probe_predictions
+from benchmarks.probe.io import is_probe_file, load_questions, read_predictions
 from benchmarks.probe.metrics import PROBE_METRICS
 from benchmarks.probe.questions import DEFAULT_PER_TYPE, ProbePrediction, ProbeQuestion
 from benchmarks.repeats import with_repeats
@@ -26,7 +26,7 @@ __all__ = ["PROBE", "probe_samples"]
 
 
 def _load(path: str | Path) -> Loaded:
-    questions, problems = load_probe_questions(path)
+    questions, problems = load_questions(path)
     return Loaded(questions, tuple(str(problem) for problem in problems))
 
 
@@ -37,7 +37,7 @@ def _prompts(question: ProbeQuestion) -> list[Prompt]:
 def _read_predictions(path: str | Path, options: ScoreOptions) -> tuple[list[ProbePrediction], list[Problem]]:
     if options.source != "jsonl":
         raise ValueError(f"--from {options.source} reads route answers; probe predictions are JSON Lines rows")
-    return read_probe_predictions(path)
+    return read_predictions(path)
 
 
 def _answer_key(prediction: ProbePrediction) -> Hashable:
@@ -45,9 +45,9 @@ def _answer_key(prediction: ProbePrediction) -> Hashable:
 
 
 def _score_predictions(questions: Mapping[str, ProbeQuestion], predictions: Sequence[ProbePrediction]):
-    from benchmarks.probe.scoring import score_probe_predictions
+    from benchmarks.probe.scoring import score_predictions
 
-    return score_probe_predictions(questions, predictions)
+    return score_predictions(questions, predictions)
 
 
 def _score(
@@ -59,23 +59,23 @@ def _score(
 def _summarize(
     verdicts: Sequence[Any], loaded: Loaded, options: ScoreOptions, inputs: Mapping[str, Any], problems: Sequence[str]
 ) -> dict[str, Any]:
-    from benchmarks.probe.report import summarize_probes
+    from benchmarks.probe.report import summarize
 
-    summary = summarize_probes(verdicts, inputs=inputs, problems=problems)
+    summary = summarize(verdicts, inputs=inputs, problems=problems)
     summary["variant"] = options.variant
     return with_repeats(summary, verdicts)
 
 
 def _write_report(directory: str | Path, summary: Mapping[str, Any], *, figures: bool = True) -> list[Path]:
-    from benchmarks.probe.report import write_probe_report
+    from benchmarks.probe.report import write_report
 
-    return write_probe_report(directory, summary, figures=figures)
+    return write_report(directory, summary, figures=figures)
 
 
 def _table(summary: Mapping[str, Any]) -> str:
-    from benchmarks.probe.report import probe_markdown_table
+    from benchmarks.probe.report import markdown_table
 
-    return probe_markdown_table(summary)
+    return markdown_table(summary)
 
 
 def _generate(
@@ -95,7 +95,7 @@ def _describe(questions: Sequence[ProbeQuestion]) -> str:
 def probe_samples(questions: Iterable[ProbeQuestion], *, maps: str | Path) -> SampleSet:
     """Samples of probes (asked as written; the request kind is the probe's type), maps from the folder ``maps``;
     correct as the probe scorer judges an answer (exactly)."""
-    from benchmarks.probe.scoring import score_probe_prediction
+    from benchmarks.probe.scoring import score_prediction
     from benchmarks.samples import Sample, SampleSet, with_city_maps
 
     by_id, samples, problems = with_city_maps(
@@ -103,7 +103,7 @@ def probe_samples(questions: Iterable[ProbeQuestion], *, maps: str | Path) -> Sa
     )
 
     def judge(sample: Sample, response: str) -> bool:
-        return score_probe_prediction(ProbePrediction(sample.id, "vdi", response), by_id[sample.id]).correct == 1
+        return score_prediction(ProbePrediction(sample.id, "vdi", response), by_id[sample.id]).correct == 1
 
     return SampleSet("probe", tuple(samples), judge, tuple(problems))
 

@@ -175,7 +175,7 @@ def _batch_scorers() -> dict[str, Callable[[Any, list[Any]], tuple[list[Any], li
         "route official": lambda questions, predictions: score_official_predictions(questions, predictions, graph_for),
         "plus": benchmarks.plus.score_predictions,
         "mapqa": benchmarks.mapqa.score_predictions,
-        "probe": benchmarks.probe.score_probe_predictions,
+        "probe": benchmarks.probe.score_predictions,
     }
 
 
