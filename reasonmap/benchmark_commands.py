@@ -50,6 +50,23 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
 
 def _explained_variants(text: str) -> tuple[str, str]:
+    """The two variants of ``score --explain A,B`` (and its former spelling ``--compare A,B``).
+
+    Parameters
+    ----------
+    text : str
+        ``A,B``: two different names among every task's variants.
+
+    Returns
+    -------
+    (str, str)
+        The two names, as given (the task resolves former names).
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        Not two different known names; the message lists them.
+    """
     from reasonmap.options import VARIANTS as known
 
     names = tuple(name.strip() for name in text.split(","))

@@ -358,7 +358,28 @@ def explain_files(
     Each variant's scored rows go to ``<out stem>.<variant><suffix>`` and its report to
     ``<report_dir>/<variant>/``; ``compare.md`` and ``compare.json`` go to ``report_dir``.
     Route answers are explained by :mod:`benchmarks.reasonmap.attribution`; plus answers on accuracy,
-    with one cause (``extraction``). The other arguments are :func:`evaluate_files`'s.
+    with one cause (``extraction``). This is ``reasonmap score --explain A,B``; ``reasonmap compare`` is
+    the paired comparison of two runs.
+
+    Parameters
+    ----------
+    questions_path, predictions_path, out, report_dir
+        As for :func:`evaluate_files`; ``out`` names the scored rows' stem.
+    variants : (str, str)
+        Two different variants of the task (a former name counts as its variant: plus's ``paper`` is
+        ``toolkit``).
+    task, weighting, graph, source, model, kind, metro_dir, official_model, figures, partial, cluster
+        As for :func:`evaluate_files`.
+
+    Returns
+    -------
+    Explanation
+        Each variant's evaluation, the explanation record and the files written (``compare.md`` last).
+
+    Raises
+    ------
+    ValueError
+        The task has no explanation, or the variants are not two different ones of the task.
     """
     found = task_of(questions_path, task)
     names = found.variant_names
