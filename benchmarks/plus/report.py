@@ -18,9 +18,8 @@ from typing import Any
 
 from benchmarks.cells import figure_text, markdown_text
 from benchmarks.difficulty import DIFFICULTIES, get_weighting
-from benchmarks.intervals import interval_method, interval_note, intervals, question_maps
-from benchmarks.metrics import figures as metric_figures
-from benchmarks.metrics import headline, interval_cell
+from benchmarks.intervals import interval_method, interval_note, question_maps, scored_row
+from benchmarks.metrics import interval_cell
 from benchmarks.plotting import ModelCap, top_models
 from benchmarks.plus.metrics import PLUS_METRICS
 from benchmarks.plus.questions import ANSWER_KINDS, OPTION_LETTERS, PLUS_TYPES
@@ -40,21 +39,7 @@ def _city(verdict: PlusVerdict) -> str:
 
 def _figures(verdicts: Sequence[PlusVerdict], cluster: str = "question", *, both: bool = False) -> dict[str, Any]:
     """Every plus metric over ``verdicts``, and the counts; with ``both``, the intervals of both clusterings."""
-    found = intervals(headline(PLUS_METRICS), verdicts, cluster=cluster, map_of=_city)  # a bootstrap
-    row = {
-        **metric_figures(PLUS_METRICS, verdicts),
-        "n": len(verdicts),
-        "n_invalid": sum(verdict.parsed is None for verdict in verdicts),
-        "intervals": {name: interval.to_dict() for name, interval in found.items()},
-    }
-    if both:
-        other = "map" if cluster == "question" else "question"
-        also = intervals(headline(PLUS_METRICS), verdicts, cluster=other, map_of=_city)
-        row["intervals_by_cluster"] = {
-            cluster: row["intervals"],
-            other: {name: interval.to_dict() for name, interval in also.items()},
-        }
-    return row
+    return scored_row(PLUS_METRICS, verdicts, cluster=cluster, map_of=_city, both=both)
 
 
 def summarize_plus(
@@ -247,16 +232,14 @@ def _plot_types(summary: Mapping[str, Any], path: Path) -> None:
 
 def write_plus_report(directory: str | Path, summary: Mapping[str, Any], *, figures: bool = True) -> list[Path]:
     """Write ``summary.json``, ``table.md`` and, with ``figures``, ``types.png`` (with ``types.pdf``)."""
-    from benchmarks.plotting import remove_figures
-    from benchmarks.summaries import write_summary, write_text
+    from benchmarks.summaries import write_report_files
 
-    out = Path(directory)
-    out.mkdir(parents=True, exist_ok=True)
-    cap = _plotted_models(summary)
-    write_summary(out / "summary.json", {**summary, "plots": cap.to_dict()} if cap.capped else summary)
-    write_text(out / "table.md", plus_markdown_table(summary))
-    if not figures:
-        remove_figures(out, PLUS_REPORT_FILES[2:])
-        return [out / name for name in PLUS_REPORT_FILES[:2]]
-    _plot_types(summary, out / "types.png")
-    return [out / name for name in PLUS_REPORT_FILES]
+    return write_report_files(
+        directory,
+        summary,
+        files=PLUS_REPORT_FILES,
+        table=plus_markdown_table,
+        cap=_plotted_models(summary),
+        plot=lambda out: _plot_types(summary, out / "types.png"),
+        figures=figures,
+    )

@@ -14,9 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.cells import figure_text
-from benchmarks.intervals import INTERVAL_METHOD, interval_note, intervals
-from benchmarks.metrics import figures as metric_figures
-from benchmarks.metrics import headline, interval_cell
+from benchmarks.intervals import INTERVAL_METHOD, interval_note, scored_row
+from benchmarks.metrics import interval_cell
 from benchmarks.plotting import ModelCap, top_models
 from benchmarks.probe.metrics import PROBE_METRICS
 from benchmarks.probe.questions import PROBE_TYPES
@@ -30,13 +29,7 @@ PROBE_REPORT_FILES = ("summary.json", "table.md", "probes.png", "probes.pdf")
 
 
 def _figures(verdicts: Sequence[ProbeVerdict]) -> dict[str, Any]:
-    found = intervals(headline(PROBE_METRICS), verdicts)  # a bootstrap over the questions
-    return {
-        **metric_figures(PROBE_METRICS, verdicts),
-        "n": len(verdicts),
-        "n_invalid": sum(verdict.parsed is None for verdict in verdicts),
-        "intervals": {name: interval.to_dict() for name, interval in found.items()},
-    }
+    return scored_row(PROBE_METRICS, verdicts)  # intervals: a bootstrap over the questions
 
 
 def summarize_probes(
@@ -174,16 +167,14 @@ def _plot_types(summary: Mapping[str, Any], path: Path) -> None:
 
 def write_probe_report(directory: str | Path, summary: Mapping[str, Any], *, figures: bool = True) -> list[Path]:
     """Write ``summary.json``, ``table.md`` and, with ``figures``, ``probes.png`` (with ``probes.pdf``)."""
-    from benchmarks.plotting import remove_figures
-    from benchmarks.summaries import write_summary, write_text
+    from benchmarks.summaries import write_report_files
 
-    out = Path(directory)
-    out.mkdir(parents=True, exist_ok=True)
-    cap = _plotted_models(summary)
-    write_summary(out / "summary.json", {**summary, "plots": cap.to_dict()} if cap.capped else summary)
-    write_text(out / "table.md", probe_markdown_table(summary))
-    if not figures:
-        remove_figures(out, PROBE_REPORT_FILES[2:])
-        return [out / name for name in PROBE_REPORT_FILES[:2]]
-    _plot_types(summary, out / "probes.png")
-    return [out / name for name in PROBE_REPORT_FILES]
+    return write_report_files(
+        directory,
+        summary,
+        files=PROBE_REPORT_FILES,
+        table=probe_markdown_table,
+        cap=_plotted_models(summary),
+        plot=lambda out: _plot_types(summary, out / "probes.png"),
+        figures=figures,
+    )
