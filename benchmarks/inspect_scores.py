@@ -28,6 +28,7 @@ __all__ = [
     "question_set",
     "typed_metrics",
     "exact_score",
+    "one_sample_per_question",
 ]
 
 
@@ -78,6 +79,12 @@ def file_stamp(questions: str | None) -> int | None:
         return Path(questions).stat().st_mtime_ns
     except OSError:  # missing or unreadable: the question file's reader names the problem
         return None
+
+
+def one_sample_per_question(question: Any, kind: str) -> tuple[str, dict[str, Any]]:
+    """The sample id and metadata of a task asked once per question (``InspectSpec.sample``): the question's id,
+    and its ``id``, ``type`` and ``city``."""
+    return question.id, {"id": question.id, "type": question.type, "city": question.city}
 
 
 #: What a task's ``question_set`` returns: its questions by id, the graph of a question's city (``None``: the
