@@ -35,7 +35,7 @@ from typing import Any, Literal
 
 from benchmarks.errors import InvalidRecord
 from benchmarks.network_facts import balanced, between_draws, line_label, nameable_stations, same_line_draws
-from benchmarks.records import answer_fields, field_of, repeat_of
+from benchmarks.records import answer_fields, answer_type, field_of, prediction_row, repeat_of
 from benchmarks.splits import questions_of_maps, type_counts
 from graphkit.graph import TransitGraph
 
@@ -206,23 +206,12 @@ class ProbePrediction:
     repeat: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        record: dict[str, Any] = {
-            "id": self.id,
-            "model": self.model,
-            "question": self.question,
-            "response": self.response,
-            "tokens": self.tokens,
-        }
-        if self.repeat:
-            record["repeat"] = self.repeat
-        return record
+        return prediction_row(self, self.question)
 
     @classmethod
     def from_dict(cls, record: Any, *, where: str = "prediction") -> ProbePrediction:
         identifier, model, response, tokens = answer_fields(record, where)
-        kind = record.get("question")
-        if kind is not None and kind not in PROBE_TYPES:
-            raise InvalidRecord(f"{where}: field 'question' must be a probe type {list(PROBE_TYPES)} or absent")
+        kind = answer_type(record, PROBE_TYPES, "a probe type", where)
         return cls(identifier, model, response, tokens, kind, repeat_of(record, where))
 
 
