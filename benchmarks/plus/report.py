@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from benchmarks.cells import figure_text, markdown_text
+from benchmarks.cells import markdown_text
 from benchmarks.difficulty import DIFFICULTIES, get_weighting
 from benchmarks.intervals import interval_method, interval_note, question_maps, scored_row
 from benchmarks.metrics import interval_cell
@@ -183,36 +183,16 @@ def chance_accuracy(kind: str) -> float | None:
 
 
 def _plot_types(summary: Mapping[str, Any], path: Path) -> None:
-    from benchmarks.plotting import COLUMN_WIDTH, PAGE_WIDTH, figure_style, model_style, save_figure
+    from benchmarks.plotting import COLUMN_WIDTH, PAGE_WIDTH, figure_style, save_figure, type_bars
 
     cap = _plotted_models(summary)
     models = list(cap.shown)
     with figure_style() as plt:
         width_in = COLUMN_WIDTH if len(models) <= 3 else PAGE_WIDTH
         figure, axis = plt.subplots(figsize=(width_in, 2.6), layout="constrained")
-        width = 0.8 / max(1, len(models))
-        for index, model in enumerate(models):
-            per = summary["models"][model]["per_type"]
-            values = [(per.get(kind, {}).get("weighted_accuracy") or 0.0) * 100 for kind in PLUS_TYPES]
-            style = model_style(index)
-            xs = [x + index * width for x in range(len(PLUS_TYPES))]
-            axis.bar(
-                xs, values, width, label=figure_text(model),
-                color=style.colour, hatch=style.hatch or None, edgecolor="white", linewidth=0,
-            )  # fmt: skip
-            found = [
-                (x, value, per[kind]["intervals"]["weighted_accuracy"])
-                for x, value, kind in zip(xs, values, PLUS_TYPES)
-                if (per.get(kind, {}).get("intervals", {}).get("weighted_accuracy") or {}).get("low") is not None
-            ]
-            if found:  # each bar's 95% interval
-                axis.errorbar(
-                    [x for x, _, _ in found], [value for _, value, _ in found],
-                    yerr=[[max(0.0, v - 100 * i["low"]) for _, v, i in found],
-                          [max(0.0, 100 * i["high"] - v) for _, v, i in found]],
-                    fmt="none", ecolor="0.15", elinewidth=0.6, capsize=1.5, capthick=0.6,
-                    label="95% interval" if index == 0 else None,
-                )  # fmt: skip
+        width = type_bars(
+            axis, summary, models, PLUS_TYPES, "weighted_accuracy", edgecolor="white", interval_label="95% interval"
+        )
         chances = [(x, chance_accuracy(kind)) for x, kind in enumerate(PLUS_TYPES)]
         end = width * (max(1, len(models)) - 0.5)
         for number, (x, chance) in enumerate((x, c) for x, c in chances if c is not None):  # a count has none

@@ -13,7 +13,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from benchmarks.cells import figure_text
 from benchmarks.intervals import INTERVAL_METHOD, interval_note, scored_row
 from benchmarks.metrics import interval_cell
 from benchmarks.plotting import ModelCap, top_models
@@ -126,33 +125,13 @@ def probe_markdown_table(summary: Mapping[str, Any]) -> str:
 
 
 def _plot_types(summary: Mapping[str, Any], path: Path) -> None:
-    from benchmarks.plotting import PAGE_WIDTH, figure_style, model_style, save_figure
+    from benchmarks.plotting import PAGE_WIDTH, figure_style, save_figure, type_bars
 
     cap = _plotted_models(summary)
     models = list(cap.shown)
     with figure_style() as plt:
         figure, axis = plt.subplots(figsize=(PAGE_WIDTH, 2.6), layout="constrained")  # five type names side by side
-        width = 0.8 / max(1, len(models))
-        for index, model in enumerate(models):
-            per = summary["models"][model]["per_type"]
-            values = [(per.get(kind, {}).get("accuracy") or 0.0) * 100 for kind in PROBE_TYPES]
-            style = model_style(index)
-            xs = [x + index * width for x in range(len(PROBE_TYPES))]
-            axis.bar(
-                xs, values, width, label=figure_text(model), color=style.colour, hatch=style.hatch or None, linewidth=0
-            )
-            found = [
-                (x, value, per[kind]["intervals"]["accuracy"])
-                for x, value, kind in zip(xs, values, PROBE_TYPES)
-                if per.get(kind, {}).get("intervals", {}).get("accuracy", {}).get("low") is not None
-            ]  # none where no interval can be claimed (n < 2 or no variance)
-            if found:  # each bar's 95% interval
-                low = [max(0.0, value - 100 * interval["low"]) for _, value, interval in found]
-                high = [max(0.0, 100 * interval["high"] - value) for _, value, interval in found]
-                axis.errorbar(
-                    [x for x, _, _ in found], [value for _, value, _ in found], yerr=[low, high],
-                    fmt="none", ecolor="0.15", elinewidth=0.6, capsize=1.5, capthick=0.6,
-                )  # fmt: skip
+        width = type_bars(axis, summary, models, PROBE_TYPES, "accuracy")
         axis.set_xticks([x + width * (len(models) - 1) / 2 for x in range(len(PROBE_TYPES))], PROBE_TYPES)
         axis.tick_params(axis="x", labelsize=6.5)
         axis.set_ylim(0, 100)
