@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.metrics import DIGITS, MetricSpec
+from benchmarks.metrics import DIGITS, MetricSpec, figures, headline
 from benchmarks.paired import _spreads, resampling_weights
 
 __all__ = [
@@ -55,6 +55,7 @@ __all__ = [
     "grouped_intervals",
     "interval_note",
     "question_maps",
+    "scored_row",
 ]
 
 #: Resamples of a bootstrap.
@@ -397,3 +398,50 @@ there is none (fewer than two questions, or no variance).'
         f" ({method['method']}, {method['resamples']} resamples, seed {method['seed']});"
         " – where there is none (fewer than two questions, or no variance)."
     )
+
+
+def scored_row(
+    specs: Sequence[MetricSpec],
+    verdicts: Sequence[Any],
+    *,
+    cluster: str = "question",
+    map_of: Callable[[Any], str] | None = None,
+    both: bool = False,
+) -> dict[str, Any]:
+    """A report's row of scored answers: every spec's figure, ``n``, ``n_invalid`` and the headline intervals.
+
+    Parameters
+    ----------
+    specs : sequence of MetricSpec
+        The task's metrics; their headline ones get an interval (one bootstrap over the questions).
+    verdicts : sequence
+        Scored answers; ``parsed is None`` marks an invalid one.
+    cluster, map_of
+        What the intervals resample (:func:`intervals`).
+    both : bool
+        Also ``intervals_by_cluster``: the intervals of both clusterings, by clustering.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as Verdict
+    >>> spec = MetricSpec("accuracy", lambda verdict: verdict.correct, "share right", aggregation="mean", headline=True)
+    >>> row = scored_row([spec], [Verdict(id="1", correct=1, parsed="A"), Verdict(id="2", correct=0, parsed=None)])
+    >>> row["accuracy"], row["n"], row["n_invalid"], sorted(row["intervals"])
+    (0.5, 2, 1, ['accuracy'])
+    """
+    chosen = headline(specs)
+    found = intervals(chosen, verdicts, cluster=cluster, map_of=map_of)  # a bootstrap
+    row = {
+        **figures(specs, verdicts),
+        "n": len(verdicts),
+        "n_invalid": sum(verdict.parsed is None for verdict in verdicts),
+        "intervals": {name: interval.to_dict() for name, interval in found.items()},
+    }
+    if both:
+        other = "map" if cluster == "question" else "question"
+        also = intervals(chosen, verdicts, cluster=other, map_of=map_of)
+        row["intervals_by_cluster"] = {
+            cluster: row["intervals"],
+            other: {name: interval.to_dict() for name, interval in also.items()},
+        }
+    return row

@@ -45,6 +45,7 @@ __all__ = [
     "percent",
     "number",
     "interval_cell",
+    "MEAN_TOKENS",
 ]
 
 Aggregation = Literal["weighted_mean", "mean"]
@@ -153,6 +154,18 @@ class MetricSpec:
         """The figure as a table prints it: a share in %, anything else as a number (2 digits each), with
         ``± half the interval's width`` when given one (see :func:`interval_cell`)."""
         return interval_cell(value, interval, scale=100 if self.is_share else 1)
+
+
+#: The mean output tokens per answer, the same spec in every task whose answers are one request each (plus, probes).
+MEAN_TOKENS = MetricSpec(
+    "mean_tokens",
+    attrgetter("tokens"),
+    "output tokens per answer, over the answers that reported them",
+    label="Tokens",
+    aggregation="mean",
+    higher_is_better=False,
+    bounds=(0.0, math.inf),
+)
 
 
 def weighted_mean(pairs: Iterable[tuple[float, float]]) -> float | None:

@@ -43,6 +43,7 @@ __all__ = [
     "save_png",
     "vector_path",
     "remove_figures",
+    "type_bars",
 ]
 
 PLOT_MODELS = 12  # as many as a page-wide figure keeps readable (a panel or a bar each)
@@ -255,3 +256,66 @@ def remove_figures(directory: str | Path, names: Sequence[str]) -> None:
     from benchmarks.manifests import remove_stale
 
     remove_stale(directory, names)
+
+
+def type_bars(
+    axis: Any,
+    summary: Mapping[str, Any],
+    models: Sequence[str],
+    kinds: Sequence[str],
+    metric: str,
+    *,
+    edgecolor: str | None = None,
+    interval_label: str | None = None,
+) -> float:
+    """Draw on ``axis`` one bar per model and question type: each model's ``metric`` per type in % (its row's
+    ``per_type``), a group of bars per type, with each bar's 95% interval where its row has one.
+
+    Parameters
+    ----------
+    axis : matplotlib Axes
+    summary : mapping
+        A task's summary: ``summary["models"][model]["per_type"][kind]`` holds ``metric`` and its ``intervals``.
+    models : sequence of str
+        The models drawn, in order (each styled by :func:`model_style` of its place).
+    kinds : sequence of str
+        The types, one group of bars each, at x = 0, 1, ...
+    metric : str
+        The share drawn (a missing one draws as 0).
+    edgecolor : str, optional
+        The bars' edge colour (matplotlib's default when not given).
+    interval_label : str, optional
+        The legend entry of the first model's interval bars (none when not given).
+
+    Returns
+    -------
+    float
+        The width of one bar (a group is ``len(models)`` bars wide).
+    """
+    from benchmarks.cells import figure_text
+
+    width = 0.8 / max(1, len(models))
+    for index, model in enumerate(models):
+        per = summary["models"][model]["per_type"]
+        values = [(per.get(kind, {}).get(metric) or 0.0) * 100 for kind in kinds]
+        style = model_style(index)
+        xs = [x + index * width for x in range(len(kinds))]
+        looks = {"edgecolor": edgecolor} if edgecolor is not None else {}
+        axis.bar(
+            xs, values, width, label=figure_text(model), color=style.colour, hatch=style.hatch or None, **looks,
+            linewidth=0,
+        )  # fmt: skip
+        found = [
+            (x, value, per[kind]["intervals"][metric])
+            for x, value, kind in zip(xs, values, kinds)
+            if (per.get(kind, {}).get("intervals", {}).get(metric) or {}).get("low") is not None
+        ]  # none where no interval can be claimed (n < 2 or no variance)
+        if found:  # each bar's 95% interval
+            low = [max(0.0, value - 100 * interval["low"]) for _, value, interval in found]
+            high = [max(0.0, 100 * interval["high"] - value) for _, value, interval in found]
+            label = {"label": interval_label if index == 0 else None} if interval_label is not None else {}
+            axis.errorbar(
+                [x for x, _, _ in found], [value for _, value, _ in found], yerr=[low, high],
+                fmt="none", ecolor="0.15", elinewidth=0.6, capsize=1.5, capthick=0.6, **label,
+            )  # fmt: skip
+    return width

@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields, is_dataclass
 from typing import Any, TypeVar
 
 from benchmarks.errors import InvalidRecord
 
-__all__ = ["Invalid", "answer_fields", "field_of", "repeat_of", "record_builder", "unmatched", "wrong_type"]
+__all__ = [
+    "Invalid",
+    "answer_fields",
+    "field_of",
+    "repeat_of",
+    "record_builder",
+    "unmatched",
+    "wrong_type",
+    "prediction_row",
+    "answer_type",
+]
 
 R = TypeVar("R")
 
@@ -98,6 +108,35 @@ def answer_fields(record: Any, where: str) -> tuple[str, str, str, int | None]:
         raise InvalidRecord(f"{where}: field 'response' must be a string, got {type(response).__name__}")
     identifier = str(field_of(record, "id", (str, int), where))
     return identifier, field_of(record, "model", str, where), response, tokens
+
+
+def prediction_row(prediction: Any, question: str | None) -> dict[str, Any]:
+    """A prediction's row, as every task writes it: ``id, model, question, response, tokens``, then ``repeat`` when
+    it is not 0 (absent means 0: single-answer rows keep their bytes).
+
+    >>> from types import SimpleNamespace as Prediction
+    >>> prediction_row(Prediction(id="q1", model="m", response="B", tokens=None, repeat=2), "TorF1")
+    {'id': 'q1', 'model': 'm', 'question': 'TorF1', 'response': 'B', 'tokens': None, 'repeat': 2}
+    """
+    record: dict[str, Any] = {
+        "id": prediction.id,
+        "model": prediction.model,
+        "question": question,
+        "response": prediction.response,
+        "tokens": prediction.tokens,
+    }
+    if prediction.repeat:
+        record["repeat"] = prediction.repeat
+    return record
+
+
+def answer_type(record: Mapping[str, Any], types: Sequence[str], what: str, where: str) -> str | None:
+    """A prediction row's ``question``, the type of question it says it answers: one of ``types`` (``what`` names
+    them in the error, e.g. ``a plus type``), or ``None`` when the row leaves it out."""
+    kind = record.get("question")
+    if kind is not None and kind not in types:
+        raise InvalidRecord(f"{where}: field 'question' must be {what} {list(types)} or absent")
+    return kind
 
 
 def repeat_of(record: Mapping[str, Any], where: str) -> int:

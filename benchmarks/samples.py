@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Sample", "SampleSet", "find_map", "with_city_maps"]
+__all__ = ["Sample", "SampleSet", "find_map", "with_city_maps", "typed_samples"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,3 +78,19 @@ def with_city_maps(
         by_id[question.id] = question
         samples.append(make_sample(question, path))
     return by_id, samples, problems
+
+
+def typed_samples(
+    benchmark: str, questions: Iterable[Any], maps: str | Path, correct: Callable[[Any, str], bool]
+) -> SampleSet:
+    """The samples of a task whose questions are asked as written (their ``question``), the request kind being the
+    question's ``type``, with their city's map from the folder ``maps`` (:func:`with_city_maps`; a question without
+    one is reported and skipped); ``correct(question, response)`` judges an answer."""
+    by_id, samples, problems = with_city_maps(
+        questions, maps, lambda question, path: Sample(question.id, question.type, path.name, path, question.question)
+    )
+
+    def judge(sample: Sample, response: str) -> bool:
+        return correct(by_id[sample.id], response)
+
+    return SampleSet(benchmark, tuple(samples), judge, tuple(problems))

@@ -5,21 +5,22 @@ diagnosis, leaderboards and comparisons), so the same numbers always give the
 same bytes. The JSON is strict: a NaN or an infinity has no JSON token, so a
 summary holding one is refused, naming the field, instead of being written as
 ``NaN`` / ``Infinity`` (which strict readers reject). :func:`partial_lines` is
-what a report's table says of a run that scored only part of its log.
+what a report's table says of a run that scored only part of its log; :func:`write_report_files` writes a task's
+report folder (summary, table, figures or none).
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from graphkit.files import atomic_writer
 
-__all__ = ["summary_json", "write_summary", "write_text", "partial_lines"]
+__all__ = ["summary_json", "write_summary", "write_text", "partial_lines", "write_report_files"]
 
 #: What :func:`summary_json` lays out: ``json.dumps`` with these options, and a final newline.
 _OPTIONS = {"ensure_ascii": False, "indent": 2, "sort_keys": True, "allow_nan": False}
@@ -188,3 +189,52 @@ def write_text(path: str | Path, text: str) -> Path:
     with atomic_writer(path) as stream:
         stream.write(text)
     return Path(path)
+
+
+def write_report_files(
+    directory: str | Path,
+    summary: Mapping[str, Any],
+    *,
+    files: Sequence[str],
+    table: Callable[[Mapping[str, Any]], str],
+    cap: Any,
+    plot: Callable[[Path], None],
+    figures: bool = True,
+) -> list[Path]:
+    """Write a task's report into ``directory``: ``summary.json``, ``table.md`` and, with ``figures``, its plots.
+
+    Parameters
+    ----------
+    directory : str or Path
+        Made when missing.
+    summary : mapping
+        The task's summary; when the plots leave models out (``cap.capped``), it is written with ``"plots"``
+        (``cap.to_dict()``) added.
+    files : sequence of str
+        ``summary.json``, ``table.md``, then the figure files ``plot`` writes.
+    table : callable
+        The summary's markdown table.
+    cap : benchmarks.plotting.ModelCap
+        The models the plots draw.
+    plot : callable
+        Draws the figures into the folder it is given.
+    figures : bool
+        Without figures, the figure files an earlier run wrote here are removed (they would not match the
+        tables) and ``plot`` is not called (nor matplotlib imported).
+
+    Returns
+    -------
+    list of Path
+        The files written, in the order of ``files``.
+    """
+    out = Path(directory)
+    out.mkdir(parents=True, exist_ok=True)
+    write_summary(out / "summary.json", {**summary, "plots": cap.to_dict()} if cap.capped else summary)
+    write_text(out / "table.md", table(summary))
+    if not figures:
+        from benchmarks.plotting import remove_figures
+
+        remove_figures(out, files[2:])
+        return [out / name for name in files[:2]]
+    plot(out)
+    return [out / name for name in files]

@@ -178,7 +178,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_vdi(args: argparse.Namespace) -> int:
-    from benchmarks.mapqa.vdi import parse_budgets, vdi_table
+    from benchmarks.vdi import parse_budgets, vdi_table
     from reasonmap.options import report_skipped
     from reasonmap.vdi import run_vdi
     from reasonmap.vdi_samples import load_samples

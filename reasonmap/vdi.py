@@ -7,7 +7,7 @@ description alone, without the image. Beside it, the same model answers
 with the image (the full pathway). All calls go through the resumable model
 client (:func:`baselines.client.run_requests`). Then, per budget:
 
-The measures, the prompts and the report (:mod:`benchmarks.mapqa.vdi`):
+The measures, the prompts and the report (:mod:`benchmarks.vdi`):
 ``VDI(k_max) = (Acc_full - Acc_text(k_max)) / Acc_full``, the share of the
 full-image accuracy lost; ``DSI(k_max)``, the mean share of the budget the
 descriptions used. This module asks the model and composes them:
@@ -49,7 +49,8 @@ from baselines.client import RunSummary, run_requests
 from baselines.prompts import DEFAULT_PIXEL_BUDGET, image_data_url
 from baselines.requests import Request
 from benchmarks.manifests import MANIFEST, begin_outputs, write_manifest
-from benchmarks.mapqa.vdi import (
+from benchmarks.provenance import versions
+from benchmarks.vdi import (
     DESCRIBE_PROMPT,
     TEXT_PROMPT,
     BudgetFigures,
@@ -58,7 +59,6 @@ from benchmarks.mapqa.vdi import (
     plot_vdi,
     vdi_table,
 )
-from benchmarks.provenance import versions
 from reasonmap.vdi_samples import Sample, SampleSet
 
 __all__ = ["VDI_FILES", "VdiResult", "run_vdi"]

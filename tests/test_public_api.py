@@ -226,6 +226,13 @@ def test_each_surface_is_small(package):
     assert 10 <= len(SURFACES[package]) <= (25 if package == "vision" else 20)
 
 
+# (facade, name) -> where the name lives now: the VDI measures serve every task, so they moved to the benchmarks root
+KEPT_AFTER_A_MOVE = {
+    ("benchmarks.mapqa", "descriptive_saturation_index"): "benchmarks.vdi",
+    ("benchmarks.mapqa", "visual_dependency_index"): "benchmarks.vdi",
+}
+
+
 @pytest.mark.parametrize("package", SURFACES)
 def test_every_public_name_resolves_to_its_home(package):
     module = importlib.import_module(package)
@@ -235,8 +242,10 @@ def test_every_public_name_resolves_to_its_home(package):
         assert name in dir(module), name
         origin = getattr(value, "__module__", None)
         if origin is not None and not isinstance(value, (tuple, dict, frozenset, int, str)):
-            # defined inside the package it is exported from, never borrowed from another one
-            assert origin.startswith(package + "."), (name, origin)
+            # defined inside the package it is exported from, never borrowed from another one (but the few names
+            # that moved down to the benchmarks root, which the task facade they came from still exports)
+            home = KEPT_AFTER_A_MOVE.get((package, name), package + ".")
+            assert origin.startswith(home), (name, origin)
 
 
 @pytest.mark.parametrize("package", SURFACES)

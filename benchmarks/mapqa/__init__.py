@@ -24,6 +24,6 @@ __all__, __getattr__, __dir__ = lazy_exports(
         "benchmarks.mapqa.records": ("LEVELS", "QUESTION_TYPES", "MapPrediction", "MapQuestion", "MapVerdict"),
         "benchmarks.mapqa.report": ("summarize", "write_report"),
         "benchmarks.mapqa.scoring": ("METRICS", "score_answer", "score_prediction", "score_predictions"),
-        "benchmarks.mapqa.vdi": ("descriptive_saturation_index", "visual_dependency_index"),
+        "benchmarks.vdi": ("descriptive_saturation_index", "visual_dependency_index"),
     },
 )

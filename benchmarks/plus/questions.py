@@ -39,8 +39,8 @@ the map's difficulty, which weights them (1 / 1.5 / 2).
 from __future__ import annotations
 
 import random
-from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
+from functools import partial
 from typing import Any
 
 from benchmarks.network_facts import (
@@ -52,7 +52,7 @@ from benchmarks.network_facts import (
     same_line_draws,
 )
 from benchmarks.plus.records import ANSWER_KINDS, ENTITIES, OPTION_LETTERS, PLUS_TYPES, PlusQuestion
-from benchmarks.splits import seeded_prefix
+from benchmarks.splits import questions_of_maps, seeded_prefix, type_counts
 from graphkit.graph import TransitGraph
 from graphkit.stats import city_stats
 
@@ -265,16 +265,8 @@ def generate_plus_set(
     progress: bool = False,
 ) -> list[PlusQuestion]:
     """Plus questions for several maps, one after another (see :func:`generate_plus_questions`)."""
-    graphs = list(graphs)
-    types = tuple(types)
-    if progress:
-        from tqdm import tqdm
-
-        graphs = tqdm(graphs, unit="map", desc="generating")
-    questions: list[PlusQuestion] = []
-    for graph in graphs:
-        questions.extend(generate_plus_questions(graph, seed=seed, per_type=per_type, types=types))
-    return questions
+    one_map = partial(generate_plus_questions, seed=seed, per_type=per_type, types=tuple(types))
+    return questions_of_maps(graphs, one_map, progress=progress)
 
 
 def format_type_counts(questions: Sequence[PlusQuestion]) -> str:
@@ -292,16 +284,4 @@ def format_type_counts(questions: Sequence[PlusQuestion]) -> str:
     TorF2               4  no:2 yes:2
     total              19
     """
-    rows = [f"{'type':<10} {'questions':>10}  answers"]
-    for kind in PLUS_TYPES:
-        answers = [q.answer for q in questions if q.type == kind]
-        if not answers:
-            spread = ""
-        elif ANSWER_KINDS[kind] == "integer":
-            spread = f"{min(answers)} to {max(answers)}, mean {sum(answers) / len(answers):.1f}"
-        else:
-            counts = Counter(answers)
-            spread = " ".join(f"{answer}:{counts[answer]}" for answer in sorted(counts))
-        rows.append(f"{kind:<10} {len(answers):>10}  {spread}".rstrip())
-    rows.append(f"{'total':<10} {len(questions):>10}")
-    return "\n".join(rows)
+    return type_counts(questions, ANSWER_KINDS, width=10)

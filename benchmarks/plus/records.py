@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from benchmarks.difficulty import DIFFICULTIES, Difficulty
 from benchmarks.errors import InvalidRecord
-from benchmarks.records import answer_fields, field_of, repeat_of
+from benchmarks.records import answer_fields, answer_type, field_of, prediction_row, repeat_of
 from benchmarks.short_answers import OPTION_LETTERS, AnswerKind
 
 __all__ = [
@@ -160,22 +160,11 @@ class PlusPrediction:
     repeat: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        record: dict[str, Any] = {
-            "id": self.id,
-            "model": self.model,
-            "question": self.question,
-            "response": self.response,
-            "tokens": self.tokens,
-        }
-        if self.repeat:
-            record["repeat"] = self.repeat
-        return record
+        return prediction_row(self, self.question)
 
     @classmethod
     def from_dict(cls, record: Any, *, where: str = "prediction") -> PlusPrediction:
         identifier, model, response, tokens = answer_fields(record, where)
-        kind = record.get("question")
-        if kind is not None and kind not in PLUS_TYPES:
-            raise InvalidRecord(f"{where}: field 'question' must be a plus type {list(PLUS_TYPES)} or absent")
+        kind = answer_type(record, PLUS_TYPES, "a plus type", where)
         repeat = repeat_of(record, where)
         return cls(id=identifier, model=model, response=response, tokens=tokens, question=kind, repeat=repeat)

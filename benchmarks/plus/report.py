@@ -16,11 +16,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from benchmarks.cells import figure_text, markdown_text
+from benchmarks.cells import markdown_text
 from benchmarks.difficulty import DIFFICULTIES, get_weighting
-from benchmarks.intervals import interval_method, interval_note, intervals, question_maps
-from benchmarks.metrics import figures as metric_figures
-from benchmarks.metrics import headline, interval_cell
+from benchmarks.intervals import interval_method, interval_note, question_maps, scored_row
+from benchmarks.metrics import interval_cell
 from benchmarks.plotting import ModelCap, top_models
 from benchmarks.plus.metrics import PLUS_METRICS
 from benchmarks.plus.records import ANSWER_KINDS, OPTION_LETTERS, PLUS_TYPES
@@ -40,21 +39,7 @@ def _city(verdict: PlusVerdict) -> str:
 
 def _figures(verdicts: Sequence[PlusVerdict], cluster: str = "question", *, both: bool = False) -> dict[str, Any]:
     """Every plus metric over ``verdicts``, and the counts; with ``both``, the intervals of both clusterings."""
-    found = intervals(headline(PLUS_METRICS), verdicts, cluster=cluster, map_of=_city)  # a bootstrap
-    row = {
-        **metric_figures(PLUS_METRICS, verdicts),
-        "n": len(verdicts),
-        "n_invalid": sum(verdict.parsed is None for verdict in verdicts),
-        "intervals": {name: interval.to_dict() for name, interval in found.items()},
-    }
-    if both:
-        other = "map" if cluster == "question" else "question"
-        also = intervals(headline(PLUS_METRICS), verdicts, cluster=other, map_of=_city)
-        row["intervals_by_cluster"] = {
-            cluster: row["intervals"],
-            other: {name: interval.to_dict() for name, interval in also.items()},
-        }
-    return row
+    return scored_row(PLUS_METRICS, verdicts, cluster=cluster, map_of=_city, both=both)
 
 
 def summarize(
@@ -214,36 +199,16 @@ def chance_accuracy(kind: str) -> float | None:
 
 
 def _plot_types(summary: Mapping[str, Any], path: Path) -> None:
-    from benchmarks.plotting import COLUMN_WIDTH, PAGE_WIDTH, figure_style, model_style, save_figure
+    from benchmarks.plotting import COLUMN_WIDTH, PAGE_WIDTH, figure_style, save_figure, type_bars
 
     cap = _plotted_models(summary)
     models = list(cap.shown)
     with figure_style() as plt:
         width_in = COLUMN_WIDTH if len(models) <= 3 else PAGE_WIDTH
         figure, axis = plt.subplots(figsize=(width_in, 2.6), layout="constrained")
-        width = 0.8 / max(1, len(models))
-        for index, model in enumerate(models):
-            per = summary["models"][model]["per_type"]
-            values = [(per.get(kind, {}).get("weighted_accuracy") or 0.0) * 100 for kind in PLUS_TYPES]
-            style = model_style(index)
-            xs = [x + index * width for x in range(len(PLUS_TYPES))]
-            axis.bar(
-                xs, values, width, label=figure_text(model),
-                color=style.colour, hatch=style.hatch or None, edgecolor="white", linewidth=0,
-            )  # fmt: skip
-            found = [
-                (x, value, per[kind]["intervals"]["weighted_accuracy"])
-                for x, value, kind in zip(xs, values, PLUS_TYPES)
-                if (per.get(kind, {}).get("intervals", {}).get("weighted_accuracy") or {}).get("low") is not None
-            ]
-            if found:  # each bar's 95% interval
-                axis.errorbar(
-                    [x for x, _, _ in found], [value for _, value, _ in found],
-                    yerr=[[max(0.0, v - 100 * i["low"]) for _, v, i in found],
-                          [max(0.0, 100 * i["high"] - v) for _, v, i in found]],
-                    fmt="none", ecolor="0.15", elinewidth=0.6, capsize=1.5, capthick=0.6,
-                    label="95% interval" if index == 0 else None,
-                )  # fmt: skip
+        width = type_bars(
+            axis, summary, models, PLUS_TYPES, "weighted_accuracy", edgecolor="white", interval_label="95% interval"
+        )
         chances = [(x, chance_accuracy(kind)) for x, kind in enumerate(PLUS_TYPES)]
         end = width * (max(1, len(models)) - 0.5)
         for number, (x, chance) in enumerate((x, c) for x, c in chances if c is not None):  # a count has none
@@ -278,16 +243,14 @@ def write_report(directory: str | Path, summary: Mapping[str, Any], *, figures: 
     list of Path
         The files written.
     """
-    from benchmarks.plotting import remove_figures
-    from benchmarks.summaries import write_summary, write_text
+    from benchmarks.summaries import write_report_files
 
-    out = Path(directory)
-    out.mkdir(parents=True, exist_ok=True)
-    cap = _plotted_models(summary)
-    write_summary(out / "summary.json", {**summary, "plots": cap.to_dict()} if cap.capped else summary)
-    write_text(out / "table.md", markdown_table(summary))
-    if not figures:
-        remove_figures(out, REPORT_FILES[2:])
-        return [out / name for name in REPORT_FILES[:2]]
-    _plot_types(summary, out / "types.png")
-    return [out / name for name in REPORT_FILES]
+    return write_report_files(
+        directory,
+        summary,
+        files=REPORT_FILES,
+        table=markdown_table,
+        cap=_plotted_models(summary),
+        plot=lambda out: _plot_types(summary, out / "types.png"),
+        figures=figures,
+    )

@@ -14,6 +14,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from benchmarks.difficulty import WEIGHTINGS
+from benchmarks.inspect_scores import one_sample_per_question
 from benchmarks.jsonl import Problem, read_jsonl
 from benchmarks.plus.loading import is_plus_file, load_questions, read_plus_sheet
 from benchmarks.plus.metrics import PLUS_METRICS
@@ -181,26 +182,19 @@ def _describe(questions: Sequence[PlusQuestion]) -> str:
 def plus_samples(questions: Iterable[PlusQuestion], *, maps: str | Path) -> SampleSet:
     """Samples of ReasonMap-Plus questions (asked as written; the request kind is the question's type), maps from
     the folder ``maps``; correct as the plus scorer judges an answer."""
+    from benchmarks.samples import typed_samples
+
+    return typed_samples("plus", questions, maps, _correct)
+
+
+def _correct(question: PlusQuestion, response: str) -> bool:
     from benchmarks.plus.scoring import score_prediction
-    from benchmarks.samples import Sample, SampleSet, with_city_maps
 
-    by_id, samples, problems = with_city_maps(
-        questions, maps, lambda question, path: Sample(question.id, question.type, path.name, path, question.question)
-    )
-
-    def judge(sample: Sample, response: str) -> bool:
-        return score_prediction(PlusPrediction(sample.id, "vdi", response), by_id[sample.id]).correct == 1
-
-    return SampleSet("plus", tuple(samples), judge, tuple(problems))
+    return score_prediction(PlusPrediction(question.id, "vdi", response), question).correct == 1
 
 
 def _samples(loaded: Loaded, maps: Path, source: Path) -> SampleSet:
     return plus_samples(loaded.questions.values(), maps=maps)
-
-
-def _inspect_sample(question: PlusQuestion, kind: str) -> tuple[str, dict[str, Any]]:
-    """One sample per question, id the question's."""
-    return question.id, {"id": question.id, "type": question.type, "city": question.city}
 
 
 #: The registry record.
@@ -230,7 +224,7 @@ PLUS = Task(
         options={"weighting": DEFAULT_WEIGHTING},
         question_set="benchmarks.plus.inspect_scorer:plus_set",
         scorer="benchmarks.plus.inspect_scorer:plus_scorer",
-        sample=_inspect_sample,
+        sample=one_sample_per_question,
         dataset="reasonmap-plus",
     ),
 )

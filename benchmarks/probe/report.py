@@ -13,10 +13,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from benchmarks.cells import figure_text
-from benchmarks.intervals import INTERVAL_METHOD, interval_note, intervals
-from benchmarks.metrics import figures as metric_figures
-from benchmarks.metrics import headline, interval_cell
+from benchmarks.intervals import INTERVAL_METHOD, interval_note, scored_row
+from benchmarks.metrics import interval_cell
 from benchmarks.plotting import ModelCap, top_models
 from benchmarks.probe.metrics import PROBE_METRICS
 from benchmarks.probe.questions import PROBE_TYPES
@@ -30,13 +28,7 @@ REPORT_FILES = ("summary.json", "table.md", "probes.png", "probes.pdf")
 
 
 def _figures(verdicts: Sequence[ProbeVerdict]) -> dict[str, Any]:
-    found = intervals(headline(PROBE_METRICS), verdicts)  # a bootstrap over the questions
-    return {
-        **metric_figures(PROBE_METRICS, verdicts),
-        "n": len(verdicts),
-        "n_invalid": sum(verdict.parsed is None for verdict in verdicts),
-        "intervals": {name: interval.to_dict() for name, interval in found.items()},
-    }
+    return scored_row(PROBE_METRICS, verdicts)  # intervals: a bootstrap over the questions
 
 
 def summarize(
@@ -156,33 +148,13 @@ def markdown_table(summary: Mapping[str, Any]) -> str:
 
 
 def _plot_types(summary: Mapping[str, Any], path: Path) -> None:
-    from benchmarks.plotting import PAGE_WIDTH, figure_style, model_style, save_figure
+    from benchmarks.plotting import PAGE_WIDTH, figure_style, save_figure, type_bars
 
     cap = _plotted_models(summary)
     models = list(cap.shown)
     with figure_style() as plt:
         figure, axis = plt.subplots(figsize=(PAGE_WIDTH, 2.6), layout="constrained")  # five type names side by side
-        width = 0.8 / max(1, len(models))
-        for index, model in enumerate(models):
-            per = summary["models"][model]["per_type"]
-            values = [(per.get(kind, {}).get("accuracy") or 0.0) * 100 for kind in PROBE_TYPES]
-            style = model_style(index)
-            xs = [x + index * width for x in range(len(PROBE_TYPES))]
-            axis.bar(
-                xs, values, width, label=figure_text(model), color=style.colour, hatch=style.hatch or None, linewidth=0
-            )
-            found = [
-                (x, value, per[kind]["intervals"]["accuracy"])
-                for x, value, kind in zip(xs, values, PROBE_TYPES)
-                if per.get(kind, {}).get("intervals", {}).get("accuracy", {}).get("low") is not None
-            ]  # none where no interval can be claimed (n < 2 or no variance)
-            if found:  # each bar's 95% interval
-                low = [max(0.0, value - 100 * interval["low"]) for _, value, interval in found]
-                high = [max(0.0, 100 * interval["high"] - value) for _, value, interval in found]
-                axis.errorbar(
-                    [x for x, _, _ in found], [value for _, value, _ in found], yerr=[low, high],
-                    fmt="none", ecolor="0.15", elinewidth=0.6, capsize=1.5, capthick=0.6,
-                )  # fmt: skip
+        width = type_bars(axis, summary, models, PROBE_TYPES, "accuracy")
         axis.set_xticks([x + width * (len(models) - 1) / 2 for x in range(len(PROBE_TYPES))], PROBE_TYPES)
         axis.tick_params(axis="x", labelsize=6.5)
         axis.set_ylim(0, 100)
@@ -212,16 +184,14 @@ def write_report(directory: str | Path, summary: Mapping[str, Any], *, figures: 
     list of Path
         The files written.
     """
-    from benchmarks.plotting import remove_figures
-    from benchmarks.summaries import write_summary, write_text
+    from benchmarks.summaries import write_report_files
 
-    out = Path(directory)
-    out.mkdir(parents=True, exist_ok=True)
-    cap = _plotted_models(summary)
-    write_summary(out / "summary.json", {**summary, "plots": cap.to_dict()} if cap.capped else summary)
-    write_text(out / "table.md", markdown_table(summary))
-    if not figures:
-        remove_figures(out, REPORT_FILES[2:])
-        return [out / name for name in REPORT_FILES[:2]]
-    _plot_types(summary, out / "probes.png")
-    return [out / name for name in REPORT_FILES]
+    return write_report_files(
+        directory,
+        summary,
+        files=REPORT_FILES,
+        table=markdown_table,
+        cap=_plotted_models(summary),
+        plot=lambda out: _plot_types(summary, out / "probes.png"),
+        figures=figures,
+    )

@@ -10,6 +10,7 @@ from collections.abc import Hashable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from benchmarks.inspect_scores import one_sample_per_question
 from benchmarks.jsonl import Problem
 from benchmarks.probe.io import is_probe_file, load_questions, read_predictions
 from benchmarks.probe.metrics import PROBE_METRICS
@@ -95,26 +96,19 @@ def _describe(questions: Sequence[ProbeQuestion]) -> str:
 def probe_samples(questions: Iterable[ProbeQuestion], *, maps: str | Path) -> SampleSet:
     """Samples of probes (asked as written; the request kind is the probe's type), maps from the folder ``maps``;
     correct as the probe scorer judges an answer (exactly)."""
+    from benchmarks.samples import typed_samples
+
+    return typed_samples("probe", questions, maps, _correct)
+
+
+def _correct(question: ProbeQuestion, response: str) -> bool:
     from benchmarks.probe.scoring import score_prediction
-    from benchmarks.samples import Sample, SampleSet, with_city_maps
 
-    by_id, samples, problems = with_city_maps(
-        questions, maps, lambda question, path: Sample(question.id, question.type, path.name, path, question.question)
-    )
-
-    def judge(sample: Sample, response: str) -> bool:
-        return score_prediction(ProbePrediction(sample.id, "vdi", response), by_id[sample.id]).correct == 1
-
-    return SampleSet("probe", tuple(samples), judge, tuple(problems))
+    return score_prediction(ProbePrediction(question.id, "vdi", response), question).correct == 1
 
 
 def _samples(loaded: Loaded, maps: Path, source: Path) -> SampleSet:
     return probe_samples(loaded.questions.values(), maps=maps)
-
-
-def _inspect_sample(question: ProbeQuestion, kind: str) -> tuple[str, dict[str, Any]]:
-    """One sample per probe, id the probe's."""
-    return question.id, {"id": question.id, "type": question.type, "city": question.city}
 
 
 #: The registry record.
@@ -151,7 +145,7 @@ PROBE = Task(
         options={},
         question_set="benchmarks.probe.inspect_scorer:probe_set",
         scorer="benchmarks.probe.inspect_scorer:probe_scorer",
-        sample=_inspect_sample,
+        sample=one_sample_per_question,
         dataset="reasonmap-probe",
     ),
 )

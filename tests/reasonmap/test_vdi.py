@@ -21,9 +21,9 @@ from baselines.prompts import image_data_url
 from benchmarks.jsonl import write_jsonl
 from benchmarks.manifests import MANIFEST, check_manifest
 from benchmarks.mapqa.io import load_questions
-from benchmarks.mapqa.vdi import DESCRIBE_PROMPT, vdi_table
 from benchmarks.plus.questions import generate_plus_questions
 from benchmarks.reasonmap.generate import generate_questions
+from benchmarks.vdi import DESCRIBE_PROMPT, vdi_table
 from graphkit import city_graph
 from reasonmap.cli import main
 from reasonmap.vdi import run_vdi
