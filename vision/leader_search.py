@@ -131,7 +131,7 @@ def markers_near(starts, ends, xs, ys, reach):
 
 class LeaderSearch:
     """The leader search, mixed into :class:`vision.labels.LabelPlacer` (whose masks, markers, lines and
-    clear spaces it reads, and whose ``_leader``, ``_ends`` and ``_leader_to`` it calls)."""
+    clear spaces it reads, and whose ``_leader`` and ``_ends`` it calls)."""
 
     __slots__ = ()
 
@@ -142,16 +142,14 @@ class LeaderSearch:
         gap: float,
         size: tuple[int, int],
         ink: tuple[int, int, int, int],
-        *,
-        crossing: bool = True,
-    ):
-        """The free spot nearest the marker (widening windows, then the whole canvas), joined by a leader line
-        that crosses no label and no stroke of another station's line (the least crossing where none can)."""
-        w, h = size
-        self._pending = None
+    ) -> tuple[tuple[int, int], tuple[float, float] | None, bool] | None:
+        """The free spot nearest the marker (widening windows, then the whole canvas) for a label joined by a
+        leader line that crosses no label and no stroke of another station's line, else the least crossing
+        one: ``(corner, leader end, crossing)``, the end ``None`` for the nearest point of the label; ``None``
+        when no spot is free."""
         relaxed: tuple[int, float, int, int] | None = None
         crossed: list[tuple[float, int, int]] = []  # spots only a crossing leader reached: (cost, x, y)
-        for radius in (4 * (w + h), 12 * (w + h), None):
+        for radius in (4 * (size[0] + size[1]), 12 * (size[0] + size[1]), None):
             best: tuple[float, int, int] | None = None
             for cost, crossings, x, y in self._window(station, centre, gap, size, ink, radius):
                 if crossings:
@@ -161,18 +159,13 @@ class LeaderSearch:
                 elif best is None or cost < best[0]:
                     best = (cost, x, y)
             if best is not None:
-                return self._leader_to(centre, gap, ink, (best[1], best[2]), size)
+                return (best[1], best[2]), None, False
         # the leader to the nearest point of the label crosses: another point of its edge may not (another angle);
         # else one that only grazes a label's halo, crossing no text and no other line
         found = self._other_ends(station, centre, gap, ink, sorted(set(crossed))[:_OTHER_ENDS])
         if found is not None:
-            return self._leader_to(centre, gap, ink, found[0], size, found[1])
-        if relaxed is None:
-            return None
-        if crossing:
-            return self._leader_to(centre, gap, ink, (relaxed[2], relaxed[3]), size)
-        self._pending = (centre, gap, ink, (relaxed[2], relaxed[3]), size)
-        return None
+            return found[0], found[1], False
+        return None if relaxed is None else ((relaxed[2], relaxed[3]), None, True)
 
     def _window(self, station, centre, gap, size, ink, radius) -> list[tuple[float, int, int, int]]:
         """The spots of one search window whose leader was weighed, nearest first: ``(cost, crossings, x, y)``.
