@@ -151,15 +151,19 @@ def _crossings(p: Cell, qs: list[Cell], starts, ends) -> int:
     """
     import numpy
 
-    p_, q_ = numpy.array(p), numpy.array(qs, dtype=numpy.int64).reshape(-1, 1, 2)
+    px, py = p
+    q = numpy.array(qs, dtype=numpy.int64).reshape(-1, 1, 2)
+    qx, qy = q[..., 0], q[..., 1]  # one row per q, one column per segment
+    sx, sy, ex, ey = starts[:, 0], starts[:, 1], ends[:, 0], ends[:, 1]
 
-    def side(a, b, c):
-        return numpy.sign(
-            (b[..., 0] - a[..., 0]) * (c[..., 1] - a[..., 1]) - (b[..., 1] - a[..., 1]) * (c[..., 0] - a[..., 0])
-        )
+    def side(ax, ay, bx, by, cx, cy):  # which side of a→b the point c lies on (integers: exact)
+        return numpy.sign((bx - ax) * (cy - ay) - (by - ay) * (cx - ax))
 
-    shared = (starts == p_).all(-1) | (starts == q_).all(-1) | (ends == p_).all(-1) | (ends == q_).all(-1)
-    crossing = (side(p_, q_, starts) * side(p_, q_, ends) < 0) & (side(starts, ends, p_) * side(starts, ends, q_) < 0)
+    shared = (
+        ((sx == px) & (sy == py)) | ((sx == qx) & (sy == qy)) | ((ex == px) & (ey == py)) | ((ex == qx) & (ey == qy))
+    )
+    crossing = side(px, py, qx, qy, sx, sy) * side(px, py, qx, qy, ex, ey) < 0
+    crossing &= side(sx, sy, ex, ey, px, py) * side(sx, sy, ex, ey, qx, qy) < 0
     return int(numpy.count_nonzero(crossing & ~shared))
 
 
@@ -233,15 +237,17 @@ class _Layout:
     def bends_at(self, station: str) -> float:
         """Bends of every line at ``station`` and on the hops that touch it."""
         cells = self.cells
-        total = 0.0
+        here = cells[station]
+        total = 0
         for near in self.lines_at[station]:
-            total += sum(not _octilinear(cells[station], cells[other]) for other in near)
+            for other in near:  # a hop that is not octilinear is drawn with a bend
+                dx, dy = cells[other][0] - here[0], cells[other][1] - here[1]
+                total += not (dx == 0 or dy == 0 or abs(dx) == abs(dy))
             if len(near) == 2:
                 a, b = cells[near[0]], cells[near[1]]
-                here = cells[station]
                 if _octilinear(a, here) and _octilinear(here, b) and _direction(a, here) != _direction(here, b):
                     total += 1
-        return total
+        return float(total)
 
     def local(self, station: str) -> float:
         """The bends at ``station`` and its neighbours, plus a small price on the length of its hops."""

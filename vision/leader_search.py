@@ -336,9 +336,13 @@ class LeaderSearch:
         starts, ends = _ends_of(leaders)
         xs, ys, which = sample_points(starts, ends, steps, self.width, self.height)
         total = (numpy.bincount(which[mask[ys, xs]], minlength=len(leaders)) > 0).astype(numpy.int64)
-        near = markers_near(starts, ends, self.xs, self.ys, self.reach)
-        near[:, index] = False
-        total += near.sum(axis=1)
+        # only markers near the leaders' bounding box can be near a leader: the others are left out unasked
+        low, high = numpy.minimum(starts, ends).min(axis=0), numpy.maximum(starts, ends).max(axis=0)
+        margin = self.reach + 1
+        close = (self.xs >= low[0] - margin) & (self.xs <= high[0] + margin)
+        close &= (self.ys >= low[1] - margin) & (self.ys <= high[1] + margin)
+        close[index] = False
+        total += markers_near(starts, ends, self.xs[close], self.ys[close], self.reach[close]).sum(axis=1)
         own = set(self.station_lines[index])
         others = numpy.array([name not in own for name in self.line_names], dtype=bool)
         if others.any():
