@@ -399,12 +399,12 @@ def _placer(plan: _Plan, scale: _Scale, strokes, paths, points, radii) -> LabelP
     drawn = Image.new("L", (scale.width, scale.height), 0)
     pen = ImageDraw.Draw(drawn)
     for _, route in strokes:
-        pen.line(route, fill=255, width=scale.line_width, joint="curve")
+        pen.line(route, fill=1, width=scale.line_width, joint="curve")
     graph = plan.graph
     placer = LabelPlacer(
         scale.width,
         scale.height,
-        numpy.asarray(drawn) != 0,
+        numpy.asarray(drawn).view(bool),  # drawn 0 or 1: the bytes of a bool mask
         [(*points[s], radii[s]) for s in graph.stations],
         scale.font_px,
         lines=paths,
