@@ -96,11 +96,11 @@ def sample_points(starts, ends, steps, width: int, height: int):
     counts = steps + 1
     which = numpy.repeat(numpy.arange(len(steps)), counts)
     k = numpy.arange(int(counts.sum())) - numpy.repeat(numpy.cumsum(counts) - counts, counts)
-    x0, y0 = starts[which, 0], starts[which, 1]
-    x1, y1 = ends[which, 0], ends[which, 1]
-    per = steps[which]
-    xs = numpy.rint(x0 + (x1 - x0) * k / per).astype(numpy.int64)
-    ys = numpy.rint(y0 + (y1 - y0) * k / per).astype(numpy.int64)
+    per = steps.astype(numpy.float64)[which]  # (exact: steps are small integers)
+    # per segment first (the same differences), then per point: x0 + (x1 - x0) * k / steps
+    x0, y0 = starts[:, 0], starts[:, 1]
+    xs = numpy.rint(x0[which] + (ends[:, 0] - x0)[which] * k / per).astype(numpy.int64)
+    ys = numpy.rint(y0[which] + (ends[:, 1] - y0)[which] * k / per).astype(numpy.int64)
     inside = (xs >= 0) & (xs < width) & (ys >= 0) & (ys < height)
     return xs[inside], ys[inside], which[inside]
 
