@@ -18,7 +18,6 @@ from __future__ import annotations
 import functools
 import io
 import json
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -31,18 +30,10 @@ from vision.fonts import check_drawable, load_font, script_of
 from vision.knobs import DEFAULT_KNOBS, Knobs, crossing_layout, knob_colours, realised_knobs
 from vision.label_drawing import OWN_LABEL_SHARE, TEXT, WHITE, paint_labels, place_labels
 from vision.labels import LabelPlacer
-from vision.layout import (
-    GridLayout,
-    grid_layout,
-    hop_route,
-    hop_shapes,
-    line_hops,
-    line_walk,
-    offset_polyline,
-    straighten,
-)
+from vision.layout import GridLayout, grid_layout, straighten
 from vision.legend import LEGEND_ROW, LEGEND_SWATCH, Legend, badge_patch, legend_layout, line_label, line_termini
 from vision.palettes import PALETTES, Palette, line_colours
+from vision.strokes import Hops, hop_strokes, map_hops, marker_radii
 
 __all__ = [
     "PALETTES",
@@ -169,20 +160,6 @@ def _scale(
 
 
 # -- drawing -------------------------------------------------------------------------------------------------------
-def _marker_radii(graph: TransitGraph, hop_lines: dict[tuple[str, str], list[str]], line_width: int) -> dict[str, int]:
-    outline = max(1, round(line_width / 4))
-    single = round(line_width * 0.8) + outline
-    widest = dict.fromkeys(graph.stations, 1)
-    for (a, b), lines in hop_lines.items():
-        widest[a], widest[b] = max(widest[a], len(lines)), max(widest[b], len(lines))
-    radii = {}
-    for station in graph.stations:
-        spread = (widest[station] - 1) * line_width / 2 + line_width / 2 + outline + 1
-        transfer = len(graph.lines_at(station)) > 1
-        radii[station] = max(round(single * 1.4) if transfer else single, math.ceil(spread))
-    return radii
-
-
 def render_map(
     graph: TransitGraph,
     *,
@@ -249,7 +226,7 @@ def render_map(
     check_drawable([*names, *(("line", line_label(graph, line)) for line in graph.lines)], where=graph.city or "map")
     layout = _layout(graph, seed, knobs.crossings)
     legend = legend_layout(graph, _map_cells(layout)[0])
-    plan = _Plan(graph, layout, legend, _hops(graph, layout), _colours(graph, palette, seed, knobs), seed, palette)
+    plan = _Plan(graph, layout, legend, map_hops(graph, layout), _colours(graph, palette, seed, knobs), seed, palette)
     draw = functools.partial(_render, plan, rotate_labels=rotate_labels, progress=progress)
     if size is not None:
         return draw(_scale(layout, legend, size, _LABEL_SHARES[0], knobs.label_scale), knobs=knobs)
@@ -293,56 +270,10 @@ class _Plan:
     graph: TransitGraph
     layout: GridLayout
     legend: Legend
-    hops: _Hops
+    hops: Hops
     colours: dict[str, str]
     seed: int
     palette: Palette
-
-
-@dataclass(frozen=True, slots=True)
-class _Hops:
-    """Each line's hops, the lines drawn along each hop (keyed by its ends in graph order, side by side in this
-    order) and whether a bent hop is drawn 45° leg first (:func:`vision.layout.hop_shapes`)."""
-
-    of_line: dict[str, list[tuple[str, str]]]
-    lines: dict[tuple[str, str], list[str]]
-    diagonal_first: dict[tuple[str, str], bool]
-    rank: dict[str, int]
-
-    def key(self, a: str, b: str) -> tuple[str, str]:
-        return (a, b) if self.rank[a] < self.rank[b] else (b, a)
-
-
-def _hops(graph: TransitGraph, layout: GridLayout) -> _Hops:
-    of_line = {line: line_hops(graph, line) for line in graph.lines}
-    found = _Hops(of_line, {}, {}, {name: index for index, name in enumerate(graph.stations)})
-    for line, pairs in of_line.items():
-        for a, b in pairs:
-            found.lines.setdefault(found.key(a, b), []).append(line)
-    for pairs in of_line.values():  # one shape per hop, whichever line asks first
-        for (a, b), first in hop_shapes(layout.cells, pairs).items():
-            key = found.key(a, b)
-            found.diagonal_first.setdefault(key, first if key == (a, b) else not first)
-    return found
-
-
-def _strokes(plan: _Plan, points: dict[str, tuple[int, int]], lw: int):
-    """Each hop's drawn polyline with its line, in drawing order, and each line's drawn path (one walk)."""
-    hops = plan.hops
-    strokes: list[tuple[str, list[tuple[float, float]]]] = []
-    paths: dict[str, list[tuple[float, float]]] = {}
-    for line, pairs in hops.of_line.items():
-        routes: dict[tuple[str, str], list[tuple[float, float]]] = {}
-        for a, b in pairs:
-            key = hops.key(a, b)
-            sharing = hops.lines[key]
-            offset = (sharing.index(line) - (len(sharing) - 1) / 2) * lw
-            corner = hops.diagonal_first.get(key, False)
-            route = offset_polyline(hop_route(points[key[0]], points[key[1]], diagonal_first=corner), offset)
-            routes[key], routes[(key[1], key[0])] = route, route[::-1]
-            strokes.append((line, route))
-        paths[line] = line_walk(pairs, routes)
-    return strokes, paths
 
 
 def _render(
@@ -359,8 +290,8 @@ def _render(
     ``None`` at the first label only a crossing leader could place (nothing painted)."""
     graph, layout, lw = plan.graph, plan.layout, scale.line_width
     points = {station: scale.point(cell) for station, cell in layout.cells.items()}
-    strokes, paths = _strokes(plan, points, lw)
-    radii = _marker_radii(graph, plan.hops.lines, lw)
+    strokes, paths = hop_strokes(plan.hops, points, lw)
+    radii = marker_radii(graph, plan.hops.lines, lw)
     placer = _placer(plan, scale, strokes, paths, points, radii)
     labels = place_labels(
         graph,
