@@ -67,7 +67,7 @@ def rect_counts(masks, rects) -> list:
     for other in masks[1:]:
         region = region | other[top:bottom, left:right]
     # table[r, c]: the set pixels of region[:r, :c]
-    table = cv2.integral(numpy.ascontiguousarray(region.view(numpy.uint8)), sdepth=cv2.CV_32S)
+    table = cv2.integral(region.view(numpy.uint8), sdepth=cv2.CV_32S)
     counts = []
     for y0, y1, x0, x1 in clipped:
         r0, r1, c0, c1 = y0 - top, y1 - top, x0 - left, x1 - left
