@@ -81,7 +81,18 @@ _LADDER: tuple[tuple[float, LeaderPolicy], ...] = (
 
 
 def ladder(font_px: int) -> list[tuple[int, LeaderPolicy]]:
-    """The tries of :data:`_LADDER` for a map whose labels are ``font_px`` high: (font px, leader policy).
+    """The tries of :data:`_LADDER` for a map whose labels are ``font_px`` high, in order.
+
+    Parameters
+    ----------
+    font_px : int
+        The map's label size.
+
+    Returns
+    -------
+    list of (int, str)
+        (font size in pixels, leader policy): smaller sizes never under 8 px and under ``font_px``, each
+        (size, policy) once.
 
     Examples
     --------
@@ -143,9 +154,34 @@ def place_labels(
     progress: Callable[[int, int, int], None] | None,
     default_size: Callable[[], int],
 ) -> list[PlacedLabel] | None:
-    """Each station's label placed (stations on most lines first), as :func:`paint_labels` will draw them;
-    ``None`` when ``strict`` and a label only a crossing leader could place. ``progress`` is told the labels
-    placed; ``default_size()`` names the size to use when one does not fit."""
+    """Each station's label placed (stations on most lines first), each at the first try of its :func:`ladder`
+    that keeps the rules, as :func:`paint_labels` will draw them.
+
+    Parameters
+    ----------
+    graph, placer, scale, radii, rotate_labels
+        The map, its label placer (lines, markers and the legend on it), its scale, each station's marker
+        radius, and whether every third label is drawn at 45°.
+    strict : bool
+        Give up at the first label only a crossing leader could place (the map is then drawn on a sparser
+        grid).
+    patches : dict or None
+        The label patches drawn so far for this map, reused and added to.
+    progress : callable or None
+        Told ``(labels placed, labels in all, longest side)`` before each label and at the end.
+    default_size : callable
+        Names the size to suggest when a label has no room at all.
+
+    Returns
+    -------
+    list of PlacedLabel or None
+        ``None`` when ``strict`` gave up.
+
+    Raises
+    ------
+    ValueError
+        A label finds no room at all on the canvas.
+    """
     rank = {name: index for index, name in enumerate(graph.stations)}
     order = sorted(graph.stations, key=lambda s: (-len(graph.lines_at(s)), rank[s]))
     placed: list[PlacedLabel] = []
@@ -170,7 +206,7 @@ def place_labels(
 
 
 def paint_labels(image, placed: list[PlacedLabel]) -> None:
-    """Each label pasted onto ``image`` in placing order: its white halo, then its text."""
+    """Paste each label onto ``image`` (Pillow, RGB) in placing order: its white halo, then its text."""
     for label in placed:
         x, y = label.placement.corner
         halo, text = label.patch.halo, label.patch.text

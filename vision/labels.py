@@ -214,15 +214,34 @@ class LabelPlacer(LeaderSearch):
         *,
         leader: bool = True,
     ) -> Candidate | None:
-        """The best spot for the ``size`` label of marker ``index``, taking nothing; ``None`` when the canvas has
-        no room. Ranked: beside its marker; else (``leader``) the nearest free spot joined by a leader that
-        crosses nothing (:class:`vision.leader_search.LeaderSearch`); else the least crossing leader
-        (``crossing`` set).
+        """The best spot for the ``size`` label of marker ``index``, taking nothing.
 
-        ``gap`` is the marker's radius plus a pixel; rings widen by ``step``. ``ink`` is the text's box inside
-        the label (its halo around it): the text, not the halo, must be nearest its own marker. With
-        ``leader=False`` only a spot beside the marker will do; else a spot found beside it but farther than
-        three text heights from its rim is joined to it by a leader where one crosses nothing.
+        Ranked: beside its marker; else (``leader``) the nearest free spot joined by a leader that crosses
+        nothing (:class:`vision.leader_search.LeaderSearch`); else the least crossing leader. A find takes
+        nothing, so asked again before anything is taken, it gives the same answer.
+
+        Parameters
+        ----------
+        index : int
+            The marker, in the order the placer was given them.
+        gap : float
+            The marker's radius plus a pixel.
+        size : (int, int)
+            The label's width and height, halo included.
+        ink : (int, int, int, int)
+            The text's box inside the label: the text, not the halo, must be nearest its own marker.
+        step : float
+            How far apart the rings of spots around the marker lie.
+        leader : bool
+            ``False``: only a spot beside the marker will do. ``True``: also a spot away from it with a
+            leader; and a spot found beside it but more than three text heights from its rim is joined to
+            it by a leader where one crosses nothing.
+
+        Returns
+        -------
+        Candidate or None
+            ``crossing`` set when only a leader over another label, marker or line reaches it; ``None``
+            when the canvas has no room.
         """
         centre = (int(self.xs[index]), int(self.ys[index]))
         beside = self._beside(index, centre, gap + self.marker_pad, size, ink, step)
@@ -246,8 +265,9 @@ class LabelPlacer(LeaderSearch):
         return Candidate(corner, size, ink, self._leader(centre, gap, box, end), crossing)
 
     def _beside(self, index, centre, gap, size, ink, step) -> tuple[int, int] | None:
-        """The cheapest free spot in the first ring around the marker (``gap`` from its centre, clear space
-        included) that has one nearer this marker than any other; ``None`` when no ring has."""
+        """The cheapest free spot beside the marker whose text lies nearer it than any other marker, looked for
+        in rings ``gap + k * step`` from its centre (clear space included) until one is cheap enough for its
+        ring; ``None`` when no ring has one."""
         ix0, iy0, ix1, iy1 = ink
         w, h = size
         best: tuple[float, int, int] | None = None
@@ -265,7 +285,14 @@ class LabelPlacer(LeaderSearch):
         return None if best is None else (best[1], best[2])
 
     def take(self, candidate: Candidate) -> Placement:
-        """Put the label where ``candidate`` says: later labels keep off its box and its leader."""
+        """Put the label where ``candidate`` (from :meth:`find` on this placer, nothing taken since) says:
+        later labels keep off its box and its leader.
+
+        Returns
+        -------
+        Placement
+            The label's top-left corner and its leader (empty beside its marker).
+        """
         import numpy
 
         (x, y), (w, h) = candidate.corner, candidate.size
