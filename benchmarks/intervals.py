@@ -32,14 +32,14 @@ every resample gives the same figure (no variance: all right, all wrong),
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from benchmarks.metrics import DIGITS, MetricSpec
-from benchmarks.paired import _spreads, resampling_weights
+from benchmarks.paired import resampling_weights, spread_arrays
 
 __all__ = [
     "RESAMPLES",
@@ -232,64 +232,70 @@ def grouped_intervals(
             start = int(tally.first[index])
             key = (clusters[index], tally.questions[start : start + size].tobytes())
             by_questions.setdefault(key, []).append(index)
-    # every group's resampled figures, then their spreads in one pass (rows of one count of kept resamples
-    # are one batch of numpy's quantile)
-    places: list[tuple[int, str, int]] = []
-    rows: list[np.ndarray] = []
+    # the sets of one shape (clustering, groups sharing the set, questions) are one batch of matrix products
+    batches: dict[tuple[str, int, int], list[list[int]]] = {}
     for (chosen_cluster, _), chosen in by_questions.items():
-        _resampled(chosen, specs, tally, weights[chosen_cluster], places, rows)
-    if rows:
-        resampled = np.concatenate(rows)
-        enough = np.isfinite(resampled).sum(axis=1) >= 2
-        spreads = iter(_spreads(resampled[enough], level) if enough.any() else [])
-        for (group, name, n), usable in zip(places, enough.tolist()):
-            found[group][name] = _interval(n, next(spreads) if usable else None)
+        batches.setdefault((chosen_cluster, len(chosen), int(tally.sizes[chosen[0]])), []).append(chosen)
+    for (chosen_cluster, sharing, size), batch in batches.items():
+        step = max(1, _BATCH_ROWS // (size * sharing))
+        for part in range(0, len(batch), step):
+            _resampled(batch[part : part + step], specs, tally, weights[chosen_cluster], level, found)
     return [{spec.name: group[spec.name] for spec in specs if spec.name in group} for group in found]
 
 
+#: the questions' weights one batch of :func:`_resampled` gathers at most (rows of resamples): its temporaries
+#: stay a few megabytes, fresh memory the kernel need not map for each
+_BATCH_ROWS = 256
+
+
 def _resampled(
-    chosen: list[int],
+    batch: list[list[int]],
     specs: Sequence[MetricSpec],
     tally: _Tally,
     weights: np.ndarray,
-    places: list[tuple[int, str, int]],
-    rows: list[np.ndarray],
+    level: float,
+    found: list[dict[str, Interval]],
 ) -> None:
-    """The resampled figures of the groups ``chosen`` (all over the same questions): one row per (group, spec
-    that applies) appended to ``rows``, and its (group, spec name, questions) to ``places``."""
+    """The intervals of the groups of ``batch``: sets of groups, the groups of a set over the same questions, every
+    set as many groups over as many questions. Each (group, spec that applies) gets its :class:`Interval` in
+    ``found``."""
     width, resamples = len(specs), weights.shape[1]
-    size = int(tally.sizes[chosen[0]])
-    start = int(tally.first[chosen[0]])
-    questions = tally.questions[start : start + size]
-    if int(questions[-1]) - int(questions[0]) + 1 == size:  # consecutive questions: a view, no copy
-        mine = weights[int(questions[0]) : int(questions[-1]) + 1]
+    sharing, size = len(batch[0]), int(tally.sizes[batch[0][0]])
+    chosen = np.array(batch, dtype=np.intp)  # sets × groups
+    starts = tally.first[chosen[:, 0]]
+    questions = tally.questions[starts[:, None] + np.arange(size)]  # sets × questions (sorted by id)
+    if len(batch) == 1 and int(questions[0, -1]) - int(questions[0, 0]) + 1 == size:  # consecutive: a view
+        mine = weights[None, int(questions[0, 0]) : int(questions[0, -1]) + 1]
     else:
-        mine = weights[questions]
-    # each group's questions (sorted by id), by spec: the group's sums laid out as one matrix per group of
-    # numerators (specs × questions) then denominators, the groups one after the other
-    members = (tally.first[chosen][:, None] + np.arange(size)).ravel()
-    sums = np.stack([tally.numerators[members], tally.denominators[members]]).reshape(2, len(chosen), size, width)
-    stacked = np.ascontiguousarray(sums.transpose(1, 0, 3, 2)).reshape(-1, size)
-    # every spec's resampled weighted means of every group in one product (a row of a product is that row's
-    # own: the same bits as one group's alone): sum c·w·x / sum c·w (w·x is the numerator)
-    sums = (stacked @ mine).reshape(len(chosen), 2, width, resamples)
+        mine = weights[questions]  # sets × questions × resamples
+    # each set's groups' sums laid out as one matrix per group of numerators (specs × questions) then
+    # denominators, the groups one after the other; then every spec's resampled weighted means of every group
+    # in one product per set (a row of a product, and a product of a stack, is its own: the same bits as one
+    # group's alone): sum c·w·x / sum c·w (w·x is the numerator)
+    members = tally.first[chosen][:, :, None] + np.arange(size)  # sets × groups × questions
+    sums = np.stack([tally.numerators[members], tally.denominators[members]], axis=2)  # sets × groups × 2 × q × s
+    stacked = np.ascontiguousarray(sums.transpose(0, 1, 2, 4, 3)).reshape(len(batch), -1, size)
+    sums = (stacked @ mine).reshape(len(batch), sharing, 2, width, resamples)
     with np.errstate(invalid="ignore", divide="ignore"):
-        means = sums[:, 0] / sums[:, 1]  # groups × specs × resamples
-    applies = tally.applies[members].reshape(len(chosen), size, width).sum(axis=1)  # questions per spec
-    found = np.argwhere(applies > 0)
-    if not len(found):
+        means = sums[:, :, 0] / sums[:, :, 1]  # sets × groups × specs × resamples
+    applies = tally.applies[members].sum(axis=2)  # questions per spec: sets × groups × specs
+    places = np.argwhere(applies > 0)
+    if not len(places):
         return
     # a resample that gave the spec's questions no weight is dropped (by the spreads)
-    rows.append(means.reshape(-1, resamples) if len(found) == applies.size else means[applies > 0])
-    places.extend((chosen[place], specs[column].name, int(applies[place, column])) for place, column in found.tolist())
+    rows = means.reshape(-1, resamples) if len(places) == applies.size else means[applies > 0]
+    errors, lows, highs, kept = spread_arrays(rows, level)
+    for (at, group, column), se, low, high in zip(places.tolist(), errors.tolist(), lows.tolist(), highs.tolist()):
+        n = int(applies[at, group, column])
+        found[batch[at][group]][specs[column].name] = _interval(n, se, low, high)
 
 
-def _interval(n: int, spread: Mapping[str, float] | None) -> Interval:
+def _interval(n: int, se: float, low: float, high: float) -> Interval:
     """The interval of ``n`` questions from their resampled spread, or none where it would claim a precision
-    the data do not have: fewer than two questions, or no variance (every resample the same figure)."""
-    if n < 2 or spread is None:
+    the data do not have: fewer than two questions, no spread (fewer than two resamples kept: ``nan``), or no
+    variance (every resample the same figure)."""
+    if n < 2:
         return Interval(n, None, None, None)
-    se, low, high = spread["se"], spread["low"], spread["high"]
     if not all(math.isfinite(value) for value in (se, low, high)):
         return Interval(n, None, None, None)
     if se <= 1e-12 * max(1.0, abs(low), abs(high)) or high - low <= 1e-12 * max(1.0, abs(high)):
