@@ -237,6 +237,12 @@ def grouped_intervals(
     for (chosen_cluster, _), chosen in by_questions.items():
         batches.setdefault((chosen_cluster, len(chosen), int(tally.sizes[chosen[0]])), []).append(chosen)
     for (chosen_cluster, sharing, size), batch in batches.items():
+        if size == 1:  # one question: no interval, nothing to resample
+            for group in (group for chosen in batch for group in chosen):
+                row = int(tally.first[group])
+                for column in np.flatnonzero(tally.applies[row]).tolist():
+                    found[group][specs[column].name] = Interval(1, None, None, None)
+            continue
         step = max(1, _BATCH_ROWS // (size * sharing))
         for part in range(0, len(batch), step):
             _resampled(batch[part : part + step], specs, tally, weights[chosen_cluster], level, found)
@@ -279,11 +285,13 @@ def _resampled(
     with np.errstate(invalid="ignore", divide="ignore"):
         means = sums[:, :, 0] / sums[:, :, 1]  # sets × groups × specs × resamples
     applies = tally.applies[members].sum(axis=2)  # questions per spec: sets × groups × specs
-    places = np.argwhere(applies > 0)
+    for at, group, column in np.argwhere(applies == 1).tolist():  # one question: no interval
+        found[batch[at][group]][specs[column].name] = Interval(1, None, None, None)
+    places = np.argwhere(applies >= 2)
     if not len(places):
         return
     # a resample that gave the spec's questions no weight is dropped (by the spreads)
-    rows = means.reshape(-1, resamples) if len(places) == applies.size else means[applies > 0]
+    rows = means.reshape(-1, resamples) if len(places) == applies.size else means[applies >= 2]
     errors, lows, highs, kept = spread_arrays(rows, level)
     for (at, group, column), se, low, high in zip(places.tolist(), errors.tolist(), lows.tolist(), highs.tolist()):
         n = int(applies[at, group, column])
