@@ -245,7 +245,7 @@ def spread_arrays(resampled: np.ndarray, level: float) -> tuple[np.ndarray, np.n
     and the number of finite resamples of each row.
 
     The same numbers, bit for bit, in less time and memory than numpy's ``quantile`` of each row: the rows are
-    sorted once (``nan`` sorts last, so a row's kept resamples are its first ones, in order), and each quantile
+    sorted once, their kept resamples first, and each quantile
     is numpy's ``linear`` one taken from them: the order statistics are the ones a partition finds, the virtual
     index ``(n - 1) q`` and the interpolation (``a + (b - a) g``, or ``b - (b - a)(1 - g)`` from ``g = 0.5``)
     are its own operations. The standard error is ``std(ddof=1)`` of the kept resamples in their order, the
@@ -267,7 +267,8 @@ def spread_arrays(resampled: np.ndarray, level: float) -> tuple[np.ndarray, np.n
                 chosen = np.flatnonzero(kept == size)
                 values = resampled[chosen] if size == width else resampled[chosen][finite[chosen]]
                 errors[chosen] = np.std(values.reshape(len(chosen), size), axis=1, ddof=1)
-    ordered = np.sort(resampled, axis=1)
+    # nan sorts last, so a row's kept resamples are its first ones, in order (an infinite one is no kept one)
+    ordered = np.sort(resampled if finite.all() else np.where(finite, resampled, np.nan), axis=1)
     usable = np.flatnonzero(kept >= 2)
     bounds = []
     for share in ((1.0 - level) / 2.0, (1.0 + level) / 2.0):
