@@ -262,7 +262,7 @@ def spread_arrays(resampled: np.ndarray, level: float) -> tuple[np.ndarray, np.n
     if width >= 2 and full.all():
         errors = np.std(resampled, axis=1, ddof=1)
     else:
-        for size in np.unique(kept).tolist():
+        for size in sorted(set(kept.tolist())):
             if size >= 2:
                 chosen = np.flatnonzero(kept == size)
                 values = resampled[chosen] if size == width else resampled[chosen][finite[chosen]]
