@@ -32,7 +32,7 @@ every resample gives the same figure (no variance: all right, all wrong),
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -340,21 +340,18 @@ def _tally(specs: Sequence[MetricSpec], groups: list[list[Any]]) -> _Tally:
     more answers, or a sum that is not finite, go through ``fsum`` itself.
     """
     width = len(specs)
-    distinct = {id(answer): answer for group in groups for answer in group}
-    position = {key: index for index, key in enumerate(distinct)}
-    values = _values(specs, distinct.values())
-    products = np.array([[0.0 if pair is None else pair[0] for pair in row] for row in values]).reshape(-1, width)
-    shares = np.array([[0.0 if pair is None else pair[1] for pair in row] for row in values]).reshape(-1, width)
-    applies = np.array([[pair is not None for pair in row] for row in values], dtype=bool).reshape(-1, width)
+    flat = [answer for group in groups for answer in group]
+    ids = list(map(id, flat))
+    distinct = dict(zip(ids, flat))  # each answer once, in order of first sight
+    position = dict(zip(distinct, range(len(distinct))))
+    products, shares, applies = _values(specs, distinct.values())
     questions = [str(answer.id) for answer in distinct.values()]
     names = tuple(sorted(set(questions)))
-    rank = {question: index for index, question in enumerate(names)}
-    ranks = np.array([rank[question] for question in questions], dtype=np.int64)
+    rank = dict(zip(names, range(len(names))))
+    ranks = np.fromiter(map(rank.__getitem__, questions), dtype=np.int64, count=len(questions))
 
     lengths = np.array([len(group) for group in groups], dtype=np.int64)
-    members = np.fromiter(
-        (position[id(answer)] for group in groups for answer in group), dtype=np.intp, count=int(lengths.sum())
-    )
+    members = np.fromiter(map(position.__getitem__, ids), dtype=np.intp, count=len(ids))
     # sorted by group, then question: each (group, question) is one run of members
     keys = np.repeat(np.arange(len(groups), dtype=np.int64), lengths) * max(len(rank), 1) + ranks[members]
     order = np.argsort(keys, kind="stable")
@@ -366,11 +363,11 @@ def _tally(specs: Sequence[MetricSpec], groups: list[list[Any]]) -> _Tally:
     ends = np.append(starts[1:], len(members))
     exact = (ends - starts > 2) | ~np.isfinite(numerators).all(axis=1) | ~np.isfinite(denominators).all(axis=1)
     for row in np.flatnonzero(exact).tolist():
-        answers = [values[member] for member in members[starts[row] : ends[row]].tolist()]
+        answers = members[starts[row] : ends[row]]
         for column in range(width):
-            pairs = [answer[column] for answer in answers if answer[column] is not None]
-            numerators[row, column] = math.fsum([pair[0] for pair in pairs])
-            denominators[row, column] = math.fsum([pair[1] for pair in pairs])
+            kept = answers[applies[answers, column]]
+            numerators[row, column] = math.fsum(products[kept, column].tolist())
+            denominators[row, column] = math.fsum(shares[kept, column].tolist())
     group_of_row = keys[starts] // max(len(rank), 1)
     sizes = np.bincount(group_of_row, minlength=len(groups))
     first = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.intp)
@@ -378,22 +375,32 @@ def _tally(specs: Sequence[MetricSpec], groups: list[list[Any]]) -> _Tally:
     return _Tally(numerators, denominators, counted, first, sizes, row_questions, names)
 
 
-def _values(specs: Sequence[MetricSpec], answers: Iterable[Any]) -> list[tuple[tuple[float, float] | None, ...]]:
-    """Per answer and spec, ``(weight × value, weight)``, or ``None`` where the spec does not apply."""
+def _values(specs: Sequence[MetricSpec], answers: Collection[Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per answer (a row) and spec (a column): ``weight × value``, the weight, and whether the spec applies
+    (where it does not, the first two are 0)."""
     # each spec's reader of values, and of weights (``None``: every answer weighs 1)
     readers = [(spec.value, spec.weight if spec.aggregation == "weighted_mean" else None) for spec in specs]
-    found = []
+    products: list[float] = []
+    shares: list[float] = []
+    applies: list[bool] = []
     for answer in answers:
-        row = []
         for value_of, weight_of in readers:
             value = value_of(answer)
             if value is None:
-                row.append(None)
+                products.append(0.0)
+                shares.append(0.0)
+                applies.append(False)
             else:
                 share = 1.0 if weight_of is None else weight_of(answer)
-                row.append((share * value, share))
-        found.append(tuple(row))
-    return found
+                products.append(share * value)
+                shares.append(share)
+                applies.append(True)
+    shape = (len(answers), len(specs))
+    return (
+        np.array(products, dtype=float).reshape(shape),
+        np.array(shares, dtype=float).reshape(shape),
+        np.array(applies, dtype=bool).reshape(shape),
+    )
 
 
 def interval_note(summary: Any) -> str:
