@@ -59,6 +59,8 @@ _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
 # P(X <= k) of X ~ Poisson(1), k = 0..19 (P(X > 19) < 2**-53: a uniform of 53 bits never reaches it)
 _POISSON_CDF = np.cumsum([math.exp(-1.0) / math.factorial(k) for k in range(20)])
+# the same steps for the uniform's 53 bits k: k × 2**-53 >= c exactly when k >= ceil(c × 2**53) (c × 2**53 is exact)
+_POISSON_STEPS = np.array([math.ceil(float(c) * 2.0**53) for c in _POISSON_CDF], dtype=np.uint64)
 # questions whose weights are made at once: the temporaries (8 bytes a resample) stay in the cache, and the
 # kernel maps no fresh memory for each
 _ROWS = 64
@@ -109,8 +111,8 @@ def question_weights(
         state ^= state >> np.uint64(27)
         state *= _MIX2
         state ^= state >> np.uint64(31)
-        uniform = (state >> np.uint64(11)).astype(float) * 2.0**-53
-        found[start : start + _ROWS] = np.searchsorted(_POISSON_CDF, uniform, side="right")
+        state >>= np.uint64(11)  # the uniform's 53 bits (the uniform is state × 2**-53, exactly)
+        found[start : start + _ROWS] = np.searchsorted(_POISSON_STEPS, state, side="right")
     return found
 
 
