@@ -75,6 +75,8 @@ MAX_LINE_BYTES = 64 << 20
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 # how many lines :func:`first_record` looks through for one that decodes
 _FIRST_LINES = 100
+# lines of write_jsonl handed to the file at once
+_LINES_WRITTEN_AT_ONCE = 1024
 #: what a file that is not text starts with: such a file is refused in one line, not read as bad lines
 _BINARY_KINDS = (
     (b"\x89PNG\r\n", "a PNG image"),  # the first line ends inside its signature
@@ -211,14 +213,24 @@ def read_jsonl_lines(path: str | Path, parse: Callable[..., T]) -> tuple[list[tu
 
 
 def write_jsonl(path: str | Path, records: Iterable[Any]) -> int:
-    """Write records (objects with ``to_dict`` or plain dicts) atomically, one per line; returns the count."""
+    """Write records (objects with ``to_dict`` or plain dicts) atomically, one per line; returns the count.
+
+    Each line is ``json.dumps(record, ensure_ascii=False)`` (one encoder for them all, lines written a block
+    at a time).
+    """
     count = 0
+    encode = json.JSONEncoder(ensure_ascii=False).encode
     with atomic_writer(path) as stream:
+        lines: list[str] = []
         for record in records:
-            obj = record.to_dict() if hasattr(record, "to_dict") else record
-            stream.write(json.dumps(obj, ensure_ascii=False))
-            stream.write("\n")
-            count += 1
+            lines.append(encode(record.to_dict() if hasattr(record, "to_dict") else record))
+            if len(lines) == _LINES_WRITTEN_AT_ONCE:
+                stream.write("\n".join(lines) + "\n")
+                count += len(lines)
+                lines.clear()
+        if lines:
+            stream.write("\n".join(lines) + "\n")
+            count += len(lines)
     return count
 
 

@@ -33,6 +33,8 @@ __all__ = [
 _CJK = re.compile(r"[\u3400-\u9fff]")
 # Bidi controls (embeddings, overrides, isolates, marks) change how a name looks, not what it folds to.
 _BIDI = frozenset("\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+# a bidi control, or a character of category Cc (which is U+0000 to U+001F and U+007F to U+009F, no more)
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f" + "".join(sorted(_BIDI)) + "]")
 _STATION_SUFFIX = re.compile(r"(?:\s+(?:station|stn\.?)|站)$")
 _LINE_WORDS = re.compile(
     r"\b(?:line|lines|route|linea|ligne|linha|linie|lijn|metro|metrorail|subway|train|mrt|lrt)(?=\d|\b)"
@@ -101,6 +103,8 @@ def unsafe_character(text: str) -> str | None:
     >>> unsafe_character("\\u202eTermini"), unsafe_character("Termini"), unsafe_character("A\\x07B")
     ('U+202E (a bidi control character)', None, 'U+0007 (a control character)')
     """
+    if _UNSAFE.search(text) is None:  # the common case, without a look at each character
+        return None
     for ch in text:
         if ch in _BIDI:
             return f"U+{ord(ch):04X} (a bidi control character)"

@@ -40,7 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
     from reasonmap.vision_commands import add_vision_commands
 
     parser = Parser(prog="reasonmap", description=__doc__.splitlines()[0], formatter_class=Help)
-    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    parser.add_argument("--version", action=_Version)
     commands = parser.add_subparsers(
         dest="command",
         required=True,
@@ -59,6 +59,21 @@ def build_parser() -> argparse.ArgumentParser:
         if "--quiet" not in command._option_string_actions:
             command.add_argument("--quiet", action="store_true", help="no progress bars on stderr (errors still)")
     return parser
+
+
+class _Version(argparse._VersionAction):
+    """``--version``, its version read only when asked: reading it imports ``importlib.metadata`` (email, zip
+    files), a thirtieth of a second every command would pay."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
+    ) -> None:
+        self.version = f"%(prog)s {_version()}"
+        super().__call__(parser, namespace, values, option_string)
 
 
 def _version() -> str:
