@@ -45,6 +45,11 @@ def _catalogue() -> dict[str, Path]:
 def city_names() -> tuple[str, ...]:
     """Names of the embedded cities, sorted.
 
+    Returns
+    -------
+    tuple of str
+        The city names (the file names of the embedded Metro Data, without ``.json``).
+
     Examples
     --------
     >>> len(city_names()), city_names()[:2]
@@ -71,6 +76,16 @@ def city_title(name: str) -> str:
 def city_path(name: str) -> Path:
     """The embedded Metro Data file of a city.
 
+    Parameters
+    ----------
+    name : str
+        The city's name, compared folded (case, accents and spaces do not matter).
+
+    Returns
+    -------
+    Path
+        Its Metro Data file inside the package.
+
     Raises
     ------
     UnknownCity
@@ -91,7 +106,27 @@ def city_path(name: str) -> Path:
 
 
 def load_metro_file(path: str | Path, *, overlay: str | Path | None = None) -> tuple[MetroData, Overlay]:
-    """Load a Metro Data file and its overlay (given, or found beside it as ``<stem>.overlay.json``)."""
+    """Load a Metro Data file and its overlay (given, or found beside it as ``<stem>.overlay.json``).
+
+    Parameters
+    ----------
+    path : str or Path
+        The Metro Data file.
+    overlay : str or Path, optional
+        Its overlay file; by default ``<stem>.overlay.json`` beside it when that exists, else none.
+
+    Returns
+    -------
+    metro : MetroData
+        The checked data.
+    overlay : Overlay
+        The checked overlay (empty when there is none).
+
+    Raises
+    ------
+    InvalidMetroData, InvalidOverlay
+        Naming the file, the record and the field that are wrong.
+    """
     path = Path(path)
     overlay_file = Path(overlay) if overlay is not None else overlay_path_for(path)
     found = load_overlay(overlay_file if overlay is not None or overlay_file.exists() else None)
@@ -100,7 +135,31 @@ def load_metro_file(path: str | Path, *, overlay: str | Path | None = None) -> t
 
 
 def load_city(name: str) -> tuple[MetroData, Overlay]:
-    """The embedded Metro Data of a city and its overlay."""
+    """The embedded Metro Data of a city and its overlay.
+
+    Parameters
+    ----------
+    name : str
+        The city's name (see :func:`city_path`).
+
+    Returns
+    -------
+    metro : MetroData
+        Its Metro Data.
+    overlay : Overlay
+        Its embedded overlay.
+
+    Raises
+    ------
+    UnknownCity
+        No embedded city has that name.
+
+    Examples
+    --------
+    >>> metro, overlay = load_city("rome")
+    >>> metro.city, len(metro.lines)
+    ('rome', 3)
+    """
     return load_metro_file(city_path(name))
 
 
@@ -117,7 +176,25 @@ def city_graph(name: str) -> TransitGraph:
 
 
 def graph_from_file(path: str | Path, *, overlay: str | Path | None = None) -> TransitGraph:
-    """Compile any Metro Data file (and its overlay) into a transit graph."""
+    """Compile any Metro Data file (and its overlay) into a transit graph.
+
+    Parameters
+    ----------
+    path : str or Path
+        The Metro Data file.
+    overlay : str or Path, optional
+        Its overlay file (by default the one beside it, as :func:`load_metro_file` finds it).
+
+    Returns
+    -------
+    TransitGraph
+        The compiled graph (not cached, unlike :func:`city_graph`).
+
+    Raises
+    ------
+    InvalidMetroData, InvalidOverlay
+        The file or its overlay is wrong.
+    """
     return compile_graph(*load_metro_file(path, overlay=overlay))
 
 

@@ -56,7 +56,15 @@ class StationEntry:
 
 @dataclass(frozen=True, slots=True)
 class Line:
-    """A line and its stations in travel order, as listed."""
+    """A line and its stations in travel order, as listed.
+
+    Attributes
+    ----------
+    name : str
+        The line's name as in the data.
+    entries : tuple of StationEntry
+        Its stations in listed order (a loop written out repeats its first one at the end).
+    """
 
     name: str
     entries: tuple[StationEntry, ...]

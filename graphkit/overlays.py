@@ -162,7 +162,21 @@ class Place:
 
 @dataclass(frozen=True, slots=True)
 class Overlay:
-    """The topology and naming facts of one city (empty by default)."""
+    """The topology and naming facts of one city (empty by default).
+
+    Attributes
+    ----------
+    source : str
+        Where it was read from (a file path or ``<dict>``; empty for none); used in errors.
+    loops, branches, unlisted_branches, repeated_stations : tuple
+        The topology entries: lines that run in a loop, branches listed in a line, branches the list leaves
+        out, and stations a line lists twice on purpose.
+    aliases, homonyms, interchanges, distinct : tuple
+        The naming entries: spellings of one station, one name for several stations, stations joined into one
+        interchange, and names kept apart.
+    line_styles, places : tuple
+        Each line's colours and names, and stations' coordinates and other names.
+    """
 
     source: str = ""
     loops: tuple[Loop, ...] = ()
@@ -218,10 +232,27 @@ def overlay_path_for(metro_path: str | Path) -> Path:
 def load_overlay(source: str | Path | Mapping[str, Any] | None) -> Overlay:
     """Read and check the shape of an overlay (a path, a dict, or ``None`` for none).
 
+    Parameters
+    ----------
+    source : str, Path, mapping or None
+        An overlay file, its parsed JSON object, or ``None`` (no overlay).
+
+    Returns
+    -------
+    Overlay
+        The checked overlay (empty for ``None``); whether it fits a city's data is checked when the graph is
+        compiled.
+
     Raises
     ------
     InvalidOverlay
         Naming the file, the section and the entry that are wrong.
+
+    Examples
+    --------
+    >>> overlay = load_overlay({"loops": [{"line": "Circle", "note": "runs round"}]})
+    >>> overlay.covers("Circle"), overlay.covers("Line 1")
+    (True, False)
     """
     if source is None:
         return Overlay()
