@@ -60,7 +60,22 @@ def plus_oracle_predictions(
     *,
     model: str = PLUS_ORACLE_MODEL,
 ) -> list[PlusPrediction]:
-    """The oracle's predictions for plus questions, in the predictions format (``question`` = the type)."""
+    """The oracle's predictions for plus questions, in the predictions format (``question`` = the type).
+
+    Parameters
+    ----------
+    questions : iterable of PlusQuestion
+        The plus questions.
+    graph_for : callable
+        A question's city graph.
+    model : str, optional
+        The model name the predictions carry.
+
+    Returns
+    -------
+    list of PlusPrediction
+        One per question, in order, each the answer the graph gives.
+    """
     return [
         PlusPrediction(question.id, model, plus_oracle_answer(question, graph_for(question)), None, question.type)
         for question in questions

@@ -151,6 +151,24 @@ def solve_probe(
     """The probe task's solver entry (its record's ``solve``): ``oracle``, ``echo`` or ``noisy`` (seeded: each
     probe's draw keyed by ``seed`` and its id); none takes settings.
 
+    Parameters
+    ----------
+    name : {"oracle", "echo", "noisy"}
+        The solver.
+    questions : iterable of ProbeQuestion
+        The probes.
+    graph_for : callable
+        A probe's city graph.
+    seed : int, optional
+        Seeds the ``noisy`` solver's draws.
+    settings : mapping, optional
+        The command line's solver settings (none applies).
+
+    Returns
+    -------
+    list of ProbePrediction
+        One per probe, in order, by the model ``baseline:probe-<name>``.
+
     Raises
     ------
     ValueError

@@ -47,7 +47,37 @@ _SYMBOLIC_LEAD = (
 
 
 def symbolic_prompt(text: str, graph: TransitGraph, *, textualization: str = "lines") -> str:
-    """The symbolic prompt: the lead-in, the textualized network (between ``<map>`` tags), then the question."""
+    """The symbolic prompt: the lead-in, the textualized network (between ``<map>`` tags), then the question.
+
+    Parameters
+    ----------
+    text : str
+        The question's text.
+    graph : TransitGraph
+        Its city's graph, textualized in place of the map.
+    textualization : str, optional
+        Which textualization of the network (:data:`baselines.TEXTUALIZATIONS`).
+
+    Returns
+    -------
+    str
+        The prompt.
+
+    Examples
+    --------
+    >>> from graphkit.metro import load_metro
+    >>> from graphkit.graph import compile_graph
+    >>> print(symbolic_prompt("From A to C?", compile_graph(load_metro({"L1": ["A", "B", "C"]}))))
+    Here is the subway network of the city, as text. Use it in place of the map to answer the question that follows.
+    <BLANKLINE>
+    <map name="lines">
+    # Metro map: 1 line, 3 stations.
+    # Each row is one line: its stations in order, separated by commas.
+    L1: A, B, C
+    </map>
+    <BLANKLINE>
+    From A to C?
+    """
     from baselines.textualize import render, symbolic_context
 
     return f"{_SYMBOLIC_LEAD}\n\n{symbolic_context(render(graph, textualization))}\n\n{text}"
@@ -103,6 +133,11 @@ def build_requests(
     missing_maps : list, optional
         For ``full``: when given, a question whose map is missing or unreadable is skipped and the reason
         appended here (default: an error).
+
+    Returns
+    -------
+    list of Request
+        One per prompt of each question, in question order.
 
     Raises
     ------

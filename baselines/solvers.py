@@ -199,6 +199,26 @@ SOLVERS: dict[str, tuple[Callable[..., str], str]] = {
 def solve(name: str, question: Question, graph: TransitGraph, kind: Kind, *, seed: int = 0, **options) -> str:
     """One solver's answer text to one question kind.
 
+    Parameters
+    ----------
+    name : str
+        One of :data:`SOLVERS`.
+    question : Question
+        A route question.
+    graph : TransitGraph
+        Its city's graph.
+    kind : {"short", "long"}
+        Which of its questions to answer.
+    seed : int, optional
+        Seeds the solver's draws, together with the solver, question and kind (the same seed, the same answer).
+    **options
+        The solver's own: ``noise`` (a :class:`Noise`) for ``noisy``, ``textualization`` for ``text-oracle``.
+
+    Returns
+    -------
+    str
+        The answer text, in the format the question asks for.
+
     Raises
     ------
     ValueError
@@ -217,7 +237,31 @@ def run_solver(
     seed: int = 0,
     **options,
 ) -> list[Prediction]:
-    """Predictions of one solver for both kinds of every question (model ``baseline:<name>``)."""
+    """Predictions of one solver for both kinds of every question (model ``baseline:<name>``).
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`SOLVERS`.
+    questions : iterable of Question
+        The route questions.
+    graph_for : callable
+        A question's city graph.
+    seed : int, optional
+        Seeds the solver's draws (see :func:`solve`).
+    **options
+        The solver's own (see :func:`solve`).
+
+    Returns
+    -------
+    list of Prediction
+        Two per question (short, then long), in question order.
+
+    Raises
+    ------
+    ValueError
+        ``name`` is not a solver.
+    """
     model = f"baseline:{name}"
     return [
         Prediction(question.id, model, kind, solve(name, question, graph_for(question), kind, seed=seed, **options))
