@@ -69,6 +69,11 @@ def analyse_map(
     lines : bool
         Also estimate each line's colour and path (reads the image once more).
 
+    Returns
+    -------
+    MapAnalysis
+        The grounded evidence, the OCR result it came from, and the seconds it took.
+
     Raises
     ------
     InvalidImage, ImageTooLarge, EngineUnavailable
@@ -195,6 +200,16 @@ def map_files(folder: str | Path) -> dict[str, dict[str, Path]]:
     rendered map's truth) and ``CITY.png`` / ``.jpg`` / ``.jpeg``; each name may carry the benchmark's
     ``<country>__`` prefix (``italy__rome.png``). Names are matched folded (case and accents ignored).
 
+    Parameters
+    ----------
+    folder : str or Path
+        The folder of maps.
+
+    Returns
+    -------
+    dict
+        Each folded city name to its files, by kind (``"evidence"``, ``"truth"``, ``"image"``).
+
     Raises
     ------
     NotADirectoryError
@@ -228,6 +243,27 @@ def folder_evidence(
     Each city's evidence is its saved ``CITY.evidence.json`` if there is one; else, with ``use_truth``,
     its rendered map's ``CITY.truth.json``; else what ``read_map(image_path, graph_for_city(city))``
     (OCR, cached) finds on its image; else ``None``. Each city is read at most once.
+
+    Parameters
+    ----------
+    folder : str or Path
+        The folder of maps.
+    graph_for_city : callable
+        A city's name to its graph (for reading an image).
+    read_map : callable
+        How an image is read: ``(image path, graph) -> MapEvidence``.
+    use_truth : bool, optional
+        Take a rendered map's truth before reading its image.
+
+    Returns
+    -------
+    callable
+        The lookup: a city's name to its evidence, or ``None`` when the folder has nothing for it.
+
+    Raises
+    ------
+    NotADirectoryError
+        ``folder`` is not a folder.
     """
     from graphkit.names import fold
     from vision.evidence import read_truth

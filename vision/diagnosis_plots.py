@@ -76,6 +76,20 @@ def plot_labels(diagnoses: Iterable[Diagnosis], path: str | Path, *, models: Seq
 
     At most :data:`~benchmarks.plotting.PLOT_MODELS` bars: the models with the largest share of correct
     answers (ties by name), with a note under the plot.
+
+    Parameters
+    ----------
+    diagnoses : iterable of Diagnosis
+        The diagnoses to count.
+    path : str or Path
+        The PNG to write.
+    models : sequence of str, optional
+        The models' order (sorted by default).
+
+    Returns
+    -------
+    png, pdf : Path
+        The two files written (the PDF beside the PNG).
     """
     rows = list(diagnoses)
     names = list(models) or sorted({diagnosis.model for diagnosis in rows})
@@ -135,8 +149,27 @@ def confusion_crops(
 ) -> list[ConfusionCrop]:
     """Up to ``limit`` confusions to crop, one per (city, station, claimed and right line), cities taking turns.
 
-    ``responses`` maps (model, id, kind) to the answer text; ``maps`` maps a city to its (image, evidence);
-    cities without an image are left out.
+    Parameters
+    ----------
+    diagnoses : iterable of Diagnosis
+        The diagnoses; those naming a line confusion are candidates.
+    questions : mapping of str to Question
+        The route questions by id.
+    responses : mapping
+        ``(model, id, kind)`` to the answer text.
+    graph_for : callable
+        A city's name to its graph.
+    maps : mapping
+        A city to its ``(image, evidence)``; cities without an image are left out.
+    limit : int, optional
+        The most crops.
+    models : sequence of str, optional
+        Only these models' diagnoses (all by default).
+
+    Returns
+    -------
+    list of ConfusionCrop
+        The confusions to crop, in the order they are drawn.
     """
     rank = {model: index for index, model in enumerate(models)}
     chosen: dict[tuple[str, str], list[ConfusionCrop]] = {}
@@ -280,7 +313,21 @@ def plot_confusions(
 ) -> tuple[Path, Path]:
     """A grid of map crops, one per confusion, with a legend of the overlays; written as PNG and PDF.
 
-    ``fonts`` back up the default font in titles (a CJK font for Chinese station names).
+    Parameters
+    ----------
+    crops : sequence of ConfusionCrop
+        The confusions, as :func:`confusion_crops` picks them.
+    path : str or Path
+        The PNG to write.
+    columns : int, optional
+        Crops per row.
+    fonts : sequence of font files, optional
+        Back up the default font in titles (a CJK font for Chinese station names).
+
+    Returns
+    -------
+    png, pdf : Path
+        The two files written (the PDF beside the PNG).
     """
     from matplotlib.lines import Line2D
     from matplotlib.patches import Rectangle

@@ -142,6 +142,19 @@ class LineEvidence:
 class MapEvidence:
     """Everything the diagnosis needs to know about one map.
 
+    Attributes
+    ----------
+    city : str
+        The city the map shows.
+    stations : mapping of str to StationEvidence
+        Where each station of the Metro Data is on the map (found or not).
+    lines : mapping of str to LineEvidence
+        Each line's colour and path, where known.
+    unmatched_texts : tuple of str
+        Texts read on the map that name no station.
+    source : str
+        Where it came from (a file), for messages.
+
     Examples
     --------
     >>> truth = {"stations": {"A": {"x": 0, "y": 0, "label_box": [2, -5, 30, 5]},
@@ -269,6 +282,18 @@ class MapEvidence:
 
 def read_truth(path: str | Path, *, city: str = "") -> MapEvidence:
     """Read a renderer's ``MAP.truth.json``.
+
+    Parameters
+    ----------
+    path : str or Path
+        The truth file.
+    city : str, optional
+        The city it shows.
+
+    Returns
+    -------
+    MapEvidence
+        Where the rendered map put each station, its label and each line.
 
     Raises
     ------

@@ -56,6 +56,19 @@ def follow_results(
     """``(model, city, line) -> LineProbes`` from scored probe rows (``score --task probe --out``: ``id``,
     ``model``, ``correct``); rows of other probe types, or of no probe in ``probes``, are passed over.
 
+    Parameters
+    ----------
+    scored : iterable of mapping
+        The scored probe rows.
+    probes : mapping of str to ProbeQuestion
+        The probes by id.
+
+    Returns
+    -------
+    dict
+        ``(model, city, line)`` to the :class:`LineProbes` of that line: how many it answered exactly, of how
+        many.
+
     Examples
     --------
     >>> probe = ProbeQuestion("p1", "follow", "italy", "rome", "...", ("A", "B", "C"), line="Line B",
@@ -127,6 +140,19 @@ def attribute_diagnoses(
     """Each wrong route's attribution and the counts per model (JSON-ready).
 
     ``predictions`` are keyed ``(id, model, kind, repeat)``, as the diagnoses name them.
+
+    Parameters
+    ----------
+    diagnoses : iterable of Diagnosis
+        The diagnoses of route answers; only wrong routes are attributed.
+    predictions : mapping
+        The predictions diagnosed, by ``(id, model, kind, repeat)``.
+    questions : mapping of str to Question
+        The route questions by id.
+    graph_for : callable
+        A question's city graph.
+    results : mapping
+        The ``follow`` probes' results, as :func:`follow_results` returns them.
 
     Returns
     -------

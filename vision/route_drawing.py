@@ -189,6 +189,25 @@ def answer_route(
 ) -> DrawnRoute | None:
     """The route an answer states, placed on the map; ``None`` when the answer states no route.
 
+    Parameters
+    ----------
+    response : str
+        The model's answer text.
+    kind : {"short", "long"}
+        Which of the question's kinds it answers.
+    question : Question
+        The route question.
+    graph : TransitGraph
+        Its city's graph (names in the answer are resolved against it).
+    evidence : MapEvidence
+        Where the map shows its stations.
+
+    Returns
+    -------
+    DrawnRoute or None
+        The answer's sections, each stop placed where the map shows it (``None`` where it is not found, listed
+        in ``unplaced``); ``None`` when the answer states no route.
+
     Examples
     --------
     >>> from graphkit.cities import city_graph
@@ -210,7 +229,24 @@ def answer_route(
 
 
 def reference_route(question: Question, graph: TransitGraph, evidence: MapEvidence, *, index: int = 0) -> DrawnRoute:
-    """A reference route of the question (the first by default), placed on the map."""
+    """A reference route of the question (the first by default), placed on the map.
+
+    Parameters
+    ----------
+    question : Question
+        The route question.
+    graph : TransitGraph
+        Its city's graph.
+    evidence : MapEvidence
+        Where the map shows its stations.
+    index : int, optional
+        Which of the question's reference routes.
+
+    Returns
+    -------
+    DrawnRoute
+        The route's sections, each stop placed where the map shows it.
+    """
     return _sections(question.routes[index], graph, evidence, (question.station_1, question.station_2))
 
 
@@ -430,6 +466,11 @@ def draw_routes(
         Back-up fonts for the title and notes (a CJK font for Chinese names).
     max_side : int
         The crop's longest side in the PNG; a larger window is scaled down.
+
+    Returns
+    -------
+    RouteDrawing
+        The file written, the map window it shows and where that lies in the PNG.
     """
     size = image.size if image is not None else _evidence_size(evidence)
     window = route_window([answer, reference], evidence, size)
