@@ -37,7 +37,22 @@ T = TypeVar("T")
 
 @dataclass(frozen=True, slots=True)
 class Problem:
-    """A record that was skipped, and why."""
+    """A record that was skipped, and why.
+
+    Attributes
+    ----------
+    path : str
+        The file.
+    line : int
+        Its line (0 when the record came from no line).
+    message : str
+        What is wrong.
+
+    Examples
+    --------
+    >>> str(Problem("questions.jsonl", 3, "missing field 'id'"))
+    "questions.jsonl:3: missing field 'id'"
+    """
 
     path: str
     line: int
@@ -167,14 +182,40 @@ def numbered_lines(handle: BinaryIO, label: str) -> Iterator[tuple[int, bytes | 
 def read_jsonl(path: str | Path, parse: Callable[..., T]) -> tuple[list[T], list[Problem]]:
     """Parse every line of a JSON Lines file with ``parse(obj, where=...)``.
 
-    Returns the good records and the problems (bad bytes, bad JSON, invalid
-    records, each with its true line number); blank lines are ignored, and a
-    UTF-8 byte-order mark is accepted.
+    Blank lines are ignored, and a UTF-8 byte-order mark is accepted.
+
+    Parameters
+    ----------
+    path : str or Path
+        The JSON Lines file.
+    parse : callable
+        ``parse(obj, where=...)``: one parsed JSON value to a record; it raises
+        :class:`~benchmarks.errors.InvalidRecord` (naming ``where``) for a bad one.
+
+    Returns
+    -------
+    records : list
+        The good records, in file order.
+    problems : list of Problem
+        The lines skipped (bad bytes, bad JSON, invalid records), each with its true line number.
 
     Raises
     ------
     InvalidRecord
         The file cannot be read at all (missing, a folder, a pipe or device, UTF-16).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> path = Path(folder.name) / "rows.jsonl"
+    >>> write_jsonl(path, [{"id": "a"}, {"id": "b"}])
+    2
+    >>> _ = path.open("a").write("{not json\n")
+    >>> records, problems = read_jsonl(path, lambda obj, where: obj["id"])
+    >>> records, [problem.line for problem in problems]
+    (['a', 'b'], [3])
+    >>> folder.cleanup()
     """
     numbered, problems = read_jsonl_lines(path, parse)
     return [record for _, record in numbered], problems
@@ -211,7 +252,20 @@ def read_jsonl_lines(path: str | Path, parse: Callable[..., T]) -> tuple[list[tu
 
 
 def write_jsonl(path: str | Path, records: Iterable[Any]) -> int:
-    """Write records (objects with ``to_dict`` or plain dicts) atomically, one per line; returns the count."""
+    """Write records (objects with ``to_dict`` or plain dicts) atomically, one per line; returns the count.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file to write (replaced whole, or left as it was when writing fails).
+    records : iterable
+        Objects with ``to_dict``, or JSON-ready mappings.
+
+    Returns
+    -------
+    int
+        The records written.
+    """
     count = 0
     with atomic_writer(path) as stream:
         for record in records:
@@ -252,6 +306,22 @@ def unique_by_id(
 
     ``lines`` gives each record's line (:func:`read_jsonl_lines`): a repeat is then reported at its own line,
     naming the first's; without it (records of a table, not of lines) at line 0.
+
+    Parameters
+    ----------
+    records : iterable
+        Records with an ``id``.
+    path : str or Path
+        Their file, for the problems.
+    lines : sequence of int, optional
+        Each record's line in the file.
+
+    Returns
+    -------
+    records : dict
+        Each id to its first record, in order.
+    problems : list of Problem
+        One per repeated id.
 
     Examples
     --------

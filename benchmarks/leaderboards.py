@@ -202,6 +202,20 @@ def leaderboard_table(
     summary's model row (its headline metrics, and ``intervals`` when it has them). ``rank_by`` is
     ``TASK[/MODE]/METRIC``; by default the first column's first metric.
 
+    Parameters
+    ----------
+    columns : sequence of (str, str or None)
+        The (task, mode) columns, in order (``None``: the task's only mode).
+    cells : mapping
+        ``(model, task, mode)`` to ``(run, row)``.
+    rank_by : str, optional
+        The column and metric that ranks the models.
+
+    Returns
+    -------
+    dict
+        ``columns``, ``rank_by`` and one row per model in rank order, each with its cells (JSON-ready).
+
     Raises
     ------
     ValueError
@@ -268,7 +282,18 @@ def _cell(cell: Mapping[str, Any], scale: float) -> str:
 
 def leaderboard_markdown(record: Mapping[str, Any]) -> str:
     """Models × (task, mode) in the paper's Table 2 shape, one table per task (each fits a page), ranked by
-    the one column ``rank_by`` names, with the footnotes."""
+    the one column ``rank_by`` names, with the footnotes.
+
+    Parameters
+    ----------
+    record : mapping
+        A leaderboard record, as :func:`leaderboard_table` returns it.
+
+    Returns
+    -------
+    str
+        The tables and footnotes, names escaped for Markdown.
+    """
     lines: list[str] = []
     tasks = list(dict.fromkeys(column["task"] for column in record["columns"]))
     for task in tasks:
@@ -342,7 +367,20 @@ def leaderboard_csv(record: Mapping[str, Any]) -> str:
 
 
 def plot_leaderboard(record: Mapping[str, Any], png: str | Path) -> tuple[Path, Path]:
-    """Each column's values with their intervals, models in rank order (the top ones when there are many)."""
+    """Each column's values with their intervals, models in rank order (the top ones when there are many).
+
+    Parameters
+    ----------
+    record : mapping
+        A leaderboard record, as :func:`leaderboard_table` returns it.
+    png : str or Path
+        The PNG to write; the PDF goes beside it.
+
+    Returns
+    -------
+    png, pdf : Path
+        The two files written.
+    """
     import numpy as np
 
     from benchmarks.plotting import PAGE_WIDTH, PLOT_MODELS, figure_style, save_figure

@@ -30,6 +30,16 @@ def file_sha256(path: str | Path) -> str:
 
     A folder (a Hugging Face dataset) is checksummed over its files' relative paths and contents, in sorted order.
 
+    Parameters
+    ----------
+    path : str or Path
+        A file or a folder.
+
+    Returns
+    -------
+    str
+        The SHA-256 as 64 lowercase hex digits.
+
     Raises
     ------
     InvalidRecord

@@ -15,7 +15,20 @@ R = TypeVar("R")
 
 @dataclass(frozen=True, slots=True)
 class Invalid:
-    """A response that did not parse; ``reason`` says why (``refusal`` among them)."""
+    """A response that did not parse; ``reason`` says why (``refusal`` among them).
+
+    Attributes
+    ----------
+    reason : str
+        Why it did not parse, for people.
+    refusal : bool
+        The response declines to answer.
+
+    Examples
+    --------
+    >>> Invalid("no route found")
+    Invalid(reason='no route found', refusal=False)
+    """
 
     reason: str
     refusal: bool = False

@@ -152,6 +152,18 @@ def _laid_out(value: Any, depth: int) -> str:
 def write_summary(path: str | Path, summary: Mapping[str, Any]) -> Path:
     """Write ``summary`` to ``path`` (atomically); returns the path.
 
+    Parameters
+    ----------
+    path : str or Path
+        The JSON file to write.
+    summary : mapping
+        The summary (JSON-ready; written with sorted keys and no NaN).
+
+    Returns
+    -------
+    Path
+        ``path``.
+
     Raises
     ------
     ValueError
@@ -184,7 +196,20 @@ def partial_lines(summary: Mapping[str, Any]) -> list[str]:
 
 
 def write_text(path: str | Path, text: str) -> Path:
-    """Write ``text`` to ``path`` (atomically); returns the path."""
+    """Write ``text`` to ``path`` (atomically); returns the path.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file to write (replaced whole, or left as it was when writing fails).
+    text : str
+        Its content, written as UTF-8.
+
+    Returns
+    -------
+    Path
+        ``path``.
+    """
     with atomic_writer(path) as stream:
         stream.write(text)
     return Path(path)
