@@ -211,7 +211,8 @@ def read_jsonl(path: str | Path, parse: Callable[..., T]) -> tuple[list[T], list
     >>> path = Path(folder.name) / "rows.jsonl"
     >>> write_jsonl(path, [{"id": "a"}, {"id": "b"}])
     2
-    >>> _ = path.open("a").write("{not json\n")
+    >>> with path.open("a") as stream:
+    ...     _ = stream.write("{not json\\n")
     >>> records, problems = read_jsonl(path, lambda obj, where: obj["id"])
     >>> records, [problem.line for problem in problems]
     (['a', 'b'], [3])
