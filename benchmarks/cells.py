@@ -92,6 +92,16 @@ def _one_line(text: str) -> str:
 def markdown_text(value: Any) -> str:
     """``value`` as text inside a Markdown table cell or line: one line, no column, heading or HTML of its own.
 
+    Parameters
+    ----------
+    value : Any
+        A name or figure (shown as ``str(value)``).
+
+    Returns
+    -------
+    str
+        The text, line breaks turned to spaces and ``|``, ``#``, ``<``, ``>`` and ``&`` escaped.
+
     Examples
     --------
     >>> markdown_text("evil\\n| 1 | fake-model | 100.00 |\\n\\n# Injected heading")

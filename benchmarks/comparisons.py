@@ -91,6 +91,20 @@ def scored_values(
     A question answered more than once (``repeat``) gets the mean of its repeats' values.
     Rows whose metric field is missing or null do not count for that metric (a map QA
     question of a type the metric does not apply to).
+
+    Parameters
+    ----------
+    rows : sequence of mapping
+        Scored rows (``score --out``).
+    model : str
+        Only this model's rows.
+    metrics : sequence of MetricSpec
+        The metrics (those naming a row ``field``, and a request ``kind`` when they have one).
+
+    Returns
+    -------
+    dict
+        Each metric's name to its values by question id: ``(value, weight, repeats)``.
     """
     found: dict[str, dict[str, list[Any]]] = {metric.name: {} for metric in metrics}
     for row in rows:

@@ -175,6 +175,16 @@ def _part(run: str, report: Path, mode: str | None, settings: Mapping[str, Any],
 def read_run(path: str | Path) -> list[RunPart]:
     """The parts of the run in ``path`` (an ``eval`` folder, or a ``score`` report folder).
 
+    Parameters
+    ----------
+    path : str or Path
+        The run folder.
+
+    Returns
+    -------
+    list of RunPart
+        One per task and prompt mode the run scored (one for a report folder).
+
     Raises
     ------
     RunError
@@ -268,7 +278,20 @@ def _row_parser(obj: Any, *, where: str) -> Mapping[str, Any]:
 
 
 def read_scored(path: Path) -> tuple[list[Mapping[str, Any]], list[str]]:
-    """The rows of a scored file (``id`` and ``model`` checked; the rest read per metric) and the bad lines."""
+    """The rows of a scored file (``id`` and ``model`` checked; the rest read per metric) and the bad lines.
+
+    Parameters
+    ----------
+    path : Path
+        A scored file (``score --out``, a run's ``scored.jsonl``).
+
+    Returns
+    -------
+    rows : list of mapping
+        The good rows, in file order.
+    problems : list of str
+        Each bad line, ``FILE:LINE: what is wrong``.
+    """
     from benchmarks.jsonl import read_jsonl
 
     rows, problems = read_jsonl(path, _row_parser)
