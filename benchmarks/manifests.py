@@ -253,6 +253,16 @@ def _read(manifest: Path) -> dict[str, Any] | str:
 def check_manifest(where: str | Path) -> list[str]:
     """What keeps ``where`` (a folder, or a manifest file) from holding one complete run; empty when it does.
 
+    Parameters
+    ----------
+    where : str or Path
+        An output folder (its ``manifest.json``) or a manifest file.
+
+    Returns
+    -------
+    list of str
+        One line per problem: no manifest, a run that did not finish, a file missing or changed since.
+
     Examples
     --------
     >>> import tempfile

@@ -292,6 +292,12 @@ def open_executor(kind: str = "local", *, workers: int | None = None, address: s
     address : str, optional
         ``ray`` only: the cluster to join (``auto``, ``ray://host:10001``); none starts a local one.
 
+    Returns
+    -------
+    Executor
+        A :class:`LocalExecutor` (its pool started at the first ``map``) or a :class:`RayExecutor` (Ray
+        joined or started); leaving its ``with`` block ends what it began.
+
     Raises
     ------
     ValueError

@@ -194,9 +194,24 @@ def write_references(
 ) -> int:
     """Write the references of every ordered station pair of ``graphs`` to a JSON Lines file.
 
-    Returns the number of records. With ``progress``, a bar on stderr counts
-    pairs. With an ``executor`` (see :mod:`graphkit.executors`), blocks of
-    departures are computed by its workers; the file is the same byte for byte.
+    Parameters
+    ----------
+    path : str or Path
+        The JSON Lines file (written atomically).
+    graphs : iterable of TransitGraph
+        The cities, in the order their records are written.
+    max_routes : int, optional
+        Keep at most this many routes per pair.
+    progress : bool, optional
+        Show a bar on stderr that counts pairs.
+    executor : Executor, optional
+        Workers for blocks of departures (:func:`graphkit.executors.open_executor`); the file is the same
+        byte for byte with or without one.
+
+    Returns
+    -------
+    int
+        The records written: one per ordered pair of connected stations.
     """
     graphs = list(graphs)
     # The graphs outlive the sweep: exempt them from the collector, which would
