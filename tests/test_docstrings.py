@@ -1,0 +1,90 @@
+"""The facades whose public callables all have numpydoc ``Parameters`` and ``Returns`` keep them.
+
+``python -m tests.docstrings --missing`` measures every facade; this pins those that are complete. The task
+folders' facades (``benchmarks.reasonmap``, ``plus``, ``mapqa``, ``probe``) are not complete yet, and the names
+listed in ``PENDING`` live in modules that are being rewritten.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+
+from tests.docstrings import gaps, has_section, lacks, needs
+
+COMPLETE = ("graphkit", "benchmarks", "baselines", "vision", "reasonmap")
+# reasonmap/score_files.py and reasonmap/synthetic.py take one settings record and the task's generation next
+PENDING = {"reasonmap": {"evaluate_files", "build_synthetic_set", "SynthOptions"}}
+
+
+@pytest.mark.parametrize("package", COMPLETE)
+def test_every_public_callable_has_its_parameters_and_returns(package):
+    missing = [f"{gap.name}: {', '.join(gap.missing)}" for gap in gaps(package) if gap.missing]
+    missing = [line for line in missing if line.split(":")[0] not in PENDING.get(package, set())]
+    assert not missing, f"{package}: " + "; ".join(missing)
+
+
+def _documented(a: int, b: int = 0) -> int:
+    """Add.
+
+    Parameters
+    ----------
+    a, b : int
+        The numbers.
+
+    Returns
+    -------
+    int
+        Their sum.
+    """
+    return a + b
+
+
+def _undocumented(a: int) -> int:
+    """Add nothing.
+
+    Parameters: ``a``.
+    """
+    return a
+
+
+class _Record:
+    """A record.
+
+    Attributes
+    ----------
+    name : str
+    """
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+def _generate(n: int):
+    """Count.
+
+    Parameters
+    ----------
+    n : int
+    """
+    yield from range(n)
+
+
+def test_the_measure_tells_a_complete_docstring_from_an_incomplete_one():
+    assert lacks(_documented) == ()
+    # "Parameters:" in prose is no section; the annotation says it returns something
+    assert lacks(_undocumented) == ("Parameters", "Returns")
+    # a class's fields may be its Attributes, and a class returns nothing to document
+    assert needs(_Record) == ("Parameters",) and lacks(_Record) == ()
+    # an exception's message is not counted
+    assert needs(ValueError) == ()
+    # an unannotated generator yields
+    assert lacks(_generate) == ("Yields",)
+
+
+def test_a_section_needs_its_line_of_dashes():
+    doc = inspect.getdoc(_documented)
+    assert has_section(doc, "Parameters") and has_section(doc, "Returns")
+    assert not has_section(doc, "Raises")
+    assert not has_section("Parameters\nnone here", "Parameters")
