@@ -346,8 +346,8 @@ def task_names() -> tuple[str, ...]:
 
     Examples
     --------
-    >>> task_names()
-    ('route', 'plus', 'mapqa', 'probe')
+    >>> task_names()[:3]  # the first ones; a new task comes after them
+    ('route', 'plus', 'mapqa')
     """
     return tuple(TASKS)
 
@@ -394,10 +394,10 @@ def get_task(name: str) -> Task:
     --------
     >>> get_task("plus").name
     'plus'
-    >>> get_task("maps")
+    >>> get_task("maps")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    graphkit.choices.UnknownChoice: task must be one of ['route', 'plus', 'mapqa', 'probe'], got 'maps'
+    graphkit.choices.UnknownChoice: task must be one of ['route', 'plus', 'mapqa', ...], got 'maps'
     """
     return imported(TASKS[check_choice(name, TASKS, what="task")])
 
