@@ -18,6 +18,7 @@ from reasonmap.options import (
     SERVED_SOLVERS,
     SOLVERS,
     TEXTUALIZATIONS,
+    RegistryHelp,
     add_client_options,
     add_metro_dir,
     add_prompt_options,
@@ -211,7 +212,7 @@ def cmd_vdi(args: argparse.Namespace) -> int:
 def _add_questions(parser: argparse.ArgumentParser, *, required: bool = True) -> None:
     if required:
         parser.add_argument(
-            "--questions", required=True, metavar="Q", help="question records of any task (route, plus, map QA)"
+            "--questions", required=True, metavar="Q", help=RegistryHelp("question records of any task ({tasks})")
         )
     add_task_option(parser)
 
@@ -219,9 +220,7 @@ def _add_questions(parser: argparse.ArgumentParser, *, required: bool = True) ->
 def add_model_commands(commands) -> None:
     """Add ``baseline``, ``prompts``, ``run`` and ``vdi`` to the subcommands."""
     baseline = commands.add_parser("baseline", help="answers of a symbolic solver, in the predictions format")
-    baseline.add_argument(
-        "name", choices=SOLVERS, help="route: all of them; plus: oracle; probe: oracle, echo, noisy; map QA: none"
-    )
+    baseline.add_argument("name", choices=SOLVERS, help=RegistryHelp("each task's: {solvers}"))
     _add_questions(baseline)
     baseline.add_argument("--out", required=True, metavar="P", help="prediction rows to write (JSON Lines)")
     baseline.add_argument(
@@ -237,7 +236,7 @@ def add_model_commands(commands) -> None:
     baseline.set_defaults(run=cmd_baseline)
 
     prompts = commands.add_parser("prompts", help="the exact requests of a prompt mode, for any harness")
-    prompts.add_argument("--mode", required=True, choices=MODES, help="one of the task's modes (plus: no alias)")
+    prompts.add_argument("--mode", required=True, choices=MODES, help=RegistryHelp("one of the task's modes ({modes})"))
     _add_questions(prompts)
     prompts.add_argument("--out", required=True, metavar="FILE", help="request records to write (JSON Lines)")
     add_prompt_options(prompts)

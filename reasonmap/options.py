@@ -47,6 +47,8 @@ __all__ = [
     "BYTES_PER_PIXEL",
     "Help",
     "Parser",
+    "RegistryHelp",
+    "registry_fields",
     "add_client_options",
     "add_repeat_options",
     "parse_pixel_budgets",
@@ -138,6 +140,54 @@ class Help(argparse.HelpFormatter):
         return super()._metavar_formatter(action, default_metavar)
 
 
+class RegistryHelp(str):
+    """An option's help that names tasks, written from the task registry when the help is shown.
+
+    The text is a :meth:`str.format` template over :func:`registry_fields` (``{tasks}``, ``{generated}``,
+    ``{solvers}``, ``{modes}``); building the parser reads no registry, and a new task appears in the help by
+    itself.
+
+    Examples
+    --------
+    >>> RegistryHelp("one of {tasks}").written().startswith("one of route, plus, mapqa")
+    True
+    """
+
+    __slots__ = ()
+
+    def written(self) -> str:
+        """The help, its fields filled from the registry.
+
+        Returns
+        -------
+        str
+            The text shown.
+        """
+        return str(self).format(**registry_fields())
+
+
+def registry_fields() -> dict[str, str]:
+    """What a :class:`RegistryHelp` may name, read from :mod:`benchmarks.tasks` (which imports the task records).
+
+    Returns
+    -------
+    dict of str to str
+        ``tasks``: every task, in the registry's order; ``generated``: those whose questions are generated;
+        ``solvers`` and ``modes``: each task's symbolic solvers and prompt modes (``none`` where it has none).
+    """
+    from benchmarks.tasks import generated_task_names, get_task, task_names
+
+    def each(field: str) -> str:
+        return "; ".join(f"{name}: {', '.join(getattr(get_task(name), field)) or 'none'}" for name in task_names())
+
+    return {
+        "tasks": ", ".join(task_names()),
+        "generated": ", ".join(generated_task_names()),
+        "solvers": each("solvers"),
+        "modes": each("modes"),
+    }
+
+
 class _Unread:
     """An action whose choices are not read yet, as argparse's metavar check sees it."""
 
@@ -175,6 +225,8 @@ class Parser(argparse.ArgumentParser):
         for action in self._actions:
             if isinstance(action.choices, Choices):
                 action.choices.names  # noqa: B018 (read now, kept)
+            if isinstance(action.help, RegistryHelp):
+                action.help = action.help.written()
 
     def parse_known_args(self, args: Sequence[str] | None = None, namespace: Any = None) -> Any:
         if args is not None and not any(isinstance(a, argparse._SubParsersAction) for a in self._actions):
