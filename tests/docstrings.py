@@ -2,7 +2,9 @@
 
 Run ``python -m tests.docstrings`` from the checkout (``--missing`` also lists each callable that lacks a section):
 it prints, per facade, how many of its public callables (the functions and the classes its ``__all__`` names)
-have every section they need, and last one JSON line ``{package: [complete, callables]}``.
+have every section they need, and last one JSON line ``{package: [complete, callables]}``. With ``--modules`` it
+measures every module's public callables instead (its ``__all__``, else its names without ``_``; those it defines),
+per package, the benchmarks root apart from the task folders.
 
 What a callable needs:
 
@@ -22,6 +24,7 @@ import dataclasses
 import importlib
 import inspect
 import json
+import pkgutil
 import re
 import sys
 from collections.abc import Callable
@@ -188,6 +191,63 @@ def lacks(value: Any) -> tuple[str, ...]:
     return tuple(found)
 
 
+#: the task folders of ``benchmarks`` and its speed benchmarks, measured apart from its root (``--modules``)
+TASK_FOLDERS = ("reasonmap", "plus", "mapqa", "probe", "speed")
+#: modules that import a heavy optional library at their top (Inspect): not imported to be measured
+UNMEASURED = ("reasonmap.inspect_tasks", "benchmarks.reasonmap.inspect_scorer", "benchmarks.plus.inspect_scorer")
+
+
+def module_group(module: str) -> str | None:
+    """The group ``--modules`` counts a module in: its top package, the benchmarks root apart.
+
+    Parameters
+    ----------
+    module : str
+        A module's dotted name.
+
+    Returns
+    -------
+    str or None
+        ``"graphkit"``, ``"benchmarks (root)"``, ``"benchmarks.plus"``, ...; None for a module not measured.
+
+    Examples
+    --------
+    >>> module_group("graphkit.gtfs.feed"), module_group("benchmarks.jsonl"), module_group("benchmarks.plus.task")
+    ('graphkit', 'benchmarks (root)', 'benchmarks.plus')
+    """
+    parts = module.split(".")
+    if module in UNMEASURED or parts[0] not in {package.split(".")[0] for package in FACADES}:
+        return None
+    if parts[0] == "benchmarks":
+        return f"benchmarks.{parts[1]}" if len(parts) > 1 and parts[1] in TASK_FOLDERS else "benchmarks (root)"
+    return parts[0]
+
+
+def module_gaps() -> dict[str, list[Gap]]:
+    """Each module's public callables with the sections they lack, by :func:`module_group`.
+
+    Returns
+    -------
+    dict of str to list of Gap
+        Per group, one per public callable (``package`` is its module).
+    """
+    found: dict[str, list[Gap]] = {}
+    for top in dict.fromkeys(package.split(".")[0] for package in FACADES):
+        package = importlib.import_module(top)
+        names = [top] + [info.name for info in pkgutil.walk_packages(package.__path__, top + ".")]
+        for name in names:
+            group = module_group(name)
+            if group is None:
+                continue
+            module = importlib.import_module(name)
+            public = getattr(module, "__all__", None) or [key for key in vars(module) if not key.startswith("_")]
+            for key in public:
+                value = getattr(module, key, None)
+                if (inspect.isclass(value) or inspect.isfunction(value)) and value.__module__ == name:
+                    found.setdefault(group, []).append(Gap(name, key, lacks(value)))
+    return found
+
+
 def main(argv: list[str] | None = None) -> int:
     """Print the share of complete callables per facade, and one JSON line.
 
@@ -203,17 +263,19 @@ def main(argv: list[str] | None = None) -> int:
     """
     parser = argparse.ArgumentParser(prog="python -m tests.docstrings", description=__doc__.splitlines()[0])
     parser.add_argument("--missing", action="store_true", help="list each callable that lacks a section")
+    parser.add_argument("--modules", action="store_true", help="every module's public callables, not the facades'")
     arguments = parser.parse_args(argv)
+    groups = module_gaps() if arguments.modules else {package: gaps(package) for package in FACADES}
     figures: dict[str, list[int]] = {}
-    for package in FACADES:
-        found = gaps(package)
+    for group, found in groups.items():
         complete = sum(not gap.missing for gap in found)
-        figures[package] = [complete, len(found)]
-        print(f"{package:22} {complete:3} of {len(found):3} complete")
+        figures[group] = [complete, len(found)]
+        print(f"{group:22} {complete:3} of {len(found):3} complete")
         if arguments.missing:
             for gap in found:
                 if gap.missing:
-                    print(f"    {gap.name}: no {', '.join(gap.missing)}")
+                    where = f"{gap.package}." if arguments.modules else ""
+                    print(f"    {where}{gap.name}: no {', '.join(gap.missing)}")
     total = [sum(pair[0] for pair in figures.values()), sum(pair[1] for pair in figures.values())]
     print(f"{'all':22} {total[0]:3} of {total[1]:3} complete")
     print(json.dumps(figures))
