@@ -65,6 +65,16 @@ _TITLES = {"kl": "Kuala Lumpur", "xian": "Xi'an"}
 def city_title(name: str) -> str:
     """The name a reader knows a city by, for figures and tables (a city id otherwise title-cased).
 
+    Parameters
+    ----------
+    name : str
+        A city id (an embedded city's file name, or any other).
+
+    Returns
+    -------
+    str
+        Its title.
+
     Examples
     --------
     >>> city_title("los_angeles"), city_title("kl"), city_title("xian"), city_title("my_net-3")
@@ -201,7 +211,29 @@ def graph_from_file(path: str | Path, *, overlay: str | Path | None = None) -> T
 def open_graph(
     *, city: str | None = None, metro: str | Path | None = None, overlay: str | Path | None = None
 ) -> TransitGraph:
-    """The graph of an embedded city (``city``) or of a Metro Data file (``metro``), exactly one of them."""
+    """The graph of an embedded city (``city``) or of a Metro Data file (``metro``), exactly one of them.
+
+    Parameters
+    ----------
+    city : str, optional
+        An embedded city's name.
+    metro : str or Path, optional
+        A Metro Data file.
+    overlay : str or Path, optional
+        An overlay to use instead of the city's own (or of the one beside the file).
+
+    Returns
+    -------
+    TransitGraph
+        The compiled graph (an embedded city's own overlay: the cached one of :func:`city_graph`).
+
+    Raises
+    ------
+    ValueError
+        Neither or both of ``city`` and ``metro``.
+    UnknownCity, InvalidMetroData, InvalidOverlay
+        As :func:`city_path` and :func:`load_metro_file`.
+    """
     if (city is None) == (metro is None):
         raise ValueError("give exactly one of city or metro")
     if city is not None:
@@ -217,6 +249,11 @@ class CityGraphs:
 
     A synthetic benchmark's folder (``reasonmap synth --count``) is such a folder. It pickles as its
     folder alone, so it (and :meth:`question_graph`) can travel to an executor's workers.
+
+    Parameters
+    ----------
+    folder : str or Path, optional
+        The folder searched for Metro Data files (``None``: the embedded cities only).
 
     Raises
     ------
@@ -254,7 +291,28 @@ class CityGraphs:
 
 
 def graphs_by_city(folder: str | Path | None = None) -> CityGraphs:
-    """:class:`CityGraphs` of ``folder`` (``None``: the embedded cities only)."""
+    """:class:`CityGraphs` of ``folder`` (``None``: the embedded cities only).
+
+    Parameters
+    ----------
+    folder : str or Path, optional
+        A folder of Metro Data files.
+
+    Returns
+    -------
+    CityGraphs
+        The lookup, a city's name to its graph.
+
+    Raises
+    ------
+    UnknownCity
+        The folder does not exist.
+
+    Examples
+    --------
+    >>> graphs_by_city()("rome")
+    <TransitGraph rome: 3 lines, 73 stations>
+    """
     return CityGraphs(folder)
 
 
@@ -264,6 +322,11 @@ def embedded_pinyin() -> dict[str, str]:
     Station names and their spellings, each also without 站 (as answers write them), and line names.
     Rewrite the file with ``python -c "import json; from graphkit.cities import embedded_pinyin;
     print(json.dumps(embedded_pinyin(), ensure_ascii=False, indent=0))" > graphkit/data/pinyin.json``.
+
+    Returns
+    -------
+    dict of str to str
+        Each Chinese text of those names (a name, or a part of one) to its pinyin, sorted by text.
     """
     stations: list[str] = []
     lines: list[str] = []

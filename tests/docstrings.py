@@ -11,7 +11,8 @@ What a callable needs:
 - ``Parameters`` when it takes any (a class: its constructor's, so a record's fields, which an ``Attributes``
   section may describe instead; an exception's message is not counted);
 - ``Returns`` (or ``Yields`` for a generator) when a function returns something (its return annotation is not
-  ``None``); a class never needs one.
+  ``None``); a context manager's ``Yields`` stands for it; a class never needs one, nor a ``Protocol``
+  ``Parameters``.
 
 A section is a line with its name followed by a line of dashes, as numpydoc writes it. ``tests/test_docstrings.py``
 pins the packages that are complete, so they stay complete.
@@ -121,7 +122,12 @@ def needs(value: Any) -> tuple[str, ...]:
     ()
     """
     if inspect.isclass(value):
-        if issubclass(value, BaseException) or value.__init__ is object.__init__:
+        # an exception's message, a Protocol (an interface, never built) and a class built without arguments
+        if (
+            issubclass(value, BaseException)
+            or getattr(value, "_is_protocol", False)
+            or value.__init__ is object.__init__
+        ):
             return ()
         return ("Parameters",) if _parameters(value) else ()
     found = ["Parameters"] if _parameters(value) else []
@@ -180,13 +186,19 @@ def lacks(value: Any) -> tuple[str, ...]:
     Returns
     -------
     tuple of str
-        The sections of :func:`needs` that are absent (a class's ``Attributes`` stands for its ``Parameters``).
+        The sections of :func:`needs` that are absent (a class's ``Attributes`` stands for its ``Parameters``, a
+        ``Yields`` for a ``Returns``).
     """
     doc = inspect.getdoc(value)
     found = []
     for section in needs(value):
-        alternatives = (section, "Attributes") if inspect.isclass(value) else (section,)
-        if not any(has_section(doc, alternative) for alternative in alternatives):
+        if section == "Parameters" and inspect.isclass(value):
+            accepted: tuple[str, ...] = ("Parameters", "Attributes")  # a record's fields may be its Attributes
+        elif section == "Returns":
+            accepted = ("Returns", "Yields")  # a context manager's value is what it yields
+        else:
+            accepted = (section,)
+        if not any(has_section(doc, alternative) for alternative in accepted):
             found.append(section)
     return tuple(found)
 
