@@ -176,6 +176,16 @@ def parse_station(raw: str, *, where: str = "") -> StationEntry:
 def strip_annotations(text: str) -> str:
     """``text`` without the Metro Data's annotations; never raises (for answers that copy them).
 
+    Parameters
+    ----------
+    text : str
+        A station name as written (in the data or an answer).
+
+    Returns
+    -------
+    str
+        The name without its transfer and branch annotations, spaces tidied.
+
     Unlike :func:`parse_station`, an unknown annotation-like text stays as
     written: an answer is judged as given, not rejected here.
 

@@ -84,6 +84,16 @@ def _reference() -> tuple[list[int], list[int], tuple[float, float], dict[str, D
 def difficulty_of(metro: MetroData) -> Difficulty:
     """Map difficulty of a city, ranked against the 30 embedded cities.
 
+    Parameters
+    ----------
+    metro : MetroData
+        The city's data (an embedded city's own file gets its tier as ranked).
+
+    Returns
+    -------
+    {"easy", "middle", "hard"}
+        The tier whose range its line and transfer counts fall in.
+
     Examples
     --------
     >>> from graphkit.cities import load_city

@@ -235,8 +235,13 @@ def module_group(module: str) -> str | None:
     return parts[0]
 
 
-def module_gaps() -> dict[str, list[Gap]]:
+def module_gaps(tops: tuple[str, ...] | None = None) -> dict[str, list[Gap]]:
     """Each module's public callables with the sections they lack, by :func:`module_group`.
+
+    Parameters
+    ----------
+    tops : tuple of str, optional
+        Only the modules of these top packages (default: every package of :data:`FACADES`).
 
     Returns
     -------
@@ -244,7 +249,7 @@ def module_gaps() -> dict[str, list[Gap]]:
         Per group, one per public callable (``package`` is its module).
     """
     found: dict[str, list[Gap]] = {}
-    for top in dict.fromkeys(package.split(".")[0] for package in FACADES):
+    for top in tops or dict.fromkeys(package.split(".")[0] for package in FACADES):
         package = importlib.import_module(top)
         names = [top] + [info.name for info in pkgutil.walk_packages(package.__path__, top + ".")]
         for name in names:

@@ -8,12 +8,15 @@ listed in ``PENDING`` live in modules that are being rewritten.
 from __future__ import annotations
 
 import inspect
+from typing import Protocol
 
 import pytest
 
-from tests.docstrings import gaps, has_section, lacks, needs
+from tests.docstrings import gaps, has_section, lacks, module_gaps, needs
 
 COMPLETE = ("graphkit", "benchmarks", "baselines", "vision", "reasonmap")
+# the packages whose every module is complete, not only the facade (``python -m tests.docstrings --modules``)
+COMPLETE_MODULES = ("graphkit",)
 # reasonmap/score_files.py and reasonmap/synthetic.py take one settings record and the task's generation next
 PENDING = {"reasonmap": {"evaluate_files", "build_synthetic_set", "SynthOptions"}}
 
@@ -23,6 +26,17 @@ def test_every_public_callable_has_its_parameters_and_returns(package):
     missing = [f"{gap.name}: {', '.join(gap.missing)}" for gap in gaps(package) if gap.missing]
     missing = [line for line in missing if line.split(":")[0] not in PENDING.get(package, set())]
     assert not missing, f"{package}: " + "; ".join(missing)
+
+
+def test_every_public_callable_of_every_module_has_its_parameters_and_returns():
+    found = module_gaps(COMPLETE_MODULES)
+    missing = [
+        f"{gap.package}.{gap.name}: {', '.join(gap.missing)}"
+        for group in COMPLETE_MODULES
+        for gap in found[group]
+        if gap.missing
+    ]
+    assert not missing, "; ".join(missing)
 
 
 def _documented(a: int, b: int = 0) -> int:
@@ -61,6 +75,10 @@ class _Record:
         self.name = name
 
 
+class _Interface(Protocol):
+    def run(self, n: int) -> int: ...
+
+
 def _generate(n: int):
     """Count.
 
@@ -81,6 +99,8 @@ def test_the_measure_tells_a_complete_docstring_from_an_incomplete_one():
     assert needs(ValueError) == ()
     # an unannotated generator yields
     assert lacks(_generate) == ("Yields",)
+    # an interface is never built
+    assert needs(_Interface) == ()
 
 
 def test_a_section_needs_its_line_of_dashes():
