@@ -74,6 +74,20 @@ def _borrowed_names(seed: int) -> tuple[str, ...]:
 def alias_mapping(graph: TransitGraph, strategy: str = "romanize", *, seed: int = 0) -> dict[str, str]:
     """Original name → alias for every station and line name with Chinese characters.
 
+    Parameters
+    ----------
+    graph : TransitGraph
+        The city.
+    strategy : {"romanize", "borrow"}, optional
+        How aliases are made (see the module notes).
+    seed : int, optional
+        Seeds the draw of borrowed names.
+
+    Returns
+    -------
+    dict of str to str
+        Each name with Chinese characters to its alias (others are left out: they stay as they are).
+
     Raises
     ------
     ValueError
@@ -99,7 +113,20 @@ def alias_mapping(graph: TransitGraph, strategy: str = "romanize", *, seed: int 
 
 
 def alias_graph(graph: TransitGraph, mapping: dict[str, str]) -> TransitGraph:
-    """The same network with names replaced (topology overlays included)."""
+    """The same network with names replaced (topology overlays included).
+
+    Parameters
+    ----------
+    graph : TransitGraph
+        The city.
+    mapping : dict of str to str
+        Original name to alias (:func:`alias_mapping`).
+
+    Returns
+    -------
+    TransitGraph
+        The network compiled anew under the aliases.
+    """
 
     def rename(name: str) -> str:
         return mapping.get(name, name)
@@ -141,7 +168,20 @@ def alias_graph(graph: TransitGraph, mapping: dict[str, str]) -> TransitGraph:
 
 
 def alias_question(question: Question, mapping: dict[str, str]) -> Question:
-    """The question with its stations, texts and references in aliases."""
+    """The question with its stations, texts and references in aliases.
+
+    Parameters
+    ----------
+    question : Question
+        A route question.
+    mapping : dict of str to str
+        Original name to alias (:func:`alias_mapping`).
+
+    Returns
+    -------
+    Question
+        The renamed question (its id and its other fields kept).
+    """
 
     def rename(name: str) -> str:
         return mapping.get(name, name)

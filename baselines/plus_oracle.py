@@ -23,6 +23,18 @@ PLUS_ORACLE_MODEL = "baseline:plus-oracle"
 def plus_oracle_answer(question: PlusQuestion, graph: TransitGraph) -> str:
     """The oracle's response to one plus question, written as a model would (``The answer is B.``).
 
+    Parameters
+    ----------
+    question : PlusQuestion
+        The question.
+    graph : TransitGraph
+        Its city's graph.
+
+    Returns
+    -------
+    str
+        The response.
+
     Raises
     ------
     UnknownLine, KeyError
@@ -92,6 +104,24 @@ def solve_plus(
 ) -> list[PlusPrediction]:
     """The plus task's solver entry (its record's ``solve``): its one solver, ``oracle``, needs neither a seed nor
     settings.
+
+    Parameters
+    ----------
+    name : str
+        The solver: ``oracle``.
+    questions : iterable
+        The task's questions.
+    graph_for : callable
+        A question's city graph.
+    seed : int, optional
+        Seeds the solver's draws.
+    settings : mapping, optional
+        The command line's solver settings.
+
+    Returns
+    -------
+    list of PlusPrediction
+        :func:`plus_oracle_predictions`.
 
     Raises
     ------

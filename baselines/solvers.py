@@ -280,7 +280,31 @@ def solve_route(
 ) -> list[Prediction]:
     """The route task's solver entry (its record's ``solve``): :func:`run_solver` with the options ``name`` takes
     from ``settings`` (``noisy``: ``wrong_line``, ``wrong_transfer``, ``detour``, ``miscount``, ``misread``;
-    ``text-oracle``: ``textualization``); the other settings are ignored."""
+    ``text-oracle``: ``textualization``); the other settings are ignored.
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`SOLVERS`.
+    questions : iterable
+        The task's questions.
+    graph_for : callable
+        A question's city graph.
+    seed : int, optional
+        Seeds the solver's draws.
+    settings : mapping, optional
+        The command line's solver settings.
+
+    Returns
+    -------
+    list of Prediction
+        :func:`run_solver`.
+
+    Raises
+    ------
+    ValueError
+        ``name`` is not a solver.
+    """
     options: dict[str, Any] = {}
     if name == "noisy":
         options["noise"] = Noise(

@@ -16,7 +16,7 @@ from tests.docstrings import gaps, has_section, lacks, module_gaps, needs
 
 COMPLETE = ("graphkit", "benchmarks", "baselines", "vision", "reasonmap")
 # the packages whose every module is complete, not only the facade (``python -m tests.docstrings --modules``)
-COMPLETE_MODULES = ("graphkit",)
+COMPLETE_MODULES = ("graphkit", "baselines")
 # reasonmap/score_files.py and reasonmap/synthetic.py take one settings record and the task's generation next
 PENDING = {"reasonmap": {"evaluate_files", "build_synthetic_set", "SynthOptions"}}
 
