@@ -32,7 +32,17 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class MapAnalysis:
-    """What the vision side found on one map."""
+    """What the vision side found on one map.
+
+    Attributes
+    ----------
+    evidence : MapEvidence
+        The stations found and grounded, and the lines' colours and paths.
+    ocr : OcrResult
+        The texts read.
+    seconds : float
+        How long reading and grounding took.
+    """
 
     evidence: MapEvidence
     ocr: OcrResult
@@ -111,6 +121,20 @@ def ocr_report(analysis: MapAnalysis, graph: TransitGraph, *, pairs: bool = Fals
     (``colour``, ``support``, ``path``) and, with ``pairs``, ``colour_pairs``
     (CIEDE2000, most alike first) and ``close_runs`` (where lines run within
     the diagnosis's layout threshold, three median label heights).
+
+    Parameters
+    ----------
+    analysis : MapAnalysis
+        What :func:`analyse_map` found.
+    graph : TransitGraph
+        The city.
+    pairs : bool, optional
+        Add the colour pairs and the close runs.
+
+    Returns
+    -------
+    dict
+        The report, JSON-ready.
     """
     evidence = analysis.evidence
     report: dict[str, Any] = {
@@ -162,7 +186,20 @@ def ocr_report(analysis: MapAnalysis, graph: TransitGraph, *, pairs: bool = Fals
 
 
 def write_evidence(path: str | Path, evidence: MapEvidence) -> Path:
-    """Write map evidence as JSON (atomically), for ``reasonmap diagnose --evidence``."""
+    """Write map evidence as JSON (atomically), for ``reasonmap diagnose --evidence``.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file.
+    evidence : MapEvidence
+        The evidence.
+
+    Returns
+    -------
+    Path
+        ``path``.
+    """
     from graphkit.files import atomic_writer
 
     with atomic_writer(path) as handle:
@@ -173,6 +210,16 @@ def write_evidence(path: str | Path, evidence: MapEvidence) -> Path:
 
 def read_evidence(path: str | Path) -> MapEvidence:
     """Read what :func:`write_evidence` wrote.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file.
+
+    Returns
+    -------
+    MapEvidence
+        The evidence.
 
     Raises
     ------

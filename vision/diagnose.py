@@ -201,6 +201,18 @@ def layout_threshold_of(evidence: MapEvidence | None, *, label_heights: float = 
     Without label boxes, 2% of the diagonal of the stations' extent; ``None``
     without station positions.
 
+    Parameters
+    ----------
+    evidence : MapEvidence or None
+        The map's evidence.
+    label_heights : float, optional
+        How many median label heights.
+
+    Returns
+    -------
+    float or None
+        The threshold in pixels.
+
     Examples
     --------
     >>> truth = {"stations": {"A": {"x": 0, "y": 0, "label_box": [2, -6, 30, 6]}}, "lines": {}}

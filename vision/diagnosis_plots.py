@@ -63,7 +63,19 @@ LABEL_COLOURS = _label_colours()
 
 @dataclass(frozen=True, slots=True)
 class ConfusionCrop:
-    """One diagnosis to show: the ``station`` it is about, and the map ``image`` (Pillow) and ``evidence``."""
+    """One diagnosis to show: the ``station`` it is about, and the map ``image`` (Pillow) and ``evidence``.
+
+    Attributes
+    ----------
+    diagnosis : Diagnosis
+        The confusion.
+    station : str
+        The station it is about.
+    image : PIL image
+        The map.
+    evidence : MapEvidence
+        Where the map shows its stations and lines.
+    """
 
     diagnosis: Diagnosis
     station: str
@@ -122,7 +134,24 @@ def plot_labels(diagnoses: Iterable[Diagnosis], path: str | Path, *, models: Seq
 
 
 def confused_station(diagnosis: Diagnosis, question: Question, response: str, graph: TransitGraph) -> str | None:
-    """The station a confusion is about: the one named in its evidence, else the faulty section's departure."""
+    """The station a confusion is about: the one named in its evidence, else the faulty section's departure.
+
+    Parameters
+    ----------
+    diagnosis : Diagnosis
+        A line confusion.
+    question : Question
+        Its question.
+    response : str
+        The answer diagnosed.
+    graph : TransitGraph
+        The city.
+
+    Returns
+    -------
+    str or None
+        The station, or ``None`` when neither names one.
+    """
     found = diagnosis.evidence
     for name in (found.get("station"), found.get("unreadable"), found.get("near_miss"), *found.get("expected", ())[:1]):
         if name in graph.stations:
@@ -215,6 +244,22 @@ def crop_window(
     A label the window cuts is either taken in (when that grows the window by less than a third, and
     to at most twice its first area) or left out by moving the one edge that loses least, never past
     the station and its own label (with room for the box drawn round it, and any label touching them).
+
+    Parameters
+    ----------
+    evidence : MapEvidence
+        The map's stations and labels.
+    station : str
+        The station.
+    size : (int, int)
+        The map's width and height (the window stays inside).
+    half : float, optional
+        Half the window's first side, in pixels.
+
+    Returns
+    -------
+    (int, int, int, int)
+        The window.
 
     Examples
     --------

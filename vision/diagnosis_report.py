@@ -233,6 +233,16 @@ def summary_markdown(summary: Mapping[str, Any]) -> str:
 def summary_paths(out: str | Path) -> tuple[Path, Path]:
     """Where the summary JSON and markdown of ``out`` go: ``OUT.summary.json`` and ``OUT.summary.md``.
 
+    Parameters
+    ----------
+    out : str or Path
+        The diagnoses' JSON Lines file.
+
+    Returns
+    -------
+    json, markdown : Path
+        The two summary files.
+
     Examples
     --------
     >>> [path.name for path in summary_paths("runs/diagnosis.jsonl")]
@@ -391,7 +401,15 @@ def diagnose_predictions(
 
 @dataclass(frozen=True, slots=True)
 class OneNetwork:
-    """``graph_for`` of a single network that a worker can receive: compiled once per process."""
+    """``graph_for`` of a single network that a worker can receive: compiled once per process.
+
+    Attributes
+    ----------
+    metro : MetroData
+        The network's data.
+    overlay : Overlay
+        Its overlay.
+    """
 
     metro: MetroData
     overlay: Overlay
@@ -409,7 +427,23 @@ _COMPILED: dict[tuple[MetroData, Overlay], TransitGraph] = {}  # the network a w
 
 @dataclass(frozen=True, slots=True)
 class DiagnoseJob:
-    """A block of rows with their questions, their graphs and their map evidence (for a worker)."""
+    """A block of rows with their questions, their graphs and their map evidence (for a worker).
+
+    Attributes
+    ----------
+    rows : tuple of (Prediction, str or None)
+        The predictions and their client errors.
+    questions : dict of str to Question
+        Their questions by id.
+    graph_for : callable
+        A question's city graph (picklable: :class:`OneNetwork`, :class:`~graphkit.cities.CityGraphs`).
+    evidence : MapEvidence, mapping or None
+        The map evidence, as :func:`diagnose_files` takes it.
+    colour_threshold : float
+        As :func:`diagnose_predictions`.
+    layout_threshold : float or None
+        As :func:`diagnose_predictions`.
+    """
 
     rows: tuple[tuple[Prediction, str | None], ...]
     questions: dict[str, Question]
@@ -420,7 +454,22 @@ class DiagnoseJob:
 
 
 def diagnose_block(job: DiagnoseJob) -> tuple[list[Diagnosis], list[str], list[str]]:
-    """The diagnoses of one block, the rows it skipped and the missing evidence it met (run by a worker)."""
+    """The diagnoses of one block, the rows it skipped and the missing evidence it met (run by a worker).
+
+    Parameters
+    ----------
+    job : DiagnoseJob
+        The block.
+
+    Returns
+    -------
+    diagnoses : list of Diagnosis
+        In the rows' order.
+    skipped : list of str
+        The rows skipped, and why.
+    missing : list of str
+        One message per city without map evidence (or whose map could not be read).
+    """
     missing: list[str] = []
     diagnoses, skipped = diagnose_predictions(
         job.rows,
