@@ -44,7 +44,13 @@ ATTRIBUTIONS = ("line_following", "reasoning", "untested")
 
 @dataclass(frozen=True, slots=True)
 class LineProbes:
-    """One model's ``follow`` probes of one line of one city: how many it answered exactly, of how many."""
+    """One model's ``follow`` probes of one line of one city: how many it answered exactly, of how many.
+
+    Attributes
+    ----------
+    passed, asked : int
+        The probes answered exactly, and all of them.
+    """
 
     passed: int
     asked: int
@@ -110,6 +116,20 @@ def attribute(
 ) -> str | None:
     """What a diagnosed route answer's failure is put down to (see the module notes); ``None`` for an answer
     that is right, or whose failure is not about the map (``other``).
+
+    Parameters
+    ----------
+    diagnosis : Diagnosis
+        A route answer's diagnosis.
+    lines : tuple of str
+        The lines the answer rides.
+    results : mapping
+        The same model's ``follow`` probes by ``(model, city, line)`` (:func:`follow_results`).
+
+    Returns
+    -------
+    str or None
+        One of :data:`ATTRIBUTIONS`.
 
     Examples
     --------
@@ -207,6 +227,19 @@ def probe_attribution_files(
 ) -> tuple[Path, dict[str, Any], list[str]]:
     """:func:`attribute_diagnoses` over files: the route questions and predictions the diagnoses came from,
     the probes and their scored rows (``score --task probe --out``); written as ``<out stem>.probes.json``.
+
+    Parameters
+    ----------
+    diagnoses : iterable of Diagnosis
+        The route answers' diagnoses.
+    questions_path, predictions_path : str or Path
+        The route questions and predictions diagnosed.
+    graph_for : callable
+        A question's city graph.
+    probe_questions, probe_scored : str or Path
+        The probes, and the same models' scored answers to them.
+    out : str or Path
+        The diagnoses' file (the attribution goes beside it).
 
     Returns
     -------
