@@ -474,7 +474,18 @@ def _detectable(rows: Sequence[Mapping[str, Any]], level: int) -> list[str]:
 
 def comparison_csv(record: Mapping[str, Any]) -> str:
     """One line per (comparison, metric); values in the summaries' units (accuracy as a fraction); text cells
-    through :func:`benchmarks.cells.csv_cell` (no cell starts a formula)."""
+    through :func:`benchmarks.cells.csv_cell` (no cell starts a formula).
+
+    Parameters
+    ----------
+    record : mapping
+        A comparison record, as :func:`reasonmap.compare_runs` returns it.
+
+    Returns
+    -------
+    str
+        The CSV table.
+    """
     return csv_table(_COLUMNS, ([row.get(column) for column in _COLUMNS] for row in record["comparisons"]))
 
 
