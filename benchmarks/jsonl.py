@@ -64,7 +64,17 @@ class Problem:
 
 @dataclass(frozen=True, slots=True)
 class Note(Problem):
-    """Not a skipped record: how a whole file was read, for the user to check (``line`` 0)."""
+    """Not a skipped record: how a whole file was read, for the user to check (``line`` 0).
+
+    Attributes
+    ----------
+    path : str
+        The file.
+    line : int
+        0.
+    message : str
+        What to check.
+    """
 
     def __str__(self) -> str:
         return f"{self.path}: {self.message}"
@@ -75,6 +85,17 @@ class PartialRun(Note):
     """A note that the file holds the finished part of a run that did not end: its ``status``, ``samples`` read.
 
     The report records it (``summary["partial"]``), and ``compare`` and ``leaderboard`` refuse the run unless told.
+
+    Attributes
+    ----------
+    path, line, message
+        As :class:`Note`.
+    source : str
+        The harness whose log it is (``inspect``).
+    status : str
+        How the run ended (``cancelled``, ``error``).
+    samples : int
+        The finished samples read.
     """
 
     source: str = ""
@@ -106,6 +127,18 @@ _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 def open_regular(path: str | Path, what: str = "JSON Lines") -> BinaryIO:
     """``path`` opened for binary reading if it is a regular file (:func:`graphkit.reading.open_regular`).
 
+    Parameters
+    ----------
+    path : str or Path
+        The file.
+    what : str, optional
+        The kind of file, for the message.
+
+    Returns
+    -------
+    BinaryIO
+        The open file.
+
     Raises
     ------
     InvalidRecord
@@ -130,6 +163,20 @@ def _lone_surrogate(value: Any) -> bool:
 def decode_line(line: bytes) -> tuple[Any, str | None]:
     """One JSON Lines line decoded: ``(value, None)``, or ``(None, why not)``; never raises.
 
+    Parameters
+    ----------
+    line : bytes
+        The line (its newline may be there).
+
+    Returns
+    -------
+    value : Any
+        The JSON value (``None`` when the line is bad).
+    why : str or None
+        Why the line is bad.
+
+    Examples
+    --------
     >>> decode_line(b'{"a": 1}')
     ({'a': 1}, None)
     >>> decode_line(b'{"a": "\\xe9"}')[1]
@@ -157,7 +204,22 @@ def decode_line(line: bytes) -> tuple[Any, str | None]:
 
 
 def numbered_lines(handle: BinaryIO, label: str) -> Iterator[tuple[int, bytes | None]]:
-    """``(line number, bytes)`` of every line; ``None`` for a line over :data:`MAX_LINE_BYTES` (skipped whole)."""
+    """``(line number, bytes)`` of every line; ``None`` for a line over :data:`MAX_LINE_BYTES` (skipped whole).
+
+    Parameters
+    ----------
+    handle : BinaryIO
+        The open file.
+    label : str
+        The file's name, for messages.
+
+    Yields
+    ------
+    number : int
+        The line's number, from 1.
+    line : bytes or None
+        The line.
+    """
     number = 0
     while True:
         line = handle.readline(MAX_LINE_BYTES + 1)
@@ -226,6 +288,20 @@ def read_jsonl_lines(path: str | Path, parse: Callable[..., T]) -> tuple[list[tu
     """:func:`read_jsonl`, each good record with its line number (``(line, record)``), so that what is found
     wrong with records later (a repeated id: :func:`unique_by_id`) names their lines too.
 
+    Parameters
+    ----------
+    path : str or Path
+        The JSON Lines file.
+    parse : callable
+        As :func:`read_jsonl`.
+
+    Returns
+    -------
+    records : list of (int, record)
+        The good records with their line numbers.
+    problems : list of Problem
+        The lines skipped.
+
     Raises
     ------
     InvalidRecord
@@ -282,6 +358,16 @@ def first_record(path: str | Path) -> Any:
 
     ``None`` for parquet files, unreadable or irregular files, bad lines and empty files:
     telling the kind is not the place to report them (the loader does).
+
+    Parameters
+    ----------
+    path : str or Path
+        A question or prediction file.
+
+    Returns
+    -------
+    Any
+        The first record, or ``None``.
     """
     path = Path(path)
     if path.suffix == ".parquet":
@@ -349,7 +435,24 @@ def unique_by_id(
 def first_answers(
     predictions: Iterable[T], key: Callable[[T], Hashable], path: str | Path
 ) -> tuple[list[T], list[str]]:
-    """Predictions with repeats dropped: a model's second answer to one question is reported, the first counts."""
+    """Predictions with repeats dropped: a model's second answer to one question is reported, the first counts.
+
+    Parameters
+    ----------
+    predictions : iterable
+        Predictions (with ``model`` and ``id``).
+    key : callable
+        What makes two predictions one answer (the task's ``answer_key``).
+    path : str or Path
+        Their file, for the messages.
+
+    Returns
+    -------
+    predictions : list
+        The first answer of each key, in order.
+    problems : list of str
+        One line per answer dropped.
+    """
     seen: set[Hashable] = set()
     kept: list[T] = []
     problems: list[str] = []

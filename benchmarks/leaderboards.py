@@ -95,6 +95,20 @@ def tiered_ranks(
     a model without a finite value is not ranked (``None``). ``bounds`` are the ranked metric's (a share's:
     0 and 1); where no interval could be given, see :func:`_span`.
 
+    Parameters
+    ----------
+    entries : sequence of (str, float or None, mapping or None)
+        Each model, its value and its interval.
+    bounds : (float, float), optional
+        The metric's range.
+
+    Returns
+    -------
+    dict of str to int or None
+        Each model's rank.
+
+    Examples
+    --------
     >>> tiered_ranks([("a", 0.6, {"low": 0.5, "high": 0.7}), ("b", 0.55, {"low": 0.45, "high": 0.65}),
     ...               ("c", 0.3, {"low": 0.2, "high": 0.4}), ("d", None, None), ("e", float("nan"), None)])
     {'a': 1, 'b': 1, 'c': 3, 'd': None, 'e': None}
@@ -136,6 +150,16 @@ def check_figures(row: Any, task: str, *, where: str) -> None:
     Each of ``task``'s compared metrics, and its interval's ``low``, ``high`` and ``se``, must be a finite
     number within the metric's bounds (``se``: at most their width) where it is a number at all; ``n`` a
     count. ``where`` names the row (run, part, model) in the message.
+
+    Parameters
+    ----------
+    row : mapping
+        A summary's model row.
+    task : str
+        Its task.
+    where : str
+        The row, for the message.
+
 
     Raises
     ------
@@ -343,6 +367,16 @@ def leaderboard_csv(record: Mapping[str, Any]) -> str:
 
     Text cells go through :func:`benchmarks.cells.csv_cell` (no cell starts a formula); ``partial`` says
     why a cell's part is incomplete, empty when it is not.
+
+    Parameters
+    ----------
+    record : mapping
+        A leaderboard record (:func:`leaderboard_table`).
+
+    Returns
+    -------
+    str
+        The CSV table.
     """
     lines = []
     for row in record["rows"]:
