@@ -44,6 +44,18 @@ def summary_json(summary: Mapping[str, Any]) -> str:
     containers, is one call of the C encoder, whose item separator carries the newline and indent of its
     depth; only the containers around them are laid out in Python.
 
+    Parameters
+    ----------
+    summary : mapping
+        A summary (JSON-ready).
+
+    Returns
+    -------
+    str
+        The JSON text.
+
+    Examples
+    --------
     >>> summary_json({"b": 1, "a": "é"})
     '{\\n  "a": "é",\\n  "b": 1\\n}\\n'
     >>> print(summary_json({"rows": [{"n": 2, "x": [1.5, None]}, {}]}), end="")
@@ -179,6 +191,18 @@ def write_summary(path: str | Path, summary: Mapping[str, Any]) -> Path:
 def partial_lines(summary: Mapping[str, Any]) -> list[str]:
     """The line a report's table adds for a run scored from part of its log (``summary["partial"]``); else none.
 
+    Parameters
+    ----------
+    summary : mapping
+        A task's summary.
+
+    Returns
+    -------
+    list of str
+        A blank line and the note, or none.
+
+    Examples
+    --------
     >>> partial_lines({"partial": {"source": "inspect", "status": "cancelled", "samples": 3}})
     ['', '**Partial run**: the Inspect log ended with status `cancelled`; only its 3 finished samples are scored.']
     """
