@@ -38,7 +38,15 @@ COMPARISON_FILES = ("comparison.md", "comparison.json", "comparison.csv", "compa
 
 @dataclass(frozen=True, slots=True)
 class Side:
-    """One side of a comparison: a model's answers in one part of a run."""
+    """One side of a comparison: a model's answers in one part of a run.
+
+    Attributes
+    ----------
+    part : RunPart
+        The part of the run.
+    model : str
+        The model.
+    """
 
     part: RunPart
     model: str
@@ -64,6 +72,20 @@ def pair_sides(
 ) -> list[tuple[Side, Side]]:
     """The comparisons of two runs' parts: matched by task and mode (``modes``: mode A against mode B),
     then by model (``models``: model A against model B; else the models both have, or the one of each).
+
+    Parameters
+    ----------
+    parts_a, parts_b : sequence of RunPart
+        The two runs' parts (one run twice to compare within it).
+    models : (str, str), optional
+        Model A against model B.
+    modes : (str, str), optional
+        Mode A against mode B.
+
+    Returns
+    -------
+    list of (Side, Side)
+        The pairs, A first.
 
     Raises
     ------

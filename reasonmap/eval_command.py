@@ -17,7 +17,13 @@ __all__ = ["add_eval_command"]
 
 
 def add_eval_command(commands: Any) -> None:
-    """Register ``reasonmap eval``."""
+    """Register ``reasonmap eval``.
+
+    Parameters
+    ----------
+    commands : argparse._SubParsersAction
+        The command line's subcommands.
+    """
     from reasonmap.options import (
         SPLITS,
         add_client_options,
