@@ -1,8 +1,9 @@
-"""The facades whose public callables all have numpydoc ``Parameters`` and ``Returns`` keep them.
+"""The public callables that have numpydoc ``Parameters`` and ``Returns`` keep them.
 
-``python -m tests.docstrings --missing`` measures every facade; this pins those that are complete. The task
-folders' facades (``benchmarks.reasonmap``, ``plus``, ``mapqa``, ``probe``) are not complete yet, and the names
-listed in ``PENDING`` live in modules that are being rewritten.
+``python -m tests.docstrings --missing`` measures every facade (``--modules``: every module); this pins what is
+complete: the facades of graphkit, benchmarks, baselines, vision and reasonmap, and every module of those
+packages outside the task folders. The task folders (``benchmarks.reasonmap``, ``plus``, ``mapqa``, ``probe``)
+are not complete yet, and the names in ``PENDING`` and the modules in ``PENDING_MODULES`` are being rewritten.
 """
 
 from __future__ import annotations
@@ -15,8 +16,29 @@ import pytest
 from tests.docstrings import gaps, has_section, lacks, module_gaps, needs
 
 COMPLETE = ("graphkit", "benchmarks", "baselines", "vision", "reasonmap")
-# the packages whose every module is complete, not only the facade (``python -m tests.docstrings --modules``)
-COMPLETE_MODULES = ("graphkit", "baselines")
+# every module of these groups is complete, not only the facade (``python -m tests.docstrings --modules``), but for
+# the modules other work of this round rewrites (the drawing and OCR modules of vision, the task contract and
+# the scoring intervals of benchmarks, the score pipeline and the synthetic sets of reasonmap)
+COMPLETE_MODULES = ("graphkit", "baselines", "vision", "benchmarks", "reasonmap")
+PENDING_MODULES = {
+    "vision.engines",
+    "vision.label_drawing",
+    "vision.labels",
+    "vision.layout",
+    "vision.leader_search",
+    "vision.ocr",
+    "vision.render",
+    "benchmarks.inspect_scores",
+    "benchmarks.intervals",
+    "benchmarks.paired",
+    "benchmarks.tasks",
+    "reasonmap.benchmark_commands",
+    "reasonmap.score_files",
+    "reasonmap.synthetic",
+    "reasonmap.vdi_samples",
+}
+# the task folders' own modules are measured apart (``benchmarks.reasonmap``, ...) and not pinned yet
+PINNED_GROUPS = ("graphkit", "baselines", "vision", "benchmarks (root)", "reasonmap")
 # reasonmap/score_files.py and reasonmap/synthetic.py take one settings record and the task's generation next
 PENDING = {"reasonmap": {"evaluate_files", "build_synthetic_set", "SynthOptions"}}
 
@@ -32,9 +54,9 @@ def test_every_public_callable_of_every_module_has_its_parameters_and_returns():
     found = module_gaps(COMPLETE_MODULES)
     missing = [
         f"{gap.package}.{gap.name}: {', '.join(gap.missing)}"
-        for group in COMPLETE_MODULES
+        for group in PINNED_GROUPS
         for gap in found[group]
-        if gap.missing
+        if gap.missing and gap.package not in PENDING_MODULES
     ]
     assert not missing, "; ".join(missing)
 
