@@ -145,6 +145,14 @@ def build_requests(
         A mode the task does not have, or ``full`` without ``maps``.
     FileNotFoundError
         A map is missing from ``maps`` (unless ``missing_maps`` collects them).
+
+    Examples
+    --------
+    >>> from graphkit import city_graph
+    >>> from benchmarks.reasonmap import generate_questions
+    >>> requests = build_requests(generate_questions(city_graph("rome"), seed=1, per_city=1), mode="text-only")
+    >>> [(request.id, request.question, request.mode) for request in requests]
+    [('rome-s1-0000', 'short', 'text-only'), ('rome-s1-0000', 'long', 'text-only')]
     """
     if task is None:
         from benchmarks.tasks import get_task

@@ -223,6 +223,17 @@ def solve(name: str, question: Question, graph: TransitGraph, kind: Kind, *, see
     ------
     ValueError
         ``name`` is not a solver; the message lists them.
+
+    Examples
+    --------
+    >>> from graphkit import city_graph
+    >>> from benchmarks.reasonmap import generate_questions
+    >>> graph = city_graph("rome")
+    >>> question = generate_questions(graph, seed=1, per_city=1)[0]
+    >>> print(solve("oracle", question, graph, "short"))
+    Route Name: Line B
+    Departure Stop: Colosseo Station
+    Arrival Stop: Marconi Station
     """
     check_choice(name, SOLVERS, what="solver")
     rng = random.Random(f"{name}:{seed}:{question.id}:{kind}")
@@ -261,6 +272,15 @@ def run_solver(
     ------
     ValueError
         ``name`` is not a solver.
+
+    Examples
+    --------
+    >>> from graphkit import city_graph
+    >>> from benchmarks.reasonmap import generate_questions
+    >>> graph = city_graph("rome")
+    >>> predictions = run_solver("echo", generate_questions(graph, seed=1, per_city=1), lambda question: graph)
+    >>> [(prediction.question, prediction.model) for prediction in predictions]
+    [('short', 'baseline:echo'), ('long', 'baseline:echo')]
     """
     model = f"baseline:{name}"
     return [

@@ -244,6 +244,16 @@ def leaderboard_table(
     ------
     ValueError
         ``rank_by`` is not a column; the message lists them.
+
+    Examples
+    --------
+    >>> cells = {("m1", "route", "full"): ("run1", {"weighted_accuracy_short": 0.5}),
+    ...          ("m2", "route", "full"): ("run2", {"weighted_accuracy_short": 0.7})}
+    >>> record = leaderboard_table([("route", "full")], cells)
+    >>> record["rank_by"], [(row["model"], row["rank"]) for row in record["rows"]]
+    ('route/full/weighted_accuracy_short', [('m2', 1), ('m1', 2)])
+    >>> print(leaderboard_markdown(record).splitlines()[2])
+    | 1 | m2 | 70.00 | – | – | – |
     """
     choices = [f"{_label(task, mode)}/{metric.name}" for task, mode in columns for metric in _metrics_of(task)]
     rank_by = rank_by or choices[0]

@@ -117,6 +117,10 @@ def shortest_route(graph: TransitGraph, source: str, target: str) -> Route:
     >>> route = shortest_route(city_graph("rome"), "Termini", "Jonio Station")
     >>> route.transfers, route.stops
     (0, 7)
+    >>> shortest_route(city_graph("rome"), "Termin", "Colosseo")
+    Traceback (most recent call last):
+        ...
+    graphkit.errors.UnknownStation: unknown station 'Termin' in rome; did you mean 'Termini Station'?
     """
     return shortest_routes(graph, source, target, max_routes=1).routes[0]
 

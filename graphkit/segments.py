@@ -60,6 +60,12 @@ class Route:
     ----------
     segments : tuple of Segment
         The rides in order; each departs where the one before arrives.
+
+    Examples
+    --------
+    >>> route = Route((Segment("L1", "A", "C", ("B",)), Segment("L2", "C", "D")))
+    >>> route.departure, route.arrival, route.transfers, route.stops
+    ('A', 'D', 1, 3)
     """
 
     segments: tuple[Segment, ...]

@@ -233,6 +233,12 @@ def synthesize_network(
     ------
     ValueError
         The sizes cannot make a connected network; the message says what is missing.
+
+    Examples
+    --------
+    >>> network = synthesize_network(stations=12, lines=3, seed=1)
+    >>> network.metro.line_names, len(network.metro.station_names)
+    (('Line 1', 'Line 2', 'Line 3'), 12)
     """
     transfers = default_transfers(stations, lines) if transfers is None else transfers
     _check(stations, lines, transfers, loops, branches, script)
