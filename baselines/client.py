@@ -85,6 +85,17 @@ class RunSummary:
     """What a run did: ``total`` requests, ``done_before`` already in the file (``errors_before`` of them
     error rows only), ``done_now`` rows written (``errors`` of them error rows), in ``seconds``.
 
+    Attributes
+    ----------
+    total : int
+        The requests of the run.
+    done_before, errors_before : int
+        The rows already in the file, and how many of those were error rows.
+    done_now, errors : int
+        The rows written by this run, and how many of those are error rows.
+    seconds : float
+        How long it took.
+
     Examples
     --------
     >>> summary = RunSummary(total=24, done_before=0, done_now=24, errors=24, seconds=1.0)

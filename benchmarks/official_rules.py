@@ -77,6 +77,18 @@ _BOXED_TEXT = re.compile(r"\\text{(.+?)}")
 def official_answer_text(response: str, *, rule: str = DEFAULT_RULE) -> str:
     r"""The part of a response the public code scores under an :data:`ANSWER_RULES` rule.
 
+    Parameters
+    ----------
+    response : str
+        The model's whole response.
+    rule : str, optional
+        One of :data:`ANSWER_RULES`.
+
+    Returns
+    -------
+    str
+        The part scored.
+
     Examples
     --------
     >>> official_answer_text("<think>A?</think> B", rule="skywork"), official_answer_text("<think>A?</think> B")
@@ -100,6 +112,15 @@ class RuleChoice:
 
     ``chosen_by``: ``given`` (the user named the path), ``model`` (the model's own name is a path
     of the public scripts) or ``default`` (neither: the closed-model script's rule).
+
+    Attributes
+    ----------
+    rule : str
+        One of :data:`ANSWER_RULES`.
+    model_path : str or None
+        The public scripts' model path it stands for (``None``: the default rule).
+    chosen_by : {"given", "model", "default"}
+        What chose it.
     """
 
     rule: str
@@ -121,7 +142,22 @@ def check_official_models(
     table: Mapping[str, str] = OFFICIAL_MODELS,
     where: str = "--official-model",
 ) -> None:
-    """Raise :class:`ValueError` unless every path ``given`` names is a model path of ``table``."""
+    """Raise :class:`ValueError` unless every path ``given`` names is a model path of ``table``.
+
+    Parameters
+    ----------
+    given : str, mapping or None
+        A model path for every model, or a run name to path mapping (``--official-model``).
+    table : mapping of str to str, optional
+        Model path to rule (the public scripts').
+    where : str, optional
+        The option, for the message.
+
+    Raises
+    ------
+    ValueError
+        A path ``table`` does not know; the message lists the close ones.
+    """
     if given is None:
         return
     pairs = [(None, given)] if isinstance(given, str) else list(given.items())
@@ -136,6 +172,19 @@ def choose_rule(
 ) -> RuleChoice:
     """The rule ``model``'s answers are read with: the path ``given`` for it (a path for every model, or a
     run name → path mapping), else its own name when that is a path of ``table``, else :data:`DEFAULT_RULE`.
+
+    Parameters
+    ----------
+    model : str
+        The model (a run name).
+    given : str, mapping or None, optional
+        As :func:`check_official_models`.
+    table : mapping of str to str, optional
+        Model path to rule.
+
+    Returns
+    -------
+    RuleChoice
 
     Examples
     --------
@@ -158,7 +207,22 @@ def choose_rule(
 def official_rules(
     models: Iterable[str], *, given: str | Mapping[str, str] | None = None, table: Mapping[str, str] = OFFICIAL_MODELS
 ) -> dict[str, dict[str, str | None]]:
-    """Per model (sorted): the rule its answers were read with, the path it stands for and what chose it."""
+    """Per model (sorted): the rule its answers were read with, the path it stands for and what chose it.
+
+    Parameters
+    ----------
+    models : iterable of str
+        The models of a run.
+    given : str, mapping or None, optional
+        As :func:`check_official_models`.
+    table : mapping of str to str, optional
+        Model path to rule.
+
+    Returns
+    -------
+    dict
+        Per model: ``rule``, ``model_path`` and ``chosen_by`` (JSON-ready).
+    """
     found = {}
     for model in sorted(set(models)):
         choice = choose_rule(model, given=given, table=table)
@@ -167,7 +231,18 @@ def official_rules(
 
 
 def official_rules_lines(rules: Mapping[str, Mapping[str, str | None]]) -> list[str]:
-    """The rules of :func:`official_rules` as markdown lines (a table under a caption)."""
+    """The rules of :func:`official_rules` as markdown lines (a table under a caption).
+
+    Parameters
+    ----------
+    rules : mapping
+        What :func:`official_rules` returns.
+
+    Returns
+    -------
+    list of str
+        The lines (none for no model).
+    """
     lines = [
         "How the public code read each model's answers (`--official-model` sets the path):",
         "",

@@ -90,7 +90,17 @@ STYLE: dict[str, Any] = {
 
 @dataclass(frozen=True, slots=True)
 class ModelStyle:
-    """How one model is drawn: its colour, the hatch of its bars and the marker of its points."""
+    """How one model is drawn: its colour, the hatch of its bars and the marker of its points.
+
+    Attributes
+    ----------
+    colour : str
+        ``#rrggbb``.
+    hatch : str
+        Matplotlib's hatch pattern (empty: none).
+    marker : str
+        Matplotlib's marker.
+    """
 
     colour: str
     hatch: str
@@ -99,6 +109,15 @@ class ModelStyle:
 
 def model_style(index: int) -> ModelStyle:
     """The style of the ``index``-th model of a figure: no two of the first ``len(COLOURS) * len(HATCHES)`` alike.
+
+    Parameters
+    ----------
+    index : int
+        The model's place in the figure.
+
+    Returns
+    -------
+    ModelStyle
 
     Examples
     --------
@@ -111,7 +130,17 @@ def model_style(index: int) -> ModelStyle:
 
 @dataclass(frozen=True, slots=True)
 class ModelCap:
-    """The models a plot draws: ``shown`` (in the order they were given), of ``total``, ranked by ``metric``."""
+    """The models a plot draws: ``shown`` (in the order they were given), of ``total``, ranked by ``metric``.
+
+    Attributes
+    ----------
+    shown : tuple of str
+        The models drawn.
+    total : int
+        The models there are.
+    metric : str
+        What ranked them.
+    """
 
     shown: tuple[str, ...]
     total: int
@@ -139,6 +168,19 @@ def top_models(scores: Mapping[str, float | None], *, metric: str, limit: int = 
     The shown models keep the order of ``scores`` (the report's own order), so
     a report with no more than ``limit`` models draws exactly what it drew
     before there was a cap.
+
+    Parameters
+    ----------
+    scores : mapping of str to float or None
+        Each model's score, in the report's order.
+    metric : str
+        The score's name, for the note.
+    limit : int, optional
+        The most models drawn.
+
+    Returns
+    -------
+    ModelCap
 
     Examples
     --------
@@ -176,6 +218,16 @@ def figure_style(*, fonts: Sequence[str | Path] = ()) -> Iterator[Any]:
     ``fonts`` are font files whose families back up the default one, in order: the CJK font the map
     renderer uses, for Chinese station names in titles (:func:`vision.fonts.find_font`).
 
+    Parameters
+    ----------
+    fonts : sequence of font files, optional
+        Back-up fonts.
+
+    Yields
+    ------
+    module
+        ``matplotlib.pyplot``.
+
     Examples
     --------
     >>> with figure_style() as plt:
@@ -198,6 +250,14 @@ def figure_style(*, fonts: Sequence[str | Path] = ()) -> Iterator[Any]:
 
 def vector_path(png: str | Path) -> Path:
     """Where the vector copy of a figure goes: ``X.png`` → ``X.pdf``.
+
+    Parameters
+    ----------
+    png : str or Path
+
+    Returns
+    -------
+    Path
 
     Examples
     --------
@@ -229,6 +289,17 @@ def save_figure(figure: Any, png: str | Path) -> tuple[Path, Path]:
     """Write ``figure`` as ``png`` and as a PDF beside it (:func:`vector_path`), atomically, then close it.
 
     No creation date, software version or random ids go into either file.
+
+    Parameters
+    ----------
+    figure : matplotlib.figure.Figure
+    png : str or Path
+        The PNG.
+
+    Returns
+    -------
+    png, pdf : Path
+        The two files written.
     """
     import matplotlib.pyplot as plt
 
@@ -242,6 +313,17 @@ def save_png(figure: Any, png: str | Path) -> Path:
     """Write ``figure`` as ``png`` alone (no PDF), atomically and without dates or versions, then close it.
 
     For figures drawn by the hundred (one per wrong answer), where a vector copy of each would double the cost.
+
+    Parameters
+    ----------
+    figure : matplotlib.figure.Figure
+    png : str or Path
+        The PNG.
+
+    Returns
+    -------
+    Path
+        ``png``.
     """
     import matplotlib.pyplot as plt
 
@@ -252,7 +334,15 @@ def save_png(figure: Any, png: str | Path) -> Path:
 
 def remove_figures(directory: str | Path, names: Sequence[str]) -> None:
     """Delete the figure files ``names`` an earlier run wrote in ``directory`` and recorded in its manifest
-    (a report written without figures); a file of the same name that no run recorded is kept."""
+    (a report written without figures); a file of the same name that no run recorded is kept.
+
+    Parameters
+    ----------
+    directory : str or Path
+        The report's folder.
+    names : sequence of str
+        The figure files' names.
+    """
     from benchmarks.manifests import remove_stale
 
     remove_stale(directory, names)

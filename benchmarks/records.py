@@ -25,7 +25,20 @@ R = TypeVar("R")
 
 @dataclass(frozen=True, slots=True)
 class Invalid:
-    """A response that did not parse; ``reason`` says why (``refusal`` among them)."""
+    """A response that did not parse; ``reason`` says why (``refusal`` among them).
+
+    Attributes
+    ----------
+    reason : str
+        Why it did not parse, for people.
+    refusal : bool
+        The response declines to answer.
+
+    Examples
+    --------
+    >>> Invalid("no route found")
+    Invalid(reason='no route found', refusal=False)
+    """
 
     reason: str
     refusal: bool = False
@@ -81,7 +94,29 @@ def wrong_type(prediction_id: str, answered: str, question_id: str, question_typ
 
 
 def field_of(record: Mapping[str, Any], name: str, kind: type | tuple[type, ...], where: str) -> Any:
-    """``record[name]``, checked to be of ``kind``; the error names the record and field."""
+    """``record[name]``, checked to be of ``kind``; the error names the record and field.
+
+    Parameters
+    ----------
+    record : mapping
+        A record.
+    name : str
+        The field.
+    kind : type or tuple of type
+        What it must be (``int`` refuses a ``bool``).
+    where : str
+        Where the record is, for the message.
+
+    Returns
+    -------
+    Any
+        The field's value.
+
+    Raises
+    ------
+    InvalidRecord
+        The field is missing or of another type.
+    """
     if name not in record:
         raise InvalidRecord(f"{where}: missing field {name!r}")
     value = record[name]
@@ -95,6 +130,23 @@ def answer_fields(record: Any, where: str) -> tuple[str, str, str, int | None]:
     """``id, model, response, tokens`` of any prediction row, checked; every benchmark's predictions share them.
 
     A ``null`` response (a failed call) reads as ``""``: scored as invalid, not dropped.
+
+    Parameters
+    ----------
+    record : Any
+        A prediction row (a JSON object).
+    where : str
+        Where it is, for the message (file and line).
+
+    Returns
+    -------
+    id, model, response : str
+    tokens : int or None
+
+    Raises
+    ------
+    InvalidRecord
+        Not an object, or a field missing or of the wrong type.
     """
     if not isinstance(record, Mapping):
         raise InvalidRecord(f"{where}: a prediction must be a JSON object")
@@ -140,7 +192,24 @@ def answer_type(record: Mapping[str, Any], types: Sequence[str], what: str, wher
 
 
 def repeat_of(record: Mapping[str, Any], where: str) -> int:
-    """A prediction row's ``repeat``: which of several answers to one request it is (0-based; absent is 0)."""
+    """A prediction row's ``repeat``: which of several answers to one request it is (0-based; absent is 0).
+
+    Parameters
+    ----------
+    record : mapping
+        A prediction row.
+    where : str
+        Where it is, for the message.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    InvalidRecord
+        ``repeat`` is not a non-negative integer.
+    """
     value = record.get("repeat", 0)
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
         raise InvalidRecord(f"{where}: field 'repeat' must be a non-negative integer, got {value!r:.80}")
@@ -154,6 +223,16 @@ def record_builder(cls: type[R]) -> Callable[..., R]:
     The ``__init__`` a frozen dataclass gets calls ``object.__setattr__`` once per field; the builder calls
     each slot's own setter, which is what that call ends in. For the records made once per answer (a
     verdict, a parsed section), where that time adds up. No default is filled in and nothing is checked.
+
+    Parameters
+    ----------
+    cls : type
+        A frozen, slotted dataclass.
+
+    Returns
+    -------
+    callable
+        ``build(*values)``.
 
     Raises
     ------

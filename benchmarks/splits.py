@@ -43,7 +43,22 @@ SPLITS: tuple[str, ...] = ("test", "train", "all")
 
 
 def split_cities(split: Split, names: Sequence[str], *, test: Iterable[str] = TEST_CITIES) -> tuple[str, ...]:
-    """The cities of a cross-city split among ``names`` (test: the paper's 11 by default)."""
+    """The cities of a cross-city split among ``names`` (test: the paper's 11 by default).
+
+    Parameters
+    ----------
+    split : {"test", "train", "all"}
+        The split.
+    names : sequence of str
+        The cities to split.
+    test : iterable of str, optional
+        The test cities.
+
+    Returns
+    -------
+    tuple of str
+        The split's cities, in ``names``' order.
+    """
     test = tuple(test)
     if split == "test":
         return tuple(name for name in names if name in test)
@@ -60,6 +75,17 @@ def seeded_prefix(city: str, seed: int) -> str:
     Seed 0's ids stay as they always were (``rome-0000``); another seed's carry it (``rome-s1-0000``),
     so that two seeds' question files never share an id and a log of one is never matched by id to the
     other's questions.
+
+    Parameters
+    ----------
+    city : str
+        The city.
+    seed : int
+        The generation seed.
+
+    Returns
+    -------
+    str
 
     Examples
     --------

@@ -45,6 +45,18 @@ def summary_json(summary: Mapping[str, Any]) -> str:
     containers, is one call of the C encoder, whose item separator carries the newline and indent of its
     depth; only the containers around them are laid out in Python.
 
+    Parameters
+    ----------
+    summary : mapping
+        A summary (JSON-ready).
+
+    Returns
+    -------
+    str
+        The JSON text.
+
+    Examples
+    --------
     >>> summary_json({"b": 1, "a": "é"})
     '{\\n  "a": "é",\\n  "b": 1\\n}\\n'
     >>> print(summary_json({"rows": [{"n": 2, "x": [1.5, None]}, {}]}), end="")
@@ -153,6 +165,18 @@ def _laid_out(value: Any, depth: int) -> str:
 def write_summary(path: str | Path, summary: Mapping[str, Any]) -> Path:
     """Write ``summary`` to ``path`` (atomically); returns the path.
 
+    Parameters
+    ----------
+    path : str or Path
+        The JSON file to write.
+    summary : mapping
+        The summary (JSON-ready; written with sorted keys and no NaN).
+
+    Returns
+    -------
+    Path
+        ``path``.
+
     Raises
     ------
     ValueError
@@ -168,6 +192,18 @@ def write_summary(path: str | Path, summary: Mapping[str, Any]) -> Path:
 def partial_lines(summary: Mapping[str, Any]) -> list[str]:
     """The line a report's table adds for a run scored from part of its log (``summary["partial"]``); else none.
 
+    Parameters
+    ----------
+    summary : mapping
+        A task's summary.
+
+    Returns
+    -------
+    list of str
+        A blank line and the note, or none.
+
+    Examples
+    --------
     >>> partial_lines({"partial": {"source": "inspect", "status": "cancelled", "samples": 3}})
     ['', '**Partial run**: the Inspect log ended with status `cancelled`; only its 3 finished samples are scored.']
     """
@@ -185,7 +221,20 @@ def partial_lines(summary: Mapping[str, Any]) -> list[str]:
 
 
 def write_text(path: str | Path, text: str) -> Path:
-    """Write ``text`` to ``path`` (atomically); returns the path."""
+    """Write ``text`` to ``path`` (atomically); returns the path.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file to write (replaced whole, or left as it was when writing fails).
+    text : str
+        Its content, written as UTF-8.
+
+    Returns
+    -------
+    Path
+        ``path``.
+    """
     with atomic_writer(path) as stream:
         stream.write(text)
     return Path(path)

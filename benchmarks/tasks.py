@@ -358,8 +358,15 @@ RECOGNISERS: dict[str, str] = {
 def task_names() -> tuple[str, ...]:
     """The registered tasks' names.
 
-    >>> task_names()
-    ('route', 'plus', 'mapqa', 'probe')
+    Returns
+    -------
+    tuple of str
+        The names, in the registry's order (the command line's ``--task`` choices).
+
+    Examples
+    --------
+    >>> task_names()[:3]  # the first ones; a new task comes after them
+    ('route', 'plus', 'mapqa')
     """
     return tuple(TASKS)
 
@@ -387,23 +394,46 @@ def solver_names() -> tuple[str, ...]:
 def get_task(name: str) -> Task:
     """The task called ``name``.
 
+    Parameters
+    ----------
+    name : str
+        A registered task's name (:func:`task_names`).
+
+    Returns
+    -------
+    Task
+        Its record (its module is imported on first use).
+
     Raises
     ------
     ValueError
         An unknown name; the message lists the known ones.
 
+    Examples
+    --------
     >>> get_task("plus").name
     'plus'
-    >>> get_task("maps")
+    >>> get_task("maps")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    graphkit.choices.UnknownChoice: task must be one of ['route', 'plus', 'mapqa', 'probe'], got 'maps'
+    graphkit.choices.UnknownChoice: task must be one of ['route', 'plus', 'mapqa', ...], got 'maps'
     """
     return imported(TASKS[check_choice(name, TASKS, what="task")])
 
 
 def detect_task(path: str | Path) -> Task:
-    """The task whose questions ``path`` holds (told by the first record; route when no other task claims it)."""
+    """The task whose questions ``path`` holds (told by the first record; route when no other task claims it).
+
+    Parameters
+    ----------
+    path : str or Path
+        A question file (or a public data set's folder).
+
+    Returns
+    -------
+    Task
+        The first task in detection order whose ``recognise`` claims the file.
+    """
     for name in _DETECTION_ORDER:
         recognise = imported(RECOGNISERS[name]) if name in RECOGNISERS else get_task(name).recognise
         if recognise(Path(path)):

@@ -98,6 +98,16 @@ def _fold_unicode(text: str, keep_spaces: bool) -> str:
 def unsafe_character(text: str) -> str | None:
     """The first control (Unicode category Cc) or bidi control character of ``text``, described; else ``None``.
 
+    Parameters
+    ----------
+    text : str
+        A name (a station's, a model's).
+
+    Returns
+    -------
+    str or None
+        The character's code point and kind, for a message.
+
     Examples
     --------
     >>> unsafe_character("\\u202eTermini"), unsafe_character("Termini"), unsafe_character("A\\x07B")
@@ -127,6 +137,16 @@ def lookalike_key(text: str) -> str:
     or Greek letter drawn like a Latin one replaced by it. Case and punctuation are kept: two texts with the
     same key print alike, two with different keys can be told apart by eye.
 
+    Parameters
+    ----------
+    text : str
+        A name.
+
+    Returns
+    -------
+    str
+        Its look-alike key.
+
     Examples
     --------
     >>> lookalike_key("gpt-4\u043e") == lookalike_key("gpt-4o") != lookalike_key("GPT-4o")
@@ -141,7 +161,21 @@ def lookalike_key(text: str) -> str:
 
 
 def has_cjk(text: str) -> bool:
-    """Whether ``text`` contains Chinese characters."""
+    """Whether ``text`` contains Chinese characters.
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> has_cjk("西直门站"), has_cjk("Termini")
+    (True, False)
+    """
     return _CJK.search(text) is not None
 
 
@@ -187,6 +221,16 @@ def pinyin_table(station_names: Iterable[str], line_names: Iterable[str]) -> dic
 
     ``graphkit/data/pinyin.json`` holds this table for the embedded cities (their names and spellings,
     and each station name without 站, as answers write it), so that matching them never imports pypinyin.
+
+    Parameters
+    ----------
+    station_names, line_names : iterable of str
+        The names whose Chinese parts are looked up.
+
+    Returns
+    -------
+    dict of str to str
+        Each Chinese text to its pinyin, sorted by text.
     """
     texts = {text for name in station_names if has_cjk(name) for text, _ in _romanized_parts(name)}
     texts.update(key for name in line_names if has_cjk(key := _first_line_key(name)))

@@ -27,7 +27,13 @@ __all__ = ["build_parser", "main", "run", "report_skipped"]
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The parser of every subcommand; each subcommand module adds its own."""
+    """The parser of every subcommand; each subcommand module adds its own.
+
+    Returns
+    -------
+    Parser
+        The ``reasonmap`` parser (building it imports no library).
+    """
     # nothing heavy here (no graphkit: it loads igraph): the libraries' choices and defaults are in options
     from reasonmap.batch import add_synth_command
     from reasonmap.benchmark_commands import add_benchmark_commands
@@ -156,6 +162,19 @@ def _one_blas_thread() -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one ``reasonmap`` command: its errors as one line on standard error, and an exit status.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        The arguments (``sys.argv[1:]`` when None).
+
+    Returns
+    -------
+    int
+        0 done; 1 nothing could be answered; 2 a usage or input error (one line naming it); 130 and 143
+        interrupted (Ctrl-C, SIGTERM).
+    """
     _mend_standard_streams()
     _one_blas_thread()
     args = build_parser().parse_args(argv)

@@ -77,6 +77,15 @@ class Output:
     ``writes``: for a folder, the names (glob patterns relative to it) that the command writes
     there; ``("**",)``: the folder is replaced whole. ``beside``: the files written next to an
     output file, each named by the suffix that replaces its extension (``".summary.json"``).
+
+    Attributes
+    ----------
+    dest : str
+        The option's destination (``out``).
+    writes : tuple of str
+        See above.
+    beside : tuple of str
+        See above.
     """
 
     dest: str
@@ -195,6 +204,11 @@ def _clash(output: Output, path: str, given: str) -> str | None:
 def refuse_overwrite(args: argparse.Namespace) -> None:
     """Refuse a command whose outputs would replace one of its inputs; nothing has been touched yet.
 
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
     Raises
     ------
     OverwriteRefused
@@ -216,7 +230,17 @@ def refuse_overwrite(args: argparse.Namespace) -> None:
 
 
 def warn_incomplete_runs(args: argparse.Namespace) -> list[str]:
-    """One line per input file that an unfinished or since-changed run wrote (its folder's manifest says so)."""
+    """One line per input file that an unfinished or since-changed run wrote (its folder's manifest says so).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    list of str
+    """
     from benchmarks.manifests import vouches_for
 
     outputs = {output.dest for output in _outputs(args)}
@@ -234,6 +258,16 @@ def warn_incomplete_runs(args: argparse.Namespace) -> list[str]:
 
 def check_paths(args: argparse.Namespace) -> list[str]:
     """The one check every command runs after parsing: refuse what would destroy an input; the warnings.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    list of str
+        The warnings (inputs an unfinished or changed run wrote).
 
     Raises
     ------

@@ -70,7 +70,23 @@ DESCRIBE_KIND = "describe"
 @dataclass(frozen=True, slots=True)
 class VdiResult:
     """What a run measured (``summary`` is what ``vdi.json`` holds), the client runs (stage name and
-    :class:`~baselines.client.RunSummary`), the files written and the samples skipped."""
+    :class:`~baselines.client.RunSummary`), the files written and the samples skipped.
+
+    Attributes
+    ----------
+    accuracy_full : float or None
+        The accuracy with the full map.
+    budgets : tuple of BudgetFigures
+        Each description budget's figures.
+    summary : dict
+        What ``vdi.json`` holds.
+    runs : tuple of (str, RunSummary)
+        Each client stage's run.
+    files : tuple of Path
+        The files written.
+    problems : tuple of str
+        The samples skipped.
+    """
 
     accuracy_full: float | None
     budgets: tuple[BudgetFigures, ...]

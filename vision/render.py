@@ -481,6 +481,18 @@ def write_rendered(rendered: RenderedMap, out: str | Path) -> tuple[Path, Path]:
     metadata and both use fixed encoder settings (PNG compression 6; JPEG quality 95, 4:4:4), so equal
     maps give equal bytes.
 
+    Parameters
+    ----------
+    rendered : RenderedMap
+        What :func:`render_map` returns.
+    out : str or Path
+        The image file to write.
+
+    Returns
+    -------
+    image, truth : Path
+        The two files written.
+
     Raises
     ------
     ValueError

@@ -36,7 +36,7 @@ __all__, __getattr__, __dir__ = lazy_exports(
         "benchmarks.reasonmap.parsing": ("parse_answer",),
         "benchmarks.reasonmap.records": ("Prediction", "Question", "Verdict"),
         "benchmarks.reasonmap.report": ("summarize", "write_report"),
-        "benchmarks.reasonmap.rewards": ("accuracy_reward", "compute_score"),
+        "benchmarks.reasonmap.rewards": ("accuracy_reward", "compute_score", "format_reward"),
         "benchmarks.reasonmap.scoring": ("score_answer", "score_prediction", "score_predictions"),
         "benchmarks.reasonmap.task": ("VARIANT_NAMES",),
         "benchmarks.reasonmap.weighting": ("weight_of",),

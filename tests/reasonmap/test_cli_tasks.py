@@ -140,6 +140,43 @@ def test_run_and_vdi_share_the_client_flags_and_vdi_sends_the_map_always():
     assert {"--map", "--maps"} <= flags("ocr") and {"--map", "--maps"} <= flags("diagnose")
 
 
+def _help_of(command: str, option: str) -> str:
+    """One option's help line(s) as ``reasonmap COMMAND --help`` shows it, joined into one line."""
+    shown = _subcommands(build_parser())[command]
+    shown.format_help()  # reads the registries, as --help does
+    (action,) = [a for a in shown._actions if option in (a.option_strings or [a.dest])]
+    return " ".join(str(action.help).split())
+
+
+@pytest.mark.parametrize(
+    ("command", "option"),
+    [("eval", "--tasks"), ("baseline", "--questions"), ("prompts", "--questions")],
+)
+def test_help_that_names_tasks_names_every_registered_one(command, option):
+    from benchmarks.tasks import task_names
+
+    text = _help_of(command, option)
+    assert all(name in text for name in task_names()), text
+
+
+def test_help_of_solvers_modes_and_generated_tasks_is_each_tasks_own():
+    from benchmarks.tasks import get_task, task_names
+
+    solvers, modes = _help_of("baseline", "name"), _help_of("prompts", "--mode")
+    for name in task_names():
+        task = get_task(name)
+        assert f"{name}: {', '.join(task.solvers) or 'none'}" in solvers
+        assert f"{name}: {', '.join(task.modes)}" in modes
+    generated = [name for name in task_names() if get_task(name).generation is not None]
+    assert _help_of("eval", "--split").startswith(", ".join(generated) + ":")
+
+
+def test_a_registry_help_is_read_only_when_the_help_is_shown():
+    parser = build_parser()
+    (action,) = [a for a in _subcommands(parser)["eval"]._actions if "--tasks" in a.option_strings]
+    assert isinstance(action.help, options.RegistryHelp)  # building the parser read no registry
+
+
 def test_building_the_parser_and_asking_for_help_import_no_heavy_library():
     # nor the registries the options choose from: a command's help reads those it lists (`ocr --help` the OCR
     # modules' names, which import no image library; `score --help` the task records, which load igraph)

@@ -102,9 +102,7 @@ def fixture_questions():
     return questions
 
 
-@pytest.fixture(autouse=True)
-def no_key_from_the_environment(monkeypatch):
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+pytestmark = pytest.mark.usefixtures("no_key_from_the_environment")
 
 
 def outputs(folder: Path) -> dict[str, bytes]:
