@@ -134,18 +134,7 @@ def knobs_from(args: argparse.Namespace):
 
 
 def cmd_synth(args: argparse.Namespace) -> int:
-    """``reasonmap synth``: one synthetic network (its files and its statistics), or a set with ``--count``.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed command line.
-
-    Returns
-    -------
-    int
-        The exit status.
-    """
+    """``reasonmap synth``: one synthetic network (its files and its statistics), or a set with ``--count``."""
     if args.count is None:
         from graphkit.io import write_network
         from graphkit.stats import city_stats

@@ -55,18 +55,7 @@ def _nothing(command: str, reason: str) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    """``reasonmap serve``: an OpenAI-compatible chat endpoint answered by a symbolic solver, until stopped.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed command line.
-
-    Returns
-    -------
-    int
-        The exit status.
-    """
+    """``reasonmap serve``: an OpenAI-compatible chat endpoint answered by a symbolic solver, until stopped."""
     import functools
 
     from graphkit.cities import city_graph, city_names, graph_from_file
@@ -100,18 +89,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_baseline(args: argparse.Namespace) -> int:
-    """``reasonmap baseline``: a symbolic solver's answers to a question file, as prediction rows.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed command line.
-
-    Returns
-    -------
-    int
-        The exit status.
-    """
+    """``reasonmap baseline``: a symbolic solver's answers to a question file, as prediction rows."""
     from benchmarks.jsonl import write_jsonl
 
     task, questions = _load(args)
@@ -160,18 +138,7 @@ def _requests(args: argparse.Namespace) -> list:
 
 
 def cmd_prompts(args: argparse.Namespace) -> int:
-    """``reasonmap prompts``: the requests of a question file in one prompt mode, as request records.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed command line.
-
-    Returns
-    -------
-    int
-        The exit status.
-    """
+    """``reasonmap prompts``: the requests of a question file in one prompt mode, as request records."""
     from benchmarks.jsonl import write_jsonl
     from reasonmap.options import check_prompt_options
 
@@ -185,18 +152,7 @@ def cmd_prompts(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    """``reasonmap run``: a model's answers to the requests of a question file (or a request file), resumable.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed command line.
-
-    Returns
-    -------
-    int
-        The exit status.
-    """
+    """``reasonmap run``: a model's answers to the requests of a question file (or a request file), resumable."""
     from baselines.client import EndpointUnreachable, run_requests
     from baselines.requests import Request
     from benchmarks.jsonl import read_jsonl
@@ -227,18 +183,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_vdi(args: argparse.Namespace) -> int:
-    """``reasonmap vdi``: the visual dependency index of a question file for one model.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed command line.
-
-    Returns
-    -------
-    int
-        The exit status.
-    """
+    """``reasonmap vdi``: the visual dependency index of a question file for one model."""
     from benchmarks.vdi import parse_budgets, vdi_table
     from reasonmap.options import report_skipped
     from reasonmap.vdi import run_vdi

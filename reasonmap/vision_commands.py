@@ -57,18 +57,7 @@ def _check_cache(args: argparse.Namespace) -> None:
 
 
 def cmd_ocr(args: argparse.Namespace) -> int:
-    """``reasonmap ocr``: read a map (or a folder of maps) and ground it in its city's data.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed command line.
-
-    Returns
-    -------
-    int
-        The exit status.
-    """
+    """``reasonmap ocr``: read a map (or a folder of maps) and ground it in its city's data."""
     from vision.analyse import ocr_report, write_evidence
 
     _check_cache(args)
@@ -144,18 +133,7 @@ def _ocr_folder(args: argparse.Namespace) -> int:
 
 
 def cmd_render(args: argparse.Namespace) -> int:
-    """``reasonmap render``: draw a city's map (or many) with its ground truth.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed command line.
-
-    Returns
-    -------
-    int
-        The exit status.
-    """
+    """``reasonmap render``: draw a city's map (or many) with its ground truth."""
     from reasonmap.batch import knobs_from
     from vision.render import render_map, write_rendered
 
@@ -240,18 +218,7 @@ def _render_folder(args: argparse.Namespace) -> int:
 
 
 def cmd_diagnose(args: argparse.Namespace) -> int:
-    """``reasonmap diagnose``: label why each answer went wrong, with the map evidence behind it.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed command line.
-
-    Returns
-    -------
-    int
-        The exit status.
-    """
+    """``reasonmap diagnose``: label why each answer went wrong, with the map evidence behind it."""
     from graphkit.cities import CityGraphs
     from graphkit.names import fold
     from reasonmap.batch import executor_from

@@ -120,6 +120,10 @@ def needs(value: Any) -> tuple[str, ...]:
     ...     pass
     >>> needs(tell)
     ()
+    >>> def cmd_tell(args) -> int:
+    ...     return 0
+    >>> needs(cmd_tell)  # a subcommand's handler
+    ()
     """
     if inspect.isclass(value):
         # an exception's message, a Protocol (an interface, never built) and a class built without arguments
@@ -130,6 +134,8 @@ def needs(value: Any) -> tuple[str, ...]:
         ):
             return ()
         return ("Parameters",) if _parameters(value) else ()
+    if value.__name__.startswith("cmd_") and _parameters(value) == ["args"]:
+        return ()  # a subcommand's handler: its documentation is the command's --help, its value the exit status
     found = ["Parameters"] if _parameters(value) else []
     returned = inspect.signature(value).return_annotation
     if returned not in ("None", None, "NoReturn"):  # an unannotated function is taken to return something
