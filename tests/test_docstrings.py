@@ -17,25 +17,11 @@ from tests.docstrings import gaps, has_section, lacks, module_gaps, needs
 
 COMPLETE = ("graphkit", "benchmarks", "baselines", "vision", "reasonmap")
 # every module of these groups is complete, not only the facade (``python -m tests.docstrings --modules``), but for
-# the modules other work of this round rewrites (the drawing and OCR modules of vision, the task contract and
-# the scoring intervals of benchmarks, the score pipeline and the synthetic sets of reasonmap)
+# the modules other work of this round rewrites (the OCR of vision, the task contract of benchmarks, the score
+# pipeline and the synthetic sets of reasonmap)
 COMPLETE_MODULES = ("graphkit", "baselines", "vision", "benchmarks", "reasonmap")
 PENDING_MODULES = {
-    "vision.engines",
-    "vision.label_drawing",
-    "vision.labels",
-    "vision.layout",
-    "vision.leader_search",
     "vision.ocr",
-    "vision.render",
-    "vision.strokes",
-    "benchmarks.records",
-    "benchmarks.samples",
-    "benchmarks.splits",
-    "benchmarks.vdi",
-    "benchmarks.inspect_scores",
-    "benchmarks.intervals",
-    "benchmarks.paired",
     "benchmarks.tasks",
     "reasonmap.benchmark_commands",
     "reasonmap.score_files",
