@@ -34,7 +34,25 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class Answer:
-    """What a task's metric specs read of one answer, taken from its Inspect score."""
+    """What a task's metric specs read of one answer, taken from its Inspect score.
+
+    Parameters
+    ----------
+    id : str
+        The question's id (:func:`question_id`).
+    question : str or None
+        The question's text, where a metric reads it.
+    correct : float
+        The score's value (1 right, 0 wrong; with epochs, their mean).
+    map_score : float or None
+        The task's map score, where it has one.
+    weight : float
+        The answer's weight in weighted figures.
+    type : str, optional
+        The question's type.
+    tokens : int, optional
+        The output tokens, where the model reported them.
+    """
 
     id: str
     question: str | None
@@ -46,8 +64,27 @@ class Answer:
 
 
 def question_id(sample: Any) -> str:
-    """The question an Inspect ``SampleScore`` asks: a sample's id less its ``:<kind>`` (the score's metadata
-    ``kind``), or the whole id when the score names no kind."""
+    """The question an Inspect ``SampleScore`` asks.
+
+    Parameters
+    ----------
+    sample : inspect_ai.scorer.SampleScore
+        A sample's score (read by its ``sample_id`` and ``score.metadata``).
+
+    Returns
+    -------
+    str
+        The sample's id less its ``:<kind>`` (the score's metadata ``kind``), or the whole id when the score names
+        no kind.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> question_id(SimpleNamespace(sample_id="q7:long", score=SimpleNamespace(metadata={"kind": "long"})))
+    'q7'
+    >>> question_id(SimpleNamespace(sample_id="q7:long", score=SimpleNamespace(metadata=None)))
+    'q7:long'
+    """
     identifier = str(sample.sample_id)
     kind = (sample.score.metadata or {}).get("kind")
     return identifier.removesuffix(f":{kind}") if kind else identifier
@@ -56,7 +93,20 @@ def question_id(sample: Any) -> str:
 def headline_stderrs(specs: Sequence[MetricSpec], answers: Sequence[Answer]) -> dict[str, float | None]:
     """``<metric>_stderr`` of each headline spec: the standard error of the report's bootstrap over questions
     (:mod:`benchmarks.intervals`; a question's short and long samples drawn together), beside the figure as
-    Inspect's own ``stderr()`` sits beside a mean. With epochs, each sample's value is already their mean."""
+    Inspect's own ``stderr()`` sits beside a mean. With epochs, each sample's value is already their mean.
+
+    Parameters
+    ----------
+    specs : sequence of MetricSpec
+        The task's figures; only the headline ones get a standard error.
+    answers : sequence of Answer
+        The answers they are computed over.
+
+    Returns
+    -------
+    dict of str to float or None
+        ``<name>_stderr`` for each headline spec; ``None`` where the bootstrap gives that figure no interval.
+    """
     from benchmarks.intervals import intervals
     from benchmarks.metrics import headline
 
@@ -66,13 +116,36 @@ def headline_stderrs(specs: Sequence[MetricSpec], answers: Sequence[Answer]) -> 
 
 
 def output_tokens(state: Any) -> int | None:
-    """The output tokens of an Inspect ``TaskState``'s answer, when its model reported them."""
+    """The output tokens of an Inspect ``TaskState``'s answer.
+
+    Parameters
+    ----------
+    state : inspect_ai.solver.TaskState
+        The sample's state (read by its ``output.usage``).
+
+    Returns
+    -------
+    int or None
+        The output tokens; ``None`` when there is no output or its model reported no usage.
+    """
     usage = state.output.usage if state.output is not None else None
     return usage.output_tokens if usage is not None else None
 
 
 def file_stamp(questions: str | None) -> int | None:
-    """When the question file last changed: a set is loaded once for the task and its scorer, and again when edited."""
+    """When the question file last changed: a set is loaded once for the task and its scorer, and again when edited.
+
+    Parameters
+    ----------
+    questions : str or None
+        The question file (``None``: a generated set).
+
+    Returns
+    -------
+    int or None
+        Its modification time in nanoseconds; ``None`` without a file or when it cannot be read (its reader then
+        names the problem).
+    """
     if questions is None:
         return None
     try:
@@ -82,8 +155,20 @@ def file_stamp(questions: str | None) -> int | None:
 
 
 def one_sample_per_question(question: Any, kind: str) -> tuple[str, dict[str, Any]]:
-    """The sample id and metadata of a task asked once per question (``InspectSpec.sample``): the question's id,
-    and its ``id``, ``type`` and ``city``."""
+    """The sample id and metadata of a task asked once per question (``InspectSpec.sample``).
+
+    Parameters
+    ----------
+    question : Any
+        The question (read by its ``id``, ``type`` and ``city``).
+    kind : str
+        The sample's kind (unused: one sample per question).
+
+    Returns
+    -------
+    (str, dict)
+        The question's id, and its ``id``, ``type`` and ``city`` as the sample's metadata.
+    """
     return question.id, {"id": question.id, "type": question.type, "city": question.city}
 
 

@@ -80,6 +80,29 @@ def interval_method(
 ) -> dict[str, Any]:
     """How a summary's printed intervals were computed, as ``summary.json`` records it (``interval_method``).
 
+    Parameters
+    ----------
+    resamples : int, optional
+        Resamples of the bootstrap.
+    seed : int, optional
+        Seed of the draws.
+    level : float, optional
+        Coverage of the interval.
+    cluster : {"question", "map"}, optional
+        What is resampled (:data:`CLUSTERS`).
+
+    Returns
+    -------
+    dict
+        ``method``, ``cluster``, ``unit``, ``weights`` (how each is drawn), ``resamples``, ``seed`` and ``level``.
+
+    Raises
+    ------
+    ValueError
+        ``cluster`` is not one of :data:`CLUSTERS`.
+
+    Examples
+    --------
     >>> interval_method(cluster="map")["unit"]
     'map, then question'
     """
@@ -104,10 +127,19 @@ INTERVAL_METHOD = interval_method()
 
 @dataclass(frozen=True, slots=True)
 class Interval:
-    """A metric's uncertainty: ``n`` questions, the standard error ``se`` and the interval ``[low, high]``.
+    """A metric's uncertainty.
 
     ``se``, ``low`` and ``high`` are ``None`` where there is no interval to give (fewer than two questions, or
     no variance).
+
+    Parameters
+    ----------
+    n : int
+        The questions the metric applies to.
+    se : float or None
+        The standard error (the resampled figures' standard deviation).
+    low, high : float or None
+        The percentile interval's ends.
     """
 
     n: int
@@ -136,6 +168,20 @@ def question_maps(answers: Iterable[Any], map_of: Callable[[Any], str]) -> dict[
     """The clusters of ``cluster="map"``: each map with its questions' ids, sorted (what ``summary.json`` records
     as ``clusters``, for ``compare --cluster map`` to read back).
 
+    Parameters
+    ----------
+    answers : iterable
+        The answers (read by their ``id``).
+    map_of : callable
+        An answer's map.
+
+    Returns
+    -------
+    dict of str to list of str
+        Each map, sorted by name, with its distinct question ids, sorted.
+
+    Examples
+    --------
     >>> from types import SimpleNamespace as Answer
     >>> question_maps([Answer(id="b", city="rome"), Answer(id="a", city="rome")], lambda answer: answer.city)
     {'rome': ['a', 'b']}
@@ -158,8 +204,28 @@ def intervals(
 ) -> dict[str, Interval]:
     """The interval of each spec over ``answers``, by spec name, from one bootstrap over their questions.
 
-    An answer's question is its ``id``; with ``cluster="map"``, ``map_of(answer)`` is its map. A spec that
-    applies to no answer gets no interval.
+    Parameters
+    ----------
+    specs : sequence of MetricSpec
+        The metrics.
+    answers : iterable
+        The answers; an answer's question is its ``id``.
+    resamples, seed, level : optional
+        The bootstrap's resamples, seed and coverage.
+    cluster : {"question", "map"}, optional
+        What is resampled (:data:`CLUSTERS`).
+    map_of : callable, optional
+        An answer's map; required with ``cluster="map"``.
+
+    Returns
+    -------
+    dict of str to Interval
+        By spec name, in the specs' order; a spec that applies to no answer gets no interval.
+
+    Raises
+    ------
+    ValueError
+        ``cluster`` is not one of :data:`CLUSTERS`, or ``"map"`` without ``map_of``.
 
     Examples
     --------
@@ -198,11 +264,31 @@ def grouped_intervals(
     the models answered the same questions) are one matrix product, and an answer that sits in several
     groups is read once.
 
+    Parameters
+    ----------
+    specs : sequence of MetricSpec
+        The metrics.
+    groups : iterable of iterable
+        The groups of answers.
+    resamples, seed, level : optional
+        The bootstrap's resamples, seed and coverage.
+    cluster : str or sequence of str, optional
+        What is resampled (:data:`CLUSTERS`), for every group or one per group.
+    map_of : callable, optional
+        An answer's map; required where a group's cluster is ``"map"``.
+
+    Returns
+    -------
+    list of dict of str to Interval
+        Per group, in order, what :func:`intervals` gives it.
+
     Raises
     ------
     ValueError
-        ``cluster`` is not one of :data:`CLUSTERS`, or ``"map"`` without ``map_of``.
+        ``cluster`` is not one of :data:`CLUSTERS` (or not one per group), or ``"map"`` without ``map_of``.
 
+    Examples
+    --------
     >>> from types import SimpleNamespace as Answer
     >>> from benchmarks.metrics import MetricSpec
     >>> spec = MetricSpec("accuracy", lambda answer: answer.correct, "share right", aggregation="mean")
@@ -405,8 +491,20 @@ def _values(specs: Sequence[MetricSpec], answers: Collection[Any]) -> tuple[np.n
 
 
 def interval_note(summary: Any) -> str:
-    """What ``±`` means in a summary's tables, as a sentence after a space; ``""`` for a summary without intervals.
+    """What ``±`` means in a summary's tables, as a sentence after a space.
 
+    Parameters
+    ----------
+    summary : dict
+        A summary (read by its ``interval_method``); anything without ``get`` has none.
+
+    Returns
+    -------
+    str
+        The sentence, or ``""`` for a summary without intervals.
+
+    Examples
+    --------
     >>> interval_note({"interval_method": INTERVAL_METHOD})
     ' ± is half the width of the 95% interval (Poisson bootstrap over questions, 2000 resamples, seed 0); – where \
 there is none (fewer than two questions, or no variance).'
@@ -441,6 +539,12 @@ def scored_row(
         What the intervals resample (:func:`intervals`).
     both : bool
         Also ``intervals_by_cluster``: the intervals of both clusterings, by clustering.
+
+    Returns
+    -------
+    dict
+        Each spec's figure by name, then ``n``, ``n_invalid``, ``intervals`` (each headline interval as
+        :meth:`Interval.to_dict` gives it) and, with ``both``, ``intervals_by_cluster``.
 
     Examples
     --------

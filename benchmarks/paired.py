@@ -78,11 +78,29 @@ def question_weights(
     group it sits in (a model, a city, a difficulty pair) and in every run over it, whatever else the
     file holds, in any process; two runs compared are paired by construction.
 
+    Parameters
+    ----------
+    names : sequence of str
+        The units (question ids, or maps).
+    resamples : int, optional
+        The resamples.
+    seed : int, optional
+        The seed, ``0 ≤ seed < 2**64``.
+    unit : str, optional
+        What the names are (``"question"``, ``"map"``): the same name weighs differently as another unit.
+
+    Returns
+    -------
+    numpy.ndarray
+        A ``(len(names), resamples)`` float array of whole-number weights.
+
     Raises
     ------
     ValueError
         ``resamples`` below 1, or a seed outside ``0 ≤ seed < 2**64``.
 
+    Examples
+    --------
     >>> weights = question_weights(["q1", "q2"], resamples=4000, seed=1)
     >>> weights.shape, round(float(weights.mean()), 1), round(float(weights.var()), 1)
     ((2, 4000), 1.0, 1.0)
@@ -123,10 +141,32 @@ def resampling_weights(
     seed: int = 0,
     maps: Sequence[str] | None = None,
 ) -> np.ndarray:
-    """Each question's weight in each resample (``(len(ids), resamples)``): its own Poisson(1) draw
-    (:func:`question_weights`), times its map's when ``maps`` (each question's map, in order) is given:
-    the two-stage bootstrap of maps, then questions within them.
+    """Each question's weight in each resample: its own Poisson(1) draw (:func:`question_weights`), times its
+    map's when ``maps`` is given: the two-stage bootstrap of maps, then questions within them.
 
+    Parameters
+    ----------
+    ids : sequence of str
+        The questions' ids.
+    resamples : int, optional
+        The resamples.
+    seed : int, optional
+        The seed, ``0 ≤ seed < 2**64``.
+    maps : sequence of str, optional
+        Each question's map, in order.
+
+    Returns
+    -------
+    numpy.ndarray
+        A ``(len(ids), resamples)`` float array (read-only when kept for the next call: copy it to change it).
+
+    Raises
+    ------
+    ValueError
+        As :func:`question_weights`.
+
+    Examples
+    --------
     >>> one = resampling_weights(["a", "b"], resamples=5, maps=["rome", "rome"])
     >>> bool((one == question_weights(["a", "b"], resamples=5) * question_weights(["rome"], resamples=5,
     ...                                                                          unit="map")).all())
@@ -159,10 +199,20 @@ def _kept_weights(ids: tuple[str, ...], resamples: int, seed: int) -> np.ndarray
 def weighted_means(counts: np.ndarray, values: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """The weighted mean of ``values`` in each resample of ``counts``: ``sum c w x / sum c w``.
 
-    ``values`` and ``weights`` have the questions on their last axis (weight 0 leaves a
-    question out); a resample that drew no weight is ``nan``. Returns shape
-    ``(resamples, *leading axes of values)``.
+    Parameters
+    ----------
+    counts : numpy.ndarray
+        ``(resamples, questions)``: each question's count in each resample.
+    values, weights : numpy.ndarray
+        The questions on their last axis, broadcast together (weight 0 leaves a question out).
 
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(resamples, *leading axes of values)``; a resample that drew no weight is ``nan``.
+
+    Examples
+    --------
     >>> counts = np.array([[1, 1, 0], [0, 0, 3]])
     >>> weighted_means(counts, np.array([1.0, 0.0, 1.0]), np.array([1.0, 3.0, 1.0])).tolist()
     [0.25, 1.0]
@@ -187,9 +237,33 @@ def difference_interval(
 ) -> dict[str, float]:
     """The paired-bootstrap interval of ``mean_w(b) - mean_w(a)``: both sides resampled by the same draw.
 
-    Returns the point difference (on all questions), the standard error of the resampled
-    differences and the percentile interval at ``level``.
+    Parameters
+    ----------
+    counts : numpy.ndarray
+        ``(resamples, questions)``: each question's count in each resample.
+    a, b : numpy.ndarray
+        Each side's value per question.
+    weights_a : numpy.ndarray
+        Side ``a``'s question weights.
+    weights_b : numpy.ndarray, optional
+        Side ``b``'s (default: ``weights_a``).
+    level : float, optional
+        Coverage of the interval, strictly between 0 and 1.
 
+    Returns
+    -------
+    dict of str to float
+        ``difference`` (the point difference on all questions), ``se`` (the standard error of the resampled
+        differences), ``low`` and ``high`` (the percentile interval at ``level``); ``nan`` where no resample
+        drew any weight.
+
+    Raises
+    ------
+    ValueError
+        ``level`` not strictly between 0 and 1.
+
+    Examples
+    --------
     >>> counts = resampling_weights(["a", "b", "c"], resamples=200).T
     >>> found = difference_interval(counts, np.array([0.0, 0, 1]), np.array([1.0, 1, 1]), np.ones(3))
     >>> round(found["difference"], 4), found["low"] >= 0.0, found["high"] <= 1.0
@@ -206,9 +280,30 @@ def difference_interval(
 def mean_interval(
     counts: np.ndarray, values: np.ndarray, weights: np.ndarray, *, level: float = 0.95
 ) -> dict[str, float]:
-    """The bootstrap interval of one weighted mean: the point (on all questions), the standard error and the
-    percentile interval at ``level`` of the resampled means.
+    """The bootstrap interval of one weighted mean.
 
+    Parameters
+    ----------
+    counts : numpy.ndarray
+        ``(resamples, questions)``: each question's count in each resample.
+    values, weights : numpy.ndarray
+        The value and weight of each question.
+    level : float, optional
+        Coverage of the interval, strictly between 0 and 1.
+
+    Returns
+    -------
+    dict of str to float
+        ``mean`` (the point, on all questions), ``se`` (the standard error of the resampled means), ``low`` and
+        ``high`` (the percentile interval at ``level``).
+
+    Raises
+    ------
+    ValueError
+        ``level`` not strictly between 0 and 1.
+
+    Examples
+    --------
     >>> found = mean_interval(resampling_weights("abcd", resamples=100).T, np.array([1.0, 1, 0, 0]), np.ones(4))
     >>> found["mean"], 0.0 <= found["low"] <= 0.5 <= found["high"] <= 1.0
     (0.5, True)
@@ -296,8 +391,20 @@ def mcnemar_exact(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     Under the null hypothesis a discordant pair (one side right, the other wrong) is
     equally likely either way, so the count ``k`` of the rarer kind among ``d``
     discordant pairs is Binomial(d, 1/2): ``p = min(1, 2 P(X <= k))``; 1 with no
-    discordant pair. The questions are on the last axis; returns one p-value per batch.
+    discordant pair.
 
+    Parameters
+    ----------
+    a, b : numpy.ndarray
+        The two sides' outcomes (truthy: right), the questions on the last axis.
+
+    Returns
+    -------
+    numpy.ndarray
+        One p-value per batch (the leading axes).
+
+    Examples
+    --------
     >>> float(mcnemar_exact(np.array([1, 1, 1, 1, 1, 0]), np.array([0, 0, 0, 0, 0, 0])))  # 2 / 2**5
     0.0625
     """
@@ -329,11 +436,29 @@ def sign_flip_pvalue(
     Under the null hypothesis the two sides of a pair are exchangeable, so each
     question's difference is as likely negated. The statistic is ``|sum w d|``
     (the weighted mean difference times the constant total weight). With at most
-    ``permutations`` sign patterns (``2**n``, n the questions) all are enumerated
+    ``max(permutations, 4096)`` sign patterns (``2**n``, n the questions) all are enumerated
     and the p-value is exact: the share of patterns at least as extreme as the one
     observed; otherwise ``permutations`` patterns are drawn (seeded) and
-    ``p = (1 + extreme) / (1 + permutations)``. The questions are on the last axis.
+    ``p = (1 + extreme) / (1 + permutations)``.
 
+    Parameters
+    ----------
+    differences : numpy.ndarray
+        Each question's difference, the questions on the last axis.
+    weights : numpy.ndarray, optional
+        The questions' weights (default: 1 each).
+    permutations : int, optional
+        The sign patterns drawn when they are too many to enumerate.
+    seed : int, optional
+        Seed of those draws.
+
+    Returns
+    -------
+    numpy.ndarray
+        One p-value per batch (the leading axes).
+
+    Examples
+    --------
     >>> float(sign_flip_pvalue(np.array([1.0, 2.0, 3.0])))  # of the 8 patterns only +++ and --- reach 6
     0.25
     """

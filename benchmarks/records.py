@@ -166,6 +166,20 @@ def prediction_row(prediction: Any, question: str | None) -> dict[str, Any]:
     """A prediction's row, as every task writes it: ``id, model, question, response, tokens``, then ``repeat`` when
     it is not 0 (absent means 0: single-answer rows keep their bytes).
 
+    Parameters
+    ----------
+    prediction : Any
+        The prediction (read by its ``id``, ``model``, ``response``, ``tokens`` and ``repeat``).
+    question : str or None
+        The type of question it answers (the row's ``question``).
+
+    Returns
+    -------
+    dict
+        The row, its keys in that order.
+
+    Examples
+    --------
     >>> from types import SimpleNamespace as Prediction
     >>> prediction_row(Prediction(id="q1", model="m", response="B", tokens=None, repeat=2), "TorF1")
     {'id': 'q1', 'model': 'm', 'question': 'TorF1', 'response': 'B', 'tokens': None, 'repeat': 2}
@@ -183,8 +197,36 @@ def prediction_row(prediction: Any, question: str | None) -> dict[str, Any]:
 
 
 def answer_type(record: Mapping[str, Any], types: Sequence[str], what: str, where: str) -> str | None:
-    """A prediction row's ``question``, the type of question it says it answers: one of ``types`` (``what`` names
-    them in the error, e.g. ``a plus type``), or ``None`` when the row leaves it out."""
+    """A prediction row's ``question``: the type of question it says it answers.
+
+    Parameters
+    ----------
+    record : mapping
+        A prediction row.
+    types : sequence of str
+        The task's question types.
+    what : str
+        What the types are, as the error names them (``a plus type``).
+    where : str
+        Where the row is (``file:line``), as the error names it.
+
+    Returns
+    -------
+    str or None
+        One of ``types``, or ``None`` when the row leaves it out (or holds ``null``).
+
+    Raises
+    ------
+    InvalidRecord
+        The row's ``question`` is none of ``types``.
+
+    Examples
+    --------
+    >>> answer_type({"question": "TorF1"}, ("TorF1", "counting"), "a plus type", "p.jsonl:3")
+    'TorF1'
+    >>> answer_type({}, ("TorF1",), "a plus type", "p.jsonl:3") is None
+    True
+    """
     kind = record.get("question")
     if kind is not None and kind not in types:
         raise InvalidRecord(f"{where}: field 'question' must be {what} {list(types)} or absent")

@@ -140,9 +140,25 @@ def with_city_maps(
 def typed_samples(
     benchmark: str, questions: Iterable[Any], maps: str | Path, correct: Callable[[Any, str], bool]
 ) -> SampleSet:
-    """The samples of a task whose questions are asked as written (their ``question``), the request kind being the
-    question's ``type``, with their city's map from the folder ``maps`` (:func:`with_city_maps`; a question without
-    one is reported and skipped); ``correct(question, response)`` judges an answer."""
+    """The samples of a task whose questions are asked as written (their ``question``).
+
+    Parameters
+    ----------
+    benchmark : str
+        The task's name.
+    questions : iterable
+        The questions (with ``id``, ``type``, ``question``, ``city`` and ``country``).
+    maps : str or Path
+        The folder of city maps (:func:`with_city_maps`).
+    correct : callable
+        ``(question, response) -> bool``: judges an answer.
+
+    Returns
+    -------
+    SampleSet
+        One sample per question with a map, the request kind being the question's ``type``; a question without a
+        map is reported in its problems and skipped.
+    """
     by_id, samples, problems = with_city_maps(
         questions, maps, lambda question, path: Sample(question.id, question.type, path.name, path, question.question)
     )

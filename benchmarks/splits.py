@@ -98,8 +98,27 @@ def seeded_prefix(city: str, seed: int) -> str:
 def questions_of_maps(
     graphs: Iterable[TransitGraph], generate: Callable[[TransitGraph], Iterable[Q]], *, progress: bool = False
 ) -> list[Q]:
-    """Questions for several maps, one after another: ``generate(graph)`` of each map in turn (with ``progress``, a
-    bar over the maps on stderr)."""
+    """Questions for several maps, one after another.
+
+    Parameters
+    ----------
+    graphs : iterable of TransitGraph
+        The maps.
+    generate : callable
+        A map's questions.
+    progress : bool, optional
+        Show a bar over the maps on stderr (tqdm).
+
+    Returns
+    -------
+    list
+        ``generate(graph)`` of each map in turn, joined.
+
+    Examples
+    --------
+    >>> questions_of_maps(["rome", "oslo"], lambda graph: [f"{graph}-0", f"{graph}-1"])
+    ['rome-0', 'rome-1', 'oslo-0', 'oslo-1']
+    """
     graphs = list(graphs)
     if progress:
         from tqdm import tqdm
@@ -116,6 +135,20 @@ def type_counts(questions: Sequence[Any], shapes: Mapping[str, str], *, width: i
 
     An answer's shape says how its type's answers spread: ``integer`` as their range and mean, ``set`` and
     ``sequence`` (of names) as the range and mean of their lengths, any other (options, yes/no) as the count of each.
+
+    Parameters
+    ----------
+    questions : sequence
+        The questions (read by their ``type`` and ``answer``).
+    shapes : mapping of str to str
+        Each type's answer shape, in the table's order.
+    width : int
+        The width of the type column.
+
+    Returns
+    -------
+    str
+        The table: a header, a row per type, then the total (no trailing newline).
 
     Examples
     --------

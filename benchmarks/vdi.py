@@ -64,10 +64,21 @@ TEXT_PROMPT = (
 
 
 def visual_dependency_index(accuracy_full: float | Fraction, accuracy_text: float | Fraction) -> float | None:
-    """``(accuracy_full - accuracy_text) / accuracy_full``, rounded to 6 decimals; ``None`` when
-    ``accuracy_full`` is 0 (the index is undefined).
+    """The visual dependency index ``(accuracy_full - accuracy_text) / accuracy_full``.
 
     Computed in exact fractions (pass :class:`~fractions.Fraction` accuracies for exact inputs).
+
+    Parameters
+    ----------
+    accuracy_full : float or Fraction
+        The accuracy with the image.
+    accuracy_text : float or Fraction
+        The accuracy from the description alone.
+
+    Returns
+    -------
+    float or None
+        The index rounded to 6 decimals; ``None`` when ``accuracy_full`` is 0 (the index is undefined).
 
     Examples
     --------
@@ -83,8 +94,19 @@ def visual_dependency_index(accuracy_full: float | Fraction, accuracy_text: floa
 
 
 def descriptive_saturation_index(k_actual: Iterable[int], k_max: int) -> float | None:
-    """The mean of ``k / k_max`` over the description lengths ``k_actual``, rounded to 6 decimals; ``None`` when
-    there are none.
+    """The descriptive saturation index: the mean of ``k / k_max`` over the description lengths ``k_actual``.
+
+    Parameters
+    ----------
+    k_actual : iterable of int
+        The descriptions' lengths (tokens).
+    k_max : int
+        The budget.
+
+    Returns
+    -------
+    float or None
+        The mean rounded to 6 decimals (computed in exact fractions; not clipped at 1); ``None`` without lengths.
 
     Raises
     ------
@@ -111,7 +133,17 @@ MAX_BUDGET = 1_000_000
 
 
 def parse_budgets(text: str) -> tuple[int, ...]:
-    """Token budgets from ``"128,256,512"``: integers from 1 to :data:`MAX_BUDGET`, sorted, each once.
+    """Token budgets from ``"128,256,512"``.
+
+    Parameters
+    ----------
+    text : str
+        Budgets separated by commas (blanks around them and empty pieces ignored).
+
+    Returns
+    -------
+    tuple of int
+        Integers from 1 to :data:`MAX_BUDGET`, sorted, each once.
 
     Raises
     ------
@@ -143,7 +175,25 @@ def parse_budgets(text: str) -> tuple[int, ...]:
 
 @dataclass(frozen=True, slots=True)
 class BudgetFigures:
-    """The text pathway under one budget: accuracy, VDI, DSI and the counts behind them."""
+    """The text pathway under one budget: accuracy, VDI, DSI and the counts behind them.
+
+    Parameters
+    ----------
+    k_max : int
+        The budget (tokens).
+    accuracy_text : float or None
+        The accuracy from the descriptions (``None``: no samples).
+    vdi : float or None
+        :func:`visual_dependency_index` (``None``: undefined).
+    dsi : float or None
+        :func:`descriptive_saturation_index` (``None``: nothing described).
+    n_correct_text : int
+        The answers from the descriptions that were right.
+    n_described : int
+        The samples described.
+    n_estimated : int
+        The descriptions whose length was estimated from their words (:func:`description_length`).
+    """
 
     k_max: int
     accuracy_text: float | None
@@ -168,7 +218,30 @@ class BudgetFigures:
 def budget_figures(
     k_max: int, *, n: int, n_correct_full: int, n_correct_text: int, lengths: Iterable[int], n_estimated: int
 ) -> BudgetFigures:
-    """The figures of one budget from its counts over ``n`` samples (``lengths``: the described samples' ``k_actual``).
+    """The figures of one budget from its counts over ``n`` samples.
+
+    Parameters
+    ----------
+    k_max : int
+        The budget (tokens).
+    n : int
+        The samples.
+    n_correct_full, n_correct_text : int
+        The right answers with the image, and from the descriptions.
+    lengths : iterable of int
+        The described samples' ``k_actual``.
+    n_estimated : int
+        How many of those lengths were estimated from words.
+
+    Returns
+    -------
+    BudgetFigures
+        Its accuracy rounded to 6 decimals and its indices (``None`` where there are no samples).
+
+    Raises
+    ------
+    ValueError
+        ``k_max`` is not a positive integer.
 
     Examples
     --------
@@ -193,8 +266,18 @@ def budget_figures(
 def description_length(row: Mapping[str, Any]) -> tuple[int, bool]:
     """A description's length in tokens (``k_actual``), and whether it was estimated from its words.
 
-    ``row`` is the describe call's row: its ``tokens`` (``usage.completion_tokens``) when the endpoint
-    reported them, else the number of whitespace-separated words of its ``response``.
+    Parameters
+    ----------
+    row : mapping
+        The describe call's row (read by its ``tokens`` and ``response``).
+
+    Returns
+    -------
+    k_actual : int
+        Its ``tokens`` (``usage.completion_tokens``) when the endpoint reported them (a whole number, not a bool,
+        at least 0), else the number of whitespace-separated words of its ``response``.
+    estimated : bool
+        True when the length was counted in words.
 
     Examples
     --------
@@ -212,6 +295,17 @@ def description_length(row: Mapping[str, Any]) -> tuple[int, bool]:
 
 def vdi_table(summary: Mapping[str, Any]) -> str:
     """The budgets × (text accuracy, VDI, DSI) table of a ``vdi.json`` summary, in markdown.
+
+    Parameters
+    ----------
+    summary : mapping
+        A ``vdi.json`` summary (read by its ``model``, ``benchmark``, ``n``, ``accuracy_full``, ``vdi_defined``
+        and ``budgets``).
+
+    Returns
+    -------
+    str
+        A heading line, the table, and a note when VDI is undefined; one trailing newline.
 
     Examples
     --------
@@ -252,7 +346,15 @@ def vdi_table(summary: Mapping[str, Any]) -> str:
 
 
 def plot_vdi(summary: Mapping[str, Any], path: str | Path) -> None:
-    """VDI and DSI against ``k_max`` (log2 axis), from a ``vdi.json`` summary, as a PNG and a PDF; deterministic."""
+    """VDI and DSI against ``k_max`` (log2 axis), from a ``vdi.json`` summary, as a PNG and a PDF; deterministic.
+
+    Parameters
+    ----------
+    summary : mapping
+        A ``vdi.json`` summary (:func:`vdi_table`).
+    path : str or Path
+        The PNG; the PDF goes beside it (:func:`benchmarks.plotting.save_figure`).
+    """
     from benchmarks.plotting import COLUMN_WIDTH, figure_style, save_figure
 
     rows = summary["budgets"]

@@ -25,7 +25,17 @@ Device = Literal["auto", "cpu", "cuda"]
 
 @dataclass(frozen=True, slots=True)
 class Reading:
-    """One text line an engine read: its four corners (x, y) in the input array, the text and its score."""
+    """One text line an engine read.
+
+    Parameters
+    ----------
+    quad : tuple of (float, float)
+        Its four corners (x, y) in the input array's pixels.
+    text : str
+        The text read.
+    score : float
+        The engine's recognition confidence.
+    """
 
     quad: tuple[tuple[float, float], ...]
     text: str
@@ -45,8 +55,26 @@ class Engine(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class EngineConfig:
-    """Which engine, on which device; ``model_dirs`` name PaddleOCR's local detection and recognition models;
-    ``threads`` the CPU threads rapidocr's onnxruntime runs a model on (``None``: its default, every core)."""
+    """Which engine, on which device.
+
+    Parameters
+    ----------
+    engine : {"rapidocr", "paddleocr"}
+        The engine (:data:`ENGINES`).
+    device : {"auto", "cpu", "cuda"}
+        Where it runs; ``"auto"`` uses CUDA when onnxruntime has it.
+    tile : int
+        The longest side (pixels) the detector is given at once.
+    det_model_dir, rec_model_dir : str, optional
+        PaddleOCR's local detection and recognition model folders (required by that engine, unused by rapidocr).
+    threads : int, optional
+        The CPU threads rapidocr's onnxruntime runs a model on (``None``: its default, every core).
+
+    Raises
+    ------
+    ValueError
+        An engine or device not in :data:`ENGINES` / :data:`DEVICES`, or ``threads`` outside 1 to the CPU cores.
+    """
 
     engine: str = "rapidocr"
     device: Device = "auto"
@@ -63,7 +91,13 @@ class EngineConfig:
 
 
 def cuda_available() -> bool:
-    """Whether onnxruntime was installed with its CUDA provider (``pip install onnxruntime-gpu``)."""
+    """Whether onnxruntime was installed with its CUDA provider (``pip install onnxruntime-gpu``).
+
+    Returns
+    -------
+    bool
+        True when onnxruntime imports and lists ``CUDAExecutionProvider``; False otherwise, also without onnxruntime.
+    """
     try:
         import onnxruntime
     except ImportError:
@@ -168,6 +202,16 @@ def open_engine(config: EngineConfig) -> Engine:
     """Start the configured engine.
 
     Engines are kept per configuration: loading the models is the slow part of reading a small map.
+
+    Parameters
+    ----------
+    config : EngineConfig
+        Which engine, on which device.
+
+    Returns
+    -------
+    Engine
+        The started engine (the same object for an equal configuration, among the last four).
 
     Raises
     ------

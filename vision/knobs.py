@@ -234,7 +234,8 @@ def layout_crossings(graph: TransitGraph, layout: Any) -> int:
     int
         The crossings.
     """
-    from vision.layout import hop_route, hop_shapes, line_hops
+    from vision.layout import hop_shapes
+    from vision.polylines import hop_route, line_hops
 
     lines = {}
     for line in graph.lines:

@@ -128,7 +128,17 @@ def _choose_label(placer: LabelPlacer, name: str, index: int, radius: int, scale
 
 @dataclass(frozen=True, slots=True)
 class PlacedLabel:
-    """A station's label as placed: the patch drawn (at the size it was placed at) and where it went."""
+    """A station's label as placed.
+
+    Parameters
+    ----------
+    station : str
+        The station it names.
+    patch : _Patch
+        The label drawn on its own (text and halo masks, the ink box inside them), at the size it was placed at.
+    placement : Placement
+        Where it went: its top-left corner and its leader.
+    """
 
     station: str
     patch: _Patch
@@ -206,7 +216,15 @@ def place_labels(
 
 
 def paint_labels(image, placed: list[PlacedLabel]) -> None:
-    """Paste each label onto ``image`` (Pillow, RGB) in placing order: its white halo, then its text."""
+    """Paste each label onto ``image`` in placing order: its white halo, then its text.
+
+    Parameters
+    ----------
+    image : PIL.Image.Image
+        The RGB map, changed in place.
+    placed : list of PlacedLabel
+        The labels, in the order they were placed.
+    """
     for label in placed:
         x, y = label.placement.corner
         halo, text = label.patch.halo, label.patch.text

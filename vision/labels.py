@@ -40,7 +40,15 @@ _FAR_HEIGHTS = 3.0
 
 @dataclass(frozen=True, slots=True)
 class Placement:
-    """A label's top-left ``corner``, and the ``leader`` polyline from marker to label (empty when beside it)."""
+    """Where a label went.
+
+    Parameters
+    ----------
+    corner : (int, int)
+        Its top-left corner (pixels).
+    leader : tuple of (float, float), optional
+        The polyline from its station's marker to it (empty when it sits beside the marker).
+    """
 
     corner: tuple[int, int]
     leader: tuple[tuple[float, float], ...] = ()
@@ -48,9 +56,21 @@ class Placement:
 
 @dataclass(frozen=True, slots=True)
 class Candidate:
-    """Where :meth:`LabelPlacer.find` would put a ``size`` label (its text box ``ink`` inside it): its top-left
-    ``corner``, the ``leader`` from its marker (empty beside it), and whether that leader ``crossing`` runs over
-    another label, another station's marker or another line. Nothing is taken until :meth:`LabelPlacer.take`."""
+    """Where :meth:`LabelPlacer.find` would put a label. Nothing is taken until :meth:`LabelPlacer.take`.
+
+    Parameters
+    ----------
+    corner : (int, int)
+        The label's top-left corner (pixels).
+    size : (int, int)
+        Its width and height (pixels).
+    ink : (int, int, int, int)
+        Its text box ``(x0, y0, x1, y1)`` inside it.
+    leader : tuple of (float, float), optional
+        The polyline from its marker (empty when beside it).
+    crossing : bool, optional
+        Whether that leader runs over another label, another station's marker or another line.
+    """
 
     corner: tuple[int, int]
     size: tuple[int, int]

@@ -5,7 +5,7 @@ Stations go on a square grid: an igraph Kamada–Kawai layout of the line graph
 room for labels, then snapped to distinct grid cells. Each hop is drawn
 octilinearly (straight, 45°, straight), and lines sharing a hop run side by
 side at a perpendicular offset. Everything here is pure: grid coordinates in,
-polylines out; :mod:`vision.render` scales them to pixels and draws.
+polylines out (:mod:`vision.polylines`); :mod:`vision.render` scales them to pixels and draws.
 """
 
 from __future__ import annotations
@@ -16,17 +16,9 @@ import random
 from dataclasses import dataclass
 
 from graphkit.graph import TransitGraph
+from vision.polylines import hop_route, line_hops
 
-__all__ = [
-    "GridLayout",
-    "grid_layout",
-    "straighten",
-    "line_hops",
-    "hop_route",
-    "hop_shapes",
-    "offset_polyline",
-    "line_walk",
-]
+__all__ = ["GridLayout", "grid_layout", "straighten", "hop_shapes"]
 
 Point = tuple[float, float]
 Cell = tuple[int, int]
@@ -34,7 +26,15 @@ Cell = tuple[int, int]
 
 @dataclass(frozen=True, slots=True)
 class GridLayout:
-    """Stations on a grid: ``cells`` maps each station to its (column, row); the grid is ``columns`` × ``rows``."""
+    """Stations on a grid of ``columns`` × ``rows`` cells.
+
+    Parameters
+    ----------
+    cells : dict of str to (int, int)
+        Each station's (column, row), distinct.
+    columns, rows : int
+        The grid's size.
+    """
 
     cells: dict[str, Cell]
     columns: int
@@ -78,6 +78,22 @@ def grid_layout(
 
     ``coords`` (one ``(x, y)`` per station, rows running down) places the stations where they are, as
     :func:`vision.geography.geographic_coords` gives them, instead of the Kamada–Kawai layout.
+
+    Parameters
+    ----------
+    graph : TransitGraph
+        The network.
+    seed : int, optional
+        Seeds the layout's random start: the same seed, the same layout.
+    density : float, optional
+        Grid cells per station (at least 4 cells in all, 2 columns and 2 rows).
+    coords : list of (float, float), optional
+        One position per station, in the graph's station order.
+
+    Returns
+    -------
+    GridLayout
+        Every station on its own cell; the stations with most lines claim theirs first.
 
     Examples
     --------
@@ -175,6 +191,20 @@ def straighten(graph: TransitGraph, layout: GridLayout, *, rounds: int = 4) -> G
     neither adds a crossing nor puts a station on another hop's straight run. Stations are visited in
     graph order for ``rounds`` rounds: deterministic. Then each hop every drawing of which passes over
     another station gets a clear way (:meth:`_Layout.clear_hops`).
+
+    Parameters
+    ----------
+    graph : TransitGraph
+        The network laid out.
+    layout : GridLayout
+        Its layout (:func:`grid_layout`); not changed.
+    rounds : int, optional
+        The most rounds of moves (fewer when a round moves nothing).
+
+    Returns
+    -------
+    GridLayout
+        The straightened layout, on the same grid.
 
     Examples
     --------
@@ -424,49 +454,6 @@ def _nearest_free(ideal: Point, columns: int, rows: int, taken: set[Cell]) -> Ce
     raise ValueError(f"a {columns}x{rows} grid has no free cell left")  # density >= 1 makes this unreachable
 
 
-def line_hops(graph: TransitGraph, line: str) -> list[tuple[str, str]]:
-    """The hops of ``line`` (each once), in the order its stations are listed, as (earlier, later) pairs."""
-    topology = graph.lines[line]
-    seen: set[frozenset[str]] = set()
-    hops = []
-    for station in topology.stations:
-        for neighbour in topology.adjacency.get(station, ()):
-            key = frozenset((station, neighbour))
-            if neighbour != station and key not in seen:
-                seen.add(key)
-                hops.append((station, neighbour))
-    return hops
-
-
-def hop_route(a: Point, b: Point, *, diagonal_first: bool = False) -> list[Point]:
-    """An octilinear polyline from ``a`` to ``b`` with at most one bend: the straight leg, then the 45° leg.
-
-    ``diagonal_first`` draws the 45° leg first, so the hop leaves ``a`` diagonally and reaches ``b`` straight.
-
-    Examples
-    --------
-    >>> hop_route((0, 0), (4, 2))
-    [(0, 0), (2.0, 0.0), (4, 2)]
-    >>> hop_route((0, 0), (4, 2), diagonal_first=True)
-    [(0, 0), (2.0, 2.0), (4, 2)]
-    >>> hop_route((0, 0), (0, 3))
-    [(0, 0), (0, 3)]
-    """
-    dx, dy = b[0] - a[0], b[1] - a[1]
-    diagonal = min(abs(dx), abs(dy))
-    straight = max(abs(dx), abs(dy)) - diagonal
-    if diagonal == 0 or straight == 0:
-        return [a, b]
-    sx, sy = math.copysign(1.0, dx), math.copysign(1.0, dy)
-    if diagonal_first:
-        corner = (a[0] + sx * diagonal, a[1] + sy * diagonal)
-    elif abs(dx) > abs(dy):
-        corner = (a[0] + sx * straight, float(a[1]))
-    else:
-        corner = (float(a[0]), a[1] + sy * straight)
-    return [a, (float(corner[0]), float(corner[1])), b]
-
-
 def _direction(a: Point, b: Point) -> tuple[int, int]:
     return (
         int(math.copysign(1, b[0] - a[0])) if b[0] != a[0] else 0,
@@ -480,6 +467,23 @@ def hop_shapes(cells: dict[str, Cell], hops: list[tuple[str, str]]) -> dict[tupl
     A way that passes over no other station's cell wins (a line drawn over a marker seems to serve the
     station); between those, the one that continues the line's direction at more of the hop's two ends: a
     line through a station keeps going the way it came, so a hop's bend is its only one.
+
+    Parameters
+    ----------
+    cells : dict of str to (int, int)
+        Each station's cell (:attr:`GridLayout.cells`).
+    hops : list of (str, str)
+        One line's hops (:func:`vision.polylines.line_hops`).
+
+    Returns
+    -------
+    dict of (str, str) to bool
+        For each hop that is neither straight nor exactly diagonal, True to draw its 45° leg first.
+
+    Examples
+    --------
+    >>> hop_shapes({"A": (0, 0), "B": (2, 1), "C": (3, 0)}, [("A", "B"), ("B", "C")])
+    {('A', 'B'): False}
     """
     occupied = set(cells.values())
     around: dict[str, list[tuple[str, str]]] = {}
@@ -510,68 +514,3 @@ def hop_shapes(cells: dict[str, Cell], hops: list[tuple[str, str]]) -> dict[tupl
             score[first] = (clear, matched)
         shapes[(a, b)] = score[True] > score[False]
     return shapes
-
-
-def offset_polyline(points: list[Point], distance: float) -> list[Point]:
-    """``points`` moved ``distance`` to the left of their direction in image coordinates (mitred at corners).
-
-    ``shapely.offset_curve`` with a mitre join (its left is this one's right: image rows grow downwards).
-    The renderer's hops (:func:`hop_route`) bend by 45° at most, well within the mitre limit, so each point
-    has its moved point.
-
-    Examples
-    --------
-    >>> offset_polyline([(0, 0), (10, 0)], 2)
-    [(0.0, -2.0), (10.0, -2.0)]
-    >>> offset_polyline([(0, 0), (10, 0), (14, 4)], 1)
-    [(0.0, -1.0), (10.414213562373096, -1.0), (14.707106781186548, 3.2928932188134525)]
-    """
-    if distance == 0 or len(points) < 2:
-        return [(float(x), float(y)) for x, y in points]
-    import shapely
-
-    moved = shapely.offset_curve(shapely.LineString(points), -distance, join_style="mitre", mitre_limit=2.0)
-    return [(float(x), float(y)) for x, y in moved.coords]
-
-
-def line_walk(hops: list[tuple[str, str]], routes: dict[tuple[str, str], list[Point]]) -> list[Point]:
-    """One polyline through every hop of a line, in order, walking back over drawn hops to reach a branch.
-
-    ``routes[(a, b)]`` is the drawn polyline of hop ``a``–``b`` in that direction (both directions given). A
-    walk that must leave from an earlier station retraces the hops it came by, so every segment of the
-    result lies on a drawn stroke (apart from the short step between two offsets under a station marker).
-    """
-    if not hops:
-        return []
-    pending = {frozenset(hop) for hop in hops}
-    order = {frozenset(hop): index for index, hop in enumerate(hops)}
-    around: dict[str, list[str]] = {}
-    for a, b in hops:
-        around.setdefault(a, []).append(b)
-        around.setdefault(b, []).append(a)
-    walk: list[Point] = []
-    stack: list[tuple[str, list[Point]]] = [(hops[0][0], [])]
-    backtrack: list[Point] = []
-    while pending:
-        station = stack[-1][0]
-        choices = sorted(
-            (b for b in around[station] if frozenset((station, b)) in pending),
-            key=lambda b: order[frozenset((station, b))],
-        )
-        if not choices:
-            if len(stack) > 1:
-                backtrack.extend(reversed(stack.pop()[1]))
-                continue
-            # a part of the line not connected to where the walk began: jump to its first hop
-            first = min(pending, key=order.__getitem__)
-            stack = [(hops[order[first]][0], [])]
-            backtrack = []
-            continue
-        following = choices[0]
-        pending.discard(frozenset((station, following)))
-        route = routes[(station, following)]
-        walk.extend(backtrack)
-        backtrack = []
-        walk.extend(route)
-        stack.append((following, route))
-    return walk

@@ -30,13 +30,22 @@ _BATCHES = (16, 32, 64, 128)
 def rect_counts(masks, rects) -> list:
     """Set pixels of the union of ``masks`` (2-D bool arrays of one shape) in each of many rectangles.
 
-    ``rects`` is a list of ``(y0, y1, x0, x1)`` int arrays, one rectangle ``mask[y0:y1, x0:x1]`` per element,
-    clipped as a numpy slice of the canvas clips it: a bound past the canvas stops at its edge, and an upper
-    bound below the lower one is an empty rectangle (bounds are never negative here: callers clip lower ones
-    at 0, as their slices do). Returns one int array of counts per rectangle array.
-
     The counts come from a summed-area table (OpenCV's integral image, exact integers) of the region the
     rectangles cover: four lookups per rectangle.
+
+    Parameters
+    ----------
+    masks : list of numpy.ndarray
+        2-D bool arrays of one shape (the canvas); a pixel counts when it is set in any of them.
+    rects : list of (numpy.ndarray, numpy.ndarray, numpy.ndarray, numpy.ndarray)
+        ``(y0, y1, x0, x1)`` int arrays, one rectangle ``mask[y0:y1, x0:x1]`` per element, clipped as a numpy
+        slice of the canvas clips it: a bound past the canvas stops at its edge, and an upper bound below the
+        lower one is an empty rectangle (bounds are never negative here: callers clip lower ones at 0).
+
+    Returns
+    -------
+    list of numpy.ndarray
+        One int array of counts per entry of ``rects``.
 
     Examples
     --------
@@ -78,9 +87,22 @@ def rect_counts(masks, rects) -> list:
 def sample_points(starts, ends, steps, width: int, height: int):
     """The pixels at ``k / steps`` of the way along each segment, ``k = 0 … steps``, that lie on the canvas.
 
-    ``starts`` and ``ends`` are ``(n, 2)`` float arrays, ``steps`` ``n`` ints. Each point is
-    ``x0 + (x1 - x0) * k / steps`` rounded half to even, the arithmetic of one segment at a time, so a
-    segment's pixels are those a loop over ``k`` visits. Returns columns, rows and the segment of each.
+    Each point is ``x0 + (x1 - x0) * k / steps`` rounded half to even, the arithmetic of one segment at a time,
+    so a segment's pixels are those a loop over ``k`` visits.
+
+    Parameters
+    ----------
+    starts, ends : numpy.ndarray
+        ``(n, 2)`` float arrays: each segment's ends (x, y).
+    steps : numpy.ndarray
+        ``n`` ints: each segment's number of steps.
+    width, height : int
+        The canvas (pixels): points off it are dropped.
+
+    Returns
+    -------
+    xs, ys, which : numpy.ndarray
+        The points' columns and rows, and the index of the segment of each, segment by segment.
 
     Examples
     --------
@@ -108,8 +130,20 @@ def sample_points(starts, ends, steps, width: int, height: int):
 def markers_near(starts, ends, xs, ys, reach):
     """For each segment, which markers (centres ``xs``, ``ys``) lie nearer to it than their ``reach``.
 
-    Returns an ``(n segments, n markers)`` bool array: the distance from a marker's centre to the nearest
-    point of the segment (projected and clipped to it) is below the marker's reach.
+    Parameters
+    ----------
+    starts, ends : numpy.ndarray
+        ``(n, 2)`` float arrays: each segment's ends (x, y).
+    xs, ys : numpy.ndarray
+        The markers' centres.
+    reach : numpy.ndarray
+        Each marker's reach (pixels).
+
+    Returns
+    -------
+    numpy.ndarray
+        An ``(n segments, n markers)`` bool array: whether the distance from a marker's centre to the nearest
+        point of the segment (projected and clipped to it) is below the marker's reach.
 
     Examples
     --------

@@ -61,7 +61,15 @@ _TEXT, _OUTLINE, _WHITE = TEXT, (34, 34, 34), WHITE
 
 @dataclass(frozen=True, slots=True)
 class RenderedMap:
-    """A drawn map: ``image`` (Pillow, RGB) and ``truth`` (what was drawn where; see :mod:`vision.evidence`)."""
+    """A drawn map.
+
+    Parameters
+    ----------
+    image : PIL.Image.Image
+        The map, RGB.
+    truth : dict
+        What was drawn where (see :mod:`vision.evidence`).
+    """
 
     image: Any
     truth: dict[str, Any]
@@ -117,6 +125,18 @@ def _extent(layout: GridLayout, legend: Legend) -> float:
 def default_size(graph: TransitGraph, *, seed: int = 0) -> int:
     """The longest side (pixels) at which labels are drawn about 20 px high on the map's own grid, within the
     size limits: :func:`render_map`'s size unless its labels need a sparser grid.
+
+    Parameters
+    ----------
+    graph : TransitGraph
+        The network.
+    seed : int, optional
+        The layout's seed (:func:`render_map`'s).
+
+    Returns
+    -------
+    int
+        The longest side (pixels), between ``MIN_SIZE`` and ``MAX_SIZE``.
 
     Examples
     --------
@@ -450,6 +470,16 @@ def _draw_legend(image, legend: Legend, top: int, scale: _Scale, colours) -> dic
 def truth_path(map_path: str | Path) -> Path:
     """Where a map's ground truth lives: ``MAP.png`` (or ``MAP.jpg``) → ``MAP.truth.json`` beside it.
 
+    Parameters
+    ----------
+    map_path : str or Path
+        The map image.
+
+    Returns
+    -------
+    Path
+        ``<stem>.truth.json`` in the map's folder.
+
     Examples
     --------
     >>> truth_path("out/rome.png").as_posix()
@@ -460,12 +490,39 @@ def truth_path(map_path: str | Path) -> Path:
 
 
 def truth_json(truth: dict[str, Any]) -> str:
-    """The truth as JSON text: keys sorted, UTF-8 names as written, one trailing newline (byte-stable)."""
+    """The truth as JSON text: keys sorted, UTF-8 names as written, one trailing newline (byte-stable).
+
+    Parameters
+    ----------
+    truth : dict
+        A map's truth (:attr:`RenderedMap.truth`).
+
+    Returns
+    -------
+    str
+        The JSON text.
+
+    Examples
+    --------
+    >>> truth_json({"b": 1, "a": "Zürich"})
+    '{"a": "Zürich", "b": 1}\\n'
+    """
     return json.dumps(truth, ensure_ascii=False, sort_keys=True) + "\n"
 
 
 def png_bytes(rendered: RenderedMap) -> bytes:
-    """The map as PNG bytes: no metadata and a fixed compression, so equal maps give equal bytes."""
+    """The map as PNG bytes: no metadata and a fixed compression, so equal maps give equal bytes.
+
+    Parameters
+    ----------
+    rendered : RenderedMap
+        The drawn map.
+
+    Returns
+    -------
+    bytes
+        The PNG file's bytes.
+    """
     buffer = io.BytesIO()
     rendered.image.save(buffer, format="PNG", compress_level=6, optimize=False)
     return buffer.getvalue()

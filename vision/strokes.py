@@ -2,7 +2,7 @@
 
 Lines sharing a hop are drawn side by side (each offset by a line width, in the order the lines list it), a bent
 hop is drawn the same way for every line along it (:func:`vision.layout.hop_shapes`), and a line's drawn path
-walks its hops in order (:func:`vision.layout.line_walk`). A station's marker covers every line through it.
+walks its hops in order (:func:`vision.polylines.line_walk`). A station's marker covers every line through it.
 """
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ import math
 from dataclasses import dataclass
 
 from graphkit.graph import TransitGraph
-from vision.layout import GridLayout, hop_route, hop_shapes, line_hops, line_walk, offset_polyline
+from vision.layout import GridLayout, hop_shapes
+from vision.polylines import hop_route, line_hops, line_walk, offset_polyline
 
 __all__ = ["Hops", "map_hops", "hop_strokes", "marker_radii"]
 
@@ -20,8 +21,19 @@ Point = tuple[float, float]
 
 @dataclass(frozen=True, slots=True)
 class Hops:
-    """Each line's hops, the lines drawn along each hop (keyed by its ends in graph order, side by side in this
-    order) and whether a bent hop is drawn 45° leg first (:func:`vision.layout.hop_shapes`)."""
+    """The hops of a laid-out map, the same at every scale.
+
+    Parameters
+    ----------
+    of_line : dict of str to list of (str, str)
+        Each line's hops, in its order (:func:`vision.polylines.line_hops`).
+    lines : dict of (str, str) to list of str
+        The lines drawn along each hop, side by side in this order; keyed by the hop's ends in graph order.
+    diagonal_first : dict of (str, str) to bool
+        Whether a bent hop is drawn 45° leg first (:func:`vision.layout.hop_shapes`), by the same key.
+    rank : dict of str to int
+        Each station's position in the graph, which orders a hop's key.
+    """
 
     of_line: dict[str, list[tuple[str, str]]]
     lines: dict[tuple[str, str], list[str]]
@@ -33,7 +45,20 @@ class Hops:
 
 
 def map_hops(graph: TransitGraph, layout: GridLayout) -> Hops:
-    """The hops of ``graph`` laid out as ``layout``: the same at every scale of the map."""
+    """The hops of ``graph`` laid out as ``layout``: the same at every scale of the map.
+
+    Parameters
+    ----------
+    graph : TransitGraph
+        The network.
+    layout : GridLayout
+        Its grid layout (:func:`vision.layout.grid_layout`).
+
+    Returns
+    -------
+    Hops
+        Each line's hops, the lines along each hop and each bent hop's shape (the first line to ask picks it).
+    """
     of_line = {line: line_hops(graph, line) for line in graph.lines}
     rank = {name: index for index, name in enumerate(graph.stations)}
 
@@ -54,8 +79,24 @@ def map_hops(graph: TransitGraph, layout: GridLayout) -> Hops:
 def hop_strokes(
     hops: Hops, points: dict[str, tuple[int, int]], lw: int
 ) -> tuple[list[tuple[str, list[Point]]], dict[str, list[Point]]]:
-    """Each hop's drawn polyline with its line, in drawing order, for stations at ``points`` (pixels) and lines
-    ``lw`` pixels wide; and each line's drawn path (one walk)."""
+    """Each hop's drawn polyline and each line's drawn path at one scale.
+
+    Parameters
+    ----------
+    hops : Hops
+        The map's hops (:func:`map_hops`).
+    points : dict of str to (int, int)
+        Each station's pixel position.
+    lw : int
+        The line width (pixels): lines sharing a hop are offset by it, centred on the hop.
+
+    Returns
+    -------
+    strokes : list of (str, list of (float, float))
+        Each hop's polyline with its line, in drawing order (line by line, hop by hop).
+    paths : dict of str to list of (float, float)
+        Each line's drawn path, one walk through its hops (:func:`vision.polylines.line_walk`).
+    """
     strokes: list[tuple[str, list[Point]]] = []
     paths: dict[str, list[Point]] = {}
     for line, pairs in hops.of_line.items():
@@ -73,8 +114,23 @@ def hop_strokes(
 
 
 def marker_radii(graph: TransitGraph, hop_lines: dict[tuple[str, str], list[str]], line_width: int) -> dict[str, int]:
-    """Each station's marker radius (pixels): wide enough for every line drawn side by side through it, and
-    larger at a transfer station."""
+    """Each station's marker radius (pixels).
+
+    Parameters
+    ----------
+    graph : TransitGraph
+        The network.
+    hop_lines : dict of (str, str) to list of str
+        The lines drawn along each hop (:attr:`Hops.lines`).
+    line_width : int
+        The line width (pixels).
+
+    Returns
+    -------
+    dict of str to int
+        Each station's radius: wide enough for every line drawn side by side through it, and at least a single
+        line's marker (1.4 times it at a transfer station, one with more than one line).
+    """
     outline = max(1, round(line_width / 4))
     single = round(line_width * 0.8) + outline
     widest = dict.fromkeys(graph.stations, 1)

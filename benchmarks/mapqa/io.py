@@ -59,12 +59,36 @@ def read_predictions(path: str | Path) -> tuple[list[MapPrediction], list[Proble
 
 
 def image_path(question: MapQuestion, images: str | Path) -> Path:
-    """Where a question's map image lies: its ``image`` field, relative to ``images`` unless absolute."""
+    """Where a question's map image lies.
+
+    Parameters
+    ----------
+    question : MapQuestion
+        The question (read by its ``image``).
+    images : str or Path
+        The folder relative image paths start from.
+
+    Returns
+    -------
+    Path
+        The question's ``image`` when absolute, else ``images / image``.
+    """
     given = Path(question.image)
     return given if given.is_absolute() else Path(images) / given
 
 
 def is_mapqa_file(path: str | Path) -> bool:
-    """Whether a JSON Lines file holds map questions (its first record has ``options`` and a map QA ``type``)."""
+    """Whether a JSON Lines file holds map questions.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file.
+
+    Returns
+    -------
+    bool
+        True when its first record is an object with ``options`` and a map QA ``type``.
+    """
     first = first_record(path)
     return isinstance(first, dict) and "options" in first and first.get("type") in QUESTION_TYPES

@@ -81,7 +81,13 @@ _LETTER_CONTEXT = frozenset(
 
 @dataclass(frozen=True, slots=True)
 class Choice:
-    """The options an answer chose, as letters: one (single), sorted (multiple) or in order (sorting)."""
+    """The options an answer chose.
+
+    Parameters
+    ----------
+    letters : tuple of str
+        Their letters: one (single), sorted (multiple) or in order (sorting).
+    """
 
     letters: tuple[str, ...]
 
@@ -117,6 +123,20 @@ def parse_answer(text: str, question: MapQuestion) -> Choice | Invalid:
 
 def parse_letters(text: str, kind: QuestionType, options: tuple[str, ...]) -> Choice | Invalid:
     """The options a response chose, given the question type and its options; never raises.
+
+    Parameters
+    ----------
+    text : str
+        The response (anything else is invalid: ``not text``).
+    kind : {"single", "multiple", "sorting"}
+        The question's type.
+    options : tuple of str
+        The question's options, in order: an answer may name one instead of its letter.
+
+    Returns
+    -------
+    Choice or Invalid
+        The letters chosen, or why none could be read (``refusal`` when the answer refuses).
 
     Examples
     --------

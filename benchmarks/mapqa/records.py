@@ -122,8 +122,27 @@ def _answer(value: Any, kind: str, count: int, where: str) -> tuple[str, ...]:
 class MapQuestion:
     """One objective question about one map image.
 
-    ``answer`` holds letters: one for ``single``, the sorted correct ones for
-    ``multiple``, every option's letter in the right order for ``sorting``.
+    Parameters
+    ----------
+    id : str
+        The question's id.
+    image : str
+        Its map image (relative to the images folder unless absolute).
+    question : str
+        The question as written.
+    options : tuple of str
+        The options, lettered A, B, ... in order.
+    answer : tuple of str
+        Letters: one for ``single``, the sorted correct ones for ``multiple``, every option's letter in the right
+        order for ``sorting``.
+    type : {"single", "multiple", "sorting"}
+        The question's type.
+    level : {1, 2, 3}
+        Its difficulty level.
+    category : str
+        The map's category.
+    language : str
+        The question's language.
 
     Examples
     --------
@@ -213,7 +232,21 @@ class MapQuestion:
 
 @dataclass(frozen=True, slots=True)
 class MapPrediction:
-    """One model's answer to one map question."""
+    """One model's answer to one map question.
+
+    Parameters
+    ----------
+    id : str
+        The question's id.
+    model : str
+        The model (not empty when read from a row).
+    response : str
+        Its answer, as written.
+    tokens : int, optional
+        The output tokens, when reported.
+    repeat : int, optional
+        Which answer to the same question this is (0-based): several come from repeated sampling.
+    """
 
     id: str
     model: str
@@ -237,10 +270,23 @@ class MapPrediction:
 class MapVerdict:
     """The score of one prediction.
 
-    ``parsed`` is the letters read from the response (``None`` when invalid,
-    ``invalid_reason`` then says why); ``scores`` maps each metric that applies
-    to the question's type (see :data:`benchmarks.mapqa.scoring.METRICS`) to
-    its value.
+    Parameters
+    ----------
+    id : str
+        The question's id.
+    model : str
+        The model.
+    parsed : tuple of str or None
+        The letters read from the response (``None`` when invalid).
+    scores : dict of str to float, optional
+        Each metric that applies to the question's type (see :data:`benchmarks.mapqa.scoring.METRICS`) with its
+        value.
+    invalid_reason : str, optional
+        Why the response was invalid.
+    tokens : int, optional
+        The output tokens, when reported.
+    repeat : int, optional
+        Which answer to the question this is (0-based).
     """
 
     id: str

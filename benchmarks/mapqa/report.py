@@ -91,6 +91,13 @@ def summarize(
         What the printed intervals resample (maps: the questions' images); each model's row records both in
         ``intervals_by_cluster``.
 
+    Returns
+    -------
+    dict
+        ``models`` (each model's row, models sorted: overall figures, per type, level, category and language),
+        ``metrics`` (each metric's types, direction, aggregation and description), ``n_questions``,
+        ``interval_method``, ``clusters``, ``skipped_records``, ``inputs`` and ``versions``.
+
     Examples
     --------
     >>> record = {"id": "q", "image": "m.png", "question": "Which?", "options": ["x", "y"], "answer": "A",
@@ -136,8 +143,20 @@ def _cell(row: Mapping[str, Any], key: str = "accuracy") -> str:
 
 
 def markdown_table(summary: Mapping[str, Any]) -> str:
-    """Models × accuracy per type and level (multiple choice with its mean Jaccard credit, sorting with its mean
-    Kendall tau), then accuracy per category and per language."""
+    """The summary's tables in markdown.
+
+    Parameters
+    ----------
+    summary : mapping
+        What :func:`summarize` returns.
+
+    Returns
+    -------
+    str
+        Models × accuracy per type and level (multiple choice with its mean Jaccard credit, sorting with its mean
+        Kendall tau), then accuracy per category and per language, the intervals' note, the repeats and partial
+        runs where there are any; one trailing newline.
+    """
     lines = [
         "| Model | Acc. (%) | Single (%) | Multiple (%) | Jaccard | Sorting (%) | Tau | L1 (%) | L2 (%) | L3 (%) "
         "| Invalid | Unanswered |",

@@ -47,7 +47,19 @@ __all__ = [
 
 
 def exact_match(chosen: Sequence[str], answer: Sequence[str], *, ordered: bool) -> float:
-    """1.0 when ``chosen`` is ``answer`` (as sequences when ``ordered``, else as sets), else 0.0.
+    """Whether the letters chosen are the answer.
+
+    Parameters
+    ----------
+    chosen, answer : sequence of str
+        The letters chosen and the right ones.
+    ordered : bool
+        Compare them as sequences (sorting), else as sets.
+
+    Returns
+    -------
+    float
+        1.0 when ``chosen`` is ``answer``, else 0.0.
 
     Examples
     --------
@@ -59,7 +71,17 @@ def exact_match(chosen: Sequence[str], answer: Sequence[str], *, ordered: bool) 
 
 
 def jaccard(chosen: Iterable[str], answer: Iterable[str]) -> float:
-    """``|chosen ∩ answer| / |chosen ∪ answer|``; 1.0 for two empty sets.
+    """The Jaccard index of two sets of letters.
+
+    Parameters
+    ----------
+    chosen, answer : iterable of str
+        The letters chosen and the right ones.
+
+    Returns
+    -------
+    float
+        ``|chosen ∩ answer| / |chosen ∪ answer|``; 1.0 for two empty sets.
 
     Examples
     --------
@@ -77,6 +99,18 @@ def kendall_tau(order: Sequence[str], reference: Sequence[str]) -> float:
     Without ties tau-b is ``(concordant - discordant) / (n (n - 1) / 2)``,
     computed in integers and divided once, so the right order gives exactly
     1.0 and its reverse exactly -1.0. A single item gives 1.0.
+
+    Parameters
+    ----------
+    order : sequence of str
+        The order given.
+    reference : sequence of str
+        The right order.
+
+    Returns
+    -------
+    float
+        Tau from -1.0 to 1.0.
 
     Raises
     ------
@@ -105,8 +139,27 @@ def kendall_tau(order: Sequence[str], reference: Sequence[str]) -> float:
 
 @dataclass(frozen=True, slots=True)
 class Metric:
-    """A registered metric: its name, the question types it applies to, how it scores a choice, its value for an
-    invalid answer, its range, direction and aggregation."""
+    """A registered metric.
+
+    Parameters
+    ----------
+    name : str
+        Its name (a key of :data:`METRICS` and of a verdict's ``scores``).
+    types : tuple of str
+        The question types it applies to.
+    compute : callable
+        ``(letters chosen, question) -> value``.
+    invalid : float
+        Its value for an invalid answer.
+    low, high : float
+        Its range.
+    higher_is_better : bool
+        Its direction.
+    aggregation : str
+        How a summary aggregates it.
+    description : str
+        What it measures, in words.
+    """
 
     name: str
     types: tuple[QuestionType, ...]
@@ -165,6 +218,16 @@ METRICS: dict[str, Metric] = {
 def metrics_for(kind: QuestionType) -> tuple[Metric, ...]:
     """The metrics that apply to a question type, in :data:`METRICS` order.
 
+    Parameters
+    ----------
+    kind : {"single", "multiple", "sorting"}
+        The question type.
+
+    Returns
+    -------
+    tuple of Metric
+        Those whose ``types`` hold ``kind``.
+
     Raises
     ------
     ValueError
@@ -177,6 +240,19 @@ def metrics_for(kind: QuestionType) -> tuple[Metric, ...]:
 
 def score_answer(parsed: Choice | Invalid, question: MapQuestion) -> dict[str, float]:
     """Every metric that applies to ``question``, for what was parsed from an answer.
+
+    Parameters
+    ----------
+    parsed : Choice or Invalid
+        What :func:`benchmarks.mapqa.parsing.parse_letters` read.
+    question : MapQuestion
+        The question answered.
+
+    Returns
+    -------
+    dict of str to float
+        Each metric of the question's type (:func:`metrics_for`) with its value; an invalid answer gets each
+        metric's ``invalid`` value.
 
     Examples
     --------
@@ -197,6 +273,18 @@ def score_answer(parsed: Choice | Invalid, question: MapQuestion) -> dict[str, f
 
 def score_prediction(prediction: MapPrediction, question: MapQuestion) -> MapVerdict:
     """Parse and score one prediction.
+
+    Parameters
+    ----------
+    prediction : MapPrediction
+        The answer.
+    question : MapQuestion
+        The question it answers.
+
+    Returns
+    -------
+    MapVerdict
+        The letters read (``None`` when invalid, with the reason), every metric's value, the tokens and repeat.
 
     Raises
     ------

@@ -30,7 +30,18 @@ def _first(path: str | Path) -> Any:
 
 
 def is_plus_file(path: str | Path) -> bool:
-    """Whether the first record of a JSON Lines or parquet file is a plus question (a plus ``type``)."""
+    """Whether the first record of a JSON Lines or parquet file is a plus question.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file (``.parquet``, else JSON Lines).
+
+    Returns
+    -------
+    bool
+        True when its first record is an object with a plus ``type`` (False when it cannot be read).
+    """
     first = _first(path)
     return isinstance(first, dict) and first.get("type") in PLUS_TYPES
 
@@ -94,6 +105,22 @@ def read_plus_sheet(
     ``build_prompt`` sent), ``type`` and ``city`` cells are checked against the
     question it is matched to (:func:`check_plus_row`).
 
+    Parameters
+    ----------
+    path : str or Path
+        The sheet.
+    model : str, optional
+        The model (default: the file's stem without ``_ReasonMap-Plus``).
+    questions : mapping of str to PlusQuestion, optional
+        The questions by id, to check each row against.
+
+    Returns
+    -------
+    predictions : list of PlusPrediction
+        The readable rows' predictions, in order.
+    problems : list of Problem
+        The rows skipped and why, by line.
+
     Raises
     ------
     InvalidRecord
@@ -129,8 +156,28 @@ def read_plus_sheet(
 def plus_sheet_rows(
     path: Path, model: str | None, questions: Mapping[str, Any]
 ) -> tuple[list[dict[str, Any]], list[Problem]] | None:
-    """A ReasonMap-Plus sheet's rows in the plus task's prediction shape; ``None`` for a route sheet.
-    With ``questions`` (plus questions by id), each row is checked against its question."""
+    """A ReasonMap-Plus sheet's rows in the plus task's prediction shape.
+
+    Parameters
+    ----------
+    path : Path
+        The sheet.
+    model : str or None
+        The model (``None``: from the file's name).
+    questions : mapping
+        Plus questions by id: each row is checked against its question (:func:`check_plus_row`).
+
+    Returns
+    -------
+    (list of dict, list of Problem) or None
+        The prediction rows (``id``, ``model``, ``question``, ``response``, ``tokens``) and the rows skipped, by
+        line; ``None`` for a route sheet (no ``type`` column, or a ``kind`` one).
+
+    Raises
+    ------
+    InvalidRecord
+        A plus sheet without a ``prediction`` column, or a row not made from the question it is matched to.
+    """
     header, rows, unreadable = read_sheet(path)
     if "type" not in header or "kind" in header:
         return None
@@ -160,6 +207,17 @@ def plus_sheet_rows(
 
 def check_plus_row(questions: Mapping[str, PlusQuestion], identifier: str, row: Mapping[str, Any], where: str) -> None:
     """Refuse a sheet's row whose ``question``, ``type`` or ``city`` is not that of the question it is matched to.
+
+    Parameters
+    ----------
+    questions : mapping of str to PlusQuestion
+        The questions by id (a row whose id is not among them is not checked).
+    identifier : str
+        The row's question id.
+    row : mapping
+        The sheet's row (an empty ``question`` cell is not compared).
+    where : str
+        Where the row is, as the error names it.
 
     Raises
     ------

@@ -24,7 +24,23 @@ __all__ = ["is_hub_record", "hub_plus_question", "load_hub_plus"]
 
 
 def is_hub_record(record: Any) -> bool:
-    """Whether a plus record is in the hub's form (no id, or the hub's map statistics)."""
+    """Whether a plus record is in the hub's form.
+
+    Parameters
+    ----------
+    record : Any
+        A record read from a file.
+
+    Returns
+    -------
+    bool
+        True for a mapping without ``id``, or with the hub's map statistics (``city_line_count``).
+
+    Examples
+    --------
+    >>> is_hub_record({"type": "TorF1"}), is_hub_record({"id": "rome-0", "type": "TorF1"})
+    (True, False)
+    """
     return isinstance(record, Mapping) and ("id" not in record or "city_line_count" in record)
 
 
@@ -36,7 +52,27 @@ def _text(record: Mapping[str, Any], name: str, where: str) -> str:
 
 
 def hub_plus_question(record: Any, *, position: int, where: str) -> PlusQuestion:
-    """One hub record as a :class:`~benchmarks.plus.questions.PlusQuestion` (id = its position unless it has one).
+    """One hub record as a :class:`~benchmarks.plus.questions.PlusQuestion`.
+
+    Parameters
+    ----------
+    record : Any
+        The hub record.
+    position : int
+        Its position in the file: its id unless it has one.
+    where : str
+        Where it is, as an error names it.
+
+    Returns
+    -------
+    PlusQuestion
+        Its answer in the toolkit's terms: ``yes``/``no`` for ``TorF``, a letter for ``Counting1``, else the
+        integer; ``medium`` and ``mid`` difficulties read as ``middle``.
+
+    Raises
+    ------
+    InvalidRecord
+        Not an object, or a field is missing or out of range (the type, the answer, the difficulty, a text).
 
     Examples
     --------
@@ -88,7 +124,20 @@ def hub_plus_question(record: Any, *, position: int, where: str) -> PlusQuestion
 
 
 def load_hub_plus(path: str | Path) -> tuple[dict[str, PlusQuestion], list[Problem]]:
-    """The hub's plus records of a JSON Lines, JSON or parquet file, by id; bad ones reported and skipped."""
+    """The hub's plus records of a JSON Lines, JSON or parquet file.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file.
+
+    Returns
+    -------
+    questions : dict of str to PlusQuestion
+        The questions by id (a repeated id: the first).
+    problems : list of Problem
+        The records skipped, and why.
+    """
     from benchmarks.dataset_records import public_records
 
     label = str(path)

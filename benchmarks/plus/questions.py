@@ -99,10 +99,24 @@ def plus_question_text(
 ) -> str:
     """The question text of a plus type for its entities.
 
+    Parameters
+    ----------
+    kind : str
+        The plus type.
+    station, line, station_1, station_2 : str, optional
+        The names the type's question needs.
+    options : sequence of int, optional
+        ``Counting1``'s four options.
+
+    Returns
+    -------
+    str
+        The question.
+
     Raises
     ------
     ValueError
-        ``kind`` is not a plus type, or an entity it needs is missing.
+        ``kind`` is not a plus type, an entity it needs is missing, or ``Counting1`` lacks its four options.
 
     Examples
     --------
@@ -264,13 +278,43 @@ def generate_plus_set(
     types: Iterable[str] = PLUS_TYPES,
     progress: bool = False,
 ) -> list[PlusQuestion]:
-    """Plus questions for several maps, one after another (see :func:`generate_plus_questions`)."""
+    """Plus questions for several maps, one after another (see :func:`generate_plus_questions`).
+
+    Parameters
+    ----------
+    graphs : iterable of TransitGraph
+        The maps.
+    seed, per_type, types
+        As :func:`generate_plus_questions`.
+    progress : bool, optional
+        Show a bar over the maps on stderr.
+
+    Returns
+    -------
+    list of PlusQuestion
+        Each map's questions in turn.
+
+    Raises
+    ------
+    ValueError
+        As :func:`generate_plus_questions`.
+    """
     one_map = partial(generate_plus_questions, seed=seed, per_type=per_type, types=tuple(types))
     return questions_of_maps(graphs, one_map, progress=progress)
 
 
 def format_type_counts(questions: Sequence[PlusQuestion]) -> str:
     """Questions per type and their answers' spread, as a small table.
+
+    Parameters
+    ----------
+    questions : sequence of PlusQuestion
+        The questions.
+
+    Returns
+    -------
+    str
+        The table of :func:`benchmarks.splits.type_counts`, a row per plus type.
 
     Examples
     --------

@@ -147,8 +147,21 @@ def _options(options: Mapping[str, Any], where: str) -> tuple[int, ...]:
 class PlusPrediction:
     """One model answer to a plus question.
 
-    ``question`` is the type the row says it answers: the type's name, or
-    ``None`` when the row leaves it out (route rows say ``short``/``long``).
+    Parameters
+    ----------
+    id : str
+        The question's id.
+    model : str
+        The model.
+    response : str
+        Its answer, as written.
+    tokens : int, optional
+        The output tokens, when reported.
+    question : str, optional
+        The type the row says it answers: the type's name, or ``None`` when the row leaves it out (route rows
+        say ``short``/``long``).
+    repeat : int, optional
+        Which answer to the same request this is (0-based).
     """
 
     id: str

@@ -28,7 +28,7 @@ from benchmarks.provenance import versions
 from benchmarks.repeats import repeats_table
 from benchmarks.summaries import partial_lines
 
-__all__ = ["REPORT_FILES", "summarize", "markdown_table", "write_report"]
+__all__ = ["REPORT_FILES", "summarize", "markdown_table", "write_report", "chance_accuracy"]
 
 REPORT_FILES = ("summary.json", "table.md", "types.png", "types.pdf")
 
@@ -187,7 +187,22 @@ def markdown_table(summary: Mapping[str, Any]) -> str:
 
 
 def chance_accuracy(kind: str) -> float | None:
-    """The accuracy of answering a question type at random: one of four options, or yes or no; ``None`` for a count.
+    """The accuracy of answering a question type at random.
+
+    Parameters
+    ----------
+    kind : str
+        A plus question type.
+
+    Returns
+    -------
+    float or None
+        1/4 for a choice of four options, 1/2 for yes or no; ``None`` for a count.
+
+    Raises
+    ------
+    KeyError
+        ``kind`` is not a plus type.
 
     Examples
     --------

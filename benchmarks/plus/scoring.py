@@ -77,17 +77,28 @@ PLUS_SCORERS: dict[str, PlusScorer] = {
 
 @dataclass(frozen=True, slots=True)
 class PlusAnswer:
-    """What a response answers: ``"A"``–``"D"``, ``"yes"``/``"no"``, or an integer."""
+    """What a response answers.
+
+    Parameters
+    ----------
+    value : str or int
+        ``"A"``–``"D"``, ``"yes"``/``"no"``, or an integer.
+    """
 
     value: str | int
 
 
 @dataclass(frozen=True, slots=True)
 class PlusScore:
-    """The judgement of one answer: ``correct`` (1 or 0) and ``chosen``, the answer in the question's terms.
+    """The judgement of one answer.
 
-    ``chosen`` is the option letter a ``Counting1`` value names (``None`` when
-    it names none, or when the response was invalid).
+    Parameters
+    ----------
+    correct : int
+        1 or 0.
+    chosen : str, int or None
+        The answer in the question's terms: the option letter a ``Counting1`` value names (``None`` when it names
+        none, or when the response was invalid).
     """
 
     correct: int
@@ -96,7 +107,37 @@ class PlusScore:
 
 @dataclass(frozen=True, slots=True)
 class PlusVerdict:
-    """The score of one prediction of a plus question."""
+    """The score of one prediction of a plus question.
+
+    Parameters
+    ----------
+    id : str
+        The question's id.
+    model : str
+        The model.
+    type : str
+        The plus type.
+    city : str
+        The question's city.
+    difficulty_city : str
+        Its map's difficulty.
+    parsed : str, int or None
+        What the response answers (``None`` when invalid).
+    chosen : str, int or None
+        That answer in the question's terms (:class:`PlusScore`).
+    answer : str or int
+        The right answer.
+    correct : int
+        1 or 0.
+    weight : float, optional
+        The answer's weight in weighted figures (:func:`plus_weight`).
+    invalid_reason : str, optional
+        Why the response was invalid.
+    tokens : int, optional
+        The output tokens, when reported.
+    repeat : int, optional
+        Which answer to the request this is (0-based).
+    """
 
     id: str
     model: str
@@ -218,6 +259,18 @@ def plus_weight(question: PlusQuestion, weighting: str = "city") -> float:
 
     Plus questions have no question difficulty, so every scheme is applied as
     to an easy question: ``paper`` and ``city`` both give 1 / 1.5 / 2, ``none`` 1.
+
+    Parameters
+    ----------
+    question : PlusQuestion
+        The question (read by its ``difficulty_city``).
+    weighting : str, optional
+        The weighting scheme.
+
+    Returns
+    -------
+    float
+        Its weight.
 
     Raises
     ------

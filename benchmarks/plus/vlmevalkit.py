@@ -86,7 +86,19 @@ def _integer(text: str) -> int | None:
 
 
 def vlmevalkit_plus_answer(response: str, question_type: str) -> str | int | None:
-    """What VLMEvalKit reads from a response: ``yes``/``no``, a letter, an integer, or ``None`` for nothing.
+    """What VLMEvalKit reads from a response.
+
+    Parameters
+    ----------
+    response : str
+        The model's answer.
+    question_type : str
+        The plus type (matched without case: ``torf``, ``counting1``, else a count).
+
+    Returns
+    -------
+    str, int or None
+        ``yes``/``no``, a letter, an integer, or ``None`` for nothing.
 
     Examples
     --------
@@ -111,13 +123,43 @@ def vlmevalkit_plus_answer(response: str, question_type: str) -> str | int | Non
 
 
 def score_vlmevalkit_plus(response: str, question: PlusQuestion) -> tuple[int, str | int | None]:
-    """``(correct, chosen)`` VLMEvalKit's way; ``chosen`` is ``None`` when it reads no answer."""
+    """Score a response VLMEvalKit's way.
+
+    Parameters
+    ----------
+    response : str
+        The model's answer.
+    question : PlusQuestion
+        The question answered.
+
+    Returns
+    -------
+    correct : int
+        1 when the answer read is the question's, else 0.
+    chosen : str, int or None
+        The answer read (:func:`vlmevalkit_plus_answer`); ``None`` when it reads none.
+    """
     chosen = vlmevalkit_plus_answer(response, question.type)
     return int(chosen is not None and chosen == question.answer), chosen
 
 
 def vlmevalkit_plus_verdict(prediction: PlusPrediction, question: PlusQuestion, weight: float) -> PlusVerdict:
-    """A plus verdict read VLMEvalKit's way (``parsed`` and ``chosen``: the answer it reads)."""
+    """A plus verdict read VLMEvalKit's way.
+
+    Parameters
+    ----------
+    prediction : PlusPrediction
+        The answer.
+    question : PlusQuestion
+        The question it answers.
+    weight : float
+        The answer's weight.
+
+    Returns
+    -------
+    PlusVerdict
+        ``parsed`` and ``chosen`` both the answer VLMEvalKit reads; never an invalid reason.
+    """
     correct, chosen = score_vlmevalkit_plus(prediction.response, question)
     return PlusVerdict(
         prediction.id,

@@ -42,6 +42,21 @@ def _metadata(verdict: ProbeVerdict) -> dict[str, Any]:
 
 @scorer(metrics=[probe_metrics(), stderr()])
 def probe_scorer(questions: str | None = None, split: str = "test", seed: int = 0) -> Callable:
-    """The toolkit's probe scorer (exact and partial) over the task's question set."""
+    """The toolkit's probe scorer (exact and partial) over the task's question set.
+
+    Parameters
+    ----------
+    questions : str, optional
+        The probe file (``None``: the split's cities generated).
+    split : str, optional
+        The split whose cities are generated without a file.
+    seed : int, optional
+        The generation seed.
+
+    Returns
+    -------
+    callable
+        The coroutine ``score(state, target)`` of :func:`benchmarks.inspect_scores.exact_score`.
+    """
     by_id, _, _ = probe_set(questions, split, seed)
     return exact_score(by_id, _verdict, _metadata)

@@ -11,7 +11,18 @@ __all__ = ["is_probe_file", "load_questions", "read_predictions"]
 
 
 def is_probe_file(path: str | Path) -> bool:
-    """Whether the first record of a JSON Lines file is a probe (a probe ``type``)."""
+    """Whether the first record of a JSON Lines file is a probe.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file.
+
+    Returns
+    -------
+    bool
+        True when its first record is an object with a probe ``type``.
+    """
     first = first_record(path)
     return isinstance(first, dict) and first.get("type") in PROBE_TYPES
 

@@ -195,7 +195,23 @@ def _answer(record: Mapping[str, Any], kind: str, where: str) -> tuple[str, ...]
 
 @dataclass(frozen=True, slots=True)
 class ProbePrediction:
-    """One model answer to a probe; ``question`` is the type the row says it answers (``None``: not said)."""
+    """One model answer to a probe.
+
+    Parameters
+    ----------
+    id : str
+        The probe's id.
+    model : str
+        The model.
+    response : str
+        Its answer, as written.
+    tokens : int, optional
+        The output tokens, when reported.
+    question : str, optional
+        The probe type the row says it answers (``None``: not said).
+    repeat : int, optional
+        Which answer to the same request this is (0-based).
+    """
 
     id: str
     model: str
@@ -216,7 +232,19 @@ class ProbePrediction:
 
 
 def probe_question_text(kind: str, **entities: str | None) -> str:
-    """The question text of a probe type for its entities (``line`` as the question writes it).
+    """The question text of a probe type for its entities.
+
+    Parameters
+    ----------
+    kind : str
+        The probe type.
+    **entities : str or None
+        The names the type's question needs (``station_1``, ``line``, ...; ``line`` as the question writes it).
+
+    Returns
+    -------
+    str
+        The question.
 
     Raises
     ------
@@ -436,6 +464,20 @@ def generate_probe_set(
 ) -> list[ProbeQuestion]:
     """Probes for several maps, one after another (see :func:`generate_probe_questions`).
 
+    Parameters
+    ----------
+    graphs : iterable of TransitGraph
+        The maps.
+    seed, per_type, types, truth
+        As :func:`generate_probe_questions` (``truth`` only with one map).
+    progress : bool, optional
+        Show a bar over the maps on stderr.
+
+    Returns
+    -------
+    list of ProbeQuestion
+        Each map's probes in turn.
+
     Raises
     ------
     ValueError
@@ -455,5 +497,16 @@ def generate_probe_set(
 
 
 def format_probe_counts(questions: Sequence[ProbeQuestion]) -> str:
-    """Probes per type and their answers' spread, as a small table."""
+    """Probes per type and their answers' spread, as a small table.
+
+    Parameters
+    ----------
+    questions : sequence of ProbeQuestion
+        The probes.
+
+    Returns
+    -------
+    str
+        The table of :func:`benchmarks.splits.type_counts`, a row per probe type.
+    """
     return type_counts(questions, ANSWER_SHAPES, width=14)

@@ -46,15 +46,28 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class ProbeAnswer:
-    """What a response answers: names (in the order given), ``"yes"``/``"no"``, or an integer."""
+    """What a response answers.
+
+    Parameters
+    ----------
+    value : tuple of str, str or int
+        Names (in the order given), ``"yes"``/``"no"``, or an integer.
+    """
 
     value: tuple[str, ...] | str | int
 
 
 @dataclass(frozen=True, slots=True)
 class ProbeScore:
-    """The judgement of one answer: ``correct`` (1 or 0) and ``partial`` (in [0, 1]; equal to ``correct`` for
-    yes/no and counts)."""
+    """The judgement of one answer.
+
+    Parameters
+    ----------
+    correct : int
+        1 or 0.
+    partial : float
+        Partial credit in [0, 1]; equal to ``correct`` for yes/no and counts.
+    """
 
     correct: int
     partial: float
@@ -62,7 +75,35 @@ class ProbeScore:
 
 @dataclass(frozen=True, slots=True)
 class ProbeVerdict:
-    """The score of one prediction of a probe."""
+    """The score of one prediction of a probe.
+
+    Parameters
+    ----------
+    id : str
+        The probe's id.
+    model : str
+        The model.
+    type : str
+        The probe type.
+    city : str
+        The probe's city.
+    parsed : tuple of str, str, int or None
+        What the response answers (``None`` when invalid).
+    answer : tuple of str, str or int
+        The right answer.
+    correct : int
+        1 or 0.
+    partial : float
+        Partial credit in [0, 1].
+    invalid_reason : str, optional
+        Why the response was invalid.
+    tokens : int, optional
+        The output tokens, when reported.
+    repeat : int, optional
+        Which answer to the request this is (0-based).
+    weight : float, optional
+        The answer's weight in weighted figures.
+    """
 
     id: str
     model: str
@@ -117,6 +158,18 @@ _PARAGRAPH_END = re.compile(r"\n[ \t]*\n")
 
 def name_key(name: str, *, line: bool = False) -> str:
     """What a name is compared by: case, width, spaces, punctuation and the words ``station``/``line`` ignored.
+
+    Parameters
+    ----------
+    name : str
+        A station's or line's name.
+    line : bool, optional
+        The name is a line's (the line words are dropped, not the station ones).
+
+    Returns
+    -------
+    str
+        The key.
 
     Examples
     --------

@@ -45,6 +45,16 @@ _TITLE_CHARACTERS = 22  # of a model's name per line above a 1.5-inch panel at 7
 def metric_label(weighting: str) -> str:
     """The accuracy the per-city figure and ``table.md`` show, named with its weighting.
 
+    Parameters
+    ----------
+    weighting : str
+        The summary's weighting scheme.
+
+    Returns
+    -------
+    str
+        The axis label.
+
     Examples
     --------
     >>> metric_label("paper"), metric_label("none")
@@ -61,6 +71,16 @@ def _headline(row: Mapping[str, Any]) -> float | None:
 
 def plotted_models(summary: Mapping[str, Any]) -> ModelCap:
     """The models the figures draw: the best by weighted accuracy, short and long averaged (as ``table.md``).
+
+    Parameters
+    ----------
+    summary : mapping
+        A route summary (:func:`benchmarks.reasonmap.report.summarize`).
+
+    Returns
+    -------
+    ModelCap
+        The models shown (at most :data:`~benchmarks.plotting.PLOT_MODELS`), the total, and the note saying so.
 
     Examples
     --------
@@ -85,7 +105,19 @@ def _plotted(summary: Mapping[str, Any]) -> tuple[Mapping[str, Any], str]:
 
 
 def city_bars(summary: Mapping[str, Any], kind: str) -> dict[str, list[float | None]]:
-    """Per model, the bar of each city (in :func:`city_order`): the weighted accuracy in %, ``None`` for no questions.
+    """Per model, the bar of each city (in :func:`city_order`).
+
+    Parameters
+    ----------
+    summary : mapping
+        A route summary (:func:`benchmarks.reasonmap.report.summarize`).
+    kind : {"short", "long"}
+        The question kind.
+
+    Returns
+    -------
+    dict of str to list of float or None
+        Per model, each city's weighted accuracy in %; ``None`` for no questions.
 
     Examples
     --------
@@ -108,8 +140,20 @@ def city_bars(summary: Mapping[str, Any], kind: str) -> dict[str, list[float | N
 
 
 def city_errors(summary: Mapping[str, Any], kind: str) -> dict[str, list[tuple[float, float] | None]]:
-    """Per model, each city's 95% interval of the bar (in :func:`city_order`), in %: ``(low, high)``, ``None``
-    where the summary has none (no questions, or a summary written before intervals).
+    """Per model, each city's 95% interval of the bar (in :func:`city_order`).
+
+    Parameters
+    ----------
+    summary : mapping
+        A route summary (:func:`benchmarks.reasonmap.report.summarize`).
+    kind : {"short", "long"}
+        The question kind.
+
+    Returns
+    -------
+    dict of str to list of (float, float) or None
+        Per model, each city's ``(low, high)`` in %; ``None`` where the summary has none (no questions, no
+        variance, or a summary written before intervals).
 
     Examples
     --------
@@ -134,7 +178,25 @@ def city_errors(summary: Mapping[str, Any], kind: str) -> dict[str, list[tuple[f
 
 
 def city_order(summary: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """(map difficulty, city) pairs, easy maps first, cities alphabetical within a difficulty."""
+    """The cities of the per-city figure, in order.
+
+    Parameters
+    ----------
+    summary : mapping
+        A route summary (:func:`benchmarks.reasonmap.report.summarize`).
+
+    Returns
+    -------
+    list of (str, str)
+        (map difficulty, city) pairs of every city a model answered on, easy maps first, cities alphabetical
+        within a difficulty (a city without a difficulty last, as ``unknown``).
+
+    Examples
+    --------
+    >>> city_order({"models": {"m": {"per_city": {"rome": {}, "oslo": {}, "lima": {}}}},
+    ...             "city_difficulty": {"rome": "hard", "oslo": "easy"}})
+    [('easy', 'oslo'), ('hard', 'rome'), ('unknown', 'lima')]
+    """
     levels = summary.get("city_difficulty", {})
     cities = {city for row in summary["models"].values() for city in row["per_city"]}
     rank = {level: index for index, level in enumerate(DIFFICULTIES)}
@@ -145,6 +207,18 @@ def plot_cities(summary: Mapping[str, Any], path: str | Path) -> tuple[Path, Pat
     """Figure A2: one panel per question kind, a horizontal bar per model and city; written as PNG and PDF.
 
     At most :data:`~benchmarks.plotting.PLOT_MODELS` models are drawn (:func:`plotted_models`), with a note.
+
+    Parameters
+    ----------
+    summary : mapping
+        A route summary (:func:`benchmarks.reasonmap.report.summarize`).
+    path : str or Path
+        The PNG; the PDF goes beside it.
+
+    Returns
+    -------
+    png, pdf : Path
+        The two files written.
     """
     from matplotlib.lines import Line2D
 
@@ -234,7 +308,22 @@ def _level_names(axis: Any, order: list[tuple[str, str]]) -> None:
 
 
 def difficulty_grid(summary: Mapping[str, Any], model: str, kind: str) -> list[list[tuple[float | None, int]]]:
-    """(accuracy in %, questions) per (question difficulty, map difficulty) cell: rows questions, columns maps.
+    """One model's accuracy per (question difficulty, map difficulty) cell.
+
+    Parameters
+    ----------
+    summary : mapping
+        A route summary (:func:`benchmarks.reasonmap.report.summarize`).
+    model : str
+        One of its models.
+    kind : {"short", "long"}
+        The question kind.
+
+    Returns
+    -------
+    list of list of (float or None, int)
+        (accuracy in %, questions) per cell: rows the question difficulties, columns the map difficulties, easy
+        first; ``None`` for a cell without questions.
 
     Examples
     --------
@@ -269,6 +358,18 @@ def plot_difficulty(summary: Mapping[str, Any], path: str | Path) -> tuple[Path,
     """Figure A1: accuracy per (question, map) difficulty cell, per model and kind; written as PNG and PDF.
 
     At most :data:`~benchmarks.plotting.PLOT_MODELS` models are drawn (:func:`plotted_models`), with a note.
+
+    Parameters
+    ----------
+    summary : mapping
+        A route summary (:func:`benchmarks.reasonmap.report.summarize`).
+    path : str or Path
+        The PNG; the PDF goes beside it.
+
+    Returns
+    -------
+    png, pdf : Path
+        The two files written.
     """
     import numpy
     from matplotlib.patches import Rectangle

@@ -46,7 +46,13 @@ PAPER_DISTRIBUTION: dict[Difficulty, float] = {"easy": 0.577, "middle": 0.344, "
 
 @dataclass(frozen=True, slots=True)
 class Quota:
-    """Questions per map and difficulty level."""
+    """Questions per map and difficulty level.
+
+    Parameters
+    ----------
+    easy, middle, hard : int, optional
+        The most questions of each question difficulty.
+    """
 
     easy: int = 20
     middle: int = 15
@@ -63,6 +69,21 @@ class Quota:
 def parse_quota(text: str) -> Quota:
     """``"20:15:5"`` to a :class:`Quota`.
 
+    Parameters
+    ----------
+    text : str
+        ``EASY:MIDDLE:HARD``, non-negative integers.
+
+    Returns
+    -------
+    Quota
+        The quota.
+
+    Raises
+    ------
+    ValueError
+        Not three non-negative integers separated by colons.
+
     Examples
     --------
     >>> parse_quota("20:15:5")
@@ -75,7 +96,23 @@ def parse_quota(text: str) -> Quota:
 
 
 def question_difficulty(transfers: int) -> Difficulty:
-    """0 transfers easy, 1 middle, 2 or more hard."""
+    """A question's difficulty from its transfers.
+
+    Parameters
+    ----------
+    transfers : int
+        The fewest transfers between its stations.
+
+    Returns
+    -------
+    {"easy", "middle", "hard"}
+        0 transfers easy, 1 middle, 2 or more hard.
+
+    Examples
+    --------
+    >>> [question_difficulty(transfers) for transfers in range(4)]
+    ['easy', 'middle', 'hard', 'hard']
+    """
     return DIFFICULTIES[min(transfers, 2)]
 
 
@@ -171,6 +208,11 @@ def generate_questions(
     first_id : int
         Ids are ``f"{city}-{n:04d}"`` counting from here; with a seed other than 0,
         ``f"{city}-s{seed}-{n:04d}"``, so that the files of two seeds never share an id.
+
+    Returns
+    -------
+    list of Question
+        The questions, with their references (shortest routes, at most ``max_routes``).
     """
     city = graph.city or "custom"
     rng = random.Random(f"reasonmap:{seed}:{city}")
@@ -215,7 +257,18 @@ def generate_questions(
 
 
 def difficulty_distribution(questions: Iterable[Question]) -> dict[Difficulty, float]:
-    """Share of each question difficulty level."""
+    """Share of each question difficulty level.
+
+    Parameters
+    ----------
+    questions : iterable of Question
+        The questions.
+
+    Returns
+    -------
+    dict of str to float
+        Each level, easy first, with its share (0.0 each without questions).
+    """
     counts = Counter(question.difficulty_question for question in questions)
     total = sum(counts.values())
     return {level: (counts[level] / total if total else 0.0) for level in DIFFICULTIES}
@@ -230,13 +283,39 @@ def generate_set(
     max_routes: int = DEFAULT_MAX_ROUTES,
     progress: bool = False,
 ) -> list[Question]:
-    """Questions for several maps, one after another (see :func:`generate_questions`)."""
+    """Questions for several maps, one after another (see :func:`generate_questions`).
+
+    Parameters
+    ----------
+    graphs : iterable of TransitGraph
+        The maps.
+    seed, per_city, quota, max_routes
+        As :func:`generate_questions`.
+    progress : bool, optional
+        Show a bar over the maps on stderr.
+
+    Returns
+    -------
+    list of Question
+        Each map's questions in turn.
+    """
     one_map = partial(generate_questions, seed=seed, per_city=per_city, quota=quota, max_routes=max_routes)
     return questions_of_maps(graphs, one_map, progress=progress)
 
 
 def format_distribution(questions: Sequence[Question]) -> str:
-    """The difficulty mix of a question set beside the paper's, as a small table."""
+    """The difficulty mix of a question set beside the paper's, as a small table.
+
+    Parameters
+    ----------
+    questions : sequence of Question
+        The questions.
+
+    Returns
+    -------
+    str
+        A row per level (questions, share, the paper's share), then the total; no trailing newline.
+    """
     shares = difficulty_distribution(questions)
     counts = Counter(question.difficulty_question for question in questions)
     rows = [f"{'difficulty':<10} {'questions':>9} {'share':>7} {'paper':>7}"]

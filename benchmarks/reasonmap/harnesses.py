@@ -143,6 +143,26 @@ def read_lmms_eval(
     their ids are the positions when none are given). The problems returned begin
     with a :class:`~benchmarks.jsonl.Note` saying how rows were matched and checked.
 
+    Parameters
+    ----------
+    path : str or Path
+        The per-sample log.
+    model : str, optional
+        The model (default: the log's folder's name).
+    kind : str, optional
+        The kind when neither the document nor the task name says it.
+    positions : sequence of str, optional
+        The question file's ids in order (default: the ids of ``questions``).
+    questions : mapping, optional
+        The route questions by id, in the file's order.
+
+    Returns
+    -------
+    predictions : list of Prediction
+        One per response (every repeat).
+    problems : list of Problem
+        The rows skipped and why.
+
     Raises
     ------
     InvalidRecord
@@ -227,6 +247,24 @@ def read_vlmevalkit(
     ``station_1``, ``station_2``, ``city``, ``question_short`` and ``question_long``
     cells, and its ``question`` cell (the prompt), where the sheet has them.
 
+    Parameters
+    ----------
+    path : str or Path
+        The sheet.
+    model : str, optional
+        The model (default: the file's stem without its ``_<dataset>`` ending).
+    kind : str, optional
+        The kind when the sheet has no ``kind`` column.
+    questions : mapping, optional
+        The route questions by id.
+
+    Returns
+    -------
+    predictions : list of Prediction
+        The rows read.
+    problems : list of Problem
+        The rows skipped and why.
+
     Raises
     ------
     InvalidRecord
@@ -273,6 +311,26 @@ def read_inspect_log(
     ``questions`` (route questions by id) are what each sample is checked against: its
     input's text (the prompt; not in ``alias`` mode, whose prompt renames the stations)
     and its metadata's ``station_1``, ``station_2`` and ``city``.
+
+    Parameters
+    ----------
+    path : str or Path
+        The log (``.eval`` or ``.json``).
+    model : str, optional
+        The model (default: the log's).
+    kind : str, optional
+        The kind when neither the metadata nor the sample id says it.
+    partial : bool, optional
+        Read the finished samples of a run that did not finish.
+    questions : mapping, optional
+        The route questions by id.
+
+    Returns
+    -------
+    predictions : list of Prediction
+        One per sample and epoch (``repeat`` the epoch less one).
+    problems : list of Problem
+        The samples skipped (errored, too large, unreadable) and why.
 
     Raises
     ------
@@ -336,6 +394,28 @@ def read_harness_predictions(
     ``doc_id``; ``partial`` reads the finished samples of an Inspect run that failed.
     ``questions`` (the route questions by id, in the file's order) are what each row of
     another harness's file is checked against (:mod:`benchmarks.reasonmap.log_checks`).
+
+    Parameters
+    ----------
+    path : str or Path
+        The file.
+    source : str, optional
+        The harness that wrote it (:data:`SOURCES`).
+    model, kind : str, optional
+        What the file does not say.
+    positions : sequence of str, optional
+        The question file's ids in order (lmms-eval).
+    partial : bool, optional
+        Read the finished samples of an Inspect run that failed.
+    questions : mapping, optional
+        The route questions by id, to check each row against.
+
+    Returns
+    -------
+    predictions : list of Prediction
+        The rows read.
+    problems : list of Problem
+        The rows skipped and why (another harness's: first a note on how rows were matched and checked).
 
     Raises
     ------

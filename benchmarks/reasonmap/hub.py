@@ -53,7 +53,18 @@ _INTEGERS = ("city_line_count", "city_transfer_count", "question_transfer_count"
 
 
 def hf_features(route_count: int) -> Any:
-    """The ``datasets.Features`` of a set whose questions have at most ``route_count`` references."""
+    """The ``datasets.Features`` of a set whose questions have at most ``route_count`` references.
+
+    Parameters
+    ----------
+    route_count : int
+        The most references a question has: columns ``route_1`` to ``route_<route_count>``.
+
+    Returns
+    -------
+    datasets.Features
+        The public data set's columns, ``figure`` an image.
+    """
     datasets = hf_datasets()
     text = datasets.Value("string")
     segment = {
@@ -76,7 +87,21 @@ def hf_records(
     metro_text: Callable[[Question], str | None],
     figure: Callable[[Question], bytes | None],
 ) -> list[dict[str, Any]]:
-    """The records of :func:`to_hf_dataset`: each question's fields, its city's Metro Data text and map bytes."""
+    """The records of :func:`to_hf_dataset`.
+
+    Parameters
+    ----------
+    questions : sequence of Question
+        The questions.
+    metro_text, figure : callable
+        As :func:`to_hf_dataset`.
+
+    Returns
+    -------
+    list of dict
+        Per question, its fields, its city's Metro Data text (``json``) and map bytes (``figure``), in the public
+        data set's columns.
+    """
     route_count = max((len(question.routes) for question in questions), default=1)
     records = []
     for question in questions:
@@ -105,6 +130,11 @@ def to_hf_dataset(
         The Metro Data JSON text of a question's city (``None``: left empty).
     figure : callable
         The map image (PNG bytes) of a question's city (``None``: no map).
+
+    Returns
+    -------
+    datasets.Dataset
+        One row per question.
     """
     route_count = max((len(question.routes) for question in questions), default=1)
     records = hf_records(questions, metro_text=metro_text, figure=figure)
@@ -118,9 +148,23 @@ def write_hf_dataset(
     metro_text: Callable[[Question], str | None],
     figure: Callable[[Question], bytes | None],
 ) -> int:
-    """Save :func:`to_hf_dataset` to the folder ``out`` (replaced whole, never left half written); the count.
+    """Save :func:`to_hf_dataset` to the folder ``out`` (replaced whole, never left half written).
 
     Same questions and maps, same bytes.
+
+    Parameters
+    ----------
+    questions : sequence of Question
+        The questions.
+    out : str or Path
+        The dataset folder.
+    metro_text, figure : callable
+        As :func:`to_hf_dataset`.
+
+    Returns
+    -------
+    int
+        The rows written.
     """
     out = Path(out)
     dataset = to_hf_dataset(questions, metro_text=metro_text, figure=figure)

@@ -20,7 +20,20 @@ __all__ = ["load_questions", "read_predictions", "graph_lookup"]
 
 
 def read_predictions(path: str | Path) -> tuple[list[Prediction], list[Problem]]:
-    """Prediction records of a JSON Lines file."""
+    """Prediction records of a JSON Lines file.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file.
+
+    Returns
+    -------
+    predictions : list of Prediction
+        The rows read.
+    problems : list of Problem
+        The rows skipped and why.
+    """
     return read_jsonl(path, Prediction.from_dict)
 
 
@@ -40,6 +53,20 @@ def load_questions(path: str | Path) -> tuple[dict[str, Question], dict[str, Any
 
     The public data set's may be a Hugging Face dataset folder (``reasonmap export --format hf`` writes one);
     a repeated id there is reported too.
+
+    Parameters
+    ----------
+    path : str or Path
+        A JSON Lines file of the toolkit's questions, or the public data set's file or folder.
+
+    Returns
+    -------
+    questions : dict of str to Question
+        The questions by id (a repeated id: the first).
+    metro : dict
+        The Metro Data the public data set's records carry, by city (empty for the toolkit's files).
+    problems : list of Problem
+        The records skipped and why, repeated ids among them.
     """
     path = Path(path)
     if _is_public_dataset(path):
@@ -58,7 +85,20 @@ def graph_lookup(
     files named after their cities, like a synthetic benchmark's), else the embedded city, else one
     compiled from ``metro``.
 
-    ``metro`` maps a city to the Metro Data its question file carried (see :func:`load_questions`).
+    Parameters
+    ----------
+    metro : dict
+        A city's Metro Data, as its question file carried it (see :func:`load_questions`).
+    override : TransitGraph, optional
+        The graph of every question.
+    metro_dir : str or Path, optional
+        A folder of Metro Data files named after their cities.
+
+    Returns
+    -------
+    callable
+        A question's graph (each compiled once); it raises ``ValueError`` for a city neither embedded nor in
+        ``metro`` (without ``override`` or ``metro_dir``).
     """
     from graphkit.cities import city_graph, city_names, graphs_by_city
     from graphkit.graph import compile_graph

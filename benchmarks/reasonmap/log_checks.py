@@ -83,8 +83,22 @@ def _route_ask(text: str, question: Any, kind: str) -> str | None:
 def route_mismatch(question: Any, kind: str, logged: Logged, *, prompts: bool = True) -> str | None:
     """How a row's record disagrees with the route question it is matched to; ``None`` when it agrees.
 
-    ``prompts`` ``False`` compares the named fields only (a prompt that renamed the stations: Inspect's
-    ``alias`` mode).
+    Parameters
+    ----------
+    question : Question
+        The route question.
+    kind : {"short", "long"}
+        The kind the row answers.
+    logged : Logged
+        What the row recorded: its prompts and fields.
+    prompts : bool, optional
+        ``False`` compares the named fields only (a prompt that renamed the stations: Inspect's ``alias`` mode).
+
+    Returns
+    -------
+    str or None
+        The first disagreement (the stations, the city, a question text, the prompt), in words; ``None`` when it
+        agrees.
     """
     wanted = {"station_1": question.station_1, "station_2": question.station_2, "city": question.city}
     if found := field_mismatch(logged, wanted):
@@ -107,6 +121,11 @@ class RowChecks:
 
     A row that disagrees raises :class:`~benchmarks.log_checks.Mismatch`, which no row-level
     handler catches: the file is refused at its first such row. Rows that record nothing are counted.
+
+    Parameters
+    ----------
+    questions : mapping or None
+        The question file's questions by id (``None``: nothing to check against).
     """
 
     def __init__(self, questions: Mapping[str, Any] | None) -> None:

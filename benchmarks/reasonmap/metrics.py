@@ -35,7 +35,24 @@ class _OfKind:
 
 
 def route_metrics_of(kind: str) -> tuple[MetricSpec, ...]:
-    """The specs of one question kind, in the order a report's row lists them."""
+    """The specs of one question kind, in the order a report's row lists them.
+
+    Parameters
+    ----------
+    kind : {"short", "long"}
+        The question kind.
+
+    Returns
+    -------
+    tuple of MetricSpec
+        ``weighted_accuracy_<kind>`` and ``map_score_<kind>`` (the headline), ``accuracy_<kind>`` and
+        ``map_score_unweighted_<kind>`` (every question weighing 1), then ``mean_tokens_<kind>``.
+
+    Examples
+    --------
+    >>> [spec.name for spec in route_metrics_of("short")][:2]
+    ['weighted_accuracy_short', 'map_score_short']
+    """
     title = kind.capitalize()
     top = MAP_SCORE_MAXIMUM[kind]
     return (

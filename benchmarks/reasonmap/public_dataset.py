@@ -38,7 +38,17 @@ _DIFFICULTY_ALIASES = {"medium": "middle", "mid": "middle"}
 
 @dataclass(frozen=True, slots=True)
 class PublicDataset:
-    """Questions of the public data set, the Metro Data its records carry, and what was skipped."""
+    """What the public data set holds.
+
+    Parameters
+    ----------
+    questions : tuple of Question
+        Its questions, in order.
+    metro : dict of str to MetroData, optional
+        The Metro Data its records carry, by city.
+    problems : tuple of Problem, optional
+        The records skipped and why.
+    """
 
     questions: tuple[Question, ...]
     metro: dict[str, MetroData] = field(default_factory=dict)
@@ -60,7 +70,28 @@ def _metro_of(record: Mapping[str, Any], where: str) -> Mapping[str, Any] | None
 
 
 def to_question(record: Any, *, position: int, where: str) -> Question:
-    """One public-data-set record as a :class:`Question` (id = its position unless it has one)."""
+    """One public-data-set record as a :class:`Question`.
+
+    Parameters
+    ----------
+    record : Any
+        The record (``routes`` may be JSON text; parquet's padding ``None`` routes are dropped).
+    position : int
+        Its position in the set: its id unless it has one.
+    where : str
+        Where it is, as an error names it.
+
+    Returns
+    -------
+    Question
+        The question; a missing ``long_template`` is read from the long question's text, and ``medium``-style
+        difficulties as the toolkit's.
+
+    Raises
+    ------
+    InvalidRecord
+        Not an object, ``routes`` not JSON, or a field :meth:`Question.from_dict` refuses.
+    """
     if not isinstance(record, Mapping):
         raise InvalidRecord(f"{where}: a record must be an object")
     routes = record.get("routes")
@@ -87,7 +118,15 @@ def to_question(record: Any, *, position: int, where: str) -> Question:
 def load_public_dataset(path: Any) -> PublicDataset:
     """Read the public data set's questions and references (and the Metro Data of each city).
 
-    ``path``: a parquet, JSON Lines or JSON file, a Hugging Face dataset folder, or a ``datasets.Dataset``.
+    Parameters
+    ----------
+    path : str, Path or datasets.Dataset
+        A parquet, JSON Lines or JSON file, a Hugging Face dataset folder, or a ``datasets.Dataset``.
+
+    Returns
+    -------
+    PublicDataset
+        The questions, each city's Metro Data (the first record's) and the records skipped.
     """
     label = str(path) if isinstance(path, str | Path) else "dataset"
     questions: list[Question] = []
@@ -119,6 +158,22 @@ def export_figures(
     A record whose ``country`` or ``city`` would lead the name out of ``out_dir`` (a path
     separator, ``..``) is a problem, and nothing is written for it. ``before_write`` is called
     with each file about to be written (a run records it in its manifest).
+
+    Parameters
+    ----------
+    path : str, Path or datasets.Dataset
+        The public data set (:func:`load_public_dataset`).
+    out_dir : str or Path
+        The folder the maps go to (made when missing).
+    before_write : callable, optional
+        Called with each file about to be written.
+
+    Returns
+    -------
+    written : list of Path
+        The maps written, sorted.
+    problems : list of Problem
+        The figures not written and why.
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

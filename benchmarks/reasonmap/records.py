@@ -45,7 +45,31 @@ def _choice(record: Mapping[str, Any], name: str, choices: tuple[str, ...], wher
 
 
 def segment_from_dict(segment: Any, *, where: str = "segment") -> Segment:
-    """A reference segment from its record form (``num_via_stops`` must agree with ``via_stops``)."""
+    """A reference segment from its record form.
+
+    Parameters
+    ----------
+    segment : Any
+        The record: ``route_name``, ``departure_stop``, ``arrival_stop``, ``via_stops`` and, optionally,
+        ``num_via_stops``.
+    where : str, optional
+        Where it is, as an error names it.
+
+    Returns
+    -------
+    Segment
+        The segment.
+
+    Raises
+    ------
+    InvalidRecord
+        Not an object, a field missing or of the wrong type, or ``num_via_stops`` not the length of ``via_stops``.
+
+    Examples
+    --------
+    >>> segment_from_dict({"route_name": "Line A", "departure_stop": "P", "arrival_stop": "R", "via_stops": ["Q"]})
+    Segment(route_name='Line A', departure_stop='P', arrival_stop='R', via_stops=('Q',))
+    """
     if not isinstance(segment, Mapping):
         raise InvalidRecord(f"{where}: a segment must be an object, got {segment!r:.80}")
     via = field_of(segment, "via_stops", list, where)
@@ -64,7 +88,29 @@ def segment_from_dict(segment: Any, *, where: str = "segment") -> Segment:
 
 @dataclass(frozen=True, slots=True)
 class Question:
-    """One benchmark question: a station pair of a city, both question texts and the references."""
+    """One benchmark question: a station pair of a city, both question texts and the references.
+
+    Parameters
+    ----------
+    id : str
+        The question's id.
+    country, city : str
+        Its map.
+    station_1, station_2 : str
+        The departure and arrival stations.
+    question_short, question_long : str
+        The two question texts.
+    long_template : {"via_count", "via_stops"}
+        What the long question asks for: the number of via stops or the stops themselves.
+    routes : tuple of tuple of Segment
+        The references: each an optimal route, as its segments.
+    difficulty_question, difficulty_city : {"easy", "middle", "hard"}
+        The question's difficulty (by its transfers) and its map's.
+    city_line_count, city_transfer_count : int
+        The map's lines and transfer stations.
+    question_transfer_count : int
+        The fewest transfers between the two stations.
+    """
 
     id: str
     country: str
@@ -147,7 +193,23 @@ def _route_number(name: str) -> tuple[int, str]:
 
 @dataclass(frozen=True, slots=True)
 class Prediction:
-    """One model answer to one question kind."""
+    """One model answer to one question kind.
+
+    Parameters
+    ----------
+    id : str
+        The question's id.
+    model : str
+        The model.
+    question : {"short", "long"}
+        The kind of question answered.
+    response : str
+        The answer, as written.
+    tokens : int, optional
+        The output tokens, when reported.
+    repeat : int, optional
+        Which answer to the same request this is (0-based): several come from repeated sampling.
+    """
 
     id: str
     model: str
@@ -173,7 +235,19 @@ _new_prediction = record_builder(Prediction)  # Prediction(*fields), made once p
 
 @dataclass(frozen=True, slots=True)
 class ParsedSection:
-    """One route section as the model wrote it (names not yet matched to the data)."""
+    """One route section as the model wrote it (names not yet matched to the data).
+
+    Parameters
+    ----------
+    route_name : str
+        The line.
+    departure_stop, arrival_stop : str
+        Where the section starts and ends.
+    num_via_stops : int, optional
+        The number of via stops, when given (``via_count``).
+    via_stops : tuple of str, optional
+        The via stops, when given (``via_stops``).
+    """
 
     route_name: str
     departure_stop: str
@@ -196,7 +270,13 @@ class ParsedSection:
 
 @dataclass(frozen=True, slots=True)
 class ParsedAnswer:
-    """A response that parsed into route sections."""
+    """A response that parsed into route sections.
+
+    Parameters
+    ----------
+    sections : tuple of ParsedSection
+        The sections, in order.
+    """
 
     sections: tuple[ParsedSection, ...]
 
@@ -208,8 +288,33 @@ class ParsedAnswer:
 class Verdict:
     """The score of one prediction.
 
-    ``components`` holds the map-score parts (the paper's Table A3 columns):
-    ``dep_arr``, ``route_name``, ``stops``, ``num_via``, ``via_stop``, and ``bonus``.
+    Parameters
+    ----------
+    id : str
+        The question's id.
+    model : str
+        The model.
+    question : {"short", "long"}
+        The kind of question answered.
+    parsed : tuple of ParsedSection or None
+        The sections read (``None`` when invalid).
+    correct : int
+        1 when the route is correct, else 0.
+    map_score : float
+        The map score.
+    components : dict of str to float, optional
+        The map-score parts (the paper's Table A3 columns): ``dep_arr``, ``route_name``, ``stops``,
+        ``num_via``, ``via_stop``, and ``bonus``.
+    weight : float, optional
+        The answer's weight in weighted figures.
+    failure : str, optional
+        Why the route is not correct (the first failing check).
+    invalid_reason : str, optional
+        Why the response was invalid.
+    tokens : int, optional
+        The output tokens, when reported.
+    repeat : int, optional
+        Which answer to the request this is (0-based).
     """
 
     id: str

@@ -106,6 +106,13 @@ def summarize(
     cluster : {"question", "map"}
         What the printed intervals resample (:mod:`benchmarks.intervals`); each model's row records both in
         ``intervals_by_cluster``, and ``clusters`` each city's questions.
+
+    Returns
+    -------
+    dict
+        ``weighting``, ``variant``, ``models`` (each model's row, models sorted: the figures of each kind, per
+        city and per difficulty pair, the failures), ``interval_method``, ``clusters``, ``city_difficulty``,
+        ``skipped_records``, ``inputs`` and ``versions``.
     """
     overall: dict[str, dict[str, list[Verdict]]] = defaultdict(lambda: defaultdict(list))
     cities: dict[str, dict[str, dict[str, list[Verdict]]]] = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
@@ -188,7 +195,19 @@ def _fill_intervals(
 
 
 def markdown_table(summary: Mapping[str, Any]) -> str:
-    """Models × metrics, in the shape of the paper's Table 2 (accuracy in %, weighted)."""
+    """Models × metrics, in the shape of the paper's Table 2 (accuracy in %, weighted).
+
+    Parameters
+    ----------
+    summary : mapping
+        What :func:`summarize` returns.
+
+    Returns
+    -------
+    str
+        The weighting and variant, the table, then the notes (models left out of the figures, official rules,
+        the public aggregate, repeats, partial runs) where there are any; one trailing newline.
+    """
     lines = [
         f"Weighting: `{summary['weighting']}`, variant: `{summary['variant']}`." + interval_note(summary),
         "",
@@ -226,6 +245,20 @@ def write_report(directory: str | Path, summary: Mapping[str, Any], *, figures: 
     When the figures leave models out, ``summary.json`` says which they show under ``"plots"``.
     Without ``figures``, figures an earlier run left in ``directory`` are removed (they would not
     match these tables) and matplotlib is never imported.
+
+    Parameters
+    ----------
+    directory : str or Path
+        The report folder.
+    summary : mapping
+        What :func:`summarize` returns.
+    figures : bool, optional
+        Draw the figures.
+
+    Returns
+    -------
+    list of Path
+        The files written.
     """
     from benchmarks.summaries import write_report_files
 
@@ -247,7 +280,21 @@ def write_report(directory: str | Path, summary: Mapping[str, Any], *, figures: 
 
 
 def published_aggregate_table(aggregate: Mapping[str, Mapping[str, Any]], caption: str) -> list[str]:
-    """The public ``cal_metrics.py`` aggregate per model as markdown lines, under a caption."""
+    """The public ``cal_metrics.py`` aggregate per model as markdown lines, under a caption.
+
+    Parameters
+    ----------
+    aggregate : mapping
+        Per model: ``count``, ``acc_short``, ``acc_long``, ``map_score_short``, ``map_score_long``,
+        ``via_stops_score`` and ``num_via_stop_score``.
+    caption : str
+        What the aggregate is over.
+
+    Returns
+    -------
+    list of str
+        The caption line, a blank line, then the table's lines.
+    """
     lines = [
         f"The public `cal_metrics.py` aggregate ({caption}):",
         "",

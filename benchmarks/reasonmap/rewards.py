@@ -97,7 +97,29 @@ def _column(values: Any, index: int, default: Any) -> Any:
 
 
 def accuracy_reward(completions: Sequence[Any], question: Sequence[Any] | None = None, kind: Any = "short", **_: Any):
-    """TRL reward: 1.0 per completion that gives a correct route, else 0.0."""
+    """TRL reward: 1.0 per completion that gives a correct route, else 0.0.
+
+    Parameters
+    ----------
+    completions : sequence
+        The completions: strings or chat messages (the last message's content).
+    question : sequence, optional
+        The data set's ``question`` column: each completion's question record (a dict or its JSON text).
+    kind : str or sequence of str, optional
+        ``"short"`` or ``"long"``, one for all or one per completion.
+    **_
+        The data set's other columns, ignored.
+
+    Returns
+    -------
+    list of float
+        One reward per completion.
+
+    Raises
+    ------
+    ValueError
+        Without the ``question`` column.
+    """
     if question is None:
         raise ValueError("accuracy_reward needs the data set column 'question' (the question record)")
     return [
@@ -107,7 +129,24 @@ def accuracy_reward(completions: Sequence[Any], question: Sequence[Any] | None =
 
 
 def format_reward(completions: Sequence[Any], question: Sequence[Any] | None = None, kind: Any = "short", **_: Any):
-    """TRL reward: 1.0 per completion that parses in the asked format, else 0.0."""
+    """TRL reward: 1.0 per completion that parses in the asked format, else 0.0.
+
+    Parameters
+    ----------
+    completions : sequence
+        The completions: strings or chat messages (the last message's content).
+    question : sequence, optional
+        The question records, whose ``long_template`` says the long format (without: any sections).
+    kind : str or sequence of str, optional
+        ``"short"`` or ``"long"``, one for all or one per completion.
+    **_
+        The data set's other columns, ignored.
+
+    Returns
+    -------
+    list of float
+        One reward per completion.
+    """
     return [
         _format(_text(completion), _column(question, index, None), _column(kind, index, "short"))
         for index, completion in enumerate(completions)
@@ -117,7 +156,29 @@ def format_reward(completions: Sequence[Any], question: Sequence[Any] | None = N
 def compute_score(
     data_source: str, solution_str: str, ground_truth: Any, extra_info: Mapping[str, Any] | None = None
 ) -> float:
-    """verl reward: accuracy (default) or format of one solution against its question record."""
+    """verl reward: accuracy (default) or format of one solution against its question record.
+
+    Parameters
+    ----------
+    data_source : str
+        verl's data source (unused).
+    solution_str : str
+        The model's answer.
+    ground_truth : Any
+        The question record (a dict or its JSON text).
+    extra_info : mapping, optional
+        ``kind`` (default ``"short"``) and ``reward`` (``"accuracy"``, default, or ``"format"``).
+
+    Returns
+    -------
+    float
+        1.0 or 0.0.
+
+    Raises
+    ------
+    ValueError
+        ``extra_info["reward"]`` is not a reward of :data:`REWARDS`.
+    """
     extra = dict(extra_info or {})
     kind = extra.get("kind", "short")
     reward = extra.get("reward", "accuracy")

@@ -38,6 +38,16 @@ def _format(block: str) -> str:
 def short_question(start: str, end: str) -> str:
     """The short question: line names and the departure and arrival stations only.
 
+    Parameters
+    ----------
+    start, end : str
+        The departure and arrival stations.
+
+    Returns
+    -------
+    str
+        The question, with its answer format.
+
     Examples
     --------
     >>> print(short_question("A Station", "B Station"))
@@ -55,6 +65,18 @@ def short_question(start: str, end: str) -> str:
 
 def long_question(start: str, end: str, template: LongTemplate) -> str:
     """The long question: with the number of via stops (``via_count``) or the via stops themselves (``via_stops``).
+
+    Parameters
+    ----------
+    start, end : str
+        The departure and arrival stations.
+    template : {"via_count", "via_stops"}
+        What each section must give besides the line and its ends.
+
+    Returns
+    -------
+    str
+        The question, with its answer format.
 
     Raises
     ------

@@ -18,6 +18,18 @@ __all__ = ["weight_of", "weighted_accuracy"]
 def weight_of(question: Question, scheme: str = "paper") -> float:
     """The weight of ``question`` under the named scheme.
 
+    Parameters
+    ----------
+    question : Question
+        The question (read by its two difficulties).
+    scheme : str, optional
+        The weighting scheme.
+
+    Returns
+    -------
+    float
+        Its weight.
+
     Raises
     ------
     ValueError
@@ -38,6 +50,16 @@ def weight_of(question: Question, scheme: str = "paper") -> float:
 
 def weighted_accuracy(verdicts: Iterable[Verdict]) -> float:
     """``sum(weight · correct) / sum(weight)`` over the verdicts.
+
+    Parameters
+    ----------
+    verdicts : iterable of Verdict
+        The verdicts.
+
+    Returns
+    -------
+    float
+        The weighted accuracy.
 
     Raises
     ------
