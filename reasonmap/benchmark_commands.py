@@ -12,8 +12,12 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from reasonmap.options import report_skipped, seed_value
+
+if TYPE_CHECKING:
+    from reasonmap.score_files import ScoreSettings
 
 __all__ = ["add_benchmark_commands"]
 
@@ -69,30 +73,37 @@ def _nothing_scored(args: argparse.Namespace, problems: Sequence[str]) -> int:
     return 1
 
 
-def cmd_score(args: argparse.Namespace) -> int:
-    from benchmarks.tasks import get_task
+def score_settings(args: argparse.Namespace) -> ScoreSettings:
+    """The :class:`~reasonmap.score_files.ScoreSettings` of ``score``'s options (``--official-model`` read,
+    ``--metro`` opened)."""
     from graphkit.cities import open_graph
-    from reasonmap.batch import executor_from
-    from reasonmap.score_files import compare_files, evaluate_files, read_official_model
+    from reasonmap.score_files import ScoreSettings, read_official_model
 
-    graph = open_graph(metro=args.metro, overlay=args.overlay) if args.metro else None
-    given = dict(
-        out=args.out,
-        report_dir=args.report,
+    return ScoreSettings(
         task=args.task,
         weighting=args.weighting,
-        graph=graph,
+        variant=args.variant,
         source=args.source,
         model=args.model,
         kind=args.kind,
-        metro_dir=args.metro_dir,
-        official_model=read_official_model(args.official_model) if args.official_model else None,
-        figures=args.figures,
         partial=args.partial,
         cluster=args.cluster,
+        figures=args.figures,
+        graph=open_graph(metro=args.metro, overlay=args.overlay) if args.metro else None,
+        metro_dir=args.metro_dir,
+        official_model=read_official_model(args.official_model) if args.official_model else None,
     )
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    from benchmarks.tasks import get_task
+    from reasonmap.batch import executor_from
+    from reasonmap.score_files import compare_files, evaluate_files
+
+    settings = score_settings(args)
+    files = dict(out=args.out, report_dir=args.report)
     if args.compare:
-        compared = compare_files(args.questions, args.predictions, variants=args.compare, **given)
+        compared = compare_files(args.questions, args.predictions, variants=args.compare, settings=settings, **files)
         first = compared.evaluations[args.compare[0]]
         _print_notes(first.notes)
         report_skipped(first.problems, see=f"{args.report}/{args.compare[0]}/summary.json")
@@ -102,7 +113,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         print(f"compared {len(first.verdicts)} predictions; reports in {args.report}/", file=sys.stderr)
         return 0
     with executor_from(args) as executor:
-        result = evaluate_files(args.questions, args.predictions, variant=args.variant, executor=executor, **given)
+        result = evaluate_files(args.questions, args.predictions, settings=settings, executor=executor, **files)
     _print_notes(result.notes)
     report_skipped(result.problems, see=f"{args.report}/summary.json")
     if not result.verdicts:

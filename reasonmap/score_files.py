@@ -35,6 +35,7 @@ __all__ = [
     "scoring_variants",
     "Evaluation",
     "Comparison",
+    "ScoreSettings",
     "task_of",
     "evaluate_files",
     "compare_files",
@@ -70,13 +71,24 @@ def scoring_variants() -> tuple[str, ...]:
     return variant_names()
 
 
-def _options(task: Task, variant: str, **given: Any) -> ScoreOptions:
+def _options(task: Task, settings: ScoreSettings, variant: str) -> ScoreOptions:
     from benchmarks.official_rules import check_official_models
 
     task.variant(variant)  # an unknown name lists the task's
-    if given.get("official_model") is not None:  # checked against every task's paths (each task imported)
-        check_official_models(given["official_model"], table=_public_models())
-    return ScoreOptions(variant=variant, **given)
+    if settings.official_model is not None:  # checked against every task's paths (each task imported)
+        check_official_models(settings.official_model, table=_public_models())
+    return ScoreOptions(
+        weighting=settings.weighting,
+        variant=variant,
+        source=settings.source,
+        model=settings.model,
+        kind=settings.kind,
+        graph=settings.graph,
+        metro_dir=str(settings.metro_dir) if settings.metro_dir is not None else None,
+        official_model=settings.official_model,
+        partial=settings.partial,
+        cluster=settings.cluster,
+    )
 
 
 def _public_models() -> dict[str, str]:
@@ -146,68 +158,62 @@ def read_official_model(text: str) -> str | dict[str, str]:
     return mapping
 
 
+@dataclass(frozen=True, slots=True)
+class ScoreSettings:
+    """How files are scored (``reasonmap score``), everything but the files: built once by the command line.
+
+    ``task`` names the task (default: told from the question file). ``weighting`` ``None`` is the task's
+    default. ``source`` names who wrote the predictions: the toolkit (``jsonl``), or another harness whose
+    files are mapped onto prediction rows (the task's ``readers``: route reads ``lmms-eval``, ``vlmevalkit``
+    and ``inspect``, plus ``vlmevalkit``); ``model`` and ``kind`` fill in what such files leave out, and
+    ``partial`` takes the finished samples of a run that failed. ``cluster`` is what the printed intervals
+    resample: ``question``, or ``map`` (maps, then questions). ``figures`` ``False`` writes the report's
+    tables only (no plotting library is imported). ``ordered`` writes the verdicts in the question file's order
+    (then kind, model and repeat) instead of the predictions' (a model client appends answers as they come).
+    ``graph``, when given, is every route question's city; ``metro_dir`` is a folder of Metro Data files named
+    after their cities. ``official_model`` (variant ``official`` of route and plus) is the public scripts'
+    model path of every model, or a run name → path mapping; by default each model's own name chooses its
+    answer rule.
+    """
+
+    task: str | None = None
+    weighting: str | None = None
+    variant: str = "paper"
+    source: str = "jsonl"
+    model: str | None = None
+    kind: str | None = None
+    partial: bool = False
+    cluster: str = "question"
+    figures: bool = True
+    ordered: bool = False
+    graph: TransitGraph | None = None
+    metro_dir: str | Path | None = None
+    official_model: str | Mapping[str, str] | None = None
+
+
 def evaluate_files(
     questions_path: str | Path,
     predictions_path: str | Path | Sequence[str | Path],
     *,
     out: str | Path,
     report_dir: str | Path,
-    task: str | None = None,
-    weighting: str | None = None,
-    variant: str = "paper",
-    graph: TransitGraph | None = None,
-    source: str = "jsonl",
-    model: str | None = None,
-    kind: str | None = None,
-    metro_dir: str | Path | None = None,
+    settings: ScoreSettings = ScoreSettings(),
     executor: Executor | None = None,
-    ordered: bool = False,
-    official_model: str | Mapping[str, str] | None = None,
-    figures: bool = True,
-    partial: bool = False,
-    cluster: str = "question",
 ) -> Evaluation:
     """Score a predictions file against a question file of any task; write scored rows and the report.
 
-    ``task`` names the task (default: told from the file). ``weighting`` ``None`` is the task's default.
-    ``source`` names who wrote the predictions: the toolkit (``jsonl``), or, for route questions,
-    ``lmms-eval``, ``vlmevalkit`` or ``inspect``, whose files are mapped onto prediction rows (``model`` and
-    ``kind`` fill in what they leave out; see :mod:`benchmarks.reasonmap.harnesses`). ``graph``, when given,
-    is every route question's city; ``metro_dir`` is a folder of Metro Data files named after their cities.
-    With an ``executor`` (:mod:`graphkit.executors`), blocks of route predictions are scored by its workers;
-    the outputs are the same byte for byte. ``ordered`` writes the verdicts in the question file's order
-    (then kind, model and repeat) instead of the predictions' (a model client appends answers as they come).
-    ``official_model`` (variant ``official``) is the public scripts' model path of every model, or a run
-    name → path mapping; by default each model's own name chooses its answer rule.
-    ``figures`` ``False`` writes the report's tables only (no plotting library is imported).
-    ``cluster`` is what the printed intervals resample: ``question``, or ``map`` (maps, then questions).
+    ``settings`` say how (:class:`ScoreSettings`). With an ``executor`` (:mod:`graphkit.executors`), blocks of
+    route predictions are scored by its workers; the outputs are the same byte for byte.
     The cyclic garbage collector is paused meanwhile (:func:`collector_paused`).
 
     Raises
     ------
     ValueError
-        An unknown task, source or variant, or another harness's predictions of other than route questions.
+        An unknown task, source or variant, or another harness's predictions the task has no reader for.
     """
     with collector_paused():
         return _evaluate(
-            questions_path,
-            predictions_path,
-            out=out,
-            report_dir=report_dir,
-            task=task,
-            weighting=weighting,
-            variant=variant,
-            graph=graph,
-            source=source,
-            model=model,
-            kind=kind,
-            metro_dir=metro_dir,
-            executor=executor,
-            ordered=ordered,
-            official_model=official_model,
-            figures=figures,
-            partial=partial,
-            cluster=cluster,
+            questions_path, predictions_path, out=out, report_dir=report_dir, settings=settings, executor=executor
         )
 
 
@@ -231,47 +237,23 @@ def collector_paused() -> Iterator[None]:
 
 def _evaluate(
     questions_path: str | Path,
-    predictions_path: str | Path,
+    predictions_path: str | Path | Sequence[str | Path],
     *,
     out: str | Path,
     report_dir: str | Path,
-    task: str | None,
-    weighting: str | None,
-    variant: str,
-    graph: TransitGraph | None,
-    source: str,
-    model: str | None,
-    kind: str | None,
-    metro_dir: str | Path | None,
+    settings: ScoreSettings,
     executor: Executor | None,
-    ordered: bool,
-    official_model: str | Mapping[str, str] | None,
-    figures: bool,
-    partial: bool,
-    cluster: str,
 ) -> Evaluation:
     """:func:`evaluate_files`, with the collector paused."""
-    found = task_of(questions_path, task)
-    options = _options(
-        found,
-        variant,
-        weighting=weighting,
-        source=source,
-        model=model,
-        kind=kind,
-        graph=graph,
-        metro_dir=str(metro_dir) if metro_dir is not None else None,
-        official_model=official_model,
-        partial=partial,
-        cluster=cluster,
-    )
+    found = task_of(questions_path, settings.task)
+    options = _options(found, settings, settings.variant)
     loaded = found.load(questions_path)
     options = replace(options, positions=tuple(loaded.questions), questions=loaded.questions)
-    files = harness_files(predictions_path, source)
+    files = harness_files(predictions_path, settings.source)
     label = files[0] if len(files) == 1 else ", ".join(str(path) for path in files)
     predictions, prediction_problems = read_prediction_files(found, files, options)
     kept, repeated = first_answers(predictions, found.answer_key, label)
-    _check_official_runs(official_model, {prediction.model for prediction in kept}, label)
+    _check_official_runs(settings.official_model, {prediction.model for prediction in kept}, label)
     notes = tuple(str(problem) for problem in prediction_problems if isinstance(problem, Note))
     problems = [
         *loaded.problems,
@@ -280,7 +262,7 @@ def _evaluate(
     ]
     verdicts, skipped = found.score(loaded, kept, options, executor)
     problems.extend(f"{label}: {message}" for message in skipped)
-    if ordered:
+    if settings.ordered:
         position = {id: index for index, id in enumerate(loaded.questions)}
         verdicts.sort(
             key=lambda v: (
@@ -303,7 +285,7 @@ def _evaluate(
         partial = next((problem for problem in prediction_problems if isinstance(problem, PartialRun)), None)
         if partial is not None:  # marked in summary.json and table.md; compare and leaderboard refuse it unless told
             summary = {**summary, "partial": partial.to_dict()}
-        files = found.write_report(report_dir, summary, figures=figures)
+        files = found.write_report(report_dir, summary, figures=settings.figures)
         write_manifest(manifest, [out, *files], "score")
     return Evaluation(tuple(verdicts), summary, tuple(problems), tuple(files), found.name, notes)
 
@@ -341,50 +323,32 @@ def compare_files(
     out: str | Path,
     report_dir: str | Path,
     variants: tuple[str, str] = ("paper", "official"),
-    task: str | None = None,
-    weighting: str | None = None,
-    graph: TransitGraph | None = None,
-    source: str = "jsonl",
-    model: str | None = None,
-    kind: str | None = None,
-    metro_dir: str | Path | None = None,
-    official_model: str | Mapping[str, str] | None = None,
-    figures: bool = True,
-    partial: bool = False,
-    cluster: str = "question",
+    settings: ScoreSettings = ScoreSettings(),
 ) -> Comparison:
     """Score with two variants, side by side, and charge their difference to causes.
 
     Each variant's scored rows go to ``<out stem>.<variant><suffix>`` and its report to
     ``<report_dir>/<variant>/``; ``compare.md`` and ``compare.json`` go to ``report_dir``.
     Route answers are compared by :mod:`benchmarks.reasonmap.compare`; plus answers on accuracy,
-    with one cause (``extraction``). The other arguments are :func:`evaluate_files`'s.
+    with one cause (``extraction``). ``settings`` are :func:`evaluate_files`'s (their ``variant`` and
+    ``ordered`` are not used).
     """
-    found = task_of(questions_path, task)
+    found = task_of(questions_path, settings.task)
     names = found.variant_names
     if found.compare is None or len(variants) != 2 or variants[0] == variants[1] or not set(variants) <= set(names):
         raise ValueError(f"compare needs two different variants of {list(names)}, got {list(variants)}")
     out, report = Path(out), Path(report_dir)
-    given = dict(
-        weighting=weighting,
-        graph=graph,
-        source=source,
-        model=model,
-        kind=kind,
-        metro_dir=metro_dir,
-        official_model=official_model,
-        partial=partial,
-        cluster=cluster,
-    )
-    options = _options(found, variants[0], **{**given, "metro_dir": str(metro_dir) if metro_dir else None})
+    options = _options(found, settings, variants[0])
     loaded = found.load(questions_path)
     options = replace(options, positions=tuple(loaded.questions), questions=loaded.questions)
-    files = harness_files(predictions_path, source)
+    files = harness_files(predictions_path, settings.source)
     predictions, _ = read_prediction_files(found, files, options)
     kept, _ = first_answers(predictions, found.answer_key, files[0] if len(files) == 1 else ", ".join(map(str, files)))
+    # each variant's scoring: the settings as given, the task told, the rows in the predictions' order
+    each = replace(settings, task=found.name, ordered=False)
     with folder_lock(report, "score --compare"):  # one writer per report folder (each variant's: its own lock)
         return _compare_locked(
-            questions_path, predictions_path, found, variants, out, report, given, loaded, kept, options, figures
+            questions_path, predictions_path, found, variants, out, report, each, loaded, kept, options
         )
 
 
@@ -395,11 +359,10 @@ def _compare_locked(
     variants: tuple[str, str],
     out: Path,
     report: Path,
-    given: Mapping[str, Any],
+    settings: ScoreSettings,
     loaded: Any,
     kept: Sequence[Any],
     options: ScoreOptions,
-    figures: bool,
 ) -> Comparison:
     """:func:`compare_files`'s writing, once this process holds the report folder's lock."""
     from benchmarks.reasonmap.compare import write_compare
@@ -411,10 +374,7 @@ def _compare_locked(
             predictions_path,
             out=out.with_name(f"{out.stem}.{variant}{out.suffix}"),
             report_dir=report / variant,
-            task=found.name,
-            variant=variant,
-            figures=figures,
-            **given,
+            settings=replace(settings, variant=variant),
         )
         for variant in variants
     }

@@ -10,7 +10,7 @@ from benchmarks.errors import InvalidRecord
 from benchmarks.manifests import MANIFEST, check_manifest
 from benchmarks.reasonmap import report
 from reasonmap.cli import main
-from reasonmap.score_files import evaluate_files
+from reasonmap.score_files import ScoreSettings, evaluate_files
 
 
 @pytest.fixture
@@ -66,7 +66,7 @@ def test_a_score_refused_before_it_writes_leaves_the_good_report_vouched_for(inp
     given = dict(out=tmp_path / "scored.jsonl", report_dir=tmp_path / "report")
     evaluate_files(questions, predictions, **given)
     with pytest.raises(ValueError, match="got 'nonsense'"):
-        evaluate_files(questions, predictions, variant="nonsense", **given)
+        evaluate_files(questions, predictions, settings=ScoreSettings(variant="nonsense"), **given)
     assert check_manifest(tmp_path / "report") == []
     with pytest.raises(InvalidRecord, match="missing.jsonl"):
         evaluate_files(questions, tmp_path / "missing.jsonl", **given)

@@ -26,7 +26,7 @@ from benchmarks.reasonmap.harnesses import (
 )
 from graphkit import city_graph
 from reasonmap.convert import convert_predictions
-from reasonmap.score_files import compare_files, evaluate_files
+from reasonmap.score_files import ScoreSettings, compare_files, evaluate_files
 
 from .harness_writers import LMMS_EVAL_VERSIONS, lmms_eval_row, write_lmms_eval_log, write_vlmevalkit_sheet
 
@@ -103,7 +103,13 @@ def test_scoring_an_lmms_eval_log_gives_the_toolkits_figures(tmp_path, questions
     lines = [_lmms_line(i, {"id": q.id}, _answer(q, "short")) for i, q in enumerate((first, second))]
     lines.append(_lmms_line(2, {"id": third.id}, REFUSAL))
     log = _write_lines(tmp_path / "llava" / "samples_reasonmap_short.jsonl", lines)
-    result = evaluate_files(q_path, log, out=tmp_path / "scored.jsonl", report_dir=tmp_path / "r", source="lmms-eval")
+    result = evaluate_files(
+        q_path,
+        log,
+        out=tmp_path / "scored.jsonl",
+        report_dir=tmp_path / "r",
+        settings=ScoreSettings(source="lmms-eval"),
+    )
     assert [(v.id, v.correct, v.failure) for v in result.verdicts] == [
         (first.id, 1, None),
         (second.id, 1, None),
@@ -193,7 +199,9 @@ def test_lmms_eval_logs_of_every_version_score_against_the_question_file(tmp_pat
     log = write_lmms_eval_log(tmp_path, "qwen2_vl", "reasonmap_short", rows)
     kept = json.loads(log.read_text(encoding="utf-8").splitlines()[0])
     assert ("doc" in kept, "arguments" in kept) == ((True, True) if version == "0.3" else (False, False))
-    result = evaluate_files(q_path, log, out=tmp_path / "s.jsonl", report_dir=tmp_path / "r", source="lmms-eval")
+    result = evaluate_files(
+        q_path, log, out=tmp_path / "s.jsonl", report_dir=tmp_path / "r", settings=ScoreSettings(source="lmms-eval")
+    )
     assert [(v.id, v.model, v.question, v.correct) for v in result.verdicts] == [
         (questions[0].id, "qwen2_vl", "short", 1),
         (questions[1].id, "qwen2_vl", "short", 1),
@@ -225,7 +233,9 @@ def test_lmms_eval_repeats_are_each_kept_as_a_repeat(tmp_path, questions, versio
     assert [p.response for p in predictions[:3]] == [_answer(questions[0], "long"), REFUSAL, predictions[0].response]
     # token_counts (0.7) are the first answer's
     assert [p.tokens for p in predictions[:3]] == ([40, None, None] if version == "0.7" else [None] * 3)
-    result = evaluate_files(q_path, log, out=tmp_path / "s.jsonl", report_dir=tmp_path / "r", source="lmms-eval")
+    result = evaluate_files(
+        q_path, log, out=tmp_path / "s.jsonl", report_dir=tmp_path / "r", settings=ScoreSettings(source="lmms-eval")
+    )
     assert len(result.verdicts) == 9 and result.problems == ()
     assert [v.repeat for v in result.verdicts[:3]] == [0, 1, 2]
     # the headline is the mean over every repeat: 2 of 3 answers to each question are right
@@ -300,7 +310,11 @@ def test_vlmevalkit_plus_sheets_score_as_plus_answers_in_every_pred_format(tmp_p
         pytest.importorskip("openpyxl")
     sheet = _plus_sheet(tmp_path, suffix)
     result = evaluate_files(
-        plus_questions, sheet, out=tmp_path / "s.jsonl", report_dir=tmp_path / "r", source="vlmevalkit"
+        plus_questions,
+        sheet,
+        out=tmp_path / "s.jsonl",
+        report_dir=tmp_path / "r",
+        settings=ScoreSettings(source="vlmevalkit"),
     )
     assert result.task == "plus" and result.problems == ()
     assert [(v.id, v.model, v.correct) for v in result.verdicts] == [(str(n), "GPT-4o", 1) for n in range(5)]
@@ -319,7 +333,7 @@ def test_the_vlmevalkit_variant_reads_answers_as_vlmevalkit_does(tmp_path, plus_
         out=tmp_path / "s.jsonl",
         report_dir=tmp_path / "r",
         variants=("paper", "vlmevalkit"),
-        source="vlmevalkit",
+        settings=ScoreSettings(source="vlmevalkit"),
     )
     vlmevalkit = compared.evaluations["vlmevalkit"].verdicts
     # "No, ..." is no answer to it; "a transfer" is option A; the rest as the paper's reading
