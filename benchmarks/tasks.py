@@ -24,7 +24,7 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from benchmarks.jsonl import Problem
 from graphkit.choices import check_choice
@@ -38,6 +38,8 @@ if TYPE_CHECKING:
 __all__ = [
     "Loaded",
     "Prompt",
+    "ReadOptions",
+    "Reader",
     "ScoreOptions",
     "Variant",
     "Generation",
@@ -49,6 +51,7 @@ __all__ = [
     "task_names",
     "generated_task_names",
     "variant_names",
+    "source_names",
     "weighting_names",
     "solver_names",
     "get_task",
@@ -88,14 +91,33 @@ class Prompt:
 
 
 @dataclass(frozen=True, slots=True)
-class ScoreOptions:
-    """How answers are read and judged; each task uses what applies to it.
+class ReadOptions:
+    """What a reader of prediction files may need beside the file (:attr:`Task.readers`).
 
-    ``weighting`` ``None`` is the task's default. ``source``, ``model`` and
-    ``kind`` read another harness's prediction files; ``positions`` are the
-    question file's ids in order (harnesses that name a question by its
-    position), ``questions`` the question file's questions by id (what each row of
-    another harness's file is checked against), ``partial`` takes the finished samples of a run that failed;
+    ``model`` and ``kind`` fill in what another harness's files do not say; ``positions`` are the question
+    file's ids in order (harnesses that name a question by its position), ``questions`` the question file's
+    questions by id (what each row of another harness's file is checked against); ``partial`` takes the
+    finished samples of a run that failed.
+    """
+
+    model: str | None = None
+    kind: str | None = None
+    positions: tuple[str, ...] = ()
+    questions: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    partial: bool = False
+
+
+class Reader(Protocol):
+    """Reads one prediction file of one harness: the task's prediction records, and the records skipped."""
+
+    def __call__(self, path: str | Path, options: ReadOptions, /) -> tuple[list[Any], list[Problem]]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreOptions:
+    """How answers are judged; each task uses what applies to it.
+
+    ``weighting`` ``None`` is the task's default.
     ``graph`` and ``metro_dir`` say where cities' graphs come from (route).
     ``official_model`` is the public scripts' model path of every model, or
     a run name → path mapping, for variant ``official`` (route, plus).
@@ -105,15 +127,9 @@ class ScoreOptions:
 
     weighting: str | None = None
     variant: str = "paper"
-    source: str = "jsonl"
-    model: str | None = None
-    kind: str | None = None
     graph: TransitGraph | None = None
     metro_dir: str | None = None
     official_model: str | Mapping[str, str] | None = None
-    positions: tuple[str, ...] = ()
-    partial: bool = False
-    questions: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     cluster: str = "question"
 
 
@@ -226,8 +242,9 @@ class Task:
         The questions of a file; bad records are reported, never raised.
     prompts(question) -> list[Prompt]
         What is asked for one question, one prompt per request.
-    read_predictions(path, options) -> (predictions, problems)
-        The prediction rows of a file (its own or another harness's), and the records skipped.
+    readers
+        Harness name (``score --from``) → :class:`Reader` of its prediction files, the toolkit's own
+        (``jsonl``) first.
     answer_key(prediction) -> Hashable
         What makes a prediction a repeat of another (the first answer counts).
     score(loaded, predictions, options, executor) -> (verdicts, messages)
@@ -268,7 +285,7 @@ class Task:
     recognise: Callable[[Path], bool]
     load: Callable[[str | Path], Loaded]
     prompts: Callable[[Any], list[Prompt]]
-    read_predictions: Callable[[str | Path, ScoreOptions], tuple[list[Any], list[Problem]]]
+    readers: Mapping[str, Reader]
     answer_key: Callable[[Any], Hashable]
     score: Callable[[Loaded, Sequence[Any], ScoreOptions, Executor | None], tuple[list[Any], list[str]]]
     summarize: Callable[..., dict[str, Any]]
@@ -298,6 +315,16 @@ class Task:
         """
         chosen = check_choice(name, self.variant_names, what=f"{self.name} scoring variant")
         return next(variant for variant in self.variants if variant.name == chosen)
+
+    def reader(self, source: str) -> Reader:
+        """The reader of prediction files written by ``source``.
+
+        Raises
+        ------
+        ValueError
+            The task reads no such files; the message lists those it reads.
+        """
+        return self.readers[check_choice(source, tuple(self.readers), what=f"{self.name} prediction source")]
 
     def solver(self) -> Callable[..., list[Any]]:
         """The function that runs this task's symbolic solvers (imported when first asked for).
@@ -353,6 +380,11 @@ def generated_task_names() -> tuple[str, ...]:
 def variant_names() -> tuple[str, ...]:
     """Every task's scoring variants, each once, in the registry's order."""
     return tuple(dict.fromkeys(name for task in TASKS for name in get_task(task).variant_names))
+
+
+def source_names() -> tuple[str, ...]:
+    """Every task's prediction sources (the harnesses of ``score --from``), each once, in the registry's order."""
+    return tuple(dict.fromkeys(name for task in TASKS for name in get_task(task).readers))
 
 
 def weighting_names() -> tuple[str, ...]:

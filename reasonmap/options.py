@@ -85,8 +85,8 @@ SERVED_SOLVERS = Choices("baselines.solvers:SOLVERS")
 TEXTUALIZATIONS = Choices("baselines.textualize:TEXTUALIZATIONS")
 #: how the alias mode renames stations
 ALIAS_STRATEGIES = Choices("baselines.alias:STRATEGIES")
-#: the harnesses whose prediction files ``score --from`` reads
-SOURCES = Choices("benchmarks.reasonmap.harnesses:SOURCES")
+#: the harnesses whose prediction files ``score --from`` reads: every task's readers (``Task.readers``)
+SOURCES = Choices("benchmarks.tasks:source_names")
 #: the cross-city splits of generated questions
 SPLITS = Choices("benchmarks.splits:SPLITS")
 #: the route questions' kinds

@@ -24,7 +24,7 @@ from benchmarks.harness_rows import harness_files
 from benchmarks.jsonl import Note, PartialRun, Problem, first_answers, write_jsonl
 from benchmarks.manifests import MANIFEST, begin_outputs, write_manifest
 from benchmarks.provenance import input_entry
-from benchmarks.tasks import ScoreOptions, Task, detect_task, get_task, task_names
+from benchmarks.tasks import Loaded, Reader, ReadOptions, ScoreOptions, Task, detect_task, get_task, task_names
 from graphkit.files import folder_lock
 
 if TYPE_CHECKING:
@@ -80,15 +80,16 @@ def _options(task: Task, settings: ScoreSettings, variant: str) -> ScoreOptions:
     return ScoreOptions(
         weighting=settings.weighting,
         variant=variant,
-        source=settings.source,
-        model=settings.model,
-        kind=settings.kind,
         graph=settings.graph,
         metro_dir=str(settings.metro_dir) if settings.metro_dir is not None else None,
         official_model=settings.official_model,
-        partial=settings.partial,
         cluster=settings.cluster,
     )
+
+
+def _reading(settings: ScoreSettings, loaded: Loaded) -> ReadOptions:
+    """What the readers of another harness's files are told: the settings' and the question file's."""
+    return ReadOptions(settings.model, settings.kind, tuple(loaded.questions), loaded.questions, settings.partial)
 
 
 def _public_models() -> dict[str, str]:
@@ -247,11 +248,11 @@ def _evaluate(
     """:func:`evaluate_files`, with the collector paused."""
     found = task_of(questions_path, settings.task)
     options = _options(found, settings, settings.variant)
+    read = found.reader(settings.source)  # a source the task has no reader for lists those it has
     loaded = found.load(questions_path)
-    options = replace(options, positions=tuple(loaded.questions), questions=loaded.questions)
     files = harness_files(predictions_path, settings.source)
     label = files[0] if len(files) == 1 else ", ".join(str(path) for path in files)
-    predictions, prediction_problems = read_prediction_files(found, files, options)
+    predictions, prediction_problems = read_prediction_files(read, files, _reading(settings, loaded))
     kept, repeated = first_answers(predictions, found.answer_key, label)
     _check_official_runs(settings.official_model, {prediction.model for prediction in kept}, label)
     notes = tuple(str(problem) for problem in prediction_problems if isinstance(problem, Note))
@@ -291,9 +292,10 @@ def _evaluate(
 
 
 def read_prediction_files(
-    found: Task, files: Sequence[str | Path], options: ScoreOptions
+    read: Reader, files: Sequence[str | Path], options: ReadOptions
 ) -> tuple[list[Any], list[Problem]]:
-    """The task's predictions of every file, in order, and what each file's reading reported.
+    """The predictions ``read`` (a task's reader, :attr:`benchmarks.tasks.Task.readers`) finds in every file, in
+    order, and what each file's reading reported.
 
     Each file tells its own kind (lmms-eval: the task name in the file name, or the rows' documents);
     see :func:`benchmarks.harness_rows.harness_files` for the files a folder stands for.
@@ -301,8 +303,8 @@ def read_prediction_files(
     predictions: list[Any] = []
     problems: list[Problem] = []
     for path in files:
-        read, skipped = found.read_predictions(path, options)
-        predictions.extend(read)
+        found, skipped = read(path, options)
+        predictions.extend(found)
         problems.extend(skipped)
     return predictions, problems
 
@@ -339,10 +341,10 @@ def compare_files(
         raise ValueError(f"compare needs two different variants of {list(names)}, got {list(variants)}")
     out, report = Path(out), Path(report_dir)
     options = _options(found, settings, variants[0])
+    read = found.reader(settings.source)
     loaded = found.load(questions_path)
-    options = replace(options, positions=tuple(loaded.questions), questions=loaded.questions)
     files = harness_files(predictions_path, settings.source)
-    predictions, _ = read_prediction_files(found, files, options)
+    predictions, _ = read_prediction_files(read, files, _reading(settings, loaded))
     kept, _ = first_answers(predictions, found.answer_key, files[0] if len(files) == 1 else ", ".join(map(str, files)))
     # each variant's scoring: the settings as given, the task told, the rows in the predictions' order
     each = replace(settings, task=found.name, ordered=False)

@@ -20,7 +20,7 @@ from benchmarks.plus.metrics import PLUS_METRICS
 from benchmarks.plus.official import PLUS_MODELS
 from benchmarks.plus.questions import DEFAULT_PER_TYPE, PlusPrediction, PlusQuestion
 from benchmarks.repeats import with_repeats
-from benchmarks.tasks import Generation, InspectSpec, Loaded, Prompt, ScoreOptions, Task, Variant
+from benchmarks.tasks import Generation, InspectSpec, Loaded, Prompt, Reader, ReadOptions, ScoreOptions, Task, Variant
 
 if TYPE_CHECKING:
     from benchmarks.plus.scoring import PlusVerdict
@@ -89,14 +89,15 @@ def _prompts(question: PlusQuestion) -> list[Prompt]:
     return [Prompt(question.id, question.type, question.question, question.city, question.country)]
 
 
-def _read_predictions(path: str | Path, options: ScoreOptions) -> tuple[list[PlusPrediction], list[Problem]]:
-    if options.source == "vlmevalkit":
-        return read_plus_sheet(path, model=options.model, questions=options.questions)
-    if options.source != "jsonl":
-        raise ValueError(
-            f"--from {options.source} reads route answers; plus predictions are JSON Lines rows or VLMEvalKit sheets"
-        )
-    return read_jsonl(path, PlusPrediction.from_dict)
+def _read_sheet(path: str | Path, options: ReadOptions, /) -> tuple[list[PlusPrediction], list[Problem]]:
+    return read_plus_sheet(path, model=options.model, questions=options.questions)
+
+
+#: The harnesses whose files plus predictions are read from (``score --from``): the toolkit's rows, VLMEvalKit's
+#: sheets of ReasonMap-Plus.
+READERS: Mapping[str, Reader] = MappingProxyType(
+    {"jsonl": lambda path, options, /: read_jsonl(path, PlusPrediction.from_dict), "vlmevalkit": _read_sheet}
+)
 
 
 def _answer_key(prediction: PlusPrediction) -> Hashable:
@@ -213,7 +214,7 @@ PLUS = Task(
     recognise=is_plus_file,
     load=_load,
     prompts=_prompts,
-    read_predictions=_read_predictions,
+    readers=READERS,
     answer_key=_answer_key,
     score=_score,
     summarize=_summarize,

@@ -24,7 +24,18 @@ from benchmarks.reasonmap.records import KINDS, Prediction, Question, Verdict
 from benchmarks.reasonmap.scoring import VARIANTS as MAP_SCORE_VARIANTS
 from benchmarks.reasonmap.scoring import score_predictions
 from benchmarks.repeats import with_repeats
-from benchmarks.tasks import Generation, InspectSpec, Loaded, MapPolicy, Prompt, ScoreOptions, Task, Variant
+from benchmarks.tasks import (
+    Generation,
+    InspectSpec,
+    Loaded,
+    MapPolicy,
+    Prompt,
+    Reader,
+    ReadOptions,
+    ScoreOptions,
+    Task,
+    Variant,
+)
 from graphkit.errors import TransitError
 from graphkit.graph import TransitGraph
 from graphkit.metro import MetroData
@@ -216,18 +227,22 @@ def _prompts(question: Question) -> list[Prompt]:
     return [Prompt(question.id, kind, question.text(kind), question.city, question.country) for kind in KINDS]
 
 
-def _read_predictions(path: str | Path, options: ScoreOptions) -> tuple[list[Prediction], list[Problem]]:
-    from benchmarks.reasonmap.harnesses import read_harness_predictions
+def _harness_reader(source: str) -> Reader:
+    """The reader of ``source``'s files (:data:`benchmarks.reasonmap.harnesses.READERS`), imported when first
+    used: scoring the toolkit's own rows imports no other harness's reading."""
 
-    return read_harness_predictions(
-        path,
-        options.source,
-        model=options.model,
-        kind=options.kind,
-        positions=options.positions,
-        partial=options.partial,
-        questions=options.questions,
-    )
+    def read(path: str | Path, options: ReadOptions, /) -> tuple[list[Prediction], list[Problem]]:
+        from benchmarks.reasonmap.harnesses import READERS
+
+        return READERS[source](path, options)
+
+    return read
+
+
+#: The harnesses whose files route predictions are read from (``score --from``), the toolkit's own first.
+READERS: Mapping[str, Reader] = MappingProxyType(
+    {source: _harness_reader(source) for source in ("jsonl", "lmms-eval", "vlmevalkit", "inspect")}
+)
 
 
 def _answer_key(prediction: Prediction) -> Hashable:
@@ -440,7 +455,7 @@ ROUTE = Task(
     recognise=_recognise,
     load=_load,
     prompts=_prompts,
-    read_predictions=_read_predictions,
+    readers=READERS,
     answer_key=_answer_key,
     score=_score_task,
     summarize=_summarize,

@@ -173,6 +173,29 @@ def test_a_sheet_without_predictions_and_unknown_sources_are_refused(tmp_path):
     assert SOURCES == ("jsonl", "lmms-eval", "vlmevalkit", "inspect")
 
 
+def test_each_task_reads_the_harnesses_its_record_names(tmp_path, plus_questions):
+    from benchmarks.tasks import get_task, source_names
+
+    # route reads every harness's files, plus VLMEvalKit sheets beside its own rows, the others their own rows
+    assert tuple(get_task("route").readers) == SOURCES == source_names()
+    assert [tuple(get_task(name).readers) for name in ("plus", "mapqa", "probe")] == [
+        ("jsonl", "vlmevalkit"),
+        ("jsonl",),
+        ("jsonl",),
+    ]
+    (tmp_path / "p.jsonl").write_text("", encoding="utf-8")
+    refused = r"^plus prediction source must be one of \['jsonl', 'vlmevalkit'\], got 'inspect'$"
+    with pytest.raises(ValueError, match=refused):
+        evaluate_files(
+            plus_questions,
+            tmp_path / "p.jsonl",
+            out=tmp_path / "s.jsonl",
+            report_dir=tmp_path / "r",
+            settings=ScoreSettings(source="inspect"),
+        )
+    assert not (tmp_path / "r").exists()  # refused before anything was read or written
+
+
 # -- lmms-eval, every version since 0.3 -------------------------------------------------------
 
 
