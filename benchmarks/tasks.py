@@ -20,11 +20,11 @@ Tasks are imported when first asked for, so the registry costs nothing to import
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from benchmarks.jsonl import Problem
 from graphkit.choices import check_choice
@@ -33,7 +33,6 @@ if TYPE_CHECKING:
     from benchmarks.metrics import MetricSpec
     from benchmarks.samples import SampleSet
     from graphkit.executors import Executor
-    from graphkit.graph import TransitGraph
 
 __all__ = [
     "Loaded",
@@ -41,6 +40,8 @@ __all__ = [
     "ReadOptions",
     "Reader",
     "ScoreOptions",
+    "Resolve",
+    "SummaryExtras",
     "Variant",
     "Generation",
     "MapPolicy",
@@ -115,41 +116,58 @@ class Reader(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class ScoreOptions:
-    """How answers are judged; each task uses what applies to it.
+    """How answers are judged: what every task takes, and the task's own options.
 
-    ``weighting`` ``None`` is the task's default.
-    ``graph`` and ``metro_dir`` say where cities' graphs come from (route).
-    ``official_model`` is the public scripts' model path of every model, or
-    a run name → path mapping, for variant ``official`` (route, plus).
-    ``cluster`` is what the summary's printed intervals resample: ``question``
-    or ``map`` (:data:`benchmarks.intervals.CLUSTERS`).
+    ``weighting`` ``None`` is the task's default; ``variant`` names one of its :class:`Variant`; ``cluster``
+    is what the summary's printed intervals resample: ``question`` or ``map``
+    (:data:`benchmarks.intervals.CLUSTERS`). ``extra`` holds the options the task declares
+    (:attr:`Task.options`), as its :attr:`Task.resolve` made them for the run's models (route: where its
+    cities' graphs come from, and each model's answer rule for variant ``official``).
     """
 
     weighting: str | None = None
     variant: str = "paper"
-    graph: TransitGraph | None = None
-    metro_dir: str | None = None
-    official_model: str | Mapping[str, str] | None = None
     cluster: str = "question"
+    extra: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+
+
+class Resolve(Protocol):
+    """Makes a task's declared options (name → value given, else its default) what its scoring takes, once per
+    run: ``models`` are the predictions' models, ``where`` names the predictions (for the messages).
+    ``ValueError`` for a value that does not fit them."""
+
+    def __call__(self, given: Mapping[str, Any], models: Set[str], where: str, /) -> Mapping[str, Any]: ...
+
+
+class SummaryExtras(Protocol):
+    """What a variant adds to a task's summary: keys and values from the verdicts, the questions and options."""
+
+    def __call__(self, verdicts: Sequence[Any], loaded: Loaded, options: ScoreOptions, /) -> Mapping[str, Any]: ...
+
+
+#: A variant's scoring step: its type is its task's own.
+S = TypeVar("S")
 
 
 @dataclass(frozen=True, slots=True)
-class Variant:
+class Variant(Generic[S]):
     """A named way of judging a task's answers (``score --variant NAME``).
 
-    ``score`` is the task's scoring step under this variant; its signature is
-    the task's own (only the task's ``score`` calls it). ``summary_extras``,
-    when given, adds keys to the summary (``(verdicts, loaded, options) ->
-    mapping``). ``model_paths`` are the public scripts' model paths whose
-    answer rules the variant follows (``--official-model`` is checked
-    against every task's).
+    ``score`` is the task's scoring step under this variant; its type is the
+    task's own (``S``: only the task's ``score`` calls it). ``options`` names the
+    resolved options (:attr:`ScoreOptions.extra`) it takes as keywords beside
+    those; the others never reach it. ``summary_extras``, when given, adds keys
+    to the summary. ``model_paths`` are the public scripts' model paths whose
+    answer rules the variant follows (``--official-model`` is checked against
+    every task's).
     """
 
     name: str
     description: str
-    score: Callable[..., Any]
-    summary_extras: Callable[..., Mapping[str, Any]] | None = None
+    score: S
+    summary_extras: SummaryExtras | None = None
     model_paths: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    options: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -273,12 +291,18 @@ class Task:
         Writes its questions as a Hugging Face dataset folder ``out`` in the public data set's schema
         (``reasonmap export --format hf``; ``figure(question)`` the map's bytes or ``None``, ``metro`` a
         Metro Data for every question or ``None``) and returns how many; ``None``: it has no such schema.
+    options
+        Its own scoring options beyond :class:`ScoreOptions`' (name → default), given by name
+        (``ScoreSettings.options``; a name another task declares is left to that task).
+    resolve
+        Makes the given options what its scoring takes, once per run (:class:`Resolve`; ``None``: as given);
+        the result is :attr:`ScoreOptions.extra`.
     """
 
     name: str
     title: str
     modes: tuple[str, ...]
-    variants: tuple[Variant, ...]
+    variants: tuple[Variant[Any], ...]
     weightings: tuple[str, ...]
     default_weighting: str
     solvers: tuple[str, ...]
@@ -299,13 +323,15 @@ class Task:
     solve: str | None = None
     inspect: InspectSpec | None = None
     export: Callable[..., int] | None = None
+    options: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    resolve: Resolve | None = None
 
     @property
     def variant_names(self) -> tuple[str, ...]:
         """The names ``score --variant`` takes for this task, the default first."""
         return tuple(variant.name for variant in self.variants)
 
-    def variant(self, name: str) -> Variant:
+    def variant(self, name: str) -> Variant[Any]:
         """The variant called ``name``.
 
         Raises

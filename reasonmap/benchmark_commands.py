@@ -89,9 +89,15 @@ def score_settings(args: argparse.Namespace) -> ScoreSettings:
         partial=args.partial,
         cluster=args.cluster,
         figures=args.figures,
-        graph=open_graph(metro=args.metro, overlay=args.overlay) if args.metro else None,
-        metro_dir=args.metro_dir,
-        official_model=read_official_model(args.official_model) if args.official_model else None,
+        options={  # the tasks' own options, those given (each task takes those it declares)
+            name: value
+            for name, value in (
+                ("graph", open_graph(metro=args.metro, overlay=args.overlay) if args.metro else None),
+                ("metro_dir", args.metro_dir),
+                ("official_model", read_official_model(args.official_model) if args.official_model else None),
+            )
+            if value is not None
+        },
     )
 
 

@@ -477,7 +477,7 @@ def _ask_mode(
         out=folder / "scored.jsonl",
         report_dir=folder / "report",
         # answers are appended as they come: ordered, the scored rows follow the questions
-        settings=ScoreSettings(task=name, metro_dir=settings.metro_dir, ordered=True, cluster=run.cluster),
+        settings=ScoreSettings(task=name, ordered=True, cluster=run.cluster, options={"metro_dir": settings.metro_dir}),
     )
     write_jsonl(folder / "samples.jsonl", _samples(evaluation.verdicts, predictions, questions))
     names = (*_MODE_FILES, f"report/{MANIFEST}")

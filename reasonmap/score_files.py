@@ -16,8 +16,9 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from benchmarks.harness_rows import harness_files
@@ -25,11 +26,11 @@ from benchmarks.jsonl import Note, PartialRun, Problem, first_answers, write_jso
 from benchmarks.manifests import MANIFEST, begin_outputs, write_manifest
 from benchmarks.provenance import input_entry
 from benchmarks.tasks import Loaded, Reader, ReadOptions, ScoreOptions, Task, detect_task, get_task, task_names
+from graphkit.choices import check_choice
 from graphkit.files import folder_lock
 
 if TYPE_CHECKING:
     from graphkit.executors import Executor
-    from graphkit.graph import TransitGraph
 
 __all__ = [
     "scoring_variants",
@@ -71,20 +72,29 @@ def scoring_variants() -> tuple[str, ...]:
     return variant_names()
 
 
-def _options(task: Task, settings: ScoreSettings, variant: str) -> ScoreOptions:
+def _given(task: Task, settings: ScoreSettings) -> dict[str, Any]:
+    """The task's own options (:attr:`~benchmarks.tasks.Task.options`) as given, else their defaults; before
+    any work: a name no task declares, an unknown variant or official model path is refused (another task's
+    option is left to it: ``eval`` gives every task its ``metro_dir``)."""
     from benchmarks.official_rules import check_official_models
 
-    task.variant(variant)  # an unknown name lists the task's
-    if settings.official_model is not None:  # checked against every task's paths (each task imported)
-        check_official_models(settings.official_model, table=_public_models())
-    return ScoreOptions(
-        weighting=settings.weighting,
-        variant=variant,
-        graph=settings.graph,
-        metro_dir=str(settings.metro_dir) if settings.metro_dir is not None else None,
-        official_model=settings.official_model,
-        cluster=settings.cluster,
-    )
+    for name, value in settings.options.items():
+        if name not in task.options and value is not None:  # another task's, or none's (each task imported)
+            check_choice(
+                name, sorted({name for other in task_names() for name in get_task(other).options}), what="score option"
+            )
+    task.variant(settings.variant)  # an unknown name lists the task's
+    if settings.options.get("official_model") is not None:  # checked against every task's paths
+        check_official_models(settings.options["official_model"], table=_public_models())
+    return {name: settings.options.get(name, default) for name, default in task.options.items()}
+
+
+def _options(
+    task: Task, settings: ScoreSettings, given: Mapping[str, Any], models: set[str], where: str
+) -> ScoreOptions:
+    """What the task's scoring steps take: the settings', and its own options resolved for the run's models."""
+    extra = task.resolve(given, models, where) if task.resolve is not None else given
+    return ScoreOptions(settings.weighting, settings.variant, settings.cluster, MappingProxyType(dict(extra)))
 
 
 def _reading(settings: ScoreSettings, loaded: Loaded) -> ReadOptions:
@@ -100,24 +110,6 @@ def _public_models() -> dict[str, str]:
         for variant in get_task(name).variants
         for path, rule in variant.model_paths.items()
     }
-
-
-def _check_official_runs(given: str | Mapping[str, str] | None, models: set[str], predictions: str | Path) -> None:
-    """Refuse a run name of ``--official-model FILE`` that is no model of the predictions: a misspelt name
-    would leave its model scored with the default rule, without a word."""
-    from graphkit.choices import close_choices
-
-    if given is None or isinstance(given, str):
-        return
-    for name in given:
-        if name not in models:
-            close = close_choices(name, sorted(models))
-            hint = f"; did you mean {' or '.join(map(repr, close))}?" if close else ""
-            shown = sorted(models)[:5]
-            listed = f"{shown}{' and more' if len(models) > 5 else ''}"
-            raise ValueError(
-                f"--official-model: run {name!r} is no model of {predictions} (its models: {listed}){hint}"
-            )
 
 
 def read_official_model(text: str) -> str | dict[str, str]:
@@ -171,10 +163,11 @@ class ScoreSettings:
     resample: ``question``, or ``map`` (maps, then questions). ``figures`` ``False`` writes the report's
     tables only (no plotting library is imported). ``ordered`` writes the verdicts in the question file's order
     (then kind, model and repeat) instead of the predictions' (a model client appends answers as they come).
-    ``graph``, when given, is every route question's city; ``metro_dir`` is a folder of Metro Data files named
-    after their cities. ``official_model`` (variant ``official`` of route and plus) is the public scripts'
-    model path of every model, or a run name → path mapping; by default each model's own name chooses its
-    answer rule.
+    ``options`` are the task's own (:attr:`benchmarks.tasks.Task.options`; each task takes those it declares):
+    route's ``graph``, every question's city when given, and ``metro_dir``, a folder of Metro Data files named
+    after their cities; route's and plus's ``official_model`` (their variant ``official``), the public
+    scripts' model path of every model, or a run name → path mapping (by default each model's own name
+    chooses its answer rule).
     """
 
     task: str | None = None
@@ -187,9 +180,7 @@ class ScoreSettings:
     cluster: str = "question"
     figures: bool = True
     ordered: bool = False
-    graph: TransitGraph | None = None
-    metro_dir: str | Path | None = None
-    official_model: str | Mapping[str, str] | None = None
+    options: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
 
 
 def evaluate_files(
@@ -247,14 +238,14 @@ def _evaluate(
 ) -> Evaluation:
     """:func:`evaluate_files`, with the collector paused."""
     found = task_of(questions_path, settings.task)
-    options = _options(found, settings, settings.variant)
+    given = _given(found, settings)
     read = found.reader(settings.source)  # a source the task has no reader for lists those it has
     loaded = found.load(questions_path)
     files = harness_files(predictions_path, settings.source)
     label = files[0] if len(files) == 1 else ", ".join(str(path) for path in files)
     predictions, prediction_problems = read_prediction_files(read, files, _reading(settings, loaded))
     kept, repeated = first_answers(predictions, found.answer_key, label)
-    _check_official_runs(settings.official_model, {prediction.model for prediction in kept}, label)
+    options = _options(found, settings, given, {prediction.model for prediction in kept}, str(label))
     notes = tuple(str(problem) for problem in prediction_problems if isinstance(problem, Note))
     problems = [
         *loaded.problems,
@@ -340,12 +331,15 @@ def compare_files(
     if found.compare is None or len(variants) != 2 or variants[0] == variants[1] or not set(variants) <= set(names):
         raise ValueError(f"compare needs two different variants of {list(names)}, got {list(variants)}")
     out, report = Path(out), Path(report_dir)
-    options = _options(found, settings, variants[0])
+    first = replace(settings, variant=variants[0])
+    given = _given(found, first)
     read = found.reader(settings.source)
     loaded = found.load(questions_path)
     files = harness_files(predictions_path, settings.source)
     predictions, _ = read_prediction_files(read, files, _reading(settings, loaded))
-    kept, _ = first_answers(predictions, found.answer_key, files[0] if len(files) == 1 else ", ".join(map(str, files)))
+    label = files[0] if len(files) == 1 else ", ".join(map(str, files))
+    kept, _ = first_answers(predictions, found.answer_key, label)
+    options = _options(found, first, given, {prediction.model for prediction in kept}, str(label))
     # each variant's scoring: the settings as given, the task told, the rows in the predictions' order
     each = replace(settings, task=found.name, ordered=False)
     with folder_lock(report, "score --compare"):  # one writer per report folder (each variant's: its own lock)

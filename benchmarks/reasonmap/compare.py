@@ -38,7 +38,14 @@ from typing import Any
 
 from benchmarks.cells import markdown_code, markdown_text
 from benchmarks.metrics import number
-from benchmarks.official_rules import choose_rule, official_rules, official_rules_lines
+from benchmarks.official_rules import (
+    RuleChoice,
+    choose_rule,
+    official_rules_lines,
+    resolve_rules,
+    rule_for,
+    rules_record,
+)
 from benchmarks.reasonmap.official_scoring import DEVIATIONS, official_metro, score_official
 from benchmarks.reasonmap.records import KINDS, Prediction, Question, Verdict
 from benchmarks.reasonmap.report import published_aggregate_table
@@ -80,14 +87,14 @@ _EPSILON = 1e-9
 
 
 def _scorer(
-    variant: str, weighting: str, official_model: str | Mapping[str, str] | None
+    variant: str, weighting: str, rules: Mapping[str, RuleChoice]
 ) -> Callable[[Prediction, Question, TransitGraph], tuple[int, float]]:
     if variant == "official":
         metros: dict[int, Any] = {}
 
         def official(prediction: Prediction, question: Question, graph: TransitGraph) -> tuple[int, float]:
             metro = metros.get(id(graph)) or metros.setdefault(id(graph), official_metro(graph))
-            rule = choose_rule(prediction.model, given=official_model).rule
+            rule = rule_for(prediction.model, rules)
             score = score_official(prediction.response, question, metro, kind=prediction.question, rule=rule)
             return score.correct, score.map_score
 
@@ -101,6 +108,11 @@ def _scorer(
     return ours
 
 
+def _choice(model: str, rules: Mapping[str, RuleChoice]) -> RuleChoice:
+    choice = rules.get(model)
+    return choice if choice is not None else choose_rule(model)
+
+
 def attribute(
     questions: Mapping[str, Question],
     predictions: Iterable[Prediction],
@@ -109,7 +121,7 @@ def attribute(
     variants: Sequence[str] = ("paper", "official"),
     weighting: str = "paper",
     weights: Mapping[str, float] | None = None,
-    official_model: str | Mapping[str, str] | None = None,
+    rules: Mapping[str, RuleChoice] | None = None,
 ) -> dict[str, Any]:
     """Per model and question kind: both variants' figures and the causes of their difference.
 
@@ -123,8 +135,9 @@ def attribute(
         The weighting of both variants' figures.
     weights : mapping, optional
         Question id to weight; by default the weighting's.
-    official_model : str or mapping, optional
-        The public scripts' model path of every model, or run name → path (``--official-model``).
+    rules : mapping, optional
+        Each model's answer rule (``--official-model`` resolved, :func:`~benchmarks.official_rules.resolve_rules`);
+        by default the one its name chooses.
 
     Returns
     -------
@@ -144,8 +157,11 @@ def attribute(
         first, second = second, first
     split = second == "official"
     causes = list(CAUSES) if split else ["variant"]
-    score_first = _scorer(first, weighting, official_model)
-    score_second = _scorer(second, weighting, official_model)
+    predictions = list(predictions)
+    if rules is None:
+        rules = resolve_rules(prediction.model for prediction in predictions)
+    score_first = _scorer(first, weighting, rules)
+    score_second = _scorer(second, weighting, rules)
     # deviation sets switched on cumulatively: O_0 … O_n
     steps = [frozenset(list(DEVIATIONS)[:k]) for k in range(len(DEVIATIONS) + 1)]
     metros: dict[int, Any] = {}
@@ -159,7 +175,7 @@ def attribute(
         start = score_first(prediction, question, graph)
         if split:
             metro = metros.get(id(graph)) or metros.setdefault(id(graph), official_metro(graph))
-            rule = choose_rule(prediction.model, given=official_model).rule
+            rule = rule_for(prediction.model, rules)
             path = [start]
             for on in steps:
                 score = score_official(
@@ -226,7 +242,7 @@ def attribute(
         "models": models,
     }
     if split:
-        found["official_rules"] = official_rules(models, given=official_model)
+        found["official_rules"] = rules_record({model: _choice(model, rules) for model in models})
     return found
 
 

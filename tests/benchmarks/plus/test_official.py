@@ -158,6 +158,8 @@ def test_plus_reports_and_comparisons_say_which_rule_read_each_model(tmp_path):
         tmp_path / "p.jsonl",
         out=tmp_path / "g.jsonl",
         report_dir=tmp_path / "g",
-        settings=ScoreSettings(variant="official", official_model={"run": "moonshotai/Kimi-VL-A3B-Instruct"}),
+        settings=ScoreSettings(
+            variant="official", options={"official_model": {"run": "moonshotai/Kimi-VL-A3B-Instruct"}}
+        ),
     )
     assert [v.correct for v in given.verdicts] == [1, 1]
