@@ -20,7 +20,7 @@ Tasks are imported when first asked for, so the registry costs nothing to import
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Hashable, Mapping, Sequence, Set
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -33,6 +33,8 @@ if TYPE_CHECKING:
     from benchmarks.metrics import MetricSpec
     from benchmarks.samples import SampleSet
     from graphkit.executors import Executor
+    from graphkit.graph import TransitGraph
+    from graphkit.metro import MetroData
 
 __all__ = [
     "Loaded",
@@ -43,6 +45,14 @@ __all__ = [
     "Resolve",
     "SummaryExtras",
     "Variant",
+    "Make",
+    "CarriedMaps",
+    "Score",
+    "Summarize",
+    "WriteReport",
+    "Compare",
+    "Export",
+    "Solve",
     "Generation",
     "MapPolicy",
     "InspectSpec",
@@ -170,6 +180,88 @@ class Variant(Generic[S]):
     options: tuple[str, ...] = ()
 
 
+class Make(Protocol):
+    """Generates a task's question records from transit graphs, with the task's own settings as keywords."""
+
+    def __call__(
+        self, graphs: Iterable[TransitGraph], /, *, seed: int, progress: bool, **settings: Any
+    ) -> list[Any]: ...
+
+
+class CarriedMaps(Protocol):
+    """Writes the maps a question file carries into ``folder``: ``(written, problems)``, or ``None`` when it
+    carries none."""
+
+    def __call__(
+        self, source: Path, folder: Path, /, before_write: Callable[[Path], None] | None = None
+    ) -> tuple[list[Path], list[Problem]] | None: ...
+
+
+class Score(Protocol):
+    """Verdicts in input order under ``options.variant``, and one message per prediction skipped."""
+
+    def __call__(
+        self, loaded: Loaded, predictions: Sequence[Any], options: ScoreOptions, executor: Executor | None, /
+    ) -> tuple[list[Any], list[str]]: ...
+
+
+class Summarize(Protocol):
+    """The summary of a run: per model, the task's metrics (``models``), and what was read (``inputs``)."""
+
+    def __call__(
+        self,
+        verdicts: Sequence[Any],
+        loaded: Loaded,
+        options: ScoreOptions,
+        inputs: Mapping[str, Any],
+        problems: Sequence[str],
+        /,
+    ) -> dict[str, Any]: ...
+
+
+class WriteReport(Protocol):
+    """Writes ``summary.json``, ``table.md`` and, with ``figures``, the task's figures; returns their paths."""
+
+    def __call__(self, directory: str | Path, summary: Mapping[str, Any], /, *, figures: bool = True) -> list[Path]: ...
+
+
+class Compare(Protocol):
+    """Why two variants' numbers differ: the record (``compare.json``) and its markdown (``compare.md``)."""
+
+    def __call__(
+        self,
+        evaluations: Mapping[str, Any],
+        loaded: Loaded,
+        predictions: Sequence[Any],
+        variants: tuple[str, str],
+        options: ScoreOptions,
+        /,
+    ) -> tuple[dict[str, Any], str]: ...
+
+
+class Export(Protocol):
+    """Writes the questions as a Hugging Face dataset folder ``out``; returns how many."""
+
+    def __call__(
+        self, loaded: Loaded, out: Path, /, *, figure: Callable[[Any], bytes | None], metro: MetroData | None
+    ) -> int: ...
+
+
+class Solve(Protocol):
+    """Runs the solver ``name`` on the questions: its prediction records."""
+
+    def __call__(
+        self,
+        name: str,
+        questions: Iterable[Any],
+        graph_for: Callable[[Any], TransitGraph],
+        /,
+        *,
+        seed: int,
+        settings: Mapping[str, Any],
+    ) -> list[Any]: ...
+
+
 @dataclass(frozen=True, slots=True)
 class Generation:
     """How a task's questions are generated from transit graphs (``reasonmap generate --task``, ``eval --split``).
@@ -181,7 +273,7 @@ class Generation:
     the records in the closing line ("wrote 12 plus questions").
     """
 
-    make: Callable[..., list[Any]]
+    make: Make
     defaults: Mapping[str, Any]
     describe: Callable[[Sequence[Any]], str]
     noun: str = "questions"
@@ -201,7 +293,7 @@ class MapPolicy:
     """
 
     own_images: bool = False
-    carried: Callable[..., tuple[list[Path], list[Problem]] | None] | None = None
+    carried: CarriedMaps | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,7 +329,8 @@ class Task:
 
     The application (``reasonmap``) composes these fields and never asks a
     task's name what to do. Callables are plain functions of the task's
-    module (a record's fields are not methods: nothing is bound).
+    module (a record's fields are not methods: nothing is bound), typed by the
+    protocols above (:class:`Reader`, :class:`Score`, :class:`Summarize`, ...).
 
     Attributes
     ----------
@@ -311,18 +404,18 @@ class Task:
     prompts: Callable[[Any], list[Prompt]]
     readers: Mapping[str, Reader]
     answer_key: Callable[[Any], Hashable]
-    score: Callable[[Loaded, Sequence[Any], ScoreOptions, Executor | None], tuple[list[Any], list[str]]]
-    summarize: Callable[..., dict[str, Any]]
-    write_report: Callable[..., list[Path]]
+    score: Score
+    summarize: Summarize
+    write_report: WriteReport
     table: Callable[[Mapping[str, Any]], str]
     samples: Callable[[Loaded, Path | None, Path], SampleSet]
     metrics: tuple[MetricSpec, ...]
     maps: MapPolicy = MapPolicy()
-    compare: Callable[..., tuple[dict[str, Any], str]] | None = None
+    compare: Compare | None = None
     generation: Generation | None = None
     solve: str | None = None
     inspect: InspectSpec | None = None
-    export: Callable[..., int] | None = None
+    export: Export | None = None
     options: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     resolve: Resolve | None = None
 
@@ -352,7 +445,7 @@ class Task:
         """
         return self.readers[check_choice(source, tuple(self.readers), what=f"{self.name} prediction source")]
 
-    def solver(self) -> Callable[..., list[Any]]:
+    def solver(self) -> Solve:
         """The function that runs this task's symbolic solvers (imported when first asked for).
 
         Raises
