@@ -124,12 +124,12 @@ def build_network(job: tuple[SynthOptions, int]) -> SynthResult:
     graph = compile_graph(network.metro, network.overlay)
     questions = plus = ""
     if options.questions:
-        from benchmarks.plus.questions import generate_plus_set
-        from benchmarks.reasonmap.generate import generate_questions, parse_quota
+        from benchmarks.tasks import get_task
 
-        quota = parse_quota(options.quota)
-        questions = _jsonl(generate_questions(graph, seed=options.seed, per_city=options.per_city, quota=quota))
-        plus = _jsonl(generate_plus_set([graph], seed=options.seed, per_type=options.per_type))
+        route, plus_set = get_task("route").generation, get_task("plus").generation
+        seeded = {"seed": options.seed, "progress": False}
+        questions = _jsonl(route.make([graph], **seeded, per_city=options.per_city, quota=options.quota))
+        plus = _jsonl(plus_set.make([graph], **seeded, per_type=options.per_type))
     png = truth = None
     probes = ""
     drawn: list[tuple[str, bytes, str, str]] = []
@@ -144,10 +144,11 @@ def build_network(job: tuple[SynthOptions, int]) -> SynthResult:
                 rendered.truth["knobs"] = realised_knobs(rendered.truth)
             png, truth = png_bytes(rendered), truth_json(rendered.truth)
         if options.probes:
-            from benchmarks.probe.questions import generate_probe_set
+            from benchmarks.tasks import get_task
 
             record = json.loads(truth) if truth is not None else None  # lines named as the map draws them
-            probes = _jsonl(generate_probe_set([graph], seed=options.seed, per_type=options.per_type, truth=record))
+            make = get_task("probe").generation.make
+            probes = _jsonl(make([graph], seed=options.seed, progress=False, per_type=options.per_type, truth=record))
         if folder and png is not None and truth is not None:
             drawn.append((folder, png, truth, probes))
     if drawn:

@@ -59,7 +59,7 @@ from benchmarks.mapqa.vdi import (
     vdi_table,
 )
 from benchmarks.provenance import versions
-from reasonmap.vdi_samples import Sample, SampleSet
+from benchmarks.samples import Sample, SampleSet
 
 __all__ = ["VDI_FILES", "VdiResult", "run_vdi"]
 
@@ -140,7 +140,8 @@ def run_vdi(
     Parameters
     ----------
     samples : SampleSet
-        From :func:`reasonmap.vdi_samples.load_samples` (or its ``mapqa_samples`` and ``reasonmap_samples``).
+        From :func:`reasonmap.vdi_samples.load_samples` (or a task's own, e.g.
+        :func:`benchmarks.reasonmap.task.reasonmap_samples`).
     endpoint, model
         The OpenAI-compatible base URL and the model name (see :func:`baselines.client.run_requests`).
     budgets
