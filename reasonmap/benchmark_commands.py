@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from reasonmap.options import report_skipped, seed_value
+from reasonmap.options import RegistryHelp, report_skipped, seed_value
 
 if TYPE_CHECKING:
     from reasonmap.score_files import ScoreSettings
@@ -207,20 +207,52 @@ def _add_score_files(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--report", required=True, metavar="DIR", help="folder for summary.json, table.md, plots")
 
 
-def add_benchmark_commands(commands) -> None:
-    """Add ``generate``, ``score``, ``export``, ``predictions``, ``demo`` and ``mapqa-score`` to the subcommands."""
-    from reasonmap.batch import add_executor_options
-    from reasonmap.options import (
-        DEFAULT_PER_TYPE,
-        GENERATED_TASKS,
-        KINDS,
-        SOURCES,
-        TASKS,
-        VARIANTS,
-        WEIGHTINGS,
-        add_cluster_option,
-        add_metro_dir,
+def _takers(setting: str) -> str:
+    """The generated tasks with ``setting`` among their generation's (``per_type``: ``plus, probe``)."""
+    from benchmarks.tasks import generated_task_names, get_task
+
+    generation = {name: get_task(name).generation for name in generated_task_names()}
+    return ", ".join(name for name, made in generation.items() if made is not None and setting in made.defaults)
+
+
+def _generation_help(setting: str, text: str) -> RegistryHelp:
+    """A ``generate`` option's help, led by the tasks whose generation takes it (read when the help is shown)."""
+    return RegistryHelp(lambda: f"{_takers(setting)}: {text}")
+
+
+def _weighting_help() -> str:
+    from benchmarks.tasks import get_task, task_names
+
+    return f"default: the task's ({', '.join(f'{name} {get_task(name).default_weighting}' for name in task_names())})"
+
+
+def _variant_help() -> str:
+    from benchmarks.tasks import get_task, task_names
+
+    each = "; ".join(f"{name}: {', '.join(get_task(name).variant_names)}" for name in task_names())
+    return f"scoring variant, one of the task's, its default first ({each})"
+
+
+def _source_help() -> str:
+    from benchmarks.tasks import get_task, task_names
+
+    others = "; ".join(
+        f"{name}: {', '.join(source for source in get_task(name).readers if source != 'jsonl')}"
+        for name in task_names()
+        if len(get_task(name).readers) > 1
     )
+    return f"who wrote P: the toolkit (jsonl), or another harness whose files the task reads ({others})"
+
+
+def _harness_names() -> tuple[str, ...]:
+    """The harnesses ``reasonmap predictions`` converts from: every task's readers but the toolkit's own rows."""
+    from benchmarks.tasks import source_names
+
+    return tuple(name for name in source_names() if name != "jsonl")
+
+
+def _add_generate(commands) -> None:
+    from reasonmap.options import DEFAULT_PER_TYPE, GENERATED_TASKS
 
     generate = commands.add_parser("generate", help="questions of a task with references, seeded")
     generate.add_argument(
@@ -238,45 +270,43 @@ def add_benchmark_commands(commands) -> None:
     generate.add_argument(
         "--seed", type=seed_value, default=0, metavar="S", help="seeds the station pairs and templates (default: 0)"
     )
-    generate.add_argument("--per-city", type=int, default=40, help="route: questions per map at most")
-    generate.add_argument("--quota", default="20:15:5", help="route: EASY:MIDDLE:HARD questions per map")
     generate.add_argument(
-        "--per-type", type=int, default=DEFAULT_PER_TYPE, help="plus, probe: questions per type and map at most"
+        "--per-city", type=int, default=40, help=_generation_help("per_city", "questions per map at most")
     )
     generate.add_argument(
-        "--truth", metavar="MAP.truth.json", help="probe: the map's truth (lines named as drawn, its knobs recorded)"
+        "--quota", default="20:15:5", help=_generation_help("quota", "EASY:MIDDLE:HARD questions per map")
+    )
+    generate.add_argument(
+        "--per-type",
+        type=int,
+        default=DEFAULT_PER_TYPE,
+        help=_generation_help("per_type", "questions per type and map at most"),
+    )
+    generate.add_argument(
+        "--truth",
+        metavar="MAP.truth.json",
+        help=_generation_help("truth", "the map's truth (lines named as drawn, its knobs recorded)"),
     )
     generate.add_argument("--out", required=True, metavar="FILE", help="JSON Lines file of question records")
     generate.add_argument("--quiet", action="store_true", help="no progress bar")
     generate.set_defaults(run=cmd_generate)
 
+
+def _add_score(commands) -> None:
+    from reasonmap.batch import add_executor_options
+    from reasonmap.options import KINDS, SOURCES, TASKS, VARIANTS, WEIGHTINGS, add_cluster_option, add_metro_dir
+
     score = commands.add_parser("score", help="score predictions of any task: metrics, weighting, report")
     _add_score_files(score)
     score.add_argument("--task", choices=TASKS, help="the questions' task (default: told from Q)")
-    score.add_argument(
-        "--from",
-        dest="source",
-        choices=SOURCES,
-        default="jsonl",
-        help="who wrote P: the toolkit (jsonl), an lmms-eval samples log, a VLMEvalKit sheet, an Inspect eval log",
-    )
+    score.add_argument("--from", dest="source", choices=SOURCES, default="jsonl", help=RegistryHelp(_source_help))
     score.add_argument("--model", help="--from: the model's name, where the file does not say it")
     score.add_argument("--kind", choices=KINDS, help="--from: the question kind, where the file does not say it")
     score.add_argument(
         "--partial", action="store_true", help="--from inspect: score the finished samples of a run that failed"
     )
-    score.add_argument(
-        "--weighting",
-        choices=WEIGHTINGS,
-        help="default: the task's (route paper, plus city, mapqa and probe none)",
-    )
-    score.add_argument(
-        "--variant",
-        choices=VARIANTS,
-        default="paper",
-        help="scoring variant (official: the public evaluation code's numbers;"
-        " plus: paper, official or vlmevalkit, VLMEvalKit's own rule)",
-    )
+    score.add_argument("--weighting", choices=WEIGHTINGS, help=RegistryHelp(_weighting_help))
+    score.add_argument("--variant", choices=VARIANTS, default="paper", help=RegistryHelp(_variant_help))
     score.add_argument(
         "--compare",
         type=_compare_variants,
@@ -299,6 +329,8 @@ def add_benchmark_commands(commands) -> None:
     add_executor_options(score)
     score.set_defaults(run=cmd_score)
 
+
+def _add_export(commands) -> None:
     export = commands.add_parser(
         "export", help="a question set as a Hugging Face dataset (the public set's schema), or a network as GTFS"
     )
@@ -321,6 +353,11 @@ def add_benchmark_commands(commands) -> None:
     )
     export.set_defaults(run=cmd_export)
 
+
+def _add_predictions(commands) -> None:
+    from graphkit.choices import Choices
+    from reasonmap.options import KINDS
+
     predictions = commands.add_parser(
         "predictions", help="another harness's predictions as the toolkit's rows (for diagnose and the rest)"
     )
@@ -335,8 +372,8 @@ def add_benchmark_commands(commands) -> None:
         "--from",
         dest="source",
         required=True,
-        choices=["lmms-eval", "vlmevalkit", "inspect"],
-        help="the harness that wrote FILE",
+        choices=Choices("reasonmap.benchmark_commands:_harness_names"),
+        help="the harness that wrote FILE (every task's readers but the toolkit's own rows)",
     )
     predictions.add_argument("--model", help="the model's name, where the file does not say it")
     predictions.add_argument("--kind", choices=KINDS, help="the question kind, where the file does not say it")
@@ -347,6 +384,8 @@ def add_benchmark_commands(commands) -> None:
     predictions.add_argument("--out", required=True, metavar="P", help="prediction rows to write (JSON Lines)")
     predictions.set_defaults(run=cmd_predictions)
 
+
+def _add_demo(commands) -> None:
     demo = commands.add_parser("demo", help="the main job: test split, symbolic solvers, scores, report")
     demo.add_argument("--out", default="demo-out", metavar="DIR", help="output folder")
     demo.add_argument(
@@ -354,6 +393,10 @@ def add_benchmark_commands(commands) -> None:
     )
     demo.add_argument("--quiet", action="store_true", help="no progress bars")
     demo.set_defaults(run=cmd_demo)
+
+
+def _add_mapqa_score(commands) -> None:
+    from reasonmap.options import add_cluster_option
 
     mapqa_score = commands.add_parser(
         "mapqa-score",
@@ -381,3 +424,9 @@ def add_benchmark_commands(commands) -> None:
         workers=1,
         ray_address=None,
     )
+
+
+def add_benchmark_commands(commands) -> None:
+    """Add ``generate``, ``score``, ``export``, ``predictions``, ``demo`` and ``mapqa-score`` to the subcommands."""
+    for add in (_add_generate, _add_score, _add_export, _add_predictions, _add_demo, _add_mapqa_score):
+        add(commands)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from graphkit.choices import Choices
@@ -47,6 +47,7 @@ __all__ = [
     "BYTES_PER_PIXEL",
     "Help",
     "Parser",
+    "RegistryHelp",
     "add_client_options",
     "add_repeat_options",
     "parse_pixel_budgets",
@@ -138,6 +139,16 @@ class Help(argparse.HelpFormatter):
         return super()._metavar_formatter(action, default_metavar)
 
 
+class RegistryHelp:
+    """An option's help text made from the registries when the help is shown (``text()``), so that building
+    the parser imports none of them (:class:`Parser` reads it with the choices)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: Callable[[], str]) -> None:
+        self.text = text
+
+
 class _Unread:
     """An action whose choices are not read yet, as argparse's metavar check sees it."""
 
@@ -171,10 +182,13 @@ class Parser(argparse.ArgumentParser):
         return super().format_help()
 
     def _read_choices(self) -> None:
-        """Read the registries this parser's options choose from, for the help to list them."""
+        """Read the registries this parser's options choose from, and their help texts made from them, for the
+        help to show."""
         for action in self._actions:
             if isinstance(action.choices, Choices):
                 action.choices.names  # noqa: B018 (read now, kept)
+            if isinstance(action.help, RegistryHelp):
+                action.help = action.help.text()
 
     def parse_known_args(self, args: Sequence[str] | None = None, namespace: Any = None) -> Any:
         if args is not None and not any(isinstance(a, argparse._SubParsersAction) for a in self._actions):
