@@ -80,9 +80,8 @@ def _given(task: Task, settings: ScoreSettings) -> dict[str, Any]:
 
     for name, value in settings.options.items():
         if name not in task.options and value is not None:  # another task's, or none's (each task imported)
-            check_choice(
-                name, sorted({name for other in task_names() for name in get_task(other).options}), what="score option"
-            )
+            declared = {option for other in task_names() for option in get_task(other).options}
+            check_choice(name, sorted(declared), what="score option")
     task.variant(settings.variant)  # an unknown name lists the task's
     if settings.options.get("official_model") is not None:  # checked against every task's paths
         check_official_models(settings.options["official_model"], table=_public_models())

@@ -38,14 +38,7 @@ from typing import Any
 
 from benchmarks.cells import markdown_code, markdown_text
 from benchmarks.metrics import number
-from benchmarks.official_rules import (
-    RuleChoice,
-    choose_rule,
-    official_rules_lines,
-    resolve_rules,
-    rule_for,
-    rules_record,
-)
+from benchmarks.official_rules import RuleChoice, official_rules_lines, resolve_rules, rule_for, rules_record
 from benchmarks.reasonmap.official_scoring import DEVIATIONS, official_metro, score_official
 from benchmarks.reasonmap.records import KINDS, Prediction, Question, Verdict
 from benchmarks.reasonmap.report import published_aggregate_table
@@ -108,11 +101,6 @@ def _scorer(
     return ours
 
 
-def _choice(model: str, rules: Mapping[str, RuleChoice]) -> RuleChoice:
-    choice = rules.get(model)
-    return choice if choice is not None else choose_rule(model)
-
-
 def attribute(
     questions: Mapping[str, Question],
     predictions: Iterable[Prediction],
@@ -158,8 +146,8 @@ def attribute(
     split = second == "official"
     causes = list(CAUSES) if split else ["variant"]
     predictions = list(predictions)
-    if rules is None:
-        rules = resolve_rules(prediction.model for prediction in predictions)
+    # each model's rule: the run's resolved one, else the one its name chooses
+    rules = {**resolve_rules(prediction.model for prediction in predictions), **(rules or {})}
     score_first = _scorer(first, weighting, rules)
     score_second = _scorer(second, weighting, rules)
     # deviation sets switched on cumulatively: O_0 … O_n
@@ -242,7 +230,7 @@ def attribute(
         "models": models,
     }
     if split:
-        found["official_rules"] = rules_record({model: _choice(model, rules) for model in models})
+        found["official_rules"] = rules_record({model: rules[model] for model in models})
     return found
 
 
