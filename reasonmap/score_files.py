@@ -193,14 +193,33 @@ def evaluate_files(
 ) -> Evaluation:
     """Score a predictions file against a question file of any task; write scored rows and the report.
 
-    ``settings`` say how (:class:`ScoreSettings`). With an ``executor`` (:mod:`graphkit.executors`), blocks of
-    route predictions are scored by its workers; the outputs are the same byte for byte.
     The cyclic garbage collector is paused meanwhile (:func:`collector_paused`).
+
+    Parameters
+    ----------
+    questions_path
+        Question records of any task (the toolkit's, or the public data sets').
+    predictions_path
+        One predictions file, or several (lmms-eval: the short and the long log, or the model's folder).
+    out
+        The scored rows to write (JSON Lines).
+    report_dir
+        The folder of ``summary.json``, ``table.md`` and, with ``settings.figures``, the figures.
+    settings
+        How the files are read and scored (:class:`ScoreSettings`).
+    executor
+        With one (:mod:`graphkit.executors`), blocks of route predictions are scored by its workers; the
+        outputs are the same byte for byte.
+
+    Returns
+    -------
+    Evaluation
+        The verdicts, the summary, the problems reported and the report's files.
 
     Raises
     ------
     ValueError
-        An unknown task, source or variant, or another harness's predictions the task has no reader for.
+        An unknown task, source, variant or option, or another harness's predictions the task has no reader for.
     """
     with collector_paused():
         return _evaluate(
@@ -319,11 +338,31 @@ def compare_files(
 ) -> Comparison:
     """Score with two variants, side by side, and charge their difference to causes.
 
-    Each variant's scored rows go to ``<out stem>.<variant><suffix>`` and its report to
-    ``<report_dir>/<variant>/``; ``compare.md`` and ``compare.json`` go to ``report_dir``.
     Route answers are compared by :mod:`benchmarks.reasonmap.compare`; plus answers on accuracy,
-    with one cause (``extraction``). ``settings`` are :func:`evaluate_files`'s (their ``variant`` and
-    ``ordered`` are not used).
+    with one cause (``extraction``).
+
+    Parameters
+    ----------
+    questions_path, predictions_path
+        As for :func:`evaluate_files`.
+    out
+        Each variant's scored rows go to ``<out stem>.<variant><suffix>``.
+    report_dir
+        Each variant's report goes to ``<report_dir>/<variant>/``; ``compare.md`` and ``compare.json`` here.
+    variants
+        The two variants, of the task's.
+    settings
+        As for :func:`evaluate_files` (their ``variant`` and ``ordered`` are not used).
+
+    Returns
+    -------
+    Comparison
+        Each variant's evaluation, the comparison record and the files written.
+
+    Raises
+    ------
+    ValueError
+        Not two different variants of the task's, or what :func:`evaluate_files` refuses.
     """
     found = task_of(questions_path, settings.task)
     names = found.variant_names
