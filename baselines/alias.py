@@ -74,6 +74,20 @@ def _borrowed_names(seed: int) -> tuple[str, ...]:
 def alias_mapping(graph: TransitGraph, strategy: str = "romanize", *, seed: int = 0) -> dict[str, str]:
     """Original name → alias for every station and line name with Chinese characters.
 
+    Parameters
+    ----------
+    graph : TransitGraph
+        The city.
+    strategy : {"romanize", "borrow"}, optional
+        How aliases are made (see the module notes).
+    seed : int, optional
+        Seeds the draw of borrowed names.
+
+    Returns
+    -------
+    dict of str to str
+        Each name with Chinese characters to its alias (others are left out: they stay as they are).
+
     Raises
     ------
     ValueError
@@ -99,7 +113,20 @@ def alias_mapping(graph: TransitGraph, strategy: str = "romanize", *, seed: int 
 
 
 def alias_graph(graph: TransitGraph, mapping: dict[str, str]) -> TransitGraph:
-    """The same network with names replaced (topology overlays included)."""
+    """The same network with names replaced (topology overlays included).
+
+    Parameters
+    ----------
+    graph : TransitGraph
+        The city.
+    mapping : dict of str to str
+        Original name to alias (:func:`alias_mapping`).
+
+    Returns
+    -------
+    TransitGraph
+        The network compiled anew under the aliases.
+    """
 
     def rename(name: str) -> str:
         return mapping.get(name, name)
@@ -141,7 +168,20 @@ def alias_graph(graph: TransitGraph, mapping: dict[str, str]) -> TransitGraph:
 
 
 def alias_question(question: Question, mapping: dict[str, str]) -> Question:
-    """The question with its stations, texts and references in aliases."""
+    """The question with its stations, texts and references in aliases.
+
+    Parameters
+    ----------
+    question : Question
+        A route question.
+    mapping : dict of str to str
+        Original name to alias (:func:`alias_mapping`).
+
+    Returns
+    -------
+    Question
+        The renamed question (its id and its other fields kept).
+    """
 
     def rename(name: str) -> str:
         return mapping.get(name, name)
@@ -180,7 +220,28 @@ _GRAPHS: dict[tuple[int, str, int], tuple[TransitGraph, dict[str, str]]] = {}
 def aliased(
     question: Question, graph: TransitGraph, strategy: str = "romanize", *, seed: int = 0
 ) -> tuple[Question, TransitGraph, dict[str, str]]:
-    """A question, its city's graph and the mapping, all in aliases (graphs cached per city and strategy)."""
+    """A question, its city's graph and the mapping, all in aliases (graphs cached per city and strategy).
+
+    Parameters
+    ----------
+    question : Question
+        A route question.
+    graph : TransitGraph
+        Its city's graph.
+    strategy : {"romanize", "borrow"}, optional
+        How aliases are made (see the module notes).
+    seed : int, optional
+        Seeds the aliases' draw.
+
+    Returns
+    -------
+    question : Question
+        The question with its stations renamed.
+    graph : TransitGraph
+        The graph with every station renamed (the same object for the same graph, strategy and seed).
+    mapping : dict of str to str
+        Each original station name to its alias (what :func:`unalias_text` takes).
+    """
     key = (id(graph), strategy, seed)
     if key not in _GRAPHS:
         mapping = alias_mapping(graph, strategy, seed=seed)
@@ -190,7 +251,25 @@ def aliased(
 
 
 def unalias_text(text: str, mapping: dict[str, str]) -> str:
-    """Turn aliases in a model's answer back into the original names (longest aliases first)."""
+    """Turn aliases in a model's answer back into the original names (longest aliases first).
+
+    Parameters
+    ----------
+    text : str
+        The model's answer, naming stations by their aliases.
+    mapping : dict of str to str
+        Each original name to its alias, as :func:`aliased` returns it.
+
+    Returns
+    -------
+    str
+        The answer with every alias replaced by its original name (an alias inside a longer one is left alone).
+
+    Examples
+    --------
+    >>> unalias_text("Ride from Vel to Velka.", {"Termini": "Vel", "Colosseo": "Velka"})
+    'Ride from Termini to Colosseo.'
+    """
     reverse = sorted(((alias, name) for name, alias in mapping.items()), key=lambda pair: -len(pair[0]))
     if not reverse:
         return text

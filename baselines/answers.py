@@ -13,6 +13,20 @@ __all__ = ["render_answer"]
 def render_answer(segments: Sequence[Segment], kind: Kind, template: LongTemplate | None = None) -> str:
     """The answer text for a route, in the format the questions ask for.
 
+    Parameters
+    ----------
+    segments : sequence of Segment
+        The route's rides, in order.
+    kind : {"short", "long"}
+        The question kind: each ride gives its line, departure and arrival; a long answer adds its via stops.
+    template : {"via_count", "via_stops"}, optional
+        For ``long``: whether a ride gives its number of via stops or lists them.
+
+    Returns
+    -------
+    str
+        The answer, one ``Key: value`` line per field and a ``--`` line between rides.
+
     Examples
     --------
     >>> print(render_answer([Segment("Line 2", "A", "C", ("B",))], "long", "via_count"))

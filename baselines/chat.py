@@ -75,6 +75,15 @@ class Backoff:
     key and ``n``. A ``Retry-After`` from the server is honoured instead (at
     most ``retry_after_cap`` seconds, plus up to 10 % jitter).
 
+    Attributes
+    ----------
+    base, cap : float
+        The first wait and the longest, in seconds.
+    retry_after_cap : float
+        The longest ``Retry-After`` honoured, in seconds.
+    seed : int
+        Seeds the jitter.
+
     Examples
     --------
     >>> policy = Backoff(base=1.0, cap=8.0)
@@ -107,6 +116,16 @@ class Backoff:
 
 def chat_url(endpoint: str) -> str:
     """The chat-completions URL of an OpenAI-compatible base URL.
+
+    Parameters
+    ----------
+    endpoint : str
+        A base URL (with or without ``/v1``) or the chat-completions URL itself.
+
+    Returns
+    -------
+    str
+        The chat-completions URL.
 
     Examples
     --------
@@ -158,7 +177,31 @@ class _Fatal(Exception):
 @dataclass(frozen=True, slots=True)
 class ChatSession:
     """Everything a worker needs to ask: the chat URL (see :func:`chat_url`), model, options, the key
-    (never shown in the repr) and the run's stop event (set: no more retries)."""
+    (never shown in the repr) and the run's stop event (set: no more retries).
+
+    Attributes
+    ----------
+    url : str
+        The chat-completions URL.
+    model : str
+        The model asked.
+    max_tokens, temperature : int or None, float or None
+        The request's options (None: the server's).
+    timeout : float
+        Seconds a request may take.
+    max_retries : int
+        Retries of a request.
+    backoff : Backoff
+        When to retry.
+    api_key : str
+        The key (redacted from everything the server sends back).
+    stop : threading.Event
+        Set when the run stops.
+    label : str
+        The name written in each row (default: the model's).
+    on_retry : callable or None
+        Told of every retry, in one line.
+    """
 
     url: str
     model: str
@@ -185,7 +228,21 @@ class ChatSession:
 @dataclass(frozen=True, slots=True)
 class Outcome:
     """How one request ended: a ``row`` to write (answer or error row), or ``fatal``, ``unreachable`` (the run
-    must stop, ``message`` says why) or ``stopped`` (the run is stopping; nothing to write)."""
+    must stop, ``message`` says why) or ``stopped`` (the run is stopping; nothing to write).
+
+    Attributes
+    ----------
+    kind : {"row", "fatal", "unreachable", "stopped"}
+        How it ended.
+    request : Request
+        The request.
+    row : dict or None
+        The row to write (``kind`` ``row``).
+    line : bytes
+        The row as written: one JSON line.
+    message : str
+        Why the run must stop.
+    """
 
     kind: Literal["row", "fatal", "unreachable", "stopped"]
     request: Request
@@ -389,7 +446,22 @@ def _row(
 
 def ask(session: ChatSession, request: Request, repeat: int = 0) -> Outcome:
     """Send ``request`` until it is answered, fails for good, or retries run out; the row is answer ``repeat``
-    (0-based) of the request's answers."""
+    (0-based) of the request's answers.
+
+    Parameters
+    ----------
+    session : ChatSession
+        The endpoint, model, options and key.
+    request : Request
+        The request.
+    repeat : int, optional
+        Which of the request's answers this is.
+
+    Returns
+    -------
+    Outcome
+        A row to write (an answer or an error row), or why the run must stop.
+    """
     payload: dict[str, Any] = {"model": session.model, "messages": list(request.messages)}
     if session.max_tokens is not None:
         payload["max_tokens"] = session.max_tokens

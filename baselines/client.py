@@ -2,7 +2,10 @@
 
 ``run_requests`` sends each :class:`~baselines.requests.Request` to
 ``POST {endpoint}/chat/completions`` and appends one prediction row per
-request to a JSON Lines file the scorer reads. Standard library only.
+request to a JSON Lines file the scorer reads. Standard library only. Each row holds
+``id, model, question, mode, response, tokens`` (completion tokens), ``reasoning`` (``reasoning_content`` or
+``reasoning`` as returned), ``usage`` (as returned), ``finish_reason``, ``error`` (``None`` unless the request
+failed), ``attempts`` and ``latency_s`` (of the last attempt).
 
 The endpoint is the base URL a user would give an OpenAI SDK, such as
 ``http://host:8000/v1``; a bare ``http://host:8000`` means ``/v1`` there, and a
@@ -81,6 +84,17 @@ __all__ = [
 class RunSummary:
     """What a run did: ``total`` requests, ``done_before`` already in the file (``errors_before`` of them
     error rows only), ``done_now`` rows written (``errors`` of them error rows), in ``seconds``.
+
+    Attributes
+    ----------
+    total : int
+        The requests of the run.
+    done_before, errors_before : int
+        The rows already in the file, and how many of those were error rows.
+    done_now, errors : int
+        The rows written by this run, and how many of those are error rows.
+    seconds : float
+        How long it took.
 
     Examples
     --------
@@ -193,35 +207,26 @@ def run_requests(
         The endpoint answered 401, 403 or 404; rows finished so far are kept.
     EndpointUnreachable
         The endpoint could not be reached after every retry; rows finished so far are kept.
-
-    Each row holds ``id, model, question, mode, response, tokens`` (completion
-    tokens), ``reasoning`` (``reasoning_content`` or ``reasoning`` as returned),
-    ``usage`` (as returned), ``finish_reason``, ``error`` (``None`` unless the
-    request failed), ``attempts`` and ``latency_s`` (of the last attempt).
     """
     started = time.monotonic()
-    run = _checked_run(
-        requests,
-        endpoint=endpoint,
-        model=model,
-        out=out,
-        concurrency=concurrency,
-        max_tokens=max_tokens,
-        timeout=timeout,
-        max_retries=max_retries,
-        temperature=temperature,
-        api_key=api_key,
-        name=name,
-        repeats=repeats,
-        force_repeats=force_repeats,
-    )
-    resumed = resume(run.out, run.settings, run.modes, retry_errors=retry_errors, limit=MAX_LINE_BYTES)
-    todo = _todo(run.requests, repeats, resumed.done)
-    session = _session(run, backoff, progress)
-    label = progress if isinstance(progress, str) else run.label
-    bar = _progress_bar(run.total, run.total - len(todo), label, bool(progress))
-    written, errors = _ask_all(session, todo, run.out, resumed, bar, concurrency)
-    return _summary(run, resumed, len(todo), written, errors, started)
+    asking = _Asking(endpoint, model, max_tokens, temperature, timeout, max_retries, api_key, name)
+    run = _checked_run(requests, asking, out=out, concurrency=concurrency, repeats=repeats, force_repeats=force_repeats)
+    return _ask_missing(run, started, retry_errors=retry_errors, backoff=backoff, progress=progress)
+
+
+@dataclass(frozen=True, slots=True)
+class _Asking:
+    """How every request of a run is asked, as given (the ``run_requests`` options of the same names): checked by
+    :func:`_checked_run`."""
+
+    endpoint: str
+    model: str
+    max_tokens: int | None
+    temperature: float | None
+    timeout: float
+    max_retries: int
+    api_key: str | None
+    name: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,6 +247,7 @@ class _Run:
     timeout: float
     max_retries: int
     repeats: int
+    concurrency: int
 
     @property
     def total(self) -> int:
@@ -251,42 +257,35 @@ class _Run:
 
 def _checked_run(
     requests: Iterable[Request],
+    asking: _Asking,
     *,
-    endpoint: str,
-    model: str,
     out: str | Path,
     concurrency: int,
-    max_tokens: int | None,
-    timeout: float,
-    max_retries: int,
-    temperature: float | None,
-    api_key: str | None,
-    name: str | None,
     repeats: int,
     force_repeats: bool,
 ) -> _Run:
     """Check the options (:func:`check_options`, :func:`check_repeats`), the key and the requests, in that order,
     before anything is asked or written."""
     check_options(
-        model=model,
+        model=asking.model,
         concurrency=concurrency,
-        max_tokens=max_tokens,
-        timeout=timeout,
-        max_retries=max_retries,
-        temperature=temperature,
+        max_tokens=asking.max_tokens,
+        timeout=asking.timeout,
+        max_retries=asking.max_retries,
+        temperature=asking.temperature,
     )
-    check_repeats(repeats, temperature, force=force_repeats)
-    url = chat_url(endpoint)
-    key = checked_key(api_key)
+    check_repeats(repeats, asking.temperature, force=force_repeats)
+    url = chat_url(asking.endpoint)
+    key = checked_key(asking.api_key)
     listed = tuple(requests)
     modes = _request_modes(listed)
-    label = name or model
+    label = asking.name or asking.model
     settings = {
         "endpoint": shown_url(url),
-        "model": model,
+        "model": asking.model,
         "name": label,
-        "temperature": temperature,
-        "max_tokens": max_tokens,
+        "temperature": asking.temperature,
+        "max_tokens": asking.max_tokens,
     }
     return _Run(
         url,
@@ -296,13 +295,28 @@ def _checked_run(
         Path(out),
         label,
         settings,
-        model,
-        max_tokens,
-        temperature,
-        timeout,
-        max_retries,
+        asking.model,
+        asking.max_tokens,
+        asking.temperature,
+        asking.timeout,
+        asking.max_retries,
         repeats,
+        concurrency,
     )
+
+
+def _ask_missing(
+    run: _Run, started: float, *, retry_errors: bool, backoff: Backoff | None, progress: bool | str
+) -> RunSummary:
+    """Resume ``run.out`` (dropping its error rows with ``retry_errors``), ask the answers it lacks, and say what
+    was done since ``started``."""
+    resumed = resume(run.out, run.settings, run.modes, retry_errors=retry_errors, limit=MAX_LINE_BYTES)
+    todo = _todo(run.requests, run.repeats, resumed.done)
+    session = _session(run, backoff, progress)
+    label = progress if isinstance(progress, str) else run.label
+    bar = _progress_bar(run.total, run.total - len(todo), label, bool(progress))
+    written, errors = _ask_all(session, todo, run.out, resumed, bar, run.concurrency)
+    return _summary(run, resumed, len(todo), written, errors, started)
 
 
 def _todo(

@@ -88,6 +88,20 @@ def map_image_part(
     The file is checked without decoding its pixels: its size against ``pixel_limit``, its PNG chunks
     (Pillow's ``verify``).
 
+    Parameters
+    ----------
+    path : str or PathLike
+        The map image.
+    pixel_budget : int, optional
+        The most pixels sent (the image is downscaled when it is sent).
+    pixel_limit : int, optional
+        The most pixels decoded.
+
+    Returns
+    -------
+    dict
+        The content part: its type, the file's absolute path and SHA-256, and the two budgets.
+
     Raises
     ------
     ValueError
@@ -140,6 +154,20 @@ def image_data_url(
     Maps larger than ``pixel_budget`` are downscaled, keeping their aspect ratio, by the factor that brings
     them just under the budget (Lanczos filter); smaller maps are sent as they are. The last 32 encodings are
     kept (by file version and budget): each map is encoded once, however many threads ask for it.
+
+    Parameters
+    ----------
+    path : str
+        The map image.
+    pixel_budget : int, optional
+        The most pixels sent.
+    pixel_limit : int, optional
+        The most pixels decoded.
+
+    Returns
+    -------
+    str
+        ``data:image/png;base64,...``.
 
     Raises
     ------
@@ -210,7 +238,23 @@ def _encoded_part(part: dict[str, Any]) -> dict[str, Any]:
 
 
 def encoded_content(content: Any) -> Any:
-    """A message content with every map-image part replaced by its data-URL image part."""
+    """A message content with every map-image part replaced by its data-URL image part.
+
+    Parameters
+    ----------
+    content : Any
+        A message's content (text, or a list of parts).
+
+    Returns
+    -------
+    Any
+        The content as sent.
+
+    Raises
+    ------
+    ValueError
+        As :func:`encoded_request`.
+    """
     if isinstance(content, str) or not isinstance(content, list):
         return content
     return [
@@ -220,6 +264,16 @@ def encoded_content(content: Any) -> Any:
 
 def encoded_request(request: Request) -> Request:
     """``request`` as it is sent: its map images encoded (see the module notes); ``request`` when it names none.
+
+    Parameters
+    ----------
+    request : Request
+        A request whose messages may name map images (:func:`map_image_part`).
+
+    Returns
+    -------
+    Request
+        The request with each map as a PNG data URL.
 
     Raises
     ------

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Mapping
 from types import MappingProxyType
 from typing import Any
 
-from benchmarks.plus.questions import OPTION_LETTERS, PlusPrediction, PlusQuestion
+from benchmarks.plus.records import OPTION_LETTERS, PlusPrediction, PlusQuestion
 from graphkit.choices import check_choice
 from graphkit.graph import TransitGraph
 
@@ -22,6 +22,18 @@ PLUS_ORACLE_MODEL = "baseline:plus-oracle"
 
 def plus_oracle_answer(question: PlusQuestion, graph: TransitGraph) -> str:
     """The oracle's response to one plus question, written as a model would (``The answer is B.``).
+
+    Parameters
+    ----------
+    question : PlusQuestion
+        The question.
+    graph : TransitGraph
+        Its city's graph.
+
+    Returns
+    -------
+    str
+        The response.
 
     Raises
     ------
@@ -60,7 +72,22 @@ def plus_oracle_predictions(
     *,
     model: str = PLUS_ORACLE_MODEL,
 ) -> list[PlusPrediction]:
-    """The oracle's predictions for plus questions, in the predictions format (``question`` = the type)."""
+    """The oracle's predictions for plus questions, in the predictions format (``question`` = the type).
+
+    Parameters
+    ----------
+    questions : iterable of PlusQuestion
+        The plus questions.
+    graph_for : callable
+        A question's city graph.
+    model : str, optional
+        The model name the predictions carry.
+
+    Returns
+    -------
+    list of PlusPrediction
+        One per question, in order, each the answer the graph gives.
+    """
     return [
         PlusPrediction(question.id, model, plus_oracle_answer(question, graph_for(question)), None, question.type)
         for question in questions
@@ -77,6 +104,24 @@ def solve_plus(
 ) -> list[PlusPrediction]:
     """The plus task's solver entry (its record's ``solve``): its one solver, ``oracle``, needs neither a seed nor
     settings.
+
+    Parameters
+    ----------
+    name : str
+        The solver: ``oracle``.
+    questions : iterable
+        The task's questions.
+    graph_for : callable
+        A question's city graph.
+    seed : int, optional
+        Seeds the solver's draws.
+    settings : mapping, optional
+        The command line's solver settings.
+
+    Returns
+    -------
+    list of PlusPrediction
+        :func:`plus_oracle_predictions`.
 
     Raises
     ------

@@ -45,6 +45,18 @@ MISREAD_SLOPE = 0.4
 def probe_oracle_answer(question: ProbeQuestion, graph: TransitGraph) -> str:
     """The oracle's response to one probe, written as a model would (``Answer: P Station, Q Station``).
 
+    Parameters
+    ----------
+    question : ProbeQuestion
+        The probe.
+    graph : TransitGraph
+        Its city's graph.
+
+    Returns
+    -------
+    str
+        The response.
+
     Raises
     ------
     UnknownLine, KeyError
@@ -77,6 +89,16 @@ def probe_oracle_answer(question: ProbeQuestion, graph: TransitGraph) -> str:
 def probe_echo_answer(question: ProbeQuestion) -> str:
     """The echo floor's response: the question's own entities in the answer's format, the map never looked at.
 
+    Parameters
+    ----------
+    question : ProbeQuestion
+        The probe.
+
+    Returns
+    -------
+    str
+        The response.
+
     Examples
     --------
     >>> from graphkit import city_graph
@@ -103,6 +125,16 @@ def misread_probability(knobs: Mapping[str, Any]) -> float:
     ``knobs["colour_distance"]`` apart: ``1 / (1 + exp(MISREAD_SLOPE * (distance - MISREAD_MIDPOINT)))``
     (about 92% at 2, 50% at 8, 4% at 16); 0 on a map with no measured distance (today's palette).
 
+    Parameters
+    ----------
+    knobs : mapping
+        The rendering knobs a probe records (its map's).
+
+    Returns
+    -------
+    float
+        The probability, in [0, 1].
+
     Examples
     --------
     >>> round(misread_probability({"colour_distance": 8.0}), 2), misread_probability({})
@@ -120,6 +152,20 @@ def probe_noisy_answer(question: ProbeQuestion, graph: TransitGraph, rng: random
     A misread answer is always wrong: ``lines_at`` adds a line the station lacks, ``follow`` skips a station
     between the ends, ``neighbours`` adds the station itself, ``same_line`` says the other answer and
     ``count_between`` counts one more.
+
+    Parameters
+    ----------
+    question : ProbeQuestion
+        The probe.
+    graph : TransitGraph
+        Its city's graph.
+    rng : random.Random
+        The probe's draw.
+
+    Returns
+    -------
+    str
+        The response.
     """
     right = probe_oracle_answer(question, graph)
     if rng.random() >= misread_probability(dict(question.knobs)):
@@ -150,6 +196,24 @@ def solve_probe(
 ) -> list[ProbePrediction]:
     """The probe task's solver entry (its record's ``solve``): ``oracle``, ``echo`` or ``noisy`` (seeded: each
     probe's draw keyed by ``seed`` and its id); none takes settings.
+
+    Parameters
+    ----------
+    name : {"oracle", "echo", "noisy"}
+        The solver.
+    questions : iterable of ProbeQuestion
+        The probes.
+    graph_for : callable
+        A probe's city graph.
+    seed : int, optional
+        Seeds the ``noisy`` solver's draws.
+    settings : mapping, optional
+        The command line's solver settings (none applies).
+
+    Returns
+    -------
+    list of ProbePrediction
+        One per probe, in order, by the model ``baseline:probe-<name>``.
 
     Raises
     ------

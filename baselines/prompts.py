@@ -47,7 +47,37 @@ _SYMBOLIC_LEAD = (
 
 
 def symbolic_prompt(text: str, graph: TransitGraph, *, textualization: str = "lines") -> str:
-    """The symbolic prompt: the lead-in, the textualized network (between ``<map>`` tags), then the question."""
+    """The symbolic prompt: the lead-in, the textualized network (between ``<map>`` tags), then the question.
+
+    Parameters
+    ----------
+    text : str
+        The question's text.
+    graph : TransitGraph
+        Its city's graph, textualized in place of the map.
+    textualization : str, optional
+        Which textualization of the network (:data:`baselines.TEXTUALIZATIONS`).
+
+    Returns
+    -------
+    str
+        The prompt.
+
+    Examples
+    --------
+    >>> from graphkit.metro import load_metro
+    >>> from graphkit.graph import compile_graph
+    >>> print(symbolic_prompt("From A to C?", compile_graph(load_metro({"L1": ["A", "B", "C"]}))))
+    Here is the subway network of the city, as text. Use it in place of the map to answer the question that follows.
+    <BLANKLINE>
+    <map name="lines">
+    # Metro map: 1 line, 3 stations.
+    # Each row is one line: its stations in order, separated by commas.
+    L1: A, B, C
+    </map>
+    <BLANKLINE>
+    From A to C?
+    """
     from baselines.textualize import render, symbolic_context
 
     return f"{_SYMBOLIC_LEAD}\n\n{symbolic_context(render(graph, textualization))}\n\n{text}"
@@ -104,12 +134,25 @@ def build_requests(
         For ``full``: when given, a question whose map is missing or unreadable is skipped and the reason
         appended here (default: an error).
 
+    Returns
+    -------
+    list of Request
+        One per prompt of each question, in question order.
+
     Raises
     ------
     ValueError
         A mode the task does not have, or ``full`` without ``maps``.
     FileNotFoundError
         A map is missing from ``maps`` (unless ``missing_maps`` collects them).
+
+    Examples
+    --------
+    >>> from graphkit import city_graph
+    >>> from benchmarks.reasonmap import generate_questions
+    >>> requests = build_requests(generate_questions(city_graph("rome"), seed=1, per_city=1), mode="text-only")
+    >>> [(request.id, request.question, request.mode) for request in requests]
+    [('rome-s1-0000', 'short', 'text-only'), ('rome-s1-0000', 'long', 'text-only')]
     """
     if task is None:
         from benchmarks.tasks import get_task

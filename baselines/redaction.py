@@ -157,6 +157,18 @@ def redact(value: Any, key: str) -> Any:
     split across fields). Called on every text from the server before it is
     parsed, cut, stored or printed.
 
+    Parameters
+    ----------
+    value : Any
+        A string, or lists and dicts of them (other values pass through).
+    key : str
+        The API key.
+
+    Returns
+    -------
+    Any
+        ``value`` with the key's forms redacted, of the same shape.
+
     Examples
     --------
     >>> redact("auth: Bearer sk-SECRET-TEST-KEY", "sk-SECRET-TEST-KEY")
@@ -233,6 +245,16 @@ def whole_characters(value: Any) -> Any:
     A server may send ``"\\ud83d"`` alone in its JSON: Python decodes it, but UTF-8 cannot encode it, so a row
     holding it could not be written (and every rerun would ask again and fail again).
 
+    Parameters
+    ----------
+    value : Any
+        A string, or lists and dicts of them (other values pass through).
+
+    Returns
+    -------
+    Any
+        ``value`` with whole characters only, of the same shape.
+
     Examples
     --------
     >>> whole_characters({"response": "Route: \\ud83d!", "usage": ["\\ud83d\\ude00"], "n": 1})
@@ -251,6 +273,16 @@ def whole_characters(value: Any) -> Any:
 
 def shown_url(url: str) -> str:
     """``url`` as a message may show it: without user info (``user:key@``), query string or fragment.
+
+    Parameters
+    ----------
+    url : str
+        An endpoint URL.
+
+    Returns
+    -------
+    str
+        The URL without the parts that may hold a key.
 
     Examples
     --------

@@ -23,6 +23,19 @@ class Request:
     ``mode`` names the prompt mode (``full``, ``text-only``, ``symbolic``,
     ``alias``); ``meta`` holds what a harness may want beside the messages
     (textualization, its size, the alias strategy).
+
+    Attributes
+    ----------
+    id : str
+        The question's id.
+    question : str
+        The request's kind within its question (see above).
+    mode : str
+        The prompt mode.
+    messages : tuple of dict
+        The chat messages, OpenAI-style.
+    meta : dict
+        What a harness may want beside the messages.
     """
 
     id: str

@@ -341,7 +341,19 @@ class Resumed:
     """The prediction file opened for a run: its descriptor, the keys ``(id, question, repeat)`` the model already
     has rows for (``done``) and answers for (``answered``), whether the file is a stream (a pipe or a device,
     written straight through), and whether this run created it and its settings record (removed again when the
-    run stops before its first row)."""
+    run stops before its first row).
+
+    Attributes
+    ----------
+    fd : int
+        The file's descriptor, open for appending.
+    done, answered : frozenset of (str, str, int)
+        The keys with a row, and with an answer.
+    stream : bool
+        The file is a pipe or a device.
+    created, settings_created : bool
+        This run created the file, and its settings record.
+    """
 
     fd: int
     done: frozenset[tuple[str, str, int]]

@@ -34,6 +34,21 @@ def check_options(
     """Refuse an option no endpoint could take (before anything is asked or written): every number finite,
     in its range (:data:`MAX_CONCURRENCY`, :data:`MAX_TIMEOUT`, :data:`MAX_TEMPERATURE`, :data:`MAX_RETRIES`).
 
+    Parameters
+    ----------
+    model : str
+        The model's name (not empty).
+    concurrency : int
+        Requests in flight at once.
+    max_tokens : int or None
+        The answer's token limit (None: the server's).
+    timeout : float
+        Seconds a request may take.
+    max_retries : int
+        Retries of a request.
+    temperature : float or None
+        The sampling temperature (None: the server's).
+
     Raises
     ------
     ValueError
@@ -71,6 +86,15 @@ def check_repeats(repeats: int, temperature: float | None, *, force: bool = Fals
     """Refuse ``repeats`` out of 1..:data:`MAX_REPEATS`, and more than one at temperature 0 (greedy decoding
     gives one answer K times) unless ``force`` (a server that samples at temperature 0 anyway). An unset
     temperature is the server's default, which samples on most servers: allowed.
+
+    Parameters
+    ----------
+    repeats : int
+        Answers per request.
+    temperature : float or None
+        The sampling temperature (None: the server's).
+    force : bool, optional
+        Allow several answers at temperature 0.
 
     Raises
     ------

@@ -199,10 +199,41 @@ SOLVERS: dict[str, tuple[Callable[..., str], str]] = {
 def solve(name: str, question: Question, graph: TransitGraph, kind: Kind, *, seed: int = 0, **options) -> str:
     """One solver's answer text to one question kind.
 
+    Parameters
+    ----------
+    name : str
+        One of :data:`SOLVERS`.
+    question : Question
+        A route question.
+    graph : TransitGraph
+        Its city's graph.
+    kind : {"short", "long"}
+        Which of its questions to answer.
+    seed : int, optional
+        Seeds the solver's draws, together with the solver, question and kind (the same seed, the same answer).
+    **options
+        The solver's own: ``noise`` (a :class:`Noise`) for ``noisy``, ``textualization`` for ``text-oracle``.
+
+    Returns
+    -------
+    str
+        The answer text, in the format the question asks for.
+
     Raises
     ------
     ValueError
         ``name`` is not a solver; the message lists them.
+
+    Examples
+    --------
+    >>> from graphkit import city_graph
+    >>> from benchmarks.reasonmap import generate_questions
+    >>> graph = city_graph("rome")
+    >>> question = generate_questions(graph, seed=1, per_city=1)[0]
+    >>> print(solve("oracle", question, graph, "short"))
+    Route Name: Line B
+    Departure Stop: Colosseo Station
+    Arrival Stop: Marconi Station
     """
     check_choice(name, SOLVERS, what="solver")
     rng = random.Random(f"{name}:{seed}:{question.id}:{kind}")
@@ -217,7 +248,40 @@ def run_solver(
     seed: int = 0,
     **options,
 ) -> list[Prediction]:
-    """Predictions of one solver for both kinds of every question (model ``baseline:<name>``)."""
+    """Predictions of one solver for both kinds of every question (model ``baseline:<name>``).
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`SOLVERS`.
+    questions : iterable of Question
+        The route questions.
+    graph_for : callable
+        A question's city graph.
+    seed : int, optional
+        Seeds the solver's draws (see :func:`solve`).
+    **options
+        The solver's own (see :func:`solve`).
+
+    Returns
+    -------
+    list of Prediction
+        Two per question (short, then long), in question order.
+
+    Raises
+    ------
+    ValueError
+        ``name`` is not a solver.
+
+    Examples
+    --------
+    >>> from graphkit import city_graph
+    >>> from benchmarks.reasonmap import generate_questions
+    >>> graph = city_graph("rome")
+    >>> predictions = run_solver("echo", generate_questions(graph, seed=1, per_city=1), lambda question: graph)
+    >>> [(prediction.question, prediction.model) for prediction in predictions]
+    [('short', 'baseline:echo'), ('long', 'baseline:echo')]
+    """
     model = f"baseline:{name}"
     return [
         Prediction(question.id, model, kind, solve(name, question, graph_for(question), kind, seed=seed, **options))
@@ -236,7 +300,31 @@ def solve_route(
 ) -> list[Prediction]:
     """The route task's solver entry (its record's ``solve``): :func:`run_solver` with the options ``name`` takes
     from ``settings`` (``noisy``: ``wrong_line``, ``wrong_transfer``, ``detour``, ``miscount``, ``misread``;
-    ``text-oracle``: ``textualization``); the other settings are ignored."""
+    ``text-oracle``: ``textualization``); the other settings are ignored.
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`SOLVERS`.
+    questions : iterable
+        The task's questions.
+    graph_for : callable
+        A question's city graph.
+    seed : int, optional
+        Seeds the solver's draws.
+    settings : mapping, optional
+        The command line's solver settings.
+
+    Returns
+    -------
+    list of Prediction
+        :func:`run_solver`.
+
+    Raises
+    ------
+    ValueError
+        ``name`` is not a solver.
+    """
     options: dict[str, Any] = {}
     if name == "noisy":
         options["noise"] = Noise(

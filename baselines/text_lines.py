@@ -19,7 +19,19 @@ __all__ = ["Layout", "LineSpec", "build_graph", "in_order", "line_layout", "spec
 
 @dataclass(frozen=True, slots=True)
 class LineSpec:
-    """What a text says about one line: its stations in order, its adjacent pairs, its shape."""
+    """What a text says about one line: its stations in order, its adjacent pairs, its shape.
+
+    Attributes
+    ----------
+    name : str
+        The line.
+    stations : tuple of str
+        Its stations in order.
+    edges : frozenset of frozenset of str
+        Its pairs of adjacent stations.
+    shape : str
+        ``path``, ``loop``, ``tree`` or ``irregular``.
+    """
 
     name: str
     stations: tuple[str, ...]

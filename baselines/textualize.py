@@ -80,7 +80,19 @@ _CL100K_URL = "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.
 
 @dataclass(frozen=True, slots=True)
 class Textualization:
-    """A rendered map: the format's name, the text, its characters and tokens (``None`` without a tokenizer)."""
+    """A rendered map: the format's name, the text, its characters and tokens (``None`` without a tokenizer).
+
+    Attributes
+    ----------
+    name : str
+        The format.
+    text : str
+        The map as text.
+    characters : int
+        Its length.
+    tokens : int or None
+        Its tokens, where a tokenizer is installed.
+    """
 
     name: str
     text: str
@@ -400,6 +412,18 @@ def render(graph: TransitGraph, name: str, *, count_tokens: Callable[[str], int]
 def parse(text: str, name: str) -> TransitGraph:
     """Rebuild the network from a textualization's text alone, as Metro Data and a topology overlay.
 
+    Parameters
+    ----------
+    text : str
+        The textualization's text.
+    name : str
+        Its format (:data:`TEXTUALIZATIONS`).
+
+    Returns
+    -------
+    TransitGraph
+        The network, :func:`identical` to the one rendered.
+
     Raises
     ------
     ValueError
@@ -425,6 +449,14 @@ def identical(graph_a: TransitGraph, graph_b: TransitGraph) -> bool:
     routes), same lines in the same order, and per line the same stations in
     the same order, the same neighbours and the same shape.
 
+    Parameters
+    ----------
+    graph_a, graph_b : TransitGraph
+
+    Returns
+    -------
+    bool
+
     Examples
     --------
     >>> from graphkit.graph import compile_graph
@@ -443,6 +475,16 @@ def identical(graph_a: TransitGraph, graph_b: TransitGraph) -> bool:
 def symbolic_context(textualization: Textualization) -> str:
     """The textualization as prompts carry it: between ``<map name="NAME">`` and ``</map>`` lines.
 
+    Parameters
+    ----------
+    textualization : Textualization
+        A rendered map.
+
+    Returns
+    -------
+    str
+        The block.
+
     Examples
     --------
     >>> print(symbolic_context(Textualization("lines", "# Metro map: 1 line, 1 station.\\nL: A", 36, None)))
@@ -455,7 +497,30 @@ def symbolic_context(textualization: Textualization) -> str:
 
 
 def find_map(prompt_text: str, name: str | None = None) -> tuple[str, str]:
-    """``(name, text)`` of a prompt's first map block, or first of format ``name``; raises if there is none."""
+    """``(name, text)`` of a prompt's first map block, or first of format ``name``; raises if there is none.
+
+    Parameters
+    ----------
+    prompt_text : str
+        A prompt (:func:`symbolic_context` blocks in it).
+    name : str, optional
+        Only a block of this format.
+
+    Returns
+    -------
+    name, text : str
+        The block's format and text.
+
+    Raises
+    ------
+    InvalidTextualization
+        The prompt has no such block.
+
+    Examples
+    --------
+    >>> find_map('Map:\\n<map name="lines">\\nL: A, B\\n</map>\\nFrom A to B?')
+    ('lines', 'L: A, B')
+    """
     for found in _MAP_BLOCK.finditer(prompt_text.replace("\r\n", "\n")):
         if name is None or found.group(1) == name:
             return found.group(1), found.group(2)

@@ -5,7 +5,8 @@ Tasks: :mod:`benchmarks.reasonmap` (route questions), :mod:`benchmarks.plus`
 (OmniMapBench-style map QA) and :mod:`benchmarks.probe` (perception probes),
 each with its own public surface. The root's public names (``__all__``) are the task registry and the shared plumbing a
 researcher's script needs: JSON Lines read with line-numbered problems,
-atomic writes, summaries, and paired comparisons and leaderboards of scored
+atomic writes, summaries, whether an output folder holds one complete run
+(``check_manifest``), and paired comparisons and leaderboards of scored
 rows with their intervals. The submodules are internal (import from the
 package, not from them); ``benchmarks.speed`` is the toolkit's own speed
 benchmarks, not library code.
@@ -13,8 +14,8 @@ benchmarks, not library code.
 Examples
 --------
 >>> import benchmarks
->>> benchmarks.task_names()
-('route', 'plus', 'mapqa', 'probe')
+>>> benchmarks.task_names()[:3]
+('route', 'plus', 'mapqa')
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ __all__, __getattr__, __dir__ = lazy_exports(
         "benchmarks.errors": ("BenchmarkError", "InvalidRecord"),
         "benchmarks.jsonl": ("Problem", "read_jsonl", "unique_by_id", "write_jsonl"),
         "benchmarks.leaderboards": ("leaderboard_markdown", "leaderboard_table", "plot_leaderboard"),
+        "benchmarks.manifests": ("check_manifest",),
         "benchmarks.provenance": ("file_sha256",),
         "benchmarks.records": ("Invalid",),
         "benchmarks.summaries": ("write_summary", "write_text"),

@@ -22,6 +22,16 @@ REFUSALS = ("cannot", "can't", "can’t", "can not", "unable to", "not able to",
 def after_reasoning(text: str) -> str | None:
     """The text after the last ``</think>``, cut at a later ``<think>``; ``None`` when no answer is left.
 
+    Parameters
+    ----------
+    text : str
+        A model's response.
+
+    Returns
+    -------
+    str or None
+        The answer after the reasoning (the whole text when it has none).
+
     Examples
     --------
     >>> after_reasoning("<think>Line 2 is direct.</think> Route Name: Line 2")
@@ -56,6 +66,22 @@ def after_reasoning(text: str) -> str | None:
 
 
 def mentions_refusal(text: str) -> bool:
-    """Whether the text says the model cannot or will not answer."""
+    """Whether the text says the model cannot or will not answer.
+
+    Parameters
+    ----------
+    text : str
+        A model's response.
+
+    Returns
+    -------
+    bool
+        True when it holds one of :data:`REFUSALS` (case ignored).
+
+    Examples
+    --------
+    >>> mentions_refusal("I cannot determine the route from this image."), mentions_refusal("Route Name: Line 2")
+    (True, False)
+    """
     lowered = text.lower()
     return any(phrase in lowered for phrase in REFUSALS)

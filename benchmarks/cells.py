@@ -46,6 +46,16 @@ _MARKDOWN = {"\\": "\\\\", "|": "\\|", "&": "&amp;", "<": "&lt;", ">": "&gt;"}
 def csv_cell(value: Any) -> str:
     """``value`` as a CSV field's text: ``None`` empty, numbers as they are, text that starts a formula with ``'``.
 
+    Parameters
+    ----------
+    value : Any
+        A cell's value.
+
+    Returns
+    -------
+    str
+        The field's text (quoting is the CSV writer's).
+
     Examples
     --------
     >>> csv_cell("=HYPERLINK(1)"), csv_cell("-2+3"), csv_cell("gpt-4o"), csv_cell(-0.5), csv_cell(None)
@@ -68,6 +78,18 @@ def _field(value: Any) -> str:
 
 def csv_table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
     """A CSV table (``\\n`` line ends): ``header``, then one line per row, each cell through :func:`csv_cell`.
+
+    Parameters
+    ----------
+    header : sequence of str
+        The column names.
+    rows : iterable of sequence
+        The rows' values.
+
+    Returns
+    -------
+    str
+        The table.
 
     Examples
     --------
@@ -92,6 +114,16 @@ def _one_line(text: str) -> str:
 def markdown_text(value: Any) -> str:
     """``value`` as text inside a Markdown table cell or line: one line, no column, heading or HTML of its own.
 
+    Parameters
+    ----------
+    value : Any
+        A name or figure (shown as ``str(value)``).
+
+    Returns
+    -------
+    str
+        The text, line breaks turned to spaces and ``|``, ``#``, ``<``, ``>`` and ``&`` escaped.
+
     Examples
     --------
     >>> markdown_text("evil\\n| 1 | fake-model | 100.00 |\\n\\n# Injected heading")
@@ -109,6 +141,18 @@ def figure_text(value: Any) -> str:
     """``value`` as a figure draws it: one line, control and direction-override characters shown as U+FFFD
     (a font has no glyph for them, and an override would reverse the rest of the label).
 
+    Parameters
+    ----------
+    value : Any
+        A name or figure.
+
+    Returns
+    -------
+    str
+        The text drawn.
+
+    Examples
+    --------
     >>> figure_text(chr(9) + "=1+1") == chr(0xFFFD) + "=1+1", figure_text("two" + chr(10) + "lines")
     (True, 'two lines')
     """
@@ -117,6 +161,16 @@ def figure_text(value: Any) -> str:
 
 def markdown_code(value: Any) -> str:
     """``value`` as an inline code span on one line (raw HTML stays literal inside one).
+
+    Parameters
+    ----------
+    value : Any
+        A name (a run folder, a model).
+
+    Returns
+    -------
+    str
+        The code span, its backtick fence longer than any run of backticks inside.
 
     Examples
     --------
@@ -132,6 +186,16 @@ def markdown_code(value: Any) -> str:
 
 def same_name(name: str) -> str:
     """The form under which two names are one model: Unicode NFC (``modèle`` composed or decomposed).
+
+    Parameters
+    ----------
+    name : str
+        A model's name.
+
+    Returns
+    -------
+    str
+        Its NFC form.
 
     Examples
     --------

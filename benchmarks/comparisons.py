@@ -91,6 +91,20 @@ def scored_values(
     A question answered more than once (``repeat``) gets the mean of its repeats' values.
     Rows whose metric field is missing or null do not count for that metric (a map QA
     question of a type the metric does not apply to).
+
+    Parameters
+    ----------
+    rows : sequence of mapping
+        Scored rows (``score --out``).
+    model : str
+        Only this model's rows.
+    metrics : sequence of MetricSpec
+        The metrics (those naming a row ``field``, and a request ``kind`` when they have one).
+
+    Returns
+    -------
+    dict
+        Each metric's name to its values by question id: ``(value, weight, repeats)``.
     """
     found: dict[str, dict[str, list[Any]]] = {metric.name: {} for metric in metrics}
     for row in rows:
@@ -136,6 +150,32 @@ def compare_scored(
     ``task``: ``n`` (questions both answered), ``lacked_by_a``/``_b``, both values, ``difference`` (B − A),
     ``se``, ``low``, ``high``, ``p_value``, ``test`` and ``mde``. ``ids`` keeps only those questions (a
     city's, a difficulty's); ``maps`` (question id → map) resamples maps, then questions within them.
+
+    Parameters
+    ----------
+    rows_a, rows_b : sequence of mapping
+        The two sides' scored rows (``score --out``).
+    task : str
+        The task the rows are of; its headline metrics are compared.
+    model_a, model_b : str
+        The model of each side.
+    ids : collection of str, optional
+        Only these questions (all that both answered by default).
+    resamples : int, optional
+        Paired bootstrap resamples for each interval.
+    permutations : int, optional
+        Sign flips drawn for a score's permutation test (exact when there are fewer).
+    seed : int, optional
+        Seeds the resamples and the permutations.
+    level : float, optional
+        The intervals' confidence level.
+    maps : mapping of str to str, optional
+        Each question's map, to resample maps and then questions within them.
+
+    Returns
+    -------
+    list of dict
+        One per headline metric, in the task's order.
 
     Raises
     ------
@@ -256,7 +296,30 @@ def headline_intervals(
     """Each headline metric of ``model``'s scored rows with its bootstrap interval: ``n``, ``mean``, ``se``,
     ``low``, ``high``. One draw of the questions serves every metric (a question's short and long answers
     move together); the weighting applies inside each resample; ``maps`` (question id → map) resamples maps,
-    then questions. With fewer than two questions or no variance, ``se``, ``low`` and ``high`` are ``None``."""
+    then questions. With fewer than two questions or no variance, ``se``, ``low`` and ``high`` are ``None``.
+
+    Parameters
+    ----------
+    rows : sequence of mapping
+        Scored rows (``score --out``).
+    task : str
+        The task they are of; its headline metrics get intervals.
+    model : str
+        Only this model's rows.
+    resamples : int, optional
+        Bootstrap resamples.
+    seed : int, optional
+        Seeds the resamples.
+    level : float, optional
+        The intervals' confidence level.
+    maps : mapping of str to str, optional
+        Each question's map, to resample maps and then questions within them.
+
+    Returns
+    -------
+    dict
+        Each headline metric's name to its ``n``, ``mean``, ``se``, ``low`` and ``high``.
+    """
     metrics = _metrics_of(task)
     values = scored_values(rows, model, metrics)
     ids = sorted({id for found in values.values() for id in found})
@@ -327,7 +390,19 @@ def _pair_label(row: Mapping[str, Any], same_run: bool) -> str:
 
 
 def comparison_markdown(record: Mapping[str, Any]) -> str:
-    """The comparison as one Markdown table (B − A, its interval and p-value), with notes."""
+    """The comparison as one Markdown table (B − A, its interval and p-value), with notes.
+
+    Parameters
+    ----------
+    record : mapping
+        A comparison record, as :func:`reasonmap.compare_runs` returns it: ``a``, ``b``, ``method`` and its
+        ``comparisons`` rows (those of :func:`compare_scored`).
+
+    Returns
+    -------
+    str
+        The method line, the table and its notes, names escaped for Markdown.
+    """
     method = record["method"]
     level = round(100 * method["level"])
     same_run = record["a"] == record["b"]
@@ -399,12 +474,37 @@ def _detectable(rows: Sequence[Mapping[str, Any]], level: int) -> list[str]:
 
 def comparison_csv(record: Mapping[str, Any]) -> str:
     """One line per (comparison, metric); values in the summaries' units (accuracy as a fraction); text cells
-    through :func:`benchmarks.cells.csv_cell` (no cell starts a formula)."""
+    through :func:`benchmarks.cells.csv_cell` (no cell starts a formula).
+
+    Parameters
+    ----------
+    record : mapping
+        A comparison record, as :func:`reasonmap.compare_runs` returns it.
+
+    Returns
+    -------
+    str
+        The CSV table.
+    """
     return csv_table(_COLUMNS, ([row.get(column) for column in _COLUMNS] for row in record["comparisons"]))
 
 
 def plot_comparison(record: Mapping[str, Any], png: str | Path) -> tuple[Path, Path]:
-    """The differences with their intervals: one panel per metric, one row per comparison, zero marked."""
+    """The differences with their intervals: one panel per metric, one row per comparison, zero marked.
+
+    Parameters
+    ----------
+    record : mapping
+        A comparison record, as :func:`reasonmap.compare_runs` returns it: ``a``, ``b``, ``method`` and its
+        ``comparisons`` rows (those of :func:`compare_scored`).
+    png : str or Path
+        The PNG to write; the PDF goes beside it.
+
+    Returns
+    -------
+    png, pdf : Path
+        The two files written.
+    """
     from benchmarks.plotting import COLUMN_WIDTH, PAGE_WIDTH, figure_style, save_figure
 
     rows = [row for row in record["comparisons"] if row["difference"] is not None]

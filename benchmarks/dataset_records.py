@@ -33,6 +33,20 @@ def public_records(path: Any, *, figures: bool = False) -> Iterator[tuple[int, A
     ``datasets.Dataset`` (see :func:`dataset_rows`;
     its maps are read only when ``figures``).
 
+    Parameters
+    ----------
+    path : str, Path or datasets.Dataset
+        The file, the dataset folder, or the dataset.
+    figures : bool, optional
+        Read each record's map too.
+
+    Yields
+    ------
+    position : int
+        The record's place in the file, from 0.
+    record : Any
+        The raw record, or the exception that reading its line raised.
+
     Raises
     ------
     InvalidRecord
@@ -73,6 +87,11 @@ def public_records(path: Any, *, figures: bool = False) -> Iterator[tuple[int, A
 
 def hf_datasets() -> Any:
     """The ``datasets`` module, imported when called.
+
+    Returns
+    -------
+    module
+        ``datasets``.
 
     Raises
     ------
@@ -122,6 +141,20 @@ def dataset_rows(source: Any, *, figures: bool = False) -> Iterator[tuple[int, d
 
     ``figure`` is left out unless ``figures``; then it comes undecoded, as
     ``{"bytes": ..., "path": ...}`` (or the official set's base64 text).
+
+    Parameters
+    ----------
+    source : datasets.Dataset or str or Path
+        The dataset, or a folder ``save_to_disk`` wrote.
+    figures : bool, optional
+        Keep each record's ``figure``.
+
+    Yields
+    ------
+    position : int
+        The row, from 0.
+    record : dict
+        The row's fields.
 
     Raises
     ------

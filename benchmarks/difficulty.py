@@ -86,6 +86,16 @@ WEIGHTINGS: dict[str, WeightingScheme] = {
 def get_weighting(name: str) -> WeightingScheme:
     """The weighting scheme called ``name``.
 
+    Parameters
+    ----------
+    name : str
+        One of :data:`WEIGHTINGS`.
+
+    Returns
+    -------
+    WeightingScheme
+        The scheme.
+
     Raises
     ------
     ValueError

@@ -27,7 +27,26 @@ LMMS_EVAL_SAMPLES = "*_samples_*.jsonl"
 
 
 def cell_text(value: Any, name: str, where: str) -> str:
-    """A response cell: text, or empty for a missing answer (scored as invalid, not dropped)."""
+    """A response cell: text, or empty for a missing answer (scored as invalid, not dropped).
+
+    Parameters
+    ----------
+    value : Any
+        The cell.
+    name : str
+        Its column, for the message.
+    where : str
+        Its row, for the message.
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    InvalidRecord
+        The cell is neither text nor empty.
+    """
     if value is None or isinstance(value, float) and value != value:  # an empty spreadsheet cell
         return ""
     if isinstance(value, int | float) and not isinstance(value, bool):  # a bare number, as a spreadsheet keeps it
@@ -39,6 +58,20 @@ def cell_text(value: Any, name: str, where: str) -> str:
 
 def question_id(value: Any, name: str, where: str) -> str:
     """A question id cell: text or an integer (a spreadsheet's ``3.0`` read as ``3``).
+
+    Parameters
+    ----------
+    value : Any
+        The cell.
+    name : str
+        Its column, for the message.
+    where : str
+        Its row, for the message.
+
+    Returns
+    -------
+    str
+        The id as text.
 
     Raises
     ------
@@ -55,7 +88,24 @@ def question_id(value: Any, name: str, where: str) -> str:
 def collect_rows(
     items: Iterable[tuple[int, Any]], build: Callable[[Any, str], T], label: str
 ) -> tuple[list[T], list[Problem]]:
-    """``build(item, where)`` for each ``(number, item)``; a bad item is reported under its number and skipped."""
+    """``build(item, where)`` for each ``(number, item)``; a bad item is reported under its number and skipped.
+
+    Parameters
+    ----------
+    items : iterable of (int, Any)
+        Numbered raw rows.
+    build : callable
+        ``build(item, where) -> record``; raises :class:`~benchmarks.errors.InvalidRecord` for a bad one.
+    label : str
+        The file, for the problems.
+
+    Returns
+    -------
+    records : list
+        The good rows' records, in order.
+    problems : list of Problem
+        The rows skipped.
+    """
     predictions: list[T] = []
     problems: list[Problem] = []
     for number, item in items:
@@ -73,6 +123,18 @@ def harness_files(paths: str | Path | Sequence[str | Path], source: str) -> tupl
     A folder given with ``source`` ``lmms-eval`` stands for the :data:`LMMS_EVAL_SAMPLES` files in it
     (sorted by name: a run's short and long tasks each write one). A file is named as given, so that
     one file reads and reports exactly as before.
+
+    Parameters
+    ----------
+    paths : str, Path or sequence of them
+        The files (or folders) given.
+    source : str
+        The harness (``--from``).
+
+    Returns
+    -------
+    tuple of str or Path
+        The files to read, in order.
 
     Raises
     ------

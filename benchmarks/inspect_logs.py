@@ -34,7 +34,17 @@ _SAMPLE_MEMBER = re.compile(r"samples/.+\.json")
 
 
 def first_line(text: Any) -> str:
-    """The first line of an error's text, at most 300 characters (empty for none)."""
+    """The first line of an error's text, at most 300 characters (empty for none).
+
+    Parameters
+    ----------
+    text : Any
+        An error's text (``None``: none).
+
+    Returns
+    -------
+    str
+    """
     return str(text).strip().splitlines()[0][:300] if str(text).strip() else ""
 
 
@@ -99,6 +109,22 @@ def read_inspect_samples(
 ) -> tuple[Any, list[tuple[int, Any]], list[Problem]]:
     """The header of an Inspect log (``.eval`` or ``.json``), its samples numbered from 1, and the samples skipped.
 
+    Parameters
+    ----------
+    path : str or Path
+        The Inspect log.
+    partial : bool, optional
+        Read the finished samples of a run that did not finish.
+
+    Returns
+    -------
+    header : Any
+        The log's header (Inspect's ``EvalLog`` without samples).
+    samples : list of (int, Any)
+        The samples, numbered.
+    problems : list of Problem
+        The samples skipped.
+
     Raises
     ------
     InvalidRecord
@@ -120,7 +146,18 @@ def read_inspect_samples(
 
 
 def sample_prompts(given: Any) -> tuple[str, ...]:
-    """The text an Inspect sample was asked: its input, a string or chat messages (their text parts)."""
+    """The text an Inspect sample was asked: its input, a string or chat messages (their text parts).
+
+    Parameters
+    ----------
+    given : Any
+        A sample's ``input``.
+
+    Returns
+    -------
+    tuple of str
+        The texts, in order.
+    """
     if isinstance(given, str):
         return (given,) if given.strip() else ()
     texts = (getattr(message, "text", None) for message in given or ())

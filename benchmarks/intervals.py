@@ -32,14 +32,14 @@ every resample gives the same figure (no variance: all right, all wrong),
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from benchmarks.metrics import DIGITS, MetricSpec
-from benchmarks.paired import _spreads, resampling_weights
+from benchmarks.metrics import DIGITS, MetricSpec, figures, headline
+from benchmarks.paired import resampling_weights, spread_arrays
 
 __all__ = [
     "RESAMPLES",
@@ -55,6 +55,7 @@ __all__ = [
     "grouped_intervals",
     "interval_note",
     "question_maps",
+    "scored_row",
 ]
 
 #: Resamples of a bootstrap.
@@ -232,64 +233,78 @@ def grouped_intervals(
             start = int(tally.first[index])
             key = (clusters[index], tally.questions[start : start + size].tobytes())
             by_questions.setdefault(key, []).append(index)
-    # every group's resampled figures, then their spreads in one pass (rows of one count of kept resamples
-    # are one batch of numpy's quantile)
-    places: list[tuple[int, str, int]] = []
-    rows: list[np.ndarray] = []
+    # the sets of one shape (clustering, groups sharing the set, questions) are one batch of matrix products
+    batches: dict[tuple[str, int, int], list[list[int]]] = {}
     for (chosen_cluster, _), chosen in by_questions.items():
-        _resampled(chosen, specs, tally, weights[chosen_cluster], places, rows)
-    if rows:
-        resampled = np.concatenate(rows)
-        enough = np.isfinite(resampled).sum(axis=1) >= 2
-        spreads = iter(_spreads(resampled[enough], level) if enough.any() else [])
-        for (group, name, n), usable in zip(places, enough.tolist()):
-            found[group][name] = _interval(n, next(spreads) if usable else None)
+        batches.setdefault((chosen_cluster, len(chosen), int(tally.sizes[chosen[0]])), []).append(chosen)
+    for (chosen_cluster, sharing, size), batch in batches.items():
+        if size == 1:  # one question: no interval, nothing to resample
+            for group in (group for chosen in batch for group in chosen):
+                row = int(tally.first[group])
+                for column in np.flatnonzero(tally.applies[row]).tolist():
+                    found[group][specs[column].name] = Interval(1, None, None, None)
+            continue
+        step = max(1, _BATCH_ROWS // (size * sharing))
+        for part in range(0, len(batch), step):
+            _resampled(batch[part : part + step], specs, tally, weights[chosen_cluster], level, found)
     return [{spec.name: group[spec.name] for spec in specs if spec.name in group} for group in found]
 
 
+#: the questions' weights one batch of :func:`_resampled` gathers at most (rows of resamples): its temporaries
+#: stay a few megabytes, fresh memory the kernel need not map for each
+_BATCH_ROWS = 256
+
+
 def _resampled(
-    chosen: list[int],
+    batch: list[list[int]],
     specs: Sequence[MetricSpec],
     tally: _Tally,
     weights: np.ndarray,
-    places: list[tuple[int, str, int]],
-    rows: list[np.ndarray],
+    level: float,
+    found: list[dict[str, Interval]],
 ) -> None:
-    """The resampled figures of the groups ``chosen`` (all over the same questions): one row per (group, spec
-    that applies) appended to ``rows``, and its (group, spec name, questions) to ``places``."""
+    """The intervals of the groups of ``batch``: sets of groups, the groups of a set over the same questions, every
+    set as many groups over as many questions. Each (group, spec that applies) gets its :class:`Interval` in
+    ``found``."""
     width, resamples = len(specs), weights.shape[1]
-    size = int(tally.sizes[chosen[0]])
-    start = int(tally.first[chosen[0]])
-    questions = tally.questions[start : start + size]
-    if int(questions[-1]) - int(questions[0]) + 1 == size:  # consecutive questions: a view, no copy
-        mine = weights[int(questions[0]) : int(questions[-1]) + 1]
+    sharing, size = len(batch[0]), int(tally.sizes[batch[0][0]])
+    chosen = np.array(batch, dtype=np.intp)  # sets × groups
+    starts = tally.first[chosen[:, 0]]
+    questions = tally.questions[starts[:, None] + np.arange(size)]  # sets × questions (sorted by id)
+    if len(batch) == 1 and int(questions[0, -1]) - int(questions[0, 0]) + 1 == size:  # consecutive: a view
+        mine = weights[None, int(questions[0, 0]) : int(questions[0, -1]) + 1]
     else:
-        mine = weights[questions]
-    # each group's questions (sorted by id), by spec: the group's sums laid out as one matrix per group of
-    # numerators (specs × questions) then denominators, the groups one after the other
-    members = (tally.first[chosen][:, None] + np.arange(size)).ravel()
-    sums = np.stack([tally.numerators[members], tally.denominators[members]]).reshape(2, len(chosen), size, width)
-    stacked = np.ascontiguousarray(sums.transpose(1, 0, 3, 2)).reshape(-1, size)
-    # every spec's resampled weighted means of every group in one product (a row of a product is that row's
-    # own: the same bits as one group's alone): sum c·w·x / sum c·w (w·x is the numerator)
-    sums = (stacked @ mine).reshape(len(chosen), 2, width, resamples)
+        mine = weights[questions]  # sets × questions × resamples
+    # each set's groups' sums laid out as one matrix per group of numerators (specs × questions) then
+    # denominators, the groups one after the other; then every spec's resampled weighted means of every group
+    # in one product per set (a row of a product, and a product of a stack, is its own: the same bits as one
+    # group's alone): sum c·w·x / sum c·w (w·x is the numerator)
+    members = tally.first[chosen][:, :, None] + np.arange(size)  # sets × groups × questions
+    sums = np.stack([tally.numerators[members], tally.denominators[members]], axis=2)  # sets × groups × 2 × q × s
+    stacked = np.ascontiguousarray(sums.transpose(0, 1, 2, 4, 3)).reshape(len(batch), -1, size)
+    sums = (stacked @ mine).reshape(len(batch), sharing, 2, width, resamples)
     with np.errstate(invalid="ignore", divide="ignore"):
-        means = sums[:, 0] / sums[:, 1]  # groups × specs × resamples
-    applies = tally.applies[members].reshape(len(chosen), size, width).sum(axis=1)  # questions per spec
-    found = np.argwhere(applies > 0)
-    if not len(found):
+        means = sums[:, :, 0] / sums[:, :, 1]  # sets × groups × specs × resamples
+    applies = tally.applies[members].sum(axis=2)  # questions per spec: sets × groups × specs
+    for at, group, column in np.argwhere(applies == 1).tolist():  # one question: no interval
+        found[batch[at][group]][specs[column].name] = Interval(1, None, None, None)
+    places = np.argwhere(applies >= 2)
+    if not len(places):
         return
     # a resample that gave the spec's questions no weight is dropped (by the spreads)
-    rows.append(means.reshape(-1, resamples) if len(found) == applies.size else means[applies > 0])
-    places.extend((chosen[place], specs[column].name, int(applies[place, column])) for place, column in found.tolist())
+    rows = means.reshape(-1, resamples) if len(places) == applies.size else means[applies >= 2]
+    errors, lows, highs, kept = spread_arrays(rows, level)
+    for (at, group, column), se, low, high in zip(places.tolist(), errors.tolist(), lows.tolist(), highs.tolist()):
+        n = int(applies[at, group, column])
+        found[batch[at][group]][specs[column].name] = _interval(n, se, low, high)
 
 
-def _interval(n: int, spread: Mapping[str, float] | None) -> Interval:
+def _interval(n: int, se: float, low: float, high: float) -> Interval:
     """The interval of ``n`` questions from their resampled spread, or none where it would claim a precision
-    the data do not have: fewer than two questions, or no variance (every resample the same figure)."""
-    if n < 2 or spread is None:
+    the data do not have: fewer than two questions, no spread (fewer than two resamples kept: ``nan``), or no
+    variance (every resample the same figure)."""
+    if n < 2:
         return Interval(n, None, None, None)
-    se, low, high = spread["se"], spread["low"], spread["high"]
     if not all(math.isfinite(value) for value in (se, low, high)):
         return Interval(n, None, None, None)
     if se <= 1e-12 * max(1.0, abs(low), abs(high)) or high - low <= 1e-12 * max(1.0, abs(high)):
@@ -326,21 +341,18 @@ def _tally(specs: Sequence[MetricSpec], groups: list[list[Any]]) -> _Tally:
     more answers, or a sum that is not finite, go through ``fsum`` itself.
     """
     width = len(specs)
-    distinct = {id(answer): answer for group in groups for answer in group}
-    position = {key: index for index, key in enumerate(distinct)}
-    values = _values(specs, distinct.values())
-    products = np.array([[0.0 if pair is None else pair[0] for pair in row] for row in values]).reshape(-1, width)
-    shares = np.array([[0.0 if pair is None else pair[1] for pair in row] for row in values]).reshape(-1, width)
-    applies = np.array([[pair is not None for pair in row] for row in values], dtype=bool).reshape(-1, width)
+    flat = [answer for group in groups for answer in group]
+    ids = list(map(id, flat))
+    distinct = dict(zip(ids, flat))  # each answer once, in order of first sight
+    position = dict(zip(distinct, range(len(distinct))))
+    products, shares, applies = _values(specs, distinct.values())
     questions = [str(answer.id) for answer in distinct.values()]
     names = tuple(sorted(set(questions)))
-    rank = {question: index for index, question in enumerate(names)}
-    ranks = np.array([rank[question] for question in questions], dtype=np.int64)
+    rank = dict(zip(names, range(len(names))))
+    ranks = np.fromiter(map(rank.__getitem__, questions), dtype=np.int64, count=len(questions))
 
     lengths = np.array([len(group) for group in groups], dtype=np.int64)
-    members = np.fromiter(
-        (position[id(answer)] for group in groups for answer in group), dtype=np.intp, count=int(lengths.sum())
-    )
+    members = np.fromiter(map(position.__getitem__, ids), dtype=np.intp, count=len(ids))
     # sorted by group, then question: each (group, question) is one run of members
     keys = np.repeat(np.arange(len(groups), dtype=np.int64), lengths) * max(len(rank), 1) + ranks[members]
     order = np.argsort(keys, kind="stable")
@@ -352,11 +364,11 @@ def _tally(specs: Sequence[MetricSpec], groups: list[list[Any]]) -> _Tally:
     ends = np.append(starts[1:], len(members))
     exact = (ends - starts > 2) | ~np.isfinite(numerators).all(axis=1) | ~np.isfinite(denominators).all(axis=1)
     for row in np.flatnonzero(exact).tolist():
-        answers = [values[member] for member in members[starts[row] : ends[row]].tolist()]
+        answers = members[starts[row] : ends[row]]
         for column in range(width):
-            pairs = [answer[column] for answer in answers if answer[column] is not None]
-            numerators[row, column] = math.fsum([pair[0] for pair in pairs])
-            denominators[row, column] = math.fsum([pair[1] for pair in pairs])
+            kept = answers[applies[answers, column]]
+            numerators[row, column] = math.fsum(products[kept, column].tolist())
+            denominators[row, column] = math.fsum(shares[kept, column].tolist())
     group_of_row = keys[starts] // max(len(rank), 1)
     sizes = np.bincount(group_of_row, minlength=len(groups))
     first = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.intp)
@@ -364,22 +376,32 @@ def _tally(specs: Sequence[MetricSpec], groups: list[list[Any]]) -> _Tally:
     return _Tally(numerators, denominators, counted, first, sizes, row_questions, names)
 
 
-def _values(specs: Sequence[MetricSpec], answers: Iterable[Any]) -> list[tuple[tuple[float, float] | None, ...]]:
-    """Per answer and spec, ``(weight × value, weight)``, or ``None`` where the spec does not apply."""
+def _values(specs: Sequence[MetricSpec], answers: Collection[Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per answer (a row) and spec (a column): ``weight × value``, the weight, and whether the spec applies
+    (where it does not, the first two are 0)."""
     # each spec's reader of values, and of weights (``None``: every answer weighs 1)
     readers = [(spec.value, spec.weight if spec.aggregation == "weighted_mean" else None) for spec in specs]
-    found = []
+    products: list[float] = []
+    shares: list[float] = []
+    applies: list[bool] = []
     for answer in answers:
-        row = []
         for value_of, weight_of in readers:
             value = value_of(answer)
             if value is None:
-                row.append(None)
+                products.append(0.0)
+                shares.append(0.0)
+                applies.append(False)
             else:
                 share = 1.0 if weight_of is None else weight_of(answer)
-                row.append((share * value, share))
-        found.append(tuple(row))
-    return found
+                products.append(share * value)
+                shares.append(share)
+                applies.append(True)
+    shape = (len(answers), len(specs))
+    return (
+        np.array(products, dtype=float).reshape(shape),
+        np.array(shares, dtype=float).reshape(shape),
+        np.array(applies, dtype=bool).reshape(shape),
+    )
 
 
 def interval_note(summary: Any) -> str:
@@ -397,3 +419,50 @@ there is none (fewer than two questions, or no variance).'
         f" ({method['method']}, {method['resamples']} resamples, seed {method['seed']});"
         " – where there is none (fewer than two questions, or no variance)."
     )
+
+
+def scored_row(
+    specs: Sequence[MetricSpec],
+    verdicts: Sequence[Any],
+    *,
+    cluster: str = "question",
+    map_of: Callable[[Any], str] | None = None,
+    both: bool = False,
+) -> dict[str, Any]:
+    """A report's row of scored answers: every spec's figure, ``n``, ``n_invalid`` and the headline intervals.
+
+    Parameters
+    ----------
+    specs : sequence of MetricSpec
+        The task's metrics; their headline ones get an interval (one bootstrap over the questions).
+    verdicts : sequence
+        Scored answers; ``parsed is None`` marks an invalid one.
+    cluster, map_of
+        What the intervals resample (:func:`intervals`).
+    both : bool
+        Also ``intervals_by_cluster``: the intervals of both clusterings, by clustering.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as Verdict
+    >>> spec = MetricSpec("accuracy", lambda verdict: verdict.correct, "share right", aggregation="mean", headline=True)
+    >>> row = scored_row([spec], [Verdict(id="1", correct=1, parsed="A"), Verdict(id="2", correct=0, parsed=None)])
+    >>> row["accuracy"], row["n"], row["n_invalid"], sorted(row["intervals"])
+    (0.5, 2, 1, ['accuracy'])
+    """
+    chosen = headline(specs)
+    found = intervals(chosen, verdicts, cluster=cluster, map_of=map_of)  # a bootstrap
+    row = {
+        **figures(specs, verdicts),
+        "n": len(verdicts),
+        "n_invalid": sum(verdict.parsed is None for verdict in verdicts),
+        "intervals": {name: interval.to_dict() for name, interval in found.items()},
+    }
+    if both:
+        other = "map" if cluster == "question" else "question"
+        also = intervals(chosen, verdicts, cluster=other, map_of=map_of)
+        row["intervals_by_cluster"] = {
+            cluster: row["intervals"],
+            other: {name: interval.to_dict() for name, interval in also.items()},
+        }
+    return row

@@ -37,7 +37,22 @@ T = TypeVar("T")
 
 @dataclass(frozen=True, slots=True)
 class Problem:
-    """A record that was skipped, and why."""
+    """A record that was skipped, and why.
+
+    Attributes
+    ----------
+    path : str
+        The file.
+    line : int
+        Its line (0 when the record came from no line).
+    message : str
+        What is wrong.
+
+    Examples
+    --------
+    >>> str(Problem("questions.jsonl", 3, "missing field 'id'"))
+    "questions.jsonl:3: missing field 'id'"
+    """
 
     path: str
     line: int
@@ -49,7 +64,17 @@ class Problem:
 
 @dataclass(frozen=True, slots=True)
 class Note(Problem):
-    """Not a skipped record: how a whole file was read, for the user to check (``line`` 0)."""
+    """Not a skipped record: how a whole file was read, for the user to check (``line`` 0).
+
+    Attributes
+    ----------
+    path : str
+        The file.
+    line : int
+        0.
+    message : str
+        What to check.
+    """
 
     def __str__(self) -> str:
         return f"{self.path}: {self.message}"
@@ -60,6 +85,17 @@ class PartialRun(Note):
     """A note that the file holds the finished part of a run that did not end: its ``status``, ``samples`` read.
 
     The report records it (``summary["partial"]``), and ``compare`` and ``leaderboard`` refuse the run unless told.
+
+    Attributes
+    ----------
+    path, line, message
+        As :class:`Note`.
+    source : str
+        The harness whose log it is (``inspect``).
+    status : str
+        How the run ended (``cancelled``, ``error``).
+    samples : int
+        The finished samples read.
     """
 
     source: str = ""
@@ -75,6 +111,8 @@ MAX_LINE_BYTES = 64 << 20
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 # how many lines :func:`first_record` looks through for one that decodes
 _FIRST_LINES = 100
+# lines of write_jsonl handed to the file at once
+_LINES_WRITTEN_AT_ONCE = 1024
 #: what a file that is not text starts with: such a file is refused in one line, not read as bad lines
 _BINARY_KINDS = (
     (b"\x89PNG\r\n", "a PNG image"),  # the first line ends inside its signature
@@ -90,6 +128,18 @@ _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 def open_regular(path: str | Path, what: str = "JSON Lines") -> BinaryIO:
     """``path`` opened for binary reading if it is a regular file (:func:`graphkit.reading.open_regular`).
+
+    Parameters
+    ----------
+    path : str or Path
+        The file.
+    what : str, optional
+        The kind of file, for the message.
+
+    Returns
+    -------
+    BinaryIO
+        The open file.
 
     Raises
     ------
@@ -115,6 +165,20 @@ def _lone_surrogate(value: Any) -> bool:
 def decode_line(line: bytes) -> tuple[Any, str | None]:
     """One JSON Lines line decoded: ``(value, None)``, or ``(None, why not)``; never raises.
 
+    Parameters
+    ----------
+    line : bytes
+        The line (its newline may be there).
+
+    Returns
+    -------
+    value : Any
+        The JSON value (``None`` when the line is bad).
+    why : str or None
+        Why the line is bad.
+
+    Examples
+    --------
     >>> decode_line(b'{"a": 1}')
     ({'a': 1}, None)
     >>> decode_line(b'{"a": "\\xe9"}')[1]
@@ -142,7 +206,22 @@ def decode_line(line: bytes) -> tuple[Any, str | None]:
 
 
 def numbered_lines(handle: BinaryIO, label: str) -> Iterator[tuple[int, bytes | None]]:
-    """``(line number, bytes)`` of every line; ``None`` for a line over :data:`MAX_LINE_BYTES` (skipped whole)."""
+    """``(line number, bytes)`` of every line; ``None`` for a line over :data:`MAX_LINE_BYTES` (skipped whole).
+
+    Parameters
+    ----------
+    handle : BinaryIO
+        The open file.
+    label : str
+        The file's name, for messages.
+
+    Yields
+    ------
+    number : int
+        The line's number, from 1.
+    line : bytes or None
+        The line.
+    """
     number = 0
     while True:
         line = handle.readline(MAX_LINE_BYTES + 1)
@@ -167,14 +246,41 @@ def numbered_lines(handle: BinaryIO, label: str) -> Iterator[tuple[int, bytes | 
 def read_jsonl(path: str | Path, parse: Callable[..., T]) -> tuple[list[T], list[Problem]]:
     """Parse every line of a JSON Lines file with ``parse(obj, where=...)``.
 
-    Returns the good records and the problems (bad bytes, bad JSON, invalid
-    records, each with its true line number); blank lines are ignored, and a
-    UTF-8 byte-order mark is accepted.
+    Blank lines are ignored, and a UTF-8 byte-order mark is accepted.
+
+    Parameters
+    ----------
+    path : str or Path
+        The JSON Lines file.
+    parse : callable
+        ``parse(obj, where=...)``: one parsed JSON value to a record; it raises
+        :class:`~benchmarks.errors.InvalidRecord` (naming ``where``) for a bad one.
+
+    Returns
+    -------
+    records : list
+        The good records, in file order.
+    problems : list of Problem
+        The lines skipped (bad bytes, bad JSON, invalid records), each with its true line number.
 
     Raises
     ------
     InvalidRecord
         The file cannot be read at all (missing, a folder, a pipe or device, UTF-16).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> path = Path(folder.name) / "rows.jsonl"
+    >>> write_jsonl(path, [{"id": "a"}, {"id": "b"}])
+    2
+    >>> with path.open("a") as stream:
+    ...     _ = stream.write("{not json\\n")
+    >>> records, problems = read_jsonl(path, lambda obj, where: obj["id"])
+    >>> records, [problem.line for problem in problems]
+    (['a', 'b'], [3])
+    >>> folder.cleanup()
     """
     numbered, problems = read_jsonl_lines(path, parse)
     return [record for _, record in numbered], problems
@@ -183,6 +289,20 @@ def read_jsonl(path: str | Path, parse: Callable[..., T]) -> tuple[list[T], list
 def read_jsonl_lines(path: str | Path, parse: Callable[..., T]) -> tuple[list[tuple[int, T]], list[Problem]]:
     """:func:`read_jsonl`, each good record with its line number (``(line, record)``), so that what is found
     wrong with records later (a repeated id: :func:`unique_by_id`) names their lines too.
+
+    Parameters
+    ----------
+    path : str or Path
+        The JSON Lines file.
+    parse : callable
+        As :func:`read_jsonl`.
+
+    Returns
+    -------
+    records : list of (int, record)
+        The good records with their line numbers.
+    problems : list of Problem
+        The lines skipped.
 
     Raises
     ------
@@ -211,14 +331,36 @@ def read_jsonl_lines(path: str | Path, parse: Callable[..., T]) -> tuple[list[tu
 
 
 def write_jsonl(path: str | Path, records: Iterable[Any]) -> int:
-    """Write records (objects with ``to_dict`` or plain dicts) atomically, one per line; returns the count."""
+    """Write records (objects with ``to_dict`` or plain dicts) atomically, one per line; returns the count.
+
+    Each line is ``json.dumps(record, ensure_ascii=False)`` (one encoder for them all, lines written a block
+    at a time).
+
+    Parameters
+    ----------
+    path : str or Path
+        The file to write (replaced whole, or left as it was when writing fails).
+    records : iterable
+        Objects with ``to_dict``, or JSON-ready mappings.
+
+    Returns
+    -------
+    int
+        The records written.
+    """
     count = 0
+    encode = json.JSONEncoder(ensure_ascii=False).encode
     with atomic_writer(path) as stream:
+        lines: list[str] = []
         for record in records:
-            obj = record.to_dict() if hasattr(record, "to_dict") else record
-            stream.write(json.dumps(obj, ensure_ascii=False))
-            stream.write("\n")
-            count += 1
+            lines.append(encode(record.to_dict() if hasattr(record, "to_dict") else record))
+            if len(lines) == _LINES_WRITTEN_AT_ONCE:
+                stream.write("\n".join(lines) + "\n")
+                count += len(lines)
+                lines.clear()
+        if lines:
+            stream.write("\n".join(lines) + "\n")
+            count += len(lines)
     return count
 
 
@@ -227,6 +369,16 @@ def first_record(path: str | Path) -> Any:
 
     ``None`` for parquet files, unreadable or irregular files, bad lines and empty files:
     telling the kind is not the place to report them (the loader does).
+
+    Parameters
+    ----------
+    path : str or Path
+        A question or prediction file.
+
+    Returns
+    -------
+    Any
+        The first record, or ``None``.
     """
     path = Path(path)
     if path.suffix == ".parquet":
@@ -253,6 +405,22 @@ def unique_by_id(
     ``lines`` gives each record's line (:func:`read_jsonl_lines`): a repeat is then reported at its own line,
     naming the first's; without it (records of a table, not of lines) at line 0.
 
+    Parameters
+    ----------
+    records : iterable
+        Records with an ``id``.
+    path : str or Path
+        Their file, for the problems.
+    lines : sequence of int, optional
+        Each record's line in the file.
+
+    Returns
+    -------
+    records : dict
+        Each id to its first record, in order.
+    problems : list of Problem
+        One per repeated id.
+
     Examples
     --------
     >>> from types import SimpleNamespace as Record
@@ -278,7 +446,24 @@ def unique_by_id(
 def first_answers(
     predictions: Iterable[T], key: Callable[[T], Hashable], path: str | Path
 ) -> tuple[list[T], list[str]]:
-    """Predictions with repeats dropped: a model's second answer to one question is reported, the first counts."""
+    """Predictions with repeats dropped: a model's second answer to one question is reported, the first counts.
+
+    Parameters
+    ----------
+    predictions : iterable
+        Predictions (with ``model`` and ``id``).
+    key : callable
+        What makes two predictions one answer (the task's ``answer_key``).
+    path : str or Path
+        Their file, for the messages.
+
+    Returns
+    -------
+    predictions : list
+        The first answer of each key, in order.
+    problems : list of str
+        One line per answer dropped.
+    """
     seen: set[Hashable] = set()
     kept: list[T] = []
     problems: list[str] = []

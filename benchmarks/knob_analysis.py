@@ -36,6 +36,20 @@ def logistic_fit(x: Sequence[float], y: Sequence[float], *, level: float = 0.95)
     ``reason`` (all answers alike, one knob value, separated classes: every wrong answer at or below every right
     one's knob value, or above) when no finite fit exists.
 
+    Parameters
+    ----------
+    x : sequence of float
+        The knob's values.
+    y : sequence of float
+        The answers, 1 right and 0 wrong.
+    level : float, optional
+        The intervals' confidence level.
+
+    Returns
+    -------
+    dict
+        The fit (JSON-ready).
+
     Examples
     --------
     >>> fit = logistic_fit([0, 0, 1, 1, 2, 2, 3, 3], [0, 0, 0, 1, 0, 1, 1, 1])
@@ -115,6 +129,27 @@ def knob_summary(
     """The knob report of one sweep: ``scored[task][label]`` are the scored rows (task ``probe`` or ``route``)
     at the sweep value ``label`` (``colour_distance=2``, as the sweep's folders are named). ``cities`` (question
     id → network) places the rows that do not name their network (scored route rows).
+
+    Parameters
+    ----------
+    manifest : mapping
+        The sweep's manifest (``synth --sweep``).
+    scored : mapping
+        ``scored[task][label]``: the scored rows at each value.
+    cities : mapping, optional
+        Question id to network.
+    resamples : int, optional
+        Paired bootstrap resamples.
+    seed : int, optional
+        Seeds the resamples.
+    level : float, optional
+        The intervals' confidence level.
+
+    Returns
+    -------
+    dict
+        ``knob``, its ``values`` and ``labels``, and ``rows``: per task, model and question type, accuracy at
+        each value with the paired difference from the first, and the logistic fit (JSON-ready).
 
     Raises
     ------
@@ -226,7 +261,18 @@ def _p(value: Any) -> str:
 
 
 def knob_markdown(summary: Mapping[str, Any]) -> str:
-    """``table.md``: accuracy per knob value and type, the paired difference from the first value, the fit."""
+    """``table.md``: accuracy per knob value and type, the paired difference from the first value, the fit.
+
+    Parameters
+    ----------
+    summary : mapping
+        What :func:`knob_summary` returns.
+
+    Returns
+    -------
+    str
+        The Markdown.
+    """
     knob = markdown_text(summary["knob"])
     lines = [f"# Accuracy against {knob}", ""]
     lines += [f"| Model | Type | {knob} | n | Acc. | Δ vs first [95% CI] | p |", "|---|---|---:|---:|---:|---|---:|"]
@@ -261,7 +307,20 @@ def knob_markdown(summary: Mapping[str, Any]) -> str:
 def plot_knobs(summary: Mapping[str, Any], png: str | Path) -> tuple[Path, Path]:
     """``knobs.png`` (and its PDF): accuracy against the knob, one panel per question type, one line per model,
     each value after the first with its paired 95% interval (the first value plus the difference); the
-    logistic fit dashed."""
+    logistic fit dashed.
+
+    Parameters
+    ----------
+    summary : mapping
+        What :func:`knob_summary` returns.
+    png : str or Path
+        The PNG to write.
+
+    Returns
+    -------
+    png, pdf : Path
+        The two files written.
+    """
     from benchmarks.plotting import figure_style, model_style, save_figure
 
     kinds = sorted({row["type"] for row in summary["rows"]})

@@ -95,6 +95,20 @@ def tiered_ranks(
     a model without a finite value is not ranked (``None``). ``bounds`` are the ranked metric's (a share's:
     0 and 1); where no interval could be given, see :func:`_span`.
 
+    Parameters
+    ----------
+    entries : sequence of (str, float or None, mapping or None)
+        Each model, its value and its interval.
+    bounds : (float, float), optional
+        The metric's range.
+
+    Returns
+    -------
+    dict of str to int or None
+        Each model's rank.
+
+    Examples
+    --------
     >>> tiered_ranks([("a", 0.6, {"low": 0.5, "high": 0.7}), ("b", 0.55, {"low": 0.45, "high": 0.65}),
     ...               ("c", 0.3, {"low": 0.2, "high": 0.4}), ("d", None, None), ("e", float("nan"), None)])
     {'a': 1, 'b': 1, 'c': 3, 'd': None, 'e': None}
@@ -136,6 +150,16 @@ def check_figures(row: Any, task: str, *, where: str) -> None:
     Each of ``task``'s compared metrics, and its interval's ``low``, ``high`` and ``se``, must be a finite
     number within the metric's bounds (``se``: at most their width) where it is a number at all; ``n`` a
     count. ``where`` names the row (run, part, model) in the message.
+
+    Parameters
+    ----------
+    row : mapping
+        A summary's model row.
+    task : str
+        Its task.
+    where : str
+        The row, for the message.
+
 
     Raises
     ------
@@ -202,10 +226,34 @@ def leaderboard_table(
     summary's model row (its headline metrics, and ``intervals`` when it has them). ``rank_by`` is
     ``TASK[/MODE]/METRIC``; by default the first column's first metric.
 
+    Parameters
+    ----------
+    columns : sequence of (str, str or None)
+        The (task, mode) columns, in order (``None``: the task's only mode).
+    cells : mapping
+        ``(model, task, mode)`` to ``(run, row)``.
+    rank_by : str, optional
+        The column and metric that ranks the models.
+
+    Returns
+    -------
+    dict
+        ``columns``, ``rank_by`` and one row per model in rank order, each with its cells (JSON-ready).
+
     Raises
     ------
     ValueError
         ``rank_by`` is not a column; the message lists them.
+
+    Examples
+    --------
+    >>> cells = {("m1", "route", "full"): ("run1", {"weighted_accuracy_short": 0.5}),
+    ...          ("m2", "route", "full"): ("run2", {"weighted_accuracy_short": 0.7})}
+    >>> record = leaderboard_table([("route", "full")], cells)
+    >>> record["rank_by"], [(row["model"], row["rank"]) for row in record["rows"]]
+    ('route/full/weighted_accuracy_short', [('m2', 1), ('m1', 2)])
+    >>> print(leaderboard_markdown(record).splitlines()[2])
+    | 1 | m2 | 70.00 | – | – | – |
     """
     choices = [f"{_label(task, mode)}/{metric.name}" for task, mode in columns for metric in _metrics_of(task)]
     rank_by = rank_by or choices[0]
@@ -268,7 +316,18 @@ def _cell(cell: Mapping[str, Any], scale: float) -> str:
 
 def leaderboard_markdown(record: Mapping[str, Any]) -> str:
     """Models × (task, mode) in the paper's Table 2 shape, one table per task (each fits a page), ranked by
-    the one column ``rank_by`` names, with the footnotes."""
+    the one column ``rank_by`` names, with the footnotes.
+
+    Parameters
+    ----------
+    record : mapping
+        A leaderboard record, as :func:`leaderboard_table` returns it.
+
+    Returns
+    -------
+    str
+        The tables and footnotes, names escaped for Markdown.
+    """
     lines: list[str] = []
     tasks = list(dict.fromkeys(column["task"] for column in record["columns"]))
     for task in tasks:
@@ -318,6 +377,16 @@ def leaderboard_csv(record: Mapping[str, Any]) -> str:
 
     Text cells go through :func:`benchmarks.cells.csv_cell` (no cell starts a formula); ``partial`` says
     why a cell's part is incomplete, empty when it is not.
+
+    Parameters
+    ----------
+    record : mapping
+        A leaderboard record (:func:`leaderboard_table`).
+
+    Returns
+    -------
+    str
+        The CSV table.
     """
     lines = []
     for row in record["rows"]:
@@ -342,7 +411,20 @@ def leaderboard_csv(record: Mapping[str, Any]) -> str:
 
 
 def plot_leaderboard(record: Mapping[str, Any], png: str | Path) -> tuple[Path, Path]:
-    """Each column's values with their intervals, models in rank order (the top ones when there are many)."""
+    """Each column's values with their intervals, models in rank order (the top ones when there are many).
+
+    Parameters
+    ----------
+    record : mapping
+        A leaderboard record, as :func:`leaderboard_table` returns it.
+    png : str or Path
+        The PNG to write; the PDF goes beside it.
+
+    Returns
+    -------
+    png, pdf : Path
+        The two files written.
+    """
     import numpy as np
 
     from benchmarks.plotting import PAGE_WIDTH, PLOT_MODELS, figure_style, save_figure

@@ -46,7 +46,15 @@ class Mismatch(BenchmarkError):
 
 @dataclass(frozen=True, slots=True)
 class Logged:
-    """What a harness's row records of the question it answered: its prompts and its named fields."""
+    """What a harness's row records of the question it answered: its prompts and its named fields.
+
+    Attributes
+    ----------
+    prompts : tuple of str
+        The prompt texts logged.
+    fields : mapping of str to str
+        The question's fields the row logs (a question text, its stations).
+    """
 
     prompts: tuple[str, ...] = ()
     fields: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
@@ -60,6 +68,15 @@ class Logged:
 def normalized(text: str) -> str:
     """Text compared without case, Unicode normal form or runs of white space.
 
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    str
+        Its folded form.
+
     Examples
     --------
     >>> normalized("  Termini\\n\\tStation ") == normalized("termini station")
@@ -69,7 +86,20 @@ def normalized(text: str) -> str:
 
 
 def texts_in(value: Any, depth: int = 0) -> Iterable[str]:
-    """Every string in a logged value (a prompt, or chat messages nested as lists and objects)."""
+    """Every string in a logged value (a prompt, or chat messages nested as lists and objects).
+
+    Parameters
+    ----------
+    value : Any
+        The logged value.
+    depth : int, optional
+        How deep it is already (deeper values are not read).
+
+    Yields
+    ------
+    str
+        Each string, in order.
+    """
     if isinstance(value, str):
         yield value
     elif depth < _DEPTH and isinstance(value, Mapping):
@@ -81,7 +111,19 @@ def texts_in(value: Any, depth: int = 0) -> Iterable[str]:
 
 
 def excerpt(text: str, start: int = 0) -> str:
-    """``text`` from ``start``, at most 70 characters, quoted, with an ellipsis where it was cut."""
+    """``text`` from ``start``, at most 70 characters, quoted, with an ellipsis where it was cut.
+
+    Parameters
+    ----------
+    text : str
+    start : int, optional
+        Where the excerpt starts.
+
+    Returns
+    -------
+    str
+        The excerpt.
+    """
     piece = text[max(start, 0) : max(start, 0) + _EXCERPT]
     return repr(("…" if start > 0 else "") + piece + ("…" if len(text) > start + _EXCERPT else ""))
 
@@ -93,7 +135,20 @@ def _field(name: str, logged: str, wanted: str) -> str | None:
 
 
 def field_mismatch(logged: Logged, wanted: Mapping[str, str]) -> str | None:
-    """The first named field of ``logged`` that ``wanted`` names and that differs, said in words; else ``None``."""
+    """The first named field of ``logged`` that ``wanted`` names and that differs, said in words; else ``None``.
+
+    Parameters
+    ----------
+    logged : Logged
+        What the row logged.
+    wanted : mapping of str to str
+        The question's own fields.
+
+    Returns
+    -------
+    str or None
+        Which field differs and where.
+    """
     for name, value in logged.fields.items():
         if name in wanted and (found := _field(name, value, wanted[name])):
             return found
@@ -101,7 +156,22 @@ def field_mismatch(logged: Logged, wanted: Mapping[str, str]) -> str | None:
 
 
 def text_mismatch(name: str, logged: str, wanted: str) -> str | None:
-    """``None`` when the logged text holds the wanted one; else where they part."""
+    """``None`` when the logged text holds the wanted one; else where they part.
+
+    Parameters
+    ----------
+    name : str
+        What the text is, for the message.
+    logged : str
+        The text logged.
+    wanted : str
+        The question's text.
+
+    Returns
+    -------
+    str or None
+        Where they part, with excerpts.
+    """
     text, asked = normalized(logged), normalized(wanted)
     if asked in text:
         return None
@@ -117,5 +187,18 @@ def text_mismatch(name: str, logged: str, wanted: str) -> str | None:
 
 
 def logged_fields(found: Mapping[str, Any], names: Sequence[str]) -> dict[str, str]:
-    """The named fields of a logged record that hold text (a document, a sheet's row, a sample's metadata)."""
+    """The named fields of a logged record that hold text (a document, a sheet's row, a sample's metadata).
+
+    Parameters
+    ----------
+    found : mapping
+        The logged record.
+    names : sequence of str
+        The fields wanted.
+
+    Returns
+    -------
+    dict of str to str
+        Those of ``names`` that hold non-blank text.
+    """
     return {name: found[name] for name in names if isinstance(found.get(name), str) and found[name].strip()}

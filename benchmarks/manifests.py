@@ -56,7 +56,17 @@ _PART = re.compile(r"\..+\.\d+(?:\.[0-9a-f]+)?\.part")
 
 
 def manifest_path(where: str | Path) -> Path:
-    """The manifest of ``where``: ``where/manifest.json`` for a folder, else ``where`` itself."""
+    """The manifest of ``where``: ``where/manifest.json`` for a folder, else ``where`` itself.
+
+    Parameters
+    ----------
+    where : str or Path
+        A folder or a manifest file.
+
+    Returns
+    -------
+    Path
+    """
     where = Path(where)
     return where / MANIFEST if where.is_dir() else where
 
@@ -66,6 +76,17 @@ def manifest_beside(out: str | Path) -> Path | None:
 
     ``None`` when ``out`` is ``-``, a FIFO or a device: streamed outputs have no folder to vouch for.
 
+    Parameters
+    ----------
+    out : str or Path
+        The run's main output.
+
+    Returns
+    -------
+    Path or None
+
+    Examples
+    --------
     >>> manifest_beside("runs/diagnosis.jsonl").as_posix()
     'runs/diagnosis.manifest.json'
     """
@@ -91,6 +112,22 @@ def begin_outputs(
     ``keep_recorded``: the names the manifest recorded (:func:`recorded_names`) stay recorded, for
     a run that resumes onto the files of the one before.
     ``None`` (see :func:`manifest_beside`): nothing to mark.
+
+    Parameters
+    ----------
+    manifest : str, Path or None
+        The manifest file.
+    command : str
+        The command writing.
+    covers : iterable of str, optional
+        See above.
+    keep_recorded : bool, optional
+        See above.
+
+    Returns
+    -------
+    Path or None
+        The manifest, now marked incomplete.
     """
     if manifest is None:
         return None
@@ -105,7 +142,18 @@ def begin_outputs(
 
 
 def recorded_names(manifest: str | Path) -> set[str]:
-    """The names (relative to its folder) of the files ``manifest`` says its run wrote or was writing."""
+    """The names (relative to its folder) of the files ``manifest`` says its run wrote or was writing.
+
+    Parameters
+    ----------
+    manifest : str or Path
+        The manifest file.
+
+    Returns
+    -------
+    set of str
+        The names (none when there is no readable manifest).
+    """
     record = _read(Path(manifest))
     if isinstance(record, str):
         return set()
@@ -116,6 +164,14 @@ def recorded_names(manifest: str | Path) -> set[str]:
 
 def record_outputs(manifest: str | Path, paths: Iterable[str | Path]) -> None:
     """Record in the unfinished ``manifest`` the files its run is about to write (before it writes them).
+
+    Parameters
+    ----------
+    manifest : str or Path
+        The manifest file.
+    paths : iterable of str or Path
+        The files.
+
 
     Raises
     ------
@@ -142,6 +198,18 @@ def unrecorded_file(folder: str | Path, manifest: str | Path) -> Path | None:
 
     Symbolic links are reported, never followed; folders are looked into; the manifest, the
     folder's lock and writers' temporaries belong to the run.
+
+    Parameters
+    ----------
+    folder : str or Path
+        The run's folder.
+    manifest : str or Path
+        The manifest file.
+
+    Returns
+    -------
+    Path or None
+        The first such entry found.
     """
     folder = Path(folder)
     names = recorded_names(manifest) | {Path(os.path.relpath(manifest, folder)).as_posix(), LOCK}
@@ -175,6 +243,18 @@ def remove_stale(folder: str | Path, names: Iterable[str]) -> list[Path]:
     For a run that writes fewer files than the one before it (a report without figures): a file of
     the same name that no run here recorded is the user's and stays, and so does anything reached
     through a symbolic link or that is not a regular file. Returns what was removed.
+
+    Parameters
+    ----------
+    folder : str or Path
+        The run's folder.
+    names : iterable of str
+        The files the run no longer writes.
+
+    Returns
+    -------
+    list of Path
+        What was removed.
     """
     folder = Path(folder)
     recorded = recorded_names(folder / MANIFEST)
@@ -193,6 +273,18 @@ def remove_recorded(manifest: str | Path, *, keep: Iterable[str] = ()) -> list[P
     Only files: a name that passes through a symbolic link (or is one), leaves the folder or is
     not a regular file is kept, and so are the names in ``keep`` (an input the run reads back).
     Folders emptied by it are removed; a folder holding anything else stays.
+
+    Parameters
+    ----------
+    manifest : str or Path
+        The manifest file.
+    keep : iterable of str, optional
+        Names to keep.
+
+    Returns
+    -------
+    list of Path
+        What was removed.
     """
     manifest = Path(manifest)
     folder = manifest.parent
@@ -230,6 +322,20 @@ def write_manifest(manifest: str | Path | None, files: Iterable[str | Path], com
 
     Written last: once it is there, every file it lists is the run's. Same files, same bytes.
     ``None``: nothing is written.
+
+    Parameters
+    ----------
+    manifest : str, Path or None
+        The manifest file.
+    files : iterable of str or Path
+        The run's files.
+    command : str
+        The command that wrote them.
+
+    Returns
+    -------
+    Path or None
+        The manifest.
     """
     if manifest is None:
         return None
@@ -252,6 +358,16 @@ def _read(manifest: Path) -> dict[str, Any] | str:
 
 def check_manifest(where: str | Path) -> list[str]:
     """What keeps ``where`` (a folder, or a manifest file) from holding one complete run; empty when it does.
+
+    Parameters
+    ----------
+    where : str or Path
+        An output folder (its ``manifest.json``) or a manifest file.
+
+    Returns
+    -------
+    list of str
+        One line per problem: no manifest, a run that did not finish, a file missing or changed since.
 
     Examples
     --------
@@ -318,6 +434,16 @@ def vouches_for(path: str | Path) -> str | None:
     holding one (its own, or one of the few above it). An unfinished run doubts the files of its
     own folder, and those of its subfolders it said it writes; a finished one, the files it lists
     that have changed since. A file no manifest knows is not doubted.
+
+    Parameters
+    ----------
+    path : str or Path
+        An input file.
+
+    Returns
+    -------
+    str or None
+        Why not.
     """
     found = manifest_doubt(path)
     return None if found is None else found[1]
@@ -328,6 +454,16 @@ def manifest_doubt(path: str | Path) -> tuple[str, str] | None:
 
     ``unfinished``: the run that wrote ``path`` did not finish (its manifest is marked incomplete);
     ``changed``: a finished run wrote it, and its size or SHA-256 is no longer what the manifest says.
+
+    Parameters
+    ----------
+    path : str or Path
+        An input file.
+
+    Returns
+    -------
+    (str, str) or None
+        The doubt's kind and why.
     """
     real = Path(os.path.realpath(path))
     for manifest, own in _manifests(real):

@@ -8,7 +8,7 @@ map QA: :mod:`benchmarks.mapqa.metrics`), exposed on its registry entry as
 aggregate: ``weighted_mean`` (``sum(weight · value) / sum(weight)`` with
 each answer's ``weight``, the paper's weighted accuracy) or ``mean`` (every
 answer weighs 1). :func:`aggregate` is the one computation behind every
-report, ``results.json``, ``score --compare`` and the Inspect metrics;
+report, ``results.json``, ``score --explain`` and the Inspect metrics;
 :func:`ratio` rounds a figure the way summaries store it and
 :func:`percent` / :func:`number` print it.
 
@@ -45,6 +45,7 @@ __all__ = [
     "percent",
     "number",
     "interval_cell",
+    "MEAN_TOKENS",
 ]
 
 Aggregation = Literal["weighted_mean", "mean"]
@@ -155,11 +156,33 @@ class MetricSpec:
         return interval_cell(value, interval, scale=100 if self.is_share else 1)
 
 
+#: The mean output tokens per answer, the same spec in every task whose answers are one request each (plus, probes).
+MEAN_TOKENS = MetricSpec(
+    "mean_tokens",
+    attrgetter("tokens"),
+    "output tokens per answer, over the answers that reported them",
+    label="Tokens",
+    aggregation="mean",
+    higher_is_better=False,
+    bounds=(0.0, math.inf),
+)
+
+
 def weighted_mean(pairs: Iterable[tuple[float, float]]) -> float | None:
     """``sum(weight · value) / sum(weight)`` over ``(value, weight)`` pairs; ``None`` when the weights add up to 0.
 
     Both sums are exact (:func:`math.fsum`), so the same answers give the same
     bits in any order: shuffled input or another worker count changes no digit.
+
+    Parameters
+    ----------
+    pairs : iterable of (float, float)
+        ``(value, weight)`` pairs.
+
+    Returns
+    -------
+    float or None
+        The mean.
 
     Examples
     --------
@@ -179,6 +202,18 @@ def weighted_mean(pairs: Iterable[tuple[float, float]]) -> float | None:
 def aggregate(spec: MetricSpec, answers: Iterable[Any]) -> float | None:
     """The metric over ``answers`` (unrounded): its weighted mean, or plain mean; ``None`` when none applies.
 
+    Parameters
+    ----------
+    spec : MetricSpec
+        The metric.
+    answers : iterable
+        Verdicts (or scored rows) the metric reads.
+
+    Returns
+    -------
+    float or None
+        The figure, unrounded.
+
     Examples
     --------
     >>> from types import SimpleNamespace as Answer
@@ -195,6 +230,18 @@ def aggregate(spec: MetricSpec, answers: Iterable[Any]) -> float | None:
 def ratio(numerator: float, denominator: float, digits: int = DIGITS) -> float | None:
     """``numerator / denominator`` rounded as summaries keep figures; ``None`` for a zero denominator.
 
+    Parameters
+    ----------
+    numerator, denominator : float
+    digits : int, optional
+        Digits kept.
+
+    Returns
+    -------
+    float or None
+
+    Examples
+    --------
     >>> ratio(1, 3), ratio(1, 0)
     (0.333333, None)
     """
@@ -202,7 +249,20 @@ def ratio(numerator: float, denominator: float, digits: int = DIGITS) -> float |
 
 
 def figures(specs: Sequence[MetricSpec], answers: Sequence[Any]) -> dict[str, float | None]:
-    """Every spec's figure over ``answers``, rounded to :data:`DIGITS`, by name."""
+    """Every spec's figure over ``answers``, rounded to :data:`DIGITS`, by name.
+
+    Parameters
+    ----------
+    specs : sequence of MetricSpec
+        The metrics.
+    answers : sequence
+        The verdicts they read.
+
+    Returns
+    -------
+    dict of str to float or None
+        Each metric's figure by name.
+    """
     found = {}
     for spec in specs:
         value = aggregate(spec, answers)
@@ -211,19 +271,54 @@ def figures(specs: Sequence[MetricSpec], answers: Sequence[Any]) -> dict[str, fl
 
 
 def headline(specs: Iterable[MetricSpec]) -> tuple[MetricSpec, ...]:
-    """The headline specs, in registration order."""
+    """The headline specs, in registration order.
+
+    Parameters
+    ----------
+    specs : iterable of MetricSpec
+
+    Returns
+    -------
+    tuple of MetricSpec
+        Those marked ``headline``.
+    """
     return tuple(spec for spec in specs if spec.headline)
 
 
 def compared(specs: Iterable[MetricSpec]) -> tuple[MetricSpec, ...]:
     """The specs paired comparisons and leaderboards compute from scored rows (those naming a ``field``), in
-    registration order."""
+    registration order.
+
+    Parameters
+    ----------
+    specs : iterable of MetricSpec
+
+    Returns
+    -------
+    tuple of MetricSpec
+        Those naming a scored row's ``field``.
+    """
     return tuple(spec for spec in specs if spec.field)
 
 
 def percent(value: float | None, digits: int = 2, suffix: str = "") -> str:
     """A share as a percentage cell; ``–`` for no value.
 
+    Parameters
+    ----------
+    value : float or None
+        A share (0.4123 is 41.23).
+    digits : int, optional
+        Digits after the point.
+    suffix : str, optional
+        Written after the figure (``%``).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
     >>> percent(0.41234), percent(None), percent(0.5, 1, "%")
     ('41.23', '–', '50.0%')
     """
@@ -233,6 +328,18 @@ def percent(value: float | None, digits: int = 2, suffix: str = "") -> str:
 def number(value: float | None, digits: int = 2) -> str:
     """A figure as a table cell; ``–`` for no value.
 
+    Parameters
+    ----------
+    value : float or None
+    digits : int, optional
+        Digits after the point.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
     >>> number(17.256), number(None), number(0.5, 3)
     ('17.26', '–', '0.500')
     """
@@ -247,6 +354,23 @@ def interval_cell(value: float | None, interval: Any, *, scale: float = 1.0, dig
     Without an interval, the figure alone; without a figure, ``–``; with an interval that has no bounds
     (fewer than two questions, or no variance: :mod:`benchmarks.intervals`), ``± –``.
 
+    Parameters
+    ----------
+    value : float or None
+        The figure.
+    interval : Interval, mapping or None
+        Its interval.
+    scale : float, optional
+        Multiplies the figure and the half-width (100 for a share shown as a percentage).
+    digits : int, optional
+        Digits after the point.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
     >>> interval_cell(0.41234, {"n": 9, "se": 0.01, "low": 0.39, "high": 0.4362}, scale=100)
     '41.23 ± 2.31'
     >>> interval_cell(None, None), interval_cell(17.256, None), interval_cell(1.0, {"n": 1, "low": None, "high": None})

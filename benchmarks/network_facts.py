@@ -37,6 +37,15 @@ def line_label(name: str) -> str:
 
     Names that say they are a line (``Line 2``, ``Red Line``, ``昌平线``) stay as they are.
 
+    Parameters
+    ----------
+    name : str
+        The line's name in the data.
+
+    Returns
+    -------
+    str
+
     Examples
     --------
     >>> line_label("1"), line_label("Azul"), line_label("Red Line"), line_label("昌平线")
@@ -48,12 +57,32 @@ def line_label(name: str) -> str:
 
 
 def nameable_stations(graph: TransitGraph) -> tuple[str, ...]:
-    """The stations a question can name: those whose name no other station shares (see overlays' homonyms)."""
+    """The stations a question can name: those whose name no other station shares (see overlays' homonyms).
+
+    Parameters
+    ----------
+    graph : TransitGraph
+
+    Returns
+    -------
+    tuple of str
+        The stations, in the graph's order.
+    """
     return tuple(station for station in graph.stations if len(graph.namesakes(station)) == 1)
 
 
 def share_a_line(graph: TransitGraph, a: str, b: str) -> bool:
     """Whether one line serves both stations (one can ride from ``a`` to ``b`` without changing).
+
+    Parameters
+    ----------
+    graph : TransitGraph
+    a, b : str
+        Two stations.
+
+    Returns
+    -------
+    bool
 
     Examples
     --------
@@ -68,7 +97,19 @@ def share_a_line(graph: TransitGraph, a: str, b: str) -> bool:
 def same_line_pairs(
     graph: TransitGraph, stations: tuple[str, ...]
 ) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
-    """Every pair of ``stations`` (in their order, each pair once) sharing a line, then every one sharing none."""
+    """Every pair of ``stations`` (in their order, each pair once) sharing a line, then every one sharing none.
+
+    Parameters
+    ----------
+    graph : TransitGraph
+    stations : tuple of str
+        The stations to pair.
+
+    Returns
+    -------
+    same, apart : list of (str, str)
+        The pairs sharing a line, and those sharing none.
+    """
     served = {station: set(graph.lines_at(station)) for station in stations}
     yes: list[tuple[str, str]] = []
     no: list[tuple[str, str]] = []
@@ -80,7 +121,20 @@ def same_line_pairs(
 
 
 def line_station_pairs(graph: TransitGraph, line: str, named: set[str]) -> list[tuple[str, str]]:
-    """Every pair of the line's stations among ``named``, in the line's listed order, each pair once."""
+    """Every pair of the line's stations among ``named``, in the line's listed order, each pair once.
+
+    Parameters
+    ----------
+    graph : TransitGraph
+    line : str
+        The line.
+    named : set of str
+        The stations a question may name.
+
+    Returns
+    -------
+    list of (str, str)
+    """
     stations = [station for station in graph.lines[line].stations if station in named]
     return [(a, b) for i, a in enumerate(stations) for b in stations[i + 1 :]]
 
@@ -89,6 +143,18 @@ def stations_between(graph: TransitGraph, line: str, a: str, b: str) -> int | No
     """How many stations lie strictly between ``a`` and ``b`` riding ``line`` the shortest way (``None``: no ride).
 
     Loops and branches are the line's topology (:meth:`graphkit.graph.TransitGraph.ride`).
+
+    Parameters
+    ----------
+    graph : TransitGraph
+    line : str
+        The line ridden.
+    a, b : str
+        The two stations.
+
+    Returns
+    -------
+    int or None
 
     Examples
     --------
@@ -104,7 +170,21 @@ def stations_between(graph: TransitGraph, line: str, a: str, b: str) -> int | No
 
 
 def balanced(values: Sequence[Any], count: int, rng: random.Random) -> list[Any]:
-    """``count`` values in random order, each of ``values`` equally often (the remainder drawn)."""
+    """``count`` values in random order, each of ``values`` equally often (the remainder drawn).
+
+    Parameters
+    ----------
+    values : sequence
+        The values to spread.
+    count : int
+        How many to give.
+    rng : random.Random
+        The draw.
+
+    Returns
+    -------
+    list
+    """
     found = list(values) * (count // len(values)) + rng.sample(list(values), count % len(values))
     rng.shuffle(found)
     return found
@@ -117,6 +197,21 @@ def balanced_yes_no(
 
     As many ``yes`` as ``no`` (one more of either, drawn, for an odd count); when one list is short, the
     other is cut to match.
+
+    Parameters
+    ----------
+    yes, no : list of (str, str)
+        The pairs whose answer is yes, and no.
+    count : int
+        The most pairs wanted.
+    rng : random.Random
+        The draw.
+
+    Yields
+    ------
+    pair : (str, str)
+        The entities.
+    answer : {"yes", "no"}
     """
     rng.shuffle(yes)
     rng.shuffle(no)
@@ -132,6 +227,19 @@ def same_line_draws(graph: TransitGraph, count: int, rng: random.Random) -> Iter
 
     Yields ``{"station_1", "station_2", "answer"}`` (``"yes"``/``"no"``, balanced), in random order and
     direction; only stations whose name is their own (:func:`nameable_stations`).
+
+    Parameters
+    ----------
+    graph : TransitGraph
+    count : int
+        The most pairs wanted.
+    rng : random.Random
+        The draw.
+
+    Yields
+    ------
+    dict
+        ``station_1``, ``station_2`` and ``answer``.
     """
     yes, no = same_line_pairs(graph, nameable_stations(graph))
     for (a, b), answer in balanced_yes_no(yes, no, count, rng):
@@ -146,6 +254,17 @@ def between_draws(graph: TransitGraph, rng: random.Random) -> Iterator[tuple[str
     The lines with two nameable stations or more are shuffled now (before the caller's next draw); the
     iterator then takes them in turn, each giving an unused random pair of its stations in a random
     direction, until every pair is used. Take as many as wanted: nothing more is drawn after the last taken.
+
+    Parameters
+    ----------
+    graph : TransitGraph
+    rng : random.Random
+        The draw.
+
+    Returns
+    -------
+    iterator of (str, str, str, int)
+        ``(line, a, b, between)``, as many as taken.
     """
     named = set(nameable_stations(graph))
     lines = [name for name, topology in graph.lines.items() if len(named.intersection(topology.stations)) >= 2]

@@ -82,6 +82,18 @@ _BOXED_TEXT = re.compile(r"\\text{(.+?)}")
 def official_answer_text(response: str, *, rule: str = DEFAULT_RULE) -> str:
     r"""The part of a response the public code scores under an :data:`ANSWER_RULES` rule.
 
+    Parameters
+    ----------
+    response : str
+        The model's whole response.
+    rule : str, optional
+        One of :data:`ANSWER_RULES`.
+
+    Returns
+    -------
+    str
+        The part scored.
+
     Examples
     --------
     >>> official_answer_text("<think>A?</think> B", rule="skywork"), official_answer_text("<think>A?</think> B")
@@ -105,6 +117,15 @@ class RuleChoice:
 
     ``chosen_by``: ``given`` (the user named the path), ``model`` (the model's own name is a path
     of the public scripts) or ``default`` (neither: the closed-model script's rule).
+
+    Attributes
+    ----------
+    rule : str
+        One of :data:`ANSWER_RULES`.
+    model_path : str or None
+        The public scripts' model path it stands for (``None``: the default rule).
+    chosen_by : {"given", "model", "default"}
+        What chose it.
     """
 
     rule: str
@@ -126,7 +147,22 @@ def check_official_models(
     table: Mapping[str, str] = OFFICIAL_MODELS,
     where: str = "--official-model",
 ) -> None:
-    """Raise :class:`ValueError` unless every path ``given`` names is a model path of ``table``."""
+    """Raise :class:`ValueError` unless every path ``given`` names is a model path of ``table``.
+
+    Parameters
+    ----------
+    given : str, mapping or None
+        A model path for every model, or a run name to path mapping (``--official-model``).
+    table : mapping of str to str, optional
+        Model path to rule (the public scripts').
+    where : str, optional
+        The option, for the message.
+
+    Raises
+    ------
+    ValueError
+        A path ``table`` does not know; the message lists the close ones.
+    """
     if given is None:
         return
     pairs = [(None, given)] if isinstance(given, str) else list(given.items())
@@ -141,6 +177,19 @@ def choose_rule(
 ) -> RuleChoice:
     """The rule ``model``'s answers are read with: the path ``given`` for it (a path for every model, or a
     run name → path mapping), else its own name when that is a path of ``table``, else :data:`DEFAULT_RULE`.
+
+    Parameters
+    ----------
+    model : str
+        The model (a run name).
+    given : str, mapping or None, optional
+        As :func:`check_official_models`.
+    table : mapping of str to str, optional
+        Model path to rule.
+
+    Returns
+    -------
+    RuleChoice
 
     Examples
     --------
@@ -173,6 +222,22 @@ def resolve_rules(
     that is none of ``models`` is then refused (a misspelt name would leave its model read with the default
     rule, without a word).
 
+    Parameters
+    ----------
+    models : iterable of str
+        The models of a run.
+    given : str, mapping or None, optional
+        As :func:`check_official_models`.
+    table : mapping of str to str, optional
+        Model path to rule.
+    where : str, optional
+        The predictions' name, for the message.
+
+    Returns
+    -------
+    dict of str to RuleChoice
+        Per model, sorted by name: its rule and what chose it.
+
     Raises
     ------
     ValueError
@@ -203,14 +268,45 @@ def _check_runs(given: Mapping[str, str], models: set[str], where: str) -> None:
 
 def rule_for(model: str, rules: Mapping[str, RuleChoice], *, table: Mapping[str, str] = OFFICIAL_MODELS) -> str:
     """The rule ``model``'s answers are read with: its resolved one (:func:`resolve_rules`), else the one its
-    own name chooses in ``table``."""
+    own name chooses in ``table``.
+
+    Parameters
+    ----------
+    model : str
+        The model (a run name).
+    rules : mapping of str to RuleChoice
+        A run's resolved rules (:func:`resolve_rules`).
+    table : mapping of str to str, optional
+        Model path to rule.
+
+    Returns
+    -------
+    str
+        One of :data:`ANSWER_RULES`.
+
+    Examples
+    --------
+    >>> rule_for("Qwen/QVQ-72B-Preview", {}), rule_for("run", resolve_rules(["run"], given="Qwen/QVQ-72B-Preview"))
+    ('qvq', 'qvq')
+    """
     choice = rules.get(model)
     return (choice if choice is not None else choose_rule(model, table=table)).rule
 
 
 def rules_record(rules: Mapping[str, RuleChoice]) -> dict[str, dict[str, str | None]]:
     """Per model, as a summary records it: the rule its answers were read with, the path it stands for and
-    what chose it."""
+    what chose it.
+
+    Parameters
+    ----------
+    rules : mapping of str to RuleChoice
+        Each model's rule (:func:`resolve_rules`).
+
+    Returns
+    -------
+    dict
+        Per model, in ``rules``' order: ``rule``, ``model_path`` and ``chosen_by`` (JSON-ready).
+    """
     return {
         model: {"rule": choice.rule, "model_path": choice.model_path, "chosen_by": choice.chosen_by}
         for model, choice in rules.items()
@@ -220,12 +316,38 @@ def rules_record(rules: Mapping[str, RuleChoice]) -> dict[str, dict[str, str | N
 def official_rules(
     models: Iterable[str], *, given: str | Mapping[str, str] | None = None, table: Mapping[str, str] = OFFICIAL_MODELS
 ) -> dict[str, dict[str, str | None]]:
-    """Per model (sorted): the rule its answers were read with, the path it stands for and what chose it."""
+    """Per model (sorted): the rule its answers were read with, the path it stands for and what chose it.
+
+    Parameters
+    ----------
+    models : iterable of str
+        The models of a run.
+    given : str, mapping or None, optional
+        As :func:`check_official_models`.
+    table : mapping of str to str, optional
+        Model path to rule.
+
+    Returns
+    -------
+    dict
+        Per model: ``rule``, ``model_path`` and ``chosen_by`` (JSON-ready).
+    """
     return rules_record(resolve_rules(models, given=given, table=table))
 
 
 def official_rules_lines(rules: Mapping[str, Mapping[str, str | None]]) -> list[str]:
-    """The rules of :func:`official_rules` as markdown lines (a table under a caption)."""
+    """The rules of :func:`official_rules` as markdown lines (a table under a caption).
+
+    Parameters
+    ----------
+    rules : mapping
+        What :func:`official_rules` returns.
+
+    Returns
+    -------
+    list of str
+        The lines (none for no model).
+    """
     lines = [
         "How the public code read each model's answers (`--official-model` sets the path):",
         "",

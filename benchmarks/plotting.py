@@ -43,6 +43,7 @@ __all__ = [
     "save_png",
     "vector_path",
     "remove_figures",
+    "type_bars",
 ]
 
 PLOT_MODELS = 12  # as many as a page-wide figure keeps readable (a panel or a bar each)
@@ -89,7 +90,17 @@ STYLE: dict[str, Any] = {
 
 @dataclass(frozen=True, slots=True)
 class ModelStyle:
-    """How one model is drawn: its colour, the hatch of its bars and the marker of its points."""
+    """How one model is drawn: its colour, the hatch of its bars and the marker of its points.
+
+    Attributes
+    ----------
+    colour : str
+        ``#rrggbb``.
+    hatch : str
+        Matplotlib's hatch pattern (empty: none).
+    marker : str
+        Matplotlib's marker.
+    """
 
     colour: str
     hatch: str
@@ -98,6 +109,15 @@ class ModelStyle:
 
 def model_style(index: int) -> ModelStyle:
     """The style of the ``index``-th model of a figure: no two of the first ``len(COLOURS) * len(HATCHES)`` alike.
+
+    Parameters
+    ----------
+    index : int
+        The model's place in the figure.
+
+    Returns
+    -------
+    ModelStyle
 
     Examples
     --------
@@ -110,7 +130,17 @@ def model_style(index: int) -> ModelStyle:
 
 @dataclass(frozen=True, slots=True)
 class ModelCap:
-    """The models a plot draws: ``shown`` (in the order they were given), of ``total``, ranked by ``metric``."""
+    """The models a plot draws: ``shown`` (in the order they were given), of ``total``, ranked by ``metric``.
+
+    Attributes
+    ----------
+    shown : tuple of str
+        The models drawn.
+    total : int
+        The models there are.
+    metric : str
+        What ranked them.
+    """
 
     shown: tuple[str, ...]
     total: int
@@ -138,6 +168,19 @@ def top_models(scores: Mapping[str, float | None], *, metric: str, limit: int = 
     The shown models keep the order of ``scores`` (the report's own order), so
     a report with no more than ``limit`` models draws exactly what it drew
     before there was a cap.
+
+    Parameters
+    ----------
+    scores : mapping of str to float or None
+        Each model's score, in the report's order.
+    metric : str
+        The score's name, for the note.
+    limit : int, optional
+        The most models drawn.
+
+    Returns
+    -------
+    ModelCap
 
     Examples
     --------
@@ -175,6 +218,16 @@ def figure_style(*, fonts: Sequence[str | Path] = ()) -> Iterator[Any]:
     ``fonts`` are font files whose families back up the default one, in order: the CJK font the map
     renderer uses, for Chinese station names in titles (:func:`vision.fonts.find_font`).
 
+    Parameters
+    ----------
+    fonts : sequence of font files, optional
+        Back-up fonts.
+
+    Yields
+    ------
+    module
+        ``matplotlib.pyplot``.
+
     Examples
     --------
     >>> with figure_style() as plt:
@@ -197,6 +250,14 @@ def figure_style(*, fonts: Sequence[str | Path] = ()) -> Iterator[Any]:
 
 def vector_path(png: str | Path) -> Path:
     """Where the vector copy of a figure goes: ``X.png`` → ``X.pdf``.
+
+    Parameters
+    ----------
+    png : str or Path
+
+    Returns
+    -------
+    Path
 
     Examples
     --------
@@ -228,6 +289,17 @@ def save_figure(figure: Any, png: str | Path) -> tuple[Path, Path]:
     """Write ``figure`` as ``png`` and as a PDF beside it (:func:`vector_path`), atomically, then close it.
 
     No creation date, software version or random ids go into either file.
+
+    Parameters
+    ----------
+    figure : matplotlib.figure.Figure
+    png : str or Path
+        The PNG.
+
+    Returns
+    -------
+    png, pdf : Path
+        The two files written.
     """
     import matplotlib.pyplot as plt
 
@@ -241,6 +313,17 @@ def save_png(figure: Any, png: str | Path) -> Path:
     """Write ``figure`` as ``png`` alone (no PDF), atomically and without dates or versions, then close it.
 
     For figures drawn by the hundred (one per wrong answer), where a vector copy of each would double the cost.
+
+    Parameters
+    ----------
+    figure : matplotlib.figure.Figure
+    png : str or Path
+        The PNG.
+
+    Returns
+    -------
+    Path
+        ``png``.
     """
     import matplotlib.pyplot as plt
 
@@ -251,7 +334,78 @@ def save_png(figure: Any, png: str | Path) -> Path:
 
 def remove_figures(directory: str | Path, names: Sequence[str]) -> None:
     """Delete the figure files ``names`` an earlier run wrote in ``directory`` and recorded in its manifest
-    (a report written without figures); a file of the same name that no run recorded is kept."""
+    (a report written without figures); a file of the same name that no run recorded is kept.
+
+    Parameters
+    ----------
+    directory : str or Path
+        The report's folder.
+    names : sequence of str
+        The figure files' names.
+    """
     from benchmarks.manifests import remove_stale
 
     remove_stale(directory, names)
+
+
+def type_bars(
+    axis: Any,
+    summary: Mapping[str, Any],
+    models: Sequence[str],
+    kinds: Sequence[str],
+    metric: str,
+    *,
+    edgecolor: str | None = None,
+    interval_label: str | None = None,
+) -> float:
+    """Draw on ``axis`` one bar per model and question type: each model's ``metric`` per type in % (its row's
+    ``per_type``), a group of bars per type, with each bar's 95% interval where its row has one.
+
+    Parameters
+    ----------
+    axis : matplotlib Axes
+    summary : mapping
+        A task's summary: ``summary["models"][model]["per_type"][kind]`` holds ``metric`` and its ``intervals``.
+    models : sequence of str
+        The models drawn, in order (each styled by :func:`model_style` of its place).
+    kinds : sequence of str
+        The types, one group of bars each, at x = 0, 1, ...
+    metric : str
+        The share drawn (a missing one draws as 0).
+    edgecolor : str, optional
+        The bars' edge colour (matplotlib's default when not given).
+    interval_label : str, optional
+        The legend entry of the first model's interval bars (none when not given).
+
+    Returns
+    -------
+    float
+        The width of one bar (a group is ``len(models)`` bars wide).
+    """
+    from benchmarks.cells import figure_text
+
+    width = 0.8 / max(1, len(models))
+    for index, model in enumerate(models):
+        per = summary["models"][model]["per_type"]
+        values = [(per.get(kind, {}).get(metric) or 0.0) * 100 for kind in kinds]
+        style = model_style(index)
+        xs = [x + index * width for x in range(len(kinds))]
+        looks = {"edgecolor": edgecolor} if edgecolor is not None else {}
+        axis.bar(
+            xs, values, width, label=figure_text(model), color=style.colour, hatch=style.hatch or None, **looks,
+            linewidth=0,
+        )  # fmt: skip
+        found = [
+            (x, value, per[kind]["intervals"][metric])
+            for x, value, kind in zip(xs, values, kinds)
+            if (per.get(kind, {}).get("intervals", {}).get(metric) or {}).get("low") is not None
+        ]  # none where no interval can be claimed (n < 2 or no variance)
+        if found:  # each bar's 95% interval
+            low = [max(0.0, value - 100 * interval["low"]) for _, value, interval in found]
+            high = [max(0.0, 100 * interval["high"] - value) for _, value, interval in found]
+            label = {"label": interval_label if index == 0 else None} if interval_label is not None else {}
+            axis.errorbar(
+                [x for x, _, _ in found], [value for _, value, _ in found], yerr=[low, high],
+                fmt="none", ecolor="0.15", elinewidth=0.6, capsize=1.5, capthick=0.6, **label,
+            )  # fmt: skip
+    return width

@@ -70,6 +70,22 @@ def _independent(p1: float, p2: float, za: float, zb: float) -> float:
 def questions_independent(p1: float, p2: float, *, alpha: float = ALPHA, power: float = POWER) -> int:
     """Questions per side for a two-proportion z-test to tell ``p1`` from ``p2`` (shares) at ``power``.
 
+    Parameters
+    ----------
+    p1, p2 : float
+        The two rates.
+    alpha : float, optional
+        The test's two-sided level.
+    power : float, optional
+        The chance of detecting the difference.
+
+    Returns
+    -------
+    int
+        Questions per side, rounded up.
+
+    Examples
+    --------
     >>> questions_independent(0.4, 0.5)  # (1.95996·√0.495 + 0.84162·√0.49)² / 0.01 = 387.3
     388
 
@@ -88,6 +104,19 @@ def discordance(p1: float, p2: float, correlation: float) -> tuple[float, float]
     """``(p10, p01)``: the shares of questions only A (rate ``p1``) and only B (``p2``) get right, when their
     per-question correctness correlates by ``correlation`` (phi).
 
+    Parameters
+    ----------
+    p1, p2 : float
+        The two rates.
+    correlation : float
+        Phi.
+
+    Returns
+    -------
+    p10, p01 : float
+
+    Examples
+    --------
     >>> [round(x, 6) for x in discordance(0.5, 0.5, 0.0)]
     [0.25, 0.25]
 
@@ -115,6 +144,24 @@ def _paired(p1: float, p2: float, correlation: float, za: float, zb: float) -> f
 def questions_paired(p1: float, p2: float, correlation: float, *, alpha: float = ALPHA, power: float = POWER) -> int:
     """Questions (each answered by both) for McNemar's z-test to tell ``p1`` from ``p2`` at ``power``.
 
+    Parameters
+    ----------
+    p1, p2 : float
+        The two rates.
+    correlation : float
+        The phi correlation of the two sides' correctness.
+    alpha : float, optional
+        The test's two-sided level.
+    power : float, optional
+        The chance of detecting the difference.
+
+    Returns
+    -------
+    int
+        Questions, rounded up.
+
+    Examples
+    --------
     >>> questions_paired(0.4, 0.5, 0.0)  # p10 = 0.2, p01 = 0.3: (1.95996·√0.5 + 0.84162·√0.49)² / 0.01 = 390.1
     391
     >>> questions_paired(0.4, 0.5, 0.5)  # correlated: p10 = 0.0775, p01 = 0.1775, ψ = 0.2551: 197.8
@@ -153,6 +200,23 @@ def detectable_independent(p: float, n: int, *, alpha: float = ALPHA, power: flo
     """The smallest difference (a share) that ``n`` questions a side detect from rate ``p`` at ``power``
     (towards 50%); ``None`` when no difference within [0, 1] is detectable.
 
+    Parameters
+    ----------
+    p : float
+        The rate of one side.
+    n : int
+        Questions per side.
+    alpha : float, optional
+        The test's two-sided level.
+    power : float, optional
+        The chance of detecting it.
+
+    Returns
+    -------
+    float or None
+
+    Examples
+    --------
     >>> round(detectable_independent(0.4, 388), 3)  # the inverse of questions_independent(0.4, 0.5)
     0.1
     """
@@ -170,6 +234,25 @@ def detectable_paired(
     """The smallest difference (a share) that ``n`` paired questions detect from rate ``p`` at ``power`` when the
     two sides' correctness correlates by ``correlation`` (towards 50%; ``None``: none within reach).
 
+    Parameters
+    ----------
+    p : float
+        The rate of one side.
+    correlation : float
+        Phi.
+    n : int
+        Questions.
+    alpha : float, optional
+        The test's two-sided level.
+    power : float, optional
+        The chance of detecting it.
+
+    Returns
+    -------
+    float or None
+
+    Examples
+    --------
     >>> round(detectable_paired(0.4, 0.0, 391), 3)
     0.1
     """
@@ -194,6 +277,21 @@ def detectable_from_se(se: float | None, *, level: float = 1.0 - ALPHA, power: f
     """The minimum detectable effect of a comparison whose difference has standard error ``se``:
     ``(z_a + z_b) × se`` (``None`` without a standard error).
 
+    Parameters
+    ----------
+    se : float or None
+        The difference's standard error.
+    level : float, optional
+        The confidence level (two-sided).
+    power : float, optional
+        The chance of detecting it.
+
+    Returns
+    -------
+    float or None
+
+    Examples
+    --------
     >>> round(detectable_from_se(0.01), 4)  # (1.95996 + 0.84162) × 0.01
     0.028
     """
@@ -207,6 +305,17 @@ def paired_correlation(a: Sequence[float], b: Sequence[float]) -> float | None:
     """The phi coefficient of two sides' 0/1 correctness on the same questions (``None`` when a side has no
     variance, or fewer than two questions).
 
+    Parameters
+    ----------
+    a, b : sequence of float
+        Each side's 0/1 correctness, question by question.
+
+    Returns
+    -------
+    float or None
+
+    Examples
+    --------
     >>> paired_correlation([1, 1, 0, 0], [1, 0, 1, 0]), paired_correlation([1, 1, 0, 0], [1, 1, 0, 0])
     (0.0, 1.0)
     """

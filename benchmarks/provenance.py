@@ -30,6 +30,16 @@ def file_sha256(path: str | Path) -> str:
 
     A folder (a Hugging Face dataset) is checksummed over its files' relative paths and contents, in sorted order.
 
+    Parameters
+    ----------
+    path : str or Path
+        A file or a folder.
+
+    Returns
+    -------
+    str
+        The SHA-256 as 64 lowercase hex digits.
+
     Raises
     ------
     InvalidRecord
@@ -48,12 +58,34 @@ def file_sha256(path: str | Path) -> str:
 
 
 def input_entry(path: str | Path) -> dict[str, Any]:
-    """A report's record of one input: its file name and checksum."""
+    """A report's record of one input: its file name and checksum.
+
+    Parameters
+    ----------
+    path : str or Path
+        The input (a file or a dataset folder).
+
+    Returns
+    -------
+    dict
+        ``file`` (its name, without the folder) and ``sha256`` (:func:`file_sha256`).
+    """
     return {"file": Path(path).name, "sha256": file_sha256(path)}
 
 
 def versions(packages: Iterable[str] = CORE_PACKAGES) -> dict[str, str]:
-    """Python's version and each package's (``not installed`` when it is not)."""
+    """Python's version and each package's (``not installed`` when it is not).
+
+    Parameters
+    ----------
+    packages : iterable of str, optional
+        The distributions asked about.
+
+    Returns
+    -------
+    dict of str to str
+        ``python`` and each package's version.
+    """
     found = {"python": platform.python_version()}
     for package in packages:
         version = _plain_version(package)

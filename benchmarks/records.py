@@ -2,27 +2,121 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields, is_dataclass
 from typing import Any, TypeVar
 
 from benchmarks.errors import InvalidRecord
 
-__all__ = ["Invalid", "answer_fields", "field_of", "repeat_of", "record_builder"]
+__all__ = [
+    "Invalid",
+    "answer_fields",
+    "field_of",
+    "repeat_of",
+    "record_builder",
+    "unmatched",
+    "wrong_type",
+    "prediction_row",
+    "answer_type",
+]
 
 R = TypeVar("R")
 
 
 @dataclass(frozen=True, slots=True)
 class Invalid:
-    """A response that did not parse; ``reason`` says why (``refusal`` among them)."""
+    """A response that did not parse; ``reason`` says why (``refusal`` among them).
+
+    Attributes
+    ----------
+    reason : str
+        Why it did not parse, for people.
+    refusal : bool
+        The response declines to answer.
+
+    Examples
+    --------
+    >>> Invalid("no route found")
+    Invalid(reason='no route found', refusal=False)
+    """
 
     reason: str
     refusal: bool = False
 
 
+def unmatched(prediction_id: str) -> str:
+    """Why a prediction was skipped when no question has its id: every task's ``score_*predictions`` says so.
+
+    Each task's batch scorer returns ``(verdicts, skipped)``, ``skipped`` holding one such message per
+    prediction left out, in input order (never bare ids).
+
+    Parameters
+    ----------
+    prediction_id : str
+        The prediction's ``id``.
+
+    Returns
+    -------
+    str
+        The one-line message.
+
+    Examples
+    --------
+    >>> unmatched("rome-0001")
+    "prediction 'rome-0001' matches no question"
+    """
+    return f"prediction {prediction_id!r} matches no question"
+
+
+def wrong_type(prediction_id: str, answered: str, question_id: str, question_type: str) -> str:
+    """Why a prediction was skipped when its ``question`` field names another type than its question's.
+
+    Parameters
+    ----------
+    prediction_id : str
+        The prediction's ``id``.
+    answered : str
+        The type its ``question`` field names.
+    question_id, question_type : str
+        The question with that id, and its type.
+
+    Returns
+    -------
+    str
+        The one-line message.
+
+    Examples
+    --------
+    >>> wrong_type("q1", "TorF1", "q1", "Counting2")
+    "prediction 'q1' answers a TorF1 question; 'q1' is Counting2"
+    """
+    return f"prediction {prediction_id!r} answers a {answered} question; {question_id!r} is {question_type}"
+
+
 def field_of(record: Mapping[str, Any], name: str, kind: type | tuple[type, ...], where: str) -> Any:
-    """``record[name]``, checked to be of ``kind``; the error names the record and field."""
+    """``record[name]``, checked to be of ``kind``; the error names the record and field.
+
+    Parameters
+    ----------
+    record : mapping
+        A record.
+    name : str
+        The field.
+    kind : type or tuple of type
+        What it must be (``int`` refuses a ``bool``).
+    where : str
+        Where the record is, for the message.
+
+    Returns
+    -------
+    Any
+        The field's value.
+
+    Raises
+    ------
+    InvalidRecord
+        The field is missing or of another type.
+    """
     if name not in record:
         raise InvalidRecord(f"{where}: missing field {name!r}")
     value = record[name]
@@ -36,6 +130,23 @@ def answer_fields(record: Any, where: str) -> tuple[str, str, str, int | None]:
     """``id, model, response, tokens`` of any prediction row, checked; every benchmark's predictions share them.
 
     A ``null`` response (a failed call) reads as ``""``: scored as invalid, not dropped.
+
+    Parameters
+    ----------
+    record : Any
+        A prediction row (a JSON object).
+    where : str
+        Where it is, for the message (file and line).
+
+    Returns
+    -------
+    id, model, response : str
+    tokens : int or None
+
+    Raises
+    ------
+    InvalidRecord
+        Not an object, or a field missing or of the wrong type.
     """
     if not isinstance(record, Mapping):
         raise InvalidRecord(f"{where}: a prediction must be a JSON object")
@@ -51,8 +162,54 @@ def answer_fields(record: Any, where: str) -> tuple[str, str, str, int | None]:
     return identifier, field_of(record, "model", str, where), response, tokens
 
 
+def prediction_row(prediction: Any, question: str | None) -> dict[str, Any]:
+    """A prediction's row, as every task writes it: ``id, model, question, response, tokens``, then ``repeat`` when
+    it is not 0 (absent means 0: single-answer rows keep their bytes).
+
+    >>> from types import SimpleNamespace as Prediction
+    >>> prediction_row(Prediction(id="q1", model="m", response="B", tokens=None, repeat=2), "TorF1")
+    {'id': 'q1', 'model': 'm', 'question': 'TorF1', 'response': 'B', 'tokens': None, 'repeat': 2}
+    """
+    record: dict[str, Any] = {
+        "id": prediction.id,
+        "model": prediction.model,
+        "question": question,
+        "response": prediction.response,
+        "tokens": prediction.tokens,
+    }
+    if prediction.repeat:
+        record["repeat"] = prediction.repeat
+    return record
+
+
+def answer_type(record: Mapping[str, Any], types: Sequence[str], what: str, where: str) -> str | None:
+    """A prediction row's ``question``, the type of question it says it answers: one of ``types`` (``what`` names
+    them in the error, e.g. ``a plus type``), or ``None`` when the row leaves it out."""
+    kind = record.get("question")
+    if kind is not None and kind not in types:
+        raise InvalidRecord(f"{where}: field 'question' must be {what} {list(types)} or absent")
+    return kind
+
+
 def repeat_of(record: Mapping[str, Any], where: str) -> int:
-    """A prediction row's ``repeat``: which of several answers to one request it is (0-based; absent is 0)."""
+    """A prediction row's ``repeat``: which of several answers to one request it is (0-based; absent is 0).
+
+    Parameters
+    ----------
+    record : mapping
+        A prediction row.
+    where : str
+        Where it is, for the message.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    InvalidRecord
+        ``repeat`` is not a non-negative integer.
+    """
     value = record.get("repeat", 0)
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
         raise InvalidRecord(f"{where}: field 'repeat' must be a non-negative integer, got {value!r:.80}")
@@ -66,6 +223,16 @@ def record_builder(cls: type[R]) -> Callable[..., R]:
     The ``__init__`` a frozen dataclass gets calls ``object.__setattr__`` once per field; the builder calls
     each slot's own setter, which is what that call ends in. For the records made once per answer (a
     verdict, a parsed section), where that time adds up. No default is filled in and nothing is checked.
+
+    Parameters
+    ----------
+    cls : type
+        A frozen, slotted dataclass.
+
+    Returns
+    -------
+    callable
+        ``build(*values)``.
 
     Raises
     ------

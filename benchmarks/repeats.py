@@ -42,6 +42,19 @@ def pass_at_k(n: int, c: int, k: int) -> float:
     ``1 - C(n - c, k) / C(n, k)`` as the product ``1 - prod_{i = n - c + 1}^{n} (1 - k / i)``
     (Chen et al. 2021; ``openai/human-eval`` ``human_eval/evaluation.py`` at 9d3aa8b, lines 22-27).
 
+    Parameters
+    ----------
+    n : int
+        Answers to the request.
+    c : int
+        Those correct.
+    k : int
+        Answers drawn.
+
+    Returns
+    -------
+    float
+
     Raises
     ------
     ValueError
@@ -67,6 +80,18 @@ def repeats_summary(outcomes: Iterable[Sequence[bool | int]], *, digits: int = 6
 
     Returns ``{"k", "k_max", "n_requests", "n_fewer", "mean_at_k", "pass_at_k": {"1": .., "K": ..},
     "consistency"}``, rounded to ``digits``; figures of no request are ``None``.
+
+    Parameters
+    ----------
+    outcomes : iterable of sequence of bool or int
+        Per request, its answers' correctness.
+    digits : int, optional
+        Digits kept.
+
+    Returns
+    -------
+    dict
+        As above.
 
     Examples
     --------
@@ -112,6 +137,20 @@ def repeats_by_model(
     ``request`` tells which verdicts answer one request (route: id and kind); a verdict without a
     ``repeat`` is repeat 0. Two verdicts of one request and one repeat count once (the first).
 
+    Parameters
+    ----------
+    verdicts : iterable
+        Verdicts with ``model``, ``correct`` and ``repeat``.
+    request : callable, optional
+        What makes two verdicts answers to one request (default: the id).
+
+    Returns
+    -------
+    dict of str to dict
+        Each model's :func:`repeats_summary`.
+
+    Examples
+    --------
     >>> from types import SimpleNamespace as V
     >>> rows = [V(id="q", model="m", correct=1, repeat=0), V(id="q", model="m", correct=0, repeat=1)]
     >>> repeats_by_model(rows)["m"]["pass_at_k"]
@@ -129,7 +168,22 @@ def repeats_by_model(
 def with_repeats(
     summary: Mapping[str, Any], verdicts: Iterable[Any], *, request: Callable[[Any], Hashable] = lambda v: v.id
 ) -> dict[str, Any]:
-    """``summary`` with ``models[m]["repeats"]`` (:func:`repeats_by_model`) beside each model's figures."""
+    """``summary`` with ``models[m]["repeats"]`` (:func:`repeats_by_model`) beside each model's figures.
+
+    Parameters
+    ----------
+    summary : mapping
+        A task's summary (``models``).
+    verdicts : iterable
+        Its verdicts.
+    request : callable, optional
+        As :func:`repeats_by_model`.
+
+    Returns
+    -------
+    dict
+        A new summary; ``summary`` is not changed.
+    """
     found = repeats_by_model(verdicts, request=request)
     models = {
         model: {**row, "repeats": found[model]} if model in found else row for model, row in summary["models"].items()
@@ -141,6 +195,18 @@ def repeats_table(summary: Mapping[str, Any]) -> list[str]:
     """Markdown lines of mean@K, pass@1, pass@K and consistency per model; none when no request was answered
     more than once (a single-answer report keeps its table as it was).
 
+    Parameters
+    ----------
+    summary : mapping
+        A summary :func:`with_repeats` made.
+
+    Returns
+    -------
+    list of str
+        The lines (a blank line, the caption, the table).
+
+    Examples
+    --------
     >>> summary = {"models": {"m": {"repeats": repeats_summary([[1, 0], [1, 1]])}}}
     >>> print("\\n".join(repeats_table(summary)))
     <BLANKLINE>

@@ -15,13 +15,25 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Sample", "SampleSet", "find_map", "with_city_maps"]
+__all__ = ["Sample", "SampleSet", "find_map", "with_city_maps", "typed_samples"]
 
 
 @dataclass(frozen=True, slots=True)
 class Sample:
     """One question to ask: its ``id`` and request ``kind``, its map (``image``, described once under the key
-    ``image_id``), and the question text as asked (``prompt``)."""
+    ``image_id``), and the question text as asked (``prompt``).
+
+    Attributes
+    ----------
+    id, kind : str
+        The question's id and the request's kind.
+    image_id : str
+        The key its map is described under.
+    image : Path
+        The map image.
+    prompt : str
+        The question as asked.
+    """
 
     id: str
     kind: str
@@ -33,7 +45,21 @@ class Sample:
 @dataclass(frozen=True, slots=True)
 class SampleSet:
     """The samples of one benchmark, how an answer is judged (``judge(sample, response) -> correct``), the records
-    skipped and why, and what was read (file names and checksums)."""
+    skipped and why, and what was read (file names and checksums).
+
+    Attributes
+    ----------
+    benchmark : str
+        The task.
+    samples : tuple of Sample
+        The questions to ask.
+    judge : callable
+        ``judge(sample, response) -> bool``.
+    problems : tuple of str
+        The records skipped, and why.
+    inputs : dict
+        The files read (names and checksums).
+    """
 
     benchmark: str
     samples: tuple[Sample, ...]
@@ -44,6 +70,18 @@ class SampleSet:
 
 def find_map(maps: str | Path, question: Any) -> Path:
     """The map image of a question's city (its ``city`` and ``country``) in ``maps``.
+
+    Parameters
+    ----------
+    maps : str or Path
+        The folder of maps (``<city>.png`` or ``<country>__<city>.png``).
+    question : Any
+        A question with ``city`` and ``country``.
+
+    Returns
+    -------
+    Path
+        The map.
 
     Raises
     ------
@@ -67,7 +105,26 @@ def find_map(maps: str | Path, question: Any) -> Path:
 def with_city_maps(
     questions: Iterable[Any], maps: str | Path, make_sample: Callable[[Any, Path], Sample]
 ) -> tuple[dict[str, Any], list[Sample], list[str]]:
-    """Questions by id and their samples, for those whose city map is in ``maps``; the others are reported."""
+    """Questions by id and their samples, for those whose city map is in ``maps``; the others are reported.
+
+    Parameters
+    ----------
+    questions : iterable
+        The questions (with ``id``, ``city`` and ``country``).
+    maps : str or Path
+        The folder of maps.
+    make_sample : callable
+        ``(question, map) -> Sample``.
+
+    Returns
+    -------
+    questions : dict
+        The questions with a map, by id.
+    samples : list of Sample
+        Their samples.
+    problems : list of str
+        The questions left out, and why.
+    """
     by_id, samples, problems = {}, [], []
     for question in questions:
         try:
@@ -78,3 +135,19 @@ def with_city_maps(
         by_id[question.id] = question
         samples.append(make_sample(question, path))
     return by_id, samples, problems
+
+
+def typed_samples(
+    benchmark: str, questions: Iterable[Any], maps: str | Path, correct: Callable[[Any, str], bool]
+) -> SampleSet:
+    """The samples of a task whose questions are asked as written (their ``question``), the request kind being the
+    question's ``type``, with their city's map from the folder ``maps`` (:func:`with_city_maps`; a question without
+    one is reported and skipped); ``correct(question, response)`` judges an answer."""
+    by_id, samples, problems = with_city_maps(
+        questions, maps, lambda question, path: Sample(question.id, question.type, path.name, path, question.question)
+    )
+
+    def judge(sample: Sample, response: str) -> bool:
+        return correct(by_id[sample.id], response)
+
+    return SampleSet(benchmark, tuple(samples), judge, tuple(problems))

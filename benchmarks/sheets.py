@@ -266,6 +266,20 @@ def read_sheet(path: str | Path) -> Sheet:
     ``.xlsx`` is read from its first worksheet, ``.json`` as a list of rows,
     ``.tsv`` as tab-separated and anything else as comma-separated text.
 
+    Parameters
+    ----------
+    path : str or Path
+        The sheet.
+
+    Returns
+    -------
+    header : list of str
+        The column names.
+    rows : list of (int, dict)
+        Each non-blank row with its number.
+    problems : list of Problem
+        The rows skipped.
+
     Raises
     ------
     InvalidRecord
@@ -283,6 +297,16 @@ def read_sheet(path: str | Path) -> Sheet:
 
 def sheet_model(path: str | Path) -> str:
     """The model of a VLMEvalKit sheet ``<model>_<dataset>``: the stem without its ReasonMap data set's name.
+
+    Parameters
+    ----------
+    path : str or Path
+        The sheet's file.
+
+    Returns
+    -------
+    str
+        The model's name.
 
     Examples
     --------

@@ -5,21 +5,22 @@ diagnosis, leaderboards and comparisons), so the same numbers always give the
 same bytes. The JSON is strict: a NaN or an infinity has no JSON token, so a
 summary holding one is refused, naming the field, instead of being written as
 ``NaN`` / ``Infinity`` (which strict readers reject). :func:`partial_lines` is
-what a report's table says of a run that scored only part of its log.
+what a report's table says of a run that scored only part of its log; :func:`write_report_files` writes a task's
+report folder (summary, table, figures or none).
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from graphkit.files import atomic_writer
 
-__all__ = ["summary_json", "write_summary", "write_text", "partial_lines"]
+__all__ = ["summary_json", "write_summary", "write_text", "partial_lines", "write_report_files"]
 
 #: What :func:`summary_json` lays out: ``json.dumps`` with these options, and a final newline.
 _OPTIONS = {"ensure_ascii": False, "indent": 2, "sort_keys": True, "allow_nan": False}
@@ -44,6 +45,18 @@ def summary_json(summary: Mapping[str, Any]) -> str:
     containers, is one call of the C encoder, whose item separator carries the newline and indent of its
     depth; only the containers around them are laid out in Python.
 
+    Parameters
+    ----------
+    summary : mapping
+        A summary (JSON-ready).
+
+    Returns
+    -------
+    str
+        The JSON text.
+
+    Examples
+    --------
     >>> summary_json({"b": 1, "a": "é"})
     '{\\n  "a": "é",\\n  "b": 1\\n}\\n'
     >>> print(summary_json({"rows": [{"n": 2, "x": [1.5, None]}, {}]}), end="")
@@ -152,6 +165,18 @@ def _laid_out(value: Any, depth: int) -> str:
 def write_summary(path: str | Path, summary: Mapping[str, Any]) -> Path:
     """Write ``summary`` to ``path`` (atomically); returns the path.
 
+    Parameters
+    ----------
+    path : str or Path
+        The JSON file to write.
+    summary : mapping
+        The summary (JSON-ready; written with sorted keys and no NaN).
+
+    Returns
+    -------
+    Path
+        ``path``.
+
     Raises
     ------
     ValueError
@@ -167,6 +192,18 @@ def write_summary(path: str | Path, summary: Mapping[str, Any]) -> Path:
 def partial_lines(summary: Mapping[str, Any]) -> list[str]:
     """The line a report's table adds for a run scored from part of its log (``summary["partial"]``); else none.
 
+    Parameters
+    ----------
+    summary : mapping
+        A task's summary.
+
+    Returns
+    -------
+    list of str
+        A blank line and the note, or none.
+
+    Examples
+    --------
     >>> partial_lines({"partial": {"source": "inspect", "status": "cancelled", "samples": 3}})
     ['', '**Partial run**: the Inspect log ended with status `cancelled`; only its 3 finished samples are scored.']
     """
@@ -184,7 +221,69 @@ def partial_lines(summary: Mapping[str, Any]) -> list[str]:
 
 
 def write_text(path: str | Path, text: str) -> Path:
-    """Write ``text`` to ``path`` (atomically); returns the path."""
+    """Write ``text`` to ``path`` (atomically); returns the path.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file to write (replaced whole, or left as it was when writing fails).
+    text : str
+        Its content, written as UTF-8.
+
+    Returns
+    -------
+    Path
+        ``path``.
+    """
     with atomic_writer(path) as stream:
         stream.write(text)
     return Path(path)
+
+
+def write_report_files(
+    directory: str | Path,
+    summary: Mapping[str, Any],
+    *,
+    files: Sequence[str],
+    table: Callable[[Mapping[str, Any]], str],
+    cap: Any,
+    plot: Callable[[Path], None],
+    figures: bool = True,
+) -> list[Path]:
+    """Write a task's report into ``directory``: ``summary.json``, ``table.md`` and, with ``figures``, its plots.
+
+    Parameters
+    ----------
+    directory : str or Path
+        Made when missing.
+    summary : mapping
+        The task's summary; when the plots leave models out (``cap.capped``), it is written with ``"plots"``
+        (``cap.to_dict()``) added.
+    files : sequence of str
+        ``summary.json``, ``table.md``, then the figure files ``plot`` writes.
+    table : callable
+        The summary's markdown table.
+    cap : benchmarks.plotting.ModelCap
+        The models the plots draw.
+    plot : callable
+        Draws the figures into the folder it is given.
+    figures : bool
+        Without figures, the figure files an earlier run wrote here are removed (they would not match the
+        tables) and ``plot`` is not called (nor matplotlib imported).
+
+    Returns
+    -------
+    list of Path
+        The files written, in the order of ``files``.
+    """
+    out = Path(directory)
+    out.mkdir(parents=True, exist_ok=True)
+    write_summary(out / "summary.json", {**summary, "plots": cap.to_dict()} if cap.capped else summary)
+    write_text(out / "table.md", table(summary))
+    if not figures:
+        from benchmarks.plotting import remove_figures
+
+        remove_figures(out, files[2:])
+        return [out / name for name in files[:2]]
+    plot(out)
+    return [out / name for name in files]

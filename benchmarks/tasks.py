@@ -50,7 +50,7 @@ __all__ = [
     "Score",
     "Summarize",
     "WriteReport",
-    "Compare",
+    "Explain",
     "Export",
     "Solve",
     "Generation",
@@ -169,7 +169,8 @@ class Variant(Generic[S]):
     those; the others never reach it. ``summary_extras``, when given, adds keys
     to the summary. ``model_paths`` are the public scripts' model paths whose
     answer rules the variant follows (``--official-model`` is checked against
-    every task's).
+    every task's). ``former_names`` are names it had before, still taken for it
+    (``--variant paper`` on plus questions is ``toolkit``).
     """
 
     name: str
@@ -178,6 +179,7 @@ class Variant(Generic[S]):
     summary_extras: SummaryExtras | None = None
     model_paths: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     options: tuple[str, ...] = ()
+    former_names: tuple[str, ...] = ()
 
 
 class Make(Protocol):
@@ -225,7 +227,7 @@ class WriteReport(Protocol):
     def __call__(self, directory: str | Path, summary: Mapping[str, Any], /, *, figures: bool = True) -> list[Path]: ...
 
 
-class Compare(Protocol):
+class Explain(Protocol):
     """Why two variants' numbers differ: the record (``compare.json``) and its markdown (``compare.md``)."""
 
     def __call__(
@@ -366,8 +368,8 @@ class Task:
         ``summary.json``, ``table.md`` and, with ``figures``, the task's figures.
     table(summary) -> str
         The summary as a markdown table.
-    compare(evaluations, loaded, predictions, variants, options) -> (record, markdown)
-        Why two variants' numbers differ (``score --compare``); ``None`` with fewer than two variants.
+    explain(evaluations, loaded, predictions, variants, options) -> (record, markdown)
+        Why two variants' numbers differ (``score --explain``); ``None`` with fewer than two variants.
     generation
         How its questions are generated (``None``: they are only read from files).
     samples(loaded, maps, source) -> SampleSet
@@ -411,7 +413,7 @@ class Task:
     samples: Callable[[Loaded, Path | None, Path], SampleSet]
     metrics: tuple[MetricSpec, ...]
     maps: MapPolicy = MapPolicy()
-    compare: Compare | None = None
+    explain: Explain | None = None
     generation: Generation | None = None
     solve: str | None = None
     inspect: InspectSpec | None = None
@@ -424,15 +426,32 @@ class Task:
         """The names ``score --variant`` takes for this task, the default first."""
         return tuple(variant.name for variant in self.variants)
 
+    def resolve_variant(self, name: str) -> str:
+        """The present name of the variant called ``name``: itself, or the variant it is a former name of.
+
+        Parameters
+        ----------
+        name : str
+            A variant's name or former name (older scripts' ``--variant paper`` on plus or map QA questions).
+
+        Returns
+        -------
+        str
+            The variant's name; a name of no variant comes back as it is, for the caller's own error.
+        """
+        if name in self.variant_names:
+            return name
+        return next((variant.name for variant in self.variants if name in variant.former_names), name)
+
     def variant(self, name: str) -> Variant[Any]:
-        """The variant called ``name``.
+        """The variant called ``name`` (or formerly called so: :meth:`resolve_variant`).
 
         Raises
         ------
         ValueError
             Not one of the task's; the message lists them (:class:`graphkit.choices.UnknownChoice`).
         """
-        chosen = check_choice(name, self.variant_names, what=f"{self.name} scoring variant")
+        chosen = check_choice(self.resolve_variant(name), self.variant_names, what=f"{self.name} scoring variant")
         return next(variant for variant in self.variants if variant.name == chosen)
 
     def reader(self, source: str) -> Reader:
@@ -485,8 +504,15 @@ RECOGNISERS: dict[str, str] = {
 def task_names() -> tuple[str, ...]:
     """The registered tasks' names.
 
-    >>> task_names()
-    ('route', 'plus', 'mapqa', 'probe')
+    Returns
+    -------
+    tuple of str
+        The names, in the registry's order (the command line's ``--task`` choices).
+
+    Examples
+    --------
+    >>> task_names()[:3]  # the first ones; a new task comes after them
+    ('route', 'plus', 'mapqa')
     """
     return tuple(TASKS)
 
@@ -519,23 +545,46 @@ def solver_names() -> tuple[str, ...]:
 def get_task(name: str) -> Task:
     """The task called ``name``.
 
+    Parameters
+    ----------
+    name : str
+        A registered task's name (:func:`task_names`).
+
+    Returns
+    -------
+    Task
+        Its record (its module is imported on first use).
+
     Raises
     ------
     ValueError
         An unknown name; the message lists the known ones.
 
+    Examples
+    --------
     >>> get_task("plus").name
     'plus'
-    >>> get_task("maps")
+    >>> get_task("maps")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    graphkit.choices.UnknownChoice: task must be one of ['route', 'plus', 'mapqa', 'probe'], got 'maps'
+    graphkit.choices.UnknownChoice: task must be one of ['route', 'plus', 'mapqa', ...], got 'maps'
     """
     return imported(TASKS[check_choice(name, TASKS, what="task")])
 
 
 def detect_task(path: str | Path) -> Task:
-    """The task whose questions ``path`` holds (told by the first record; route when no other task claims it)."""
+    """The task whose questions ``path`` holds (told by the first record; route when no other task claims it).
+
+    Parameters
+    ----------
+    path : str or Path
+        A question file (or a public data set's folder).
+
+    Returns
+    -------
+    Task
+        The first task in detection order whose ``recognise`` claims the file.
+    """
     for name in _DETECTION_ORDER:
         recognise = imported(RECOGNISERS[name]) if name in RECOGNISERS else get_task(name).recognise
         if recognise(Path(path)):

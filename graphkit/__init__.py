@@ -2,7 +2,10 @@
 
 The floor every other part of the toolkit stands on: load and validate a
 city's Metro Data, compile it (with its topology overlay) into a transit
-graph, and compute fewest-transfer reference routes.
+graph, and compute fewest-transfer reference routes (written for many
+cities at once on a process pool or a Ray cluster: ``write_references``
+with ``open_executor``), and random networks of a given shape
+(``synthesize_network``).
 
 The names in ``__all__`` are the public surface; the submodules are
 internal (import from the package, not from them).
@@ -37,7 +40,9 @@ __all__, __getattr__, __dir__ = lazy_exports(
             "UnknownLine",
             "UnknownStation",
         ),
+        "graphkit.executors": ("open_executor",),
         "graphkit.graph": ("TransitGraph", "compile_graph"),
+        "graphkit.io": ("write_references",),
         "graphkit.matching": ("NameIndex", "Resolution"),
         "graphkit.metro": ("Line", "MetroData", "StationEntry", "load_metro"),
         "graphkit.names": ("fold",),
@@ -53,6 +58,7 @@ __all__, __getattr__, __dir__ = lazy_exports(
         "graphkit.segments": ("Route", "Segment"),
         "graphkit.settings": ("InvalidSetting", "folder_list", "name_list", "output_folder", "whole_number"),
         "graphkit.stats": ("CityStats", "all_city_stats", "city_stats"),
+        "graphkit.synth": ("synthesize_network",),
     },
 )
 

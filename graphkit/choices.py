@@ -65,6 +65,22 @@ def close_choices(
     blocks, at most the LCS), so ``cutoff=60`` keeps what ``cutoff=0.6`` kept there and, where the two
     differ, more of what a transposed or dropped letter leaves.
 
+    Parameters
+    ----------
+    value : str
+        What was given.
+    choices : iterable of str
+        The valid names.
+    limit : int, optional
+        The most names returned.
+    cutoff : float, optional
+        The least score (0-100) a name needs.
+
+    Returns
+    -------
+    tuple of str
+        The close names, closest first.
+
     Examples
     --------
     >>> close_choices("rout", ("route", "plus", "mapqa"))
@@ -83,6 +99,20 @@ def close_choices(
 def check_choice(value: Any, choices: Iterable[str], *, what: str) -> str:
     """``value``, checked to be one of ``choices`` (a registry's keys, in its order).
 
+    Parameters
+    ----------
+    value : Any
+        What was given.
+    choices : iterable of str
+        The valid names, in the order the message lists them.
+    what : str
+        The option, for the message (``"weighting"``).
+
+    Returns
+    -------
+    str
+        ``value``.
+
     Raises
     ------
     UnknownChoice
@@ -100,6 +130,13 @@ class Choices(Sequence[str]):
     ``where`` is ``module:attribute`` of the names (a sequence, a mapping's keys, a set with ``sort``) or of
     a function that returns them. Until then nothing is imported, so a parser whose options take these as
     ``choices`` is built without its libraries.
+
+    Parameters
+    ----------
+    where : str
+        ``module:attribute`` of the names, or of a function that returns them.
+    sort : bool, optional
+        Sort the names (a set has no order of its own).
 
     Examples
     --------

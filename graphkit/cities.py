@@ -45,6 +45,11 @@ def _catalogue() -> dict[str, Path]:
 def city_names() -> tuple[str, ...]:
     """Names of the embedded cities, sorted.
 
+    Returns
+    -------
+    tuple of str
+        The city names (the file names of the embedded Metro Data, without ``.json``).
+
     Examples
     --------
     >>> len(city_names()), city_names()[:2]
@@ -60,6 +65,16 @@ _TITLES = {"kl": "Kuala Lumpur", "xian": "Xi'an"}
 def city_title(name: str) -> str:
     """The name a reader knows a city by, for figures and tables (a city id otherwise title-cased).
 
+    Parameters
+    ----------
+    name : str
+        A city id (an embedded city's file name, or any other).
+
+    Returns
+    -------
+    str
+        Its title.
+
     Examples
     --------
     >>> city_title("los_angeles"), city_title("kl"), city_title("xian"), city_title("my_net-3")
@@ -70,6 +85,16 @@ def city_title(name: str) -> str:
 
 def city_path(name: str) -> Path:
     """The embedded Metro Data file of a city.
+
+    Parameters
+    ----------
+    name : str
+        The city's name, compared folded (case, accents and spaces do not matter).
+
+    Returns
+    -------
+    Path
+        Its Metro Data file inside the package.
 
     Raises
     ------
@@ -91,7 +116,27 @@ def city_path(name: str) -> Path:
 
 
 def load_metro_file(path: str | Path, *, overlay: str | Path | None = None) -> tuple[MetroData, Overlay]:
-    """Load a Metro Data file and its overlay (given, or found beside it as ``<stem>.overlay.json``)."""
+    """Load a Metro Data file and its overlay (given, or found beside it as ``<stem>.overlay.json``).
+
+    Parameters
+    ----------
+    path : str or Path
+        The Metro Data file.
+    overlay : str or Path, optional
+        Its overlay file; by default ``<stem>.overlay.json`` beside it when that exists, else none.
+
+    Returns
+    -------
+    metro : MetroData
+        The checked data.
+    overlay : Overlay
+        The checked overlay (empty when there is none).
+
+    Raises
+    ------
+    InvalidMetroData, InvalidOverlay
+        Naming the file, the record and the field that are wrong.
+    """
     path = Path(path)
     overlay_file = Path(overlay) if overlay is not None else overlay_path_for(path)
     found = load_overlay(overlay_file if overlay is not None or overlay_file.exists() else None)
@@ -100,7 +145,31 @@ def load_metro_file(path: str | Path, *, overlay: str | Path | None = None) -> t
 
 
 def load_city(name: str) -> tuple[MetroData, Overlay]:
-    """The embedded Metro Data of a city and its overlay."""
+    """The embedded Metro Data of a city and its overlay.
+
+    Parameters
+    ----------
+    name : str
+        The city's name (see :func:`city_path`).
+
+    Returns
+    -------
+    metro : MetroData
+        Its Metro Data.
+    overlay : Overlay
+        Its embedded overlay.
+
+    Raises
+    ------
+    UnknownCity
+        No embedded city has that name.
+
+    Examples
+    --------
+    >>> metro, overlay = load_city("rome")
+    >>> metro.city, len(metro.lines)
+    ('rome', 3)
+    """
     return load_metro_file(city_path(name))
 
 
@@ -117,14 +186,54 @@ def city_graph(name: str) -> TransitGraph:
 
 
 def graph_from_file(path: str | Path, *, overlay: str | Path | None = None) -> TransitGraph:
-    """Compile any Metro Data file (and its overlay) into a transit graph."""
+    """Compile any Metro Data file (and its overlay) into a transit graph.
+
+    Parameters
+    ----------
+    path : str or Path
+        The Metro Data file.
+    overlay : str or Path, optional
+        Its overlay file (by default the one beside it, as :func:`load_metro_file` finds it).
+
+    Returns
+    -------
+    TransitGraph
+        The compiled graph (not cached, unlike :func:`city_graph`).
+
+    Raises
+    ------
+    InvalidMetroData, InvalidOverlay
+        The file or its overlay is wrong.
+    """
     return compile_graph(*load_metro_file(path, overlay=overlay))
 
 
 def open_graph(
     *, city: str | None = None, metro: str | Path | None = None, overlay: str | Path | None = None
 ) -> TransitGraph:
-    """The graph of an embedded city (``city``) or of a Metro Data file (``metro``), exactly one of them."""
+    """The graph of an embedded city (``city``) or of a Metro Data file (``metro``), exactly one of them.
+
+    Parameters
+    ----------
+    city : str, optional
+        An embedded city's name.
+    metro : str or Path, optional
+        A Metro Data file.
+    overlay : str or Path, optional
+        An overlay to use instead of the city's own (or of the one beside the file).
+
+    Returns
+    -------
+    TransitGraph
+        The compiled graph (an embedded city's own overlay: the cached one of :func:`city_graph`).
+
+    Raises
+    ------
+    ValueError
+        Neither or both of ``city`` and ``metro``.
+    UnknownCity, InvalidMetroData, InvalidOverlay
+        As :func:`city_path` and :func:`load_metro_file`.
+    """
     if (city is None) == (metro is None):
         raise ValueError("give exactly one of city or metro")
     if city is not None:
@@ -140,6 +249,11 @@ class CityGraphs:
 
     A synthetic benchmark's folder (``reasonmap synth --count``) is such a folder. It pickles as its
     folder alone, so it (and :meth:`question_graph`) can travel to an executor's workers.
+
+    Parameters
+    ----------
+    folder : str or Path, optional
+        The folder searched for Metro Data files (``None``: the embedded cities only).
 
     Raises
     ------
@@ -177,7 +291,28 @@ class CityGraphs:
 
 
 def graphs_by_city(folder: str | Path | None = None) -> CityGraphs:
-    """:class:`CityGraphs` of ``folder`` (``None``: the embedded cities only)."""
+    """:class:`CityGraphs` of ``folder`` (``None``: the embedded cities only).
+
+    Parameters
+    ----------
+    folder : str or Path, optional
+        A folder of Metro Data files.
+
+    Returns
+    -------
+    CityGraphs
+        The lookup, a city's name to its graph.
+
+    Raises
+    ------
+    UnknownCity
+        The folder does not exist.
+
+    Examples
+    --------
+    >>> graphs_by_city()("rome")
+    <TransitGraph rome: 3 lines, 73 stations>
+    """
     return CityGraphs(folder)
 
 
@@ -187,6 +322,11 @@ def embedded_pinyin() -> dict[str, str]:
     Station names and their spellings, each also without 站 (as answers write them), and line names.
     Rewrite the file with ``python -c "import json; from graphkit.cities import embedded_pinyin;
     print(json.dumps(embedded_pinyin(), ensure_ascii=False, indent=0))" > graphkit/data/pinyin.json``.
+
+    Returns
+    -------
+    dict of str to str
+        Each Chinese text of those names (a name, or a part of one) to its pinyin, sorted by text.
     """
     stations: list[str] = []
     lines: list[str] = []

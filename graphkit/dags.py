@@ -53,6 +53,12 @@ def least_cost_hops(
         Yield once, for all ``sources`` together: ``(distance, hop_rows, tails, heads, boards, alights)``
         (arrays; ``hop_rows`` the row of ``sources`` each hop is of, the hops in the order above).
 
+    Yields
+    ------
+    tuple
+        Per source (in order), ``(source, tails, heads)``, or with ``arrays`` ``(source, tails, heads,
+        distance, boards, alights)``; with ``block``, the one tuple above.
+
     Each stop reached by exactly one least-cost ride and not boarded shares
     the boarding stops of that ride's tail; pointer jumping finds them for all
     sources at once. The stops where such rides meet, or that are both
@@ -146,7 +152,25 @@ def _hop_order(
 
 
 def towards(tails: list[int], heads: list[int], wanted: set[int]) -> tuple[list[int], list[int]]:
-    """The hops of a least-cost DAG that lead to a ``wanted`` station (the order kept)."""
+    """The hops of a least-cost DAG that lead to a ``wanted`` station (the order kept).
+
+    Parameters
+    ----------
+    tails, heads : list of int
+        The DAG's hops, station numbers.
+    wanted : set of int
+        The stations to reach.
+
+    Returns
+    -------
+    tails, heads : list of int
+        The hops on some path into a wanted station.
+
+    Examples
+    --------
+    >>> towards([0, 0, 1, 2], [1, 2, 3, 4], {3})
+    ([0, 1], [1, 3])
+    """
     into: dict[int, list[int]] = defaultdict(list)
     for p, t in zip(tails, heads):
         into[t].append(p)

@@ -27,6 +27,18 @@ ECHO_LIMIT = 80
 def shorten(text: str, limit: int = ECHO_LIMIT) -> str:
     """``text`` cut to ``limit`` characters for an error message, saying how long it was.
 
+    Parameters
+    ----------
+    text : str
+        What a message quotes (a name, a value given).
+    limit : int, optional
+        The most characters kept.
+
+    Returns
+    -------
+    str
+        ``text``, or its start and its length.
+
     Examples
     --------
     >>> shorten("Termini")

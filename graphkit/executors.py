@@ -103,7 +103,18 @@ def _ordered(submit: Callable[[Any], Any], collect: Callable[[Any], Any], items:
 
 
 class LocalExecutor:
-    """A pool of ``workers`` processes on this machine (default: one per CPU); one worker runs inline."""
+    """A pool of ``workers`` processes on this machine (default: one per CPU); one worker runs inline.
+
+    Parameters
+    ----------
+    workers : int, optional
+        The processes of the pool, started at the first :meth:`map` of two items or more.
+
+    Raises
+    ------
+    ValueError
+        ``workers`` is not a positive integer.
+    """
 
     kind: ExecutorKind = "local"
 
@@ -164,6 +175,18 @@ class RayExecutor:
     :meth:`close` ends what this executor began (it stops the local instance it
     started, or disconnects from the cluster it joined); when Ray was already
     initialized in this process, it leaves it as it was.
+
+    Parameters
+    ----------
+    workers : int, optional
+        Tasks in flight at once, and the CPUs of a local instance (default: every CPU there is).
+    address : str, optional
+        The cluster to join (``auto``, ``ray://host:10001``); none starts a local instance.
+
+    Raises
+    ------
+    ValueError
+        Ray is not installed (the message says how to install it), or nothing answers at ``address``.
     """
 
     kind: ExecutorKind = "ray"
@@ -291,6 +314,12 @@ def open_executor(kind: str = "local", *, workers: int | None = None, address: s
         Processes of the local pool, or Ray tasks in flight at once (default: every CPU there is).
     address : str, optional
         ``ray`` only: the cluster to join (``auto``, ``ray://host:10001``); none starts a local one.
+
+    Returns
+    -------
+    Executor
+        A :class:`LocalExecutor` (its pool started at the first ``map``) or a :class:`RayExecutor` (Ray
+        joined or started); leaving its ``with`` block ends what it began.
 
     Raises
     ------

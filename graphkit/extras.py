@@ -22,6 +22,18 @@ def _checkout() -> Path | None:
 def install_hint(extra: str, *more: str) -> str:
     """The command that installs the optional part ``extra`` (and the packages ``more``) here.
 
+    Parameters
+    ----------
+    extra : str
+        The toolkit's extra (``"ray"``, ``"inspect"``).
+    *more : str
+        Other packages the same command installs.
+
+    Returns
+    -------
+    str
+        A ``pip install`` command: of the checkout when the toolkit runs from one, else of the package.
+
     Examples
     --------
     >>> hint = install_hint("ray")

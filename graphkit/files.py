@@ -42,6 +42,18 @@ _PART_EXTRA = len(".") + len(".") + 10 + len(".") + 8 + len(".part")
 def file_in(folder: str | Path, name: str) -> Path:
     """``folder / name`` for a ``name`` built from a record's fields, which must stay one file in ``folder``.
 
+    Parameters
+    ----------
+    folder : str or Path
+        The folder.
+    name : str
+        The file's name.
+
+    Returns
+    -------
+    Path
+        The file inside ``folder``.
+
     Raises
     ------
     ValueError
@@ -80,6 +92,18 @@ def atomic_writer(path: str | Path, *, binary: bool = False) -> Iterator[IO]:
     are removed first. A symlink is followed: its target is replaced, the link stays. ``-`` and
     ``/dev/stdout`` are standard output (``/dev/stderr`` its error stream), and a FIFO or a device
     (``/dev/null``) is written straight through, never replaced by a file.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file to write.
+    binary : bool, optional
+        Write bytes instead of UTF-8 text.
+
+    Yields
+    ------
+    file object
+        The stream to write to.
 
     Raises
     ------
@@ -134,6 +158,21 @@ def part_pattern(target: Path) -> re.Pattern[str]:
     """The names of ``target``'s temporaries: ``.NAME.<pid>.part`` or ``.NAME.<pid>.<token>.part``.
 
     For a name too long to take the suffix within 255 bytes, ``NAME`` is its start and a digest of it.
+
+    Parameters
+    ----------
+    target : Path
+        The file written.
+
+    Returns
+    -------
+    re.Pattern
+        Matches a temporary's whole name; its group 1 is the writer's pid.
+
+    Examples
+    --------
+    >>> part_pattern(Path("out/scored.jsonl")).fullmatch(".scored.jsonl.4242.9f3a.part")[1]
+    '4242'
     """
     return re.compile(rf"\.{re.escape(_part_stem(target.name))}\.(\d+)(?:\.[0-9a-f]+)?\.part")
 
@@ -142,6 +181,16 @@ def remove_stale_parts(target: str | Path) -> tuple[Path, ...]:
     """Remove the temporaries of ``target`` left by processes that no longer run; returns those removed.
 
     A temporary whose process is alive (or may be: another user's) is another writer's, and kept.
+
+    Parameters
+    ----------
+    target : str or Path
+        The file whose temporaries are looked for beside it.
+
+    Returns
+    -------
+    tuple of Path
+        The temporaries removed.
     """
     target = Path(target)
     pattern = part_pattern(target)
@@ -241,6 +290,18 @@ def folder_lock(folder: str | Path, command: str) -> Iterator[Path]:
     process that no longer runs on this host is taken over; one held on another host is
     refused (its process cannot be seen from here). On this host the kernel's lock on the file
     (``flock``) decides, so a pid reused by another process does not keep a stale lock alive.
+
+    Parameters
+    ----------
+    folder : str or Path
+        The folder (made when missing).
+    command : str
+        The command that holds it, written into the lock for the message a second run gets.
+
+    Yields
+    ------
+    Path
+        The lock file.
 
     Raises
     ------

@@ -111,6 +111,13 @@ class TransitGraph(StationNames):
     Build it with :func:`compile_graph`. Public methods take and return
     station and line names as cleaned in the data; those that resolve and
     show names are :class:`graphkit.graph_names.StationNames`'.
+
+    Parameters
+    ----------
+    metro : MetroData
+        The city's checked Metro Data.
+    overlay : Overlay, optional
+        Its topology and naming facts (none by default).
     """
 
     __slots__ = (
@@ -577,8 +584,22 @@ class TransitGraph(StationNames):
 def compile_graph(metro: MetroData, overlay: Overlay | None = None) -> TransitGraph:
     """Compile Metro Data (and its overlay) into a :class:`TransitGraph`.
 
+    Parameters
+    ----------
+    metro : MetroData
+        The checked Metro Data (:func:`graphkit.metro.load_metro`).
+    overlay : Overlay, optional
+        Its topology and naming facts (none by default).
+
+    Returns
+    -------
+    TransitGraph
+        The graph, ready for route queries.
+
     Raises
     ------
+    TransitError
+        ``metro`` is not Metro Data.
     InvalidOverlay
         The overlay does not fit the data.
 

@@ -70,6 +70,23 @@ class SegmentTable:
     boarding and an alighting stop; :func:`ride_numbers`): a table by ride is read with numpy, and only
     the rides not met before are looked up hop by hop. Without ``rides`` (lines whose rides would make
     the table too big), each hop is looked up.
+
+    Parameters
+    ----------
+    graph : StationNames
+        The compiled graph (its stations and line topologies).
+    line_rank : mapping of str to int
+        Each line's place in the routes' sort order.
+    segment_keys : mapping of int to tuple
+        Each station's sort key (by number).
+    station_text : mapping of str to bytes
+        Each station's name as the records write it.
+    segment_text : callable
+        ``(line, departure, arrival, via, count) -> bytes``: a segment's text.
+    separator : bytes
+        What joins the via stops' texts.
+    ride_limit : int
+        The most rides a table by ride may hold; past it, each hop is looked up.
     """
 
     __slots__ = (
@@ -279,6 +296,25 @@ def ride_numbers(lines: Iterable[LineTopology]) -> tuple[numpy.ndarray, numpy.nd
     offset[alight]``: a line's L stops have L² numbers, one after another's (their count, last).
 
     The stops are numbered line after line, each line's in the order of its stations.
+
+    Parameters
+    ----------
+    lines : iterable of LineTopology
+        The lines, in the order their stops are numbered.
+
+    Returns
+    -------
+    base, offset : numpy.ndarray
+        Per stop: the first number of the rides boarded there, and its place on its line.
+    rides : int
+        How many numbers there are.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as Line
+    >>> base, offset, rides = ride_numbers([Line(stations=("A", "B")), Line(stations=("C", "D", "E"))])
+    >>> base.tolist(), offset.tolist(), rides
+    ([0, 2, 4, 7, 10], [0, 1, 0, 1, 2], 13)
     """
     import numpy
 

@@ -67,6 +67,19 @@ class Identities:
 def station_identities(metro: MetroData, overlay: Overlay) -> Identities:
     """Apply an overlay's aliases and homonyms to Metro Data.
 
+    Parameters
+    ----------
+    metro : MetroData
+        The data as listed.
+    overlay : Overlay
+        Its overlay.
+
+    Returns
+    -------
+    Identities
+        The data and overlay with stations named by identity (aliases joined, homonyms split), and how each
+        identity is shown and read.
+
     Raises
     ------
     InvalidOverlay

@@ -53,6 +53,27 @@ def reference_lines(
     """One JSON text per ordered station pair (the ``references`` record), without newline.
 
     ``sources`` limits the departures (see :func:`graphkit.routes.reference_routes`).
+
+    Parameters
+    ----------
+    graph : TransitGraph
+    max_routes : int, optional
+        Keep at most this many routes per pair.
+    sources : iterable of str, optional
+        Only these departures.
+
+    Yields
+    ------
+    str
+        One record's JSON text.
+
+    Examples
+    --------
+    >>> from graphkit.metro import load_metro
+    >>> from graphkit.graph import compile_graph
+    >>> print(next(reference_lines(compile_graph(load_metro({"L1": ["A", "B"]})))))  # doctest: +NORMALIZE_WHITESPACE
+    {"city": "", "station_1": "A", "station_2": "B", "question_transfer_count": 0, "routes": {"route_1":
+    [{"route_name": "L1", "departure_stop": "A", "arrival_stop": "B", "via_stops": [], "num_via_stops": 0}]}}
     """
     for _, text in reference_chunks(graph, max_routes=max_routes, sources=sources):
         yield from text.decode("utf-8").split("\n")[:-1]
@@ -69,6 +90,21 @@ def reference_chunks(
     routes of a block of departures come as arrays of segment numbers
     (:meth:`graphkit.graph.TransitGraph.all_route_blocks`), and a departure's lines are one join of the
     pieces those numbers pick.
+
+    Parameters
+    ----------
+    graph : TransitGraph
+    max_routes : int, optional
+        Keep at most this many routes per pair.
+    sources : iterable of str, optional
+        Only these departures, in this order.
+
+    Yields
+    ------
+    pairs : int
+        The pairs of one departure.
+    text : bytes
+        Their records, one line each.
     """
     _check_options(0, max_routes)
     names = [_dump(station).encode() for station in graph.stations]
@@ -194,9 +230,24 @@ def write_references(
 ) -> int:
     """Write the references of every ordered station pair of ``graphs`` to a JSON Lines file.
 
-    Returns the number of records. With ``progress``, a bar on stderr counts
-    pairs. With an ``executor`` (see :mod:`graphkit.executors`), blocks of
-    departures are computed by its workers; the file is the same byte for byte.
+    Parameters
+    ----------
+    path : str or Path
+        The JSON Lines file (written atomically).
+    graphs : iterable of TransitGraph
+        The cities, in the order their records are written.
+    max_routes : int, optional
+        Keep at most this many routes per pair.
+    progress : bool, optional
+        Show a bar on stderr that counts pairs.
+    executor : Executor, optional
+        Workers for blocks of departures (:func:`graphkit.executors.open_executor`); the file is the same
+        byte for byte with or without one.
+
+    Returns
+    -------
+    int
+        The records written: one per ordered pair of connected stations.
     """
     graphs = list(graphs)
     # The graphs outlive the sweep: exempt them from the collector, which would
@@ -219,7 +270,22 @@ def write_references(
 def reference_texts(
     graphs: Iterable[TransitGraph], executor: Executor, *, max_routes: int = DEFAULT_MAX_ROUTES
 ) -> Iterator[tuple[str, int, bytes]]:
-    """``(city, pairs, JSON Lines in UTF-8)`` of blocks of departures computed on ``executor``, in order."""
+    """``(city, pairs, JSON Lines in UTF-8)`` of blocks of departures computed on ``executor``, in order.
+
+    Parameters
+    ----------
+    graphs : iterable of TransitGraph
+        The networks, in order.
+    executor : Executor
+        Where the blocks are computed (:func:`sources_per_job` departures each).
+    max_routes : int, optional
+        Keep at most this many routes per pair.
+
+    Returns
+    -------
+    iterator of (str, int, bytes)
+        What :func:`reference_block` returns for each block, in order.
+    """
     jobs = (
         ReferenceJob(graph.given_metro, graph.overlay, graph.stations[first : first + step], max_routes)
         for graph in graphs
@@ -235,6 +301,15 @@ def sources_per_job(graph: TransitGraph) -> int:
 
     A pair's route is guessed as long as the mean distance between two stations of one line (a third of
     its length), over the lines, weighted by their pairs.
+
+    Parameters
+    ----------
+    graph : TransitGraph
+
+    Returns
+    -------
+    int
+        Departures per job, at least 1.
     """
     stations = max(1, len(graph.stations))
     lengths = [len(topology.stations) for topology in graph.lines.values()]
@@ -245,7 +320,19 @@ def sources_per_job(graph: TransitGraph) -> int:
 
 @dataclass(frozen=True, slots=True)
 class ReferenceJob:
-    """A block of departures of one network: what a worker needs to write their references."""
+    """A block of departures of one network: what a worker needs to write their references.
+
+    Attributes
+    ----------
+    metro : MetroData
+        The network's data as given (the worker compiles it).
+    overlay : Overlay
+        Its overlay.
+    sources : tuple of str
+        The departures of the block.
+    max_routes : int
+        Keep at most this many routes per pair.
+    """
 
     metro: MetroData
     overlay: Overlay
@@ -258,7 +345,22 @@ _compiled: dict[tuple[MetroData, Overlay], TransitGraph] = {}
 
 
 def reference_block(job: ReferenceJob) -> tuple[str, int, bytes]:
-    """The city, the number of pairs and the JSON Lines (UTF-8) of a block of departures (run by a worker)."""
+    """The city, the number of pairs and the JSON Lines (UTF-8) of a block of departures (run by a worker).
+
+    Parameters
+    ----------
+    job : ReferenceJob
+        The network and its block of departures.
+
+    Returns
+    -------
+    city : str
+        The network's city.
+    pairs : int
+        The pairs written.
+    text : bytes
+        Their records, one line each.
+    """
     key = (job.metro, job.overlay)
     graph = _compiled.get(key)
     if graph is None:
@@ -271,7 +373,17 @@ def reference_block(job: ReferenceJob) -> tuple[str, int, bytes]:
 def write_network(network: SyntheticNetwork, path: str | Path) -> tuple[Path, ...]:
     """Write a synthetic network's Metro Data to ``path`` and its overlay (if any) beside it, atomically.
 
-    Returns the files written.
+    Parameters
+    ----------
+    network : SyntheticNetwork
+        The network (:func:`graphkit.synth.synthesize_network`).
+    path : str or Path
+        The Metro Data file; the overlay goes beside it as ``<stem>.overlay.json``.
+
+    Returns
+    -------
+    tuple of Path
+        The files written.
     """
     target = Path(path)
     with atomic_writer(target) as stream:

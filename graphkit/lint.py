@@ -198,6 +198,16 @@ def lint_graph(graph: TransitGraph) -> tuple[Finding, ...]:
 def lint_city(name: str) -> tuple[Finding, ...]:
     """The findings about one embedded city (see :func:`graphkit.cities.city_graph`).
 
+    Parameters
+    ----------
+    name : str
+        The city.
+
+    Returns
+    -------
+    tuple of Finding
+        Its doubtful spots, kind by kind (none for a city whose overlay explains them all).
+
     Examples
     --------
     >>> sorted({finding.kind for finding in lint_city("rome")})
@@ -209,7 +219,13 @@ def lint_city(name: str) -> tuple[Finding, ...]:
 
 
 def lint_all() -> tuple[Finding, ...]:
-    """The findings about every embedded city, city by city."""
+    """The findings about every embedded city, city by city.
+
+    Returns
+    -------
+    tuple of Finding
+        :func:`lint_city` of each embedded city, in name order.
+    """
     from graphkit.cities import city_names
 
     return tuple(finding for name in city_names() for finding in lint_city(name))
@@ -217,6 +233,16 @@ def lint_all() -> tuple[Finding, ...]:
 
 def format_findings(findings: Iterable[Finding]) -> str:
     """A readable report: per city, a count per kind, then the findings kind by kind.
+
+    Parameters
+    ----------
+    findings : iterable of Finding
+        The findings.
+
+    Returns
+    -------
+    str
+        The report (``no findings`` for none).
 
     Examples
     --------

@@ -34,6 +34,15 @@ class Resolution:
 
     ``status`` is ``"exact"`` or ``"matched"`` (one name, in ``names``),
     ``"ambiguous"`` (several) or ``"unknown"`` (``names`` are suggestions).
+
+    Attributes
+    ----------
+    query : str
+        The text matched.
+    status : {"exact", "matched", "ambiguous", "unknown"}
+        How it matched.
+    names : tuple of str
+        The name matched, the candidates, or the suggestions.
     """
 
     query: str

@@ -56,7 +56,15 @@ class StationEntry:
 
 @dataclass(frozen=True, slots=True)
 class Line:
-    """A line and its stations in travel order, as listed."""
+    """A line and its stations in travel order, as listed.
+
+    Attributes
+    ----------
+    name : str
+        The line's name as in the data.
+    entries : tuple of StationEntry
+        Its stations in listed order (a loop written out repeats its first one at the end).
+    """
 
     name: str
     entries: tuple[StationEntry, ...]
@@ -167,6 +175,16 @@ def parse_station(raw: str, *, where: str = "") -> StationEntry:
 
 def strip_annotations(text: str) -> str:
     """``text`` without the Metro Data's annotations; never raises (for answers that copy them).
+
+    Parameters
+    ----------
+    text : str
+        A station name as written (in the data or an answer).
+
+    Returns
+    -------
+    str
+        The name without its transfer and branch annotations, spaces tidied.
 
     Unlike :func:`parse_station`, an unknown annotation-like text stays as
     written: an answer is judged as given, not rejected here.

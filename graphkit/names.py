@@ -33,6 +33,8 @@ __all__ = [
 _CJK = re.compile(r"[\u3400-\u9fff]")
 # Bidi controls (embeddings, overrides, isolates, marks) change how a name looks, not what it folds to.
 _BIDI = frozenset("\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+# a bidi control, or a character of category Cc (which is U+0000 to U+001F and U+007F to U+009F, no more)
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f" + "".join(sorted(_BIDI)) + "]")
 _STATION_SUFFIX = re.compile(r"(?:\s+(?:station|stn\.?)|站)$")
 _LINE_WORDS = re.compile(
     r"\b(?:line|lines|route|linea|ligne|linha|linie|lijn|metro|metrorail|subway|train|mrt|lrt)(?=\d|\b)"
@@ -96,11 +98,23 @@ def _fold_unicode(text: str, keep_spaces: bool) -> str:
 def unsafe_character(text: str) -> str | None:
     """The first control (Unicode category Cc) or bidi control character of ``text``, described; else ``None``.
 
+    Parameters
+    ----------
+    text : str
+        A name (a station's, a model's).
+
+    Returns
+    -------
+    str or None
+        The character's code point and kind, for a message.
+
     Examples
     --------
     >>> unsafe_character("\\u202eTermini"), unsafe_character("Termini"), unsafe_character("A\\x07B")
     ('U+202E (a bidi control character)', None, 'U+0007 (a control character)')
     """
+    if _UNSAFE.search(text) is None:  # the common case, without a look at each character
+        return None
     for ch in text:
         if ch in _BIDI:
             return f"U+{ord(ch):04X} (a bidi control character)"
@@ -123,6 +137,16 @@ def lookalike_key(text: str) -> str:
     or Greek letter drawn like a Latin one replaced by it. Case and punctuation are kept: two texts with the
     same key print alike, two with different keys can be told apart by eye.
 
+    Parameters
+    ----------
+    text : str
+        A name.
+
+    Returns
+    -------
+    str
+        Its look-alike key.
+
     Examples
     --------
     >>> lookalike_key("gpt-4\u043e") == lookalike_key("gpt-4o") != lookalike_key("GPT-4o")
@@ -137,7 +161,21 @@ def lookalike_key(text: str) -> str:
 
 
 def has_cjk(text: str) -> bool:
-    """Whether ``text`` contains Chinese characters."""
+    """Whether ``text`` contains Chinese characters.
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> has_cjk("西直门站"), has_cjk("Termini")
+    (True, False)
+    """
     return _CJK.search(text) is not None
 
 
@@ -183,6 +221,16 @@ def pinyin_table(station_names: Iterable[str], line_names: Iterable[str]) -> dic
 
     ``graphkit/data/pinyin.json`` holds this table for the embedded cities (their names and spellings,
     and each station name without 站, as answers write it), so that matching them never imports pypinyin.
+
+    Parameters
+    ----------
+    station_names, line_names : iterable of str
+        The names whose Chinese parts are looked up.
+
+    Returns
+    -------
+    dict of str to str
+        Each Chinese text to its pinyin, sorted by text.
     """
     texts = {text for name in station_names if has_cjk(name) for text, _ in _romanized_parts(name)}
     texts.update(key for name in line_names if has_cjk(key := _first_line_key(name)))

@@ -76,12 +76,36 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class Loop:
+    """A line whose listed stations run round: the last one leads back to the first.
+
+    Attributes
+    ----------
+    line : str
+        The line.
+    note : str
+        Why, for people (the source the fact comes from).
+    """
+
     line: str
     note: str
 
 
 @dataclass(frozen=True, slots=True)
 class Branch:
+    """A branch a line's list holds: from ``first`` to ``last`` (default: the list's end), leaving at ``leaves_at``.
+
+    Attributes
+    ----------
+    line : str
+        The line.
+    leaves_at : str
+        The station where the branch leaves the trunk.
+    first, last : str
+        The branch's first station after ``leaves_at``, and its last (``None``: the end of the list).
+    note : str
+        Why, for people (the source the fact comes from).
+    """
+
     line: str
     leaves_at: str
     first: str
@@ -91,6 +115,18 @@ class Branch:
 
 @dataclass(frozen=True, slots=True)
 class UnlistedBranch:
+    """A branch of a line that its list leaves out, leaving at ``at``.
+
+    Attributes
+    ----------
+    line : str
+        The line.
+    at : str
+        The station where the unlisted branch leaves.
+    note : str
+        Why, for people (the source the fact comes from).
+    """
+
     line: str
     at: str
     note: str
@@ -98,6 +134,18 @@ class UnlistedBranch:
 
 @dataclass(frozen=True, slots=True)
 class RepeatedStation:
+    """A station a line lists twice on purpose (it passes there twice).
+
+    Attributes
+    ----------
+    line : str
+        The line.
+    station : str
+        The station listed twice.
+    note : str
+        Why, for people (the source the fact comes from).
+    """
+
     line: str
     station: str
     note: str
@@ -105,7 +153,17 @@ class RepeatedStation:
 
 @dataclass(frozen=True, slots=True)
 class Alias:
-    """One station that the data spells several ways: ``spellings`` are renamed to ``station``."""
+    """One station that the data spells several ways: ``spellings`` are renamed to ``station``.
+
+    Attributes
+    ----------
+    station : str
+        The name kept.
+    spellings : tuple of str
+        The other spellings in the data.
+    note : str
+        Why, for people (the source the fact comes from).
+    """
 
     station: str
     spellings: tuple[str, ...]
@@ -114,7 +172,17 @@ class Alias:
 
 @dataclass(frozen=True, slots=True)
 class Homonym:
-    """Several stations sharing one name: ``groups`` are the lines (``line`` or ``line#n``) serving each."""
+    """Several stations sharing one name: ``groups`` are the lines (``line`` or ``line#n``) serving each.
+
+    Attributes
+    ----------
+    station : str
+        The shared name.
+    groups : tuple of tuple of str
+        Per station, the lines serving it (``line#n``: the n-th time a line lists the name).
+    note : str
+        Why, for people (the source the fact comes from).
+    """
 
     station: str
     groups: tuple[tuple[str, ...], ...]
@@ -123,7 +191,15 @@ class Homonym:
 
 @dataclass(frozen=True, slots=True)
 class Interchange:
-    """A shared name that lint doubts but that is one station where its lines meet."""
+    """A shared name that lint doubts but that is one station where its lines meet.
+
+    Attributes
+    ----------
+    station : str
+        The name.
+    note : str
+        Why, for people (the source the fact comes from).
+    """
 
     station: str
     note: str
@@ -131,7 +207,15 @@ class Interchange:
 
 @dataclass(frozen=True, slots=True)
 class Distinct:
-    """Names that look like one station spelt several ways but are different stations."""
+    """Names that look like one station spelt several ways but are different stations.
+
+    Attributes
+    ----------
+    stations : tuple of str
+        The names kept apart.
+    note : str
+        Why, for people (the source the fact comes from).
+    """
 
     stations: tuple[str, ...]
     note: str
@@ -139,7 +223,19 @@ class Distinct:
 
 @dataclass(frozen=True, slots=True)
 class LineStyle:
-    """A line's colours (``#RRGGBB``) and name parts, as its feed gives them."""
+    """A line's colours (``#RRGGBB``) and name parts, as its feed gives them.
+
+    Attributes
+    ----------
+    line : str
+        The line.
+    color, text_color : str
+        Its colour and that of text on it.
+    short_name, long_name : str or None
+        Its name parts, where the feed gives them.
+    note : str
+        Why, for people (the source the fact comes from).
+    """
 
     line: str
     color: str
@@ -151,7 +247,19 @@ class LineStyle:
 
 @dataclass(frozen=True, slots=True)
 class Place:
-    """A station's coordinates (WGS 84 degrees) and the names its feed spells it with."""
+    """A station's coordinates (WGS 84 degrees) and the names its feed spells it with.
+
+    Attributes
+    ----------
+    station : str
+        The station.
+    lat, lon : float
+        Its latitude and longitude.
+    names : tuple of str
+        The names its feed's stops give it.
+    note : str
+        Why, for people (the source the fact comes from).
+    """
 
     station: str
     lat: float
@@ -162,7 +270,21 @@ class Place:
 
 @dataclass(frozen=True, slots=True)
 class Overlay:
-    """The topology and naming facts of one city (empty by default)."""
+    """The topology and naming facts of one city (empty by default).
+
+    Attributes
+    ----------
+    source : str
+        Where it was read from (a file path or ``<dict>``; empty for none); used in errors.
+    loops, branches, unlisted_branches, repeated_stations : tuple
+        The topology entries: lines that run in a loop, branches listed in a line, branches the list leaves
+        out, and stations a line lists twice on purpose.
+    aliases, homonyms, interchanges, distinct : tuple
+        The naming entries: spellings of one station, one name for several stations, stations joined into one
+        interchange, and names kept apart.
+    line_styles, places : tuple
+        Each line's colours and names, and stations' coordinates and other names.
+    """
 
     source: str = ""
     loops: tuple[Loop, ...] = ()
@@ -210,7 +332,23 @@ _GROUPS = {"groups": 2}
 
 
 def overlay_path_for(metro_path: str | Path) -> Path:
-    """Where the overlay of a Metro Data file lives: ``<stem>.overlay.json`` beside it."""
+    """Where the overlay of a Metro Data file lives: ``<stem>.overlay.json`` beside it.
+
+    Parameters
+    ----------
+    metro_path : str or Path
+        The Metro Data file.
+
+    Returns
+    -------
+    Path
+        Its overlay's path (which need not exist).
+
+    Examples
+    --------
+    >>> overlay_path_for("metro/rome.json").as_posix()
+    'metro/rome.overlay.json'
+    """
     path = Path(metro_path)
     return path.with_name(f"{path.stem}.overlay.json")
 
@@ -218,10 +356,27 @@ def overlay_path_for(metro_path: str | Path) -> Path:
 def load_overlay(source: str | Path | Mapping[str, Any] | None) -> Overlay:
     """Read and check the shape of an overlay (a path, a dict, or ``None`` for none).
 
+    Parameters
+    ----------
+    source : str, Path, mapping or None
+        An overlay file, its parsed JSON object, or ``None`` (no overlay).
+
+    Returns
+    -------
+    Overlay
+        The checked overlay (empty for ``None``); whether it fits a city's data is checked when the graph is
+        compiled.
+
     Raises
     ------
     InvalidOverlay
         Naming the file, the section and the entry that are wrong.
+
+    Examples
+    --------
+    >>> overlay = load_overlay({"loops": [{"line": "Circle", "note": "runs round"}]})
+    >>> overlay.covers("Circle"), overlay.covers("Line 1")
+    (True, False)
     """
     if source is None:
         return Overlay()
@@ -293,6 +448,18 @@ def check_overlay(overlay: Overlay, metro: MetroData) -> None:
     or declares a repeated station that the line does not repeat.
 
     A typo in a line name would otherwise silently drop a loop or a branch.
+
+    Parameters
+    ----------
+    overlay : Overlay
+        The overlay.
+    metro : MetroData
+        The data it is for.
+
+    Raises
+    ------
+    InvalidOverlay
+        Naming the overlay, the entry and the line.
     """
     lines = {line.name: line for line in metro.lines}
     where = overlay.source or "overlay"

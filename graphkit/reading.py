@@ -59,7 +59,22 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 def file_label(path: str | Path) -> str:
-    """``path`` as errors show it: as given, escaped when it holds characters that would break the line."""
+    """``path`` as errors show it: as given, escaped when it holds characters that would break the line.
+
+    Parameters
+    ----------
+    path : str or Path
+
+    Returns
+    -------
+    str
+        The path as given, or its ``ascii()`` form.
+
+    Examples
+    --------
+    >>> file_label("maps/rome.png"), file_label("evil\\nname.json")
+    ('maps/rome.png', "'evil\\\\nname.json'")
+    """
     text = str(path)
     return text if text.isprintable() else ascii(text)
 
@@ -74,6 +89,20 @@ def open_regular(path: str | Path, *, what: str, error: type[Exception]) -> Bina
     A FIFO with no writer would block for ever and ``/dev/zero`` never ends: both are refused before they
     are opened, and the open itself is non-blocking, so that a FIFO put in the file's place since the
     check cannot hang it.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file.
+    what : str
+        The kind of file, for the message.
+    error : type of Exception
+        The error raised.
+
+    Returns
+    -------
+    BinaryIO
+        The open file (a regular file, checked again once open).
 
     Raises
     ------
@@ -102,6 +131,22 @@ def open_regular(path: str | Path, *, what: str, error: type[Exception]) -> Bina
 
 def read_json_file(path: str | Path, *, what: str, error: type[Exception], max_bytes: int = MAX_METRO_BYTES) -> Any:
     """The JSON value of the file at ``path``; ``what`` names the kind of file in errors.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file.
+    what : str
+        The kind of file (``"overlay"``), for the message.
+    error : type of Exception
+        The error raised.
+    max_bytes : int, optional
+        The largest file read.
+
+    Returns
+    -------
+    Any
+        The JSON value.
 
     Raises
     ------
@@ -140,7 +185,29 @@ def _decode(data: bytes, label: str, what: str, error: type[Exception]) -> str:
 
 
 def parse_json_text(text: str, label: str, *, what: str, error: type[Exception]) -> Any:
-    """The JSON value of ``text`` (read from ``label``), any key given twice in one object refused."""
+    """The JSON value of ``text`` (read from ``label``), any key given twice in one object refused.
+
+    Parameters
+    ----------
+    text : str
+        The JSON text.
+    label : str
+        Where it was read from, for the message.
+    what : str
+        The kind of file, for the message.
+    error : type of Exception
+        The error raised.
+
+    Returns
+    -------
+    Any
+        The value.
+
+    Raises
+    ------
+    error
+        Not valid JSON, or a key given twice; one line naming ``label``, the line and column or the key.
+    """
     try:
         return json.loads(text, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as problem:

@@ -68,6 +68,11 @@ def block_routes(
     ride_weight : float
     max_routes : int or None
         Routes kept per pair, in order.
+
+    Returns
+    -------
+    RouteBlock
+        Every reached pair's routes as segment numbers.
     """
     rows, stations = distance.shape
     hop_rows, tails, heads = hops

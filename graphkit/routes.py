@@ -91,12 +91,69 @@ def shortest_routes(
 
 
 def shortest_route(graph: TransitGraph, source: str, target: str) -> Route:
-    """The first of :func:`shortest_routes`: fewest transfers, then fewest stops."""
+    """The first of :func:`shortest_routes`: fewest transfers, then fewest stops.
+
+    Parameters
+    ----------
+    graph : TransitGraph
+    source, target : str
+        Station names; anything :meth:`TransitGraph.resolve_station` accepts.
+
+    Returns
+    -------
+    Route
+        The route (ties broken as :func:`shortest_routes` orders them).
+
+    Raises
+    ------
+    UnknownStation, AmbiguousStation
+        A name fits no station (with suggestions), or several.
+    NoRoute
+        The stations are not connected.
+
+    Examples
+    --------
+    >>> from graphkit.cities import city_graph
+    >>> route = shortest_route(city_graph("rome"), "Termini", "Jonio Station")
+    >>> route.transfers, route.stops
+    (0, 7)
+    >>> shortest_route(city_graph("rome"), "Termin", "Colosseo")
+    Traceback (most recent call last):
+        ...
+    graphkit.errors.UnknownStation: unknown station 'Termin' in rome; did you mean 'Termini Station'?
+    """
     return shortest_routes(graph, source, target, max_routes=1).routes[0]
 
 
 def shortest_route_length(graph: TransitGraph, source: str, target: str) -> tuple[int, int]:
-    """``(transfers, stops)`` of the shortest route, without building routes."""
+    """``(transfers, stops)`` of the shortest route, without building routes.
+
+    Parameters
+    ----------
+    graph : TransitGraph
+    source, target : str
+        Station names; anything :meth:`TransitGraph.resolve_station` accepts.
+
+    Returns
+    -------
+    transfers : int
+        The fewest transfers between the two.
+    stops : int
+        The fewest stops among routes with that many transfers.
+
+    Raises
+    ------
+    UnknownStation, AmbiguousStation
+        A name fits no station (with suggestions), or several.
+    NoRoute
+        The stations are not connected.
+
+    Examples
+    --------
+    >>> from graphkit.cities import city_graph
+    >>> shortest_route_length(city_graph("rome"), "Termini", "Jonio Station")
+    (0, 7)
+    """
     here, there = _endpoints(graph, source, target)
     weight = graph.cost_bounds(there)[here]
     if math.isinf(weight):
@@ -146,6 +203,26 @@ def reference_routes(
 
     Pairs come in station order of the data (``sources`` limits the
     departures); unconnected pairs are left out (see ``graph.components()``).
+
+    Parameters
+    ----------
+    graph : TransitGraph
+    sources : iterable of str, optional
+        Only these departures (by default every station).
+    max_routes : int, optional
+        Keep at most this many routes per pair, in order.
+
+    Returns
+    -------
+    iterator of RouteSet
+        One per ordered pair, computed as it is read.
+
+    Examples
+    --------
+    >>> from graphkit.cities import city_graph
+    >>> first = next(reference_routes(city_graph("rome")))
+    >>> first.source, first.target, first.transfers
+    ('Battistini Station', 'Cornelia Station', 0)
     """
     _check_options(0, max_routes)
     return graph.all_shortest_routes(max_routes=max_routes, sources=sources)

@@ -12,7 +12,14 @@ __all__ = ["Segment", "Route", "RouteSet"]
 class Segment:
     """A ride on one line from ``departure_stop`` to ``arrival_stop``.
 
-    ``via_stops`` are the stations strictly between the two, in riding order.
+    Attributes
+    ----------
+    route_name : str
+        The line ridden.
+    departure_stop, arrival_stop : str
+        Where the ride starts and ends.
+    via_stops : tuple of str
+        The stations strictly between the two, in riding order.
 
     Examples
     --------
@@ -47,7 +54,19 @@ class Segment:
 
 @dataclass(frozen=True, slots=True)
 class Route:
-    """Segments that chain from the first departure to the last arrival."""
+    """Segments that chain from the first departure to the last arrival.
+
+    Attributes
+    ----------
+    segments : tuple of Segment
+        The rides in order; each departs where the one before arrives.
+
+    Examples
+    --------
+    >>> route = Route((Segment("L1", "A", "C", ("B",)), Segment("L2", "C", "D")))
+    >>> route.departure, route.arrival, route.transfers, route.stops
+    ('A', 'D', 1, 3)
+    """
 
     segments: tuple[Segment, ...]
 

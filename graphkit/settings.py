@@ -43,10 +43,33 @@ def _shown(value: Any) -> str:
 def whole_number(name: str, value: Any, *, low: int, high: int) -> int:
     """``value`` (an ``int`` or its decimal text, spaces around allowed) as an integer in ``[low, high]``.
 
+    Parameters
+    ----------
+    name : str
+        The setting's name, for the message.
+    value : int or str
+        What was given.
+    low, high : int
+        The smallest and the largest value allowed.
+
+    Returns
+    -------
+    int
+        The number.
+
     Raises
     ------
     InvalidSetting
         Not a whole number, or out of the range.
+
+    Examples
+    --------
+    >>> whole_number("--top", " 12 ", low=1, high=100)
+    12
+    >>> whole_number("--top", "0", low=1, high=100)
+    Traceback (most recent call last):
+        ...
+    graphkit.settings.InvalidSetting: --top: expected a whole number from 1 to 100, got 0
     """
     expected = f"{name}: expected a whole number from {low:,} to {high:,}"
     if isinstance(value, int) and not isinstance(value, bool):
@@ -75,10 +98,31 @@ def _pieces(name: str, value: Any) -> list[str]:
 def name_list(name: str, value: Any, choices: Sequence[str], *, what: str) -> tuple[str, ...]:
     """The comma-separated names of ``value``, each one of ``choices`` (in the order given, each once).
 
+    Parameters
+    ----------
+    name : str
+        The setting's name, for the message.
+    value : str
+        What was given: names separated by commas (spaces around them are dropped).
+    choices : sequence of str
+        The names allowed.
+    what : str
+        What a name is, for the message (``"city"``).
+
+    Returns
+    -------
+    tuple of str
+        The names, in the order given, each once.
+
     Raises
     ------
     InvalidSetting
         Empty, or a name that is none of the choices (the close ones are suggested).
+
+    Examples
+    --------
+    >>> name_list("--cities", "rome, oslo,rome", ("oslo", "rome"), what="city")
+    ('rome', 'oslo')
     """
     from graphkit.choices import close_choices
 
@@ -94,6 +138,18 @@ def name_list(name: str, value: Any, choices: Sequence[str], *, what: str) -> tu
 
 def folder_list(name: str, value: Any) -> tuple[Path, ...]:
     """The comma-separated folders of ``value``, each an existing folder (each once, by where it leads).
+
+    Parameters
+    ----------
+    name : str
+        The setting's name, for the message.
+    value : str
+        What was given: paths separated by commas.
+
+    Returns
+    -------
+    tuple of Path
+        The folders as given, in order; one leading where an earlier one does is left out.
 
     Raises
     ------
@@ -115,6 +171,20 @@ def output_folder(name: str, value: Any, *, read: Iterable[tuple[str, Path]] = (
     """``value`` as the folder outputs are written to: not a file, and neither one of the folders ``read``
     (``(setting, folder)`` pairs) nor inside one, so that nothing is written into what is read (symbolic
     links followed).
+
+    Parameters
+    ----------
+    name : str
+        The setting's name, for the message.
+    value : str or PathLike
+        The folder given (it need not exist yet).
+    read : iterable of (str, Path), optional
+        The folders read, each with the setting that names it.
+
+    Returns
+    -------
+    Path
+        The folder.
 
     Raises
     ------

@@ -26,7 +26,21 @@ TIERS: tuple[Difficulty, ...] = ("easy", "middle", "hard")
 
 @dataclass(frozen=True, slots=True)
 class CityStats:
-    """What a map holds, and how hard it is among the benchmark's maps."""
+    """What a map holds, and how hard it is among the benchmark's maps.
+
+    Parameters
+    ----------
+    city, country : str
+        The city's name and country, as its Metro Data gives them.
+    lines : int
+        Its lines.
+    stations : int
+        Its distinct stations (a station served by several lines counted once).
+    transfer_stations : int
+        Its stations served by more than one line.
+    difficulty : {"easy", "middle", "hard"}
+        Its map difficulty among the 30 embedded cities (:func:`difficulty_of`).
+    """
 
     city: str
     country: str
@@ -70,6 +84,16 @@ def _reference() -> tuple[list[int], list[int], tuple[float, float], dict[str, D
 def difficulty_of(metro: MetroData) -> Difficulty:
     """Map difficulty of a city, ranked against the 30 embedded cities.
 
+    Parameters
+    ----------
+    metro : MetroData
+        The city's data (an embedded city's own file gets its tier as ranked).
+
+    Returns
+    -------
+    {"easy", "middle", "hard"}
+        The tier whose range its line and transfer counts fall in.
+
     Examples
     --------
     >>> from graphkit.cities import load_city
@@ -87,13 +111,38 @@ def difficulty_of(metro: MetroData) -> Difficulty:
 
 
 def city_stats(metro: MetroData) -> CityStats:
-    """Lines, stations, transfer stations and map difficulty of a city."""
+    """Lines, stations, transfer stations and map difficulty of a city.
+
+    Parameters
+    ----------
+    metro : MetroData
+        The city's Metro Data.
+
+    Returns
+    -------
+    CityStats
+        Its counts and difficulty tier.
+
+    Examples
+    --------
+    >>> from graphkit.cities import load_city
+    >>> stats = city_stats(load_city("rome")[0])
+    >>> stats.lines, stats.difficulty
+    (3, 'easy')
+    """
     n_lines, n_stations, n_transfers = _counts(metro)
     return CityStats(metro.city, metro.country, n_lines, n_stations, n_transfers, difficulty_of(metro))
 
 
 def all_city_stats() -> tuple[CityStats, ...]:
-    """Statistics of the 30 embedded cities, by name."""
+    """Statistics of the 30 embedded cities, by name.
+
+    Returns
+    -------
+    tuple of CityStats
+        One per embedded city, in :func:`graphkit.cities.city_names` order, stations as the city's overlay
+        identifies them (aliases joined, homonyms split).
+    """
     from graphkit.cities import city_names
 
     return tuple(city_stats(_identified(name)) for name in city_names())

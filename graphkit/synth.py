@@ -103,6 +103,16 @@ class SyntheticNetwork:
 def default_transfers(stations: int, lines: int) -> int:
     """Interchanges of a network of this size: the embedded cities' median share, at least ``lines - 1``.
 
+    Parameters
+    ----------
+    stations, lines : int
+        The network's size.
+
+    Returns
+    -------
+    int
+        Its interchange stations (enough to connect the lines).
+
     Examples
     --------
     >>> default_transfers(100, 6), default_transfers(20, 1)
@@ -113,6 +123,16 @@ def default_transfers(stations: int, lines: int) -> int:
 
 def tier_shapes(difficulty: str) -> tuple[tuple[int, int, int], ...]:
     """``(lines, stations, transfers)`` of the embedded cities of a map-difficulty tier.
+
+    Parameters
+    ----------
+    difficulty : {"easy", "middle", "hard"}
+        The tier (:func:`graphkit.stats.difficulty_of`).
+
+    Returns
+    -------
+    tuple of (int, int, int)
+        One shape per embedded city of that tier.
 
     Examples
     --------
@@ -213,6 +233,12 @@ def synthesize_network(
     ------
     ValueError
         The sizes cannot make a connected network; the message says what is missing.
+
+    Examples
+    --------
+    >>> network = synthesize_network(stations=12, lines=3, seed=1)
+    >>> network.metro.line_names, len(network.metro.station_names)
+    (('Line 1', 'Line 2', 'Line 3'), 12)
     """
     transfers = default_transfers(stations, lines) if transfers is None else transfers
     _check(stations, lines, transfers, loops, branches, script)

@@ -144,6 +144,20 @@ class LineTopology:
 def compile_line(line: Line, overlay: Overlay, *, source: str = "") -> LineTopology:
     """Build the topology of ``line`` from its list and the overlay's entries.
 
+    Parameters
+    ----------
+    line : Line
+        The line as listed.
+    overlay : Overlay
+        The city's overlay (its loops, branches and repeated stations of this line apply).
+    source : str, optional
+        Where the data came from, for messages when the overlay has no source.
+
+    Returns
+    -------
+    LineTopology
+        The line's distinct stations, each one's neighbours on it, and its shape (path, loop, tree, irregular).
+
     Raises
     ------
     InvalidOverlay

@@ -52,7 +52,8 @@ from PIL import Image
 
 from baselines import Noise, run_solver, solve_probe
 from benchmarks import read_jsonl, write_jsonl, write_summary
-from benchmarks.probe import generate_probe_questions, score_probe_predictions
+from benchmarks.probe import generate_probe_questions
+from benchmarks.probe import score_predictions as score_probe_predictions
 from benchmarks.reasonmap import DIFFICULTIES, TEST_CITIES, generate_questions, load_questions
 from graphkit import city_graph, city_names, fold
 from reasonmap import markdown_text

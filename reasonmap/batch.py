@@ -23,7 +23,13 @@ if TYPE_CHECKING:
 
 
 def add_executor_options(parser: argparse.ArgumentParser) -> None:
-    """Add the options that choose where a batch command's work runs (see :mod:`graphkit.executors`)."""
+    """Add the options that choose where a batch command's work runs (see :mod:`graphkit.executors`).
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        A command's parser.
+    """
     from reasonmap.options import EXECUTORS
 
     parser.add_argument("--executor", choices=EXECUTORS, default="local", help="a local process pool or a Ray cluster")
@@ -33,6 +39,16 @@ def add_executor_options(parser: argparse.ArgumentParser) -> None:
 
 def executor_from(args: argparse.Namespace):
     """The executor the options ask for (use it in a ``with`` block).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    Executor
+        :func:`graphkit.executors.open_executor` of ``--executor``, ``--workers`` and ``--ray-address``.
 
     Raises
     ------
@@ -62,7 +78,13 @@ def executor_from(args: argparse.Namespace):
 
 
 def add_knob_options(parser: argparse.ArgumentParser) -> None:
-    """Add the visual knobs a map is drawn with (:mod:`vision.knobs`)."""
+    """Add the visual knobs a map is drawn with (:mod:`vision.knobs`).
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        A command's parser.
+    """
     parser.add_argument(
         "--label-scale", type=float, default=1.0, metavar="F", help="label size relative to today's (default 1)"
     )
@@ -83,6 +105,16 @@ def add_knob_options(parser: argparse.ArgumentParser) -> None:
 def knobs_from(args: argparse.Namespace):
     """The :class:`vision.knobs.Knobs` the options ask for.
 
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    Knobs
+        The knobs (a knob not given is ``None``: the renderer's default).
+
     Raises
     ------
     ValueError
@@ -102,6 +134,18 @@ def knobs_from(args: argparse.Namespace):
 
 
 def cmd_synth(args: argparse.Namespace) -> int:
+    """``reasonmap synth``: one synthetic network (its files and its statistics), or a set with ``--count``.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    int
+        The exit status.
+    """
     if args.count is None:
         from graphkit.io import write_network
         from graphkit.stats import city_stats
@@ -170,7 +214,13 @@ def cmd_synth(args: argparse.Namespace) -> int:
 
 
 def add_synth_command(commands) -> None:
-    """Add ``synth``: one synthetic network, or a whole synthetic benchmark with ``--count``."""
+    """Add ``synth``: one synthetic network, or a whole synthetic benchmark with ``--count``.
+
+    Parameters
+    ----------
+    commands : argparse._SubParsersAction
+        The command line's subcommands.
+    """
     from reasonmap.options import SCRIPTS, TIERS
 
     synth = commands.add_parser("synth", help="synthetic networks (Metro Data), or a whole benchmark with --count")
@@ -213,7 +263,24 @@ def add_synth_command(commands) -> None:
 
 @dataclass(frozen=True, slots=True)
 class RenderJob:
-    """One map to draw: the network (its data travels with the job, no shared disk needed) and the options."""
+    """One map to draw: the network (its data travels with the job, no shared disk needed) and the options.
+
+    Attributes
+    ----------
+    metro : MetroData
+    overlay : Overlay
+        The network.
+    seed : int
+        Seeds the layout.
+    size : int or None
+        The map's longest side in pixels (``None``: the renderer's default).
+    palette : str
+        The line colours' palette.
+    rotate_labels : bool
+        Labels may be drawn slanted.
+    knobs : Knobs or None
+        The visual knobs.
+    """
 
     metro: MetroData
     overlay: Overlay
@@ -225,7 +292,21 @@ class RenderJob:
 
 
 def render_job(job: RenderJob) -> tuple[str, bytes, str]:
-    """The city, the PNG bytes and the truth text of one map (run by a worker)."""
+    """The city, the PNG bytes and the truth text of one map (run by a worker).
+
+    Parameters
+    ----------
+    job : RenderJob
+        The map to draw.
+
+    Returns
+    -------
+    city : str
+    png : bytes
+        The map.
+    truth : str
+        Its truth, JSON.
+    """
     from graphkit.graph import compile_graph
     from vision.render import png_bytes, render_map, truth_json
 
@@ -242,7 +323,24 @@ def render_job(job: RenderJob) -> tuple[str, bytes, str]:
 
 @dataclass(frozen=True, slots=True)
 class OcrJob:
-    """One map to read: its image's path (every worker must see it) and its city's network."""
+    """One map to read: its image's path (every worker must see it) and its city's network.
+
+    Attributes
+    ----------
+    map_path : str
+        The image.
+    metro : MetroData
+    overlay : Overlay
+        Its city's network.
+    settings : OcrSettings or None
+        The OCR's settings.
+    pixel_limit : int or None
+        The most pixels decoded.
+    cache_dir : str or None
+        The OCR cache's folder.
+    use_cache : bool
+        Read and write the cache.
+    """
 
     map_path: str
     metro: MetroData
@@ -255,7 +353,22 @@ class OcrJob:
 
 def ocr_job(job: OcrJob) -> tuple[Any, float, float]:
     """The map evidence, the station recall and the seconds of one map (run by a worker; one OCR engine
-    per worker process, loaded by its first map)."""
+    per worker process, loaded by its first map).
+
+    Parameters
+    ----------
+    job : OcrJob
+        The map to read.
+
+    Returns
+    -------
+    evidence : MapEvidence
+        What the map shows.
+    recall : float
+        The share of the city's stations found.
+    seconds : float
+        How long it took.
+    """
     from graphkit.graph import compile_graph
     from vision.analyse import analyse_map
 
@@ -272,7 +385,16 @@ def ocr_job(job: OcrJob) -> tuple[Any, float, float]:
 
 
 def metro_files(folder: str | Path) -> list[Path]:
-    """The Metro Data files under ``folder`` (overlays left out), sorted."""
+    """The Metro Data files under ``folder`` (overlays left out), sorted.
+
+    Parameters
+    ----------
+    folder : str or Path
+
+    Returns
+    -------
+    list of Path
+    """
     root = Path(folder)
     if not root.is_dir():
         raise ValueError(f"{root}: no such folder of Metro Data")
@@ -280,7 +402,17 @@ def metro_files(folder: str | Path) -> list[Path]:
 
 
 def map_files(folder: str | Path) -> list[tuple[str, Path]]:
-    """``(city, path)`` of the maps in ``folder``: ``<city>.png`` or the benchmark's ``<country>__<city>.png``."""
+    """``(city, path)`` of the maps in ``folder``: ``<city>.png`` or the benchmark's ``<country>__<city>.png``.
+
+    Parameters
+    ----------
+    folder : str or Path
+
+    Returns
+    -------
+    list of (str, Path)
+        Sorted by file name.
+    """
     root = Path(folder)
     if not root.is_dir():
         raise ValueError(f"{root}: no such folder of maps")

@@ -53,7 +53,24 @@ def cmd_generate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _compare_variants(text: str) -> tuple[str, str]:
+def _explained_variants(text: str) -> tuple[str, str]:
+    """The two variants of ``score --explain A,B`` (and its former spelling ``--compare A,B``).
+
+    Parameters
+    ----------
+    text : str
+        ``A,B``: two different names among every task's variants.
+
+    Returns
+    -------
+    (str, str)
+        The two names, as given (the task resolves former names).
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        Not two different known names; the message lists them.
+    """
     from reasonmap.options import VARIANTS as known
 
     names = tuple(name.strip() for name in text.split(","))
@@ -104,19 +121,19 @@ def score_settings(args: argparse.Namespace) -> ScoreSettings:
 def cmd_score(args: argparse.Namespace) -> int:
     from benchmarks.tasks import get_task
     from reasonmap.batch import executor_from
-    from reasonmap.score_files import compare_files, evaluate_files
+    from reasonmap.score_files import evaluate_files, explain_files
 
     settings = score_settings(args)
     files = dict(out=args.out, report_dir=args.report)
-    if args.compare:
-        compared = compare_files(args.questions, args.predictions, variants=args.compare, settings=settings, **files)
-        first = compared.evaluations[args.compare[0]]
+    if args.explain:
+        explained = explain_files(args.questions, args.predictions, variants=args.explain, settings=settings, **files)
+        first = explained.evaluations[args.explain[0]]
         _print_notes(first.notes)
-        report_skipped(first.problems, see=f"{args.report}/{args.compare[0]}/summary.json")
+        report_skipped(first.problems, see=f"{args.report}/{args.explain[0]}/summary.json")
         if not first.verdicts:
             return _nothing_scored(args, first.problems)
-        print(compared.files[-1].read_text(encoding="utf-8"), end="")
-        print(f"compared {len(first.verdicts)} predictions; reports in {args.report}/", file=sys.stderr)
+        print(explained.files[-1].read_text(encoding="utf-8"), end="")
+        print(f"explained {len(first.verdicts)} predictions; reports in {args.report}/", file=sys.stderr)
         return 0
     with executor_from(args) as executor:
         result = evaluate_files(args.questions, args.predictions, settings=settings, executor=executor, **files)
@@ -207,41 +224,9 @@ def _add_score_files(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--report", required=True, metavar="DIR", help="folder for summary.json, table.md, plots")
 
 
-def _takers(setting: str) -> str:
-    """The generated tasks with ``setting`` among their generation's (``per_type``: ``plus, probe``)."""
-    from benchmarks.tasks import generated_task_names, get_task
-
-    generation = {name: get_task(name).generation for name in generated_task_names()}
-    return ", ".join(name for name, made in generation.items() if made is not None and setting in made.defaults)
-
-
 def _generation_help(setting: str, text: str) -> RegistryHelp:
     """A ``generate`` option's help, led by the tasks whose generation takes it (read when the help is shown)."""
-    return RegistryHelp(lambda: f"{_takers(setting)}: {text}")
-
-
-def _weighting_help() -> str:
-    from benchmarks.tasks import get_task, task_names
-
-    return f"default: the task's ({', '.join(f'{name} {get_task(name).default_weighting}' for name in task_names())})"
-
-
-def _variant_help() -> str:
-    from benchmarks.tasks import get_task, task_names
-
-    each = "; ".join(f"{name}: {', '.join(get_task(name).variant_names)}" for name in task_names())
-    return f"scoring variant, one of the task's, its default first ({each})"
-
-
-def _source_help() -> str:
-    from benchmarks.tasks import get_task, task_names
-
-    others = "; ".join(
-        f"{name}: {', '.join(source for source in get_task(name).readers if source != 'jsonl')}"
-        for name in task_names()
-        if len(get_task(name).readers) > 1
-    )
-    return f"who wrote P: the toolkit (jsonl), or another harness whose files the task reads ({others})"
+    return RegistryHelp(f"{{takers_{setting}}}: {text}")
 
 
 def _harness_names() -> tuple[str, ...]:
@@ -299,20 +284,35 @@ def _add_score(commands) -> None:
     score = commands.add_parser("score", help="score predictions of any task: metrics, weighting, report")
     _add_score_files(score)
     score.add_argument("--task", choices=TASKS, help="the questions' task (default: told from Q)")
-    score.add_argument("--from", dest="source", choices=SOURCES, default="jsonl", help=RegistryHelp(_source_help))
+    score.add_argument(
+        "--from",
+        dest="source",
+        choices=SOURCES,
+        default="jsonl",
+        help=RegistryHelp(
+            "who wrote P: the toolkit (jsonl), or another harness whose files the task reads ({harnesses})"
+        ),
+    )
     score.add_argument("--model", help="--from: the model's name, where the file does not say it")
     score.add_argument("--kind", choices=KINDS, help="--from: the question kind, where the file does not say it")
     score.add_argument(
         "--partial", action="store_true", help="--from inspect: score the finished samples of a run that failed"
     )
-    score.add_argument("--weighting", choices=WEIGHTINGS, help=RegistryHelp(_weighting_help))
-    score.add_argument("--variant", choices=VARIANTS, default="paper", help=RegistryHelp(_variant_help))
+    score.add_argument("--weighting", choices=WEIGHTINGS, help=RegistryHelp("default: the task's ({weightings})"))
     score.add_argument(
-        "--compare",
-        type=_compare_variants,
+        "--variant",
+        choices=VARIANTS,
+        default="paper",
+        help=RegistryHelp("scoring variant, one of the task's, its default first ({variants})"),
+    )
+    score.add_argument(
+        "--explain",
+        type=_explained_variants,
         metavar="A,B",
         help="score with two variants (e.g. paper,official): both reports and compare.md/json, why they differ",
     )
+    # the option's old name, for older scripts (``reasonmap compare`` is the paired comparison of two runs)
+    score.add_argument("--compare", dest="explain", type=_explained_variants, help=argparse.SUPPRESS)
     score.add_argument(
         "--official-model",
         metavar="PATH|FILE",
@@ -413,8 +413,8 @@ def _add_mapqa_score(commands) -> None:
         kind=None,
         partial=False,
         weighting=None,
-        variant="paper",
-        compare=None,
+        variant="toolkit",
+        explain=None,
         official_model=None,
         figures=False,
         metro=None,

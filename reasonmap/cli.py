@@ -27,7 +27,13 @@ __all__ = ["build_parser", "main", "run", "report_skipped"]
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The parser of every subcommand; each subcommand module adds its own."""
+    """The parser of every subcommand; each subcommand module adds its own.
+
+    Returns
+    -------
+    Parser
+        The ``reasonmap`` parser (building it imports no library).
+    """
     # nothing heavy here (no graphkit: it loads igraph): the libraries' choices and defaults are in options
     from reasonmap.batch import add_synth_command
     from reasonmap.benchmark_commands import add_benchmark_commands
@@ -40,7 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
     from reasonmap.vision_commands import add_vision_commands
 
     parser = Parser(prog="reasonmap", description=__doc__.splitlines()[0], formatter_class=Help)
-    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    parser.add_argument("--version", action=_Version)
     commands = parser.add_subparsers(
         dest="command",
         required=True,
@@ -59,6 +65,21 @@ def build_parser() -> argparse.ArgumentParser:
         if "--quiet" not in command._option_string_actions:
             command.add_argument("--quiet", action="store_true", help="no progress bars on stderr (errors still)")
     return parser
+
+
+class _Version(argparse._VersionAction):
+    """``--version``, its version read only when asked: reading it imports ``importlib.metadata`` (email, zip
+    files), a thirtieth of a second every command would pay."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
+    ) -> None:
+        self.version = f"%(prog)s {_version()}"
+        super().__call__(parser, namespace, values, option_string)
 
 
 def _version() -> str:
@@ -141,6 +162,19 @@ def _one_blas_thread() -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one ``reasonmap`` command: its errors as one line on standard error, and an exit status.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        The arguments (``sys.argv[1:]`` when None).
+
+    Returns
+    -------
+    int
+        0 done; 1 nothing could be answered; 2 a usage or input error (one line naming it); 130 and 143
+        interrupted (Ctrl-C, SIGTERM).
+    """
     _mend_standard_streams()
     _one_blas_thread()
     args = build_parser().parse_args(argv)

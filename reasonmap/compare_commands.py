@@ -194,7 +194,13 @@ def _add_power_command(commands: Any) -> None:
 
 
 def add_compare_commands(commands: Any) -> None:
-    """Register ``reasonmap compare``, ``reasonmap leaderboard`` and ``reasonmap power``."""
+    """Register ``reasonmap compare``, ``reasonmap leaderboard`` and ``reasonmap power``.
+
+    Parameters
+    ----------
+    commands : argparse._SubParsersAction
+        The command line's subcommands.
+    """
     from reasonmap.options import add_cluster_option, add_resampling_options
 
     compare = commands.add_parser(

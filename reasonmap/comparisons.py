@@ -38,7 +38,15 @@ COMPARISON_FILES = ("comparison.md", "comparison.json", "comparison.csv", "compa
 
 @dataclass(frozen=True, slots=True)
 class Side:
-    """One side of a comparison: a model's answers in one part of a run."""
+    """One side of a comparison: a model's answers in one part of a run.
+
+    Attributes
+    ----------
+    part : RunPart
+        The part of the run.
+    model : str
+        The model.
+    """
 
     part: RunPart
     model: str
@@ -64,6 +72,20 @@ def pair_sides(
 ) -> list[tuple[Side, Side]]:
     """The comparisons of two runs' parts: matched by task and mode (``modes``: mode A against mode B),
     then by model (``models``: model A against model B; else the models both have, or the one of each).
+
+    Parameters
+    ----------
+    parts_a, parts_b : sequence of RunPart
+        The two runs' parts (one run twice to compare within it).
+    models : (str, str), optional
+        Model A against model B.
+    modes : (str, str), optional
+        Mode A against mode B.
+
+    Returns
+    -------
+    list of (Side, Side)
+        The pairs, A first.
 
     Raises
     ------
@@ -225,6 +247,36 @@ def compare_runs(
         A folder that is no run, nothing to pair, two sides over different questions or
         settings (unless ``join``), an incomplete side (unless ``allow_partial``), resamples or a seed out of
         bounds (:func:`check_resampling`), or maps asked of a run that records none; one line naming it.
+
+    Parameters
+    ----------
+    a, b : str or Path
+        The run folders (``eval --out`` or ``score --report``); ``b`` None compares within ``a``.
+    models : (str, str), optional
+        The model of each side (by default the runs' one model each, or every model both ran).
+    modes : (str, str), optional
+        The prompt mode of each side, within one run.
+    join : bool, optional
+        Compare sides over different questions or settings over what they share, noted.
+    allow_partial : bool, optional
+        Also compare sides that did not finish.
+    resamples : int, optional
+        Paired bootstrap resamples for each interval.
+    permutations : int, optional
+        Sign flips drawn for a score's permutation test.
+    seed : int, optional
+        Seeds the resamples and the permutations.
+    level : float, optional
+        The intervals' confidence level.
+    cluster : {"question", "map"}, optional
+        The unit resampled.
+
+    Returns
+    -------
+    dict
+        The comparison record: ``a``, ``b``, ``method``, the ``comparisons`` rows (one per pair of sides and
+        headline metric, as :func:`benchmarks.compare_scored` gives them) and what was joined, partial,
+        unpaired or skipped (JSON-ready).
     """
     from benchmarks.intervals import CLUSTERS, interval_method
 
@@ -280,7 +332,22 @@ def compare_runs(
 
 
 def write_comparison(out: str | Path, record: Mapping[str, Any], *, figures: bool = True) -> list[Path]:
-    """Write :data:`COMPARISON_FILES` into ``out`` (each atomically; the manifest last); returns the paths."""
+    """Write :data:`COMPARISON_FILES` into ``out`` (each atomically; the manifest last); returns the paths.
+
+    Parameters
+    ----------
+    out : str or Path
+        The folder to write into.
+    record : mapping
+        The record, as :func:`compare_runs` returns it.
+    figures : bool, optional
+        Also draw its figure (PNG and PDF); without it, figures an earlier run wrote there are removed.
+
+    Returns
+    -------
+    list of Path
+        The files written, the manifest last.
+    """
     return write_record(
         out,
         "comparison",

@@ -40,6 +40,30 @@ def convert_predictions(
     positions refer to, and what every row is checked against (see
     :func:`~benchmarks.reasonmap.harnesses.read_harness_predictions`). Returns the count written and the rows
     skipped.
+
+    Parameters
+    ----------
+    path : str, Path or sequence of them
+        The harness's files (or an lmms-eval folder).
+    source : str
+        The harness (``lmms-eval``, ``vlmevalkit``, ``inspect``).
+    out : str or Path
+        The JSON Lines file to write.
+    model : str, optional
+        The model's name where the files do not say it.
+    kind : {"short", "long"}, optional
+        The question kind where the files do not say it.
+    questions : str or Path, optional
+        The question file.
+    partial : bool, optional
+        Read the finished part of a run that did not finish.
+
+    Returns
+    -------
+    count : int
+        The rows written.
+    problems : list of Problem
+        The rows skipped (and notes on how the files were read).
     """
     loaded: Mapping[str, Any] = {}
     if questions is not None:

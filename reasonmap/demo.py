@@ -31,6 +31,20 @@ __all__ = ["DemoResult", "run_demo"]
 
 @dataclass(frozen=True, slots=True)
 class DemoResult:
+    """What ``reasonmap demo`` did.
+
+    Attributes
+    ----------
+    out : Path
+        The folder written.
+    questions, predictions : int
+        The questions generated and the answers scored.
+    seconds : float
+        How long it took.
+    evaluation : Evaluation
+        The scoring's result.
+    """
+
     out: Path
     questions: int
     predictions: int
@@ -41,7 +55,23 @@ class DemoResult:
 def run_demo(
     out: str | Path, *, seed: int = 0, cities: tuple[str, ...] = TEST_CITIES, progress: bool = True
 ) -> DemoResult:
-    """Generate, solve, score and report; see the module notes for the files written."""
+    """Generate, solve, score and report; see the module notes for the files written.
+
+    Parameters
+    ----------
+    out : str or Path
+        The folder to write.
+    seed : int, optional
+        Seeds generation and the noisy solver.
+    cities : tuple of str, optional
+        The cities asked about (the test split's by default).
+    progress : bool, optional
+        Show progress bars on standard error.
+
+    Returns
+    -------
+    DemoResult
+    """
     from graphkit.cities import city_graph
 
     started = time.perf_counter()

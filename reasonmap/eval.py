@@ -61,7 +61,17 @@ _MODE_FILES = (
 
 @dataclass(frozen=True, slots=True)
 class EvalResult:
-    """What a run produced: the results rows, the files written, and the questions skipped and why."""
+    """What a run produced: the results rows, the files written, and the questions skipped and why.
+
+    Attributes
+    ----------
+    results : tuple of dict
+        One row per (task, mode, model): its headline figures.
+    files : tuple of Path
+        The files written.
+    problems : tuple of str
+        The questions skipped, and why.
+    """
 
     results: tuple[dict[str, Any], ...]
     files: tuple[Path, ...]
@@ -257,6 +267,27 @@ def run_eval(
 
     ``client`` holds the operational options of :func:`baselines.client.run_requests` (concurrency,
     timeout, max_retries, retry_errors, progress) and the ``api_key`` when given.
+
+    Parameters
+    ----------
+    settings : EvalSettings
+        What decides the answers (:func:`reasonmap.eval_settings.eval_settings`).
+    files : mapping of str to Path
+        The question files given, by task.
+    out : str or Path
+        The run's folder (resumed when it holds one).
+    client : mapping
+        The client's operational options and the key.
+    force : bool, optional
+        Start a new run in place of the one in ``out``.
+    log : callable, optional
+        Told of each step, in one line.
+    cluster : {"question", "map"}, optional
+        What the printed intervals resample.
+
+    Returns
+    -------
+    EvalResult
 
     Raises
     ------
@@ -498,7 +529,17 @@ def _ask_mode(
 
 def results_markdown(record: Mapping[str, Any]) -> str:
     """One table per task (a page holds it): models × its modes, routes in the paper's Table 2 shape (text-only
-    beside full is its visual-masking ablation); accuracies in %, weighted as each task's report weights them."""
+    beside full is its visual-masking ablation); accuracies in %, weighted as each task's report weights them.
+
+    Parameters
+    ----------
+    record : mapping
+        The run's ``results.json``.
+
+    Returns
+    -------
+    str
+    """
     from benchmarks.cells import markdown_code, markdown_text
     from benchmarks.metrics import headline
     from benchmarks.tasks import get_task

@@ -11,13 +11,19 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from reasonmap.options import comma_list, seed_value
+from reasonmap.options import RegistryHelp, comma_list, seed_value
 
 __all__ = ["add_eval_command"]
 
 
 def add_eval_command(commands: Any) -> None:
-    """Register ``reasonmap eval``."""
+    """Register ``reasonmap eval``.
+
+    Parameters
+    ----------
+    commands : argparse._SubParsersAction
+        The command line's subcommands.
+    """
     from reasonmap.options import (
         SPLITS,
         add_client_options,
@@ -36,12 +42,16 @@ def add_eval_command(commands: Any) -> None:
     add_client_options(parser)
     parser.add_argument("--out", required=True, metavar="DIR", help="the run's folder (resumed when it holds one)")
     parser.add_argument(
-        "--tasks", metavar="T,..", help="route, plus, mapqa (default: route,plus; with --questions, their tasks)"
+        "--tasks",
+        metavar="T,..",
+        help=RegistryHelp("among {tasks} (default: those generated, {generated}; with --questions, their tasks)"),
     )
     parser.add_argument(
         "--modes", type=comma_list, default="full,text-only", metavar="M,..", help="full, text-only, symbolic, alias"
     )
-    parser.add_argument("--split", choices=SPLITS, default="test", help="route and plus: questions generated")
+    parser.add_argument(
+        "--split", choices=SPLITS, default="test", help=RegistryHelp("{generated}: the questions generated")
+    )
     parser.add_argument(
         "--questions", action="append", metavar="FILE", help="a question file of any task (repeatable); else generated"
     )

@@ -40,7 +40,37 @@ class NothingDone(EvalError):
 
 @dataclass(frozen=True, slots=True)
 class EvalSettings:
-    """What decides the answers of a run (recorded in ``eval.json`` and ``results.json``)."""
+    """What decides the answers of a run (recorded in ``eval.json`` and ``results.json``).
+
+    Attributes
+    ----------
+    endpoint : str
+        The OpenAI-compatible base URL (any key in it removed).
+    model, name : str
+        The model asked, and its name in rows and tables.
+    tasks, modes : tuple of str
+        The tasks and prompt modes run.
+    split : str or None
+        The split whose questions are generated (``None``: every task's questions are given).
+    questions : tuple of dict
+        The question files given: ``task``, ``file``, ``sha256``.
+    maps, metro_dir : str or None
+        The folders of map images and of Metro Data (absolute).
+    limit : int or None
+        Questions per task at most (drawn by a seeded hash of their ids).
+    seed : int
+        Seeds generation and the draw of ``limit``.
+    temperature, max_tokens : float or None, int or None
+        The requests' options (``None``: the server's).
+    pixel_budget : int or tuple of int
+        The full mode's pixel budget(s).
+    textualization, alias_strategy : str
+        The symbolic and alias modes' options.
+    require_maps : bool
+        A missing map is an error, not a skip.
+    repeats : int
+        Answers asked of each request.
+    """
 
     endpoint: str
     model: str
@@ -131,6 +161,44 @@ def eval_settings(
     ``tasks`` ``None`` is the tasks of the ``questions`` files, else every task whose questions are generated
     (``split``). The model client's options are the caller's to check (:func:`baselines.client.check_options`):
     the command line checks them once, before anything is read.
+
+    Parameters
+    ----------
+    endpoint, model : str
+        The OpenAI-compatible base URL and the model.
+    name : str, optional
+        The model's name in rows and tables (default: ``model``).
+    tasks : sequence of str, optional
+        The tasks (see above).
+    modes : sequence of str, optional
+        The prompt modes.
+    split : {"test", "train", "all"}, optional
+        Whose questions are generated.
+    questions : sequence of str or Path, optional
+        Question files, at most one per task.
+    maps, metro_dir : str or Path, optional
+        The folders of map images and of Metro Data.
+    limit : int, optional
+        Questions per task at most.
+    seed : int, optional
+        Seeds generation and the draw of ``limit``.
+    temperature : float, optional
+    max_tokens : int, optional
+        The requests' options (default: the server's).
+    pixel_budget : int or tuple of int, optional
+        The full mode's pixel budget(s).
+    textualization, alias_strategy : str, optional
+        The symbolic and alias modes' options.
+    require_maps : bool, optional
+        A missing map is an error, not a skip.
+    repeats : int, optional
+        Answers asked of each request.
+
+    Returns
+    -------
+    settings : EvalSettings
+    files : dict of str to Path
+        The question files, by task.
 
     Raises
     ------

@@ -23,7 +23,15 @@ __all__ = ["Export", "export_hf", "export_gtfs"]
 
 @dataclass(frozen=True, slots=True)
 class Export:
-    """What an export wrote, and what it left out (records skipped, maps not found)."""
+    """What an export wrote, and what it left out (records skipped, maps not found).
+
+    Attributes
+    ----------
+    count : int
+        The records written.
+    problems : tuple of str
+        What was left out, and why.
+    """
 
     count: int
     problems: tuple[str, ...]
@@ -127,6 +135,21 @@ def export_gtfs(
     """Write the network of an embedded ``city`` or a ``metro`` file as a zipped GTFS feed ``out``, atomically.
 
     Returns the numbers of lines and stations written.
+
+    Parameters
+    ----------
+    out : str or Path
+        The zip file.
+    city : str, optional
+        An embedded city.
+    metro : str or Path, optional
+        A Metro Data file (exactly one of ``city`` and ``metro``).
+    overlay : str or Path, optional
+        An overlay in place of the network's own.
+
+    Returns
+    -------
+    lines, stations : int
     """
     from graphkit.cities import open_graph
     from graphkit.files import atomic_writer

@@ -17,6 +17,19 @@ __all__ = ["add_city_options", "add_graph_commands"]
 def add_city_options(
     parser: argparse.ArgumentParser, *, allow_all: bool = False, allow_dir: bool = False, required: bool = True
 ) -> None:
+    """Add the options that name a network: ``--city`` or ``--metro`` (or ``--all``, ``--metro-dir``); ``--overlay``.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        A command's parser.
+    allow_all : bool, optional
+        Offer ``--all`` (every embedded city).
+    allow_dir : bool, optional
+        Offer ``--metro-dir`` (every Metro Data file of a folder).
+    required : bool, optional
+        One of them must be given.
+    """
     where = parser.add_mutually_exclusive_group(required=required)
     where.add_argument("--city", help="an embedded city (beijing, new_york, kl, ...; see `reasonmap cities`)")
     where.add_argument("--metro", metavar="PATH", help="a Metro Data file ({line: [stations]} JSON)")
@@ -156,7 +169,13 @@ def _report_colours(city: str, overlay_json: str) -> None:
 
 
 def add_graph_commands(commands) -> None:
-    """Add ``cities``, ``route``, ``references``, ``lint`` and ``gtfs`` to the subcommands."""
+    """Add ``cities``, ``route``, ``references``, ``lint`` and ``gtfs`` to the subcommands.
+
+    Parameters
+    ----------
+    commands : argparse._SubParsersAction
+        The command line's subcommands.
+    """
     from reasonmap.batch import add_executor_options
     from reasonmap.options import DEFAULT_MAX_ROUTES, comma_list
 

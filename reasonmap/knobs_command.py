@@ -87,7 +87,13 @@ def cmd_knobs(args: argparse.Namespace) -> int:
 
 
 def add_knobs_command(commands: Any) -> None:
-    """Register ``reasonmap knobs``."""
+    """Register ``reasonmap knobs``.
+
+    Parameters
+    ----------
+    commands : argparse._SubParsersAction
+        The command line's subcommands.
+    """
     from reasonmap.compare_commands import add_figure_options
     from reasonmap.options import add_resampling_options
 

@@ -111,6 +111,25 @@ def build_leaderboard(
         results for one (task, mode), two model names that look alike, a summary edited since its run or
         holding a figure that is not a finite number in its range, an incomplete part (unless
         ``allow_partial``), or an unknown ``rank_by``.
+
+    Parameters
+    ----------
+    runs : sequence of str or Path
+        The run folders (``eval --out`` or ``score --report``).
+    join : bool, optional
+        Rank parts of one task that differ (questions, settings) over what they share, noted.
+    rank_by : str, optional
+        The column and metric that ranks the models.
+    allow_partial : bool, optional
+        Also rank parts that did not finish.
+    cluster : {"question", "map"}, optional
+        The unit the intervals resample.
+
+    Returns
+    -------
+    dict
+        The leaderboard record: :func:`benchmarks.leaderboards.leaderboard_table`'s, with the runs, those
+        without intervals and the interval method (JSON-ready).
     """
     if not runs:
         raise RunError("leaderboard needs at least one run folder")
@@ -182,7 +201,22 @@ def _mark_partial(
 
 
 def write_leaderboard(out: str | Path, record: Mapping[str, Any], *, figures: bool = True) -> list[Path]:
-    """Write :data:`LEADERBOARD_FILES` into ``out`` (each atomically; the manifest last); returns the paths."""
+    """Write :data:`LEADERBOARD_FILES` into ``out`` (each atomically; the manifest last); returns the paths.
+
+    Parameters
+    ----------
+    out : str or Path
+        The folder to write into.
+    record : mapping
+        The record, as :func:`build_leaderboard` returns it.
+    figures : bool, optional
+        Also draw its figure (PNG and PDF); without it, figures an earlier run wrote there are removed.
+
+    Returns
+    -------
+    list of Path
+        The files written, the manifest last.
+    """
     return write_record(
         out,
         "leaderboard",

@@ -18,6 +18,7 @@ from reasonmap.options import (
     SERVED_SOLVERS,
     SOLVERS,
     TEXTUALIZATIONS,
+    RegistryHelp,
     add_client_options,
     add_metro_dir,
     add_prompt_options,
@@ -54,6 +55,18 @@ def _nothing(command: str, reason: str) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    """``reasonmap serve``: an OpenAI-compatible chat endpoint answered by a symbolic solver, until stopped.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    int
+        The exit status.
+    """
     import functools
 
     from graphkit.cities import city_graph, city_names, graph_from_file
@@ -87,6 +100,18 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_baseline(args: argparse.Namespace) -> int:
+    """``reasonmap baseline``: a symbolic solver's answers to a question file, as prediction rows.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    int
+        The exit status.
+    """
     from benchmarks.jsonl import write_jsonl
 
     task, questions = _load(args)
@@ -135,6 +160,18 @@ def _requests(args: argparse.Namespace) -> list:
 
 
 def cmd_prompts(args: argparse.Namespace) -> int:
+    """``reasonmap prompts``: the requests of a question file in one prompt mode, as request records.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    int
+        The exit status.
+    """
     from benchmarks.jsonl import write_jsonl
     from reasonmap.options import check_prompt_options
 
@@ -148,6 +185,18 @@ def cmd_prompts(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    """``reasonmap run``: a model's answers to the requests of a question file (or a request file), resumable.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    int
+        The exit status.
+    """
     from baselines.client import EndpointUnreachable, run_requests
     from baselines.requests import Request
     from benchmarks.jsonl import read_jsonl
@@ -178,7 +227,19 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_vdi(args: argparse.Namespace) -> int:
-    from benchmarks.mapqa.vdi import parse_budgets, vdi_table
+    """``reasonmap vdi``: the visual dependency index of a question file for one model.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    int
+        The exit status.
+    """
+    from benchmarks.vdi import parse_budgets, vdi_table
     from reasonmap.options import report_skipped
     from reasonmap.vdi import run_vdi
     from reasonmap.vdi_samples import load_samples
@@ -211,17 +272,21 @@ def cmd_vdi(args: argparse.Namespace) -> int:
 def _add_questions(parser: argparse.ArgumentParser, *, required: bool = True) -> None:
     if required:
         parser.add_argument(
-            "--questions", required=True, metavar="Q", help="question records of any task (route, plus, map QA)"
+            "--questions", required=True, metavar="Q", help=RegistryHelp("question records of any task ({tasks})")
         )
     add_task_option(parser)
 
 
 def add_model_commands(commands) -> None:
-    """Add ``baseline``, ``prompts``, ``run`` and ``vdi`` to the subcommands."""
+    """Add ``baseline``, ``prompts``, ``run`` and ``vdi`` to the subcommands.
+
+    Parameters
+    ----------
+    commands : argparse._SubParsersAction
+        The command line's subcommands.
+    """
     baseline = commands.add_parser("baseline", help="answers of a symbolic solver, in the predictions format")
-    baseline.add_argument(
-        "name", choices=SOLVERS, help="route: all of them; plus: oracle; probe: oracle, echo, noisy; map QA: none"
-    )
+    baseline.add_argument("name", choices=SOLVERS, help=RegistryHelp("each task's: {solvers}"))
     _add_questions(baseline)
     baseline.add_argument("--out", required=True, metavar="P", help="prediction rows to write (JSON Lines)")
     baseline.add_argument(
@@ -237,7 +302,7 @@ def add_model_commands(commands) -> None:
     baseline.set_defaults(run=cmd_baseline)
 
     prompts = commands.add_parser("prompts", help="the exact requests of a prompt mode, for any harness")
-    prompts.add_argument("--mode", required=True, choices=MODES, help="one of the task's modes (plus: no alias)")
+    prompts.add_argument("--mode", required=True, choices=MODES, help=RegistryHelp("one of the task's modes ({modes})"))
     _add_questions(prompts)
     prompts.add_argument("--out", required=True, metavar="FILE", help="request records to write (JSON Lines)")
     add_prompt_options(prompts)

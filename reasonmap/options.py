@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from graphkit.choices import Choices
@@ -48,6 +48,7 @@ __all__ = [
     "Help",
     "Parser",
     "RegistryHelp",
+    "registry_fields",
     "add_client_options",
     "add_repeat_options",
     "parse_pixel_budgets",
@@ -116,7 +117,13 @@ BYTES_PER_PIXEL = 9
 
 
 class Help(argparse.HelpFormatter):
-    """Help that ends each option with its default, unless the text already says it or there is none."""
+    """Help that ends each option with its default, unless the text already says it or there is none.
+
+    Parameters
+    ----------
+    prog, indent_increment, max_help_position, width
+        As :class:`argparse.HelpFormatter`.
+    """
 
     def _get_help_string(self, action: argparse.Action) -> str:
         text = action.help or ""
@@ -139,14 +146,72 @@ class Help(argparse.HelpFormatter):
         return super()._metavar_formatter(action, default_metavar)
 
 
-class RegistryHelp:
-    """An option's help text made from the registries when the help is shown (``text()``), so that building
-    the parser imports none of them (:class:`Parser` reads it with the choices)."""
+class RegistryHelp(str):
+    """An option's help that names tasks, written from the task registry when the help is shown.
 
-    __slots__ = ("text",)
+    The text is a :meth:`str.format` template over :func:`registry_fields` (``{tasks}``, ``{generated}``,
+    ``{solvers}``, ``{modes}``, ``{variants}``, ``{weightings}``, ``{harnesses}``, ``{takers_<setting>}``);
+    building the parser reads no registry, and a new task appears in the help by itself.
 
-    def __init__(self, text: Callable[[], str]) -> None:
-        self.text = text
+    Examples
+    --------
+    >>> RegistryHelp("one of {tasks}").written().startswith("one of route, plus, mapqa")
+    True
+    """
+
+    __slots__ = ()
+
+    def written(self) -> str:
+        """The help, its fields filled from the registry.
+
+        Returns
+        -------
+        str
+            The text shown.
+        """
+        return str(self).format(**registry_fields())
+
+
+def registry_fields() -> dict[str, str]:
+    """What a :class:`RegistryHelp` may name, read from :mod:`benchmarks.tasks` (which imports the task records).
+
+    Returns
+    -------
+    dict of str to str
+        ``tasks``: every task, in the registry's order; ``generated``: those whose questions are generated;
+        ``solvers``, ``modes`` and ``variants``: each task's symbolic solvers, prompt modes and scoring variants
+        (``none`` where it has none; the default variant first); ``weightings``: each task's default
+        weighting; ``harnesses``: the other harnesses whose files each task reads (the tasks reading only the
+        toolkit's rows left out); ``takers_<setting>``: the generated tasks whose generation takes
+        ``setting`` (``takers_per_type``: ``plus, probe``).
+    """
+    from benchmarks.tasks import generated_task_names, get_task, task_names
+
+    def each(field: str) -> str:
+        return "; ".join(f"{name}: {', '.join(getattr(get_task(name), field)) or 'none'}" for name in task_names())
+
+    generations = {name: get_task(name).generation for name in generated_task_names()}
+    settings = dict.fromkeys(setting for made in generations.values() if made is not None for setting in made.defaults)
+    harnesses = (
+        f"{name}: {', '.join(source for source in get_task(name).readers if source != 'jsonl')}"
+        for name in task_names()
+        if len(get_task(name).readers) > 1
+    )
+    return {
+        "tasks": ", ".join(task_names()),
+        "generated": ", ".join(generated_task_names()),
+        "solvers": each("solvers"),
+        "modes": each("modes"),
+        "variants": each("variant_names"),
+        "weightings": ", ".join(f"{name} {get_task(name).default_weighting}" for name in task_names()),
+        "harnesses": "; ".join(harnesses),
+        **{
+            f"takers_{setting}": ", ".join(
+                name for name, made in generations.items() if made is not None and setting in made.defaults
+            )
+            for setting in settings
+        },
+    }
 
 
 class _Unread:
@@ -171,7 +236,15 @@ def _closest(word: str, choices: Sequence[str]) -> str | None:
 class Parser(argparse.ArgumentParser):
     """A parser whose errors name the mistake: an unknown option is reported first, by name, with the option it
     most likely misspells (not as a missing required one), and an invalid choice with the choice it most likely
-    misspells (``reasonmap rout``: did you mean ``route``?)."""
+    misspells (``reasonmap rout``: did you mean ``route``?).
+
+    Parameters
+    ----------
+    prog, usage, description, epilog, parents, formatter_class, prefix_chars, fromfile_prefix_chars
+        As :class:`argparse.ArgumentParser`.
+    argument_default, conflict_handler, add_help, allow_abbrev, exit_on_error
+        As :class:`argparse.ArgumentParser`.
+    """
 
     def format_usage(self) -> str:
         self._read_choices()
@@ -188,7 +261,7 @@ class Parser(argparse.ArgumentParser):
             if isinstance(action.choices, Choices):
                 action.choices.names  # noqa: B018 (read now, kept)
             if isinstance(action.help, RegistryHelp):
-                action.help = action.help.text()
+                action.help = action.help.written()
 
     def parse_known_args(self, args: Sequence[str] | None = None, namespace: Any = None) -> Any:
         if args is not None and not any(isinstance(a, argparse._SubParsersAction) for a in self._actions):
@@ -222,7 +295,15 @@ class Parser(argparse.ArgumentParser):
 
 def add_client_options(parser: argparse.ArgumentParser, *, max_tokens_help: str | None = None) -> None:
     """The endpoint, the model and how it is asked: ``--endpoint --model --name --concurrency --max-tokens
-    --temperature --timeout --max-retries --retry-errors``."""
+    --temperature --timeout --max-retries --retry-errors``.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        A command's parser.
+    max_tokens_help : str, optional
+        The help of ``--max-tokens``, where the command uses it differently.
+    """
     parser.add_argument("--endpoint", required=True, metavar="URL", help="base URL, e.g. http://host:8000/v1")
     parser.add_argument("--model", required=True, help="model name served there (key: OPENAI_API_KEY)")
     parser.add_argument("--name", metavar="TAG", help="the model's name in rows and tables (default: --model)")
@@ -251,7 +332,19 @@ def add_prompt_options(
 ) -> None:
     """How prompts are built: ``--maps --pixel-budget --textualization --alias-strategy`` (``images_only``: the
     first two, for commands that always send the map; ``several_budgets``: ``--pixel-budget`` takes a list,
-    see :func:`parse_pixel_budgets`)."""
+    see :func:`parse_pixel_budgets`).
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        A command's parser.
+    maps_help : str, optional
+        The help of ``--maps``, where the command reads maps differently.
+    images_only : bool, optional
+        Only ``--maps`` and ``--pixel-budget``.
+    several_budgets : bool, optional
+        ``--pixel-budget`` takes a list.
+    """
     parser.add_argument(
         "--maps",
         metavar="DIR",
@@ -289,6 +382,16 @@ def add_prompt_options(
 def budget_label(pixels: int) -> str:
     """A pixel budget as :func:`parse_pixel_budgets` reads it, in its shortest form (one decimal at most).
 
+    Parameters
+    ----------
+    pixels : int
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
     >>> budget_label(16_000_000), budget_label(1_500_000), budget_label(62_500), budget_label(1_048_576)
     ('16M', '1.5M', '62.5k', '1048576')
     """
@@ -300,7 +403,13 @@ def budget_label(pixels: int) -> str:
 
 
 def add_repeat_options(parser: argparse.ArgumentParser) -> None:
-    """``--repeats K --force-repeats``: each request asked K times (see :func:`baselines.client.check_repeats`)."""
+    """``--repeats K --force-repeats``: each request asked K times (see :func:`baselines.client.check_repeats`).
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        A command's parser.
+    """
     parser.add_argument(
         "--repeats", type=int, default=1, metavar="K", help="ask each request K times (needs sampling: temperature > 0)"
     )
@@ -310,14 +419,26 @@ def add_repeat_options(parser: argparse.ArgumentParser) -> None:
 
 
 def add_metro_dir(parser: argparse.ArgumentParser) -> None:
-    """``--metro-dir``: where the Metro Data of cities the toolkit does not embed lie."""
+    """``--metro-dir``: where the Metro Data of cities the toolkit does not embed lie.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        A command's parser.
+    """
     parser.add_argument(
         "--metro-dir", metavar="DIR", help="Metro Data of non-embedded cities: DIR/**/<city>.json (a synth set's DIR)"
     )
 
 
 def add_task_option(parser: argparse.ArgumentParser) -> None:
-    """``--task``: the question file's task, where telling it from the file is not wanted."""
+    """``--task``: the question file's task, where telling it from the file is not wanted.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        A command's parser.
+    """
     parser.add_argument("--task", choices=TASKS, help="the questions' task (default: told from the file)")
 
 
@@ -366,6 +487,15 @@ def parse_pixel_budgets(text: str) -> int | tuple[int, ...]:
     """Pixel budgets from ``"1M,4M,16M"`` (``k`` = 1,000 and ``M`` = 1,000,000 pixels, or plain integers):
     one budget as an ``int`` (as ``--pixel-budget PX`` always was), several as a sorted tuple, each once.
 
+    Parameters
+    ----------
+    text : str
+        The option's value.
+
+    Returns
+    -------
+    int or tuple of int
+
     Raises
     ------
     argparse.ArgumentTypeError
@@ -393,6 +523,17 @@ def check_pixel_budget(value: Any, *, option: str = "--pixel-budget") -> int:
     """One pixel budget, checked to lie in :data:`PIXEL_BUDGET_RANGE`: the one check of the command line's
     ``--pixel-budget`` and the Inspect tasks' ``pixel_budget``. An ``int``, a whole ``float``, or a text that
     :func:`parse_pixel_budgets` reads as one budget (``"4M"``).
+
+    Parameters
+    ----------
+    value : int, float or str
+        The budget given.
+    option : str, optional
+        Its option, for the message.
+
+    Returns
+    -------
+    int
 
     Raises
     ------
@@ -429,6 +570,11 @@ def check_pixel_budget(value: Any, *, option: str = "--pixel-budget") -> int:
 def check_prompt_options(args: argparse.Namespace) -> None:
     """Refuse a ``--pixel-budget`` out of :data:`PIXEL_BUDGET_RANGE`, before anything is read or asked.
 
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
     Raises
     ------
     ValueError
@@ -442,6 +588,16 @@ def check_prompt_options(args: argparse.Namespace) -> None:
 def client_options(args: argparse.Namespace) -> dict[str, Any]:
     """The keyword arguments of :func:`baselines.client.run_requests` that the client options give, checked
     (with ``--pixel-budget``): call it first, so that a bad value is refused before anything is read or asked.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    dict
+        ``concurrency``, ``max_tokens``, ``temperature``, ``timeout``, ``max_retries`` and the other client options.
 
     Raises
     ------
@@ -493,7 +649,13 @@ _SEED_MAX = 2**64 - 1
 
 
 def add_cluster_option(parser: argparse.ArgumentParser) -> None:
-    """``--cluster question|map``: what the printed intervals resample."""
+    """``--cluster question|map``: what the printed intervals resample.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        A command's parser.
+    """
     parser.add_argument(
         "--cluster",
         choices=CLUSTERS,
@@ -518,7 +680,22 @@ def _resamples(text: str) -> int:
 
 
 def seed_value(text: str) -> int:
-    """``--seed S`` of every command: a whole number from 0 to 2**64 - 1."""
+    """``--seed S`` of every command: a whole number from 0 to 2**64 - 1.
+
+    Parameters
+    ----------
+    text : str
+        The option's value.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        Not a whole number in range.
+    """
     try:
         value = int(text)
     except ValueError:
@@ -529,7 +706,23 @@ def seed_value(text: str) -> int:
 
 
 def comma_list(text: str) -> tuple[str, ...]:
-    """A list option's value, comma-separated as every command writes lists (``--modes full,text-only``)."""
+    """A list option's value, comma-separated as every command writes lists (``--modes full,text-only``).
+
+    Parameters
+    ----------
+    text : str
+        The option's value.
+
+    Returns
+    -------
+    tuple of str
+        The pieces, stripped.
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        An empty value, or an empty piece.
+    """
     items = tuple(item.strip() for item in text.split(","))
     if not text.strip() or not all(items):
         raise argparse.ArgumentTypeError(f"expected comma-separated names, got {text!r}")
@@ -537,7 +730,15 @@ def comma_list(text: str) -> tuple[str, ...]:
 
 
 def add_resampling_options(parser: argparse.ArgumentParser, *, seed_help: str) -> None:
-    """``--resamples N`` (bounded by :data:`RESAMPLE_RANGE`) and ``--seed S`` (0 to 2**64 - 1)."""
+    """``--resamples N`` (bounded by :data:`RESAMPLE_RANGE`) and ``--seed S`` (0 to 2**64 - 1).
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        A command's parser.
+    seed_help : str
+        What ``--seed`` seeds, for its help.
+    """
     parser.add_argument(
         "--resamples",
         type=_resamples,
@@ -549,7 +750,15 @@ def add_resampling_options(parser: argparse.ArgumentParser, *, seed_help: str) -
 
 
 def report_skipped(problems: Sequence[object], *, see: str | None = None) -> None:
-    """Print the first :data:`SHOWN_SKIPPED` problems on stderr, then how many more (and where they all are)."""
+    """Print the first :data:`SHOWN_SKIPPED` problems on stderr, then how many more (and where they all are).
+
+    Parameters
+    ----------
+    problems : sequence
+        The problems (each printed as ``str``).
+    see : str, optional
+        Where all of them are written, for the last line.
+    """
     for problem in problems[:SHOWN_SKIPPED]:
         print(f"skipped: {problem}", file=sys.stderr)
     if len(problems) > SHOWN_SKIPPED:

@@ -77,6 +77,15 @@ class Output:
     ``writes``: for a folder, the names (glob patterns relative to it) that the command writes
     there; ``("**",)``: the folder is replaced whole. ``beside``: the files written next to an
     output file, each named by the suffix that replaces its extension (``".summary.json"``).
+
+    Attributes
+    ----------
+    dest : str
+        The option's destination (``out``).
+    writes : tuple of str
+        See above.
+    beside : tuple of str
+        See above.
     """
 
     dest: str
@@ -88,7 +97,7 @@ class Output:
 OUTPUTS: Mapping[str, tuple[Output, ...]] = {
     "references": (Output("out"),),
     "generate": (Output("out"),),
-    "score": (Output("out"), Output("report", REPORT_FILES)),  # with --compare, see _outputs
+    "score": (Output("out"), Output("report", REPORT_FILES)),  # with --explain, see _outputs
     "mapqa-score": (Output("out"), Output("report", REPORT_FILES)),
     "export": (Output("out", ("**",)),),
     "predictions": (Output("out"),),
@@ -147,16 +156,22 @@ def _same(one: str, other: str) -> bool:
 
 
 def _outputs(args: argparse.Namespace) -> tuple[Output, ...]:
-    """The outputs of ``args``' command; ``score --compare A B`` writes each variant's rows and report instead."""
+    """The outputs of ``args``' command; ``score --explain A B`` writes each variant's rows and report instead."""
     command = getattr(args, "command", "")
-    compared = getattr(args, "compare", None) if command == "score" else None
-    if not compared:
+    explained = getattr(args, "explain", None) if command == "score" else None
+    if not explained:
         return tuple(OUTPUTS.get(command, ()))
     suffix = Path(str(getattr(args, "out", None) or "")).suffix
-    variants = [glob.escape(str(variant)) for variant in compared]
+    # a former name is written under the present one (plus's paper as toolkit): the task is not known yet, so
+    # every task's reading of the name is covered
+    from benchmarks.tasks import get_task, task_names
+
+    named = [get_task(task).resolve_variant(str(name)) for name in explained for task in task_names()]
+    written = list(dict.fromkeys([*map(str, explained), *named]))
+    variants = [glob.escape(variant) for variant in written]
     report = [f"{variant}/{name}" for variant in variants for name in REPORT_FILES]
     return (
-        Output("out", beside=tuple(f".{variant}{suffix}" for variant in compared)),
+        Output("out", beside=tuple(f".{variant}{suffix}" for variant in written)),
         Output("report", ("manifest.json", "compare.json", "compare.md", *report)),
     )
 
@@ -189,6 +204,11 @@ def _clash(output: Output, path: str, given: str) -> str | None:
 def refuse_overwrite(args: argparse.Namespace) -> None:
     """Refuse a command whose outputs would replace one of its inputs; nothing has been touched yet.
 
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
     Raises
     ------
     OverwriteRefused
@@ -210,7 +230,17 @@ def refuse_overwrite(args: argparse.Namespace) -> None:
 
 
 def warn_incomplete_runs(args: argparse.Namespace) -> list[str]:
-    """One line per input file that an unfinished or since-changed run wrote (its folder's manifest says so)."""
+    """One line per input file that an unfinished or since-changed run wrote (its folder's manifest says so).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    list of str
+    """
     from benchmarks.manifests import vouches_for
 
     outputs = {output.dest for output in _outputs(args)}
@@ -228,6 +258,16 @@ def warn_incomplete_runs(args: argparse.Namespace) -> list[str]:
 
 def check_paths(args: argparse.Namespace) -> list[str]:
     """The one check every command runs after parsing: refuse what would destroy an input; the warnings.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    list of str
+        The warnings (inputs an unfinished or changed run wrote).
 
     Raises
     ------

@@ -25,6 +25,19 @@ def mode_runs(modes: Sequence[str], pixel_budget: int | tuple[int, ...]) -> list
     """``(mode, pixel budget, folder name)`` of each run: the full mode once per budget of a sweep
     (``full@1M``, ...), every mode once under its own name otherwise (the image budget is the full mode's only).
 
+    Parameters
+    ----------
+    modes : sequence of str
+        The prompt modes.
+    pixel_budget : int or tuple of int
+        One budget, or a sweep's.
+
+    Returns
+    -------
+    list of (str, int, str)
+
+    Examples
+    --------
     >>> mode_runs(("full", "text-only"), (1_000_000, 4_000_000))
     [('full', 1000000, 'full@1M'), ('full', 4000000, 'full@4M'), ('text-only', 1000000, 'text-only')]
     >>> mode_runs(("full",), 4_000_000)
@@ -41,7 +54,17 @@ def mode_runs(modes: Sequence[str], pixel_budget: int | tuple[int, ...]) -> list
 
 
 def mode_shown(row: Mapping[str, Any]) -> str:
-    """A results row's mode as its folder is named: ``full@4M`` for one budget of a sweep."""
+    """A results row's mode as its folder is named: ``full@4M`` for one budget of a sweep.
+
+    Parameters
+    ----------
+    row : mapping
+        A results row (``mode``, and ``pixel_budget`` in a sweep).
+
+    Returns
+    -------
+    str
+    """
     if "pixel_budget" not in row:
         return row["mode"]
     return f"{row['mode']}@{budget_label(row['pixel_budget'])}"
@@ -59,6 +82,22 @@ def resolution_record(
     (task, budget)'s intervals by metric, ``columns`` each task's accuracies as ``(title, metric)``.
     A point is ``{"pixel_budget", "value", "n", "low", "high"}`` (``low``/``high`` ``None`` without an interval).
 
+    Parameters
+    ----------
+    results : sequence of mapping
+        Eval's results rows.
+    intervals : mapping
+        ``(task, budget)`` to the intervals by metric.
+    columns : mapping
+        Each task's accuracies as ``(title, metric)``.
+
+    Returns
+    -------
+    dict
+        As above (JSON-ready).
+
+    Examples
+    --------
     >>> rows = [{"task": "t", "mode": "full", "pixel_budget": b, "model": "m", "n": 4, "metrics": {"acc": v}}
     ...         for b, v in ((1000, 0.25), (4000, 0.5))]
     >>> record = resolution_record(rows, {("t", 4000): {"acc": {"low": 0.2, "high": 0.8}}}, {"t": [("Acc.", "acc")]})
@@ -116,6 +155,17 @@ def resolution_markdown(record: Mapping[str, Any]) -> str:
     """One row per (model, task, accuracy), one column per pixel budget; accuracies in %, ``± half the 95%
     interval`` where the report has one.
 
+    Parameters
+    ----------
+    record : mapping
+        What :func:`resolution_record` returns.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
     >>> point = {"pixel_budget": 1000, "value": 0.5, "n": 4, "low": 0.25, "high": 0.75}
     >>> curve = {"model": "m", "task": "t", "metric": "acc", "title": "Acc.", "points": [point]}
     >>> print(resolution_markdown({"budgets": [1000, 4000], "curves": [curve]}), end="")
@@ -150,7 +200,19 @@ def resolution_markdown(record: Mapping[str, Any]) -> str:
 
 def plot_resolution(record: Mapping[str, Any], path: str | Path) -> tuple[Path, Path]:
     """Accuracy (%) against the pixel budget (log axis), one line per curve, the 95% intervals as error bars
-    where known; written as ``path`` (PNG) and a PDF beside it."""
+    where known; written as ``path`` (PNG) and a PDF beside it.
+
+    Parameters
+    ----------
+    record : mapping
+        What :func:`resolution_record` returns.
+    path : str or Path
+        The PNG to write.
+
+    Returns
+    -------
+    png, pdf : Path
+    """
     from benchmarks.plotting import COLUMN_WIDTH, MARKERS, figure_style, model_style, save_figure
 
     budgets = record["budgets"]
@@ -211,7 +273,19 @@ def write_resolution(
     intervals: Mapping[tuple[str, int], Mapping[str, Any]],
     columns: Mapping[str, Sequence[tuple[str, str]]],
 ) -> list[Path]:
-    """Write ``resolution.md``, ``resolution.png`` and ``resolution.pdf`` into ``out``; returns their paths."""
+    """Write ``resolution.md``, ``resolution.png`` and ``resolution.pdf`` into ``out``; returns their paths.
+
+    Parameters
+    ----------
+    out : str or Path
+        The run's folder.
+    results, intervals, columns
+        As :func:`resolution_record`.
+
+    Returns
+    -------
+    list of Path
+    """
     from benchmarks.summaries import write_text
 
     record = resolution_record(results, intervals, columns)

@@ -29,7 +29,22 @@ __all__ = ["PowerSettings", "power_rows", "power_markdown"]
 
 @dataclass(frozen=True, slots=True)
 class PowerSettings:
-    """What is asked: the level, the power, and the difference to detect or the questions at hand."""
+    """What is asked: the level, the power, and the difference to detect or the questions at hand.
+
+    Attributes
+    ----------
+    alpha : float
+        The test's two-sided level.
+    power : float
+        The chance of detecting the difference.
+    difference : float or None
+        The difference to detect, a share.
+    questions : int or None
+        The questions at hand.
+    correlation : float or None
+        The phi correlation of two sides' correctness, for the paired figures (``None``: measured on a
+        run's two models, else no paired figures).
+    """
 
     alpha: float = 0.05
     power: float = 0.8
@@ -65,6 +80,22 @@ def power_rows(
     models: tuple[str, str] | None = None,
 ) -> list[dict[str, Any]]:
     """The table's rows: one for given ``rates`` (shares), or one per (task, mode, accuracy metric) of ``run``.
+
+    Parameters
+    ----------
+    settings : PowerSettings
+        What is asked.
+    rates : sequence of float, optional
+        Accuracies (shares) to plan for.
+    run : str or Path, optional
+        A run folder whose accuracies to plan from.
+    models : (str, str), optional
+        The two models of ``run`` compared.
+
+    Returns
+    -------
+    list of dict
+        Per row: the rate(s), the questions needed or the difference detectable.
 
     Raises
     ------
@@ -122,7 +153,19 @@ def _count(value: int | None) -> str:
 
 
 def power_markdown(rows: Sequence[Mapping[str, Any]], settings: PowerSettings) -> str:
-    """The rows as one Markdown table (shares and effects in points), with what they assume."""
+    """The rows as one Markdown table (shares and effects in points), with what they assume.
+
+    Parameters
+    ----------
+    rows : sequence of mapping
+        What :func:`power_rows` returns.
+    settings : PowerSettings
+        What was asked.
+
+    Returns
+    -------
+    str
+    """
     lines = [
         f"Power {settings.power:.0%} at two-sided α = {settings.alpha:g} (normal approximations; paired: McNemar's"
         " test, from the correlation ρ of the two sides' per-question correctness).",

@@ -61,7 +61,24 @@ class RunError(ReasonmapError, ValueError):
 
 @dataclass(frozen=True, slots=True)
 class RunPart:
-    """One task in one prompt mode of a run: its summary, where its scored rows are, and its settings."""
+    """One task in one prompt mode of a run: its summary, where its scored rows are, and its settings.
+
+    Attributes
+    ----------
+    run : str
+        The run folder.
+    task : str
+    mode : str or None
+        The prompt mode (``None`` for a score report).
+    summary : mapping
+        Its ``summary.json``.
+    scored : Path or None
+        Its scored rows.
+    settings : mapping
+        The run's settings.
+    incomplete : str or None
+        Why the part holds less than a finished run.
+    """
 
     run: str
     task: str
@@ -161,6 +178,10 @@ def _part(run: str, report: Path, mode: str | None, settings: Mapping[str, Any],
         raise RunError(f"{path}: {doubt[1]}; its figures are not the ones the run computed")
     task = _task_of(summary, path)
     judged = {key: summary.get(key) for key in _SUMMARY_SETTINGS}
+    if isinstance(judged["variant"], str):  # a former name (plus's paper, now toolkit) judges the same way
+        from benchmarks.tasks import get_task
+
+        judged["variant"] = get_task(task).resolve_variant(judged["variant"])
     return RunPart(
         run,
         task,
@@ -174,6 +195,16 @@ def _part(run: str, report: Path, mode: str | None, settings: Mapping[str, Any],
 
 def read_run(path: str | Path) -> list[RunPart]:
     """The parts of the run in ``path`` (an ``eval`` folder, or a ``score`` report folder).
+
+    Parameters
+    ----------
+    path : str or Path
+        The run folder.
+
+    Returns
+    -------
+    list of RunPart
+        One per task and prompt mode the run scored (one for a report folder).
 
     Raises
     ------
@@ -218,6 +249,14 @@ def difference(first: RunPart, second: RunPart) -> str | None:
 
     The question sets are compared by checksum, then :data:`SETTINGS` (the ``eval``
     prompt settings only where both runs record them).
+
+    Parameters
+    ----------
+    first, second : RunPart
+
+    Returns
+    -------
+    str or None
     """
     if first.task != second.task:
         return f"different tasks ({first.task} and {second.task})"
@@ -231,7 +270,16 @@ def difference(first: RunPart, second: RunPart) -> str | None:
 
 
 def doubts(parts: Sequence[RunPart]) -> list[str]:
-    """One line per part whose scored rows the run's manifest does not vouch for (an unfinished or changed run)."""
+    """One line per part whose scored rows the run's manifest does not vouch for (an unfinished or changed run).
+
+    Parameters
+    ----------
+    parts : sequence of RunPart
+
+    Returns
+    -------
+    list of str
+    """
     from benchmarks.manifests import vouches_for
 
     found = []
@@ -244,6 +292,19 @@ def doubts(parts: Sequence[RunPart]) -> list[str]:
 
 def refuse_incomplete(parts: Sequence[RunPart], *, allow: bool, command: str) -> list[str]:
     """One line per incomplete part (see the module notes), for the table's notes; refused unless ``allow``.
+
+    Parameters
+    ----------
+    parts : sequence of RunPart
+        The parts used.
+    allow : bool
+        Admit incomplete parts (``--allow-partial``).
+    command : str
+        The command, for the message.
+
+    Returns
+    -------
+    list of str
 
     Raises
     ------
@@ -268,7 +329,20 @@ def _row_parser(obj: Any, *, where: str) -> Mapping[str, Any]:
 
 
 def read_scored(path: Path) -> tuple[list[Mapping[str, Any]], list[str]]:
-    """The rows of a scored file (``id`` and ``model`` checked; the rest read per metric) and the bad lines."""
+    """The rows of a scored file (``id`` and ``model`` checked; the rest read per metric) and the bad lines.
+
+    Parameters
+    ----------
+    path : Path
+        A scored file (``score --out``, a run's ``scored.jsonl``).
+
+    Returns
+    -------
+    rows : list of mapping
+        The good rows, in file order.
+    problems : list of str
+        Each bad line, ``FILE:LINE: what is wrong``.
+    """
     from benchmarks.jsonl import read_jsonl
 
     rows, problems = read_jsonl(path, _row_parser)
@@ -292,6 +366,27 @@ def write_record(
     Without ``figures``, the figures (``stem.png``, ``stem.pdf``) that an earlier run of a command wrote
     there and recorded in the manifest are removed: they would not match the new tables. A file of the same
     name that no run recorded is the user's, and stays.
+
+    Parameters
+    ----------
+    out : str or Path
+        The folder.
+    stem : str
+        The files' stem.
+    command : str
+        The command, in the manifest.
+    record : mapping
+        The record (JSON-ready).
+    markdown, csv : callable
+        The record as Markdown, and as CSV.
+    plot : callable
+        ``plot(record, png)``: its figure.
+    figures : bool, optional
+        Draw the figure.
+
+    Returns
+    -------
+    list of Path
     """
     from benchmarks.manifests import MANIFEST, begin_outputs, remove_stale, write_manifest
     from benchmarks.summaries import write_summary, write_text

@@ -5,7 +5,7 @@ question file is found in the registry (:mod:`benchmarks.tasks`). Bad records
 in either file are reported and skipped (nothing else is lost); predictions
 that answer no question, and repeated answers to one question by one model,
 are reported too (the first answer counts; answers numbered by ``repeat``,
-from repeated sampling, are each scored). :func:`compare_files` scores with
+from repeated sampling, are each scored). :func:`explain_files` scores with
 two variants and writes why they differ. The report folder's ``manifest.json``
 is written last (:mod:`benchmarks.manifests`): it vouches for the scored rows and
 the report of one complete run.
@@ -35,11 +35,11 @@ if TYPE_CHECKING:
 __all__ = [
     "scoring_variants",
     "Evaluation",
-    "Comparison",
+    "Explanation",
     "ScoreSettings",
     "task_of",
     "evaluate_files",
-    "compare_files",
+    "explain_files",
     "read_prediction_files",
     "read_official_model",
     "collector_paused",
@@ -93,7 +93,8 @@ def _options(
 ) -> ScoreOptions:
     """What the task's scoring steps take: the settings', and its own options resolved for the run's models."""
     extra = task.resolve(given, models, where) if task.resolve is not None else given
-    return ScoreOptions(settings.weighting, settings.variant, settings.cluster, MappingProxyType(dict(extra)))
+    variant = task.resolve_variant(settings.variant)  # a former name is its variant's (summaries record it)
+    return ScoreOptions(settings.weighting, variant, settings.cluster, MappingProxyType(dict(extra)))
 
 
 def _reading(settings: ScoreSettings, loaded: Loaded) -> ReadOptions:
@@ -154,19 +155,35 @@ def read_official_model(text: str) -> str | dict[str, str]:
 class ScoreSettings:
     """How files are scored (``reasonmap score``), everything but the files: built once by the command line.
 
-    ``task`` names the task (default: told from the question file). ``weighting`` ``None`` is the task's
-    default. ``source`` names who wrote the predictions: the toolkit (``jsonl``), or another harness whose
-    files are mapped onto prediction rows (the task's ``readers``: route reads ``lmms-eval``, ``vlmevalkit``
-    and ``inspect``, plus ``vlmevalkit``); ``model`` and ``kind`` fill in what such files leave out, and
-    ``partial`` takes the finished samples of a run that failed. ``cluster`` is what the printed intervals
-    resample: ``question``, or ``map`` (maps, then questions). ``figures`` ``False`` writes the report's
-    tables only (no plotting library is imported). ``ordered`` writes the verdicts in the question file's order
-    (then kind, model and repeat) instead of the predictions' (a model client appends answers as they come).
-    ``options`` are the task's own (:attr:`benchmarks.tasks.Task.options`; each task takes those it declares):
-    route's ``graph``, every question's city when given, and ``metro_dir``, a folder of Metro Data files named
-    after their cities; route's and plus's ``official_model`` (their variant ``official``), the public
-    scripts' model path of every model, or a run name → path mapping (by default each model's own name
-    chooses its answer rule).
+    Attributes
+    ----------
+    task : str or None
+        The task's name (default: told from the question file).
+    weighting : str or None
+        A weighting scheme of the task (default: the task's).
+    variant : str
+        A scoring variant of the task, or a former name of one (plus's ``paper`` is ``toolkit``).
+    source : str
+        Who wrote the predictions: the toolkit (``jsonl``), or another harness whose files are mapped onto
+        prediction rows (the task's ``readers``: route reads ``lmms-eval``, ``vlmevalkit`` and ``inspect``,
+        plus ``vlmevalkit``).
+    model, kind : str or None
+        What another harness's files leave out: the model's name, the question kind.
+    partial : bool
+        Take the finished samples of a run that failed.
+    cluster : str
+        What the printed intervals resample: ``question``, or ``map`` (maps, then questions).
+    figures : bool
+        ``False`` writes the report's tables only (no plotting library is imported).
+    ordered : bool
+        Write the verdicts in the question file's order (then kind, model and repeat) instead of the
+        predictions' (a model client appends answers as they come).
+    options : mapping of str to object
+        The task's own options (:attr:`benchmarks.tasks.Task.options`; each task takes those it declares):
+        route's ``graph``, every question's city when given, and ``metro_dir``, a folder of Metro Data files
+        named after their cities; route's and plus's ``official_model`` (their variant ``official``), the public
+        scripts' model path of every model, or a run name → path mapping (by default each model's own name
+        chooses its answer rule).
     """
 
     task: str | None = None
@@ -319,15 +336,15 @@ def read_prediction_files(
 
 
 @dataclass(frozen=True, slots=True)
-class Comparison:
-    """What scoring files with two variants produced: each evaluation, the comparison, and the files."""
+class Explanation:
+    """What scoring files with two variants produced: each evaluation, why they differ, and the files."""
 
     evaluations: Mapping[str, Evaluation]
-    comparison: dict[str, Any]
+    explanation: dict[str, Any]
     files: tuple[Path, ...]
 
 
-def compare_files(
+def explain_files(
     questions_path: str | Path,
     predictions_path: str | Path | Sequence[str | Path],
     *,
@@ -335,39 +352,41 @@ def compare_files(
     report_dir: str | Path,
     variants: tuple[str, str] = ("paper", "official"),
     settings: ScoreSettings = ScoreSettings(),
-) -> Comparison:
+) -> Explanation:
     """Score with two variants, side by side, and charge their difference to causes.
 
-    Route answers are compared by :mod:`benchmarks.reasonmap.compare`; plus answers on accuracy,
-    with one cause (``extraction``).
+    Each variant's scored rows go to ``<out stem>.<variant><suffix>`` and its report to
+    ``<report_dir>/<variant>/``; ``compare.md`` and ``compare.json`` go to ``report_dir``.
+    Route answers are explained by :mod:`benchmarks.reasonmap.attribution`; plus answers on accuracy,
+    with one cause (``extraction``). This is ``reasonmap score --explain A,B``; ``reasonmap compare`` is
+    the paired comparison of two runs.
 
     Parameters
     ----------
-    questions_path, predictions_path
-        As for :func:`evaluate_files`.
-    out
-        Each variant's scored rows go to ``<out stem>.<variant><suffix>``.
-    report_dir
-        Each variant's report goes to ``<report_dir>/<variant>/``; ``compare.md`` and ``compare.json`` here.
-    variants
-        The two variants, of the task's.
-    settings
+    questions_path, predictions_path, out, report_dir
+        As for :func:`evaluate_files`; ``out`` names the scored rows' stem.
+    variants : (str, str)
+        Two different variants of the task (a former name counts as its variant: plus's ``paper`` is
+        ``toolkit``).
+    settings : ScoreSettings, optional
         As for :func:`evaluate_files` (their ``variant`` and ``ordered`` are not used).
 
     Returns
     -------
-    Comparison
-        Each variant's evaluation, the comparison record and the files written.
+    Explanation
+        Each variant's evaluation, the explanation record and the files written (``compare.md`` last).
 
     Raises
     ------
     ValueError
-        Not two different variants of the task's, or what :func:`evaluate_files` refuses.
+        The task has no explanation, the variants are not two different ones of the task, or what
+        :func:`evaluate_files` refuses.
     """
     found = task_of(questions_path, settings.task)
     names = found.variant_names
-    if found.compare is None or len(variants) != 2 or variants[0] == variants[1] or not set(variants) <= set(names):
-        raise ValueError(f"compare needs two different variants of {list(names)}, got {list(variants)}")
+    variants = tuple(found.resolve_variant(name) for name in variants)  # former names too (plus's paper)
+    if found.explain is None or len(variants) != 2 or variants[0] == variants[1] or not set(variants) <= set(names):
+        raise ValueError(f"explain needs two different variants of {list(names)}, got {list(variants)}")
     out, report = Path(out), Path(report_dir)
     first = replace(settings, variant=variants[0])
     given = _given(found, first)
@@ -380,13 +399,13 @@ def compare_files(
     options = _options(found, first, given, {prediction.model for prediction in kept}, str(label))
     # each variant's scoring: the settings as given, the task told, the rows in the predictions' order
     each = replace(settings, task=found.name, ordered=False)
-    with folder_lock(report, "score --compare"):  # one writer per report folder (each variant's: its own lock)
-        return _compare_locked(
+    with folder_lock(report, "score --explain"):  # one writer per report folder (each variant's: its own lock)
+        return _explain_locked(
             questions_path, predictions_path, found, variants, out, report, each, loaded, kept, options
         )
 
 
-def _compare_locked(
+def _explain_locked(
     questions_path: str | Path,
     predictions_path: str | Path | Sequence[str | Path],
     found: Task,
@@ -397,11 +416,11 @@ def _compare_locked(
     loaded: Any,
     kept: Sequence[Any],
     options: ScoreOptions,
-) -> Comparison:
-    """:func:`compare_files`'s writing, once this process holds the report folder's lock."""
-    from benchmarks.reasonmap.compare import write_compare
+) -> Explanation:
+    """:func:`explain_files`'s writing, once this process holds the report folder's lock."""
+    from benchmarks.reasonmap.attribution import write_explanation
 
-    manifest = begin_outputs(report / MANIFEST, "score --compare")  # read, checked: the writing starts
+    manifest = begin_outputs(report / MANIFEST, "score --explain")  # read, checked: the writing starts
     evaluations = {
         variant: evaluate_files(
             questions_path,
@@ -412,9 +431,9 @@ def _compare_locked(
         )
         for variant in variants
     }
-    comparison, markdown = found.compare(evaluations, loaded, kept, variants, options)
-    files = write_compare(report, comparison, markdown)
+    explanation, markdown = found.explain(evaluations, loaded, kept, variants, options)
+    files = write_explanation(report, explanation, markdown)
     written = [path for evaluation in evaluations.values() for path in evaluation.report_files]
     outs = [out.with_name(f"{out.stem}.{variant}{out.suffix}") for variant in variants]
     write_manifest(manifest, [*outs, *written, *(report / variant / MANIFEST for variant in variants), *files], "score")
-    return Comparison(evaluations, comparison, tuple(files))
+    return Explanation(evaluations, explanation, tuple(files))

@@ -39,7 +39,17 @@ _BODY_LIMIT = 64 * 1024 * 1024  # a full-mode request carries its map as a data 
 
 @dataclass(frozen=True, slots=True)
 class AskedRoute:
-    """What a prompt asks: a route between two stations, in one answer form."""
+    """What a prompt asks: a route between two stations, in one answer form.
+
+    Attributes
+    ----------
+    start, end : str
+        The two stations.
+    kind : {"short", "long"}
+        The question kind.
+    template : {"via_count", "via_stops"}
+        The long answer's form.
+    """
 
     start: str
     end: str
@@ -68,6 +78,19 @@ def _prompt_text(messages: Any) -> str:
 
 def read_route_question(text: str) -> tuple[list[tuple[str, str]], Kind, LongTemplate] | None:
     """The station pairs a route question may name (every split of "from A to B" at " to ") and its form.
+
+    Parameters
+    ----------
+    text : str
+        A prompt's text.
+
+    Returns
+    -------
+    pairs : list of (str, str)
+        The candidate station pairs.
+    kind : {"short", "long"}
+    template : {"via_count", "via_stops"}
+        Or ``None`` for a text that asks no route question.
 
     Examples
     --------

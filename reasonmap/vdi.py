@@ -7,7 +7,7 @@ description alone, without the image. Beside it, the same model answers
 with the image (the full pathway). All calls go through the resumable model
 client (:func:`baselines.client.run_requests`). Then, per budget:
 
-The measures, the prompts and the report (:mod:`benchmarks.mapqa.vdi`):
+The measures, the prompts and the report (:mod:`benchmarks.vdi`):
 ``VDI(k_max) = (Acc_full - Acc_text(k_max)) / Acc_full``, the share of the
 full-image accuracy lost; ``DSI(k_max)``, the mean share of the budget the
 descriptions used. This module asks the model and composes them:
@@ -49,7 +49,9 @@ from baselines.client import RunSummary, run_requests
 from baselines.prompts import DEFAULT_PIXEL_BUDGET, image_data_url
 from baselines.requests import Request
 from benchmarks.manifests import MANIFEST, begin_outputs, write_manifest
-from benchmarks.mapqa.vdi import (
+from benchmarks.provenance import versions
+from benchmarks.samples import Sample, SampleSet
+from benchmarks.vdi import (
     DESCRIBE_PROMPT,
     TEXT_PROMPT,
     BudgetFigures,
@@ -58,8 +60,6 @@ from benchmarks.mapqa.vdi import (
     plot_vdi,
     vdi_table,
 )
-from benchmarks.provenance import versions
-from benchmarks.samples import Sample, SampleSet
 
 __all__ = ["VDI_FILES", "VdiResult", "run_vdi"]
 
@@ -70,7 +70,23 @@ DESCRIBE_KIND = "describe"
 @dataclass(frozen=True, slots=True)
 class VdiResult:
     """What a run measured (``summary`` is what ``vdi.json`` holds), the client runs (stage name and
-    :class:`~baselines.client.RunSummary`), the files written and the samples skipped."""
+    :class:`~baselines.client.RunSummary`), the files written and the samples skipped.
+
+    Attributes
+    ----------
+    accuracy_full : float or None
+        The accuracy with the full map.
+    budgets : tuple of BudgetFigures
+        Each description budget's figures.
+    summary : dict
+        What ``vdi.json`` holds.
+    runs : tuple of (str, RunSummary)
+        Each client stage's run.
+    files : tuple of Path
+        The files written.
+    problems : tuple of str
+        The samples skipped.
+    """
 
     accuracy_full: float | None
     budgets: tuple[BudgetFigures, ...]

@@ -57,6 +57,18 @@ def _check_cache(args: argparse.Namespace) -> None:
 
 
 def cmd_ocr(args: argparse.Namespace) -> int:
+    """``reasonmap ocr``: read a map (or a folder of maps) and ground it in its city's data.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    int
+        The exit status.
+    """
     from vision.analyse import ocr_report, write_evidence
 
     _check_cache(args)
@@ -132,6 +144,18 @@ def _ocr_folder(args: argparse.Namespace) -> int:
 
 
 def cmd_render(args: argparse.Namespace) -> int:
+    """``reasonmap render``: draw a city's map (or many) with its ground truth.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    int
+        The exit status.
+    """
     from reasonmap.batch import knobs_from
     from vision.render import render_map, write_rendered
 
@@ -216,6 +240,18 @@ def _render_folder(args: argparse.Namespace) -> int:
 
 
 def cmd_diagnose(args: argparse.Namespace) -> int:
+    """``reasonmap diagnose``: label why each answer went wrong, with the map evidence behind it.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    int
+        The exit status.
+    """
     from graphkit.cities import CityGraphs
     from graphkit.names import fold
     from reasonmap.batch import executor_from
@@ -379,7 +415,15 @@ def _add_map_options(parser: argparse.ArgumentParser) -> None:
 
 
 def add_vision_commands(commands, add_city_options) -> None:
-    """Add ``ocr``, ``render`` and ``diagnose`` to the subcommands."""
+    """Add ``ocr``, ``render`` and ``diagnose`` to the subcommands.
+
+    Parameters
+    ----------
+    commands : argparse._SubParsersAction
+        The command line's subcommands.
+    add_city_options : callable
+        :func:`reasonmap.graph_commands.add_city_options`.
+    """
     from reasonmap.batch import add_executor_options, add_knob_options
     from reasonmap.options import PALETTES
 

@@ -81,3 +81,33 @@ def _each_map_read_once(tmp_path_factory):
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(vision.ocr, "ocr_array", remembering(vision.ocr.ocr_array, folder))
         yield
+
+
+# -- fixtures several test files share ------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def server():
+    """A chat server of the tests' own (``tests/baselines/chat_server.py``), running for one test."""
+    from tests.baselines.chat_server import ChatServer
+
+    with ChatServer() as running:
+        yield running
+
+
+@pytest.fixture
+def no_key_from_the_environment(monkeypatch):
+    """No ``OPENAI_API_KEY`` from the environment the suite runs in: a test that wants a key sets its own.
+
+    A module of client tests takes it for each of its tests:
+    ``pytestmark = pytest.mark.usefixtures("no_key_from_the_environment")``.
+    """
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+
+
+@pytest.fixture(scope="module")
+def rome():
+    """The embedded city of Rome's transit graph (3 lines, 73 stations)."""
+    from graphkit.cities import city_graph
+
+    return city_graph("rome")

@@ -2,8 +2,9 @@
 
 The copy lies beside the checkout (``../shared/data``), or beside a folder above it (a worktree in a folder of
 worktrees: the nearest), or where ``$REASONMAP_SHARED_DATA`` says; tests that
-need it skip cleanly without it. The speed benchmarks keep their own copy of this path: tests import no
-benchmark runner.
+need it skip cleanly without it. The speed benchmarks that read the shared data (``benchmarks/speed/ocr.py``,
+``benchmarks/speed/gtfs.py``) find it themselves: the tests import the benchmark runners
+(``tests/benchmarks/speed/``), never the other way round, as no package imports the tests.
 """
 
 from __future__ import annotations

@@ -80,3 +80,30 @@ def test_the_branch_check_sees_a_branch():
         assert BRANCH.search(line), line
     for line in ('get_task(args.task or "route")', 'task: str = "route"', 'add_parser("route", help="...")'):
         assert not BRANCH.search(line), line
+
+
+def _imports_a_task_folder(path: Path, folders: set[str]) -> bool:
+    """Whether a module imports anything from ``benchmarks.<folder>`` for one of ``folders``."""
+    import ast
+
+    wanted = {f"benchmarks.{folder}" for folder in folders}
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        names = [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+        names += [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
+        if any(".".join(name.split(".")[:2]) in wanted for name in names):
+            return True
+    return False
+
+
+def test_every_module_of_the_application_that_imports_a_task_folder_is_listed():
+    """The page lists the modules of ``reasonmap/`` that still import from a task folder; a new one is named
+    there (or its import goes through the record)."""
+    folders = {where.split(":")[0].split(".")[1] for where in TASKS.values()}
+    listed = set(re.findall(r"`(reasonmap/\w+\.py)`", TEXT.split("do (the same test fails")[1].split("| field |")[0]))
+    found = {
+        str(path.relative_to(ROOT))
+        for path in sorted((ROOT / "reasonmap").glob("*.py"))
+        if _imports_a_task_folder(path, folders)
+    }
+    assert found, "the check sees no import at all"
+    assert found - listed == set()

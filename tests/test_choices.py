@@ -16,7 +16,7 @@ def _registries():
     from benchmarks.difficulty import WEIGHTINGS, get_weighting
     from benchmarks.reasonmap.harnesses import SOURCES, read_harness_predictions
     from benchmarks.reasonmap.rewards import REWARDS, compute_score
-    from benchmarks.reasonmap.scoring import VARIANTS, get_variant
+    from benchmarks.reasonmap.scoring import MAP_SCORE_RULES, get_map_score_rule
     from benchmarks.tasks import TASKS, get_task
     from graphkit import city_graph
     from graphkit.executors import EXECUTORS, open_executor
@@ -32,7 +32,7 @@ def _registries():
     return [
         *variants,
         *sources,
-        ("variant", tuple(VARIANTS), get_variant),
+        ("variant", tuple(MAP_SCORE_RULES), get_map_score_rule),
         ("weighting", tuple(WEIGHTINGS), get_weighting),
         ("task", tuple(TASKS), get_task),
         ("textualization", tuple(TEXTUALIZATIONS), lambda name: render(rome, name)),

@@ -42,6 +42,7 @@ SURFACES: dict[str, tuple[str, ...]] = {
         "name_list",
         "NameIndex",
         "NoRoute",
+        "open_executor",
         "output_folder",
         "Overlay",
         "reference_routes",
@@ -53,15 +54,18 @@ SURFACES: dict[str, tuple[str, ...]] = {
         "shortest_route_length",
         "shortest_routes",
         "StationEntry",
+        "synthesize_network",
         "TransitError",
         "TransitGraph",
         "UnknownCity",
         "UnknownLine",
         "UnknownStation",
         "whole_number",
+        "write_references",
     ),
     "benchmarks": (
         "BenchmarkError",
+        "check_manifest",
         "compare_scored",
         "comparison_markdown",
         "detect_task",
@@ -86,6 +90,7 @@ SURFACES: dict[str, tuple[str, ...]] = {
         "accuracy_reward",
         "compute_score",
         "DIFFICULTIES",
+        "format_reward",
         "generate_questions",
         "load_public_dataset",
         "load_questions",
@@ -98,7 +103,7 @@ SURFACES: dict[str, tuple[str, ...]] = {
         "score_predictions",
         "summarize",
         "TEST_CITIES",
-        "VARIANTS",
+        "VARIANT_NAMES",
         "Verdict",
         "weight_of",
         "WEIGHTINGS",
@@ -109,33 +114,34 @@ SURFACES: dict[str, tuple[str, ...]] = {
         "generate_plus_questions",
         "generate_plus_set",
         "load_hub_plus",
-        "load_plus_questions",
-        "parse_plus_answer",
+        "load_questions",
+        "parse_answer",
         "PLUS_TYPES",
         "plus_weight",
         "PlusPrediction",
         "PlusQuestion",
         "PlusVerdict",
         "read_plus_sheet",
-        "score_plus_answer",
-        "score_plus_prediction",
-        "score_plus_predictions",
-        "summarize_plus",
-        "write_plus_report",
+        "read_predictions",
+        "score_answer",
+        "score_prediction",
+        "score_predictions",
+        "summarize",
+        "write_report",
     ),
     "benchmarks.mapqa": (
         "Choice",
         "descriptive_saturation_index",
         "image_path",
         "LEVELS",
+        "load_questions",
         "MapPrediction",
         "MapQuestion",
         "MapVerdict",
         "METRICS",
-        "parse_response",
+        "parse_answer",
         "QUESTION_TYPES",
-        "read_map_predictions",
-        "read_map_questions",
+        "read_predictions",
         "score_answer",
         "score_prediction",
         "score_predictions",
@@ -146,18 +152,18 @@ SURFACES: dict[str, tuple[str, ...]] = {
     "benchmarks.probe": (
         "generate_probe_questions",
         "generate_probe_set",
-        "load_probe_questions",
-        "parse_probe_answer",
+        "load_questions",
+        "parse_answer",
         "PROBE_TYPES",
         "ProbePrediction",
         "ProbeQuestion",
         "ProbeVerdict",
-        "read_probe_predictions",
-        "score_probe_answer",
-        "score_probe_prediction",
-        "score_probe_predictions",
-        "summarize_probes",
-        "write_probe_report",
+        "read_predictions",
+        "score_answer",
+        "score_prediction",
+        "score_predictions",
+        "summarize",
+        "write_report",
     ),
     "baselines": (
         "aliased",
@@ -187,6 +193,7 @@ SURFACES: dict[str, tuple[str, ...]] = {
         "attribute_diagnoses",
         "CATEGORIES",
         "confusion_crops",
+        "diagnose_files",
         "diagnose_predictions",
         "Diagnosis",
         "draw_routes",
@@ -211,6 +218,10 @@ SURFACES: dict[str, tuple[str, ...]] = {
 }
 # the packages a researcher imports from; graphkit's surface is the widest, the others stay small
 SMALL = tuple(name for name in SURFACES if name != "graphkit")
+# vision's is the widest of the small ones: reading a map, diagnosing (a file, or rows, with probe attribution), and
+# drawing an answer's route; the route task's holds its records, its stages, its report and both RL rewards; the
+# benchmarks root's the registry and the plumbing, a run folder's check among it
+WIDEST = {"vision": 26, "benchmarks": 21, "benchmarks.reasonmap": 21}
 
 
 @pytest.mark.parametrize("package", SURFACES)
@@ -220,9 +231,14 @@ def test_the_public_names_are_pinned(package):
 
 @pytest.mark.parametrize("package", SMALL)
 def test_each_surface_is_small(package):
-    # vision's is the widest of the small ones: reading a map, diagnosing (with probe attribution), and drawing
-    # an answer's route
-    assert 10 <= len(SURFACES[package]) <= (25 if package == "vision" else 20)
+    assert 10 <= len(SURFACES[package]) <= WIDEST.get(package, 20)
+
+
+# (facade, name) -> where the name lives now: the VDI measures serve every task, so they moved to the benchmarks root
+KEPT_AFTER_A_MOVE = {
+    ("benchmarks.mapqa", "descriptive_saturation_index"): "benchmarks.vdi",
+    ("benchmarks.mapqa", "visual_dependency_index"): "benchmarks.vdi",
+}
 
 
 @pytest.mark.parametrize("package", SURFACES)
@@ -234,8 +250,10 @@ def test_every_public_name_resolves_to_its_home(package):
         assert name in dir(module), name
         origin = getattr(value, "__module__", None)
         if origin is not None and not isinstance(value, (tuple, dict, frozenset, int, str)):
-            # defined inside the package it is exported from, never borrowed from another one
-            assert origin.startswith(package + "."), (name, origin)
+            # defined inside the package it is exported from, never borrowed from another one (but the few names
+            # that moved down to the benchmarks root, which the task facade they came from still exports)
+            home = KEPT_AFTER_A_MOVE.get((package, name), package + ".")
+            assert origin.startswith(home), (name, origin)
 
 
 @pytest.mark.parametrize("package", SURFACES)
@@ -297,6 +315,6 @@ def test_every_name_of_the_applications_surface_resolves():
     ``benchmarks``, so it is not among the pinned ``SURFACES``); each name must still import."""
     import reasonmap
 
-    assert "evaluate_files" in reasonmap.__all__
+    assert {"evaluate_files", "build_synthetic_set", "SynthOptions"} <= set(reasonmap.__all__)
     for name in reasonmap.__all__:
         assert getattr(reasonmap, name) is not None, name

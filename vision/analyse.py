@@ -32,7 +32,17 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class MapAnalysis:
-    """What the vision side found on one map."""
+    """What the vision side found on one map.
+
+    Attributes
+    ----------
+    evidence : MapEvidence
+        The stations found and grounded, and the lines' colours and paths.
+    ocr : OcrResult
+        The texts read.
+    seconds : float
+        How long reading and grounding took.
+    """
 
     evidence: MapEvidence
     ocr: OcrResult
@@ -68,6 +78,11 @@ def analyse_map(
         As :func:`vision.ocr.read_map_texts`.
     lines : bool
         Also estimate each line's colour and path (reads the image once more).
+
+    Returns
+    -------
+    MapAnalysis
+        The grounded evidence, the OCR result it came from, and the seconds it took.
 
     Raises
     ------
@@ -106,6 +121,20 @@ def ocr_report(analysis: MapAnalysis, graph: TransitGraph, *, pairs: bool = Fals
     (``colour``, ``support``, ``path``) and, with ``pairs``, ``colour_pairs``
     (CIEDE2000, most alike first) and ``close_runs`` (where lines run within
     the diagnosis's layout threshold, three median label heights).
+
+    Parameters
+    ----------
+    analysis : MapAnalysis
+        What :func:`analyse_map` found.
+    graph : TransitGraph
+        The city.
+    pairs : bool, optional
+        Add the colour pairs and the close runs.
+
+    Returns
+    -------
+    dict
+        The report, JSON-ready.
     """
     evidence = analysis.evidence
     report: dict[str, Any] = {
@@ -157,7 +186,20 @@ def ocr_report(analysis: MapAnalysis, graph: TransitGraph, *, pairs: bool = Fals
 
 
 def write_evidence(path: str | Path, evidence: MapEvidence) -> Path:
-    """Write map evidence as JSON (atomically), for ``reasonmap diagnose --evidence``."""
+    """Write map evidence as JSON (atomically), for ``reasonmap diagnose --evidence``.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file.
+    evidence : MapEvidence
+        The evidence.
+
+    Returns
+    -------
+    Path
+        ``path``.
+    """
     from graphkit.files import atomic_writer
 
     with atomic_writer(path) as handle:
@@ -168,6 +210,16 @@ def write_evidence(path: str | Path, evidence: MapEvidence) -> Path:
 
 def read_evidence(path: str | Path) -> MapEvidence:
     """Read what :func:`write_evidence` wrote.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file.
+
+    Returns
+    -------
+    MapEvidence
+        The evidence.
 
     Raises
     ------
@@ -194,6 +246,16 @@ def map_files(folder: str | Path) -> dict[str, dict[str, Path]]:
     A city's files are ``CITY.evidence.json`` (``reasonmap ocr --evidence``), ``CITY.truth.json`` (a
     rendered map's truth) and ``CITY.png`` / ``.jpg`` / ``.jpeg``; each name may carry the benchmark's
     ``<country>__`` prefix (``italy__rome.png``). Names are matched folded (case and accents ignored).
+
+    Parameters
+    ----------
+    folder : str or Path
+        The folder of maps.
+
+    Returns
+    -------
+    dict
+        Each folded city name to its files, by kind (``"evidence"``, ``"truth"``, ``"image"``).
 
     Raises
     ------
@@ -228,6 +290,27 @@ def folder_evidence(
     Each city's evidence is its saved ``CITY.evidence.json`` if there is one; else, with ``use_truth``,
     its rendered map's ``CITY.truth.json``; else what ``read_map(image_path, graph_for_city(city))``
     (OCR, cached) finds on its image; else ``None``. Each city is read at most once.
+
+    Parameters
+    ----------
+    folder : str or Path
+        The folder of maps.
+    graph_for_city : callable
+        A city's name to its graph (for reading an image).
+    read_map : callable
+        How an image is read: ``(image path, graph) -> MapEvidence``.
+    use_truth : bool, optional
+        Take a rendered map's truth before reading its image.
+
+    Returns
+    -------
+    callable
+        The lookup: a city's name to its evidence, or ``None`` when the folder has nothing for it.
+
+    Raises
+    ------
+    NotADirectoryError
+        ``folder`` is not a folder.
     """
     from graphkit.names import fold
     from vision.evidence import read_truth

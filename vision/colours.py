@@ -51,9 +51,18 @@ _DEFAULT_HALF = 12  # half-width of a station's window when its label box is unk
 class StationColour:
     """One colour cluster seen near a station.
 
-    ``lab`` is its CIELAB colour (L 0–100), ``pixels`` how many window pixels
-    it gathered, ``weight`` its presence (1.0 when it is among the window's
-    main colours).
+    Attributes
+    ----------
+    station : str
+        The station.
+    colour : str
+        The cluster's colour, ``#rrggbb``.
+    lab : (float, float, float)
+        Its CIELAB colour (L 0–100).
+    pixels : int
+        How many window pixels it gathered.
+    weight : float
+        Its presence (1.0 when it is among the window's main colours).
     """
 
     station: str
@@ -65,7 +74,15 @@ class StationColour:
 
 @dataclass(frozen=True, slots=True)
 class ColourPair:
-    """Two lines and the CIEDE2000 difference of their colours."""
+    """Two lines and the CIEDE2000 difference of their colours.
+
+    Attributes
+    ----------
+    line_a, line_b : str
+        The lines.
+    difference : float
+        CIEDE2000 between their colours (about 2 is just noticeable).
+    """
 
     line_a: str
     line_b: str
@@ -200,6 +217,11 @@ def station_colours(
         ``image`` is not an 8-bit RGB(A) array.
     ValueError
         ``window`` is not a positive number.
+
+    Returns
+    -------
+    dict of str to tuple of StationColour
+        Each found station's colour clusters, main colours first.
 
     Examples
     --------
@@ -376,6 +398,16 @@ def colour_pairs(lines: Mapping[str, LineEvidence]) -> list[ColourPair]:
     Lines whose colour is unknown are left out; ties are ordered by name. The
     difference is :func:`vision.evidence.ciede2000`, as ``MapEvidence.colour_difference``.
 
+    Parameters
+    ----------
+    lines : mapping of str to LineEvidence
+        The lines with their colours.
+
+    Returns
+    -------
+    list of ColourPair
+        Every pair once, most alike first.
+
     Examples
     --------
     >>> lines = {name: LineEvidence(name, colour) for name, colour in
@@ -410,6 +442,11 @@ def with_lines(
     graph : TransitGraph
     window : float, optional
         See :func:`station_colours`.
+
+    Returns
+    -------
+    dict of str to LineEvidence
+        Every line of ``graph``: its estimated colour (``None`` where no station shows one) and path.
     """
     walks = line_stations(graph)
     colours = estimate_line_colours(image, stations, walks, window=window)

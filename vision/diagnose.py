@@ -43,8 +43,8 @@ How each label is decided
     line that serves the section; else ``line_confusion_layout`` when the
     claimed line's drawn path passes within ``layout_threshold`` pixels of
     the departure or the arrival (default: 3 label heights); else
-    ``wrong_line``. ``wrong_line`` (an addition to the issue's labels) also
-    takes route names that are no line of the city. It counts as grounding:
+    ``wrong_line``. ``wrong_line`` (the label when neither likeness explains
+    the confusion) also takes route names that are no line of the city. It counts as grounding:
     the answer states a fact of the map (this line serves these stations)
     that the map contradicts, though the evidence does not say how it was
     misread. Without map evidence every line confusion is ``wrong_line``.
@@ -200,6 +200,18 @@ def layout_threshold_of(evidence: MapEvidence | None, *, label_heights: float = 
 
     Without label boxes, 2% of the diagonal of the stations' extent; ``None``
     without station positions.
+
+    Parameters
+    ----------
+    evidence : MapEvidence or None
+        The map's evidence.
+    label_heights : float, optional
+        How many median label heights.
+
+    Returns
+    -------
+    float or None
+        The threshold in pixels.
 
     Examples
     --------

@@ -63,7 +63,19 @@ LABEL_COLOURS = _label_colours()
 
 @dataclass(frozen=True, slots=True)
 class ConfusionCrop:
-    """One diagnosis to show: the ``station`` it is about, and the map ``image`` (Pillow) and ``evidence``."""
+    """One diagnosis to show: the ``station`` it is about, and the map ``image`` (Pillow) and ``evidence``.
+
+    Attributes
+    ----------
+    diagnosis : Diagnosis
+        The confusion.
+    station : str
+        The station it is about.
+    image : PIL image
+        The map.
+    evidence : MapEvidence
+        Where the map shows its stations and lines.
+    """
 
     diagnosis: Diagnosis
     station: str
@@ -76,6 +88,20 @@ def plot_labels(diagnoses: Iterable[Diagnosis], path: str | Path, *, models: Seq
 
     At most :data:`~benchmarks.plotting.PLOT_MODELS` bars: the models with the largest share of correct
     answers (ties by name), with a note under the plot.
+
+    Parameters
+    ----------
+    diagnoses : iterable of Diagnosis
+        The diagnoses to count.
+    path : str or Path
+        The PNG to write.
+    models : sequence of str, optional
+        The models' order (sorted by default).
+
+    Returns
+    -------
+    png, pdf : Path
+        The two files written (the PDF beside the PNG).
     """
     rows = list(diagnoses)
     names = list(models) or sorted({diagnosis.model for diagnosis in rows})
@@ -108,7 +134,24 @@ def plot_labels(diagnoses: Iterable[Diagnosis], path: str | Path, *, models: Seq
 
 
 def confused_station(diagnosis: Diagnosis, question: Question, response: str, graph: TransitGraph) -> str | None:
-    """The station a confusion is about: the one named in its evidence, else the faulty section's departure."""
+    """The station a confusion is about: the one named in its evidence, else the faulty section's departure.
+
+    Parameters
+    ----------
+    diagnosis : Diagnosis
+        A line confusion.
+    question : Question
+        Its question.
+    response : str
+        The answer diagnosed.
+    graph : TransitGraph
+        The city.
+
+    Returns
+    -------
+    str or None
+        The station, or ``None`` when neither names one.
+    """
     found = diagnosis.evidence
     for name in (found.get("station"), found.get("unreadable"), found.get("near_miss"), *found.get("expected", ())[:1]):
         if name in graph.stations:
@@ -135,8 +178,27 @@ def confusion_crops(
 ) -> list[ConfusionCrop]:
     """Up to ``limit`` confusions to crop, one per (city, station, claimed and right line), cities taking turns.
 
-    ``responses`` maps (model, id, kind) to the answer text; ``maps`` maps a city to its (image, evidence);
-    cities without an image are left out.
+    Parameters
+    ----------
+    diagnoses : iterable of Diagnosis
+        The diagnoses; those naming a line confusion are candidates.
+    questions : mapping of str to Question
+        The route questions by id.
+    responses : mapping
+        ``(model, id, kind)`` to the answer text.
+    graph_for : callable
+        A city's name to its graph.
+    maps : mapping
+        A city to its ``(image, evidence)``; cities without an image are left out.
+    limit : int, optional
+        The most crops.
+    models : sequence of str, optional
+        Only these models' diagnoses (all by default).
+
+    Returns
+    -------
+    list of ConfusionCrop
+        The confusions to crop, in the order they are drawn.
     """
     rank = {model: index for index, model in enumerate(models)}
     chosen: dict[tuple[str, str], list[ConfusionCrop]] = {}
@@ -182,6 +244,22 @@ def crop_window(
     A label the window cuts is either taken in (when that grows the window by less than a third, and
     to at most twice its first area) or left out by moving the one edge that loses least, never past
     the station and its own label (with room for the box drawn round it, and any label touching them).
+
+    Parameters
+    ----------
+    evidence : MapEvidence
+        The map's stations and labels.
+    station : str
+        The station.
+    size : (int, int)
+        The map's width and height (the window stays inside).
+    half : float, optional
+        Half the window's first side, in pixels.
+
+    Returns
+    -------
+    (int, int, int, int)
+        The window.
 
     Examples
     --------
@@ -280,7 +358,21 @@ def plot_confusions(
 ) -> tuple[Path, Path]:
     """A grid of map crops, one per confusion, with a legend of the overlays; written as PNG and PDF.
 
-    ``fonts`` back up the default font in titles (a CJK font for Chinese station names).
+    Parameters
+    ----------
+    crops : sequence of ConfusionCrop
+        The confusions, as :func:`confusion_crops` picks them.
+    path : str or Path
+        The PNG to write.
+    columns : int, optional
+        Crops per row.
+    fonts : sequence of font files, optional
+        Back up the default font in titles (a CJK font for Chinese station names).
+
+    Returns
+    -------
+    png, pdf : Path
+        The two files written (the PDF beside the PNG).
     """
     from matplotlib.lines import Line2D
     from matplotlib.patches import Rectangle

@@ -88,6 +88,20 @@ class DiagnosisRun:
 def prediction_row(record: Any, *, where: str = "prediction") -> tuple[Prediction, str | None]:
     """A prediction row as ``(prediction, error)``: the checked prediction and its client ``error``, if any.
 
+    Parameters
+    ----------
+    record : Any
+        One row of a predictions file (a JSON object).
+    where : str, optional
+        Where the row is, for the message (a file and line).
+
+    Returns
+    -------
+    prediction : Prediction
+        The checked prediction (an empty response when it has none).
+    error : str or None
+        The client's error for the row, if any.
+
     Raises
     ------
     InvalidRecord
@@ -132,6 +146,18 @@ def summarize(diagnoses: Iterable[Diagnosis]) -> dict[str, Any]:
     Models and cities are sorted; labels and categories follow :data:`~vision.diagnose.LABELS`
     and :data:`~vision.diagnose.CATEGORIES` (every one is listed, zeros included).
 
+    Parameters
+    ----------
+    diagnoses : iterable of Diagnosis
+        The diagnoses to count.
+
+    Returns
+    -------
+    dict
+        ``labels``: each label's category and description; ``models``: per model, its ``total``, its
+        ``labels`` and ``categories`` (each a count and share), its ``failure_split`` (the shares of the
+        failure categories among the answers not correct) and the same per city in ``cities`` (JSON-ready).
+
     Examples
     --------
     >>> rows = [Diagnosis("q1", "m", "short", "correct", "correct", {}, "rome"),
@@ -158,6 +184,16 @@ def summarize(diagnoses: Iterable[Diagnosis]) -> dict[str, Any]:
 
 def summary_markdown(summary: Mapping[str, Any]) -> str:
     """Markdown tables of a :func:`summarize` result: categories, labels, and categories per city.
+
+    Parameters
+    ----------
+    summary : mapping
+        What :func:`summarize` returns.
+
+    Returns
+    -------
+    str
+        The tables, names escaped for Markdown.
 
     Examples
     --------
@@ -196,6 +232,16 @@ def summary_markdown(summary: Mapping[str, Any]) -> str:
 
 def summary_paths(out: str | Path) -> tuple[Path, Path]:
     """Where the summary JSON and markdown of ``out`` go: ``OUT.summary.json`` and ``OUT.summary.md``.
+
+    Parameters
+    ----------
+    out : str or Path
+        The diagnoses' JSON Lines file.
+
+    Returns
+    -------
+    json, markdown : Path
+        The two summary files.
 
     Examples
     --------
@@ -295,6 +341,22 @@ def diagnose_predictions(
 ) -> tuple[list[Diagnosis], list[str]]:
     """Diagnose a batch of ``(prediction, error)`` rows, in input order.
 
+    Parameters
+    ----------
+    rows : iterable of (Prediction, str or None)
+        The predictions with their client error, as :func:`prediction_row` reads them.
+    questions : mapping of str to Question
+        The route questions by id.
+    graph_for : callable
+        A question's city graph.
+    evidence_for : callable, optional
+        A question's map evidence (by default none: every line confusion is then ``wrong_line``).
+    colour_threshold : float, optional
+        The CIEDE2000 difference under which two lines' colours count as alike.
+    layout_threshold : float, optional
+        The distance in pixels under which a claimed line passes near a station (by default 3 label heights of
+        the map, :func:`~vision.diagnose.layout_threshold_of`).
+
     Returns
     -------
     diagnoses : list of Diagnosis
@@ -339,7 +401,15 @@ def diagnose_predictions(
 
 @dataclass(frozen=True, slots=True)
 class OneNetwork:
-    """``graph_for`` of a single network that a worker can receive: compiled once per process."""
+    """``graph_for`` of a single network that a worker can receive: compiled once per process.
+
+    Attributes
+    ----------
+    metro : MetroData
+        The network's data.
+    overlay : Overlay
+        Its overlay.
+    """
 
     metro: MetroData
     overlay: Overlay
@@ -357,7 +427,23 @@ _COMPILED: dict[tuple[MetroData, Overlay], TransitGraph] = {}  # the network a w
 
 @dataclass(frozen=True, slots=True)
 class DiagnoseJob:
-    """A block of rows with their questions, their graphs and their map evidence (for a worker)."""
+    """A block of rows with their questions, their graphs and their map evidence (for a worker).
+
+    Attributes
+    ----------
+    rows : tuple of (Prediction, str or None)
+        The predictions and their client errors.
+    questions : dict of str to Question
+        Their questions by id.
+    graph_for : callable
+        A question's city graph (picklable: :class:`OneNetwork`, :class:`~graphkit.cities.CityGraphs`).
+    evidence : MapEvidence, mapping or None
+        The map evidence, as :func:`diagnose_files` takes it.
+    colour_threshold : float
+        As :func:`diagnose_predictions`.
+    layout_threshold : float or None
+        As :func:`diagnose_predictions`.
+    """
 
     rows: tuple[tuple[Prediction, str | None], ...]
     questions: dict[str, Question]
@@ -368,7 +454,22 @@ class DiagnoseJob:
 
 
 def diagnose_block(job: DiagnoseJob) -> tuple[list[Diagnosis], list[str], list[str]]:
-    """The diagnoses of one block, the rows it skipped and the missing evidence it met (run by a worker)."""
+    """The diagnoses of one block, the rows it skipped and the missing evidence it met (run by a worker).
+
+    Parameters
+    ----------
+    job : DiagnoseJob
+        The block.
+
+    Returns
+    -------
+    diagnoses : list of Diagnosis
+        In the rows' order.
+    skipped : list of str
+        The rows skipped, and why.
+    missing : list of str
+        One message per city without map evidence (or whose map could not be read).
+    """
     missing: list[str] = []
     diagnoses, skipped = diagnose_predictions(
         job.rows,

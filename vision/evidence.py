@@ -50,6 +50,15 @@ _HEX = re.compile(r"^#[0-9a-fA-F]{6}$")
 def hex_to_rgb(colour: str) -> tuple[int, int, int]:
     """``"#rrggbb"`` as an (r, g, b) tuple of 0–255 ints.
 
+    Parameters
+    ----------
+    colour : str
+        ``#rrggbb``.
+
+    Returns
+    -------
+    (int, int, int)
+
     Examples
     --------
     >>> hex_to_rgb("#ff8000")
@@ -62,6 +71,14 @@ def hex_to_rgb(colour: str) -> tuple[int, int, int]:
 
 def rgb_to_hex(rgb: tuple[float, float, float]) -> str:
     """An (r, g, b) triple (0–255, rounded and clipped) as ``"#rrggbb"``.
+
+    Parameters
+    ----------
+    rgb : (float, float, float)
+
+    Returns
+    -------
+    str
 
     Examples
     --------
@@ -97,9 +114,20 @@ def ciede2000(a: str, b: str) -> float:
 class StationEvidence:
     """Where one station of the Metro Data is on the map.
 
-    ``point`` is the station's marker (the label's centre when only the label
-    was read); ``box`` is its label ``(x0, y0, x1, y1)``; ``text`` is what the
-    OCR read there; ``score`` the match confidence (1.0 for ground truth).
+    Attributes
+    ----------
+    name : str
+        The station.
+    found : bool
+        Whether the map shows it where it can be read.
+    point : (float, float) or None
+        The station's marker (the label's centre when only the label was read).
+    box : (float, float, float, float) or None
+        Its label ``(x0, y0, x1, y1)``.
+    score : float
+        The match confidence (1.0 for ground truth).
+    text : str or None
+        What the OCR read there.
     """
 
     name: str
@@ -122,7 +150,19 @@ class StationEvidence:
 
 @dataclass(frozen=True, slots=True)
 class LineEvidence:
-    """One line's colour (``"#rrggbb"`` or ``None`` when unknown) and path (pixel points in order)."""
+    """One line's colour (``"#rrggbb"`` or ``None`` when unknown) and path (pixel points in order).
+
+    Attributes
+    ----------
+    name : str
+        The line.
+    colour : str or None
+        Its colour.
+    path : tuple of (float, float)
+        Its drawn path.
+    support : float
+        The share of the line's found stations showing that colour (within CIEDE2000 6).
+    """
 
     name: str
     colour: str | None
@@ -141,6 +181,19 @@ class LineEvidence:
 @dataclass(frozen=True, slots=True)
 class MapEvidence:
     """Everything the diagnosis needs to know about one map.
+
+    Attributes
+    ----------
+    city : str
+        The city the map shows.
+    stations : mapping of str to StationEvidence
+        Where each station of the Metro Data is on the map (found or not).
+    lines : mapping of str to LineEvidence
+        Each line's colour and path, where known.
+    unmatched_texts : tuple of str
+        Texts read on the map that name no station.
+    source : str
+        Where it came from (a file), for messages.
 
     Examples
     --------
@@ -270,6 +323,18 @@ class MapEvidence:
 def read_truth(path: str | Path, *, city: str = "") -> MapEvidence:
     """Read a renderer's ``MAP.truth.json``.
 
+    Parameters
+    ----------
+    path : str or Path
+        The truth file.
+    city : str, optional
+        The city it shows.
+
+    Returns
+    -------
+    MapEvidence
+        Where the rendered map put each station, its label and each line.
+
     Raises
     ------
     InvalidTruth
@@ -286,6 +351,18 @@ def named_lines(evidence: MapEvidence, graph: Any) -> tuple[str, ...]:
 
     Each text that names no station is read as a line name (``1号线`` = ``Line 1``, as the scorer reads it);
     a text that names no line is passed over. What a model shown only the picture's text can call a line.
+
+    Parameters
+    ----------
+    evidence : MapEvidence
+        The map's evidence (its unmatched texts are read).
+    graph : TransitGraph
+        The city.
+
+    Returns
+    -------
+    tuple of str
+        The lines named, in the data's order.
 
     Examples
     --------

@@ -55,6 +55,14 @@ def _check_script(script: str) -> None:
 def script_of(text: str) -> Script:
     """``"cjk"`` when ``text`` has a CJK ideograph or kana, else ``"latin"``.
 
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    {"cjk", "latin"}
+
     Examples
     --------
     >>> script_of("西直门站"), script_of("Colosseo Station"), script_of("T2航站楼")
@@ -109,7 +117,20 @@ def _simplified(name: str) -> bool:
 
 
 def font_index(path: str | Path, script: Script = "cjk") -> int | None:
-    """The face of ``path`` to use for ``script`` (Simplified Chinese preferred for CJK), or ``None`` if none fits."""
+    """The face of ``path`` to use for ``script`` (Simplified Chinese preferred for CJK), or ``None`` if none fits.
+
+    Parameters
+    ----------
+    path : str or Path
+        A font file (a collection may hold several faces).
+    script : {"cjk", "latin"}, optional
+        The script to draw.
+
+    Returns
+    -------
+    int or None
+        The face's index in the file.
+    """
     _check_script(script)
     needed = {ord(char) for char in _PROBES[script]}
     names = _face_names(str(path))
@@ -218,6 +239,16 @@ def missing_glyphs(text: str) -> tuple[str, ...]:
     """The characters of ``text`` that the font :func:`load_font` draws it with has no glyph for (each once,
     in order): they would be drawn as empty boxes.
 
+    Parameters
+    ----------
+    text : str
+        A label.
+
+    Returns
+    -------
+    tuple of str
+        The characters without a glyph (spaces, joiners and variation selectors are never asked for).
+
     Raises
     ------
     EngineUnavailable
@@ -235,6 +266,13 @@ def missing_glyphs(text: str) -> tuple[str, ...]:
 
 def check_drawable(names: Iterable[tuple[str, str]], *, where: str) -> None:
     """Refuse a name (``(kind, name)`` pairs: ``("station", "Termini")``) that its label font cannot draw.
+
+    Parameters
+    ----------
+    names : iterable of (str, str)
+        What each name is, and the name.
+    where : str
+        What the names come from, for the message (a file).
 
     Raises
     ------

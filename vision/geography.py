@@ -22,7 +22,18 @@ CONFUSABLE = 10.0
 
 
 def feed_colours(graph: TransitGraph) -> dict[str, str] | None:
-    """Each line's ``#rrggbb`` colour from the overlay's ``line_styles``; ``None`` unless every line has one."""
+    """Each line's ``#rrggbb`` colour from the overlay's ``line_styles``; ``None`` unless every line has one.
+
+    Parameters
+    ----------
+    graph : TransitGraph
+        The city (a compiled GTFS feed's overlay has its lines' styles).
+
+    Returns
+    -------
+    dict of str to str or None
+        Each line's colour.
+    """
     styles = {style.line: style.color.lower() for style in graph.overlay.line_styles}
     if not graph.lines or any(line not in styles for line in graph.lines):
         return None
@@ -31,7 +42,18 @@ def feed_colours(graph: TransitGraph) -> dict[str, str] | None:
 
 def geographic_coords(graph: TransitGraph) -> list[tuple[float, float]] | None:
     """Each station's (x, y), in ``graph.stations`` order, from the overlay's ``places``: x east, y south
-    (the grid's rows run down), in kilometres; ``None`` unless every station has a place."""
+    (the grid's rows run down), in kilometres; ``None`` unless every station has a place.
+
+    Parameters
+    ----------
+    graph : TransitGraph
+        The city (a compiled GTFS feed's overlay has its stations' places).
+
+    Returns
+    -------
+    list of (float, float) or None
+        Each station's position.
+    """
     places = {place.station: place for place in graph.overlay.places}
     if not graph.stations or any(station not in places for station in graph.stations):
         return None
@@ -42,6 +64,16 @@ def geographic_coords(graph: TransitGraph) -> list[tuple[float, float]] | None:
 
 def confusable_colours(colours: dict[str, str]) -> list[tuple[str, str, float]]:
     """The pairs of lines whose colours are closer than :data:`CONFUSABLE`, with their CIEDE2000 difference.
+
+    Parameters
+    ----------
+    colours : dict of str to str
+        Each line's ``#rrggbb`` colour.
+
+    Returns
+    -------
+    list of (str, str, float)
+        The close pairs, in the lines' order.
 
     Examples
     --------

@@ -32,6 +32,15 @@ class LineProximity:
     path without being served by ``line_b`` (in ``line_a``'s order), and
     ``near_b`` the other way round: the places where a reader could take one
     line for the other.
+
+    Attributes
+    ----------
+    line_a, line_b : str
+        The lines.
+    distance : float
+        How close their paths come, in pixels.
+    near_a, near_b : tuple of str
+        The stations of each that lie close to the other's path without being served by it.
     """
 
     line_a: str
@@ -47,6 +56,18 @@ def station_walk(adjacency: Mapping[str, Sequence[str]], order: Sequence[str]) -
     The walk starts at ``order[0]`` and tries neighbours in ``adjacency``'s
     order; a hop back to a station already drawn (a loop closing) ends there.
     A part of the line not connected to the rest starts afresh (a jump).
+
+    Parameters
+    ----------
+    adjacency : mapping of str to sequence of str
+        Each station's neighbours on the line.
+    order : sequence of str
+        The line's stations, the walk's start first.
+
+    Returns
+    -------
+    tuple of str
+        The walk.
 
     Examples
     --------
@@ -92,6 +113,15 @@ def station_walk(adjacency: Mapping[str, Sequence[str]], order: Sequence[str]) -
 def line_stations(graph: TransitGraph) -> dict[str, tuple[str, ...]]:
     """Each line of ``graph`` as its :func:`station_walk` (loops end on their first station).
 
+    Parameters
+    ----------
+    graph : TransitGraph
+
+    Returns
+    -------
+    dict of str to tuple of str
+        Each line's stations in drawing order.
+
     Examples
     --------
     >>> from graphkit.graph import compile_graph
@@ -120,6 +150,11 @@ def line_paths(
     stations : mapping of str to StationEvidence
     lines : mapping of str to sequence of str
         Line name to its stations in drawing order, as from :func:`line_stations`.
+
+    Returns
+    -------
+    dict of str to tuple of (float, float)
+        Each line's path.
 
     Examples
     --------
@@ -251,6 +286,20 @@ def lines_near(evidence: MapEvidence, station: str, *, within: float) -> tuple[s
     """Lines whose paths pass within ``within`` pixels of a station's point, closest first.
 
     An unknown station, or one not found on the map, has no lines near it.
+
+    Parameters
+    ----------
+    evidence : MapEvidence
+        The map's stations and line paths.
+    station : str
+        The station.
+    within : float
+        The distance, in pixels.
+
+    Returns
+    -------
+    tuple of str
+        The lines near it, closest first.
 
     Examples
     --------

@@ -32,7 +32,21 @@ def _key(text: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Candidate:
-    """A string that may be a station label: one reading, or two stacked readings joined."""
+    """A string that may be a station label: one reading, or two stacked readings joined.
+
+    Attributes
+    ----------
+    text : str
+        The reading(s), joined.
+    key : str
+        Its match key.
+    box : (float, float, float, float)
+        Its box ``(x0, y0, x1, y1)``.
+    parts : tuple of int
+        The readings it joins, by index.
+    score : float
+        The OCR's confidence.
+    """
 
     text: str
     key: str
@@ -43,7 +57,15 @@ class Candidate:
 
 @dataclass(frozen=True, slots=True)
 class Grounding:
-    """Each station's evidence, the readings no station claimed, and the share of stations found."""
+    """Each station's evidence, the readings no station claimed, and the share of stations found.
+
+    Attributes
+    ----------
+    stations : dict of str to StationEvidence
+        Every station of the city.
+    unmatched_texts : tuple of str
+        The readings no station claimed.
+    """
 
     stations: dict[str, StationEvidence]
     unmatched_texts: tuple[str, ...]
@@ -101,6 +123,16 @@ def label_candidates(texts: Sequence[TextBox]) -> list[Candidate]:
 
     Pieces join when stacked as a label's lines, or when they continue each
     other along one (possibly slanted) line.
+
+    Parameters
+    ----------
+    texts : sequence of TextBox
+        The OCR's readings.
+
+    Returns
+    -------
+    list of Candidate
+        Each reading, then the joins.
 
     Examples
     --------

@@ -39,6 +39,16 @@ def available_memory(meminfo: str | Path = "/proc/meminfo") -> int | None:
     Linux's ``MemAvailable`` (free memory plus what the kernel can reclaim);
     elsewhere, or when it cannot be read, the physical memory.
 
+    Parameters
+    ----------
+    meminfo : str or Path, optional
+        Linux's memory report.
+
+    Returns
+    -------
+    int or None
+        Bytes.
+
     Examples
     --------
     >>> memory = available_memory()
@@ -65,6 +75,16 @@ def memory_pixel_limit(memory: int | None = None) -> int:
     ``memory // BYTES_PER_PIXEL``, never more than :data:`DEFAULT_PIXEL_LIMIT`
     (which is also the limit when the memory is unknown).
 
+    Parameters
+    ----------
+    memory : int, optional
+        Bytes.
+
+    Returns
+    -------
+    int
+        Pixels.
+
     Examples
     --------
     >>> memory_pixel_limit(900_000_000)
@@ -88,6 +108,11 @@ def image_size(path: str | Path, *, pixel_limit: int | None = None) -> tuple[int
     pixel_limit : int, optional
         The most pixels allowed; ``None`` (default): :func:`memory_pixel_limit`, from the memory
         available now. A number given is used as it is, whatever the memory.
+
+    Returns
+    -------
+    (int, int)
+        The width and height.
 
     Raises
     ------
@@ -129,6 +154,18 @@ def read_rgb(path: str | Path, *, pixel_limit: int | None = None):
     """The image as an H×W×3 ``uint8`` RGB array; transparent pixels become white.
 
     ``pixel_limit`` is checked before anything is decoded, as :func:`image_size` does.
+
+    Parameters
+    ----------
+    path : str or Path
+        The image.
+    pixel_limit : int, optional
+        The most pixels allowed (default: as :func:`image_size`).
+
+    Returns
+    -------
+    numpy.ndarray
+        The pixels, ``H×W×3`` ``uint8``.
 
     Raises
     ------

@@ -97,6 +97,20 @@ DEFAULT_KNOBS = Knobs()
 def knob_colours(graph: TransitGraph, distance: float, *, seed: int = 0) -> dict[str, str]:
     """Each line's colour, the closest two lines ``distance`` CIEDE2000 apart (as near as the colours allow).
 
+    Parameters
+    ----------
+    graph : TransitGraph
+        The network.
+    distance : float
+        The CIEDE2000 wanted between the closest two colours.
+    seed : int, optional
+        Seeds the draw.
+
+    Returns
+    -------
+    dict of str to str
+        Each line's ``#rrggbb`` colour.
+
     Examples
     --------
     >>> from graphkit.cities import city_graph
@@ -128,6 +142,16 @@ def line_crossings(truth: Mapping[str, Any]) -> int:
     A crossing within a marker's radius plus a line width of a station centre is where lines meet at a
     station, not a crossing; crossings closer than a line width to one already counted are the same place
     (a path walked back over to reach a branch).
+
+    Parameters
+    ----------
+    truth : mapping
+        A rendered map's truth (its line width, its stations' markers, its lines' paths).
+
+    Returns
+    -------
+    int
+        The crossings.
 
     Examples
     --------
@@ -166,6 +190,11 @@ def _crossings(lines: Mapping[str, list], markers: list[tuple[float, float, floa
 def realised_knobs(truth: Mapping[str, Any]) -> dict[str, float | int | None]:
     """What a drawn map realised, from its truth.
 
+    Parameters
+    ----------
+    truth : mapping
+        A rendered map's truth.
+
     Returns
     -------
     dict
@@ -192,6 +221,18 @@ def layout_crossings(graph: TransitGraph, layout: Any) -> int:
 
     Each hop takes the shape the renderer gives it (:func:`vision.layout.hop_shapes`); lines that share a
     hop overlap here instead of running side by side, which neither adds nor hides a crossing.
+
+    Parameters
+    ----------
+    graph : TransitGraph
+        The network.
+    layout : Layout
+        Its layout.
+
+    Returns
+    -------
+    int
+        The crossings.
     """
     from vision.layout import hop_route, hop_shapes, line_hops
 
@@ -212,6 +253,24 @@ def crossing_layout(graph: TransitGraph, target: int, tidy: Any, layout_of: Any,
     The tries blend the tidy layout's cells with seeded random points (a share of 0, 0.1, ... 1 of the
     random ones, three seeds each) and lay each blend out again (``layout_of(coords)``): the more random,
     the more tangled. The first try nearest ``target`` wins; the tidy layout itself is the first try.
+
+    Parameters
+    ----------
+    graph : TransitGraph
+        The network.
+    target : int
+        The crossings wanted.
+    tidy : Layout
+        The tidy layout.
+    layout_of : callable
+        Lays out the network from starting coordinates.
+    seed : int, optional
+        Seeds the random points.
+
+    Returns
+    -------
+    Layout
+        The layout chosen.
     """
     import random
 

@@ -1,22 +1,24 @@
 """Station labels drawn for :mod:`vision.render`: each name as a patch, placed by :class:`vision.labels.LabelPlacer`.
 
 A label is drawn on its own (text and halo masks), placed beside its marker or with a leader, smaller where
-its own size finds no clean spot, and pasted onto the map. The patches drawn for one map are kept for its
-next try on a sparser grid, which draws its labels at the same sizes.
+its own size finds no clean spot (the tries declared in :data:`_LADDER`), and pasted onto the map once every
+label is placed. The patches drawn for one map are kept for its next try on a sparser grid, which draws its
+labels at the same sizes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from graphkit.graph import TransitGraph
-from vision.errors import VisionError
 from vision.fonts import load_font, script_of
-from vision.labels import LabelPlacer
+from vision.labels import Candidate, LabelPlacer, Placement
 
-__all__ = ["OWN_LABEL_SHARE", "TEXT", "WHITE", "Crowded", "draw_labels"]
+__all__ = ["OWN_LABEL_SHARE", "TEXT", "WHITE", "PlacedLabel", "ladder", "paint_labels", "place_labels"]
+
+LeaderPolicy = Literal["clean", "beside", "crossing"]
 
 # a label's height as a share of a grid cell on the map's own grid
 OWN_LABEL_SHARE = 0.3
@@ -64,57 +66,84 @@ def _draw_patch(name: str, font_px: int, angle: int) -> _Patch:
     return _Patch(text, around, text.getbbox() or (0, 0, 1, 1))
 
 
-def _place_label(
-    placer: LabelPlacer,
-    name: str,
-    index: int,
-    radius: int,
-    scale,
-    angle: int,
-    *,
-    strict: bool = False,
-    patches: dict | None = None,
-):
-    """A label's placement and patch (the name a map shows): at the map's font beside its marker or with a
-    leader that crosses no other label and no other line; else smaller beside its marker; else smaller with
-    such a clean leader; else at the map's font with the leader that crosses least (``strict``: raises
-    :class:`Crowded` instead). ``(None, patch)`` when the canvas has no room at all."""
-    patch = _patch(name, scale.font_px, angle, patches)
-    # rings widen by 0.4 of a cell of the map's own grid: on a sparser grid, in the same pixels (not farther)
-    step = min(scale.cell, scale.font_px / OWN_LABEL_SHARE) * 0.4
-    placed = placer.place(index, radius + 1, patch.halo.size, patch.ink, step, crossing=False)
-    if placed is not None:
-        return placed, patch
-    fallback = placer.pending()
-    smaller = [_patch(name, font_px, angle, patches) for font_px in _smaller_fonts(scale.font_px)]
-    for leader in (False, True):
-        for small in smaller:
-            placed = placer.place(index, radius + 1, small.halo.size, small.ink, step, crossing=False, leader=leader)
-            if placed is not None:
-                return placed, small
-    if strict and fallback is not None:
-        raise Crowded(name)
-    return (placer.place_fallback(fallback) if fallback is not None else None), patch
+# the tries for one label, in order: (font size as a share of the map's, leader policy). "clean": beside its marker,
+# or joined to it by a leader that crosses nothing; "beside": beside its marker only; "crossing": the least crossing
+# leader the first "clean" try at that size found (a strict try gives up there instead: the map is drawn again on a
+# sparser grid). Smaller sizes are never under 8 px, and a size the map's own rounds to is tried once.
+_LADDER: tuple[tuple[float, LeaderPolicy], ...] = (
+    (1.0, "clean"),
+    (0.85, "beside"),
+    (0.7, "beside"),
+    (0.85, "clean"),
+    (0.7, "clean"),
+    (1.0, "crossing"),
+)
 
 
-def _smaller_fonts(font_px: int) -> list[int]:
-    """The smaller label sizes tried, largest first: 85% and 70% of the map's, never under 8 px.
+def ladder(font_px: int) -> list[tuple[int, LeaderPolicy]]:
+    """The tries of :data:`_LADDER` for a map whose labels are ``font_px`` high, in order.
+
+    Parameters
+    ----------
+    font_px : int
+        The map's label size.
+
+    Returns
+    -------
+    list of (int, str)
+        (font size in pixels, leader policy): smaller sizes never under 8 px and under ``font_px``, each
+        (size, policy) once.
 
     Examples
     --------
-    >>> _smaller_fonts(20), _smaller_fonts(10)
-    ([17, 14], [8])
+    >>> ladder(20)
+    [(20, 'clean'), (17, 'beside'), (14, 'beside'), (17, 'clean'), (14, 'clean'), (20, 'crossing')]
+    >>> ladder(10)
+    [(10, 'clean'), (8, 'beside'), (8, 'clean'), (10, 'crossing')]
     """
-    return sorted({size for share in (0.85, 0.7) if (size := max(8, round(font_px * share))) < font_px}, reverse=True)
+    tries: list[tuple[int, LeaderPolicy]] = []
+    for share, policy in _LADDER:
+        size = font_px if share == 1.0 else max(8, round(font_px * share))
+        if (size < font_px or share == 1.0) and (size, policy) not in tries:
+            tries.append((size, policy))
+    return tries
 
 
-class Crowded(VisionError):
-    """A label that only a leader crossing another label or line could place."""
+def _choose_label(placer: LabelPlacer, name: str, index: int, radius: int, scale, angle: int, patches: dict | None):
+    """The first candidate of the label's :func:`ladder` its policy accepts, and the patch drawn at that try's
+    size: ``(None, patch)`` when the canvas has no room at all."""
+    # rings widen by 0.4 of a cell of the map's own grid: on a sparser grid, in the same pixels (not farther)
+    step = min(scale.cell, scale.font_px / OWN_LABEL_SHARE) * 0.4
+    found: dict[tuple[int, bool], Candidate | None] = {}  # a failed find takes nothing: its answer stays good
+    for font_px, policy in ladder(scale.font_px):
+        patch = _patch(name, font_px, angle, patches)
+        leader = policy != "beside"
+        if (font_px, leader) not in found:
+            found[font_px, leader] = placer.find(index, radius + 1, patch.halo.size, patch.ink, step, leader=leader)
+        candidate = found[font_px, leader]
+        if candidate is not None and (policy == "crossing" or not candidate.crossing):
+            return candidate, patch
+    return None, _patch(name, scale.font_px, angle, patches)
 
 
-def draw_labels(
+@dataclass(frozen=True, slots=True)
+class PlacedLabel:
+    """A station's label as placed: the patch drawn (at the size it was placed at) and where it went."""
+
+    station: str
+    patch: _Patch
+    placement: Placement
+
+    @property
+    def box(self) -> list[int]:
+        """The text's ink box on the map ``[x0, y0, x1, y1]``."""
+        x, y = self.placement.corner
+        x0, y0, x1, y1 = self.patch.ink
+        return [x + x0, y + y0, x + x1, y + y1]
+
+
+def place_labels(
     graph: TransitGraph,
-    image,
     placer: LabelPlacer,
     scale,
     radii: dict[str, int],
@@ -124,35 +153,62 @@ def draw_labels(
     patches: dict | None,
     progress: Callable[[int, int, int], None] | None,
     default_size: Callable[[], int],
-) -> tuple[dict[str, list[int]], dict[str, tuple[tuple[float, float], ...]]]:
-    """Each station's label placed (stations on most lines first) and drawn on ``image``: its ink box and its
-    leader. ``strict``: :class:`Crowded` is raised at the first label only a crossing leader could place;
-    ``progress`` is told the labels placed; ``default_size()`` names the size to use when one does not fit."""
+) -> list[PlacedLabel] | None:
+    """Each station's label placed (stations on most lines first), each at the first try of its :func:`ladder`
+    that keeps the rules, as :func:`paint_labels` will draw them.
+
+    Parameters
+    ----------
+    graph, placer, scale, radii, rotate_labels
+        The map, its label placer (lines, markers and the legend on it), its scale, each station's marker
+        radius, and whether every third label is drawn at 45°.
+    strict : bool
+        Give up at the first label only a crossing leader could place (the map is then drawn on a sparser
+        grid).
+    patches : dict or None
+        The label patches drawn so far for this map, reused and added to.
+    progress : callable or None
+        Told ``(labels placed, labels in all, longest side)`` before each label and at the end.
+    default_size : callable
+        Names the size to suggest when a label has no room at all.
+
+    Returns
+    -------
+    list of PlacedLabel or None
+        ``None`` when ``strict`` gave up.
+
+    Raises
+    ------
+    ValueError
+        A label finds no room at all on the canvas.
+    """
     rank = {name: index for index, name in enumerate(graph.stations)}
     order = sorted(graph.stations, key=lambda s: (-len(graph.lines_at(s)), rank[s]))
-    boxes: dict[str, list[int]] = {}
-    leaders: dict[str, tuple[tuple[float, float], ...]] = {}
+    placed: list[PlacedLabel] = []
     longest = max(scale.width, scale.height)
     for done, station in enumerate(order):
         if progress is not None:
             progress(done, len(order), longest)
         angle = 45 if rotate_labels and rank[station] % 3 == 1 else 0
         name = graph.display_name(station)
-        placed, patch = _place_label(
-            placer, name, rank[station], radii[station], scale, angle, strict=strict, patches=patches
-        )
-        if placed is None:
+        candidate, patch = _choose_label(placer, name, rank[station], radii[station], scale, angle, patches)
+        if candidate is None:
             raise ValueError(
                 f"{graph.city}: size {longest} px is too small to place the label of {station!r}; use a larger "
                 f"size (default {default_size()})"
             )
-        x, y = placed.corner
-        image.paste(WHITE, (x, y, x + patch.halo.width, y + patch.halo.height), patch.halo)
-        image.paste(TEXT, (x, y, x + patch.text.width, y + patch.text.height), patch.text)
-        x0, y0, x1, y1 = patch.ink
-        boxes[station] = [x + x0, y + y0, x + x1, y + y1]
-        if placed.leader:
-            leaders[station] = placed.leader
+        if strict and candidate.crossing:
+            return None
+        placed.append(PlacedLabel(station, patch, placer.take(candidate)))
     if progress is not None:
         progress(len(order), len(order), longest)
-    return boxes, leaders
+    return placed
+
+
+def paint_labels(image, placed: list[PlacedLabel]) -> None:
+    """Paste each label onto ``image`` (Pillow, RGB) in placing order: its white halo, then its text."""
+    for label in placed:
+        x, y = label.placement.corner
+        halo, text = label.patch.halo, label.patch.text
+        image.paste(WHITE, (x, y, x + halo.width, y + halo.height), halo)
+        image.paste(TEXT, (x, y, x + text.width, y + text.height), text)

@@ -14,10 +14,10 @@ a stroke of a line its station is not on, and no label is put over a leader:
 these are hard rules. A leader that crosses from the marker to the nearest point
 of the label is tried again to other points of the label's facing edges (other
 angles), then let through a label's halo (not its text). Where no spot keeps the
-rules, ``place(..., crossing=False)`` places nothing, so that the caller can try
-the label smaller beside its marker (``leader=False``) or smaller with a clean leader, and
-:meth:`LabelPlacer.place_fallback` then takes the least crossing leader. :meth:`LabelPlacer.place_box` puts other boxes
-(line badges) beside a point under the same rules, and :meth:`LabelPlacer.block`
+rules, :meth:`LabelPlacer.find` offers the least crossing leader, marked ``crossing``, and
+takes nothing: the caller may try the label smaller first (:mod:`vision.label_drawing` declares the
+ladder of tries) and :meth:`LabelPlacer.take` the candidate it settles on. :meth:`LabelPlacer.place_box`
+puts other boxes (line badges) beside a point under the same rules, and :meth:`LabelPlacer.block`
 keeps a region (the legend) free.
 """
 
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from vision.leader_search import LeaderSearch
 
-__all__ = ["Placement", "LabelPlacer"]
+__all__ = ["Candidate", "Placement", "LabelPlacer"]
 
 # label directions around a marker, most readable first: east, west, the diagonals, north, south
 _DIRECTIONS = ((1, 0), (-1, 0), (1, -1), (1, 1), (-1, -1), (-1, 1), (0, -1), (0, 1))
@@ -44,6 +44,19 @@ class Placement:
 
     corner: tuple[int, int]
     leader: tuple[tuple[float, float], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """Where :meth:`LabelPlacer.find` would put a ``size`` label (its text box ``ink`` inside it): its top-left
+    ``corner``, the ``leader`` from its marker (empty beside it), and whether that leader ``crossing`` runs over
+    another label, another station's marker or another line. Nothing is taken until :meth:`LabelPlacer.take`."""
+
+    corner: tuple[int, int]
+    size: tuple[int, int]
+    ink: tuple[int, int, int, int]
+    leader: tuple[tuple[float, float], ...] = ()
+    crossing: bool = False
 
 
 def _box_distances(xs, ys, box: tuple[int, int, int, int]):
@@ -113,7 +126,6 @@ class LabelPlacer(LeaderSearch):
         self.margin = max(2.0, 0.25 * font_px)
         self.labels = numpy.zeros((height, width), dtype=bool)
         self.inks = numpy.zeros((height, width), dtype=bool)  # the text itself (a label without its halo)
-        self._pending: tuple | None = None  # see place_fallback
         self.markers = numpy.zeros((height, width), dtype=bool)
         self.xs = numpy.array([float(x) for x, _, _ in markers])
         self.ys = numpy.array([float(y) for _, y, _ in markers])
@@ -185,23 +197,79 @@ class LabelPlacer(LeaderSearch):
         ink: tuple[int, int, int, int],
         step: float,
         *,
-        crossing: bool = True,
         leader: bool = True,
     ) -> Placement | None:
-        """Where the ``size`` label of marker ``index`` goes, or ``None`` when the canvas has no room.
+        """:meth:`find` the label's spot, crossing leaders allowed, and :meth:`take` it; ``None`` when the canvas
+        has no room."""
+        found = self.find(index, gap, size, ink, step, leader=leader)
+        return None if found is None else self.take(found)
 
-        ``gap`` is the marker's radius plus a pixel; rings widen by ``step``. ``ink`` is the text's box inside
-        the label (its halo around it): the text, not the halo, must be nearest its own marker. With
-        ``leader=False`` only a spot beside the marker will do; else a spot found beside it but farther than
-        three text heights from its rim is joined to it by a leader where one crosses nothing. With
-        ``crossing=False`` a label that only a crossing leader could join is not placed (``None``): the caller
-        may try it smaller beside its marker first, then take the least crossing leader with
-        :meth:`place_fallback`.
+    def find(
+        self,
+        index: int,
+        gap: float,
+        size: tuple[int, int],
+        ink: tuple[int, int, int, int],
+        step: float,
+        *,
+        leader: bool = True,
+    ) -> Candidate | None:
+        """The best spot for the ``size`` label of marker ``index``, taking nothing.
+
+        Ranked: beside its marker; else (``leader``) the nearest free spot joined by a leader that crosses
+        nothing (:class:`vision.leader_search.LeaderSearch`); else the least crossing leader. A find takes
+        nothing, so asked again before anything is taken, it gives the same answer.
+
+        Parameters
+        ----------
+        index : int
+            The marker, in the order the placer was given them.
+        gap : float
+            The marker's radius plus a pixel.
+        size : (int, int)
+            The label's width and height, halo included.
+        ink : (int, int, int, int)
+            The text's box inside the label: the text, not the halo, must be nearest its own marker.
+        step : float
+            How far apart the rings of spots around the marker lie.
+        leader : bool
+            ``False``: only a spot beside the marker will do. ``True``: also a spot away from it with a
+            leader; and a spot found beside it but more than three text heights from its rim is joined to
+            it by a leader where one crosses nothing.
+
+        Returns
+        -------
+        Candidate or None
+            ``crossing`` set when only a leader over another label, marker or line reaches it; ``None``
+            when the canvas has no room.
         """
-        ix0, iy0, ix1, iy1 = ink
         centre = (int(self.xs[index]), int(self.ys[index]))
+        beside = self._beside(index, centre, gap + self.marker_pad, size, ink, step)
+        if beside is not None:
+            ix0, iy0, ix1, iy1 = ink
+            x, y = beside
+            box = (x + ix0, y + iy0, x + ix1, y + iy1)
+            if leader and self._far(centre, gap - 1, box):
+                joined = self._leader(centre, gap, box)
+                if not self._leader_conflicts(index, joined):
+                    return Candidate(beside, size, ink, joined)
+            return Candidate(beside, size, ink)
+        if not leader:
+            return None
+        found = self._with_leader(index, centre, gap + self.marker_pad, size, ink)
+        if found is None:
+            return None
+        corner, end, crossing = found
+        ix0, iy0, ix1, iy1 = ink
+        box = (corner[0] + ix0, corner[1] + iy0, corner[0] + ix1, corner[1] + iy1)
+        return Candidate(corner, size, ink, self._leader(centre, gap, box, end), crossing)
+
+    def _beside(self, index, centre, gap, size, ink, step) -> tuple[int, int] | None:
+        """The cheapest free spot beside the marker whose text lies nearer it than any other marker, looked for
+        in rings ``gap + k * step`` from its centre (clear space included) until one is cheap enough for its
+        ring; ``None`` when no ring has one."""
+        ix0, iy0, ix1, iy1 = ink
         w, h = size
-        gap += self.marker_pad
         best: tuple[float, int, int] | None = None
         for ring in range(_RINGS):
             distance = gap + ring * step
@@ -214,38 +282,34 @@ class LabelPlacer(LeaderSearch):
                         best = (cost, x, y)
             if best is not None and best[0] <= 0.2 * ring + 0.1:
                 break
-        if best is not None:
-            x, y = best[1], best[2]
-            box = (x + ix0, y + iy0, x + ix1, y + iy1)
-            if leader and self._far(centre, gap - self.marker_pad - 1, box):
-                joined = self._leader(centre, gap - self.marker_pad, box)
-                if not self._leader_conflicts(index, joined):
-                    return self._leader_to(centre, gap, ink, (x, y), size)
-            self._take(x, y, w, h, ink)
-            return Placement((x, y))
-        if not leader:
-            return None
-        return self._with_leader(index, centre, gap, size, ink, crossing=crossing)
+        return None if best is None else (best[1], best[2])
+
+    def take(self, candidate: Candidate) -> Placement:
+        """Put the label where ``candidate`` (from :meth:`find` on this placer, nothing taken since) says:
+        later labels keep off its box and its leader.
+
+        Returns
+        -------
+        Placement
+            The label's top-left corner and its leader (empty beside its marker).
+        """
+        import numpy
+
+        (x, y), (w, h) = candidate.corner, candidate.size
+        self._take(x, y, w, h, candidate.ink)
+        if candidate.leader:
+            (x0, y0), (x1, y1) = candidate.leader
+            steps = max(2, int(math.hypot(x1 - x0, y1 - y0)))
+            pad = self.leader_px + 1
+            for t in numpy.linspace(0.0, 1.0, steps + 1):
+                px, py = round(x0 + (x1 - x0) * t), round(y0 + (y1 - y0) * t)
+                self.leaders[max(0, py - pad) : py + pad + 1, max(0, px - pad) : px + pad + 1] = True
+        return Placement(candidate.corner, candidate.leader)
 
     @staticmethod
     def _far(centre: tuple[int, int], radius: float, box: tuple[int, int, int, int]) -> bool:
         """The text ``box`` lies more than :data:`_FAR_HEIGHTS` of its height beyond the marker's rim."""
         return float(_box_distances(centre[0], centre[1], box)) - radius > _FAR_HEIGHTS * (box[3] - box[1])
-
-    def place_fallback(self, pending: tuple | None = None) -> Placement | None:
-        """The least crossing leader found by the last ``place(..., crossing=False)`` that placed nothing.
-
-        Valid while nothing else was placed since (a failed ``place`` places nothing); ``None`` when there
-        is none. ``pending`` (an earlier :meth:`pending` of this same label) takes that try's leader instead,
-        so that the caller may try other sizes in between.
-        """
-        pending, self._pending = (self._pending if pending is None else pending), None
-        return self._leader_to(*pending) if pending is not None else None
-
-    def pending(self) -> tuple | None:
-        """The least crossing leader the last failed ``place(..., crossing=False)`` found, for
-        :meth:`place_fallback` (``None`` when there is none)."""
-        return self._pending
 
     def place_box(
         self, centre: tuple[int, int], gap: float, size: tuple[int, int], step: float
@@ -293,21 +357,6 @@ class LabelPlacer(LeaderSearch):
             if centre[0] >= x1 or centre[0] <= x0:  # beside: the facing vertical edge
                 points.append((float(x1 if centre[0] >= x1 else x0), y0 + (y1 - y0) * share))
         return sorted(set(points), key=lambda p: (math.hypot(p[0] - centre[0], p[1] - centre[1]), p))
-
-    def _leader_to(self, centre, gap, ink, corner, size, end=None) -> Placement:
-        import numpy
-
-        (x, y), (w, h) = corner, size
-        ix0, iy0, ix1, iy1 = ink
-        self._take(x, y, w, h, ink)
-        leader = self._leader(centre, gap - self.marker_pad, (x + ix0, y + iy0, x + ix1, y + iy1), end)
-        (x0, y0), (x1, y1) = leader
-        steps = max(2, int(math.hypot(x1 - x0, y1 - y0)))
-        pad = self.leader_px + 1
-        for t in numpy.linspace(0.0, 1.0, steps + 1):  # later labels keep off the drawn leader
-            px, py = round(x0 + (x1 - x0) * t), round(y0 + (y1 - y0) * t)
-            self.leaders[max(0, py - pad) : py + pad + 1, max(0, px - pad) : px + pad + 1] = True
-        return Placement((x, y), leader)
 
     def _leader_conflicts(self, index: int, leader: tuple[tuple[float, float], ...]) -> int:
         """Labels the leader runs over, other stations' markers it touches and other lines it crosses

@@ -151,15 +151,19 @@ def _crossings(p: Cell, qs: list[Cell], starts, ends) -> int:
     """
     import numpy
 
-    p_, q_ = numpy.array(p), numpy.array(qs, dtype=numpy.int64).reshape(-1, 1, 2)
+    px, py = p
+    q = numpy.array(qs, dtype=numpy.int64).reshape(-1, 1, 2)
+    qx, qy = q[..., 0], q[..., 1]  # one row per q, one column per segment
+    sx, sy, ex, ey = starts[:, 0], starts[:, 1], ends[:, 0], ends[:, 1]
 
-    def side(a, b, c):
-        return numpy.sign(
-            (b[..., 0] - a[..., 0]) * (c[..., 1] - a[..., 1]) - (b[..., 1] - a[..., 1]) * (c[..., 0] - a[..., 0])
-        )
+    def side(ax, ay, bx, by, cx, cy):  # which side of a→b the point c lies on (integers: exact)
+        return numpy.sign((bx - ax) * (cy - ay) - (by - ay) * (cx - ax))
 
-    shared = (starts == p_).all(-1) | (starts == q_).all(-1) | (ends == p_).all(-1) | (ends == q_).all(-1)
-    crossing = (side(p_, q_, starts) * side(p_, q_, ends) < 0) & (side(starts, ends, p_) * side(starts, ends, q_) < 0)
+    shared = (
+        ((sx == px) & (sy == py)) | ((sx == qx) & (sy == qy)) | ((ex == px) & (ey == py)) | ((ex == qx) & (ey == qy))
+    )
+    crossing = side(px, py, qx, qy, sx, sy) * side(px, py, qx, qy, ex, ey) < 0
+    crossing &= side(sx, sy, ex, ey, px, py) * side(sx, sy, ex, ey, qx, qy) < 0
     return int(numpy.count_nonzero(crossing & ~shared))
 
 
@@ -169,7 +173,8 @@ def straighten(graph: TransitGraph, layout: GridLayout, *, rounds: int = 4) -> G
     A move is kept when it lowers the bends of the lines through the station and its neighbours (a bent
     hop counts one, a change of heading at a station one) plus a small price on longer hops, and when it
     neither adds a crossing nor puts a station on another hop's straight run. Stations are visited in
-    graph order for ``rounds`` rounds: deterministic.
+    graph order for ``rounds`` rounds: deterministic. Then each hop every drawing of which passes over
+    another station gets a clear way (:meth:`_Layout.clear_hops`).
 
     Examples
     --------
@@ -180,49 +185,87 @@ def straighten(graph: TransitGraph, layout: GridLayout, *, rounds: int = 4) -> G
     >>> straighten(graph, bent).cells["B"][1]
     0
     """
-    import numpy
+    state = _Layout(graph, layout)
+    for _ in range(rounds):
+        if not state.unbend():
+            break
+    state.clear_hops()
+    return state.layout()
 
-    names = graph.stations
-    cells = dict(layout.cells)
-    neighbours: dict[str, set[str]] = {name: set() for name in names}
-    line_neighbours: list[dict[str, list[str]]] = []
-    for line in graph.lines:
-        around: dict[str, list[str]] = {}
-        for a, b in line_hops(graph, line):
-            around.setdefault(a, []).append(b)
-            around.setdefault(b, []).append(a)
-            neighbours[a].add(b)
-            neighbours[b].add(a)
-        line_neighbours.append(around)
-    hops = sorted({tuple(sorted((a, b))) for a in names for b in neighbours[a]})
-    # the lines through each station (their neighbours there): a station is on few of a city's lines
-    lines_at: dict[str, list[list[str]]] = {name: [] for name in names}
-    for around in line_neighbours:
-        for name, near in around.items():
-            lines_at[name].append(near)
 
-    def bends_at(station: str) -> float:
+class _Layout:
+    """A layout being straightened: each station's cell and the cells taken, read and changed only through
+    :meth:`move`, which keeps the hop arrays (for crossing counts) and the hops over each cell in step."""
+
+    __slots__ = (
+        "names", "columns", "rows", "cells", "taken", "rank", "neighbours", "lines_at", "hops", "starts", "ends",
+        "touching", "leaving", "arriving", "over",
+    )  # fmt: skip
+
+    def __init__(self, graph: TransitGraph, layout: GridLayout):
+        import numpy
+
+        self.names = graph.stations
+        self.columns, self.rows = layout.columns, layout.rows
+        self.cells = dict(layout.cells)
+        self.taken = set(self.cells.values())
+        self.rank = {name: index for index, name in enumerate(self.names)}
+        self.neighbours: dict[str, set[str]] = {name: set() for name in self.names}
+        # the lines through each station (their neighbours there): a station is on few of a city's lines
+        self.lines_at: dict[str, list[list[str]]] = {name: [] for name in self.names}
+        for line in graph.lines:
+            around: dict[str, list[str]] = {}
+            for a, b in line_hops(graph, line):
+                around.setdefault(a, []).append(b)
+                around.setdefault(b, []).append(a)
+                self.neighbours[a].add(b)
+                self.neighbours[b].add(a)
+            for name, near in around.items():
+                self.lines_at[name].append(near)
+        self.hops = sorted({tuple(sorted((a, b))) for a in self.names for b in self.neighbours[a]})
+        self.starts = numpy.array([self.cells[a] for a, _ in self.hops], dtype=numpy.int64).reshape(-1, 2)
+        self.ends = numpy.array([self.cells[b] for _, b in self.hops], dtype=numpy.int64).reshape(-1, 2)
+        self.touching = {name: numpy.array([name in hop for hop in self.hops], dtype=bool) for name in self.names}
+        self.leaving = {name: numpy.array([a == name for a, _ in self.hops], dtype=bool) for name in self.names}
+        self.arriving = {name: numpy.array([b == name for _, b in self.hops], dtype=bool) for name in self.names}
+        self.over = _HopsOver(self.hops, self.cells)
+
+    def layout(self) -> GridLayout:
+        return GridLayout({name: self.cells[name] for name in self.names}, self.columns, self.rows)
+
+    # -- what a station's cell costs ---------------------------------------------------------------------------
+    def bends_at(self, station: str) -> float:
         """Bends of every line at ``station`` and on the hops that touch it."""
-        total = 0.0
-        for near in lines_at[station]:
-            total += sum(not _octilinear(cells[station], cells[other]) for other in near)
+        cells = self.cells
+        here = cells[station]
+        total = 0
+        for near in self.lines_at[station]:
+            for other in near:  # a hop that is not octilinear is drawn with a bend
+                dx, dy = cells[other][0] - here[0], cells[other][1] - here[1]
+                total += not (dx == 0 or dy == 0 or abs(dx) == abs(dy))
             if len(near) == 2:
                 a, b = cells[near[0]], cells[near[1]]
-                here = cells[station]
                 if _octilinear(a, here) and _octilinear(here, b) and _direction(a, here) != _direction(here, b):
                     total += 1
-        return total
+        return float(total)
 
-    def local(station: str) -> float:
-        touched = [station, *neighbours[station]]
-        length = sum(
-            max(abs(cells[station][0] - cells[o][0]), abs(cells[station][1] - cells[o][1])) for o in neighbours[station]
-        )
-        return sum(bends_at(name) for name in touched) + 0.3 * length
+    def local(self, station: str) -> float:
+        """The bends at ``station`` and its neighbours, plus a small price on the length of its hops."""
+        cells, neighbours = self.cells, self.neighbours[station]
+        here = cells[station]
+        length = sum(max(abs(here[0] - cells[o][0]), abs(here[1] - cells[o][1])) for o in neighbours)
+        return sum(self.bends_at(name) for name in (station, *neighbours)) + 0.3 * length
 
-    def blocked(station: str, home: Cell, cell: Cell, *, bent: bool = True) -> bool:
+    def crossings(self, station: str) -> int:
+        """Crossings of the station's hops with every hop not its own (those never move with it)."""
+        others = ~self.touching[station]
+        near = [self.cells[other] for other in self.neighbours[station]]
+        return _crossings(self.cells[station], near, self.starts[others], self.ends[others])
+
+    def blocked(self, station: str, home: Cell, cell: Cell, *, bent: bool = True) -> bool:
         """Moving ``station`` from ``home`` to ``cell`` leaves one of its hops, or a hop over ``cell``, no way
         to be drawn clear of every other station (``bent=False``: straight hops only)."""
+        taken, cells = self.taken, self.cells
 
         def occupied(c: Cell) -> bool:
             return c == cell or (c != home and c in taken)
@@ -230,103 +273,99 @@ def straighten(graph: TransitGraph, layout: GridLayout, *, rounds: int = 4) -> G
         def spoilt(a: Cell, b: Cell) -> bool:
             return (bent or _octilinear(a, b)) and not _clear(a, b, occupied)
 
-        if any(spoilt(cell, cells[other]) for other in neighbours[station]):
+        if any(spoilt(cell, cells[other]) for other in self.neighbours[station]):
             return True
-        return any(station not in (a, b) and spoilt(cells[a], cells[b]) for a, b in over.at(cell))
+        return any(station not in (a, b) and spoilt(cells[a], cells[b]) for a, b in self.over.at(cell))
 
-    starts = numpy.array([cells[a] for a, _ in hops], dtype=numpy.int64).reshape(-1, 2)
-    ends = numpy.array([cells[b] for _, b in hops], dtype=numpy.int64).reshape(-1, 2)
-    touching = {name: numpy.array([name in hop for hop in hops], dtype=bool) for name in names}
-    over = _HopsOver(hops, cells)
-
-    def crossings(station: str) -> int:
-        """Crossings of the station's hops with every hop not its own (those never move with it)."""
-        others = ~touching[station]
-        return _crossings(cells[station], [cells[other] for other in neighbours[station]], starts[others], ends[others])
-
-    taken = set(cells.values())
-    rank = {name: index for index, name in enumerate(names)}
-
-    def move(station: str, cell: Cell) -> None:
-        over.index(station, add=False)
-        taken.discard(cells[station])
-        taken.add(cell)
-        cells[station] = cell
-        over.index(station, add=True)
-        starts[touching[station] & numpy.array([a == station for a, _ in hops], dtype=bool)] = cell
-        ends[touching[station] & numpy.array([b == station for _, b in hops], dtype=bool)] = cell
-
-    for _ in range(rounds):
-        moved = False
-        for station in names:
-            if not neighbours[station]:
-                continue
-            home = cells[station]
-            current = local(station)
-            options = []
-            for dx in (-1, 0, 1):
-                for dy in (-1, 0, 1):
-                    cell = (home[0] + dx, home[1] + dy)
-                    if cell in taken or not (0 <= cell[0] < layout.columns and 0 <= cell[1] < layout.rows):
-                        continue
-                    cells[station] = cell
-                    cost = local(station)
-                    if cost < current - 1e-9:
-                        options.append((cost, cell))
-                    cells[station] = home
-            best = home
-            if options:
-                before = crossings(station)
-                for _, cell in sorted(options):  # the cheapest that adds no crossing and blocks nothing
-                    cells[station] = cell
-                    allowed = crossings(station) <= before and not blocked(station, home, cell, bent=False)
-                    cells[station] = home
-                    if allowed:
-                        best = cell
-                        break
-            if best != home:
-                move(station, best)
-                moved = True
-        if not moved:
-            break
-
-    # then the hops every drawing of which passes over a station (a line seeming to serve it): a station
-    # in the way, or an end of the hop, moves to the nearest free cell that clears it and spoils nothing
-    def crowd(cell: Cell, home: Cell) -> int:
+    def crowd(self, cell: Cell, home: Cell) -> int:
         """Other stations on the cells around ``cell``, for a station moving there from ``home`` (the room its
         label will want)."""
         around = [(cell[0] + dx, cell[1] + dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1) if dx or dy]
-        return sum(near in taken and near != home for near in around)
+        return sum(near in self.taken and near != home for near in around)
 
-    def clearing_moves(a: str, b: str, movers: list[str], near: int, far: int) -> list[tuple]:
+    def move(self, station: str, cell: Cell) -> None:
+        self.over.index(station, add=False)
+        self.taken.discard(self.cells[station])
+        self.taken.add(cell)
+        self.cells[station] = cell
+        self.over.index(station, add=True)
+        self.starts[self.leaving[station]] = cell
+        self.ends[self.arriving[station]] = cell
+
+    # -- the steps -------------------------------------------------------------------------------------------
+    def unbend(self) -> bool:
+        """One round over the stations in graph order, each moved to the neighbouring free cell that most
+        lowers :meth:`local`, adds no crossing and puts it on no straight hop's way; whether any moved."""
+        moved = False
+        for station in self.names:
+            if self.neighbours[station]:
+                best = self._straighter(station)
+                if best != self.cells[station]:
+                    self.move(station, best)
+                    moved = True
+        return moved
+
+    def _straighter(self, station: str) -> Cell:
+        """The cell :meth:`unbend` moves ``station`` to (its own when no move is allowed)."""
+        cells, home = self.cells, self.cells[station]
+        current = self.local(station)
+        options = []
+        for dx in (-1, 0, 1):
+            for dy in (-1, 0, 1):
+                cell = (home[0] + dx, home[1] + dy)
+                if cell in self.taken or not (0 <= cell[0] < self.columns and 0 <= cell[1] < self.rows):
+                    continue
+                cells[station] = cell
+                cost = self.local(station)
+                if cost < current - 1e-9:
+                    options.append((cost, cell))
+                cells[station] = home
+        if not options:
+            return home
+        before = self.crossings(station)
+        for _, cell in sorted(options):  # the cheapest that adds no crossing and blocks nothing
+            cells[station] = cell
+            allowed = self.crossings(station) <= before and not self.blocked(station, home, cell, bent=False)
+            cells[station] = home
+            if allowed:
+                return cell
+        return home
+
+    def clear_hops(self) -> None:
+        """Give each hop every drawing of which passes over a station (a line seeming to serve it) a clear way:
+        a station in the way, or an end of the hop, moves to the nearest free cell that clears it and spoils
+        nothing."""
+        for a, b in self.hops:
+            if _clear(self.cells[a], self.cells[b], self.taken.__contains__):
+                continue
+            in_way = {cell for passed in _shape_cells(self.cells[a], self.cells[b]) for cell in passed}
+            movers = [name for name in self.names if self.cells[name] in in_way] + [a, b]
+            options = self._clearing_moves(a, b, movers, 1, 2) or self._clearing_moves(a, b, movers, 3, 3)
+            if options:  # (the second: a crowded hub)
+                rank = self.rank
+                _, _, station, cell = min(options, key=lambda move: (move[0], move[1], rank[move[2]], move[3]))
+                self.move(station, cell)
+
+    def _clearing_moves(self, a: str, b: str, movers: list[str], near: int, far: int) -> list[tuple]:
         """Moves of a station in ``movers`` by ``near`` to ``far`` steps that leave hop a–b a clear way and
         spoil no other hop: (cost, steps, station, cell)."""
+        cells, taken = self.cells, self.taken
         options = []
         for station in movers:
             home = cells[station]
-            before = crossings(station)
-            for cell in _ring(home, far, layout.columns, layout.rows):
+            before = self.crossings(station)
+            for cell in _ring(home, far, self.columns, self.rows):
                 steps = max(abs(cell[0] - home[0]), abs(cell[1] - home[1]))
-                if steps < near or cell in taken or blocked(station, home, cell):
+                if steps < near or cell in taken or self.blocked(station, home, cell):
                     continue
                 cells[station] = cell
                 if _clear(cells[a], cells[b], lambda c, cell=cell, home=home: c == cell or (c != home and c in taken)):
                     # a crossing is a lesser evil than a line over a marker, but still an evil
-                    cost = local(station) + 2.0 * max(0, crossings(station) - before) + 0.5 * crowd(cell, home)
+                    crossed = max(0, self.crossings(station) - before)
+                    cost = self.local(station) + 2.0 * crossed + 0.5 * self.crowd(cell, home)
                     options.append((cost, steps, station, cell))
                 cells[station] = home
         return options
-
-    for a, b in hops:
-        if _clear(cells[a], cells[b], taken.__contains__):
-            continue
-        in_way = {cell for passed in _shape_cells(cells[a], cells[b]) for cell in passed if cell in taken}
-        movers = [name for name in names if cells[name] in in_way] + [a, b]
-        options = clearing_moves(a, b, movers, 1, 2) or clearing_moves(a, b, movers, 3, 3)  # a crowded hub
-        if options:
-            _, _, station, cell = min(options, key=lambda option: (option[0], option[1], rank[option[2]], option[3]))
-            move(station, cell)
-    return GridLayout({name: cells[name] for name in names}, layout.columns, layout.rows)
 
 
 class _HopsOver:

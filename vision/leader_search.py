@@ -35,9 +35,8 @@ def rect_counts(masks, rects) -> list:
     bound below the lower one is an empty rectangle (bounds are never negative here: callers clip lower ones
     at 0, as their slices do). Returns one int array of counts per rectangle array.
 
-    The counts come from a summed-area table over the region the rectangles cover, kept only at the rows
-    and columns that are rectangle edges: a running sum along each row of the region, read at those
-    columns, then summed between those rows.
+    The counts come from a summed-area table (OpenCV's integral image, exact integers) of the region the
+    rectangles cover: four lookups per rectangle.
 
     Examples
     --------
@@ -48,6 +47,7 @@ def rect_counts(masks, rects) -> list:
     >>> [counts.tolist() for counts in rect_counts([mask], rects)]
     [[2, 0, 0]]
     """
+    import cv2
     import numpy
 
     height, width = masks[0].shape
@@ -57,24 +57,21 @@ def rect_counts(masks, rects) -> list:
         clipped.append(
             (y0, numpy.maximum(numpy.minimum(y1, height), y0), x0, numpy.maximum(numpy.minimum(x1, width), x0))
         )
-    rows = numpy.unique(numpy.concatenate([edge for y0, y1, _, _ in clipped for edge in (y0, y1)]))
-    columns = numpy.unique(numpy.concatenate([edge for _, _, x0, x1 in clipped for edge in (x0, x1)]))
-    top, bottom, left, right = int(rows[0]), int(rows[-1]), int(columns[0]), int(columns[-1])
-    table = numpy.zeros((len(rows), len(columns)), dtype=numpy.int64)
-    if bottom > top and right > left:
-        region = masks[0][top:bottom, left:right]
-        for other in masks[1:]:
-            region = region | other[top:bottom, left:right]
-        # a running sum along each row (of uint8, which numpy sums several times faster than bool)
-        along = numpy.cumsum(region.view(numpy.uint8), axis=1, dtype=numpy.int32)
-        sampled = numpy.zeros((bottom - top, len(columns)), dtype=numpy.int64)
-        sampled[:, 1:] = along[:, columns[1:] - left - 1]
-        table[1:] = numpy.cumsum(numpy.add.reduceat(sampled, rows[:-1] - top, axis=0), axis=0)
+    top = min(int(y0.min(initial=height)) for y0, _, _, _ in clipped)
+    bottom = max(int(y1.max(initial=0)) for _, y1, _, _ in clipped)
+    left = min(int(x0.min(initial=width)) for _, _, x0, _ in clipped)
+    right = max(int(x1.max(initial=0)) for _, _, _, x1 in clipped)
+    if bottom <= top or right <= left:  # every rectangle is empty
+        return [numpy.zeros(len(y0), dtype=numpy.int64) for y0, _, _, _ in clipped]
+    region = masks[0][top:bottom, left:right]
+    for other in masks[1:]:
+        region = region | other[top:bottom, left:right]
+    # table[r, c]: the set pixels of region[:r, :c]
+    table = cv2.integral(region.view(numpy.uint8), sdepth=cv2.CV_32S)
     counts = []
     for y0, y1, x0, x1 in clipped:
-        r0, r1 = numpy.searchsorted(rows, y0), numpy.searchsorted(rows, y1)
-        c0, c1 = numpy.searchsorted(columns, x0), numpy.searchsorted(columns, x1)
-        counts.append(table[r1, c1] - table[r0, c1] - table[r1, c0] + table[r0, c0])
+        r0, r1, c0, c1 = y0 - top, y1 - top, x0 - left, x1 - left
+        counts.append((table[r1, c1] - table[r0, c1] - table[r1, c0] + table[r0, c0]).astype(numpy.int64))
     return counts
 
 
@@ -99,11 +96,11 @@ def sample_points(starts, ends, steps, width: int, height: int):
     counts = steps + 1
     which = numpy.repeat(numpy.arange(len(steps)), counts)
     k = numpy.arange(int(counts.sum())) - numpy.repeat(numpy.cumsum(counts) - counts, counts)
-    x0, y0 = starts[which, 0], starts[which, 1]
-    x1, y1 = ends[which, 0], ends[which, 1]
-    per = steps[which]
-    xs = numpy.rint(x0 + (x1 - x0) * k / per).astype(numpy.int64)
-    ys = numpy.rint(y0 + (y1 - y0) * k / per).astype(numpy.int64)
+    per = steps.astype(numpy.float64)[which]  # (exact: steps are small integers)
+    # per segment first (the same differences), then per point: x0 + (x1 - x0) * k / steps
+    x0, y0 = starts[:, 0], starts[:, 1]
+    xs = numpy.rint(x0[which] + (ends[:, 0] - x0)[which] * k / per).astype(numpy.int64)
+    ys = numpy.rint(y0[which] + (ends[:, 1] - y0)[which] * k / per).astype(numpy.int64)
     inside = (xs >= 0) & (xs < width) & (ys >= 0) & (ys < height)
     return xs[inside], ys[inside], which[inside]
 
@@ -134,7 +131,7 @@ def markers_near(starts, ends, xs, ys, reach):
 
 class LeaderSearch:
     """The leader search, mixed into :class:`vision.labels.LabelPlacer` (whose masks, markers, lines and
-    clear spaces it reads, and whose ``_leader``, ``_ends`` and ``_leader_to`` it calls)."""
+    clear spaces it reads, and whose ``_leader`` and ``_ends`` it calls)."""
 
     __slots__ = ()
 
@@ -145,16 +142,14 @@ class LeaderSearch:
         gap: float,
         size: tuple[int, int],
         ink: tuple[int, int, int, int],
-        *,
-        crossing: bool = True,
-    ):
-        """The free spot nearest the marker (widening windows, then the whole canvas), joined by a leader line
-        that crosses no label and no stroke of another station's line (the least crossing where none can)."""
-        w, h = size
-        self._pending = None
+    ) -> tuple[tuple[int, int], tuple[float, float] | None, bool] | None:
+        """The free spot nearest the marker (widening windows, then the whole canvas) for a label joined by a
+        leader line that crosses no label and no stroke of another station's line, else the least crossing
+        one: ``(corner, leader end, crossing)``, the end ``None`` for the nearest point of the label; ``None``
+        when no spot is free."""
         relaxed: tuple[int, float, int, int] | None = None
         crossed: list[tuple[float, int, int]] = []  # spots only a crossing leader reached: (cost, x, y)
-        for radius in (4 * (w + h), 12 * (w + h), None):
+        for radius in (4 * (size[0] + size[1]), 12 * (size[0] + size[1]), None):
             best: tuple[float, int, int] | None = None
             for cost, crossings, x, y in self._window(station, centre, gap, size, ink, radius):
                 if crossings:
@@ -164,18 +159,13 @@ class LeaderSearch:
                 elif best is None or cost < best[0]:
                     best = (cost, x, y)
             if best is not None:
-                return self._leader_to(centre, gap, ink, (best[1], best[2]), size)
+                return (best[1], best[2]), None, False
         # the leader to the nearest point of the label crosses: another point of its edge may not (another angle);
         # else one that only grazes a label's halo, crossing no text and no other line
         found = self._other_ends(station, centre, gap, ink, sorted(set(crossed))[:_OTHER_ENDS])
         if found is not None:
-            return self._leader_to(centre, gap, ink, found[0], size, found[1])
-        if relaxed is None:
-            return None
-        if crossing:
-            return self._leader_to(centre, gap, ink, (relaxed[2], relaxed[3]), size)
-        self._pending = (centre, gap, ink, (relaxed[2], relaxed[3]), size)
-        return None
+            return found[0], found[1], False
+        return None if relaxed is None else ((relaxed[2], relaxed[3]), None, True)
 
     def _window(self, station, centre, gap, size, ink, radius) -> list[tuple[float, int, int, int]]:
         """The spots of one search window whose leader was weighed, nearest first: ``(cost, crossings, x, y)``.
@@ -346,9 +336,13 @@ class LeaderSearch:
         starts, ends = _ends_of(leaders)
         xs, ys, which = sample_points(starts, ends, steps, self.width, self.height)
         total = (numpy.bincount(which[mask[ys, xs]], minlength=len(leaders)) > 0).astype(numpy.int64)
-        near = markers_near(starts, ends, self.xs, self.ys, self.reach)
-        near[:, index] = False
-        total += near.sum(axis=1)
+        # only markers near the leaders' bounding box can be near a leader: the others are left out unasked
+        low, high = numpy.minimum(starts, ends).min(axis=0), numpy.maximum(starts, ends).max(axis=0)
+        margin = self.reach + 1
+        close = (self.xs >= low[0] - margin) & (self.xs <= high[0] + margin)
+        close &= (self.ys >= low[1] - margin) & (self.ys <= high[1] + margin)
+        close[index] = False
+        total += markers_near(starts, ends, self.xs[close], self.ys[close], self.reach[close]).sum(axis=1)
         own = set(self.station_lines[index])
         others = numpy.array([name not in own for name in self.line_names], dtype=bool)
         if others.any():

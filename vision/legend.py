@@ -33,6 +33,18 @@ def _chinese_map(graph: TransitGraph) -> bool:
 def line_label(graph: TransitGraph, line: str) -> str:
     """The name the map shows for ``line``: its own, or on a Chinese map ``Line N`` as ``N号线``.
 
+    Parameters
+    ----------
+    graph : TransitGraph
+        The city.
+    line : str
+        One of its lines.
+
+    Returns
+    -------
+    str
+        The name shown.
+
     Examples
     --------
     >>> from graphkit.cities import city_graph
@@ -46,7 +58,20 @@ def line_label(graph: TransitGraph, line: str) -> str:
 
 
 def line_termini(graph: TransitGraph, line: str) -> tuple[str, ...]:
-    """The stations where ``line`` ends (each end of a branch too); a loop's first station."""
+    """The stations where ``line`` ends (each end of a branch too); a loop's first station.
+
+    Parameters
+    ----------
+    graph : TransitGraph
+        The city.
+    line : str
+        One of its lines.
+
+    Returns
+    -------
+    tuple of str
+        Its termini, in the line's order.
+    """
     topology = graph.line(line)
     ends = tuple(station for station in topology.stations if len(topology.adjacency.get(station, ())) <= 1)
     return ends or (topology.stations[0],)
@@ -59,7 +84,15 @@ def _text_cells(name: str) -> float:
 
 @dataclass(frozen=True, slots=True)
 class Legend:
-    """Where each line's legend entry starts (``(line, name, column, row)``, columns in cells), and the size."""
+    """Where each line's legend entry starts (``(line, name, column, row)``, columns in cells), and the size.
+
+    Attributes
+    ----------
+    entries : tuple of (str, str, float, int)
+        Per line: the line, the name shown, its column and its row.
+    width, height : float
+        The legend's size, in cells.
+    """
 
     entries: tuple[tuple[str, str, float, int], ...]
     width: float
@@ -68,6 +101,18 @@ class Legend:
 
 def legend_layout(graph: TransitGraph, width: float) -> Legend:
     """The legend's entries packed into rows at most ``width`` cells wide (wider when one entry needs it).
+
+    Parameters
+    ----------
+    graph : TransitGraph
+        The city.
+    width : float
+        The widest row, in cells.
+
+    Returns
+    -------
+    Legend
+        The entries' places and the legend's size.
 
     Examples
     --------
@@ -103,7 +148,22 @@ def _text_colour(colour: str) -> tuple[int, int, int]:
 
 
 def badge_patch(name: str, colour: str, font_px: int) -> Any:
-    """A line's badge: ``name`` in white or black on a rounded box of the line's ``colour`` (Pillow RGB)."""
+    """A line's badge: ``name`` in white or black on a rounded box of the line's ``colour`` (Pillow RGB).
+
+    Parameters
+    ----------
+    name : str
+        The name shown.
+    colour : str
+        The line's ``#rrggbb``.
+    font_px : int
+        The text's size.
+
+    Returns
+    -------
+    PIL image
+        The badge (the text in whichever of white and black reads better on the colour).
+    """
     from PIL import Image, ImageDraw
 
     font = load_font(script_of(name), font_px)

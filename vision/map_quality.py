@@ -45,6 +45,15 @@ _MIN_TURN, _MAX_TURN = 10.0, 170.0
 def box_distance(point: tuple[float, float], box: tuple[float, float, float, float] | list[float]) -> float:
     """Pixels from ``point`` to the nearest point of ``box`` ``(x0, y0, x1, y1)`` (0 inside it).
 
+    Parameters
+    ----------
+    point : (float, float)
+    box : (float, float, float, float)
+
+    Returns
+    -------
+    float
+
     Examples
     --------
     >>> box_distance((0, 0), (3, 4, 10, 10))
@@ -59,6 +68,16 @@ def box_distance(point: tuple[float, float], box: tuple[float, float, float, flo
 
 def ambiguous_labels(truth: Mapping[str, Any]) -> list[str]:
     """Stations whose label, with no leader line, is at least as near another station's marker as its own.
+
+    Parameters
+    ----------
+    truth : mapping
+        A rendered map's truth (``MAP.truth.json``).
+
+    Returns
+    -------
+    list of str
+        The stations, in the truth's order.
 
     Examples
     --------
@@ -93,7 +112,18 @@ def ambiguous_labels(truth: Mapping[str, Any]) -> list[str]:
 
 
 def leader_labels(truth: Mapping[str, Any]) -> list[str]:
-    """Stations whose label is joined to its marker by a leader line."""
+    """Stations whose label is joined to its marker by a leader line.
+
+    Parameters
+    ----------
+    truth : mapping
+        A rendered map's truth (``MAP.truth.json``).
+
+    Returns
+    -------
+    list of str
+        The stations, in the truth's order.
+    """
     return [name for name, record in truth["stations"].items() if record.get("leader")]
 
 
@@ -105,6 +135,18 @@ def _median_height(truth: Mapping[str, Any]) -> float | None:
 def far_labels(truth: Mapping[str, Any], heights: float = 3.0) -> list[str]:
     """Stations whose label, with no leader line, lies more than ``heights`` median label heights beyond the
     edge of its marker (a disc of the truth's ``radius``, 0 when absent).
+
+    Parameters
+    ----------
+    truth : mapping
+        A rendered map's truth (``MAP.truth.json``).
+    heights : float, optional
+        How many median label heights count as far.
+
+    Returns
+    -------
+    list of str
+        The stations, in the truth's order.
 
     Examples
     --------
@@ -137,6 +179,16 @@ def line_bends(truth: Mapping[str, Any]) -> dict[str, int]:
     short steps where a line changes its offset beside another line vanish;
     every remaining turn between 10° and 170° is a bend (a path that doubles
     back to draw a branch turns by 180° and is not counted).
+
+    Parameters
+    ----------
+    truth : mapping
+        A rendered map's truth (``MAP.truth.json``).
+
+    Returns
+    -------
+    dict of str to int
+        Each line's bends.
 
     Examples
     --------
@@ -182,6 +234,16 @@ def label_crossings(truth: Mapping[str, Any]) -> dict[str, int]:
     ``line_label``: (line, station label) pairs where the stroke (the path widened by half the truth's
     ``line_width``, 2 px when absent) meets the label's text box.
 
+    Parameters
+    ----------
+    truth : mapping
+        A rendered map's truth (``MAP.truth.json``).
+
+    Returns
+    -------
+    dict of str to int
+        ``leader_label``, ``leader_line`` and ``line_label``.
+
     Examples
     --------
     >>> truth = {"line_width": 4, "stations": {
@@ -223,6 +285,16 @@ def marker_crossings(truth: Mapping[str, Any]) -> dict[str, int]:
     line's stroke meets the marker of a station the line does not serve (a station without ``lines`` in
     its truth counts none).
 
+    Parameters
+    ----------
+    truth : mapping
+        A rendered map's truth (``MAP.truth.json``).
+
+    Returns
+    -------
+    dict of str to int
+        ``leader_marker`` and ``line_marker``.
+
     Examples
     --------
     >>> truth = {"line_width": 4, "stations": {
@@ -261,6 +333,17 @@ def marker_crossings(truth: Mapping[str, Any]) -> dict[str, int]:
 def map_quality(truth: Mapping[str, Any]) -> dict[str, Any]:
     """Labels, ambiguous, far and leader labels, lines and bends, :func:`label_crossings` and
     :func:`marker_crossings` of one map, as counts.
+
+    Parameters
+    ----------
+    truth : mapping
+        A rendered map's truth (``MAP.truth.json``).
+
+    Returns
+    -------
+    dict
+        ``labels``, ``ambiguous`` (the stations), ``far``, ``leaders``, ``lines``, ``bends`` and the five
+        crossing counts.
 
     Examples
     --------

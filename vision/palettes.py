@@ -100,6 +100,20 @@ def line_colours(graph: TransitGraph, palette: Palette = "normal", *, seed: int 
     an earlier, still unpaired line (else the previous unpaired line) a colour
     4–9 CIEDE2000 from that line's: close enough to be confused.
 
+    Parameters
+    ----------
+    graph : TransitGraph
+        The network.
+    palette : {"normal", "confusable"}, optional
+        The palette.
+    seed : int, optional
+        Seeds the draw of colours.
+
+    Returns
+    -------
+    dict of str to str
+        Each line's colour, in the graph's order.
+
     Examples
     --------
     >>> from graphkit.cities import city_graph
@@ -162,6 +176,20 @@ def palette_at_distance(count: int, distance: float, *, seed: int = 0) -> list[s
     ``distance`` away (where none is that far: the farthest). So a small distance gives a chain of
     near-identical colours, a large one colours as far apart as the candidates allow (the realised minimum
     then falls short; :func:`vision.knobs.realised_knobs` records it).
+
+    Parameters
+    ----------
+    count : int
+        The colours wanted.
+    distance : float
+        The smallest CIEDE2000 wanted between two of them.
+    seed : int, optional
+        Seeds the first colour.
+
+    Returns
+    -------
+    list of str
+        ``#rrggbb`` colours, in the order chosen.
 
     Examples
     --------

@@ -44,7 +44,13 @@ ATTRIBUTIONS = ("line_following", "reasoning", "untested")
 
 @dataclass(frozen=True, slots=True)
 class LineProbes:
-    """One model's ``follow`` probes of one line of one city: how many it answered exactly, of how many."""
+    """One model's ``follow`` probes of one line of one city: how many it answered exactly, of how many.
+
+    Attributes
+    ----------
+    passed, asked : int
+        The probes answered exactly, and all of them.
+    """
 
     passed: int
     asked: int
@@ -55,6 +61,19 @@ def follow_results(
 ) -> dict[tuple[str, str, str], LineProbes]:
     """``(model, city, line) -> LineProbes`` from scored probe rows (``score --task probe --out``: ``id``,
     ``model``, ``correct``); rows of other probe types, or of no probe in ``probes``, are passed over.
+
+    Parameters
+    ----------
+    scored : iterable of mapping
+        The scored probe rows.
+    probes : mapping of str to ProbeQuestion
+        The probes by id.
+
+    Returns
+    -------
+    dict
+        ``(model, city, line)`` to the :class:`LineProbes` of that line: how many it answered exactly, of how
+        many.
 
     Examples
     --------
@@ -98,6 +117,20 @@ def attribute(
     """What a diagnosed route answer's failure is put down to (see the module notes); ``None`` for an answer
     that is right, or whose failure is not about the map (``other``).
 
+    Parameters
+    ----------
+    diagnosis : Diagnosis
+        A route answer's diagnosis.
+    lines : tuple of str
+        The lines the answer rides.
+    results : mapping
+        The same model's ``follow`` probes by ``(model, city, line)`` (:func:`follow_results`).
+
+    Returns
+    -------
+    str or None
+        One of :data:`ATTRIBUTIONS`.
+
     Examples
     --------
     >>> wrong = Diagnosis("q", "m", "short", "transfer_error", "reasoning", {}, "rome")
@@ -127,6 +160,19 @@ def attribute_diagnoses(
     """Each wrong route's attribution and the counts per model (JSON-ready).
 
     ``predictions`` are keyed ``(id, model, kind, repeat)``, as the diagnoses name them.
+
+    Parameters
+    ----------
+    diagnoses : iterable of Diagnosis
+        The diagnoses of route answers; only wrong routes are attributed.
+    predictions : mapping
+        The predictions diagnosed, by ``(id, model, kind, repeat)``.
+    questions : mapping of str to Question
+        The route questions by id.
+    graph_for : callable
+        A question's city graph.
+    results : mapping
+        The ``follow`` probes' results, as :func:`follow_results` returns them.
 
     Returns
     -------
@@ -182,6 +228,19 @@ def probe_attribution_files(
     """:func:`attribute_diagnoses` over files: the route questions and predictions the diagnoses came from,
     the probes and their scored rows (``score --task probe --out``); written as ``<out stem>.probes.json``.
 
+    Parameters
+    ----------
+    diagnoses : iterable of Diagnosis
+        The route answers' diagnoses.
+    questions_path, predictions_path : str or Path
+        The route questions and predictions diagnosed.
+    graph_for : callable
+        A question's city graph.
+    probe_questions, probe_scored : str or Path
+        The probes, and the same models' scored answers to them.
+    out : str or Path
+        The diagnoses' file (the attribution goes beside it).
+
     Returns
     -------
     path, attribution, problems
@@ -193,7 +252,7 @@ def probe_attribution_files(
         A file cannot be read at all.
     """
     from benchmarks.jsonl import read_jsonl
-    from benchmarks.probe.io import load_probe_questions
+    from benchmarks.probe.io import load_questions as load_probe_questions
     from benchmarks.reasonmap.loading import load_questions
     from benchmarks.summaries import write_summary
     from vision.diagnosis_report import prediction_row

@@ -18,31 +18,22 @@ from __future__ import annotations
 import functools
 import io
 import json
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from graphkit.choices import check_choice
 from graphkit.files import atomic_writer
 from graphkit.graph import TransitGraph
 from vision.fonts import check_drawable, load_font, script_of
 from vision.knobs import DEFAULT_KNOBS, Knobs, crossing_layout, knob_colours, realised_knobs
-from vision.label_drawing import OWN_LABEL_SHARE, TEXT, WHITE, Crowded, draw_labels
+from vision.label_drawing import OWN_LABEL_SHARE, TEXT, WHITE, paint_labels, place_labels
 from vision.labels import LabelPlacer
-from vision.layout import (
-    GridLayout,
-    grid_layout,
-    hop_route,
-    hop_shapes,
-    line_hops,
-    line_walk,
-    offset_polyline,
-    straighten,
-)
+from vision.layout import GridLayout, grid_layout, straighten
 from vision.legend import LEGEND_ROW, LEGEND_SWATCH, Legend, badge_patch, legend_layout, line_label, line_termini
 from vision.palettes import PALETTES, Palette, line_colours
+from vision.strokes import Hops, hop_strokes, map_hops, marker_radii
 
 __all__ = [
     "PALETTES",
@@ -169,20 +160,6 @@ def _scale(
 
 
 # -- drawing -------------------------------------------------------------------------------------------------------
-def _marker_radii(graph: TransitGraph, hop_lines: dict[tuple[str, str], list[str]], line_width: int) -> dict[str, int]:
-    outline = max(1, round(line_width / 4))
-    single = round(line_width * 0.8) + outline
-    widest = dict.fromkeys(graph.stations, 1)
-    for (a, b), lines in hop_lines.items():
-        widest[a], widest[b] = max(widest[a], len(lines)), max(widest[b], len(lines))
-    radii = {}
-    for station in graph.stations:
-        spread = (widest[station] - 1) * line_width / 2 + line_width / 2 + outline + 1
-        transfer = len(graph.lines_at(station)) > 1
-        radii[station] = max(round(single * 1.4) if transfer else single, math.ceil(spread))
-    return radii
-
-
 def render_map(
     graph: TransitGraph,
     *,
@@ -249,9 +226,8 @@ def render_map(
     check_drawable([*names, *(("line", line_label(graph, line)) for line in graph.lines)], where=graph.city or "map")
     layout = _layout(graph, seed, knobs.crossings)
     legend = legend_layout(graph, _map_cells(layout)[0])
-    draw = functools.partial(
-        _render, graph, layout, legend, seed=seed, palette=palette, rotate_labels=rotate_labels, progress=progress
-    )
+    plan = _Plan(graph, layout, legend, map_hops(graph, layout), _colours(graph, palette, seed, knobs), seed, palette)
+    draw = functools.partial(_render, plan, rotate_labels=rotate_labels, progress=progress)
     if size is not None:
         return draw(_scale(layout, legend, size, _LABEL_SHARES[0], knobs.label_scale), knobs=knobs)
     if knobs.label_scale != 1:  # today's canvas (the grid today's labels fit on), the labels scaled on it
@@ -261,103 +237,64 @@ def render_map(
     return _fit(draw, layout, legend, knobs)[0]
 
 
+def _colours(graph: TransitGraph, palette: Palette, seed: int, knobs: Knobs) -> dict[str, str]:
+    """Each line's colour: the knob's, else a real city's own (normal palette), else the palette's."""
+    from vision.geography import feed_colours  # a real city's lines in their own colours
+
+    if knobs.colour_distance is not None:
+        return knob_colours(graph, knobs.colour_distance, seed=seed)
+    return (palette == "normal" and feed_colours(graph)) or line_colours(graph, palette, seed=seed)
+
+
 def _fit(
-    draw: Callable[..., RenderedMap], layout: GridLayout, legend: Legend, knobs: Knobs
+    draw: Callable[..., RenderedMap | None], layout: GridLayout, legend: Legend, knobs: Knobs
 ) -> tuple[RenderedMap, float]:
     """The map on the first grid whose labels all keep clear of other labels and lines (else the sparsest
     grid's), and the label share (of a cell) it was drawn with."""
     patches: dict = {}  # the labels drawn by one try, for the next
     for share in _LABEL_SHARES[:-1]:
         scale = _scale(layout, legend, _default_size(layout, legend, share), share)
-        try:  # given up at the first label only a crossing leader could place
-            return draw(scale, strict=True, patches=patches, knobs=knobs), share
-        except Crowded:
-            continue
+        # given up (None) at the first label only a crossing leader could place
+        rendered = draw(scale, strict=True, patches=patches, knobs=knobs)
+        if rendered is not None:
+            return rendered, share
     last = _LABEL_SHARES[-1]
-    return draw(_scale(layout, legend, _default_size(layout, legend, last), last), patches=patches, knobs=knobs), last
+    scale = _scale(layout, legend, _default_size(layout, legend, last), last)
+    return cast(RenderedMap, draw(scale, patches=patches, knobs=knobs)), last  # only a strict try gives up
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """What every scale of one map shares: the graph, its layout and legend, the hops, the line colours."""
+
+    graph: TransitGraph
+    layout: GridLayout
+    legend: Legend
+    hops: Hops
+    colours: dict[str, str]
+    seed: int
+    palette: Palette
 
 
 def _render(
-    graph: TransitGraph,
-    layout: GridLayout,
-    legend: Legend,
+    plan: _Plan,
     scale: _Scale,
-    seed: int,
-    palette: Palette,
-    rotate_labels: bool,
     *,
+    rotate_labels: bool,
     strict: bool = False,
     patches: dict | None = None,
     progress: Callable[[int, int, int], None] | None = None,
     knobs: Knobs = DEFAULT_KNOBS,
-) -> RenderedMap:
-    """The map drawn at one scale (:func:`render_map`); ``strict``: :class:`vision.label_drawing.Crowded` is
-    raised at the first label only a crossing leader could place."""
-    import numpy
-    from PIL import Image, ImageDraw
-
+) -> RenderedMap | None:
+    """The map drawn at one scale (:func:`render_map`): everything placed first, then painted; ``strict``:
+    ``None`` at the first label only a crossing leader could place (nothing painted)."""
+    graph, layout, lw = plan.graph, plan.layout, scale.line_width
     points = {station: scale.point(cell) for station, cell in layout.cells.items()}
-    from vision.geography import feed_colours  # a real city's lines in their own colours
-
-    colours = (palette == "normal" and feed_colours(graph)) or line_colours(graph, palette, seed=seed)
-    if knobs.colour_distance is not None:
-        colours = knob_colours(graph, knobs.colour_distance, seed=seed)
-    lw = scale.line_width
-
-    hops = {line: line_hops(graph, line) for line in graph.lines}
-    rank = {name: index for index, name in enumerate(graph.stations)}
-    hop_lines: dict[tuple[str, str], list[str]] = {}
-    for line, pairs in hops.items():
-        for a, b in pairs:
-            hop_lines.setdefault((a, b) if rank[a] < rank[b] else (b, a), []).append(line)
-
-    image = Image.new("RGB", (scale.width, scale.height), _WHITE)
-    draw = ImageDraw.Draw(image)
-    drawn = Image.new("L", image.size, 0)  # the strokes alone, for the label placer
-    pen = ImageDraw.Draw(drawn)
-    diagonal_first: dict[tuple[str, str], bool] = {}  # one shape per hop, whichever line asks first
-    for pairs in hops.values():
-        for (a, b), first in hop_shapes(layout.cells, pairs).items():
-            key = (a, b) if rank[a] < rank[b] else (b, a)
-            diagonal_first.setdefault(key, first if key == (a, b) else not first)
-    paths: dict[str, list[tuple[float, float]]] = {}
-    for line, pairs in hops.items():
-        routes: dict[tuple[str, str], list[tuple[float, float]]] = {}
-        for a, b in pairs:
-            key = (a, b) if rank[a] < rank[b] else (b, a)
-            sharing = hop_lines[key]
-            offset = (sharing.index(line) - (len(sharing) - 1) / 2) * lw
-            route = offset_polyline(
-                hop_route(points[key[0]], points[key[1]], diagonal_first=diagonal_first.get(key, False)), offset
-            )
-            routes[key], routes[(key[1], key[0])] = route, route[::-1]
-            draw.line(route, fill=colours[line], width=lw, joint="curve")
-            pen.line(route, fill=255, width=lw, joint="curve")
-        paths[line] = line_walk(pairs, routes)
-
-    radii = _marker_radii(graph, hop_lines, lw)
-    strokes = numpy.asarray(drawn) != 0
-    outline = max(1, round(lw / 4))
-    for station in graph.stations:
-        (x, y), r = points[station], radii[station]
-        draw.ellipse((x - r, y - r, x + r, y + r), fill=_WHITE, outline=_OUTLINE, width=outline)
-
-    markers = [(*points[s], radii[s]) for s in graph.stations]
-    placer = LabelPlacer(
-        scale.width,
-        scale.height,
-        strokes,
-        markers,
-        scale.font_px,
-        lines=paths,
-        station_lines=[graph.lines_at(s) for s in graph.stations],
-        line_width=lw,
-    )
-    legend_top = round(scale.cell * _map_cells(layout)[1])
-    placer.block((0, legend_top, scale.width, scale.height))
-    boxes, leaders = draw_labels(
+    strokes, paths = hop_strokes(plan.hops, points, lw)
+    radii = marker_radii(graph, plan.hops.lines, lw)
+    placer = _placer(plan, scale, strokes, paths, points, radii)
+    labels = place_labels(
         graph,
-        image,
         placer,
         scale,
         radii,
@@ -365,20 +302,87 @@ def _render(
         strict=strict,
         patches=patches,
         progress=progress,
-        default_size=lambda: default_size(graph, seed=seed),
+        default_size=lambda: default_size(graph, seed=plan.seed),
     )
-    badges = _draw_badges(graph, image, placer, scale, points, radii, colours)
-    legend_boxes = _draw_legend(image, legend, legend_top, scale, colours)
-    for leader in leaders.values():  # drawn last, so no label's halo cuts one
+    if labels is None:
+        return None
+    badges, badge_patches = _place_badges(plan, placer, scale, points, radii)
+    image = _paint(plan, scale, strokes, points, radii, labels, badges, badge_patches)
+    legend_boxes = _draw_legend(image, plan.legend, _legend_top(plan, scale), scale, plan.colours)
+    leaders = {label.station: label.placement.leader for label in labels if label.placement.leader}
+    _draw_leaders(image, leaders.values(), lw)  # drawn last, so no label's halo cuts one
+    boxes = {label.station: label.box for label in labels}
+    truth = _truth(plan, scale, points, radii, boxes, leaders, paths, badges, legend_boxes)
+    if not knobs.default:  # a map drawn as always keeps the truth it always had
+        truth["knobs"] = realised_knobs(truth) | knobs.asked()
+    return RenderedMap(image, truth)
+
+
+def _legend_top(plan: _Plan, scale: _Scale) -> int:
+    return round(scale.cell * _map_cells(plan.layout)[1])
+
+
+def _placer(plan: _Plan, scale: _Scale, strokes, paths, points, radii) -> LabelPlacer:
+    """The label placer over the drawn strokes (their own mask) and markers, the legend kept free."""
+    import numpy
+    from PIL import Image, ImageDraw
+
+    drawn = Image.new("L", (scale.width, scale.height), 0)
+    pen = ImageDraw.Draw(drawn)
+    for _, route in strokes:
+        pen.line(route, fill=1, width=scale.line_width, joint="curve")
+    graph = plan.graph
+    placer = LabelPlacer(
+        scale.width,
+        scale.height,
+        numpy.asarray(drawn).view(bool),  # drawn 0 or 1: the bytes of a bool mask
+        [(*points[s], radii[s]) for s in graph.stations],
+        scale.font_px,
+        lines=paths,
+        station_lines=[graph.lines_at(s) for s in graph.stations],
+        line_width=scale.line_width,
+    )
+    placer.block((0, _legend_top(plan, scale), scale.width, scale.height))
+    return placer
+
+
+def _paint(plan: _Plan, scale: _Scale, strokes, points, radii, labels, badges, badge_patches):
+    """The lines, the station markers, the labels and the badges, painted in that order."""
+    from PIL import Image, ImageDraw
+
+    image = Image.new("RGB", (scale.width, scale.height), _WHITE)
+    draw = ImageDraw.Draw(image)
+    for line, route in strokes:
+        draw.line(route, fill=plan.colours[line], width=scale.line_width, joint="curve")
+    outline = max(1, round(scale.line_width / 4))
+    for station in plan.graph.stations:
+        (x, y), r = points[station], radii[station]
+        draw.ellipse((x - r, y - r, x + r, y + r), fill=_WHITE, outline=_OUTLINE, width=outline)
+    paint_labels(image, labels)
+    for line, placed in badges.items():
+        for badge in placed:
+            image.paste(badge_patches[line], tuple(badge["box"][:2]))
+    return image
+
+
+def _draw_leaders(image, leaders, lw: int) -> None:
+    from PIL import ImageDraw
+
+    draw = ImageDraw.Draw(image)
+    for leader in leaders:
         draw.line(leader, fill=_OUTLINE, width=max(1, round(lw / 3)))
 
-    truth = {
+
+def _truth(plan: _Plan, scale: _Scale, points, radii, boxes, leaders, paths, badges, legend_boxes) -> dict[str, Any]:
+    """What was drawn where (the format of :mod:`vision.evidence`)."""
+    graph = plan.graph
+    return {
         "city": graph.city,
         "width": scale.width,
         "height": scale.height,
-        "seed": seed,
-        "palette": palette,
-        "line_width": lw,
+        "seed": plan.seed,
+        "palette": plan.palette,
+        "line_width": scale.line_width,
         "stations": {
             station: {
                 "x": float(points[station][0]),
@@ -392,7 +396,7 @@ def _render(
         },
         "lines": {
             line: {
-                "color": colours[line],
+                "color": plan.colours[line],
                 "path": [[round(x, 2), round(y, 2)] for x, y in paths[line]],
                 "name": line_label(graph, line),
                 "badges": badges[line],
@@ -401,16 +405,16 @@ def _render(
             for line in graph.lines
         },
     }
-    if not knobs.default:  # a map drawn as always keeps the truth it always had
-        truth["knobs"] = realised_knobs(truth) | knobs.asked()
-    return RenderedMap(image, truth)
 
 
-def _draw_badges(graph, image, placer, scale, points, radii, colours) -> dict[str, list[dict[str, Any]]]:
-    """Each line's badge beside each of its termini (off strokes, labels and leaders); their boxes."""
+def _place_badges(plan: _Plan, placer: LabelPlacer, scale: _Scale, points, radii):
+    """Each line's badge beside each of its termini (off strokes, labels and leaders): their boxes, and each
+    line's badge drawn."""
+    graph = plan.graph
     badges: dict[str, list[dict[str, Any]]] = {}
+    patches = {}
     for line in graph.lines:
-        patch = badge_patch(line_label(graph, line), colours[line], scale.name_px)
+        patch = patches[line] = badge_patch(line_label(graph, line), plan.colours[line], scale.name_px)
         badges[line] = []
         for station in line_termini(graph, line):
             corner = placer.place_box(points[station], radii[station] + 1, patch.size, scale.cell * 0.4)
@@ -420,9 +424,8 @@ def _draw_badges(graph, image, placer, scale, points, radii, colours) -> dict[st
                     f"{line!r}; use a larger size"
                 )
             x, y = corner
-            image.paste(patch, (x, y))
             badges[line].append({"station": station, "box": [x, y, x + patch.width, y + patch.height]})
-    return badges
+    return badges, patches
 
 
 def _draw_legend(image, legend: Legend, top: int, scale: _Scale, colours) -> dict[str, list[int]]:
@@ -477,6 +480,18 @@ def write_rendered(rendered: RenderedMap, out: str | Path) -> tuple[Path, Path]:
     The truth goes to ``<stem>.truth.json``; each file is written atomically. Neither image carries
     metadata and both use fixed encoder settings (PNG compression 6; JPEG quality 95, 4:4:4), so equal
     maps give equal bytes.
+
+    Parameters
+    ----------
+    rendered : RenderedMap
+        What :func:`render_map` returns.
+    out : str or Path
+        The image file to write.
+
+    Returns
+    -------
+    image, truth : Path
+        The two files written.
 
     Raises
     ------

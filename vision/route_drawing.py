@@ -69,7 +69,17 @@ Point = tuple[float, float]
 
 @dataclass(frozen=True, slots=True)
 class RouteStop:
-    """A station of a drawn route: as written (``text``), the ``station`` it names, where the map shows it."""
+    """A station of a drawn route: as written (``text``), the ``station`` it names, where the map shows it.
+
+    Attributes
+    ----------
+    text : str
+        The station as the answer writes it.
+    station : str or None
+        The station it names (``None``: none).
+    point : (float, float) or None
+        Where the map shows it (``None``: not found).
+    """
 
     text: str
     station: str | None
@@ -81,6 +91,19 @@ class RouteSection:
     """One ride: the route name as written, the ``line`` it names, its drawn ``colour`` and its stops in order.
 
     ``rides`` is whether the line runs between the section's two ends (else it is drawn as a dashed chord).
+
+    Attributes
+    ----------
+    route_name : str
+        The route name as written.
+    line : str or None
+        The line it names.
+    colour : str
+        Its drawn ``#rrggbb``.
+    stops : tuple of RouteStop
+        Its stops in order.
+    rides : bool
+        The line runs between the section's two ends.
     """
 
     route_name: str
@@ -92,7 +115,13 @@ class RouteSection:
 
 @dataclass(frozen=True, slots=True)
 class DrawnRoute:
-    """A route's sections, placed on one map."""
+    """A route's sections, placed on one map.
+
+    Attributes
+    ----------
+    sections : tuple of RouteSection
+        Its rides in order.
+    """
 
     sections: tuple[RouteSection, ...]
 
@@ -118,6 +147,19 @@ class RouteDrawing:
 
     ``box`` is the crop's pixel box ``(left, top, right, bottom)`` in the PNG and ``size`` the PNG's
     ``(width, height)``; ``unplaced`` the stations listed as not found on the map.
+
+    Attributes
+    ----------
+    path : Path
+        The PNG.
+    window : (int, int, int, int)
+        The map window shown.
+    box : (int, int, int, int)
+        Where the crop lies in the PNG.
+    size : (int, int)
+        The PNG's width and height.
+    unplaced : tuple of str
+        The stations not found on the map.
     """
 
     path: Path
@@ -189,6 +231,25 @@ def answer_route(
 ) -> DrawnRoute | None:
     """The route an answer states, placed on the map; ``None`` when the answer states no route.
 
+    Parameters
+    ----------
+    response : str
+        The model's answer text.
+    kind : {"short", "long"}
+        Which of the question's kinds it answers.
+    question : Question
+        The route question.
+    graph : TransitGraph
+        Its city's graph (names in the answer are resolved against it).
+    evidence : MapEvidence
+        Where the map shows its stations.
+
+    Returns
+    -------
+    DrawnRoute or None
+        The answer's sections, each stop placed where the map shows it (``None`` where it is not found, listed
+        in ``unplaced``); ``None`` when the answer states no route.
+
     Examples
     --------
     >>> from graphkit.cities import city_graph
@@ -210,7 +271,24 @@ def answer_route(
 
 
 def reference_route(question: Question, graph: TransitGraph, evidence: MapEvidence, *, index: int = 0) -> DrawnRoute:
-    """A reference route of the question (the first by default), placed on the map."""
+    """A reference route of the question (the first by default), placed on the map.
+
+    Parameters
+    ----------
+    question : Question
+        The route question.
+    graph : TransitGraph
+        Its city's graph.
+    evidence : MapEvidence
+        Where the map shows its stations.
+    index : int, optional
+        Which of the question's reference routes.
+
+    Returns
+    -------
+    DrawnRoute
+        The route's sections, each stop placed where the map shows it.
+    """
     return _sections(question.routes[index], graph, evidence, (question.station_1, question.station_2))
 
 
@@ -224,6 +302,22 @@ def route_window(
     """The map window ``(x0, y0, x1, y1)`` that shows the routes: their stations and labels, and ``margin``.
 
     Clipped to the map (``size``); the whole map when no station is placed.
+
+    Parameters
+    ----------
+    routes : iterable of DrawnRoute or None
+        The routes (``None``: an answer that stated none).
+    evidence : MapEvidence
+        The map's labels.
+    size : (int, int)
+        The map's width and height.
+    margin : float, optional
+        Pixels around the routes.
+
+    Returns
+    -------
+    (int, int, int, int)
+        The window.
 
     Examples
     --------
@@ -430,6 +524,11 @@ def draw_routes(
         Back-up fonts for the title and notes (a CJK font for Chinese names).
     max_side : int
         The crop's longest side in the PNG; a larger window is scaled down.
+
+    Returns
+    -------
+    RouteDrawing
+        The file written, the map window it shows and where that lies in the PNG.
     """
     size = image.size if image is not None else _evidence_size(evidence)
     window = route_window([answer, reference], evidence, size)
@@ -496,6 +595,16 @@ def _safe(part: str) -> str:
 def drawing_name(diagnosis: Diagnosis) -> str:
     """The file a diagnosis is drawn in: question id, model and question kind (and repeat, past the first).
 
+    Parameters
+    ----------
+    diagnosis : Diagnosis
+
+    Returns
+    -------
+    str
+        The file's name, safe on every file system (a model's ``/`` replaced, with a digest to keep names
+        apart; cut to fit).
+
     Examples
     --------
     >>> drawing_name(Diagnosis("rome_0001", "gpt-4o", "short", "suboptimal", "reasoning", {}, "rome"))
@@ -538,6 +647,34 @@ def draw_diagnoses(
     or map evidence is missing are not drawn. A drawing that cannot be made or written (a full disk, a file
     system that refuses the name) is given to ``on_failure`` and skipped, the others drawn; without
     ``on_failure`` it is raised.
+
+    Parameters
+    ----------
+    diagnoses : iterable of Diagnosis
+        The diagnoses.
+    questions : mapping of str to Question
+        The route questions by id.
+    responses : mapping
+        ``(model, id, kind, repeat)`` to the answer text.
+    graph_for : callable
+        A question's city graph.
+    evidence_for : callable
+        A question's map evidence.
+    image_for : callable
+        A city's map image, or ``None``.
+    folder : str or Path
+        Where the drawings go (:func:`drawing_name`).
+    fonts : sequence of font files, optional
+        Back-up fonts (a CJK font for Chinese names).
+    progress : callable, optional
+        Wraps the diagnoses to show progress.
+    on_failure : callable, optional
+        Told of a drawing that failed.
+
+    Returns
+    -------
+    list of (Diagnosis, RouteDrawing)
+        The drawings written, in input order.
     """
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)

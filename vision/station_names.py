@@ -87,6 +87,18 @@ def near_miss_distance(a: str, b: str, *, real: bool = False) -> int | None:
 def near_miss(text: str, graph: TransitGraph) -> tuple[str, int] | None:
     """The station ``text`` nearly names, with the edit distance of their match keys, or ``None``.
 
+    Parameters
+    ----------
+    text : str
+        A station name as an answer writes it.
+    graph : TransitGraph
+        The city.
+
+    Returns
+    -------
+    (str, int) or None
+        The station and the distance (at most 2 edits and at most half the name).
+
     Examples
     --------
     >>> from graphkit import city_graph

@@ -12,11 +12,23 @@ from pathlib import Path
 from benchmarks.jsonl import Problem, first_record, read_jsonl, read_jsonl_lines, unique_by_id
 from benchmarks.mapqa.records import QUESTION_TYPES, MapPrediction, MapQuestion
 
-__all__ = ["read_map_questions", "read_map_predictions", "image_path", "is_mapqa_file"]
+__all__ = ["load_questions", "read_predictions", "image_path", "is_mapqa_file"]
 
 
-def read_map_questions(path: str | Path) -> tuple[dict[str, MapQuestion], list[Problem]]:
+def load_questions(path: str | Path) -> tuple[dict[str, MapQuestion], list[Problem]]:
     """The questions of a JSON Lines file by id, and the records skipped (a repeated id keeps the first).
+
+    Parameters
+    ----------
+    path : str or Path
+        A JSON Lines file of map questions.
+
+    Returns
+    -------
+    questions : dict of str to MapQuestion
+        The questions by id, in file order.
+    problems : list of Problem
+        The records skipped, each with its line and why.
 
     Raises
     ------
@@ -28,8 +40,21 @@ def read_map_questions(path: str | Path) -> tuple[dict[str, MapQuestion], list[P
     return unique, problems + repeated
 
 
-def read_map_predictions(path: str | Path) -> tuple[list[MapPrediction], list[Problem]]:
-    """The prediction rows of a JSON Lines file, and the records skipped."""
+def read_predictions(path: str | Path) -> tuple[list[MapPrediction], list[Problem]]:
+    """The prediction rows of a JSON Lines file, and the records skipped.
+
+    Parameters
+    ----------
+    path : str or Path
+        A JSON Lines file of ``{id, model, response, ...}`` rows.
+
+    Returns
+    -------
+    predictions : list of MapPrediction
+        The rows read, in file order.
+    problems : list of Problem
+        The records skipped, each with its line and why.
+    """
     return read_jsonl(path, MapPrediction.from_dict)
 
 

@@ -1,6 +1,6 @@
 """Reading the chosen options from a model's answer: tolerant, never raises.
 
-:func:`parse_response` returns a :class:`Choice` (option letters: one for a
+:func:`parse_answer` returns a :class:`Choice` (option letters: one for a
 single-choice question, the set for multiple choice, the order for sorting)
 or an :class:`~benchmarks.records.Invalid` marker saying why none
 could be read.
@@ -47,7 +47,7 @@ from benchmarks.answer_text import after_reasoning, mentions_refusal
 from benchmarks.mapqa.records import LETTERS, MapQuestion, QuestionType
 from benchmarks.records import Invalid
 
-__all__ = ["Choice", "parse_response", "parse_letters"]
+__all__ = ["Choice", "parse_answer", "parse_letters"]
 
 _MAX_VALUE = 300  # longer values are prose (the letters-only pattern is not tried on them)
 _ANSWER_BLOCK = re.compile(r"<answer>(.*?)(?:</answer>|\Z)", re.IGNORECASE | re.DOTALL)
@@ -86,17 +86,30 @@ class Choice:
     letters: tuple[str, ...]
 
 
-def parse_response(text: str, question: MapQuestion) -> Choice | Invalid:
+def parse_answer(text: str, question: MapQuestion) -> Choice | Invalid:
     """The options a response chose for ``question``; never raises.
+
+    Parameters
+    ----------
+    text : str
+        The model's response.
+    question : MapQuestion
+        The question answered (its type and options say what can be chosen).
+
+    Returns
+    -------
+    Choice or Invalid
+        The letters chosen, in the response's order for a sorting question; :class:`Invalid` when none
+        could be read.
 
     Examples
     --------
     >>> record = {"id": "q", "image": "m.png", "question": "Which?", "options": ["x", "y", "z"],
     ...           "answer": ["A", "C"], "type": "multiple", "level": 1, "category": "metro", "language": "en"}
     >>> question = MapQuestion.from_dict(record)
-    >>> parse_response("**Answer:** C and a", question)
+    >>> parse_answer("**Answer:** C and a", question)
     Choice(letters=('A', 'C'))
-    >>> parse_response("This is a map.", question)
+    >>> parse_answer("This is a map.", question)
     Invalid(reason='no option found', refusal=False)
     """
     return parse_letters(text, question.type, question.options)

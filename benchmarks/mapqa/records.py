@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from benchmarks.errors import InvalidRecord
-from benchmarks.records import answer_fields, repeat_of
+from benchmarks.records import answer_fields, prediction_row, repeat_of
 
 __all__ = [
     "KIND",
@@ -223,16 +223,7 @@ class MapPrediction:
     repeat: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        record = {
-            "id": self.id,
-            "model": self.model,
-            "question": KIND,
-            "response": self.response,
-            "tokens": self.tokens,
-        }
-        if self.repeat:  # absent means 0: single-answer rows keep their bytes
-            record["repeat"] = self.repeat
-        return record
+        return prediction_row(self, KIND)
 
     @classmethod
     def from_dict(cls, record: Any, *, where: str = "prediction") -> MapPrediction:

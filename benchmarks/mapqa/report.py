@@ -14,12 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.cells import markdown_text
-from benchmarks.intervals import interval_method, interval_note, intervals, question_maps
+from benchmarks.intervals import interval_method, interval_note, question_maps, scored_row
 from benchmarks.mapqa.metrics import MAPQA_METRICS
 from benchmarks.mapqa.records import LEVELS, QUESTION_TYPES, MapQuestion, MapVerdict
 from benchmarks.mapqa.scoring import METRICS
-from benchmarks.metrics import figures as metric_figures
-from benchmarks.metrics import headline, interval_cell, number
+from benchmarks.metrics import interval_cell, number
 from benchmarks.provenance import versions
 from benchmarks.repeats import repeats_table
 from benchmarks.summaries import partial_lines
@@ -34,21 +33,7 @@ def _figures(
 ) -> dict[str, Any]:
     """Counts, accuracy, and the mean of every metric over the verdicts it scored (None when it scored none);
     with ``both``, the intervals of both clusterings (maps: the questions' images)."""
-    found = intervals(headline(MAPQA_METRICS), verdicts, cluster=cluster, map_of=map_of)  # a bootstrap
-    row = {
-        "n": len(verdicts),
-        "n_invalid": sum(verdict.parsed is None for verdict in verdicts),
-        **metric_figures(MAPQA_METRICS, verdicts),
-        "intervals": {name: interval.to_dict() for name, interval in found.items()},
-    }
-    if both:
-        other = "map" if cluster == "question" else "question"
-        also = intervals(headline(MAPQA_METRICS), verdicts, cluster=other, map_of=map_of)
-        row["intervals_by_cluster"] = {
-            cluster: row["intervals"],
-            other: {name: interval.to_dict() for name, interval in also.items()},
-        }
-    return row
+    return scored_row(MAPQA_METRICS, verdicts, cluster=cluster, map_of=map_of, both=both)  # intervals: a bootstrap
 
 
 def _model_row(
@@ -188,8 +173,25 @@ def markdown_table(summary: Mapping[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_report(directory: str | Path, summary: Mapping[str, Any]) -> list[Path]:
-    """Write ``summary.json`` and ``table.md`` into ``directory`` (atomically); returns their paths."""
+def write_report(directory: str | Path, summary: Mapping[str, Any], *, figures: bool = True) -> list[Path]:
+    """Write ``summary.json`` and ``table.md`` into ``directory`` (atomically).
+
+    The same shape as the other tasks' ``write_report``; map QA draws no figure, so ``figures`` adds nothing.
+
+    Parameters
+    ----------
+    directory : str or Path
+        The report folder (made when missing).
+    summary : mapping
+        What :func:`summarize` returned.
+    figures : bool
+        Whether to draw the task's figures (map QA has none).
+
+    Returns
+    -------
+    list of Path
+        The files written (:data:`REPORT_FILES`).
+    """
     from benchmarks.summaries import write_summary, write_text
 
     out = Path(directory)

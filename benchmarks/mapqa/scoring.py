@@ -1,6 +1,6 @@
 """Scoring map answers: exact match for every type, partial credit and rank correlation beside it.
 
-Two pure stages: :func:`~benchmarks.mapqa.parsing.parse_response` reads the
+Two pure stages: :func:`~benchmarks.mapqa.parsing.parse_answer` reads the
 letters (never raises), :func:`score_answer` scores them with every metric of
 :data:`METRICS` that applies to the question's type:
 
@@ -29,9 +29,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from benchmarks.mapqa.parsing import Choice, parse_response
+from benchmarks.mapqa.parsing import Choice, parse_answer
 from benchmarks.mapqa.records import QUESTION_TYPES, MapPrediction, MapQuestion, MapVerdict, QuestionType
-from benchmarks.records import Invalid
+from benchmarks.records import Invalid, unmatched
 
 __all__ = [
     "Metric",
@@ -205,7 +205,7 @@ def score_prediction(prediction: MapPrediction, question: MapQuestion) -> MapVer
     """
     if prediction.id != question.id:
         raise ValueError(f"prediction {prediction.id!r} answers another question than {question.id!r}")
-    parsed = parse_response(prediction.response, question)
+    parsed = parse_answer(prediction.response, question)
     return MapVerdict(
         prediction.id,
         prediction.model,
@@ -220,14 +220,28 @@ def score_prediction(prediction: MapPrediction, question: MapQuestion) -> MapVer
 def score_predictions(
     questions: Mapping[str, MapQuestion], predictions: Iterable[MapPrediction]
 ) -> tuple[list[MapVerdict], list[str]]:
-    """Score a batch of predictions: the verdicts in input order, and the ids of predictions that match no
-    question (skipped; nothing else is lost)."""
+    """Score a batch of predictions.
+
+    Parameters
+    ----------
+    questions : mapping
+        Question id to question.
+    predictions : iterable of MapPrediction
+
+    Returns
+    -------
+    verdicts : list of MapVerdict
+        One per prediction that matches a question, in input order.
+    skipped : list of str
+        Why the others were skipped, one message each (:func:`benchmarks.records.unmatched`: no question
+        has their id); nothing else is lost.
+    """
     verdicts: list[MapVerdict] = []
-    unmatched: list[str] = []
+    skipped: list[str] = []
     for prediction in predictions:
         question = questions.get(prediction.id)
         if question is None:
-            unmatched.append(prediction.id)
+            skipped.append(unmatched(prediction.id))
             continue
         verdicts.append(score_prediction(prediction, question))
-    return verdicts, unmatched
+    return verdicts, skipped

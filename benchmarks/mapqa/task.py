@@ -12,7 +12,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from benchmarks.mapqa.io import is_mapqa_file, read_map_predictions, read_map_questions
+from benchmarks.mapqa.io import is_mapqa_file, load_questions, read_predictions
 from benchmarks.mapqa.metrics import MAPQA_METRICS
 from benchmarks.mapqa.records import KIND, MapPrediction, MapQuestion, MapVerdict
 from benchmarks.repeats import with_repeats
@@ -26,7 +26,7 @@ __all__ = ["MAPQA", "mapqa_samples"]
 
 
 def _load(path: str | Path) -> Loaded:
-    questions, problems = read_map_questions(path)
+    questions, problems = load_questions(path)
     return Loaded(questions, tuple(str(problem) for problem in problems))
 
 
@@ -47,8 +47,7 @@ def _score_predictions(questions: Mapping[str, MapQuestion], predictions: Sequen
 def _score(
     loaded: Loaded, predictions: Sequence[MapPrediction], options: ScoreOptions, executor: Executor | None
 ) -> tuple[list[MapVerdict], list[str]]:
-    verdicts, unmatched = MAPQA.variant(options.variant).score(loaded.questions, predictions)
-    return verdicts, [f"prediction {id!r} matches no question" for id in unmatched]
+    return MAPQA.variant(options.variant).score(loaded.questions, predictions)
 
 
 def _summarize(
@@ -67,7 +66,7 @@ def _summarize(
 def _write_report(directory: str | Path, summary: Mapping[str, Any], *, figures: bool = True) -> list[Path]:
     from benchmarks.mapqa.report import write_report
 
-    return write_report(directory, summary)  # tables only: map QA draws no figure
+    return write_report(directory, summary, figures=figures)  # tables only: map QA draws no figure
 
 
 def _table(summary: Mapping[str, Any]) -> str:
@@ -107,14 +106,22 @@ MAPQA = Task(
     name="mapqa",
     title="Map QA (OmniMapBench-style objective questions)",
     modes=("full", "text-only"),
-    variants=(Variant("paper", "exact match, Jaccard and Kendall's tau per answer type", _score_predictions),),
+    # ``toolkit`` (formerly ``paper``): the toolkit's own rules; no paper prints an algorithm for these answers
+    variants=(
+        Variant(
+            "toolkit",
+            "exact match, Jaccard and Kendall's tau per answer type",
+            _score_predictions,
+            former_names=("paper",),
+        ),
+    ),
     weightings=("none",),
     default_weighting="none",
     solvers=(),
     recognise=is_mapqa_file,
     load=_load,
     prompts=_prompts,
-    readers=MappingProxyType({"jsonl": lambda path, options, /: read_map_predictions(path)}),  # the toolkit's rows only
+    readers=MappingProxyType({"jsonl": lambda path, options, /: read_predictions(path)}),  # the toolkit's rows only
     answer_key=_answer_key,
     score=_score,
     summarize=_summarize,

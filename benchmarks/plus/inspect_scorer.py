@@ -1,52 +1,28 @@
 """The plus task's Inspect AI scorer and metrics, and its question set (see :mod:`reasonmap.inspect_tasks`).
 
-Named by the plus record's :class:`benchmarks.tasks.InspectSpec`; imports Inspect (the ``[inspect]`` extra).
+Named by the plus record's :class:`benchmarks.tasks.InspectSpec`; imports Inspect (the ``[inspect]`` extra). The
+pieces are the shared ones of a right-or-wrong task (:mod:`benchmarks.inspect_scores`); here are what plus puts in
+them and the Inspect names its log records.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import lru_cache
+from functools import partial
 from typing import Any
 
-from inspect_ai.scorer import SampleScore, Score, Target, metric, scorer, stderr
-from inspect_ai.solver import TaskState
+from inspect_ai.scorer import SampleScore, metric, scorer, stderr
 
-from benchmarks.inspect_scores import Answer, file_stamp, headline_stderrs, output_tokens, question_id
-from benchmarks.metrics import aggregate
-from benchmarks.plus.questions import PlusQuestion
+from benchmarks.inspect_scores import exact_score, question_set, typed_metrics
+from benchmarks.plus.loading import load_questions
+from benchmarks.plus.questions import generate_plus_set
+from benchmarks.plus.records import PlusPrediction, PlusQuestion
+from benchmarks.plus.scoring import PlusVerdict, score_prediction
 
 __all__ = ["plus_set", "plus_metrics", "plus_scorer"]
 
-
-def plus_set(questions: str | None, split: str, seed: int) -> tuple[dict[str, PlusQuestion], None, tuple[Any, ...]]:
-    """Plus questions by id, no graph (a question's city is the embedded one), and the records skipped."""
-    return _load_plus_set(questions, file_stamp(questions), split, seed)
-
-
-@lru_cache(maxsize=8)
-def _load_plus_set(
-    questions: str | None, stamp: int | None, split: str, seed: int
-) -> tuple[dict[str, PlusQuestion], None, tuple[Any, ...]]:
-    if questions is not None:
-        from benchmarks.plus.loading import load_plus_questions
-
-        found, problems = load_plus_questions(questions)
-        if not found:
-            reasons = "; ".join(str(problem) for problem in problems[:3])
-            raise ValueError(f"{questions}: no readable plus question{f' ({reasons})' if reasons else ''}")
-        return found, None, tuple(problems)
-    from benchmarks.plus.questions import generate_plus_set
-    from benchmarks.splits import split_cities
-    from graphkit.cities import city_graph, city_names
-
-    generated = generate_plus_set([city_graph(name) for name in split_cities(split, city_names())], seed=seed)
-    return {question.id: question for question in generated}, None, ()
-
-
-def _answer(sample: SampleScore) -> Answer:
-    metadata = sample.score.metadata or {}
-    return Answer(question_id(sample), None, sample.score.value, None, metadata["weight"], metadata["type"])
+#: Plus questions by id, no graph (a question's city is the embedded one), and the records skipped.
+plus_set = question_set(load_questions, generate_plus_set, "plus question")
 
 
 @metric
@@ -54,40 +30,25 @@ def plus_metrics() -> Callable[[list[SampleScore]], dict[str, float | None]]:
     """Weighted (by map difficulty) and plain accuracy, and the accuracy per plus type."""
     from benchmarks.plus.metrics import PLUS_ACCURACY, PLUS_WEIGHTED_ACCURACY
 
-    def compute(scores: list[SampleScore]) -> dict[str, float | None]:
-        answers = [_answer(sample) for sample in scores]
-        figures = {spec.name: aggregate(spec, answers) for spec in (PLUS_WEIGHTED_ACCURACY, PLUS_ACCURACY)}
-        for kind in sorted({answer.type for answer in answers}):
-            figures[f"accuracy_{kind}"] = aggregate(PLUS_ACCURACY, [a for a in answers if a.type == kind])
-        return figures | headline_stderrs((PLUS_WEIGHTED_ACCURACY,), answers)
+    return typed_metrics((PLUS_WEIGHTED_ACCURACY, PLUS_ACCURACY), PLUS_ACCURACY)
 
-    return compute
+
+def _verdict(question: PlusQuestion, model: str, response: str, tokens: int | None, *, weighting: str) -> PlusVerdict:
+    return score_prediction(PlusPrediction(question.id, model, response, tokens), question, weighting=weighting)
+
+
+def _metadata(verdict: PlusVerdict) -> dict[str, Any]:
+    return {
+        "type": verdict.type,
+        "weight": verdict.weight,
+        "parsed": verdict.parsed,
+        "chosen": verdict.chosen,
+        "answer": verdict.answer,
+    }
 
 
 @scorer(metrics=[plus_metrics(), stderr()])
 def plus_scorer(questions: str | None = None, split: str = "test", seed: int = 0, weighting: str = "city") -> Callable:
     """The toolkit's ReasonMap-Plus scorer (exact match) over the task's question set."""
     by_id, _, _ = plus_set(questions, split, seed)
-
-    async def score(state: TaskState, target: Target) -> Score:
-        from benchmarks.plus.questions import PlusPrediction
-        from benchmarks.plus.scoring import score_plus_prediction
-
-        question = by_id[state.metadata["id"]]
-        response = state.output.completion if state.output is not None else ""
-        prediction = PlusPrediction(question.id, str(state.model), response, output_tokens(state))
-        verdict = score_plus_prediction(prediction, question, weighting=weighting)
-        return Score(
-            value=verdict.correct,
-            answer=response,
-            explanation=verdict.invalid_reason or ("correct" if verdict.correct else "wrong"),
-            metadata={
-                "type": verdict.type,
-                "weight": verdict.weight,
-                "parsed": verdict.parsed,
-                "chosen": verdict.chosen,
-                "answer": verdict.answer,
-            },
-        )
-
-    return score
+    return exact_score(by_id, partial(_verdict, weighting=weighting), _metadata)

@@ -9,12 +9,12 @@ from typing import Any
 
 from benchmarks.errors import InvalidRecord
 from benchmarks.harness_rows import cell_text, collect_rows, question_id
-from benchmarks.jsonl import Problem, first_record, read_jsonl_lines, unique_by_id
+from benchmarks.jsonl import Problem, first_record, read_jsonl, read_jsonl_lines, unique_by_id
 from benchmarks.log_checks import Logged, Mismatch, field_mismatch, logged_fields, text_mismatch
-from benchmarks.plus.questions import PLUS_TYPES, PlusPrediction, PlusQuestion
+from benchmarks.plus.records import PLUS_TYPES, PlusPrediction, PlusQuestion
 from benchmarks.sheets import read_sheet, sheet_model
 
-__all__ = ["is_plus_file", "load_plus_questions", "read_plus_sheet", "plus_sheet_rows", "check_plus_row"]
+__all__ = ["is_plus_file", "load_questions", "read_predictions", "read_plus_sheet", "plus_sheet_rows", "check_plus_row"]
 
 
 def _first(path: str | Path) -> Any:
@@ -35,11 +35,23 @@ def is_plus_file(path: str | Path) -> bool:
     return isinstance(first, dict) and first.get("type") in PLUS_TYPES
 
 
-def load_plus_questions(path: str | Path) -> tuple[dict[str, PlusQuestion], list[Problem]]:
+def load_questions(path: str | Path) -> tuple[dict[str, PlusQuestion], list[Problem]]:
     """Plus questions of a JSON Lines file by id (a repeated id is reported; the first is used).
 
     A file of the hub's records (see :func:`~benchmarks.plus.public_dataset.is_hub_record`)
     is read as it is, its ids being the records' positions.
+
+    Parameters
+    ----------
+    path : str or Path
+        A JSON Lines file of the toolkit's plus questions, or the hub's records (JSON Lines, JSON or parquet).
+
+    Returns
+    -------
+    questions : dict of str to PlusQuestion
+        The questions by id, in file order.
+    problems : list of Problem
+        The records skipped, each with where and why.
     """
     from benchmarks.plus.public_dataset import is_hub_record, load_hub_plus
 
@@ -48,6 +60,24 @@ def load_plus_questions(path: str | Path) -> tuple[dict[str, PlusQuestion], list
     numbered, problems = read_jsonl_lines(path, PlusQuestion.from_dict)
     unique, repeated = unique_by_id([q for _, q in numbered], path, lines=[line for line, _ in numbered])
     return unique, problems + repeated
+
+
+def read_predictions(path: str | Path) -> tuple[list[PlusPrediction], list[Problem]]:
+    """The prediction rows of a JSON Lines file, and the records skipped (VLMEvalKit sheets: :func:`read_plus_sheet`).
+
+    Parameters
+    ----------
+    path : str or Path
+        A JSON Lines file of ``{id, model, response, ...}`` rows, ``question`` a plus type or absent.
+
+    Returns
+    -------
+    predictions : list of PlusPrediction
+        The rows read, in file order.
+    problems : list of Problem
+        The records skipped, each with its line and why.
+    """
+    return read_jsonl(path, PlusPrediction.from_dict)
 
 
 def read_plus_sheet(

@@ -8,10 +8,9 @@ the mean output tokens sit beside it.
 
 from __future__ import annotations
 
-import math
 from operator import attrgetter
 
-from benchmarks.metrics import MetricSpec
+from benchmarks.metrics import MEAN_TOKENS, MetricSpec
 
 __all__ = ["PLUS_METRICS", "PLUS_WEIGHTED_ACCURACY", "PLUS_ACCURACY"]
 
@@ -34,13 +33,5 @@ PLUS_ACCURACY = MetricSpec(
 PLUS_METRICS: tuple[MetricSpec, ...] = (
     PLUS_WEIGHTED_ACCURACY,
     PLUS_ACCURACY,
-    MetricSpec(
-        "mean_tokens",
-        attrgetter("tokens"),
-        "output tokens per answer, over the answers that reported them",
-        label="Tokens",
-        aggregation="mean",
-        higher_is_better=False,
-        bounds=(0.0, math.inf),
-    ),
+    MEAN_TOKENS,
 )

@@ -28,7 +28,7 @@ import re
 from collections.abc import Mapping
 
 from benchmarks.official_rules import DEFAULT_RULE, RuleChoice, official_answer_text, rule_for
-from benchmarks.plus.questions import PlusPrediction, PlusQuestion
+from benchmarks.plus.records import PlusPrediction, PlusQuestion
 from benchmarks.plus.scoring import PlusVerdict
 
 __all__ = [

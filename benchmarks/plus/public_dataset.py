@@ -18,7 +18,7 @@ from typing import Any
 
 from benchmarks.errors import InvalidRecord
 from benchmarks.jsonl import Problem
-from benchmarks.plus.questions import OPTION_LETTERS, PLUS_TYPES, PlusQuestion
+from benchmarks.plus.records import OPTION_LETTERS, PLUS_TYPES, PlusQuestion
 
 __all__ = ["is_hub_record", "hub_plus_question", "load_hub_plus"]
 

@@ -2,7 +2,8 @@
 
 The follow-up work (RewardMap) adds easier questions to ReasonMap whose
 answers are an option letter, an integer, or yes/no. This module holds their
-records, their templates and their seeded generation from the transit graph.
+templates and their seeded generation from the transit graph (the records are in
+:mod:`benchmarks.plus.records`).
 The field's own wording is not public; the templates below are the toolkit's.
 
 =============  ===========================================================  ==========================
@@ -38,13 +39,10 @@ the map's difficulty, which weights them (1 / 1.5 / 2).
 from __future__ import annotations
 
 import random
-from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Literal
+from collections.abc import Iterable, Iterator, Sequence
+from functools import partial
+from typing import Any
 
-from benchmarks.difficulty import DIFFICULTIES, Difficulty
-from benchmarks.errors import InvalidRecord
 from benchmarks.network_facts import (
     balanced,
     balanced_yes_no,
@@ -53,21 +51,13 @@ from benchmarks.network_facts import (
     nameable_stations,
     same_line_draws,
 )
-from benchmarks.records import answer_fields, field_of, repeat_of
-from benchmarks.short_answers import OPTION_LETTERS, AnswerKind
-from benchmarks.splits import seeded_prefix
+from benchmarks.plus.records import ANSWER_KINDS, ENTITIES, OPTION_LETTERS, PLUS_TYPES, PlusQuestion
+from benchmarks.splits import questions_of_maps, seeded_prefix, type_counts
 from graphkit.graph import TransitGraph
 from graphkit.stats import city_stats
 
 __all__ = [
-    "PlusType",
-    "AnswerKind",
-    "PLUS_TYPES",
-    "ANSWER_KINDS",
-    "OPTION_LETTERS",
     "DEFAULT_PER_TYPE",
-    "PlusQuestion",
-    "PlusPrediction",
     "line_label",
     "plus_question_text",
     "generate_plus_questions",
@@ -75,25 +65,7 @@ __all__ = [
     "format_type_counts",
 ]
 
-PlusType = Literal["Counting1", "Counting2", "Counting3", "TorF1", "TorF2"]
-PLUS_TYPES: tuple[PlusType, ...] = ("Counting1", "Counting2", "Counting3", "TorF1", "TorF2")
-#: What each type's answer is.
-ANSWER_KINDS: dict[str, AnswerKind] = {
-    "Counting1": "choice",
-    "Counting2": "integer",
-    "Counting3": "integer",
-    "TorF1": "yes_no",
-    "TorF2": "yes_no",
-}
 DEFAULT_PER_TYPE = 10
-# The entities each type names, in record order.
-_ENTITIES: dict[str, tuple[str, ...]] = {
-    "Counting1": ("station_1", "station_2", "line"),
-    "Counting2": ("station",),
-    "Counting3": ("line",),
-    "TorF1": ("station", "line"),
-    "TorF2": ("station_1", "station_2"),
-}
 _DISTRACTOR_SPREAD = 3
 
 _OPENING = "According to the subway map, "
@@ -111,140 +83,6 @@ _TEMPLATES: dict[str, str] = {
     "TorF1": "is {station} a station of {line}? Answer yes or no.",
     "TorF2": "can one ride from {station_1} to {station_2} without changing lines? Answer yes or no.",
 }
-
-
-@dataclass(frozen=True, slots=True)
-class PlusQuestion:
-    """One ReasonMap-Plus question.
-
-    Attributes
-    ----------
-    id, type, country, city : str
-    question : str
-        The text asked.
-    answer : str or int
-        ``"A"``–``"D"`` (``Counting1``), an integer (``Counting2``, ``Counting3``)
-        or ``"yes"``/``"no"`` (``TorF1``, ``TorF2``).
-    difficulty_city : {"easy", "middle", "hard"}
-        The map's difficulty.
-    station, line, station_1, station_2 : str or None
-        The entities the type names (see the module table); the others are ``None``.
-    options : tuple of int or None
-        ``Counting1``: the values of options A–D.
-    """
-
-    id: str
-    type: PlusType
-    country: str
-    city: str
-    question: str
-    answer: str | int
-    difficulty_city: Difficulty
-    station: str | None = None
-    line: str | None = None
-    station_1: str | None = None
-    station_2: str | None = None
-    options: tuple[int, ...] | None = None
-
-    @property
-    def answer_kind(self) -> AnswerKind:
-        return ANSWER_KINDS[self.type]
-
-    def to_dict(self) -> dict[str, Any]:
-        record: dict[str, Any] = {"id": self.id, "type": self.type, "country": self.country, "city": self.city}
-        record.update((name, getattr(self, name)) for name in _ENTITIES[self.type])
-        record["question"] = self.question
-        if self.options is not None:
-            record["options"] = dict(zip(OPTION_LETTERS, self.options))
-        record["answer"] = self.answer
-        record["difficulty_city"] = self.difficulty_city
-        return record
-
-    @classmethod
-    def from_dict(cls, record: Any, *, where: str = "question") -> PlusQuestion:
-        """Validate a plus question record; errors name ``where`` and the field."""
-        if not isinstance(record, Mapping):
-            raise InvalidRecord(f"{where}: a question must be a JSON object")
-        kind = field_of(record, "type", str, where)
-        if kind not in PLUS_TYPES:
-            raise InvalidRecord(f"{where}: field 'type' must be one of {list(PLUS_TYPES)}, got {kind!r}")
-        entities = {name: field_of(record, name, str, where) for name in _ENTITIES[kind]}
-        difficulty = field_of(record, "difficulty_city", str, where)
-        if difficulty not in DIFFICULTIES:
-            raise InvalidRecord(f"{where}: field 'difficulty_city' must be one of {list(DIFFICULTIES)}")
-        options = None
-        answer: str | int
-        if ANSWER_KINDS[kind] == "choice":
-            options = _options(field_of(record, "options", Mapping, where), where)
-            answer = field_of(record, "answer", str, where)
-            if answer not in OPTION_LETTERS:
-                raise InvalidRecord(f"{where}: field 'answer' must be one of {list(OPTION_LETTERS)}, got {answer!r}")
-        elif ANSWER_KINDS[kind] == "integer":
-            answer = field_of(record, "answer", int, where)
-            if answer < 0:
-                raise InvalidRecord(f"{where}: field 'answer' must be a non-negative integer, got {answer}")
-        else:
-            answer = field_of(record, "answer", str, where)
-            if answer not in ("yes", "no"):
-                raise InvalidRecord(f"{where}: field 'answer' must be 'yes' or 'no', got {answer!r}")
-        return cls(
-            id=str(field_of(record, "id", (str, int), where)),
-            type=kind,
-            country=field_of(record, "country", str, where),
-            city=field_of(record, "city", str, where),
-            question=field_of(record, "question", str, where),
-            answer=answer,
-            difficulty_city=difficulty,
-            options=options,
-            **entities,
-        )
-
-
-def _options(options: Mapping[str, Any], where: str) -> tuple[int, ...]:
-    if list(options) != list(OPTION_LETTERS):
-        raise InvalidRecord(f"{where}: field 'options' must map exactly {list(OPTION_LETTERS)}, in order")
-    values = tuple(options.values())
-    if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in values) or len(set(values)) != 4:
-        raise InvalidRecord(f"{where}: field 'options' must hold 4 distinct non-negative integers, got {values}")
-    return values
-
-
-@dataclass(frozen=True, slots=True)
-class PlusPrediction:
-    """One model answer to a plus question.
-
-    ``question`` is the type the row says it answers: the type's name, or
-    ``None`` when the row leaves it out (route rows say ``short``/``long``).
-    """
-
-    id: str
-    model: str
-    response: str
-    tokens: int | None = None
-    question: str | None = None
-    #: which answer to the same request this is (0-based; see :class:`~benchmarks.reasonmap.records.Prediction`)
-    repeat: int = 0
-
-    def to_dict(self) -> dict[str, Any]:
-        record: dict[str, Any] = {
-            "id": self.id,
-            "model": self.model,
-            "question": self.question,
-            "response": self.response,
-            "tokens": self.tokens,
-        }
-        if self.repeat:
-            record["repeat"] = self.repeat
-        return record
-
-    @classmethod
-    def from_dict(cls, record: Any, *, where: str = "prediction") -> PlusPrediction:
-        identifier, model, response, tokens = answer_fields(record, where)
-        kind = record.get("question")
-        if kind is not None and kind not in PLUS_TYPES:
-            raise InvalidRecord(f"{where}: field 'question' must be a plus type {list(PLUS_TYPES)} or absent")
-        repeat = repeat_of(record, where)
-        return cls(id=identifier, model=model, response=response, tokens=tokens, question=kind, repeat=repeat)
 
 
 # -- templates -----------------------------------------------------------------
@@ -282,7 +120,7 @@ and counting neither P nor Q?
     if kind not in PLUS_TYPES:
         raise ValueError(f"type must be one of {list(PLUS_TYPES)}, got {kind!r}")
     given = {"station": station, "line": line, "station_1": station_1, "station_2": station_2}
-    missing = [name for name in _ENTITIES[kind] if given[name] is None]
+    missing = [name for name in ENTITIES[kind] if given[name] is None]
     if missing:
         raise ValueError(f"{kind} needs {', '.join(missing)}")
     if kind == "Counting1" and (options is None or len(options) != len(OPTION_LETTERS)):
@@ -427,16 +265,8 @@ def generate_plus_set(
     progress: bool = False,
 ) -> list[PlusQuestion]:
     """Plus questions for several maps, one after another (see :func:`generate_plus_questions`)."""
-    graphs = list(graphs)
-    types = tuple(types)
-    if progress:
-        from tqdm import tqdm
-
-        graphs = tqdm(graphs, unit="map", desc="generating")
-    questions: list[PlusQuestion] = []
-    for graph in graphs:
-        questions.extend(generate_plus_questions(graph, seed=seed, per_type=per_type, types=types))
-    return questions
+    one_map = partial(generate_plus_questions, seed=seed, per_type=per_type, types=tuple(types))
+    return questions_of_maps(graphs, one_map, progress=progress)
 
 
 def format_type_counts(questions: Sequence[PlusQuestion]) -> str:
@@ -454,16 +284,4 @@ def format_type_counts(questions: Sequence[PlusQuestion]) -> str:
     TorF2               4  no:2 yes:2
     total              19
     """
-    rows = [f"{'type':<10} {'questions':>10}  answers"]
-    for kind in PLUS_TYPES:
-        answers = [q.answer for q in questions if q.type == kind]
-        if not answers:
-            spread = ""
-        elif ANSWER_KINDS[kind] == "integer":
-            spread = f"{min(answers)} to {max(answers)}, mean {sum(answers) / len(answers):.1f}"
-        else:
-            counts = Counter(answers)
-            spread = " ".join(f"{answer}:{counts[answer]}" for answer in sorted(counts))
-        rows.append(f"{kind:<10} {len(answers):>10}  {spread}".rstrip())
-    rows.append(f"{'total':<10} {len(questions):>10}")
-    return "\n".join(rows)
+    return type_counts(questions, ANSWER_KINDS, width=10)

@@ -1,9 +1,9 @@
 """Reports of scored ReasonMap-Plus predictions: summary, table and a plot.
 
-``summarize_plus`` aggregates verdicts per model: accuracy weighted by map
+``summarize`` aggregates verdicts per model: accuracy weighted by map
 difficulty (1 / 1.5 / 2) and plain, ``n`` and ``n_invalid``, overall and per
-type, per city and per map difficulty. ``plus_markdown_table`` renders models ×
-types; ``write_plus_report`` writes ``summary.json``, ``table.md`` and
+type, per city and per map difficulty. ``markdown_table`` renders models ×
+types; ``write_report`` writes ``summary.json``, ``table.md`` and
 ``types.png`` (weighted accuracy per type with its 95% interval, one bar per model, for the top
 :data:`~benchmarks.plotting.PLOT_MODELS` models by overall weighted accuracy;
 the table lists all, and it and ``summary.json`` say when the plot does not).
@@ -16,22 +16,21 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from benchmarks.cells import figure_text, markdown_text
+from benchmarks.cells import markdown_text
 from benchmarks.difficulty import DIFFICULTIES, get_weighting
-from benchmarks.intervals import interval_method, interval_note, intervals, question_maps
-from benchmarks.metrics import figures as metric_figures
-from benchmarks.metrics import headline, interval_cell
+from benchmarks.intervals import interval_method, interval_note, question_maps, scored_row
+from benchmarks.metrics import interval_cell
 from benchmarks.plotting import ModelCap, top_models
 from benchmarks.plus.metrics import PLUS_METRICS
-from benchmarks.plus.questions import ANSWER_KINDS, OPTION_LETTERS, PLUS_TYPES
+from benchmarks.plus.records import ANSWER_KINDS, OPTION_LETTERS, PLUS_TYPES
 from benchmarks.plus.scoring import PlusVerdict
 from benchmarks.provenance import versions
 from benchmarks.repeats import repeats_table
 from benchmarks.summaries import partial_lines
 
-__all__ = ["PLUS_REPORT_FILES", "summarize_plus", "plus_markdown_table", "write_plus_report"]
+__all__ = ["REPORT_FILES", "summarize", "markdown_table", "write_report"]
 
-PLUS_REPORT_FILES = ("summary.json", "table.md", "types.png", "types.pdf")
+REPORT_FILES = ("summary.json", "table.md", "types.png", "types.pdf")
 
 
 def _city(verdict: PlusVerdict) -> str:
@@ -40,24 +39,10 @@ def _city(verdict: PlusVerdict) -> str:
 
 def _figures(verdicts: Sequence[PlusVerdict], cluster: str = "question", *, both: bool = False) -> dict[str, Any]:
     """Every plus metric over ``verdicts``, and the counts; with ``both``, the intervals of both clusterings."""
-    found = intervals(headline(PLUS_METRICS), verdicts, cluster=cluster, map_of=_city)  # a bootstrap
-    row = {
-        **metric_figures(PLUS_METRICS, verdicts),
-        "n": len(verdicts),
-        "n_invalid": sum(verdict.parsed is None for verdict in verdicts),
-        "intervals": {name: interval.to_dict() for name, interval in found.items()},
-    }
-    if both:
-        other = "map" if cluster == "question" else "question"
-        also = intervals(headline(PLUS_METRICS), verdicts, cluster=other, map_of=_city)
-        row["intervals_by_cluster"] = {
-            cluster: row["intervals"],
-            other: {name: interval.to_dict() for name, interval in also.items()},
-        }
-    return row
+    return scored_row(PLUS_METRICS, verdicts, cluster=cluster, map_of=_city, both=both)
 
 
-def summarize_plus(
+def summarize(
     verdicts: Iterable[PlusVerdict],
     *,
     weighting: str,
@@ -81,12 +66,18 @@ def summarize_plus(
         What the printed intervals resample (maps: the questions' cities); each model's row records both in
         ``intervals_by_cluster``.
 
+    Returns
+    -------
+    dict
+        The summary: ``weighting``, ``weights``, per model (``models``) the accuracy overall, per type, per
+        city and per map difficulty with their intervals, and ``inputs``/``problems`` as given.
+
     Examples
     --------
     >>> from benchmarks.plus.scoring import PlusVerdict
     >>> rows = [PlusVerdict("1", "m", "TorF1", "rome", "easy", "yes", "yes", "yes", 1, 1.0),
     ...         PlusVerdict("2", "m", "TorF1", "kl", "hard", None, None, "no", 0, 2.0, "empty response")]
-    >>> row = summarize_plus(rows, weighting="city")["models"]["m"]
+    >>> row = summarize(rows, weighting="city")["models"]["m"]
     >>> row["weighted_accuracy"], row["accuracy"], row["n_invalid"], row["per_type"]["TorF1"]["n"]
     (0.333333, 0.5, 1, 2)
     """
@@ -136,15 +127,25 @@ def _cell(row: Mapping[str, Any], key: str = "weighted_accuracy") -> str:
     return interval_cell(row.get(key), row.get("intervals", {}).get(key), scale=100)
 
 
-def plus_markdown_table(summary: Mapping[str, Any]) -> str:
+def markdown_table(summary: Mapping[str, Any]) -> str:
     """Models × types (weighted accuracy, %), then models × map difficulty.
+
+    Parameters
+    ----------
+    summary : mapping
+        What :func:`summarize` returned.
+
+    Returns
+    -------
+    str
+        The markdown of ``table.md``.
 
     Examples
     --------
     >>> summary = {"weighting": "city", "weights": {"easy": 1.0, "middle": 1.5, "hard": 2.0}, "models": {
     ...     "m": {"weighted_accuracy": 0.5, "n": 2, "n_invalid": 1,
     ...           "per_type": {"TorF1": {"weighted_accuracy": 0.5}}, "per_difficulty": {}}}}
-    >>> print(plus_markdown_table(summary))
+    >>> print(markdown_table(summary))
     Weighting: `city` (map difficulty: easy 1, middle 1.5, hard 2); weighted accuracy in %.
     <BLANKLINE>
     | Model | Counting1 | Counting2 | Counting3 | TorF1 | TorF2 | Overall | Invalid |
@@ -198,36 +199,16 @@ def chance_accuracy(kind: str) -> float | None:
 
 
 def _plot_types(summary: Mapping[str, Any], path: Path) -> None:
-    from benchmarks.plotting import COLUMN_WIDTH, PAGE_WIDTH, figure_style, model_style, save_figure
+    from benchmarks.plotting import COLUMN_WIDTH, PAGE_WIDTH, figure_style, save_figure, type_bars
 
     cap = _plotted_models(summary)
     models = list(cap.shown)
     with figure_style() as plt:
         width_in = COLUMN_WIDTH if len(models) <= 3 else PAGE_WIDTH
         figure, axis = plt.subplots(figsize=(width_in, 2.6), layout="constrained")
-        width = 0.8 / max(1, len(models))
-        for index, model in enumerate(models):
-            per = summary["models"][model]["per_type"]
-            values = [(per.get(kind, {}).get("weighted_accuracy") or 0.0) * 100 for kind in PLUS_TYPES]
-            style = model_style(index)
-            xs = [x + index * width for x in range(len(PLUS_TYPES))]
-            axis.bar(
-                xs, values, width, label=figure_text(model),
-                color=style.colour, hatch=style.hatch or None, edgecolor="white", linewidth=0,
-            )  # fmt: skip
-            found = [
-                (x, value, per[kind]["intervals"]["weighted_accuracy"])
-                for x, value, kind in zip(xs, values, PLUS_TYPES)
-                if (per.get(kind, {}).get("intervals", {}).get("weighted_accuracy") or {}).get("low") is not None
-            ]
-            if found:  # each bar's 95% interval
-                axis.errorbar(
-                    [x for x, _, _ in found], [value for _, value, _ in found],
-                    yerr=[[max(0.0, v - 100 * i["low"]) for _, v, i in found],
-                          [max(0.0, 100 * i["high"] - v) for _, v, i in found]],
-                    fmt="none", ecolor="0.15", elinewidth=0.6, capsize=1.5, capthick=0.6,
-                    label="95% interval" if index == 0 else None,
-                )  # fmt: skip
+        width = type_bars(
+            axis, summary, models, PLUS_TYPES, "weighted_accuracy", edgecolor="white", interval_label="95% interval"
+        )
         chances = [(x, chance_accuracy(kind)) for x, kind in enumerate(PLUS_TYPES)]
         end = width * (max(1, len(models)) - 0.5)
         for number, (x, chance) in enumerate((x, c) for x, c in chances if c is not None):  # a count has none
@@ -245,18 +226,31 @@ def _plot_types(summary: Mapping[str, Any], path: Path) -> None:
         save_figure(figure, path)
 
 
-def write_plus_report(directory: str | Path, summary: Mapping[str, Any], *, figures: bool = True) -> list[Path]:
-    """Write ``summary.json``, ``table.md`` and, with ``figures``, ``types.png`` (with ``types.pdf``)."""
-    from benchmarks.plotting import remove_figures
-    from benchmarks.summaries import write_summary, write_text
+def write_report(directory: str | Path, summary: Mapping[str, Any], *, figures: bool = True) -> list[Path]:
+    """Write ``summary.json``, ``table.md`` and, with ``figures``, ``types.png`` (with ``types.pdf``).
 
-    out = Path(directory)
-    out.mkdir(parents=True, exist_ok=True)
-    cap = _plotted_models(summary)
-    write_summary(out / "summary.json", {**summary, "plots": cap.to_dict()} if cap.capped else summary)
-    write_text(out / "table.md", plus_markdown_table(summary))
-    if not figures:
-        remove_figures(out, PLUS_REPORT_FILES[2:])
-        return [out / name for name in PLUS_REPORT_FILES[:2]]
-    _plot_types(summary, out / "types.png")
-    return [out / name for name in PLUS_REPORT_FILES]
+    Parameters
+    ----------
+    directory : str or Path
+        The report folder (made when missing).
+    summary : mapping
+        What :func:`summarize` returned.
+    figures : bool
+        Whether to draw ``types.png``; without, earlier figures in the folder are removed.
+
+    Returns
+    -------
+    list of Path
+        The files written.
+    """
+    from benchmarks.summaries import write_report_files
+
+    return write_report_files(
+        directory,
+        summary,
+        files=REPORT_FILES,
+        table=markdown_table,
+        cap=_plotted_models(summary),
+        plot=lambda out: _plot_types(summary, out / "types.png"),
+        figures=figures,
+    )

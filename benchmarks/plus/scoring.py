@@ -1,8 +1,8 @@
 """Reading and scoring answers to ReasonMap-Plus questions: exact match.
 
-Two pure stages, as for route answers: :func:`parse_plus_answer` reads a
+Two pure stages, as for route answers: :func:`parse_answer` reads a
 response (never raises: it returns :class:`~benchmarks.records.Invalid`),
-:func:`score_plus_answer` compares what it read with the question's answer.
+:func:`score_answer` compares what it read with the question's answer.
 
 Where the answer is looked for, and what never matters, is the shared reading of short answers
 (:func:`benchmarks.short_answers.read_short_answer`), which the probe task's yes/no and count questions use too.
@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from benchmarks.difficulty import get_weighting
-from benchmarks.plus.questions import ANSWER_KINDS, OPTION_LETTERS, PLUS_TYPES, AnswerKind, PlusPrediction, PlusQuestion
-from benchmarks.records import Invalid
+from benchmarks.plus.records import ANSWER_KINDS, OPTION_LETTERS, PLUS_TYPES, AnswerKind, PlusPrediction, PlusQuestion
+from benchmarks.records import Invalid, unmatched, wrong_type
 from benchmarks.short_answers import read_short_answer
 
 __all__ = [
@@ -30,10 +30,10 @@ __all__ = [
     "PlusVerdict",
     "PLUS_SCORERS",
     "plus_weight",
-    "parse_plus_answer",
-    "score_plus_answer",
-    "score_plus_prediction",
-    "score_plus_predictions",
+    "parse_answer",
+    "score_answer",
+    "score_prediction",
+    "score_predictions",
 ]
 
 
@@ -135,7 +135,7 @@ class PlusVerdict:
 # -- parsing ---------------------------------------------------------------------
 
 
-def parse_plus_answer(text: str, question_type: str) -> PlusAnswer | Invalid:
+def parse_answer(text: str, question_type: str) -> PlusAnswer | Invalid:
     """Read the answer of a response to a plus question (see the module notes for where it is looked for).
 
     Parameters
@@ -143,7 +143,7 @@ def parse_plus_answer(text: str, question_type: str) -> PlusAnswer | Invalid:
     text : str
         The model's response. Anything else gives ``Invalid("not text")``.
     question_type : str
-        One of :data:`~benchmarks.plus.questions.PLUS_TYPES`: it says whether
+        One of :data:`~benchmarks.plus.records.PLUS_TYPES`: it says whether
         a letter, an integer or yes/no is read.
 
     Returns
@@ -161,13 +161,13 @@ def parse_plus_answer(text: str, question_type: str) -> PlusAnswer | Invalid:
 
     Examples
     --------
-    >>> parse_plus_answer("A station lies between them, so the answer is C.", "Counting1")
+    >>> parse_answer("A station lies between them, so the answer is C.", "Counting1")
     PlusAnswer(value='C')
-    >>> parse_plus_answer("There is a line serving both.", "Counting1")
+    >>> parse_answer("There is a line serving both.", "Counting1")
     Invalid(reason='no answer found', refusal=False)
-    >>> parse_plus_answer("<think>Line 2 and Line 4.</think>\\n\\\\boxed{2}", "Counting2")
+    >>> parse_answer("<think>Line 2 and Line 4.</think>\\n\\\\boxed{2}", "Counting2")
     PlusAnswer(value=2)
-    >>> parse_plus_answer("Yes, both lie on Line 1.", "TorF2")
+    >>> parse_answer("Yes, both lie on Line 1.", "TorF2")
     PlusAnswer(value='yes')
     """
     kind = ANSWER_KINDS.get(question_type) if isinstance(question_type, str) else None
@@ -180,17 +180,28 @@ def parse_plus_answer(text: str, question_type: str) -> PlusAnswer | Invalid:
 # -- scoring ---------------------------------------------------------------------
 
 
-def score_plus_answer(parsed: PlusAnswer | Invalid, question: PlusQuestion) -> PlusScore:
+def score_answer(parsed: PlusAnswer | Invalid, question: PlusQuestion) -> PlusScore:
     """Exact match of what was read with the question's answer.
 
     ``Counting1`` takes a letter as it is and a value as the letter of the
     option holding it; integers and yes/no compare as they are.
 
+    Parameters
+    ----------
+    parsed : PlusAnswer or Invalid
+        What :func:`parse_answer` read.
+    question : PlusQuestion
+
+    Returns
+    -------
+    PlusScore
+        ``correct`` (0 or 1) and the option letter or value ``chosen`` (``None`` when nothing was read).
+
     Examples
     --------
-    >>> from benchmarks.plus.questions import PlusQuestion
+    >>> from benchmarks.plus.records import PlusQuestion
     >>> question = PlusQuestion("x", "Counting1", "c", "city", "...", "B", "easy", options=(4, 2, 3, 5))
-    >>> score_plus_answer(PlusAnswer(2), question), score_plus_answer(PlusAnswer("D"), question)
+    >>> score_answer(PlusAnswer(2), question), score_answer(PlusAnswer("D"), question)
     (PlusScore(correct=1, chosen='B'), PlusScore(correct=0, chosen='D'))
     """
     if isinstance(parsed, Invalid):
@@ -216,10 +227,20 @@ def plus_weight(question: PlusQuestion, weighting: str = "city") -> float:
     return get_weighting(weighting).weight("easy", question.difficulty_city)
 
 
-def score_plus_prediction(
-    prediction: PlusPrediction, question: PlusQuestion, *, weighting: str = "city"
-) -> PlusVerdict:
+def score_prediction(prediction: PlusPrediction, question: PlusQuestion, *, weighting: str = "city") -> PlusVerdict:
     """Parse and score one prediction; the verdict carries the question's weight.
+
+    Parameters
+    ----------
+    prediction : PlusPrediction
+    question : PlusQuestion
+        The question with the prediction's id.
+    weighting : str
+        A weighting scheme (:data:`~benchmarks.difficulty.WEIGHTINGS`).
+
+    Returns
+    -------
+    PlusVerdict
 
     Raises
     ------
@@ -232,8 +253,8 @@ def score_plus_prediction(
 
 
 def _verdict(prediction: PlusPrediction, question: PlusQuestion, weight: float) -> PlusVerdict:
-    parsed = parse_plus_answer(prediction.response, question.type)
-    score = score_plus_answer(parsed, question)
+    parsed = parse_answer(prediction.response, question.type)
+    score = score_answer(parsed, question)
     return PlusVerdict(
         prediction.id,
         prediction.model,
@@ -251,18 +272,27 @@ def _verdict(prediction: PlusPrediction, question: PlusQuestion, weight: float) 
     )
 
 
-def score_plus_predictions(
+def score_predictions(
     questions: Mapping[str, PlusQuestion], predictions: Iterable[PlusPrediction], *, weighting: str = "city"
 ) -> tuple[list[PlusVerdict], list[str]]:
     """Score a batch of predictions.
+
+    Parameters
+    ----------
+    questions : mapping
+        Question id to question.
+    predictions : iterable of PlusPrediction
+    weighting : str
+        A weighting scheme (:data:`~benchmarks.difficulty.WEIGHTINGS`).
 
     Returns
     -------
     verdicts : list of PlusVerdict
         One per prediction that matches a question, in input order.
     skipped : list of str
-        Why the others were skipped: no question has their id, or their
-        ``question`` field names another type than the question's.
+        Why the others were skipped, one message each: no question has their id
+        (:func:`benchmarks.records.unmatched`), or their ``question`` field names another
+        type than the question's (:func:`benchmarks.records.wrong_type`).
 
     Raises
     ------
@@ -275,12 +305,9 @@ def score_plus_predictions(
     for prediction in predictions:
         question = questions.get(prediction.id)
         if question is None:
-            skipped.append(f"prediction {prediction.id!r} matches no question")
+            skipped.append(unmatched(prediction.id))
         elif prediction.question is not None and prediction.question != question.type:
-            skipped.append(
-                f"prediction {prediction.id!r} answers a {prediction.question} question;"
-                f" {question.id!r} is {question.type}"
-            )
+            skipped.append(wrong_type(prediction.id, prediction.question, question.id, question.type))
         else:
             verdicts.append(_verdict(prediction, question, scheme.weight("easy", question.difficulty_city)))
     return verdicts, skipped

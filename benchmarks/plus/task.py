@@ -14,11 +14,13 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol
 
 from benchmarks.difficulty import WEIGHTINGS
-from benchmarks.jsonl import Problem, read_jsonl
-from benchmarks.plus.loading import is_plus_file, load_plus_questions, read_plus_sheet
+from benchmarks.inspect_scores import one_sample_per_question
+from benchmarks.jsonl import Problem
+from benchmarks.plus.loading import is_plus_file, load_questions, read_plus_sheet, read_predictions
 from benchmarks.plus.metrics import PLUS_METRICS
 from benchmarks.plus.official import PLUS_MODELS
-from benchmarks.plus.questions import DEFAULT_PER_TYPE, PlusPrediction, PlusQuestion
+from benchmarks.plus.questions import DEFAULT_PER_TYPE
+from benchmarks.plus.records import PlusPrediction, PlusQuestion
 from benchmarks.repeats import with_repeats
 from benchmarks.tasks import Generation, InspectSpec, Loaded, Prompt, Reader, ReadOptions, ScoreOptions, Task, Variant
 
@@ -86,9 +88,11 @@ def _resolve(given: Mapping[str, Any], models: Set[str], where: str, /) -> dict[
     return {"rules": resolve_rules(models, given=given["official_model"], table=PLUS_MODELS, where=where)}
 
 
-#: The variants, the toolkit's reading first.
+#: The variants, the toolkit's reading first (``toolkit``, formerly ``paper``: the paper prints no reading rule).
 VARIANTS: tuple[Variant[PlusReading], ...] = (
-    Variant("paper", "the toolkit's reading of an answer (benchmarks.plus.scoring)", _as_written),
+    Variant(
+        "toolkit", "the toolkit's reading of an answer (benchmarks.plus.scoring)", _as_written, former_names=("paper",)
+    ),
     Variant(
         "official",
         "the public main_plus.py's reading of an answer, by model path",
@@ -106,7 +110,7 @@ VARIANTS: tuple[Variant[PlusReading], ...] = (
 
 
 def _load(path: str | Path) -> Loaded:
-    questions, problems = load_plus_questions(path)
+    questions, problems = load_questions(path)
     return Loaded(questions, tuple(str(problem) for problem in problems))
 
 
@@ -121,7 +125,7 @@ def _read_sheet(path: str | Path, options: ReadOptions, /) -> tuple[list[PlusPre
 #: The harnesses whose files plus predictions are read from (``score --from``): the toolkit's rows, VLMEvalKit's
 #: sheets of ReasonMap-Plus.
 READERS: Mapping[str, Reader] = MappingProxyType(
-    {"jsonl": lambda path, options, /: read_jsonl(path, PlusPrediction.from_dict), "vlmevalkit": _read_sheet}
+    {"jsonl": lambda path, options, /: read_predictions(path), "vlmevalkit": _read_sheet}
 )
 
 
@@ -132,11 +136,11 @@ def _answer_key(prediction: PlusPrediction) -> Hashable:
 def _score(
     loaded: Loaded, predictions: Sequence[PlusPrediction], options: ScoreOptions, executor: Executor | None
 ) -> tuple[list[Any], list[str]]:
-    from benchmarks.plus.scoring import score_plus_predictions
+    from benchmarks.plus.scoring import score_predictions
 
     variant = PLUS.variant(options.variant)
     questions = loaded.questions
-    verdicts, skipped = score_plus_predictions(questions, predictions, weighting=options.weighting or DEFAULT_WEIGHTING)
+    verdicts, skipped = score_predictions(questions, predictions, weighting=options.weighting or DEFAULT_WEIGHTING)
     by_key = {(p.id, p.model, p.repeat): p for p in predictions}
     own = {name: options.extra[name] for name in variant.options}  # only what the variant reads reaches it
     return variant.score(verdicts, by_key, questions, **own), skipped
@@ -149,9 +153,9 @@ def _summarize(
     inputs: Mapping[str, Any],
     problems: Sequence[str],
 ) -> dict[str, Any]:
-    from benchmarks.plus.report import summarize_plus
+    from benchmarks.plus.report import summarize
 
-    summary = summarize_plus(
+    summary = summarize(
         verdicts,
         weighting=options.weighting or DEFAULT_WEIGHTING,
         inputs=inputs,
@@ -166,18 +170,18 @@ def _summarize(
 
 
 def _write_report(directory: str | Path, summary: Mapping[str, Any], *, figures: bool = True) -> list[Path]:
-    from benchmarks.plus.report import write_plus_report
+    from benchmarks.plus.report import write_report
 
-    return write_plus_report(directory, summary, figures=figures)
+    return write_report(directory, summary, figures=figures)
 
 
 def _table(summary: Mapping[str, Any]) -> str:
-    from benchmarks.plus.report import plus_markdown_table
+    from benchmarks.plus.report import markdown_table
 
-    return plus_markdown_table(summary)
+    return markdown_table(summary)
 
 
-def _compare(
+def _explain(
     evaluations: Mapping[str, Any],
     loaded: Loaded,
     predictions: Sequence[PlusPrediction],
@@ -185,9 +189,9 @@ def _compare(
     options: ScoreOptions,
 ) -> tuple[dict[str, Any], str]:
     """Two variants' accuracy per model and type; the one cause of a difference is the answer extraction."""
-    from benchmarks.plus.compare import compare_plus
+    from benchmarks.plus.attribution import explain_variants
 
-    return compare_plus(evaluations, variants)
+    return explain_variants(evaluations, variants)
 
 
 def _generate(graphs: Iterable[TransitGraph], *, seed: int, progress: bool, per_type: int) -> list[PlusQuestion]:
@@ -205,26 +209,19 @@ def _describe(questions: Sequence[PlusQuestion]) -> str:
 def plus_samples(questions: Iterable[PlusQuestion], *, maps: str | Path) -> SampleSet:
     """Samples of ReasonMap-Plus questions (asked as written; the request kind is the question's type), maps from
     the folder ``maps``; correct as the plus scorer judges an answer."""
-    from benchmarks.plus.scoring import score_plus_prediction
-    from benchmarks.samples import Sample, SampleSet, with_city_maps
+    from benchmarks.samples import typed_samples
 
-    by_id, samples, problems = with_city_maps(
-        questions, maps, lambda question, path: Sample(question.id, question.type, path.name, path, question.question)
-    )
+    return typed_samples("plus", questions, maps, _correct)
 
-    def judge(sample: Sample, response: str) -> bool:
-        return score_plus_prediction(PlusPrediction(sample.id, "vdi", response), by_id[sample.id]).correct == 1
 
-    return SampleSet("plus", tuple(samples), judge, tuple(problems))
+def _correct(question: PlusQuestion, response: str) -> bool:
+    from benchmarks.plus.scoring import score_prediction
+
+    return score_prediction(PlusPrediction(question.id, "vdi", response), question).correct == 1
 
 
 def _samples(loaded: Loaded, maps: Path, source: Path) -> SampleSet:
     return plus_samples(loaded.questions.values(), maps=maps)
-
-
-def _inspect_sample(question: PlusQuestion, kind: str) -> tuple[str, dict[str, Any]]:
-    """One sample per question, id the question's."""
-    return question.id, {"id": question.id, "type": question.type, "city": question.city}
 
 
 #: The registry record.
@@ -246,7 +243,7 @@ PLUS = Task(
     summarize=_summarize,
     write_report=_write_report,
     table=_table,
-    compare=_compare,
+    explain=_explain,
     generation=Generation(_generate, {"per_type": DEFAULT_PER_TYPE}, _describe, noun="plus questions"),
     samples=_samples,
     metrics=PLUS_METRICS,
@@ -254,7 +251,7 @@ PLUS = Task(
         options={"weighting": DEFAULT_WEIGHTING},
         question_set="benchmarks.plus.inspect_scorer:plus_set",
         scorer="benchmarks.plus.inspect_scorer:plus_scorer",
-        sample=_inspect_sample,
+        sample=one_sample_per_question,
         dataset="reasonmap-plus",
     ),
     options={"official_model": None},

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import re
 
-from benchmarks.plus.questions import PlusPrediction, PlusQuestion
+from benchmarks.plus.records import PlusPrediction, PlusQuestion
 from benchmarks.plus.scoring import PlusVerdict
 
 __all__ = ["vlmevalkit_plus_answer", "score_vlmevalkit_plus", "vlmevalkit_plus_verdict"]

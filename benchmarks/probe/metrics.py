@@ -7,10 +7,9 @@ sequences, exact for yes/no and counts) and the mean output tokens.
 
 from __future__ import annotations
 
-import math
 from operator import attrgetter
 
-from benchmarks.metrics import MetricSpec
+from benchmarks.metrics import MEAN_TOKENS, MetricSpec
 
 __all__ = ["PROBE_METRICS", "PROBE_ACCURACY", "PROBE_PARTIAL"]
 
@@ -35,13 +34,5 @@ PROBE_PARTIAL = MetricSpec(
 PROBE_METRICS: tuple[MetricSpec, ...] = (
     PROBE_ACCURACY,
     PROBE_PARTIAL,
-    MetricSpec(
-        "mean_tokens",
-        attrgetter("tokens"),
-        "output tokens per answer, over the answers that reported them",
-        label="Tokens",
-        aggregation="mean",
-        higher_is_better=False,
-        bounds=(0.0, math.inf),
-    ),
+    MEAN_TOKENS,
 )

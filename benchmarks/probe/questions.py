@@ -28,14 +28,15 @@ recorded; without one, :func:`benchmarks.network_facts.line_label`.
 from __future__ import annotations
 
 import random
-from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Literal
 
 from benchmarks.errors import InvalidRecord
 from benchmarks.network_facts import balanced, between_draws, line_label, nameable_stations, same_line_draws
-from benchmarks.records import answer_fields, field_of, repeat_of
+from benchmarks.records import answer_fields, answer_type, field_of, prediction_row, repeat_of
+from benchmarks.splits import questions_of_maps, type_counts
 from graphkit.graph import TransitGraph
 
 __all__ = [
@@ -205,23 +206,12 @@ class ProbePrediction:
     repeat: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        record: dict[str, Any] = {
-            "id": self.id,
-            "model": self.model,
-            "question": self.question,
-            "response": self.response,
-            "tokens": self.tokens,
-        }
-        if self.repeat:
-            record["repeat"] = self.repeat
-        return record
+        return prediction_row(self, self.question)
 
     @classmethod
     def from_dict(cls, record: Any, *, where: str = "prediction") -> ProbePrediction:
         identifier, model, response, tokens = answer_fields(record, where)
-        kind = record.get("question")
-        if kind is not None and kind not in PROBE_TYPES:
-            raise InvalidRecord(f"{where}: field 'question' must be a probe type {list(PROBE_TYPES)} or absent")
+        kind = answer_type(record, PROBE_TYPES, "a probe type", where)
         return cls(identifier, model, response, tokens, kind, repeat_of(record, where))
 
 
@@ -460,31 +450,10 @@ def generate_probe_set(
         )
     if truth is not None:
         read_map_truth(truth, graphs[0])  # a wrong truth is refused before any work
-    if progress:
-        from tqdm import tqdm
-
-        graphs = tqdm(graphs, unit="map", desc="generating")
-    questions: list[ProbeQuestion] = []
-    for graph in graphs:
-        questions.extend(generate_probe_questions(graph, seed=seed, per_type=per_type, types=types, truth=truth))
-    return questions
+    one_map = partial(generate_probe_questions, seed=seed, per_type=per_type, types=types, truth=truth)
+    return questions_of_maps(graphs, one_map, progress=progress)
 
 
 def format_probe_counts(questions: Sequence[ProbeQuestion]) -> str:
     """Probes per type and their answers' spread, as a small table."""
-    rows = [f"{'type':<14} {'questions':>10}  answers"]
-    for kind in PROBE_TYPES:
-        answers = [q.answer for q in questions if q.type == kind]
-        if not answers:
-            spread = ""
-        elif ANSWER_SHAPES[kind] == "integer":
-            spread = f"{min(answers)} to {max(answers)}, mean {sum(answers) / len(answers):.1f}"
-        elif ANSWER_SHAPES[kind] == "yes_no":
-            counts = Counter(answers)
-            spread = " ".join(f"{answer}:{counts[answer]}" for answer in sorted(counts))
-        else:
-            sizes = [len(answer) for answer in answers]
-            spread = f"{min(sizes)} to {max(sizes)} names, mean {sum(sizes) / len(sizes):.1f}"
-        rows.append(f"{kind:<14} {len(answers):>10}  {spread}".rstrip())
-    rows.append(f"{'total':<14} {len(questions):>10}")
-    return "\n".join(rows)
+    return type_counts(questions, ANSWER_SHAPES, width=14)

@@ -1,8 +1,8 @@
 """Reports of scored probes: summary, table per type and a plot.
 
-``summarize_probes`` aggregates verdicts per model: accuracy (exact) and the mean partial score, ``n`` and
-``n_invalid``, overall, per type and per city. ``probe_markdown_table`` renders models × types;
-``write_probe_report`` writes ``summary.json``, ``table.md`` and ``probes.png`` (accuracy per type with its
+``summarize`` aggregates verdicts per model: accuracy (exact) and the mean partial score, ``n`` and
+``n_invalid``, overall, per type and per city. ``markdown_table`` renders models × types;
+``write_report`` writes ``summary.json``, ``table.md`` and ``probes.png`` (accuracy per type with its
 95% interval, one bar per model, for the top :data:`~benchmarks.plotting.PLOT_MODELS` models).
 """
 
@@ -13,10 +13,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from benchmarks.cells import figure_text
-from benchmarks.intervals import INTERVAL_METHOD, interval_note, intervals
-from benchmarks.metrics import figures as metric_figures
-from benchmarks.metrics import headline, interval_cell
+from benchmarks.intervals import INTERVAL_METHOD, interval_note, scored_row
+from benchmarks.metrics import interval_cell
 from benchmarks.plotting import ModelCap, top_models
 from benchmarks.probe.metrics import PROBE_METRICS
 from benchmarks.probe.questions import PROBE_TYPES
@@ -24,31 +22,38 @@ from benchmarks.probe.scoring import ProbeVerdict
 from benchmarks.provenance import versions
 from benchmarks.repeats import repeats_table
 
-__all__ = ["PROBE_REPORT_FILES", "summarize_probes", "probe_markdown_table", "write_probe_report"]
+__all__ = ["REPORT_FILES", "summarize", "markdown_table", "write_report"]
 
-PROBE_REPORT_FILES = ("summary.json", "table.md", "probes.png", "probes.pdf")
+REPORT_FILES = ("summary.json", "table.md", "probes.png", "probes.pdf")
 
 
 def _figures(verdicts: Sequence[ProbeVerdict]) -> dict[str, Any]:
-    found = intervals(headline(PROBE_METRICS), verdicts)  # a bootstrap over the questions
-    return {
-        **metric_figures(PROBE_METRICS, verdicts),
-        "n": len(verdicts),
-        "n_invalid": sum(verdict.parsed is None for verdict in verdicts),
-        "intervals": {name: interval.to_dict() for name, interval in found.items()},
-    }
+    return scored_row(PROBE_METRICS, verdicts)  # intervals: a bootstrap over the questions
 
 
-def summarize_probes(
+def summarize(
     verdicts: Iterable[ProbeVerdict], *, inputs: Mapping[str, Any] | None = None, problems: Sequence[str] = ()
 ) -> dict[str, Any]:
     """Aggregate probe verdicts per model, overall, per type and per city.
+
+    Parameters
+    ----------
+    verdicts : iterable of ProbeVerdict
+    inputs : mapping, optional
+        What was read (file names and checksums).
+    problems : sequence of str
+        Skipped records, recorded with their count.
+
+    Returns
+    -------
+    dict
+        The summary: per model (``models``) the accuracy and partial score overall, per type and per city.
 
     Examples
     --------
     >>> rows = [ProbeVerdict("1", "m", "follow", "rome", ("A", "B"), ("A", "C"), 0, 0.5),
     ...         ProbeVerdict("2", "m", "same_line", "rome", None, "no", 0, 0.0, "empty response")]
-    >>> row = summarize_probes(rows)["models"]["m"]
+    >>> row = summarize(rows)["models"]["m"]
     >>> row["accuracy"], row["partial"], row["n_invalid"], row["per_type"]["follow"]["partial"]
     (0.0, 0.25, 1, 0.5)
     """
@@ -84,14 +89,24 @@ def _cell(row: Mapping[str, Any], key: str = "accuracy") -> str:
     return interval_cell(row.get(key), row.get("intervals", {}).get(key), scale=100)
 
 
-def probe_markdown_table(summary: Mapping[str, Any]) -> str:
+def markdown_table(summary: Mapping[str, Any]) -> str:
     """Models × probe types: accuracy (exact, %), then the mean partial score (%).
+
+    Parameters
+    ----------
+    summary : mapping
+        What :func:`summarize` returned.
+
+    Returns
+    -------
+    str
+        The markdown of ``table.md``.
 
     Examples
     --------
     >>> summary = {"models": {"m": {"accuracy": 0.5, "partial": 0.75, "n": 2, "n_invalid": 0,
     ...     "per_type": {"follow": {"accuracy": 0.5, "partial": 0.75}}}}}
-    >>> print(probe_markdown_table(summary))
+    >>> print(markdown_table(summary))
     Accuracy (exact answers) in %, every probe weighing 1.
     <BLANKLINE>
     | Model | lines_at | follow | neighbours | same_line | count_between | Overall | Invalid |
@@ -133,33 +148,13 @@ def probe_markdown_table(summary: Mapping[str, Any]) -> str:
 
 
 def _plot_types(summary: Mapping[str, Any], path: Path) -> None:
-    from benchmarks.plotting import PAGE_WIDTH, figure_style, model_style, save_figure
+    from benchmarks.plotting import PAGE_WIDTH, figure_style, save_figure, type_bars
 
     cap = _plotted_models(summary)
     models = list(cap.shown)
     with figure_style() as plt:
         figure, axis = plt.subplots(figsize=(PAGE_WIDTH, 2.6), layout="constrained")  # five type names side by side
-        width = 0.8 / max(1, len(models))
-        for index, model in enumerate(models):
-            per = summary["models"][model]["per_type"]
-            values = [(per.get(kind, {}).get("accuracy") or 0.0) * 100 for kind in PROBE_TYPES]
-            style = model_style(index)
-            xs = [x + index * width for x in range(len(PROBE_TYPES))]
-            axis.bar(
-                xs, values, width, label=figure_text(model), color=style.colour, hatch=style.hatch or None, linewidth=0
-            )
-            found = [
-                (x, value, per[kind]["intervals"]["accuracy"])
-                for x, value, kind in zip(xs, values, PROBE_TYPES)
-                if per.get(kind, {}).get("intervals", {}).get("accuracy", {}).get("low") is not None
-            ]  # none where no interval can be claimed (n < 2 or no variance)
-            if found:  # each bar's 95% interval
-                low = [max(0.0, value - 100 * interval["low"]) for _, value, interval in found]
-                high = [max(0.0, 100 * interval["high"] - value) for _, value, interval in found]
-                axis.errorbar(
-                    [x for x, _, _ in found], [value for _, value, _ in found], yerr=[low, high],
-                    fmt="none", ecolor="0.15", elinewidth=0.6, capsize=1.5, capthick=0.6,
-                )  # fmt: skip
+        width = type_bars(axis, summary, models, PROBE_TYPES, "accuracy")
         axis.set_xticks([x + width * (len(models) - 1) / 2 for x in range(len(PROBE_TYPES))], PROBE_TYPES)
         axis.tick_params(axis="x", labelsize=6.5)
         axis.set_ylim(0, 100)
@@ -172,18 +167,31 @@ def _plot_types(summary: Mapping[str, Any], path: Path) -> None:
         save_figure(figure, path)
 
 
-def write_probe_report(directory: str | Path, summary: Mapping[str, Any], *, figures: bool = True) -> list[Path]:
-    """Write ``summary.json``, ``table.md`` and, with ``figures``, ``probes.png`` (with ``probes.pdf``)."""
-    from benchmarks.plotting import remove_figures
-    from benchmarks.summaries import write_summary, write_text
+def write_report(directory: str | Path, summary: Mapping[str, Any], *, figures: bool = True) -> list[Path]:
+    """Write ``summary.json``, ``table.md`` and, with ``figures``, ``probes.png`` (with ``probes.pdf``).
 
-    out = Path(directory)
-    out.mkdir(parents=True, exist_ok=True)
-    cap = _plotted_models(summary)
-    write_summary(out / "summary.json", {**summary, "plots": cap.to_dict()} if cap.capped else summary)
-    write_text(out / "table.md", probe_markdown_table(summary))
-    if not figures:
-        remove_figures(out, PROBE_REPORT_FILES[2:])
-        return [out / name for name in PROBE_REPORT_FILES[:2]]
-    _plot_types(summary, out / "probes.png")
-    return [out / name for name in PROBE_REPORT_FILES]
+    Parameters
+    ----------
+    directory : str or Path
+        The report folder (made when missing).
+    summary : mapping
+        What :func:`summarize` returned.
+    figures : bool
+        Whether to draw ``probes.png``; without, earlier figures in the folder are removed.
+
+    Returns
+    -------
+    list of Path
+        The files written.
+    """
+    from benchmarks.summaries import write_report_files
+
+    return write_report_files(
+        directory,
+        summary,
+        files=REPORT_FILES,
+        table=markdown_table,
+        cap=_plotted_models(summary),
+        plot=lambda out: _plot_types(summary, out / "probes.png"),
+        figures=figures,
+    )

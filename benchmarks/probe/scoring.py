@@ -1,7 +1,7 @@
 """Reading and scoring answers to perception probes: exact and partial.
 
-Two pure stages, as for route answers: :func:`parse_probe_answer` reads a response (never raises: it returns
-:class:`~benchmarks.records.Invalid`), :func:`score_probe_answer` compares what it read with the reference.
+Two pure stages, as for route answers: :func:`parse_answer` reads a response (never raises: it returns
+:class:`~benchmarks.records.Invalid`), :func:`score_answer` compares what it read with the reference.
 
 - ``same_line`` and ``count_between``: the shared reading of short answers
   (:func:`benchmarks.short_answers.read_short_answer`, as ReasonMap-Plus reads ``TorF2`` and counts); exact
@@ -29,7 +29,7 @@ from typing import Any
 
 from benchmarks.answer_text import after_reasoning, mentions_refusal
 from benchmarks.probe.questions import ANSWER_SHAPES, PROBE_TYPES, ProbePrediction, ProbeQuestion
-from benchmarks.records import Invalid
+from benchmarks.records import Invalid, unmatched, wrong_type
 from benchmarks.short_answers import read_short_answer
 
 __all__ = [
@@ -37,10 +37,10 @@ __all__ = [
     "ProbeScore",
     "ProbeVerdict",
     "name_key",
-    "parse_probe_answer",
-    "score_probe_answer",
-    "score_probe_prediction",
-    "score_probe_predictions",
+    "parse_answer",
+    "score_answer",
+    "score_prediction",
+    "score_predictions",
 ]
 
 
@@ -164,8 +164,20 @@ def _names(region: str) -> tuple[str, ...]:
     return tuple(found)
 
 
-def parse_probe_answer(text: object, probe_type: str) -> ProbeAnswer | Invalid:
+def parse_answer(text: object, probe_type: str) -> ProbeAnswer | Invalid:
     """Read the answer of a response to a probe (see the module notes for where it is looked for).
+
+    Parameters
+    ----------
+    text : object
+        The model's response; anything but text is an :class:`Invalid` answer.
+    probe_type : str
+        One of :data:`~benchmarks.probe.questions.PROBE_TYPES`: it says whether names, yes/no or an integer
+        are read.
+
+    Returns
+    -------
+    ProbeAnswer or Invalid
 
     Raises
     ------
@@ -174,9 +186,9 @@ def parse_probe_answer(text: object, probe_type: str) -> ProbeAnswer | Invalid:
 
     Examples
     --------
-    >>> parse_probe_answer("The line runs north.\\nAnswer: Termini, Repubblica → Spagna.", "follow")
+    >>> parse_answer("The line runs north.\\nAnswer: Termini, Repubblica → Spagna.", "follow")
     ProbeAnswer(value=('Termini', 'Repubblica', 'Spagna'))
-    >>> parse_probe_answer("<think>hmm</think>No, a change is needed.", "same_line")
+    >>> parse_answer("<think>hmm</think>No, a change is needed.", "same_line")
     ProbeAnswer(value='no')
     """
     shape = ANSWER_SHAPES.get(probe_type) if isinstance(probe_type, str) else None
@@ -209,15 +221,26 @@ def _edit_similarity(given: list[str], wanted: list[str]) -> float:
     return float(Levenshtein.normalized_similarity(given, wanted))
 
 
-def score_probe_answer(parsed: ProbeAnswer | Invalid, question: ProbeQuestion) -> ProbeScore:
+def score_answer(parsed: ProbeAnswer | Invalid, question: ProbeQuestion) -> ProbeScore:
     """Exact and partial match of what was read with the reference (see the module notes).
+
+    Parameters
+    ----------
+    parsed : ProbeAnswer or Invalid
+        What :func:`parse_answer` read.
+    question : ProbeQuestion
+
+    Returns
+    -------
+    ProbeScore
+        ``correct`` (1 or 0) and ``partial`` (in [0, 1]).
 
     Examples
     --------
     >>> question = ProbeQuestion("x", "neighbours", "c", "city", "...", ("P Station", "Q Station"), "R", "1")
-    >>> score_probe_answer(ProbeAnswer(("q", "P station")), question)
+    >>> score_answer(ProbeAnswer(("q", "P station")), question)
     ProbeScore(correct=1, partial=1.0)
-    >>> score_probe_answer(ProbeAnswer(("P", "S")), question)
+    >>> score_answer(ProbeAnswer(("P", "S")), question)
     ProbeScore(correct=0, partial=0.5)
     """
     if isinstance(parsed, Invalid):
@@ -239,8 +262,18 @@ def score_probe_answer(parsed: ProbeAnswer | Invalid, question: ProbeQuestion) -
     return ProbeScore(int(found == reference), round(f1, 6))
 
 
-def score_probe_prediction(prediction: ProbePrediction, question: ProbeQuestion) -> ProbeVerdict:
+def score_prediction(prediction: ProbePrediction, question: ProbeQuestion) -> ProbeVerdict:
     """Parse and score one prediction.
+
+    Parameters
+    ----------
+    prediction : ProbePrediction
+    question : ProbeQuestion
+        The probe with the prediction's id.
+
+    Returns
+    -------
+    ProbeVerdict
 
     Raises
     ------
@@ -249,8 +282,8 @@ def score_probe_prediction(prediction: ProbePrediction, question: ProbeQuestion)
     """
     if prediction.id != question.id:
         raise ValueError(f"prediction {prediction.id!r} answers another question than {question.id!r}")
-    parsed = parse_probe_answer(prediction.response, question.type)
-    score = score_probe_answer(parsed, question)
+    parsed = parse_answer(prediction.response, question.type)
+    score = score_answer(parsed, question)
     return ProbeVerdict(
         prediction.id,
         prediction.model,
@@ -266,22 +299,34 @@ def score_probe_prediction(prediction: ProbePrediction, question: ProbeQuestion)
     )
 
 
-def score_probe_predictions(
+def score_predictions(
     questions: Mapping[str, ProbeQuestion], predictions: Iterable[ProbePrediction]
 ) -> tuple[list[ProbeVerdict], list[str]]:
-    """Score a batch of predictions: verdicts in input order, and why the others were skipped (no question
-    has their id, or their ``question`` field names another type)."""
+    """Score a batch of predictions.
+
+    Parameters
+    ----------
+    questions : mapping
+        Probe id to probe.
+    predictions : iterable of ProbePrediction
+
+    Returns
+    -------
+    verdicts : list of ProbeVerdict
+        One per prediction that matches a probe, in input order.
+    skipped : list of str
+        Why the others were skipped, one message each: no probe has their id
+        (:func:`benchmarks.records.unmatched`), or their ``question`` field names another type
+        (:func:`benchmarks.records.wrong_type`).
+    """
     verdicts: list[ProbeVerdict] = []
     skipped: list[str] = []
     for prediction in predictions:
         question = questions.get(prediction.id)
         if question is None:
-            skipped.append(f"prediction {prediction.id!r} matches no question")
+            skipped.append(unmatched(prediction.id))
         elif prediction.question is not None and prediction.question != question.type:
-            skipped.append(
-                f"prediction {prediction.id!r} answers a {prediction.question} question;"
-                f" {question.id!r} is {question.type}"
-            )
+            skipped.append(wrong_type(prediction.id, prediction.question, question.id, question.type))
         else:
-            verdicts.append(score_probe_prediction(prediction, question))
+            verdicts.append(score_prediction(prediction, question))
     return verdicts, skipped

@@ -11,7 +11,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from benchmarks.probe.io import is_probe_file, load_probe_questions, read_probe_predictions
+from benchmarks.inspect_scores import one_sample_per_question
+from benchmarks.probe.io import is_probe_file, load_questions, read_predictions
 from benchmarks.probe.metrics import PROBE_METRICS
 from benchmarks.probe.questions import DEFAULT_PER_TYPE, ProbePrediction, ProbeQuestion
 from benchmarks.repeats import with_repeats
@@ -26,7 +27,7 @@ __all__ = ["PROBE", "probe_samples"]
 
 
 def _load(path: str | Path) -> Loaded:
-    questions, problems = load_probe_questions(path)
+    questions, problems = load_questions(path)
     return Loaded(questions, tuple(str(problem) for problem in problems))
 
 
@@ -39,9 +40,9 @@ def _answer_key(prediction: ProbePrediction) -> Hashable:
 
 
 def _score_predictions(questions: Mapping[str, ProbeQuestion], predictions: Sequence[ProbePrediction]):
-    from benchmarks.probe.scoring import score_probe_predictions
+    from benchmarks.probe.scoring import score_predictions
 
-    return score_probe_predictions(questions, predictions)
+    return score_predictions(questions, predictions)
 
 
 def _score(
@@ -53,23 +54,23 @@ def _score(
 def _summarize(
     verdicts: Sequence[Any], loaded: Loaded, options: ScoreOptions, inputs: Mapping[str, Any], problems: Sequence[str]
 ) -> dict[str, Any]:
-    from benchmarks.probe.report import summarize_probes
+    from benchmarks.probe.report import summarize
 
-    summary = summarize_probes(verdicts, inputs=inputs, problems=problems)
+    summary = summarize(verdicts, inputs=inputs, problems=problems)
     summary["variant"] = options.variant
     return with_repeats(summary, verdicts)
 
 
 def _write_report(directory: str | Path, summary: Mapping[str, Any], *, figures: bool = True) -> list[Path]:
-    from benchmarks.probe.report import write_probe_report
+    from benchmarks.probe.report import write_report
 
-    return write_probe_report(directory, summary, figures=figures)
+    return write_report(directory, summary, figures=figures)
 
 
 def _table(summary: Mapping[str, Any]) -> str:
-    from benchmarks.probe.report import probe_markdown_table
+    from benchmarks.probe.report import markdown_table
 
-    return probe_markdown_table(summary)
+    return markdown_table(summary)
 
 
 def _generate(
@@ -89,26 +90,19 @@ def _describe(questions: Sequence[ProbeQuestion]) -> str:
 def probe_samples(questions: Iterable[ProbeQuestion], *, maps: str | Path) -> SampleSet:
     """Samples of probes (asked as written; the request kind is the probe's type), maps from the folder ``maps``;
     correct as the probe scorer judges an answer (exactly)."""
-    from benchmarks.probe.scoring import score_probe_prediction
-    from benchmarks.samples import Sample, SampleSet, with_city_maps
+    from benchmarks.samples import typed_samples
 
-    by_id, samples, problems = with_city_maps(
-        questions, maps, lambda question, path: Sample(question.id, question.type, path.name, path, question.question)
-    )
+    return typed_samples("probe", questions, maps, _correct)
 
-    def judge(sample: Sample, response: str) -> bool:
-        return score_probe_prediction(ProbePrediction(sample.id, "vdi", response), by_id[sample.id]).correct == 1
 
-    return SampleSet("probe", tuple(samples), judge, tuple(problems))
+def _correct(question: ProbeQuestion, response: str) -> bool:
+    from benchmarks.probe.scoring import score_prediction
+
+    return score_prediction(ProbePrediction(question.id, "vdi", response), question).correct == 1
 
 
 def _samples(loaded: Loaded, maps: Path, source: Path) -> SampleSet:
     return probe_samples(loaded.questions.values(), maps=maps)
-
-
-def _inspect_sample(question: ProbeQuestion, kind: str) -> tuple[str, dict[str, Any]]:
-    """One sample per probe, id the probe's."""
-    return question.id, {"id": question.id, "type": question.type, "city": question.city}
 
 
 #: The registry record.
@@ -116,7 +110,15 @@ PROBE = Task(
     name="probe",
     title="Perception probes (lines at a station, follow a line, neighbours, same line, count between)",
     modes=("full", "text-only", "symbolic"),
-    variants=(Variant("paper", "exact answers, and partial: set F1 and edit similarity", _score_predictions),),
+    # ``toolkit`` (formerly ``paper``): the toolkit's own rules; probes are the toolkit's, not a paper's
+    variants=(
+        Variant(
+            "toolkit",
+            "exact answers, and partial: set F1 and edit similarity",
+            _score_predictions,
+            former_names=("paper",),
+        ),
+    ),
     weightings=("none",),
     default_weighting="none",
     solvers=("oracle", "echo", "noisy"),
@@ -124,9 +126,7 @@ PROBE = Task(
     recognise=is_probe_file,
     load=_load,
     prompts=_prompts,
-    readers=MappingProxyType(
-        {"jsonl": lambda path, options, /: read_probe_predictions(path)}
-    ),  # the toolkit's rows only
+    readers=MappingProxyType({"jsonl": lambda path, options, /: read_predictions(path)}),  # the toolkit's rows only
     answer_key=_answer_key,
     score=_score,
     summarize=_summarize,
@@ -139,7 +139,7 @@ PROBE = Task(
         options={},
         question_set="benchmarks.probe.inspect_scorer:probe_set",
         scorer="benchmarks.probe.inspect_scorer:probe_scorer",
-        sample=_inspect_sample,
+        sample=one_sample_per_question,
         dataset="reasonmap-probe",
     ),
 )

@@ -4,7 +4,8 @@ The public surface is ``__all__``: the records (:class:`Question`,
 :class:`Prediction`, :class:`Verdict`), generation, reading question and
 prediction files (the public data set's too), the two scoring stages
 (:func:`parse_answer`, then :func:`score_answer`, or both at once with
-:func:`score_prediction`), the scoring variants and weighting schemes, the
+:func:`score_prediction`), the scoring variants' names (:data:`VARIANT_NAMES`, ``official``
+included) and weighting schemes, the
 report and the RL rewards. The submodules are internal (import from the
 package, not from them). ReasonMap-Plus lives beside it, in
 :mod:`benchmarks.plus`.
@@ -35,8 +36,9 @@ __all__, __getattr__, __dir__ = lazy_exports(
         "benchmarks.reasonmap.parsing": ("parse_answer",),
         "benchmarks.reasonmap.records": ("Prediction", "Question", "Verdict"),
         "benchmarks.reasonmap.report": ("summarize", "write_report"),
-        "benchmarks.reasonmap.rewards": ("accuracy_reward", "compute_score"),
-        "benchmarks.reasonmap.scoring": ("VARIANTS", "score_answer", "score_prediction", "score_predictions"),
+        "benchmarks.reasonmap.rewards": ("accuracy_reward", "compute_score", "format_reward"),
+        "benchmarks.reasonmap.scoring": ("score_answer", "score_prediction", "score_predictions"),
+        "benchmarks.reasonmap.task": ("VARIANT_NAMES",),
         "benchmarks.reasonmap.weighting": ("weight_of",),
     },
 )

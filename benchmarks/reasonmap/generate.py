@@ -16,11 +16,12 @@ import random
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 from benchmarks.difficulty import DIFFICULTIES, Difficulty
 from benchmarks.reasonmap.records import LONG_TEMPLATES, Question
 from benchmarks.reasonmap.templates import long_question, short_question
-from benchmarks.splits import seeded_prefix
+from benchmarks.splits import questions_of_maps, seeded_prefix
 from graphkit.graph import RIDE_WEIGHT, TransitGraph
 from graphkit.routes import DEFAULT_MAX_ROUTES, shortest_routes
 from graphkit.stats import city_stats
@@ -230,15 +231,8 @@ def generate_set(
     progress: bool = False,
 ) -> list[Question]:
     """Questions for several maps, one after another (see :func:`generate_questions`)."""
-    graphs = list(graphs)
-    if progress:
-        from tqdm import tqdm
-
-        graphs = tqdm(graphs, unit="map", desc="generating")
-    questions: list[Question] = []
-    for graph in graphs:
-        questions.extend(generate_questions(graph, seed=seed, per_city=per_city, quota=quota, max_routes=max_routes))
-    return questions
+    one_map = partial(generate_questions, seed=seed, per_city=per_city, quota=quota, max_routes=max_routes)
+    return questions_of_maps(graphs, one_map, progress=progress)
 
 
 def format_distribution(questions: Sequence[Question]) -> str:

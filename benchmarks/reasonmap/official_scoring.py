@@ -55,7 +55,7 @@ What the public code does, step by step
 Attribution
     Each behaviour of the public code that neither the paper nor the toolkit
     shares is a :data:`DEVIATIONS` entry that can be switched off (its off
-    state is the obvious fix). :mod:`~benchmarks.reasonmap.compare` switches
+    state is the obvious fix). :mod:`~benchmarks.reasonmap.attribution` switches
     them on one at a time, in the order of :data:`DEVIATIONS`, and charges each
     step's change to that deviation.
 """
@@ -71,6 +71,7 @@ from benchmarks.difficulty import get_weighting
 from benchmarks.official_rules import DEFAULT_RULE, RuleChoice, official_answer_text, rule_for
 from benchmarks.reasonmap.records import KINDS, Prediction, Question, Verdict
 from benchmarks.reasonmap.weighting import weight_of
+from benchmarks.records import unmatched
 from graphkit.graph import TransitGraph
 
 __all__ = [
@@ -497,12 +498,12 @@ def score_official_predictions(
     scheme = get_weighting(weighting)
     metros: dict[int, OfficialMetro] = {}
     verdicts: list[Verdict] = []
-    unmatched: list[str] = []
+    skipped: list[str] = []
     chosen: dict[str, str] = {}
     for prediction in predictions:
         question = questions.get(prediction.id)
         if question is None:
-            unmatched.append(prediction.id)
+            skipped.append(unmatched(prediction.id))
             continue
         graph = graph_for(question)
         metro = metros.get(id(graph))
@@ -528,4 +529,4 @@ def score_official_predictions(
                 prediction.tokens,
             )
         )
-    return verdicts, unmatched
+    return verdicts, skipped

@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from benchmarks.difficulty import DIFFICULTIES, Difficulty
 from benchmarks.errors import InvalidRecord
-from benchmarks.records import Invalid, answer_fields, field_of, record_builder, repeat_of
+from benchmarks.records import Invalid, answer_fields, field_of, prediction_row, record_builder, repeat_of
 from graphkit.segments import Segment
 
 __all__ = [
@@ -158,16 +158,7 @@ class Prediction:
     repeat: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        record: dict[str, Any] = {
-            "id": self.id,
-            "model": self.model,
-            "question": self.question,
-            "response": self.response,
-            "tokens": self.tokens,
-        }
-        if self.repeat:  # absent means 0: single-answer rows keep their bytes
-            record["repeat"] = self.repeat
-        return record
+        return prediction_row(self, self.question)
 
     @classmethod
     def from_dict(cls, record: Any, *, where: str = "prediction") -> Prediction:

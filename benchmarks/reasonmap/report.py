@@ -227,22 +227,23 @@ def write_report(directory: str | Path, summary: Mapping[str, Any], *, figures: 
     Without ``figures``, figures an earlier run left in ``directory`` are removed (they would not
     match these tables) and matplotlib is never imported.
     """
-    from benchmarks.plotting import remove_figures
-    from benchmarks.summaries import write_summary, write_text
+    from benchmarks.summaries import write_report_files
 
-    out = Path(directory)
-    out.mkdir(parents=True, exist_ok=True)
-    cap = plotted_models(summary)
-    write_summary(out / "summary.json", {**summary, "plots": cap.to_dict()} if cap.capped else summary)
-    write_text(out / "table.md", markdown_table(summary))
-    if not figures:
-        remove_figures(out, REPORT_FILES[2:])
-        return [out / name for name in REPORT_FILES[:2]]
-    from benchmarks.reasonmap.figures import plot_cities, plot_difficulty
+    def plot(out: Path) -> None:
+        from benchmarks.reasonmap.figures import plot_cities, plot_difficulty
 
-    plot_difficulty(summary, out / "difficulty.png")
-    plot_cities(summary, out / "cities.png")
-    return [out / name for name in REPORT_FILES]
+        plot_difficulty(summary, out / "difficulty.png")
+        plot_cities(summary, out / "cities.png")
+
+    return write_report_files(
+        directory,
+        summary,
+        files=REPORT_FILES,
+        table=markdown_table,
+        cap=plotted_models(summary),
+        plot=plot,
+        figures=figures,
+    )
 
 
 def published_aggregate_table(aggregate: Mapping[str, Mapping[str, Any]], caption: str) -> list[str]:

@@ -35,7 +35,7 @@ Map score, per reference route (Algorithm 2 as printed)
     matches; ``matched`` counts the answer's via stops found in their paired
     segment, in every pair). Short: ``min(10, points) + 10`` when correct
     (≤ 20); long: ``min(20, points) + 20`` when correct (≤ 40). The references
-    are aggregated as the :data:`VARIANTS` entry says (the paper: the best).
+    are aggregated as the :data:`MAP_SCORE_RULES` entry says (the paper: the best).
 
 An answer that states its route more than once (a draft, then a final
 answer) is judged on its last statement: a new statement starts at a section,
@@ -65,22 +65,22 @@ from benchmarks.reasonmap.resolution import (
     graph_names,
 )
 from benchmarks.reasonmap.weighting import weight_of
-from benchmarks.records import Invalid, record_builder
+from benchmarks.records import Invalid, record_builder, unmatched
 from graphkit.choices import check_choice
 from graphkit.graph import TransitGraph
 
 __all__ = [
     "COMPONENTS",
     "FAILURES",
-    "VARIANTS",
+    "MAP_SCORE_RULES",
+    "MapScoreRule",
     "Score",
-    "Variant",
     "ReadAnswer",
     "max_map_score",
     "score_answer",
     "score_prediction",
     "score_predictions",
-    "get_variant",
+    "get_map_score_rule",
 ]
 
 Kind = Literal["short", "long"]
@@ -117,8 +117,11 @@ _new_verdict = record_builder(Verdict)  # Verdict(*fields), made once per answer
 
 
 @dataclass(frozen=True, slots=True)
-class Variant:
-    """A way of turning per-reference points into one map score (the paper's Table A4).
+class MapScoreRule:
+    """A map-score aggregation rule: how per-reference points become one map score (the paper's Table A4).
+
+    Each rule is also a scoring variant of the route task under the same name; the task adds ``official``,
+    which is no aggregation rule (see :func:`benchmarks.get_task`).
 
     Attributes
     ----------
@@ -138,20 +141,29 @@ class Variant:
     gated: bool = True
 
 
-#: Map-score variants by name.
-VARIANTS: dict[str, Variant] = {
-    "paper": Variant("paper", "Algorithm 2 as printed: the best over the reference routes", "best", True),
-    "C1": Variant("C1", "Table A4 C1: the mean over the reference routes instead of the best", "mean", True),
-    "C2": Variant("C2", "Table A4 C2: no point for right endpoints", "best", False),
+#: Map-score aggregation rules by name (each a route scoring variant of the same name).
+MAP_SCORE_RULES: dict[str, MapScoreRule] = {
+    "paper": MapScoreRule("paper", "Algorithm 2 as printed: the best over the reference routes", "best", True),
+    "C1": MapScoreRule("C1", "Table A4 C1: the mean over the reference routes instead of the best", "mean", True),
+    "C2": MapScoreRule("C2", "Table A4 C2: no point for right endpoints", "best", False),
     # partial credit for answers that miss an endpoint: a denser signal for RL rewards, not the paper's number
-    "ungated": Variant(
+    "ungated": MapScoreRule(
         "ungated", "the paper's points, each earned on its own, also when an endpoint is wrong", "best", True, False
     ),
 }
 
 
-def get_variant(name: str) -> Variant:
-    """The map-score variant called ``name``.
+def get_map_score_rule(name: str) -> MapScoreRule:
+    """The map-score aggregation rule called ``name``.
+
+    Parameters
+    ----------
+    name : str
+        A :data:`MAP_SCORE_RULES` name (the route variant it serves).
+
+    Returns
+    -------
+    MapScoreRule
 
     Raises
     ------
@@ -160,10 +172,10 @@ def get_variant(name: str) -> Variant:
 
     Examples
     --------
-    >>> get_variant("C1").aggregate
+    >>> get_map_score_rule("C1").aggregate
     'mean'
     """
-    return VARIANTS[check_choice(name, VARIANTS, what="variant")]
+    return MAP_SCORE_RULES[check_choice(name, MAP_SCORE_RULES, what="variant")]
 
 
 def _kind(kind: str) -> bool:
@@ -301,7 +313,7 @@ def score_answer(
     kind : {"short", "long"}
         The question asked (the long one is scored with its template's via part).
     variant : str
-        A :data:`VARIANTS` name.
+        A :data:`MAP_SCORE_RULES` name.
 
     Returns
     -------
@@ -329,9 +341,9 @@ def score_answer(
     (1, None, 10.0)
     """
     long = _kind(kind)
-    chosen = VARIANTS.get(variant) if isinstance(variant, str) else None
+    chosen = MAP_SCORE_RULES.get(variant) if isinstance(variant, str) else None
     if chosen is None:
-        get_variant(variant)  # raises, listing the choices
+        get_map_score_rule(variant)  # raises, listing the choices
     if not isinstance(answer, (ParsedAnswer, Invalid)):
         raise TypeError(f"answer must be a ParsedAnswer or an Invalid, got {type(answer).__name__}")
     names = graph_names(graph)
@@ -357,7 +369,7 @@ def _judge(
     prepared: PreparedQuestion,
     template: str,
     long: bool,
-    chosen: Variant,
+    chosen: MapScoreRule,
 ) -> tuple[int, float, dict[str, float | None], str | None, str | None, tuple[ParsedSection, ...] | None]:
     """:func:`score_answer` on checked options, as the fields of a :class:`Score` and the sections judged."""
     via = template if long else None
@@ -448,7 +460,7 @@ def max_map_score(question: Question, kind: Kind, *, variant: str = "paper") -> 
     (1, 15.0)
     """
     long = _kind(kind)
-    chosen = get_variant(variant)
+    chosen = get_map_score_rule(variant)
     endpoint = 1 if chosen.endpoint_point else 0
     maxima = []
     for route in question.routes:
@@ -471,7 +483,7 @@ def _verdict(
     prepared: PreparedQuestion,
     template: str,
     weight: float,
-    chosen: Variant,
+    chosen: MapScoreRule,
     read: ReadAnswer,
 ) -> Verdict:
     kind = prediction.question
@@ -534,7 +546,7 @@ def score_prediction(
     names = graph_names(graph)
     prepared = names.prepared(question)
     weight = weight_of(question, weighting)
-    return _verdict(prediction, names, prepared, question.long_template, weight, get_variant(variant), read)
+    return _verdict(prediction, names, prepared, question.long_template, weight, get_map_score_rule(variant), read)
 
 
 def score_predictions(
@@ -564,8 +576,9 @@ def score_predictions(
     -------
     verdicts : list of Verdict
         One per prediction that matches a question, in input order.
-    unmatched : list of str
-        Ids of predictions that match no question (skipped; nothing else is lost).
+    skipped : list of str
+        Why the others were skipped, one message each (:func:`benchmarks.records.unmatched`: no question
+        has their id); nothing else is lost. Every task's batch scorer returns the same.
 
     Raises
     ------
@@ -578,22 +591,22 @@ def score_predictions(
     >>> from benchmarks.reasonmap.generate import generate_questions
     >>> questions = {q.id: q for q in generate_questions(city_graph("rome"), seed=1, per_city=2)}
     >>> predictions = [Prediction(id, "m", "short", "Sorry, I cannot read it.") for id in [*questions, "x"]]
-    >>> verdicts, unmatched = score_predictions(questions, predictions, lambda q: city_graph(q.city))
-    >>> [v.failure for v in verdicts], unmatched
-    (['refusal', 'refusal'], ['x'])
+    >>> verdicts, skipped = score_predictions(questions, predictions, lambda q: city_graph(q.city))
+    >>> [v.failure for v in verdicts], skipped
+    (['refusal', 'refusal'], ["prediction 'x' matches no question"])
     """
     scheme = get_weighting(weighting)
-    chosen = get_variant(variant)
+    chosen = get_map_score_rule(variant)
     # what a question's answers share, found once: its graph's names, its resolved references, its weight
     shared: dict[str, tuple[GraphNames, PreparedQuestion, str, float]] = {}
     verdicts: list[Verdict] = []
-    unmatched: list[str] = []
+    skipped: list[str] = []
     for prediction in predictions:
         entry = shared.get(prediction.id)
         if entry is None:
             question = questions.get(prediction.id)
             if question is None:
-                unmatched.append(prediction.id)
+                skipped.append(unmatched(prediction.id))
                 continue
             names = graph_names(graph_for(question))
             entry = shared[prediction.id] = (
@@ -603,4 +616,4 @@ def score_predictions(
                 weight_of(question, scheme.name),
             )
         verdicts.append(_verdict(prediction, *entry, chosen, read))
-    return verdicts, unmatched
+    return verdicts, skipped

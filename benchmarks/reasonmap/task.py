@@ -21,8 +21,7 @@ from benchmarks.official_rules import OFFICIAL_MODELS
 from benchmarks.reasonmap.loading import graph_lookup, load_questions
 from benchmarks.reasonmap.metrics import ROUTE_METRICS
 from benchmarks.reasonmap.records import KINDS, Prediction, Question, Verdict
-from benchmarks.reasonmap.scoring import VARIANTS as MAP_SCORE_VARIANTS
-from benchmarks.reasonmap.scoring import score_predictions
+from benchmarks.reasonmap.scoring import MAP_SCORE_RULES, score_predictions
 from benchmarks.repeats import with_repeats
 from benchmarks.tasks import (
     Generation,
@@ -46,7 +45,7 @@ if TYPE_CHECKING:
     from benchmarks.samples import SampleSet
     from graphkit.executors import Executor
 
-__all__ = ["POOL_FROM", "SCORING_VARIANTS", "VARIANTS", "ROUTE", "ScoreJob", "score_block", "reasonmap_samples"]
+__all__ = ["POOL_FROM", "VARIANTS", "VARIANT_NAMES", "ROUTE", "ScoreJob", "score_block", "reasonmap_samples"]
 
 DEFAULT_WEIGHTING = "paper"
 # predictions per job handed to an executor: about a second of scoring
@@ -58,8 +57,8 @@ POOL_FROM = 100_000
 
 
 class RouteScoring(Protocol):
-    """A route variant's scoring step: verdicts in input order and the ids that match no question (a variant's
-    :attr:`~benchmarks.tasks.Variant.options` come as keywords)."""
+    """A route variant's scoring step: verdicts in input order and one message per prediction skipped (a
+    variant's :attr:`~benchmarks.tasks.Variant.options` come as keywords)."""
 
     def __call__(
         self,
@@ -80,7 +79,7 @@ def _score_paper_like(
     *,
     variant: str,
 ) -> tuple[list[Verdict], list[str]]:
-    """Algorithms 1 and 2 with the map-score variant ``variant`` (:data:`benchmarks.reasonmap.scoring.VARIANTS`)."""
+    """Algorithms 1 and 2 with the map-score rule ``variant`` (:data:`benchmarks.reasonmap.scoring.MAP_SCORE_RULES`)."""
     return score_predictions(questions, predictions, graph_for, weighting=weighting, variant=variant)
 
 
@@ -102,7 +101,7 @@ def _score_public(
 def _public_summary(verdicts: Sequence[Verdict], loaded: Loaded, options: ScoreOptions) -> dict[str, Any]:
     """What the public code's numbers add to a summary: its own aggregate, and the answer rule of each model."""
     from benchmarks.official_rules import rules_record
-    from benchmarks.reasonmap.compare import published_aggregate
+    from benchmarks.reasonmap.attribution import published_aggregate
 
     rules = options.extra["rules"]
     return {
@@ -128,7 +127,7 @@ def _resolve(given: Mapping[str, Any], models: Set[str], where: str, /) -> dict[
 VARIANTS: tuple[Variant[RouteScoring], ...] = (
     *(
         Variant(name, variant.description, partial(_score_paper_like, variant=name))
-        for name, variant in MAP_SCORE_VARIANTS.items()
+        for name, variant in MAP_SCORE_RULES.items()
     ),
     Variant(
         "official",
@@ -139,8 +138,8 @@ VARIANTS: tuple[Variant[RouteScoring], ...] = (
         options=("rules",),
     ),
 )
-#: Their names.
-SCORING_VARIANTS: tuple[str, ...] = tuple(variant.name for variant in VARIANTS)
+#: Their names (``get_task("route").variant_names``; the route facade's ``VARIANT_NAMES``).
+VARIANT_NAMES: tuple[str, ...] = tuple(variant.name for variant in VARIANTS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,7 +158,7 @@ class ScoreJob:
 
 
 def score_block(job: ScoreJob) -> tuple[list[Verdict], list[str]]:
-    """The verdicts and unmatched ids of one block (run by a worker)."""
+    """The verdicts of one block and why the others were skipped (run by a worker)."""
     from graphkit.graph import compile_graph
 
     override = compile_graph(*job.network) if job.network is not None else None
@@ -173,7 +172,7 @@ def _score_on(
     predictions: list[Prediction],
     template: ScoreJob,
 ) -> tuple[list[Verdict], list[str]]:
-    """Score blocks of predictions on ``executor``; verdicts and unmatched ids come back in input order."""
+    """Score blocks of predictions on ``executor``; verdicts and skip messages come back in input order."""
     jobs = (
         replace(
             template,
@@ -285,10 +284,7 @@ def _score_task(
         metro = dict(loaded.context.get("metro", {}))
         template = ScoreJob({}, (), metro, network, metro_dir, weighting, variant.name, own)
         verdicts, unmatched = _score_on(executor, questions, list(predictions), template)
-    return _with_repeats(verdicts, predictions, questions), [
-        *skipped,
-        *(f"prediction {id!r} matches no question" for id in unmatched),
-    ]
+    return _with_repeats(verdicts, predictions, questions), [*skipped, *unmatched]
 
 
 def _summarize(
@@ -327,15 +323,15 @@ def _table(summary: Mapping[str, Any]) -> str:
     return markdown_table(summary)
 
 
-def _compare(
+def _explain(
     evaluations: Mapping[str, Any],
     loaded: Loaded,
     predictions: Sequence[Prediction],
     variants: tuple[str, str],
     options: ScoreOptions,
 ) -> tuple[dict[str, Any], str]:
-    """Why two variants' numbers differ, charged to causes (:mod:`benchmarks.reasonmap.compare`)."""
-    from benchmarks.reasonmap.compare import attribute, compare_markdown, with_intervals
+    """Why two variants' numbers differ, charged to causes (:mod:`benchmarks.reasonmap.attribution`)."""
+    from benchmarks.reasonmap.attribution import attribute, explanation_markdown, with_intervals
 
     comparison = attribute(
         dict(loaded.questions),
@@ -351,7 +347,7 @@ def _compare(
         (e.summary["published_aggregate"] for e in evaluations.values() if "published_aggregate" in e.summary), None
     )
     comparison["published_aggregate"] = aggregate or {}
-    return comparison, compare_markdown(comparison, aggregate)
+    return comparison, explanation_markdown(comparison, aggregate)
 
 
 def _generate(graphs: Iterable[TransitGraph], *, seed: int, progress: bool, per_city: int, quota: str) -> list:
@@ -479,7 +475,7 @@ ROUTE = Task(
     summarize=_summarize,
     write_report=_write_report,
     table=_table,
-    compare=_compare,
+    explain=_explain,
     generation=Generation(_generate, {"per_city": 40, "quota": "20:15:5"}, _describe),
     samples=_samples,
     maps=MapPolicy(carried=_carried_maps),

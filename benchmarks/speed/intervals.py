@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import time
 from types import SimpleNamespace
@@ -85,6 +86,9 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
+    # one BLAS thread, as the ``reasonmap`` command sets it (``reasonmap.cli``): with two, on a shared machine,
+    # OpenBLAS's threads spin while they wait, and the CPU seconds counted are theirs more than the bootstrap's
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     print(json.dumps(measure(args.models, args.questions, args.answers, args.repeat, args.seed)))
 
 

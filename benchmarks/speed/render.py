@@ -17,7 +17,9 @@ text), ``leader_marker`` (leaders over another station's marker),
 ``line_marker`` (strokes over the marker of a station their line does not
 serve, :func:`vision.map_quality.marker_crossings`), ``bends_per_line``
 (all bends over all lines), ``seconds`` (rendering only, all maps together),
-``seconds_median`` and ``seconds_max`` (over the maps), ``seconds_per_map``,
+``seconds_median`` and ``seconds_max`` (over the maps), ``seconds_per_map``, the same in CPU seconds
+of this process (``cpu_seconds``, ``cpu_seconds_median``, ``cpu_seconds_max``, each map's under
+``maps``: a shared machine's wall seconds run far above them),
 per-map figures under ``maps``, and under ``skipped`` each map that could not
 be drawn here (a Chinese city without a CJK font) with the reason.
 """
@@ -69,11 +71,11 @@ _CROSSINGS = ("leader_label", "leader_line", "line_label", "leader_marker", "lin
 
 
 def measure(name: str, graph: TransitGraph, seed: int) -> dict:
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     rendered = render_map(graph, seed=seed)
-    seconds = time.perf_counter() - started
+    seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
     quality = map_quality(rendered.truth)
-    return {**quality, "seconds": round(seconds, 2), "size": list(rendered.image.size)}
+    return {**quality, "seconds": round(seconds, 2), "cpu_seconds": round(cpu, 2), "size": list(rendered.image.size)}
 
 
 def run(cities: list[str], synthetic: int, seed: int) -> dict:
@@ -97,7 +99,7 @@ def run(cities: list[str], synthetic: int, seed: int) -> dict:
             f"{figures['bends']} bends on {figures['lines']} lines, crossings {figures['leader_label']} leader/label "
             f"{figures['leader_line']} leader/line {figures['line_label']} line/label "
             f"{figures['leader_marker']} leader/marker {figures['line_marker']} line/marker, "
-            f"{figures['seconds']:.1f} s",
+            f"{figures['seconds']:.1f} s ({figures['cpu_seconds']:.1f} s CPU)",
             file=sys.stderr,
         )
     labels = sum(m["labels"] for m in maps.values())
@@ -105,6 +107,7 @@ def run(cities: list[str], synthetic: int, seed: int) -> dict:
     lines = sum(m["lines"] for m in maps.values())
     cities_only = [m for name, m in maps.items() if not name.startswith("synthetic-")]
     seconds = {name: m["seconds"] for name, m in maps.items()}
+    cpu = [m["cpu_seconds"] for m in maps.values()]
     return {
         "maps": maps,
         "skipped": skipped,
@@ -123,6 +126,9 @@ def run(cities: list[str], synthetic: int, seed: int) -> dict:
         "seconds_median": round(statistics.median(seconds.values()), 2) if seconds else None,
         "seconds_max": max(seconds.values()) if seconds else None,
         "seconds_per_map": seconds,
+        "cpu_seconds": round(sum(cpu), 2),
+        "cpu_seconds_median": round(statistics.median(cpu), 2) if cpu else None,
+        "cpu_seconds_max": max(cpu) if cpu else None,
     }
 
 

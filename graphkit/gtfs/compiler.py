@@ -49,7 +49,19 @@ def _name_key(name: str) -> str:
 @dataclass(frozen=True, slots=True)
 class CompileOptions:
     """What to compile: the city's name (default: the feed's file name), the service day (default the
-    busiest), the modes and the route ids (default every route of those modes)."""
+    busiest), the modes and the route ids (default every route of those modes).
+
+    Attributes
+    ----------
+    city : str or None
+        The city's name in the files written.
+    date : datetime.date or None
+        The service day whose trips make the lines.
+    modes : tuple of str
+        The rail modes compiled (:data:`graphkit.gtfs.names.MODES`).
+    routes : tuple of str
+        Only these route ids.
+    """
 
     city: str | None = None
     date: dt.date | None = None
@@ -59,7 +71,19 @@ class CompileOptions:
 
 @dataclass(frozen=True, slots=True)
 class CompiledCity:
-    """A compiled feed: the files' texts and what they hold."""
+    """A compiled feed: the files' texts and what they hold.
+
+    Attributes
+    ----------
+    city : str
+        The city's name.
+    date : datetime.date
+        The service day compiled.
+    metro_json, overlay_json : str
+        The Metro Data and overlay files' texts.
+    lines, stations : int
+        What they hold.
+    """
 
     city: str
     date: dt.date
@@ -111,6 +135,18 @@ def _service_day(feed: Feed, trips, kept: dict[str, Route], options: CompileOpti
 
 def compile_feed(path, options: CompileOptions = CompileOptions()) -> CompiledCity:
     """Compile the feed at ``path`` (a zip archive or a folder).
+
+    Parameters
+    ----------
+    path : str or Path
+        The feed.
+    options : CompileOptions, optional
+        What to compile.
+
+    Returns
+    -------
+    CompiledCity
+        The files' texts (checked to load and compile into a graph) and what they hold.
 
     Raises
     ------
@@ -321,14 +357,33 @@ def _names(stops: Stops, stop_ids, group: dict[int, int], used: Counter) -> dict
 
 @dataclass(frozen=True, slots=True)
 class CompileJob:
-    """One feed to compile (what a worker needs)."""
+    """One feed to compile (what a worker needs).
+
+    Attributes
+    ----------
+    feed : str
+        The feed's path.
+    options : CompileOptions
+        What to compile.
+    """
 
     feed: str
     options: CompileOptions
 
 
 def compile_job(job: CompileJob) -> CompiledCity | str:
-    """The compiled city, or the one-line reason the feed cannot be compiled (run by a worker)."""
+    """The compiled city, or the one-line reason the feed cannot be compiled (run by a worker).
+
+    Parameters
+    ----------
+    job : CompileJob
+        The feed and the options.
+
+    Returns
+    -------
+    CompiledCity or str
+        The compiled city, or why not (an error never crosses back from a worker).
+    """
     from graphkit.errors import TransitError
 
     try:

@@ -69,7 +69,20 @@ def _walks(topology: LineTopology, loop: bool) -> list[tuple[list[str], int]]:
 
 
 def feed_bytes(graph: TransitGraph, *, agency: str = "ReasonMap toolkit") -> bytes:
-    """The network of ``graph`` as a zipped GTFS feed (the bytes of a ``.zip``), the same bytes every time."""
+    """The network of ``graph`` as a zipped GTFS feed (the bytes of a ``.zip``), the same bytes every time.
+
+    Parameters
+    ----------
+    graph : TransitGraph
+        The network.
+    agency : str, optional
+        The agency's name in ``agency.txt``.
+
+    Returns
+    -------
+    bytes
+        The zip archive.
+    """
     overlay = graph.overlay
     loops = {loop.line for loop in overlay.loops} | {
         line.name for line in graph.given_metro.lines if line.closes_on_itself

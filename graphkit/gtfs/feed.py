@@ -34,7 +34,17 @@ class InvalidFeed(TransitError, ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Feed:
-    """An opened feed: where it is and the GTFS files it holds (name to member path or file path)."""
+    """An opened feed: where it is and the GTFS files it holds (name to member path or file path).
+
+    Attributes
+    ----------
+    source : str
+        The zip archive or folder, for messages.
+    members : dict of str to str
+        Each GTFS file's name to its member (in an archive) or its path.
+    archive : bool
+        Whether ``source`` is a zip archive.
+    """
 
     source: str
     members: dict[str, str]
@@ -119,7 +129,19 @@ class Feed:
 
 @dataclass(frozen=True, slots=True)
 class Table:
-    """An opened table: where it is (for errors), its header, its columns by name and its csv reader."""
+    """An opened table: where it is (for errors), its header, its columns by name and its csv reader.
+
+    Attributes
+    ----------
+    where : str
+        The feed and file, for messages.
+    header : list of str
+        The column names as written.
+    columns : dict of str to int
+        Each column's index by name.
+    reader : csv reader
+        The rows after the header.
+    """
 
     where: str
     header: list[str]
@@ -160,6 +182,16 @@ def _field_at(header: list[str], cells: list[str]) -> str:
 
 def open_feed(path: str | Path) -> Feed:
     """Open a feed: a zip archive or a folder of ``.txt`` files.
+
+    Parameters
+    ----------
+    path : str or Path
+        The feed.
+
+    Returns
+    -------
+    Feed
+        The feed, its files found (none read yet).
 
     Raises
     ------

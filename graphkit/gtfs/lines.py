@@ -36,7 +36,17 @@ BRANCH_SHARE = 0.25
 
 @dataclass(frozen=True, slots=True)
 class LineShape:
-    """A line's stations: the trunk (``segments[0]``) and its branches (``[junction, first, ..., last]``)."""
+    """A line's stations: the trunk (``segments[0]``) and its branches (``[junction, first, ..., last]``).
+
+    Attributes
+    ----------
+    segments : list of list of int
+        The trunk, then each branch from its junction, station numbers.
+    loop : bool
+        The trunk is a loop (its last station leads back to its first).
+    left_out : dict of int to int
+        Stations some trips stop at that the line leaves to other lines, and those trips.
+    """
 
     segments: list[list[int]]
     loop: bool = False
@@ -113,7 +123,20 @@ def _runs(pattern: list[int], known: set[int]) -> list[tuple[int | None, list[in
 
 def shape_line(patterns: Sequence[tuple[tuple[int, ...], int]], served_elsewhere: Callable[[int], bool]) -> LineShape:
     """Lay ``(pattern, trips)`` (most trips first) into one line; ``served_elsewhere(station)``: another line
-    of the feed serves it."""
+    of the feed serves it.
+
+    Parameters
+    ----------
+    patterns : sequence of (tuple of int, int)
+        The stop patterns of the line's trips, each with its trip count, most trips first.
+    served_elsewhere : callable
+        Whether another line of the feed serves a station.
+
+    Returns
+    -------
+    LineShape
+        The trunk (the busiest pattern) and the branches the other patterns add.
+    """
     trunk, trunk_trips = patterns[0]
     if len(trunk) > 2 and trunk[0] == trunk[-1]:
         return LineShape(segments=[list(trunk[:-1])], loop=True)

@@ -38,6 +38,16 @@ DEFAULT_MODES = ("metro", "light-rail", "tram", "rail", "monorail", "funicular")
 def route_modes(modes: tuple[str, ...]) -> frozenset[int]:
     """The route types of ``modes``.
 
+    Parameters
+    ----------
+    modes : tuple of str
+        Names of :data:`MODES`.
+
+    Returns
+    -------
+    frozenset of int
+        The GTFS ``route_type`` values (basic and extended) of those modes.
+
     Raises
     ------
     ValueError
@@ -62,6 +72,16 @@ def _title_word(word: str) -> str:
 def rider_name(name: str) -> str:
     """The station's name as riders read it.
 
+    Parameters
+    ----------
+    name : str
+        The feed's ``stop_name``.
+
+    Returns
+    -------
+    str
+        The name, spaces and capitals tidied and mode words (``METRO``, ``METRORAIL``) left out.
+
     Examples
     --------
     >>> rider_name("OWINGS MILLS METRO"), rider_name("DUPONT CIRCLE METRORAIL STATION")
@@ -80,7 +100,25 @@ def rider_name(name: str) -> str:
 
 
 def hex_color(value: str, default: str) -> str:
-    """A GTFS colour (``RRGGBB``) as ``#RRGGBB``; ``default`` where it is empty or not a colour."""
+    """A GTFS colour (``RRGGBB``) as ``#RRGGBB``; ``default`` where it is empty or not a colour.
+
+    Parameters
+    ----------
+    value : str
+        The feed's colour (a leading ``#`` is accepted).
+    default : str
+        The colour used instead, as ``RRGGBB``.
+
+    Returns
+    -------
+    str
+        ``#RRGGBB``, in capitals.
+
+    Examples
+    --------
+    >>> hex_color("ff00aa", "000000"), hex_color("", "FFFFFF")
+    ('#FF00AA', '#FFFFFF')
+    """
     value = value.strip().lstrip("#")
     if re.fullmatch(r"[0-9A-Fa-f]{6}", value):
         return "#" + value.upper()

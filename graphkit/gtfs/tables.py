@@ -22,7 +22,17 @@ __all__ = ["Stop", "Route", "Stops", "read_stops", "read_routes", "read_trips", 
 
 @dataclass(frozen=True, slots=True)
 class Stop:
-    """A row of ``stops.txt``."""
+    """A row of ``stops.txt``.
+
+    Attributes
+    ----------
+    stop_id, name : str
+        Its id and ``stop_name``.
+    lat, lon : float or None
+        Its position, where given.
+    parent : str
+        Its ``parent_station`` (empty for none).
+    """
 
     stop_id: str
     name: str
@@ -33,7 +43,17 @@ class Stop:
 
 @dataclass(frozen=True, slots=True)
 class Route:
-    """A row of ``routes.txt``."""
+    """A row of ``routes.txt``.
+
+    Attributes
+    ----------
+    route_id, short_name, long_name : str
+        Its id and names.
+    route_type : int
+        Its GTFS ``route_type``.
+    color, text_color : str
+        Its colours as the file writes them (``RRGGBB``; empty for none).
+    """
 
     route_id: str
     short_name: str
@@ -59,7 +79,23 @@ Stops = dict[str, Stop]
 
 
 def read_stops(feed: Feed) -> Stops:
-    """Stops by id; a platform's parent must be a stop of the file."""
+    """Stops by id; a platform's parent must be a stop of the file.
+
+    Parameters
+    ----------
+    feed : Feed
+        The opened feed.
+
+    Returns
+    -------
+    dict of str to Stop
+        The stops, in the file's order.
+
+    Raises
+    ------
+    InvalidFeed
+        A bad row, or a parent that is no stop of the file.
+    """
     stops: Stops = {}
     for row, columns, cells in feed.rows("stops.txt", ("stop_id",)):
         where = f"{feed.source}: stops.txt: row {row}"
@@ -85,7 +121,23 @@ def read_stops(feed: Feed) -> Stops:
 
 
 def read_routes(feed: Feed) -> dict[str, Route]:
-    """Routes by id, in the file's order."""
+    """Routes by id, in the file's order.
+
+    Parameters
+    ----------
+    feed : Feed
+        The opened feed.
+
+    Returns
+    -------
+    dict of str to Route
+        The routes.
+
+    Raises
+    ------
+    InvalidFeed
+        A bad row.
+    """
     routes: dict[str, Route] = {}
     for row, columns, cells in feed.rows("routes.txt", ("route_id", "route_type")):
         where = f"{feed.source}: routes.txt: row {row}"
@@ -103,7 +155,25 @@ def read_routes(feed: Feed) -> dict[str, Route]:
 
 
 def read_trips(feed: Feed, routes: dict[str, Route]) -> dict[str, tuple[str, str, str]]:
-    """``trip id: (route id, service id, direction id)``; every route must be defined."""
+    """``trip id: (route id, service id, direction id)``; every route must be defined.
+
+    Parameters
+    ----------
+    feed : Feed
+        The opened feed.
+    routes : dict of str to Route
+        The feed's routes (:func:`read_routes`).
+
+    Returns
+    -------
+    dict of str to (str, str, str)
+        Each trip's route, service and direction.
+
+    Raises
+    ------
+    InvalidFeed
+        A bad row, or a trip of a route ``routes.txt`` does not define.
+    """
     trips: dict[str, tuple[str, str, str]] = {}
     for row, columns, cells in feed.rows("trips.txt", ("route_id", "service_id", "trip_id")):
         route = _cell(cells, columns, "route_id")
@@ -125,7 +195,25 @@ def _date(text: str, where: str, field: str) -> dt.date:
 
 
 def service_days(feed: Feed, services: Counter[str]) -> dict[str, set[dt.date]]:
-    """The dates each service of ``services`` runs on (calendar.txt's weeks, calendar_dates.txt's changes)."""
+    """The dates each service of ``services`` runs on (calendar.txt's weeks, calendar_dates.txt's changes).
+
+    Parameters
+    ----------
+    feed : Feed
+        The opened feed.
+    services : Counter of str
+        The services asked about (counted by trips).
+
+    Returns
+    -------
+    dict of str to set of datetime.date
+        Each service's days.
+
+    Raises
+    ------
+    InvalidFeed
+        A bad row or date.
+    """
     days: dict[str, set[dt.date]] = {}
     if feed.has("calendar.txt"):
         weekdays = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -164,6 +252,25 @@ def read_stop_times(
     board nor alight (pickup and drop-off type 1: the train passes, or a depot) is left out. The rows are
     read straight off the csv reader into typed arrays (8 bytes a number, not an object each); a row number
     an error needs is found again by reading the file once more.
+
+    Parameters
+    ----------
+    feed : Feed
+        The opened feed.
+    trip_index, stop_index : dict of str to int
+        Each trip's and each stop's number.
+
+    Returns
+    -------
+    trips, stops : numpy.ndarray
+        Each stop time's trip and stop numbers.
+    starts : numpy.ndarray
+        Where each trip's rows start.
+
+    Raises
+    ------
+    InvalidFeed
+        A bad row, or a trip or stop the other files do not define.
     """
     name = "stop_times.txt"
     # the sequence and whether the row has a time share one number: sequence * 2 + timed

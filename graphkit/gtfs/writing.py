@@ -20,7 +20,26 @@ _BRANCH = " (Branch-starting Station)"
 
 
 def json_text(value: dict) -> str:
-    """One line per key: diffable, the same bytes every time."""
+    """One line per key: diffable, the same bytes every time.
+
+    Parameters
+    ----------
+    value : dict
+        A JSON object (its keys in the order written).
+
+    Returns
+    -------
+    str
+        The JSON text, one key and its value a line.
+
+    Examples
+    --------
+    >>> print(json_text({"Line 1": ["A", "B"], "Line 2": ["B", "C"]}), end="")
+    {
+      "Line 1": ["A", "B"],
+      "Line 2": ["B", "C"]
+    }
+    """
     rows = [
         f"  {json.dumps(key, ensure_ascii=False)}: {json.dumps(items, ensure_ascii=False)}"
         for key, items in value.items()
@@ -40,7 +59,30 @@ def _overlay_text(overlay: dict[str, list[dict]]) -> str:
 def network_texts(
     shapes: dict[str, LineShape], names: dict[int, str], lines: dict[str, list[Route]], stops: Stops, stop_ids, group
 ) -> tuple[str, str, int]:
-    """``(Metro Data text, overlay text, stations)`` of the compiled lines."""
+    """``(Metro Data text, overlay text, stations)`` of the compiled lines.
+
+    Parameters
+    ----------
+    shapes : dict of str to LineShape
+        Each line's stations.
+    names : dict of int to str
+        Each station's rider name.
+    lines : dict of str to list of Route
+        Each line's routes (for its colours and names).
+    stops : dict of str to Stop
+        The feed's stops.
+    stop_ids : sequence of str
+        Each stop number's id.
+    group : dict of int to int
+        Each stop number's station (the number of the stop that stands for it).
+
+    Returns
+    -------
+    metro_json, overlay_json : str
+        The two files' texts.
+    stations : int
+        The stations they hold.
+    """
     listed = {line: shape.listed() for line, shape in shapes.items()}
     on_lines: dict[int, set[str]] = defaultdict(set)
     for line, stations in listed.items():
@@ -153,7 +195,22 @@ def _places(on_lines, names, identity, stops: Stops, stop_ids, group) -> list[di
 
 
 def write_city(out: str | Path, city: str, metro_json: str, overlay_json: str) -> tuple[Path, Path]:
-    """Write ``<city>.json`` and ``<city>.overlay.json`` in ``out``, each atomically."""
+    """Write ``<city>.json`` and ``<city>.overlay.json`` in ``out``, each atomically.
+
+    Parameters
+    ----------
+    out : str or Path
+        The folder.
+    city : str
+        The city's name (the files' stem).
+    metro_json, overlay_json : str
+        The texts, as :class:`~graphkit.gtfs.compiler.CompiledCity` holds them.
+
+    Returns
+    -------
+    metro, overlay : Path
+        The two files written.
+    """
     from graphkit.files import file_in
 
     metro_path = file_in(out, f"{city}.json")

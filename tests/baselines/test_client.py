@@ -66,12 +66,6 @@ def ask(server: ChatServer, requests: list[Request], out: Path, **options) -> Ru
 
 
 @pytest.fixture
-def server():
-    with ChatServer() as running:
-        yield running
-
-
-@pytest.fixture
 def waits(monkeypatch) -> list[tuple[str, int, float | None, float]]:
     """Every wait the backoff policy gave the client: (request key, retry number, Retry-After, seconds).
 
@@ -89,9 +83,7 @@ def waits(monkeypatch) -> list[tuple[str, int, float | None, float]]:
     return given
 
 
-@pytest.fixture(autouse=True)
-def no_key_from_the_environment(monkeypatch):
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+pytestmark = pytest.mark.usefixtures("no_key_from_the_environment")
 
 
 # -- endpoint URL -------------------------------------------------------------------------------------------------

@@ -13,19 +13,10 @@ from baselines.chat import redact
 from baselines.client import EndpointRefused, EndpointUnreachable, OutputFileError, run_requests
 from baselines.requests import Request
 from reasonmap.cli import main
-from tests.baselines.chat_server import ChatServer, Reply
+from tests.baselines.chat_server import Reply
 from tests.baselines.test_client import FAST, SECRET, ask, make_requests, read_rows
 
-
-@pytest.fixture
-def server():
-    with ChatServer() as running:
-        yield running
-
-
-@pytest.fixture(autouse=True)
-def no_key_from_the_environment(monkeypatch):
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+pytestmark = pytest.mark.usefixtures("no_key_from_the_environment")
 
 
 def settings_of(out) -> dict:

@@ -31,15 +31,7 @@ from tests.baselines.test_client import FAST, REPO, ask, make_requests, read_row
 KEY = "sk-ADV+TEST/7f3a9c2e=1b5d4a8f6e0c9b7a"  # the hostile report's key, with characters URLs escape
 
 
-@pytest.fixture
-def server():
-    with ChatServer() as running:
-        yield running
-
-
-@pytest.fixture(autouse=True)
-def no_key_from_the_environment(monkeypatch):
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+pytestmark = pytest.mark.usefixtures("no_key_from_the_environment")
 
 
 def completion(content: object) -> bytes:

@@ -26,8 +26,8 @@ def accuracy(verdicts, kind):
 def scored(name, questions, **options):
     table = {q.id: q for q in questions}
     predictions = run_solver(name, questions, lambda q: city_graph(q.city), seed=1, **options)
-    verdicts, unmatched = score_predictions(table, predictions, lambda q: city_graph(q.city))
-    assert unmatched == [] and len(verdicts) == 2 * len(questions)
+    verdicts, skipped = score_predictions(table, predictions, lambda q: city_graph(q.city))
+    assert skipped == [] and len(verdicts) == 2 * len(questions)
     return verdicts
 
 

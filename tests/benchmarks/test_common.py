@@ -27,7 +27,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from benchmarks.mapqa.records import MapPrediction
-from benchmarks.plus.questions import PlusPrediction, generate_plus_questions
+from benchmarks.plus.questions import generate_plus_questions
+from benchmarks.plus.records import PlusPrediction
 from benchmarks.probe.questions import ProbePrediction, generate_probe_questions
 from benchmarks.reasonmap.generate import Quota, generate_questions
 from benchmarks.reasonmap.records import Prediction
@@ -72,9 +73,9 @@ def _mapqa_scores(verdict: Any) -> dict[str, tuple[float, float, float]]:
 #: Every (task, variant) of the registry, classified by the bounds of its verdicts.
 CLASSIFIED: dict[tuple[str, str], Bounds] = {
     **{("route", name): Bounds(_route_scores) for name in ("paper", "C1", "C2", "ungated", "official")},
-    **{("plus", name): Bounds(_plus_scores) for name in ("paper", "official", "vlmevalkit")},
-    ("mapqa", "paper"): Bounds(_mapqa_scores),
-    ("probe", "paper"): Bounds(_probe_scores),
+    **{("plus", name): Bounds(_plus_scores) for name in ("toolkit", "official", "vlmevalkit")},
+    ("mapqa", "toolkit"): Bounds(_mapqa_scores),
+    ("probe", "toolkit"): Bounds(_probe_scores),
 }
 #: Every reward, with its bounds (both give 0.0 or 1.0).
 REWARD_BOUNDS = {"accuracy": (0.0, 1.0), "format": (0.0, 1.0)}
@@ -158,6 +159,39 @@ def test_reading_never_raises_and_every_score_is_within_its_bounds(task, variant
                 assert low <= value <= high, (name, value, verdict)
 
     check()
+
+
+def _batch_scorers() -> dict[str, Callable[[Any, list[Any]], tuple[list[Any], list[str]]]]:
+    """Each task's public batch scorer (and route's public-code engine), called on questions and predictions."""
+    import benchmarks.mapqa
+    import benchmarks.plus
+    import benchmarks.probe
+    import benchmarks.reasonmap
+    from benchmarks.reasonmap.official_scoring import score_official_predictions
+
+    def graph_for(question):
+        return city_graph(question.city)
+
+    return {
+        "route": lambda questions, predictions: benchmarks.reasonmap.score_predictions(
+            questions, predictions, graph_for
+        ),
+        "route official": lambda questions, predictions: score_official_predictions(questions, predictions, graph_for),
+        "plus": benchmarks.plus.score_predictions,
+        "mapqa": benchmarks.mapqa.score_predictions,
+        "probe": benchmarks.probe.score_predictions,
+    }
+
+
+@pytest.mark.parametrize("scorer", ["route", "route official", "plus", "mapqa", "probe"])
+def test_every_batch_scorer_says_why_it_skipped_a_prediction_the_same_way(scorer):
+    # one return contract: (verdicts, one message per prediction skipped), never bare ids
+    task = scorer.split()[0]
+    predictions = _answers(task, ["an answer"])
+    stray = replace(predictions[0], id="no-such-question")
+    verdicts, skipped = _batch_scorers()[scorer](dict(_questions(task).questions), [stray, *predictions])
+    assert skipped == ["prediction 'no-such-question' matches no question"]
+    assert len(verdicts) == len(predictions)
 
 
 @pytest.mark.parametrize(("task", "variant"), sorted(CLASSIFIED))

@@ -193,6 +193,16 @@ def test_spreads_of_many_rows_are_each_rows_spread():
         _spreads(rows, 1.0)
 
 
+def test_spreads_leave_infinite_resamples_out_as_nan_ones():
+    # an infinite resampled figure (a weight summing to zero under a nonzero numerator) is dropped like nan:
+    # the kept 1, 3, 2 and 5 sort to 1, 2, 3, 5; at level 0.5 numpy's linear quantiles sit at virtual indexes
+    # 3 × 0.25 = 0.75 and 3 × 0.75 = 2.25: 1 + (2 - 1) × 0.75 = 1.75 and 3 + (5 - 3) × 0.25 = 3.5
+    rows = np.array([[1.0, -np.inf, 3.0, 2.0, np.inf, 5.0], [np.inf, 1.0, 3.0, 2.0, 5.0, -np.inf]])
+    found = _spreads(rows, 0.5)
+    assert [(spread["low"], spread["high"]) for spread in found] == [(1.75, 3.5)] * 2
+    assert found == [_spread(row, 0.5) for row in rows]
+
+
 def _route_verdicts():
     from benchmarks.reasonmap.records import Verdict
 
@@ -260,7 +270,8 @@ def test_reports_are_byte_identical_for_the_same_answers_in_any_order():
 def test_plus_and_map_qa_summaries_carry_intervals_too():
     from benchmarks.mapqa.records import MapQuestion, MapVerdict
     from benchmarks.mapqa.report import markdown_table, summarize
-    from benchmarks.plus.report import plus_markdown_table, summarize_plus
+    from benchmarks.plus.report import markdown_table as plus_markdown_table
+    from benchmarks.plus.report import summarize as summarize_plus
     from benchmarks.plus.scoring import PlusVerdict
 
     plus = [

@@ -154,7 +154,7 @@ def test_cells_print_shares_in_percent_and_other_figures_as_numbers():
 def test_the_summary_row_of_each_task_holds_every_spec():
     from benchmarks.mapqa.records import MapQuestion, MapVerdict
     from benchmarks.mapqa.report import summarize as summarize_mapqa
-    from benchmarks.plus.report import summarize_plus
+    from benchmarks.plus.report import summarize as summarize_plus
     from benchmarks.plus.scoring import PlusVerdict
 
     plus = summarize_plus(

@@ -28,7 +28,7 @@ from benchmarks.official_rules import (
     resolve_rules,
 )
 from benchmarks.plus.official import PLUS_MODELS, official_plus_answer, official_plus_verdict
-from benchmarks.plus.questions import PlusPrediction
+from benchmarks.plus.records import PlusPrediction
 from benchmarks.reasonmap.official_scoring import score_official_predictions
 from benchmarks.reasonmap.records import Prediction
 from reasonmap.score_files import read_official_model

@@ -267,3 +267,16 @@ def test_sign_flips_enumerated_equal_a_brute_force(differences, weights):
     patterns = list(product((-1.0, 1.0), repeat=len(differences)))
     extreme = sum(abs(sum(s * x * v for s, x, v in zip(signs, d, w))) >= observed - 1e-9 for signs in patterns)
     assert float(sign_flip_pvalue(d, w)) == extreme / len(patterns)
+
+
+def test_poisson_draws_from_the_uniforms_bits_are_the_draws_from_the_uniform():
+    # the draw counts the CDF's values at or below the uniform k × 2**-53; read from k itself, through integer
+    # steps, it must be the same count at every step's edge (k one below, at and above each step)
+    from benchmarks.paired import _POISSON_STEPS
+
+    cdf = np.cumsum([math.exp(-1.0) / math.factorial(k) for k in range(20)])
+    edges = sorted({int(step) + d for step in _POISSON_STEPS for d in (-1, 0, 1) if 0 <= int(step) + d < 2**53})
+    bits = np.array(edges, dtype=np.uint64)
+    by_float = np.searchsorted(cdf, bits.astype(float) * 2.0**-53, side="right")
+    assert by_float.tolist() == np.searchsorted(_POISSON_STEPS, bits, side="right").tolist()
+    assert by_float.min() == 0 and by_float.max() >= 15

@@ -252,3 +252,18 @@ def test_matching_the_embedded_cities_chinese_names_never_imports_pypinyin():
         [sys.executable, "-c", code], cwd=root, env={"PYTHONPATH": str(root)}, capture_output=True, text=True
     )
     assert done.returncode == 0, done.stderr
+
+
+def test_unsafe_character_flags_exactly_the_control_and_bidi_characters():
+    # against unicodedata itself, character by character over the Basic Multilingual Plane and the planes' ends:
+    # Cc is the C0 and C1 controls and DEL, the bidi controls are the embeddings, overrides, isolates and marks
+    import unicodedata
+
+    from graphkit.names import unsafe_character
+
+    bidi = set("\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+    for code in [*range(0x10000), *range(0x10FFF0, 0x110000)]:
+        ch = chr(code)
+        unsafe = ch in bidi or unicodedata.category(ch) == "Cc"
+        assert (unsafe_character(f"a{ch}b") is not None) == unsafe, hex(code)
+    assert unsafe_character("Termini\u0085") == "U+0085 (a control character)"

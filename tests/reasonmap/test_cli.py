@@ -202,6 +202,15 @@ def test_python_dash_m_reasonmap_is_the_command_line():
     assert done.returncode == 2 and "invalid choice" in done.stderr
 
 
+def test_building_the_parser_reads_no_distribution_metadata():
+    # the version is read when --version asks for it: importlib.metadata (email, zip files) is no cost of
+    # every command's start
+    root = Path(__file__).resolve().parents[2]
+    code = "import sys, reasonmap.cli as cli; cli.build_parser(); print('importlib.metadata' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout.strip() == "False", done.stderr
+
+
 def test_version_prints_the_installed_distributions_version(capsys):
     from importlib.metadata import version
 

@@ -15,7 +15,7 @@ from baselines.plus_oracle import plus_oracle_answer
 from baselines.requests import Request
 from benchmarks.errors import InvalidRecord
 from benchmarks.jsonl import read_jsonl
-from benchmarks.plus.loading import load_plus_questions
+from benchmarks.plus.loading import load_questions
 from graphkit import city_graph
 from reasonmap import options
 from reasonmap.cli import build_parser, main, report_skipped
@@ -140,6 +140,43 @@ def test_run_and_vdi_share_the_client_flags_and_vdi_sends_the_map_always():
     assert {"--map", "--maps"} <= flags("ocr") and {"--map", "--maps"} <= flags("diagnose")
 
 
+def _help_of(command: str, option: str) -> str:
+    """One option's help line(s) as ``reasonmap COMMAND --help`` shows it, joined into one line."""
+    shown = _subcommands(build_parser())[command]
+    shown.format_help()  # reads the registries, as --help does
+    (action,) = [a for a in shown._actions if option in (a.option_strings or [a.dest])]
+    return " ".join(str(action.help).split())
+
+
+@pytest.mark.parametrize(
+    ("command", "option"),
+    [("eval", "--tasks"), ("baseline", "--questions"), ("prompts", "--questions")],
+)
+def test_help_that_names_tasks_names_every_registered_one(command, option):
+    from benchmarks.tasks import task_names
+
+    text = _help_of(command, option)
+    assert all(name in text for name in task_names()), text
+
+
+def test_help_of_solvers_modes_and_generated_tasks_is_each_tasks_own():
+    from benchmarks.tasks import get_task, task_names
+
+    solvers, modes = _help_of("baseline", "name"), _help_of("prompts", "--mode")
+    for name in task_names():
+        task = get_task(name)
+        assert f"{name}: {', '.join(task.solvers) or 'none'}" in solvers
+        assert f"{name}: {', '.join(task.modes)}" in modes
+    generated = [name for name in task_names() if get_task(name).generation is not None]
+    assert _help_of("eval", "--split").startswith(", ".join(generated) + ":")
+
+
+def test_a_registry_help_is_read_only_when_the_help_is_shown():
+    parser = build_parser()
+    (action,) = [a for a in _subcommands(parser)["eval"]._actions if "--tasks" in a.option_strings]
+    assert isinstance(action.help, options.RegistryHelp)  # building the parser read no registry
+
+
 def test_building_the_parser_and_asking_for_help_import_no_heavy_library():
     # nor the registries the options choose from: a command's help reads those it lists (`ocr --help` the OCR
     # modules' names, which import no image library; `score --help` the task records, which load igraph)
@@ -218,6 +255,46 @@ def test_plus_baseline_oracle_then_score_gives_every_type_right(plus_file, tmp_p
     assert summary["models"]["baseline:plus-oracle"]["accuracy"] == 1.0 and "`city`" in out
 
 
+def test_paper_is_the_former_name_of_the_plus_and_map_qa_toolkit_variant(plus_file, tmp_path, capsys):
+    # route's paper is Algorithms 1 and 2; plus's and map QA's default is the toolkit's own rules (toolkit),
+    # and older scripts' --variant paper still scores with it, recorded under the present name
+    from reasonmap.runs import read_run
+
+    predictions = tmp_path / "oracle.jsonl"
+    assert run(capsys, "baseline", "oracle", "--questions", plus_file, "--out", predictions)[0] == 0
+    summaries = []
+    for name, given in (("default", []), ("paper", ["--variant", "paper"]), ("toolkit", ["--variant", "toolkit"])):
+        code, _, _ = run(
+            capsys, "score", "--questions", plus_file, "--predictions", predictions,
+            "--out", tmp_path / f"{name}.jsonl", "--report", tmp_path / name, *given,
+        )  # fmt: skip
+        assert code == 0
+        summaries.append((tmp_path / name / "summary.json").read_bytes())
+    assert summaries[0] == summaries[1] == summaries[2]
+    assert json.loads(summaries[0])["variant"] == "toolkit"
+    # a run scored before the rename says paper: it is judged as toolkit, so the two stay comparable
+    old = json.loads(summaries[0])
+    (tmp_path / "old").mkdir()
+    (tmp_path / "old" / "summary.json").write_text(json.dumps({**old, "variant": "paper"}), encoding="utf-8")
+    assert read_run(tmp_path / "old")[0].settings["variant"] == "toolkit"
+    answers = tmp_path / "mapqa.jsonl"
+    answers.write_text('{"id": "m01", "model": "m", "question": "mapqa", "response": "Answer: A"}\n', encoding="utf-8")
+    scored = []
+    for name in ("paper", "toolkit"):
+        code, out, _ = run(
+            capsys, "score", "--task", "mapqa", "--questions", MAPQA, "--predictions", answers,
+            "--out", tmp_path / f"m-{name}.jsonl", "--report", tmp_path / f"m-{name}", "--variant", name,
+        )  # fmt: skip
+        assert code == 0
+        scored.append((out, (tmp_path / f"m-{name}" / "summary.json").read_bytes()))
+    assert scored[0] == scored[1]
+    code, _, err = run(
+        capsys, "score", "--task", "mapqa", "--questions", MAPQA, "--predictions", answers,
+        "--out", tmp_path / "m.jsonl", "--report", tmp_path / "m", "--variant", "official",
+    )  # fmt: skip
+    assert code == 2 and "mapqa scoring variant must be one of ['toolkit'], got 'official'" in err
+
+
 def test_a_solver_the_task_lacks_is_one_line_naming_its_solvers(plus_file, tmp_path, capsys):
     code, _, err = run(capsys, "baseline", "echo", "--questions", plus_file, "--out", tmp_path / "p.jsonl")
     assert code == 2 and err.strip().count("\n") == 0
@@ -239,7 +316,7 @@ def test_prompts_of_plus_and_map_qa_files_are_one_request_per_question(plus_file
     out = tmp_path / "plus-requests.jsonl"
     assert run(capsys, "prompts", "--mode", "text-only", "--questions", plus_file, "--out", out)[0] == 0
     requests, problems = read_jsonl(out, Request.from_dict)
-    questions, _ = load_plus_questions(plus_file)
+    questions, _ = load_questions(plus_file)
     assert not problems and [(r.id, r.question) for r in requests] == [(q.id, q.type) for q in questions.values()]
     out = tmp_path / "mapqa-requests.jsonl"
     code, _, _ = run(
@@ -260,7 +337,7 @@ def test_request_kinds_are_any_tasks_but_never_empty():
 
 
 def test_run_asks_plus_questions_and_tags_the_rows_with_the_name(plus_file, tmp_path, capsys):
-    questions, _ = load_plus_questions(plus_file)
+    questions, _ = load_questions(plus_file)
     rome = city_graph("rome")
     answers = {q.question: plus_oracle_answer(q, rome) for q in questions.values()}
     predictions = tmp_path / "p.jsonl"

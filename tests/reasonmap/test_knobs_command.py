@@ -11,7 +11,7 @@ import pytest
 
 from baselines.probe_solvers import misread_probability, solve_probe
 from benchmarks.probe.questions import generate_probe_questions
-from benchmarks.probe.scoring import score_probe_prediction
+from benchmarks.probe.scoring import score_prediction
 from graphkit import city_graph
 from reasonmap.cli import main
 
@@ -31,7 +31,7 @@ def test_a_misread_probe_is_wrong_and_an_unmisread_one_right(distance, right):
         for question in generate_probe_questions(graph, per_type=3)
     ]
     predictions = solve_probe("noisy", questions, lambda q: graph, seed=1)
-    verdicts = [score_probe_prediction(p, q) for p, q in zip(predictions, questions, strict=True)]
+    verdicts = [score_prediction(p, q) for p, q in zip(predictions, questions, strict=True)]
     assert {q.type for q in questions} == {"lines_at", "follow", "neighbours", "same_line", "count_between"}
     assert {v.correct for v in verdicts} == {right} and not any(v.invalid_reason for v in verdicts)
 

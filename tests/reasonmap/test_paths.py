@@ -115,20 +115,20 @@ def test_a_report_folder_holding_the_inputs_under_other_names_is_fine(files, tmp
 
 def test_compared_outputs_clash_only_with_compare_and_only_by_their_exact_names(files, tmp_path, capsys):
     questions, predictions = copies(files, tmp_path)
-    run = tmp_path / "s.paper_run.jsonl"  # not s.paper.jsonl: --compare would not write it either
+    run = tmp_path / "s.paper_run.jsonl"  # not s.paper.jsonl: --explain would not write it either
     predictions.rename(run)
     argv = ["score", "--questions", questions, "--predictions", run, "--out", tmp_path / "s.jsonl"]
     assert main([str(arg) for arg in [*argv, "--report", tmp_path / "report"]]) == 0
-    assert main([str(arg) for arg in [*argv, "--report", tmp_path / "other", "--compare", "paper,official"]]) == 0
+    assert main([str(arg) for arg in [*argv, "--report", tmp_path / "other", "--explain", "paper,official"]]) == 0
     capsys.readouterr()
     compared = tmp_path / "s.official.jsonl"
     run.rename(compared)
     argv = ["score", "--questions", questions, "--predictions", compared, "--out", tmp_path / "s.jsonl"]
-    assert main([str(arg) for arg in [*argv, "--report", tmp_path / "r2"]]) == 0  # no --compare: not written
+    assert main([str(arg) for arg in [*argv, "--report", tmp_path / "r2"]]) == 0  # no --explain: not written
     capsys.readouterr()
     refused(
         capsys,
-        [*argv, "--report", tmp_path / "r3", "--compare", "paper,official"],
+        [*argv, "--report", tmp_path / "r3", "--explain", "paper,official"],
         f"reasonmap score: error: --out {tmp_path / 's.jsonl'} writes {compared} beside it, which is --predictions;"
         " refusing to overwrite an input",
     )
@@ -141,11 +141,11 @@ def test_a_compared_report_clashes_by_its_variants_files(files, tmp_path, capsys
     predictions.rename(inside)
     argv = ["score", "--questions", questions, "--predictions", inside, "--out", tmp_path / "s.jsonl"]
     argv += ["--report", tmp_path / "report"]
-    assert main([str(arg) for arg in [*argv, "--compare", "paper,official"]]) == 0  # C1/ is not compared
+    assert main([str(arg) for arg in [*argv, "--explain", "paper,official"]]) == 0  # C1/ is not compared
     capsys.readouterr()
     refused(
         capsys,
-        [*argv, "--compare", "paper,C1"],
+        [*argv, "--explain", "paper,C1"],
         f"reasonmap score: error: --report {tmp_path / 'report'} would write over {inside}, which is --predictions;"
         " refusing to overwrite an input",
     )
@@ -153,7 +153,7 @@ def test_a_compared_report_clashes_by_its_variants_files(files, tmp_path, capsys
 
 def test_the_report_files_named_are_every_tasks_report():
     from benchmarks.mapqa.report import REPORT_FILES as MAPQA
-    from benchmarks.plus.report import PLUS_REPORT_FILES
+    from benchmarks.plus.report import REPORT_FILES as PLUS_REPORT_FILES
     from benchmarks.reasonmap.report import REPORT_FILES as ROUTE
     from reasonmap.paths import REPORT_FILES
 

@@ -74,14 +74,14 @@ def test_a_score_refused_before_it_writes_leaves_the_good_report_vouched_for(inp
 
 
 def test_a_comparison_refused_before_it_writes_leaves_the_good_report_vouched_for(inputs, tmp_path):
-    from reasonmap.score_files import compare_files
+    from reasonmap.score_files import explain_files
 
     questions, predictions = inputs
     given = dict(out=tmp_path / "scored.jsonl", report_dir=tmp_path / "report")
-    compare_files(questions, predictions, **given)
+    explain_files(questions, predictions, **given)
     assert check_manifest(tmp_path / "report") == []
     with pytest.raises(InvalidRecord, match="missing.jsonl"):
-        compare_files(questions, tmp_path / "missing.jsonl", **given)
+        explain_files(questions, tmp_path / "missing.jsonl", **given)
     assert check_manifest(tmp_path / "report") == []
 
 
@@ -155,7 +155,7 @@ def test_score_and_compare_are_refused_while_another_run_writes_the_report_folde
     with folder_lock(report_dir, "score"):  # a live run holds the folder
         assert main(argv) == 2
         assert "another run (pid" in capsys.readouterr().err
-        assert main([*argv, "--compare", "paper,official"]) == 2
+        assert main([*argv, "--explain", "paper,official"]) == 2
         assert "another run (pid" in capsys.readouterr().err
     assert not list(tmp_path.glob("s*.jsonl"))  # nothing written while it held the folder
     assert main(argv) == 0 and not (report_dir / LOCK).exists()

@@ -20,10 +20,10 @@ from baselines.client import Backoff
 from baselines.prompts import image_data_url
 from benchmarks.jsonl import write_jsonl
 from benchmarks.manifests import MANIFEST, check_manifest
-from benchmarks.mapqa.io import read_map_questions
-from benchmarks.mapqa.vdi import DESCRIBE_PROMPT, vdi_table
+from benchmarks.mapqa.io import load_questions
 from benchmarks.plus.questions import generate_plus_questions
 from benchmarks.reasonmap.generate import generate_questions
+from benchmarks.vdi import DESCRIBE_PROMPT, vdi_table
 from graphkit import city_graph
 from reasonmap.cli import main
 from reasonmap.vdi import run_vdi
@@ -97,14 +97,12 @@ class Script:
 
 @pytest.fixture(scope="module")
 def fixture_questions():
-    questions, problems = read_map_questions(QUESTIONS)
+    questions, problems = load_questions(QUESTIONS)
     assert not problems and set(questions) == ALL
     return questions
 
 
-@pytest.fixture(autouse=True)
-def no_key_from_the_environment(monkeypatch):
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+pytestmark = pytest.mark.usefixtures("no_key_from_the_environment")
 
 
 def outputs(folder: Path) -> dict[str, bytes]:

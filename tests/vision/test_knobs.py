@@ -30,11 +30,6 @@ def min_distance(rgbs) -> float:
     return min(float(deltaE_ciede2000(a, b)) for a, b in itertools.combinations(lab, 2))
 
 
-@pytest.fixture(scope="module")
-def rome():
-    return city_graph("rome")
-
-
 @pytest.mark.parametrize(("city", "options"), sorted(BEFORE))
 def test_default_knobs_keep_the_map_byte_identical(city, options):
     rendered = render_map(city_graph(city), knobs=Knobs(), **dict(options))

@@ -1,4 +1,4 @@
-"""The label placer: a label only a crossing leader can reach waits for the caller (who may shrink it first)."""
+"""The label placer: a label only a crossing leader can reach is offered, not taken (the caller may shrink it first)."""
 
 from __future__ import annotations
 
@@ -19,22 +19,23 @@ def _walled() -> LabelPlacer:
     return placer
 
 
-def test_a_label_only_a_crossing_leader_reaches_is_left_to_the_fallback():
+def test_a_label_only_a_crossing_leader_reaches_is_offered_as_crossing_and_nothing_is_taken():
     placer = _walled()
     taken = placer.labels.copy()
-    assert placer.place(0, 4, _SIZE, _INK, 4, crossing=False) is None
-    assert (placer.labels == taken).all()  # nothing placed yet
-    assert placer.place(0, 4, _SIZE, _INK, 4, leader=False) is None  # nor beside the marker
-    fallback = placer.place_fallback()
-    assert fallback is not None and fallback.leader  # the least crossing leader, kept from the first try
-    assert placer.place_fallback() is None  # used once
+    candidate = placer.find(0, 4, _SIZE, _INK, 4)
+    assert candidate is not None and candidate.crossing and candidate.leader  # the least crossing leader
+    assert (placer.labels == taken).all() and not placer.leaders.any()  # nothing placed yet
+    assert placer.find(0, 4, _SIZE, _INK, 4, leader=False) is None  # nor beside the marker
+    assert placer.find(0, 4, _SIZE, _INK, 4) == candidate  # a find takes nothing: asked again, the same answer
+    placed = placer.take(candidate)
+    assert placed.leader == candidate.leader and (placer.labels != taken).any() and placer.leaders.any()
     # the same placement as placing with crossing leaders allowed from the start
-    assert _walled().place(0, 4, _SIZE, _INK, 4) == fallback
+    assert _walled().place(0, 4, _SIZE, _INK, 4) == placed
 
 
 def test_a_label_with_room_beside_its_marker_needs_no_leader():
     placer = LabelPlacer(300, 200, numpy.zeros((200, 300), dtype=bool), [(150, 100, 3)], 10)
-    placed = placer.place(0, 4, _SIZE, _INK, 4, crossing=False)
+    placed = placer.place(0, 4, _SIZE, _INK, 4)
     assert placed is not None and placed.leader == ()
     x, y = placed.corner
     assert x > 150 and y <= 100 <= y + 10  # east of the marker, the most readable side, level with it
@@ -46,7 +47,7 @@ def _beside_a_band(band_end: int):
     strokes = numpy.zeros((200, 300), dtype=bool)
     strokes[:, :band_end] = True
     placer = LabelPlacer(300, 200, strokes, [(150, 100, 3)], 10)
-    return placer.place(0, 4, _SIZE, _INK, 14, crossing=False)
+    return placer.place(0, 4, _SIZE, _INK, 14)
 
 
 def test_a_label_that_can_only_sit_far_from_its_marker_is_joined_to_it_by_a_leader():

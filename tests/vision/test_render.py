@@ -32,11 +32,6 @@ from vision.render import (
 
 
 @pytest.fixture(scope="module")
-def rome():
-    return city_graph("rome")
-
-
-@pytest.fixture(scope="module")
 def rome_map():
     return rendered_city("rome", seed=0)
 

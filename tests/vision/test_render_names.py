@@ -16,11 +16,6 @@ from vision.render import render_map, write_rendered
 
 
 @pytest.fixture(scope="module")
-def rome():
-    return city_graph("rome")
-
-
-@pytest.fixture(scope="module")
 def rome_map():
     return rendered_city("rome", seed=0)
 

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from benchmarks.mapqa.parsing import Choice, parse_letters, parse_response
+from benchmarks.mapqa.parsing import Choice, parse_answer, parse_letters
 from benchmarks.mapqa.records import LETTERS, QUESTION_TYPES, MapQuestion
 from benchmarks.records import Invalid
 
@@ -103,8 +103,8 @@ def test_the_parser_reads_the_question_it_is_given():
             "language": "en",
         }  # fmt: skip
     )
-    assert parse_response("Answer: C > A > B", question) == Choice(("C", "A", "B"))
-    assert parse_response("Answer: D > A > B", question) == Invalid("D is not an option")
+    assert parse_answer("Answer: C > A > B", question) == Choice(("C", "A", "B"))
+    assert parse_answer("Answer: D > A > B", question) == Invalid("D is not an option")
 
 
 def test_long_adversarial_inputs_are_read_without_backtracking():

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.errors import InvalidRecord
-from benchmarks.mapqa.io import image_path, is_mapqa_file, read_map_predictions, read_map_questions
+from benchmarks.mapqa.io import image_path, is_mapqa_file, load_questions, read_predictions
 from benchmarks.mapqa.records import LEVELS, QUESTION_TYPES, MapPrediction, MapQuestion
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -27,7 +27,7 @@ GOOD = {
 
 
 def test_the_fixture_set_covers_every_type_level_and_two_languages():
-    questions, problems = read_map_questions(QUESTIONS)
+    questions, problems = load_questions(QUESTIONS)
     assert problems == [] and len(questions) == 8
     assert {q.type for q in questions.values()} == set(QUESTION_TYPES)
     assert {q.level for q in questions.values()} == set(LEVELS)
@@ -113,7 +113,7 @@ def test_the_loader_skips_and_reports_bad_records_and_keeps_every_good_one(tmp_p
     ]
     path = tmp_path / "questions.jsonl"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    questions, problems = read_map_questions(path)
+    questions, problems = load_questions(path)
     assert list(questions) == ["m01", "m02", "m03"]
     messages = [str(problem) for problem in problems]
     assert messages[0].startswith(f"{path}:2: not valid JSON")
@@ -125,7 +125,7 @@ def test_the_loader_skips_and_reports_bad_records_and_keeps_every_good_one(tmp_p
 
 def test_an_unreadable_file_is_an_error_naming_it(tmp_path):
     with pytest.raises(InvalidRecord, match="nowhere.jsonl"):
-        read_map_questions(tmp_path / "nowhere.jsonl")
+        load_questions(tmp_path / "nowhere.jsonl")
 
 
 def test_images_are_relative_to_the_given_folder_unless_absolute(tmp_path):
@@ -153,6 +153,6 @@ def test_prediction_rows_are_read_as_the_client_writes_them(tmp_path):
     ]
     path = tmp_path / "predictions.jsonl"
     path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
-    predictions, problems = read_map_predictions(path)
+    predictions, problems = read_predictions(path)
     assert predictions == [MapPrediction("m01", "m", "A", 3), MapPrediction("7", "m", "", None)]
     assert ["'tokens'" in str(problems[0]), "'model'" in str(problems[1])] == [True, True]

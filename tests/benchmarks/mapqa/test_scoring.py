@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from benchmarks.mapqa.io import read_map_questions
+from benchmarks.mapqa.io import load_questions
 from benchmarks.mapqa.parsing import Choice
 from benchmarks.mapqa.records import LETTERS, QUESTION_TYPES, MapPrediction, MapQuestion
 from benchmarks.mapqa.report import markdown_table
@@ -184,7 +184,7 @@ def test_partial_credit_and_tau_of_examples():
 
 
 def test_a_prediction_for_another_question_is_refused():
-    questions, _ = read_map_questions(QUESTIONS)
+    questions, _ = load_questions(QUESTIONS)
     with pytest.raises(ValueError, match="another question"):
         score_prediction(MapPrediction("m02", "m", "A"), questions["m01"])
 
@@ -203,7 +203,7 @@ RESPONSES = {  # model "good" answers all right; "mixed" as commented
 
 
 def test_files_to_scored_rows_summary_and_tables(tmp_path, capsys):
-    questions, _ = read_map_questions(QUESTIONS)
+    questions, _ = load_questions(QUESTIONS)
     rows = [{"id": id, "model": "mixed", "response": text} for id, text in RESPONSES.items()]
     rows += [{"id": q.id, "model": "good", "response": "Answer: " + ", ".join(q.answer)} for q in questions.values()]
     rows += [{"id": "m01", "model": "mixed", "response": "B"}, {"id": "zzz", "model": "mixed", "response": "A"}]

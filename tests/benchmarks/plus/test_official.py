@@ -9,7 +9,7 @@ import pytest
 from benchmarks.errors import InvalidRecord
 from benchmarks.plus.official import official_plus_answer, score_official_plus
 from benchmarks.plus.public_dataset import hub_plus_question
-from reasonmap.score_files import ScoreSettings, compare_files, evaluate_files
+from reasonmap.score_files import ScoreSettings, evaluate_files, explain_files
 
 
 def hub(kind, answer, **extra):
@@ -105,21 +105,22 @@ def test_hub_files_score_with_both_readers_and_compare(tmp_path):
     assert [v.correct for v in ours.verdicts] == [1, 1]
     assert [v.correct for v in theirs.verdicts] == [0, 1]
     assert len(ours.problems) == 1 and "record 2" not in ours.problems[0] and ":2:" in ours.problems[0]
-    compared = compare_files(
+    compared = explain_files(
         tmp_path / "q.jsonl",
         tmp_path / "p.jsonl",
         out=tmp_path / "c.jsonl",
         report_dir=tmp_path / "c",
         settings=ScoreSettings(weighting="none"),
     )
-    torf = compared.comparison["models"]["m"]["TorF1"]
-    assert (torf["paper"]["accuracy"], torf["official"]["accuracy"], torf["causes"]["extraction"]["verdicts"]) == (
+    torf = compared.explanation["models"]["m"]["TorF1"]
+    # explain_files' default pair (paper, official) takes paper as plus's toolkit, its former name
+    assert (torf["toolkit"]["accuracy"], torf["official"]["accuracy"], torf["causes"]["extraction"]["verdicts"]) == (
         100.0,
         0.0,
         1,
     )
     # one question: no interval can be claimed, so none is given (± –)
-    assert torf["paper"]["intervals"]["accuracy"] == {"n": 1, "se": None, "low": None, "high": None}  # n < 2: none
+    assert torf["toolkit"]["intervals"]["accuracy"] == {"n": 1, "se": None, "low": None, "high": None}  # n < 2: none
     assert "| m | TorF1 | 1 | 100.00 ± – | 0.00 ± – | -100.00 | 1 |" in (tmp_path / "c" / "compare.md").read_text(
         encoding="utf-8"
     )
@@ -129,11 +130,11 @@ def test_hub_parquet_files_are_plus_files(tmp_path):
     pa = pytest.importorskip("pyarrow")
     import pyarrow.parquet as pq
 
-    from benchmarks.plus.loading import is_plus_file, load_plus_questions
+    from benchmarks.plus.loading import is_plus_file, load_questions
 
     pq.write_table(pa.Table.from_pylist([hub("TorF2", 0), hub("Counting3", 5)]), tmp_path / "plus.parquet")
     assert is_plus_file(tmp_path / "plus.parquet")
-    questions, problems = load_plus_questions(tmp_path / "plus.parquet")
+    questions, problems = load_questions(tmp_path / "plus.parquet")
     assert ({q.id: q.answer for q in questions.values()}, problems) == ({"0": "no", "1": 5}, [])
 
 
@@ -145,10 +146,10 @@ def test_plus_reports_and_comparisons_say_which_rule_read_each_model(tmp_path):
     rows = [{"id": "0", "model": name, "response": text} for name in ("moonshotai/Kimi-VL-A3B-Thinking", "run")]
     (tmp_path / "p.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     files = dict(out=tmp_path / "c.jsonl", report_dir=tmp_path / "c", settings=ScoreSettings(weighting="none"))
-    compared = compare_files(tmp_path / "q.jsonl", tmp_path / "p.jsonl", **files)
+    compared = explain_files(tmp_path / "q.jsonl", tmp_path / "p.jsonl", **files)
     official = compared.evaluations["official"]
     assert [v.correct for v in official.verdicts] == [1, 0]
-    rules = compared.comparison["official_rules"]
+    rules = compared.explanation["official_rules"]
     assert rules["run"] == {"rule": "whole", "model_path": None, "chosen_by": "default"}
     assert rules["moonshotai/Kimi-VL-A3B-Thinking"]["rule"] == "kimi"
     assert "| run | – | `whole` | default |" in (tmp_path / "c" / "official" / "table.md").read_text(encoding="utf-8")

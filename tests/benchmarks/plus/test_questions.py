@@ -11,17 +11,13 @@ import pytest
 from benchmarks.errors import InvalidRecord
 from benchmarks.jsonl import write_jsonl
 from benchmarks.plus.questions import (
-    ANSWER_KINDS,
-    OPTION_LETTERS,
-    PLUS_TYPES,
-    PlusPrediction,
-    PlusQuestion,
     format_type_counts,
     generate_plus_questions,
     generate_plus_set,
     line_label,
     plus_question_text,
 )
+from benchmarks.plus.records import ANSWER_KINDS, OPTION_LETTERS, PLUS_TYPES, PlusPrediction, PlusQuestion
 from graphkit import city_graph
 from graphkit.graph import TransitGraph
 from graphkit.stats import city_stats

@@ -11,16 +11,16 @@ from hypothesis import strategies as st
 from baselines.plus_oracle import PLUS_ORACLE_MODEL, plus_oracle_answer, plus_oracle_predictions
 from benchmarks.jsonl import write_jsonl
 from benchmarks.plus.loading import is_plus_file
-from benchmarks.plus.questions import ANSWER_KINDS, OPTION_LETTERS, PLUS_TYPES, PlusPrediction, PlusQuestion
 from benchmarks.plus.questions import generate_plus_set as generate
-from benchmarks.plus.report import PLUS_REPORT_FILES
+from benchmarks.plus.records import ANSWER_KINDS, OPTION_LETTERS, PLUS_TYPES, PlusPrediction, PlusQuestion
+from benchmarks.plus.report import REPORT_FILES
 from benchmarks.plus.scoring import (
     PLUS_SCORERS,
     PlusAnswer,
-    parse_plus_answer,
+    parse_answer,
     plus_weight,
-    score_plus_answer,
-    score_plus_prediction,
+    score_answer,
+    score_prediction,
 )
 from benchmarks.records import Invalid
 from graphkit import city_graph
@@ -71,7 +71,7 @@ REALISTIC = [
 
 @pytest.mark.parametrize("text, kind, expected", REALISTIC)
 def test_realistic_outputs(text, kind, expected):
-    found = parse_plus_answer(text, kind)
+    found = parse_answer(text, kind)
     if expected is None:
         assert isinstance(found, Invalid) and found.reason == "no answer found"
     else:
@@ -91,12 +91,12 @@ def test_realistic_outputs(text, kind, expected):
     ],
 )
 def test_invalid_answers_say_why(text, reason, refusal):
-    assert parse_plus_answer(text, "Counting2") == Invalid(reason, refusal=refusal)
+    assert parse_answer(text, "Counting2") == Invalid(reason, refusal=refusal)
 
 
 def test_an_unknown_type_is_the_callers_mistake():
     with pytest.raises(ValueError, match="TorF1"):
-        parse_plus_answer("yes", "TorF3")
+        parse_answer("yes", "TorF3")
 
 
 # -- the scorers and their properties ---------------------------------------------
@@ -181,9 +181,9 @@ def renderings(draw, kind):
 @given(data=st.data())
 def test_exact_match_ignores_case_whitespace_punctuation_and_markdown(kind, data):
     question, value, text = data.draw(renderings(kind))
-    plain = score_plus_answer(PlusAnswer(value), question)
-    assert parse_plus_answer(text, kind) == PlusAnswer(value), text
-    assert score_plus_answer(parse_plus_answer(text, kind), question) == plain
+    plain = score_answer(PlusAnswer(value), question)
+    assert parse_answer(text, kind) == PlusAnswer(value), text
+    assert score_answer(parse_answer(text, kind), question) == plain
     assert plain.correct == (value == question.answer)
 
 
@@ -211,7 +211,7 @@ def test_multiple_choice_does_not_depend_on_option_order(kind, options, truth, o
     assert permuted[OPTION_LETTERS.index(second.answer)] == options[truth]
 
     def judged(question, text):
-        return score_plus_answer(parse_plus_answer(text, kind), question).correct
+        return score_answer(parse_answer(text, kind), question).correct
 
     # an answer that names a value scores the same, whatever the order
     text = value_form.format(named)
@@ -262,7 +262,7 @@ NOISE = st.text() | st.lists(
 @settings(max_examples=100, deadline=None)
 @given(text=NOISE)
 def test_the_parser_never_raises_and_returns_a_value_of_the_types_kind(kind, text):
-    found = parse_plus_answer(text, kind)
+    found = parse_answer(text, kind)
     assert isinstance(found, PlusAnswer | Invalid)
     if isinstance(found, PlusAnswer):
         answer_kind = ANSWER_KINDS[kind]
@@ -276,9 +276,9 @@ def test_the_parser_never_raises_and_returns_a_value_of_the_types_kind(kind, tex
 
 def test_a_value_that_is_no_option_is_wrong_not_invalid():
     question = question_of("Counting1", "B", (4, 2, 3, 5))
-    score = score_plus_answer(parse_plus_answer("The answer is 9.", "Counting1"), question)
+    score = score_answer(parse_answer("The answer is 9.", "Counting1"), question)
     assert (score.correct, score.chosen) == (0, None)
-    assert score_plus_answer(Invalid("empty response"), question).correct == 0
+    assert score_answer(Invalid("empty response"), question).correct == 0
 
 
 def test_weights_follow_map_difficulty_under_every_scheme():
@@ -291,7 +291,7 @@ def test_weights_follow_map_difficulty_under_every_scheme():
     with pytest.raises(ValueError, match="weighting"):
         plus_weight(questions["easy"], "uniform")
     with pytest.raises(ValueError, match="another question"):
-        score_plus_prediction(PlusPrediction("other", "m", "yes"), questions["easy"])
+        score_prediction(PlusPrediction("other", "m", "yes"), questions["easy"])
 
 
 # -- files, report, oracle, CLI ---------------------------------------------------
@@ -307,7 +307,7 @@ def test_the_oracle_answers_everything_right_from_the_graph(questions):
     predictions = plus_oracle_predictions(questions, lambda question: city_graph(question.city))
     by_id = {question.id: question for question in questions}
     for prediction in predictions:
-        verdict = score_plus_prediction(prediction, by_id[prediction.id])
+        verdict = score_prediction(prediction, by_id[prediction.id])
         assert verdict.correct == 1 and verdict.model == PLUS_ORACLE_MODEL
     assert plus_oracle_answer(questions[0], city_graph("rome")).startswith("The answer is ")
 
@@ -334,7 +334,7 @@ def test_scoring_plus_files_writes_rows_summary_table_and_plot(tmp_path, questio
     result = evaluate_files(
         tmp_path / "q.jsonl", tmp_path / "p.jsonl", out=tmp_path / "s.jsonl", report_dir=tmp_path / "r"
     )
-    assert [path.name for path in result.report_files] == list(PLUS_REPORT_FILES)
+    assert [path.name for path in result.report_files] == list(REPORT_FILES)
     assert all(path.stat().st_size > 0 for path in result.report_files)
     scored = [json.loads(line) for line in (tmp_path / "s.jsonl").read_text().splitlines()]
     assert len(scored) == len(result.verdicts) == 2 * len(questions)
@@ -380,7 +380,7 @@ def test_the_types_plot_draws_the_top_12_models_and_the_table_lists_all(tmp_path
     import matplotlib.pyplot as plt
 
     import benchmarks.plotting
-    from benchmarks.plus.report import plus_markdown_table, write_plus_report
+    from benchmarks.plus.report import markdown_table, write_report
 
     drawn = []
     monkeypatch.setattr(benchmarks.plotting, "save_figure", lambda figure, path: drawn.append(figure))
@@ -396,14 +396,14 @@ def test_the_types_plot_draws_the_top_12_models_and_the_table_lists_all(tmp_path
         for i in range(50)
     }
     summary = {"weighting": "city", "weights": {"easy": 1.0, "middle": 1.5, "hard": 2.0}, "models": models}
-    write_plus_report(tmp_path, summary)
+    write_report(tmp_path, summary)
     (figure,) = drawn
     top = sorted(f"m{i:02}" for j in range(19, 25) for i in (j, j + 25))
     assert [container.get_label() for container in figure.axes[0].containers] == top
     note = "plots show the top 12 of 50 models by overall weighted accuracy; the tables list all"
     assert [text.get_text() for text in figure.texts] == [note]
     plt.close(figure)
-    table = plus_markdown_table(summary)
+    table = markdown_table(summary)
     assert sum(line.startswith("| m") for line in table.splitlines()) == 2 * 50  # types, then map difficulty
     assert f"{note[0].upper()}{note[1:]}." in table
     written = json.loads((tmp_path / "summary.json").read_text(encoding="utf-8"))

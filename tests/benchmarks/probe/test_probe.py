@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from baselines.probe_solvers import probe_oracle_answer
 from benchmarks.probe.questions import PROBE_TYPES, ProbeQuestion, generate_probe_questions
-from benchmarks.probe.scoring import ProbeAnswer, parse_probe_answer, score_probe_answer
+from benchmarks.probe.scoring import ProbeAnswer, parse_answer, score_answer
 from benchmarks.records import Invalid
 from graphkit.cities import city_graph
 from reasonmap.cli import main
@@ -188,10 +188,10 @@ def _question(kind: str, answer) -> ProbeQuestion:
 @settings(max_examples=300, deadline=None)
 @given(text=st.one_of(st.text(max_size=300), st.none(), st.integers()), kind=st.sampled_from(PROBE_TYPES))
 def test_reading_never_raises_and_scores_stay_shares(text, kind):
-    parsed = parse_probe_answer(text, kind)
+    parsed = parse_answer(text, kind)
     assert isinstance(parsed, ProbeAnswer | Invalid)
     answer = {"same_line": "yes", "count_between": 2}.get(kind, ("P Station", "R Station", "Q Station"))
-    score = score_probe_answer(parsed, _question(kind, answer))
+    score = score_answer(parsed, _question(kind, answer))
     assert score.correct in (0, 1) and 0.0 <= score.partial <= 1.0
     assert score.correct == 0 or score.partial == 1.0
 
@@ -208,15 +208,15 @@ def test_reading_never_raises_and_scores_stay_shares(text, kind):
     ],
 )
 def test_lists_are_read_in_every_usual_shape(kind, text, names):
-    assert parse_probe_answer(text, kind) == ProbeAnswer(names)
+    assert parse_answer(text, kind) == ProbeAnswer(names)
 
 
 def test_an_empty_or_unanswered_list_is_invalid_not_an_error():
-    assert parse_probe_answer("", "follow") == Invalid("empty response")
-    assert parse_probe_answer("<think>still thinking", "follow") == Invalid("no answer after reasoning")
-    assert parse_probe_answer(None, "lines_at") == Invalid("not text")
+    assert parse_answer("", "follow") == Invalid("empty response")
+    assert parse_answer("<think>still thinking", "follow") == Invalid("no answer after reasoning")
+    assert parse_answer(None, "lines_at") == Invalid("not text")
     with pytest.raises(ValueError, match="probe_type must be one of"):
-        parse_probe_answer("x", "TorF2")
+        parse_answer("x", "TorF2")
 
 
 def test_sets_score_f1_and_sequences_edit_similarity_counted_by_hand():
@@ -224,22 +224,22 @@ def test_sets_score_f1_and_sequences_edit_similarity_counted_by_hand():
     # length (rapidfuzz/distance/Levenshtein_py.py lines 11-23, _levenshtein_maximum): similarity = 1 − d / max
     lines = _question("lines_at", ("Line 2", "Line 10", "Line 13"))
     # {2} ∩ {2, 10, 13} = 1 name; F1 = 2·1 / (2 + 3) = 0.4 (the answer gave 2 names: 2 and 4)
-    found = score_probe_answer(ProbeAnswer(("2号线", "Line 4")), lines)
+    found = score_answer(ProbeAnswer(("2号线", "Line 4")), lines)
     assert (found.correct, found.partial) == (0, 0.4)
-    found = score_probe_answer(ProbeAnswer(("line 13", "10号线", "LINE 2")), lines)
+    found = score_answer(ProbeAnswer(("line 13", "10号线", "LINE 2")), lines)
     assert (found.correct, found.partial) == (1, 1.0)
     ride = _question("follow", ("A Station", "B Station", "C Station", "D Station"))
     # one name left out of four: one edit, 1 − 1/4 = 0.75
-    found = score_probe_answer(ProbeAnswer(("A", "C", "D")), ride)
+    found = score_answer(ProbeAnswer(("A", "C", "D")), ride)
     assert (found.correct, found.partial) == (0, 0.75)
     # the right names backwards: the edit-distance table of A B C D against D C B A (filled by hand) ends at 4:
     # 1 − 4/4 = 0
-    found = score_probe_answer(ProbeAnswer(("D", "C", "B", "A")), ride)
+    found = score_answer(ProbeAnswer(("D", "C", "B", "A")), ride)
     assert (found.correct, found.partial) == (0, 0.0)
-    assert score_probe_answer(ProbeAnswer(("a station", "B", "c.", "D STATION")), ride).correct == 1
-    found = score_probe_answer(ProbeAnswer(3), _question("count_between", 3))
+    assert score_answer(ProbeAnswer(("a station", "B", "c.", "D STATION")), ride).correct == 1
+    found = score_answer(ProbeAnswer(3), _question("count_between", 3))
     assert (found.correct, found.partial) == (1, 1.0)
-    found = score_probe_answer(ProbeAnswer("no"), _question("same_line", "yes"))
+    found = score_answer(ProbeAnswer("no"), _question("same_line", "yes"))
     assert (found.correct, found.partial) == (0, 0.0)
 
 
@@ -365,7 +365,7 @@ def test_the_inspect_task_scores_probes_exactly_and_partly(tmp_path):
 def test_a_name_with_a_spaced_hyphen_stays_one_name():
     # Budapest's "Szent Gellért tér - Műegyetem Station": the oracle's follow answers were read as two names
     text = "Answer: Fővám tér Station, Szent Gellért tér - Műegyetem Station, Móricz Zsigmond körtér Station"
-    found = parse_probe_answer(text, "follow")
+    found = parse_answer(text, "follow")
     assert found == ProbeAnswer(
         ("Fővám tér Station", "Szent Gellért tér - Műegyetem Station", "Móricz Zsigmond körtér Station")
     )
@@ -373,7 +373,7 @@ def test_a_name_with_a_spaced_hyphen_stays_one_name():
 
 def test_an_explanation_after_the_answer_is_not_read_as_names():
     text = "Answer: Policlinico, Tiburtina\n\nExplanation: Bologna is where Line B forks, so three lines meet."
-    assert parse_probe_answer(text, "neighbours") == ProbeAnswer(("Policlinico", "Tiburtina"))
+    assert parse_answer(text, "neighbours") == ProbeAnswer(("Policlinico", "Tiburtina"))
 
 
 def test_a_probe_with_knobs_is_hashable_and_picklable_and_reads_back_as_written():

@@ -26,7 +26,7 @@ from benchmarks.reasonmap.harnesses import (
 )
 from graphkit import city_graph
 from reasonmap.convert import convert_predictions
-from reasonmap.score_files import ScoreSettings, compare_files, evaluate_files
+from reasonmap.score_files import ScoreSettings, evaluate_files, explain_files
 
 from .harness_writers import LMMS_EVAL_VERSIONS, lmms_eval_row, write_lmms_eval_log, write_vlmevalkit_sheet
 
@@ -350,7 +350,7 @@ def test_vlmevalkit_plus_sheets_score_as_plus_answers_in_every_pred_format(tmp_p
 
 def test_the_vlmevalkit_variant_reads_answers_as_vlmevalkit_does(tmp_path, plus_questions):
     sheet = _plus_sheet(tmp_path, ".tsv")
-    compared = compare_files(
+    compared = explain_files(
         plus_questions,
         sheet,
         out=tmp_path / "s.jsonl",
@@ -361,7 +361,7 @@ def test_the_vlmevalkit_variant_reads_answers_as_vlmevalkit_does(tmp_path, plus_
     vlmevalkit = compared.evaluations["vlmevalkit"].verdicts
     # "No, ..." is no answer to it; "a transfer" is option A; the rest as the paper's reading
     assert [(v.correct, v.chosen) for v in vlmevalkit] == [(0, None), (1, "yes"), (1, "C"), (0, "A"), (1, 3)]
-    types = compared.comparison["models"]["GPT-4o"]
+    types = compared.explanation["models"]["GPT-4o"]
     assert types["TorF1"]["causes"]["extraction"]["verdicts"] == 1
     assert types["Counting1"]["difference"]["accuracy"] == -50.0
 

@@ -224,12 +224,12 @@ def test_the_same_stations_asked_with_another_template_are_refused(seeds):
 
 
 def test_score_compare_refuses_before_writing(tmp_path, seeds):
-    from reasonmap.score_files import compare_files
+    from reasonmap.score_files import explain_files
 
     made, other = seeds
     log = _log(tmp_path, "0.4", made)
     with pytest.raises(InvalidRecord, match=r"\.jsonl:1: not made from"):
-        compare_files(
+        explain_files(
             _file(tmp_path, "other.jsonl", other),
             log,
             out=tmp_path / "s.jsonl",

@@ -16,9 +16,9 @@ from benchmarks.reasonmap.resolution import graph_names
 from benchmarks.reasonmap.scoring import (
     COMPONENTS,
     FAILURES,
-    VARIANTS,
+    MAP_SCORE_RULES,
     Score,
-    get_variant,
+    get_map_score_rule,
     max_map_score,
     score_answer,
     score_prediction,
@@ -377,7 +377,7 @@ def test_options_are_checked_and_the_error_lists_the_choices():
         judge("Route Name: Line 1", question, graph)
     with pytest.raises(ValueError, match="rome"):
         judge(rendered(question.routes[0]), dataclasses.replace(question, city="rome"), city_graph("toronto"))
-    assert get_variant("paper") is VARIANTS["paper"]
+    assert get_map_score_rule("paper") is MAP_SCORE_RULES["paper"]
 
 
 # Every variant classified with its properties (a new variant fails until it is added here).
@@ -390,17 +390,29 @@ VARIANT_PROPERTIES = {
 COMMON_PROPERTIES = {"higher_is_better": True, "bounds": {"short": (0.0, 20.0), "long": (0.0, 40.0)}}
 
 
+def test_the_route_facade_names_the_task_variants_and_the_rules_apart():
+    # one name, one meaning: the facade's variant names are the task's (official included); the map-score
+    # aggregation rules are the four paper-like ones among them
+    import benchmarks.reasonmap
+    from benchmarks import get_task
+
+    assert benchmarks.reasonmap.VARIANT_NAMES == get_task("route").variant_names
+    assert benchmarks.reasonmap.VARIANT_NAMES == ("paper", "C1", "C2", "ungated", "official")
+    assert tuple(MAP_SCORE_RULES) == ("paper", "C1", "C2", "ungated")
+    assert not hasattr(benchmarks.reasonmap, "VARIANTS")
+
+
 def test_every_variant_is_classified():
-    assert set(VARIANTS) == set(VARIANT_PROPERTIES), "classify the new variant in VARIANT_PROPERTIES"
-    for name, chosen in VARIANTS.items():
+    assert set(MAP_SCORE_RULES) == set(VARIANT_PROPERTIES), "classify the new variant in VARIANT_PROPERTIES"
+    for name, chosen in MAP_SCORE_RULES.items():
         assert chosen.name == name and chosen.description
 
 
-@pytest.mark.parametrize("name", sorted(VARIANTS))
+@pytest.mark.parametrize("name", sorted(MAP_SCORE_RULES))
 @pytest.mark.parametrize("city", ["rome", "beijing", "new_york"])
 def test_variant_properties_hold(name, city):
     expected = VARIANT_PROPERTIES[name]
-    chosen = VARIANTS[name]
+    chosen = MAP_SCORE_RULES[name]
     assert (chosen.aggregate, chosen.endpoint_point) == (expected["aggregate"], expected["endpoint_point"])
     graph = city_graph(city)
     for question in city_questions(city)[:12]:
@@ -445,7 +457,7 @@ def corruptions(question: Question) -> list[ParsedAnswer]:
 # -- batches ---------------------------------------------------------------------
 
 
-def test_score_predictions_reports_unmatched_ids_and_keeps_every_other_prediction():
+def test_score_predictions_says_why_it_skipped_and_keeps_every_other_prediction():
     graph = city_graph("rome")
     questions = {q.id: q for q in city_questions("rome")[:3]}
     first, second, _ = questions.values()
@@ -465,8 +477,8 @@ def test_score_predictions_reports_unmatched_ids_and_keeps_every_other_predictio
         calls.append(question.id)
         return graph
 
-    verdicts, unmatched = score_predictions(questions, predictions, graph_for, weighting="none")
-    assert unmatched == ["missing"]
+    verdicts, skipped = score_predictions(questions, predictions, graph_for, weighting="none")
+    assert skipped == ["prediction 'missing' matches no question"]
     assert [(v.id, v.question, v.correct, v.failure) for v in verdicts] == [
         (first.id, "short", 1, None),
         (second.id, "long", 0, "invalid_format"),

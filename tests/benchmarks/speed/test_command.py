@@ -20,6 +20,8 @@ def test_benchmark_times_the_command_and_another_on_the_same_files_and_prints_on
     assert run["answers"] == 30
     keys = ("seconds", "other_seconds", "speedup_vs_other", "cpu_seconds", "other_cpu_seconds", "cpu_speedup_vs_other")
     assert all(isinstance(run[key], float) for key in keys)
+    # the other command is named, and the load the figures were taken under is recorded
+    assert figures["other"] == other and [len(figures["load_average"][when]) for when in ("before", "after")] == [3, 3]
 
 
 def test_inputs_hold_as_many_distinct_answers_as_asked(tmp_path):
@@ -94,3 +96,24 @@ def test_the_public_loop_writes_no_file_per_answer_unless_asked(tmp_path, monkey
         assert (work / "scored.log").read_text(encoding="utf-8") == "m1\nm2\n"  # each pair scored once
         saved = sorted(path.name for path in work.glob("saved-*"))
         assert saved == (["saved-0-m1.json", "saved-0-m2.json"] if save else [])
+
+
+def test_public_times_the_public_loop_on_that_checkout_from_any_folder(tmp_path):
+    # the other command of --public runs public_loop.py as a script (it imports nothing of the toolkit) on the
+    # checkout's absolute path, from the empty folder it is given: a checkout that is not e68dd65 is refused there
+    import shlex
+    import subprocess
+
+    from benchmarks.speed.command import public_command
+
+    (tmp_path / "checkout").mkdir()
+    (tmp_path / "work").mkdir()
+    command = public_command(str(tmp_path / "checkout"))
+    argv = [part.format(questions="q.jsonl", predictions="p.jsonl") for part in shlex.split(command)]
+    assert argv[0] == sys.executable and argv[-2:] == ["q.jsonl", "p.jsonl"]
+    done = subprocess.run(argv, cwd=tmp_path / "work", capture_output=True, text=True, env={})
+    assert done.returncode == 1
+    assert (
+        done.stderr.strip()
+        == f"public_loop: {tmp_path / 'checkout' / 'main.py'}: cannot read it (No such file or directory)"
+    )

@@ -23,7 +23,8 @@ description alone, without the image; beside it, it answers with the image
 Here are the measures, the two prompts (:data:`DESCRIBE_PROMPT`,
 :data:`TEXT_PROMPT`), the figures of one budget and the report (table and
 plot) of a run's summary; ``reasonmap vdi`` (:mod:`reasonmap.vdi`) asks the
-model and composes them, for map QA, ReasonMap and ReasonMap-Plus questions.
+model and composes them, for map QA, ReasonMap and ReasonMap-Plus questions. They serve every task, so they
+live at the benchmarks root beside :mod:`benchmarks.samples`; the map QA facade still exports the two indices.
 """
 
 from __future__ import annotations

@@ -28,6 +28,9 @@ def test_benchmark_reports_the_median_and_slowest_map_and_each_map_seconds(capsy
     assert set(per_map) == {"miami", "sydney", "synthetic-0"}
     assert figures["seconds_median"] == sorted(per_map.values())[1]  # the middle of three
     assert figures["seconds_max"] == max(per_map.values())
+    cpu = sorted(m["cpu_seconds"] for m in figures["maps"].values())  # the CPU seconds of each map, summed up
+    assert figures["cpu_seconds_median"] == cpu[1] and figures["cpu_seconds_max"] == cpu[-1]
+    assert figures["cpu_seconds"] == round(sum(cpu), 2)
 
 
 def test_synthetic_networks_are_seeded():

@@ -1,4 +1,6 @@
-"""Two scoring variants side by side, and why they differ: ``reasonmap score --compare paper,official``.
+"""Why two scoring variants differ: ``reasonmap score --explain paper,official``.
+
+(``reasonmap compare`` is another thing: the paired comparison of two runs.)
 
 Attribution (per answer, then summed per model and question kind)
     The answer is scored by the first variant (``P``) and by the official
@@ -42,16 +44,16 @@ from benchmarks.official_rules import RuleChoice, official_rules_lines, resolve_
 from benchmarks.reasonmap.official_scoring import DEVIATIONS, official_metro, score_official
 from benchmarks.reasonmap.records import KINDS, Prediction, Question, Verdict
 from benchmarks.reasonmap.report import published_aggregate_table
-from benchmarks.reasonmap.scoring import get_variant, score_prediction
+from benchmarks.reasonmap.scoring import get_map_score_rule, score_prediction
 from graphkit.graph import TransitGraph
 
 __all__ = [
     "CAUSES",
     "PUBLISHED_CITIES",
     "attribute",
-    "compare_markdown",
+    "explanation_markdown",
     "published_aggregate",
-    "write_compare",
+    "write_explanation",
 ]
 
 #: Causes of a difference, in the order they are charged.
@@ -92,13 +94,158 @@ def _scorer(
             return score.correct, score.map_score
 
         return official
-    get_variant(variant)
+    get_map_score_rule(variant)
 
     def ours(prediction: Prediction, question: Question, graph: TransitGraph) -> tuple[int, float]:
         verdict = score_prediction(prediction, question, graph, weighting=weighting, variant=variant)
         return verdict.correct, verdict.map_score
 
     return ours
+
+
+def _ordered(variants: Sequence[str]) -> tuple[str, str]:
+    """The two variants, ours first when one is ``official`` (the split runs from ours to the public code's).
+
+    Parameters
+    ----------
+    variants : sequence of str
+        The two variants asked for.
+
+    Returns
+    -------
+    (str, str)
+        The first variant and the second.
+
+    Raises
+    ------
+    ValueError
+        Not two different variants.
+    """
+    if len(variants) != 2 or variants[0] == variants[1]:
+        raise ValueError(f"explain needs two different variants, got {list(variants)}")
+    first, second = variants
+    return (second, first) if first == "official" else (first, second)
+
+
+def _path_scorer(
+    first: str, second: str, weighting: str, rules: Mapping[str, RuleChoice]
+) -> Callable[[Prediction, Question, TransitGraph], list[tuple[int, float]]]:
+    """A function giving an answer's ``(correct, map score)`` at each step from ``first`` to ``second``.
+
+    Parameters
+    ----------
+    first, second : str
+        The two variants, in :func:`_ordered`'s order.
+    weighting : str
+        The weighting of our variants' verdicts.
+    rules : mapping
+        Each model's answer rule (:func:`~benchmarks.official_rules.resolve_rules`); a model without one is
+        read with the rule its name chooses.
+
+    Returns
+    -------
+    callable
+        ``(prediction, question, graph) -> path``: with ``second == "official"``, ``[P, O_0, …, O_n]`` (the
+        deviations switched on cumulatively); otherwise ``[P, Q]``.
+    """
+    score_first = _scorer(first, weighting, rules)
+    if second != "official":
+        score_second = _scorer(second, weighting, rules)
+
+        def both(prediction: Prediction, question: Question, graph: TransitGraph) -> list[tuple[int, float]]:
+            return [score_first(prediction, question, graph), score_second(prediction, question, graph)]
+
+        return both
+    # deviation sets switched on cumulatively: O_0 … O_n
+    steps = [frozenset(list(DEVIATIONS)[:k]) for k in range(len(DEVIATIONS) + 1)]
+    metros: dict[int, Any] = {}
+
+    def stepwise(prediction: Prediction, question: Question, graph: TransitGraph) -> list[tuple[int, float]]:
+        path = [score_first(prediction, question, graph)]
+        metro = metros.get(id(graph)) or metros.setdefault(id(graph), official_metro(graph))
+        rule = rule_for(prediction.model, rules)
+        for on in steps:
+            score = score_official(
+                prediction.response, question, metro, kind=prediction.question, deviations=on, rule=rule
+            )
+            path.append((score.correct, score.map_score))
+        return path
+
+    return stepwise
+
+
+def _tally(entry: dict[str, Any], weight: float, path: Sequence[tuple[int, float]], causes: Sequence[str]) -> None:
+    """Add one answer's ``path`` (weighted by ``weight``) to its model and kind's running ``entry``.
+
+    Parameters
+    ----------
+    entry : dict
+        ``{"n", "weight", "totals", "causes"}`` of one model and kind, updated in place (the only state
+        the attribution keeps).
+    weight : float
+        The answer's question weight.
+    path : sequence of (int, float)
+        The answer's ``(correct, map score)`` at each step (:func:`_path_scorer`).
+    causes : sequence of str
+        The cause charged with each step, in order.
+
+    Returns
+    -------
+    None
+    """
+    entry["n"] += 1
+    entry["weight"] += weight
+    totals = entry["totals"]
+    totals[0] += weight * path[0][0]
+    totals[1] += weight * path[0][1]
+    totals[2] += weight * path[-1][0]
+    totals[3] += weight * path[-1][1]
+    for cause, before, after in zip(causes, path, path[1:]):
+        tally = entry["causes"][cause]
+        map_change = after[1] - before[1]
+        if abs(map_change) > _EPSILON:
+            tally[0] += 1
+            tally[1] += weight * map_change
+        if after[0] != before[0]:
+            tally[2] += 1
+            tally[3] += weight * (after[0] - before[0])
+
+
+def _kind_row(entry: Mapping[str, Any], first: str, second: str) -> dict[str, Any]:
+    """One model and kind's figures from its running ``entry``: both variants', their difference, the causes.
+
+    Parameters
+    ----------
+    entry : mapping
+        What :func:`_tally` summed.
+    first, second : str
+        The two variants.
+
+    Returns
+    -------
+    dict
+        ``{"n", first, second, "difference", "causes"}`` as :func:`attribute` describes.
+    """
+    total = entry["weight"] or 1.0
+    a_correct, a_map, b_correct, b_map = (value / total for value in entry["totals"])
+    return {
+        "n": entry["n"],
+        first: {"accuracy": round(100 * a_correct, 4), "map_score": round(a_map, 4)},
+        second: {"accuracy": round(100 * b_correct, 4), "map_score": round(b_map, 4)},
+        "difference": {
+            "accuracy": round(100 * (b_correct - a_correct), 4),
+            "map_score": round(b_map - a_map, 4),
+        },
+        "causes": {
+            cause: {
+                "answers": answers,
+                "map_points": round(points / total, 4),
+                "verdicts": flips,
+                "accuracy_points": round(100 * flipped / total, 4),
+            }
+            for cause, (answers, points, flips, flipped) in entry["causes"].items()
+        },
+    }
 
 
 def attribute(
@@ -135,43 +282,28 @@ def attribute(
         ``difference`` and ``causes``: per cause, ``answers`` whose map score it changed,
         ``map_points``, ``verdicts`` it flipped and ``accuracy_points`` (in %); with ``official``, also
         ``official_rules`` (:func:`~benchmarks.official_rules.official_rules`).
+
+    Raises
+    ------
+    ValueError
+        Not two different variants, or one that is no route variant.
     """
     from benchmarks.reasonmap.weighting import weight_of
 
-    if len(variants) != 2 or variants[0] == variants[1]:
-        raise ValueError(f"compare needs two different variants, got {list(variants)}")
-    first, second = variants
-    if first == "official":  # the split runs from ours to the public code's
-        first, second = second, first
+    first, second = _ordered(variants)
     split = second == "official"
     causes = list(CAUSES) if split else ["variant"]
     predictions = list(predictions)
     # each model's rule: the run's resolved one, else the one its name chooses
     rules = {**resolve_rules(prediction.model for prediction in predictions), **(rules or {})}
-    score_first = _scorer(first, weighting, rules)
-    score_second = _scorer(second, weighting, rules)
-    # deviation sets switched on cumulatively: O_0 … O_n
-    steps = [frozenset(list(DEVIATIONS)[:k]) for k in range(len(DEVIATIONS) + 1)]
-    metros: dict[int, Any] = {}
+    path_of = _path_scorer(first, second, weighting, rules)
     sums: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
     for prediction in predictions:
         question = questions.get(prediction.id)
         if question is None:
             continue
-        graph = graph_for(question)
         weight = weights[question.id] if weights is not None else weight_of(question, weighting)
-        start = score_first(prediction, question, graph)
-        if split:
-            metro = metros.get(id(graph)) or metros.setdefault(id(graph), official_metro(graph))
-            rule = rule_for(prediction.model, rules)
-            path = [start]
-            for on in steps:
-                score = score_official(
-                    prediction.response, question, metro, kind=prediction.question, deviations=on, rule=rule
-                )
-                path.append((score.correct, score.map_score))
-        else:
-            path = [start, score_second(prediction, question, graph)]
+        path = path_of(prediction, question, graph_for(question))
         entry = sums[prediction.model].get(prediction.question)
         if entry is None:
             entry = sums[prediction.model][prediction.question] = {
@@ -180,49 +312,11 @@ def attribute(
                 "totals": [0.0, 0.0, 0.0, 0.0],  # weighted correct and map score of each variant
                 "causes": {cause: [0, 0.0, 0, 0.0] for cause in causes},
             }
-        entry["n"] += 1
-        entry["weight"] += weight
-        totals = entry["totals"]
-        totals[0] += weight * path[0][0]
-        totals[1] += weight * path[0][1]
-        totals[2] += weight * path[-1][0]
-        totals[3] += weight * path[-1][1]
-        for cause, before, after in zip(causes, path, path[1:]):
-            tally = entry["causes"][cause]
-            map_change = after[1] - before[1]
-            if abs(map_change) > _EPSILON:
-                tally[0] += 1
-                tally[1] += weight * map_change
-            if after[0] != before[0]:
-                tally[2] += 1
-                tally[3] += weight * (after[0] - before[0])
-    models: dict[str, Any] = {}
-    for model in sorted(sums):
-        models[model] = {}
-        for kind in KINDS:
-            entry = sums[model].get(kind)
-            if entry is None:
-                continue
-            total = entry["weight"] or 1.0
-            a_correct, a_map, b_correct, b_map = (value / total for value in entry["totals"])
-            models[model][kind] = {
-                "n": entry["n"],
-                first: {"accuracy": round(100 * a_correct, 4), "map_score": round(a_map, 4)},
-                second: {"accuracy": round(100 * b_correct, 4), "map_score": round(b_map, 4)},
-                "difference": {
-                    "accuracy": round(100 * (b_correct - a_correct), 4),
-                    "map_score": round(b_map - a_map, 4),
-                },
-                "causes": {
-                    cause: {
-                        "answers": answers,
-                        "map_points": round(points / total, 4),
-                        "verdicts": flips,
-                        "accuracy_points": round(100 * flipped / total, 4),
-                    }
-                    for cause, (answers, points, flips, flipped) in entry["causes"].items()
-                },
-            }
+        _tally(entry, weight, path, causes)
+    models = {
+        model: {kind: _kind_row(sums[model][kind], first, second) for kind in KINDS if kind in sums[model]}
+        for model in sorted(sums)
+    }
     found = {
         "variants": [first, second],
         "weighting": weighting,
@@ -315,8 +409,21 @@ def _any_interval(comparison: Mapping[str, Any]) -> bool:
     )
 
 
-def compare_markdown(comparison: Mapping[str, Any], aggregate: Mapping[str, Any] | None = None) -> str:
-    """The comparison as markdown: both variants per model and kind, then a table of causes per model."""
+def explanation_markdown(comparison: Mapping[str, Any], aggregate: Mapping[str, Any] | None = None) -> str:
+    """The explanation as markdown: both variants per model and kind, then a table of causes per model.
+
+    Parameters
+    ----------
+    comparison : mapping
+        What :func:`attribute` found (with :func:`with_intervals`' intervals, where given).
+    aggregate : mapping, optional
+        The public code's own aggregate (:func:`published_aggregate`), shown when given.
+
+    Returns
+    -------
+    str
+        The markdown of ``compare.md``.
+    """
     first, second = comparison["variants"]
     lines = [
         f"Variants `{first}` and `{second}`, weighting `{comparison['weighting']}`"
@@ -363,8 +470,25 @@ def compare_markdown(comparison: Mapping[str, Any], aggregate: Mapping[str, Any]
     return "\n".join(lines) + "\n"
 
 
-def write_compare(directory: str | Path, record: Mapping[str, Any], markdown: str) -> list[Path]:
-    """Write a comparison's ``compare.json`` (``record``) and ``compare.md`` (``markdown``) into ``directory``."""
+def write_explanation(directory: str | Path, record: Mapping[str, Any], markdown: str) -> list[Path]:
+    """Write an explanation's ``compare.json`` (``record``) and ``compare.md`` (``markdown``) into ``directory``.
+
+    The files keep the names older runs wrote, so scripts that read them still work.
+
+    Parameters
+    ----------
+    directory : str or Path
+        The report folder (made when missing).
+    record : mapping
+        The explanation (:func:`attribute`'s record, with intervals and the published aggregate).
+    markdown : str
+        Its markdown (:func:`explanation_markdown`).
+
+    Returns
+    -------
+    list of Path
+        The two files written, ``compare.md`` last.
+    """
     from benchmarks.summaries import write_summary, write_text
 
     out = Path(directory)

@@ -1,4 +1,4 @@
-"""``--compare paper,official``: side-by-side figures, causes charged in order, the published aggregate, the CLI."""
+"""``score --explain paper,official``: figures side by side, causes charged in order, the published aggregate."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ from dataclasses import replace
 import pytest
 
 from benchmarks.jsonl import write_jsonl
-from benchmarks.reasonmap.compare import CAUSES, attribute, published_aggregate
+from benchmarks.reasonmap.attribution import CAUSES, attribute, published_aggregate
 from benchmarks.reasonmap.records import Prediction, Verdict
 from graphkit.segments import Segment
 from reasonmap.cli import main
-from reasonmap.score_files import ScoreSettings, compare_files, evaluate_files
+from reasonmap.score_files import ScoreSettings, evaluate_files, explain_files
 from tests.benchmarks.reasonmap.test_official_scoring import LATIN, question, section
 
 Q = question(LATIN, "Alpha Station", "Gamma Station", [Segment("Line A", "Alpha Station", "Gamma Station")])
@@ -127,7 +127,7 @@ def test_variant_official_report_carries_the_published_aggregate(files):
 
 
 @pytest.mark.slow
-def test_compare_writes_both_reports_and_the_causes(files, capsys):
+def test_explain_writes_both_reports_and_the_causes(files, capsys):
     code = main(
         [
             "score",
@@ -139,7 +139,7 @@ def test_compare_writes_both_reports_and_the_causes(files, capsys):
             str(files / "s.jsonl"),
             "--report",
             str(files / "r"),
-            "--compare",
+            "--explain",
             "paper,official",
             "--weighting",
             "none",
@@ -157,7 +157,7 @@ def test_compare_writes_both_reports_and_the_causes(files, capsys):
     assert sum(tally["map_points"] for tally in row["causes"].values()) == pytest.approx(row["difference"]["map_score"])
     assert (files / "s.paper.jsonl").exists() and (files / "s.official.jsonl").exists()
     assert (files / "r" / "paper" / "summary.json").exists() and (files / "r" / "official" / "table.md").exists()
-    again = compare_files(
+    again = explain_files(
         files / "q.jsonl",
         files / "p.jsonl",
         out=files / "s.jsonl",
@@ -165,13 +165,36 @@ def test_compare_writes_both_reports_and_the_causes(files, capsys):
         settings=ScoreSettings(weighting="none"),
     )
     assert (files / "r2" / "compare.json").read_bytes() == (files / "r" / "compare.json").read_bytes()
-    assert again.comparison["variants"] == ["paper", "official"]
+    assert again.explanation["variants"] == ["paper", "official"]
 
 
-def test_compare_refuses_a_bad_pair(files, capsys):
+def test_explain_refuses_a_bad_pair(files, capsys):
     with pytest.raises(SystemExit):
-        main(["score", "--questions", "q", "--predictions", "p", "--out", "o", "--report", "r", "--compare", "paper"])
+        main(["score", "--questions", "q", "--predictions", "p", "--out", "o", "--report", "r", "--explain", "paper"])
     assert "two different variants" in capsys.readouterr().err
+
+
+def test_the_old_option_name_still_explains_and_is_not_shown(files, capsys):
+    # ``score --compare A,B`` (older scripts) is ``--explain A,B``, hidden from the help, which names only
+    # ``--explain``: ``reasonmap compare`` is the paired comparison of two runs
+    from reasonmap.cli import build_parser
+
+    argv = ["score", "--questions", "q", "--predictions", "p", "--out", "o", "--report", "r"]
+    parser = build_parser()
+    assert parser.parse_args([*argv, "--compare", "paper,official"]).explain == ("paper", "official")
+    assert parser.parse_args([*argv, "--explain", "official,C1"]).explain == ("official", "C1")
+    assert parser.parse_args(argv).explain is None
+    with pytest.raises(SystemExit):
+        main(["score", "--help"])
+    shown = capsys.readouterr().out
+    assert "--explain A,B" in shown and "--compare" not in shown
+    with pytest.raises(SystemExit):
+        main([*argv, "--compare", "paper"])
+    assert "two different variants" in capsys.readouterr().err
+    argv = ["score", "--questions", str(files / "q.jsonl"), "--predictions", str(files / "p.jsonl")]
+    argv += ["--out", str(files / "s.jsonl"), "--weighting", "none"]
+    assert main([*argv, "--report", str(files / "old"), "--compare", "paper,official"]) == 0
+    assert (files / "old" / "compare.json").exists() and (files / "old" / "official" / "summary.json").exists()
 
 
 def test_the_cli_offers_every_scoring_variant():
@@ -201,7 +224,7 @@ def test_reports_and_the_comparison_say_which_rule_read_each_model(files, capsys
     assert row in (files / "r" / "table.md").read_text(encoding="utf-8")
     # QVQ's rule: no \boxed{} in the answer, the whole response is read: the same 12 as any model
     assert summary["published_aggregate"]["m"]["map_score_short"] == 12.0
-    assert main([*argv, "--report", str(files / "c"), "--compare", "paper,official"]) == 0
+    assert main([*argv, "--report", str(files / "c"), "--explain", "paper,official"]) == 0
     assert json.loads((files / "c" / "compare.json").read_text(encoding="utf-8"))["official_rules"] == expected
     assert row in (files / "c" / "compare.md").read_text(encoding="utf-8")
     capsys.readouterr()

@@ -1,4 +1,4 @@
-"""Two variants' ReasonMap-Plus accuracy side by side (``reasonmap score --compare``)."""
+"""Why two ReasonMap-Plus scoring variants differ: their accuracy side by side (``reasonmap score --explain``)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from typing import Any
 
 from benchmarks.cells import markdown_text
 from benchmarks.official_rules import official_rules_lines
-from benchmarks.plus.questions import PLUS_TYPES
+from benchmarks.plus.records import PLUS_TYPES
 
-__all__ = ["compare_plus"]
+__all__ = ["explain_variants"]
 
 
 def _interval(summary: Mapping[str, Any], model: str, kind: str) -> dict[str, Any]:
@@ -29,13 +29,26 @@ def _half(found: Mapping[str, Any]) -> str:
     return f" ± {(interval['high'] - interval['low']) / 2 * 100:.2f}"
 
 
-def compare_plus(evaluations: Mapping[str, Any], variants: Sequence[str]) -> tuple[dict[str, Any], str]:
+def explain_variants(evaluations: Mapping[str, Any], variants: Sequence[str]) -> tuple[dict[str, Any], str]:
     """Two variants' plus accuracy per model and type, and the answers whose verdict differs.
 
     The one cause of a difference is the answer extraction (``extraction``): the variants
     differ in nothing else. With ``official``, the record's ``official_rules`` (from its
-    summary) says which model path's rule read each model's answers. Returns the comparison
-    record and its markdown.
+    summary) says which model path's rule read each model's answers.
+
+    Parameters
+    ----------
+    evaluations : mapping
+        Variant name to its evaluation (``verdicts`` in the same order for both, and ``summary``).
+    variants : (str, str)
+        The two variants, in the order shown.
+
+    Returns
+    -------
+    record : dict
+        ``{"question_set", "variants", "causes", "models"}`` (and ``official_rules`` with ``official``).
+    markdown : str
+        The record as markdown (``compare.md``).
     """
     first, second = variants
     rows: dict[str, dict[str, list[float]]] = {}

@@ -6,7 +6,7 @@ from fractions import Fraction
 
 import pytest
 
-from benchmarks.mapqa.vdi import (
+from benchmarks.vdi import (
     budget_figures,
     description_length,
     descriptive_saturation_index,
@@ -64,7 +64,7 @@ def test_the_vdi_figure_names_its_measure_on_the_axis(tmp_path, monkeypatch):
     import matplotlib.pyplot as plt
 
     import benchmarks.plotting
-    from benchmarks.mapqa.vdi import plot_vdi
+    from benchmarks.vdi import plot_vdi
 
     kept = []
     monkeypatch.setattr(benchmarks.plotting, "save_figure", lambda figure, path: kept.append(figure))

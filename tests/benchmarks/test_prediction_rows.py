@@ -1,0 +1,42 @@
+"""Every task writes and types its prediction rows the same way (benchmarks/records.py: prediction_row,
+answer_type); the expected rows are written out by hand."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchmarks.errors import InvalidRecord
+from benchmarks.mapqa.records import MapPrediction
+from benchmarks.plus.records import PlusPrediction
+from benchmarks.probe.questions import ProbePrediction
+from benchmarks.reasonmap.records import Prediction
+
+
+@pytest.mark.parametrize(
+    ("prediction", "question"),
+    [
+        (Prediction("q1", "m", "short", "Route: A", 5), "short"),
+        (PlusPrediction("q1", "m", "Route: A", 5, "TorF1"), "TorF1"),
+        (ProbePrediction("q1", "m", "Route: A", 5, None), None),
+        (MapPrediction("q1", "m", "Route: A", 5), "mapqa"),
+    ],
+)
+def test_a_row_holds_the_five_fields_in_order_and_repeat_only_when_not_zero(prediction, question):
+    row = {"id": "q1", "model": "m", "question": question, "response": "Route: A", "tokens": 5}
+    assert prediction.to_dict() == row and list(prediction.to_dict()) == list(row)
+    again = type(prediction).from_dict({**row, "repeat": 2})
+    assert again.to_dict() == {**row, "repeat": 2}
+    assert type(prediction).from_dict(row) == prediction
+
+
+@pytest.mark.parametrize(
+    ("kind", "message"),
+    [
+        (PlusPrediction, r"^row 3: field 'question' must be a plus type \['Counting1', .*'TorF2'\] or absent$"),
+        (ProbePrediction, r"^row 3: field 'question' must be a probe type \['lines_at', .*\] or absent$"),
+    ],
+)
+def test_a_row_answering_another_type_is_refused_naming_the_types(kind, message):
+    row = {"id": "q1", "model": "m", "question": "short", "response": "yes"}
+    with pytest.raises(InvalidRecord, match=message):
+        kind.from_dict(row, where="row 3")
