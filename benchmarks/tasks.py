@@ -20,21 +20,34 @@ Tasks are imported when first asked for, so the registry costs nothing to import
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence, Set
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from benchmarks.jsonl import Problem
+from benchmarks.task_types import (
+    CarriedMaps,
+    Explain,
+    Export,
+    Loaded,
+    Make,
+    Prompt,
+    Reader,
+    ReadOptions,
+    Resolve,
+    Score,
+    ScoreOptions,
+    Solve,
+    Summarize,
+    SummaryExtras,
+    WriteReport,
+)
 from graphkit.choices import check_choice
 
 if TYPE_CHECKING:
     from benchmarks.metrics import MetricSpec
     from benchmarks.samples import SampleSet
-    from graphkit.executors import Executor
-    from graphkit.graph import TransitGraph
-    from graphkit.metro import MetroData
 
 __all__ = [
     "Loaded",
@@ -72,89 +85,6 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class Loaded:
-    """A question file as its task read it: questions by id, the records skipped and why, and what the file
-    carried beside them (route files of the public data set carry their cities' Metro Data: ``metro``)."""
-
-    questions: Mapping[str, Any]
-    problems: tuple[str, ...] = ()
-    context: Mapping[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True, slots=True)
-class Prompt:
-    """What one request asks, before a prompt mode dresses it.
-
-    ``kind`` tells the requests of one question apart (route: ``short`` and
-    ``long``; plus: the question's type; map QA: ``mapqa``). The map is the
-    city's (``city``, ``country``: looked up in a folder of maps, and the
-    Metro Data for the symbolic modes) or the question's own image (``image``,
-    a path relative to the maps folder).
-    """
-
-    id: str
-    kind: str
-    text: str
-    city: str | None = None
-    country: str | None = None
-    image: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class ReadOptions:
-    """What a reader of prediction files may need beside the file (:attr:`Task.readers`).
-
-    ``model`` and ``kind`` fill in what another harness's files do not say; ``positions`` are the question
-    file's ids in order (harnesses that name a question by its position), ``questions`` the question file's
-    questions by id (what each row of another harness's file is checked against); ``partial`` takes the
-    finished samples of a run that failed.
-    """
-
-    model: str | None = None
-    kind: str | None = None
-    positions: tuple[str, ...] = ()
-    questions: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
-    partial: bool = False
-
-
-class Reader(Protocol):
-    """Reads one prediction file of one harness: the task's prediction records, and the records skipped."""
-
-    def __call__(self, path: str | Path, options: ReadOptions, /) -> tuple[list[Any], list[Problem]]: ...
-
-
-@dataclass(frozen=True, slots=True)
-class ScoreOptions:
-    """How answers are judged: what every task takes, and the task's own options.
-
-    ``weighting`` ``None`` is the task's default; ``variant`` names one of its :class:`Variant`; ``cluster``
-    is what the summary's printed intervals resample: ``question`` or ``map``
-    (:data:`benchmarks.intervals.CLUSTERS`). ``extra`` holds the options the task declares
-    (:attr:`Task.options`), as its :attr:`Task.resolve` made them for the run's models (route: where its
-    cities' graphs come from, and each model's answer rule for variant ``official``).
-    """
-
-    weighting: str | None = None
-    variant: str = "paper"
-    cluster: str = "question"
-    extra: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
-
-
-class Resolve(Protocol):
-    """Makes a task's declared options (name → value given, else its default) what its scoring takes, once per
-    run: ``models`` are the predictions' models, ``where`` names the predictions (for the messages).
-    ``ValueError`` for a value that does not fit them."""
-
-    def __call__(self, given: Mapping[str, Any], models: Set[str], where: str, /) -> Mapping[str, Any]: ...
-
-
-class SummaryExtras(Protocol):
-    """What a variant adds to a task's summary: keys and values from the verdicts, the questions and options."""
-
-    def __call__(self, verdicts: Sequence[Any], loaded: Loaded, options: ScoreOptions, /) -> Mapping[str, Any]: ...
-
-
 #: A variant's scoring step: its type is its task's own.
 S = TypeVar("S")
 
@@ -163,14 +93,23 @@ S = TypeVar("S")
 class Variant(Generic[S]):
     """A named way of judging a task's answers (``score --variant NAME``).
 
-    ``score`` is the task's scoring step under this variant; its type is the
-    task's own (``S``: only the task's ``score`` calls it). ``options`` names the
-    resolved options (:attr:`ScoreOptions.extra`) it takes as keywords beside
-    those; the others never reach it. ``summary_extras``, when given, adds keys
-    to the summary. ``model_paths`` are the public scripts' model paths whose
-    answer rules the variant follows (``--official-model`` is checked against
-    every task's). ``former_names`` are names it had before, still taken for it
-    (``--variant paper`` on plus questions is ``toolkit``).
+    Attributes
+    ----------
+    name, description : str
+        Its name, and what it does in a line.
+    score : S
+        The task's scoring step under this variant; its type is the task's own (only the task's ``score``
+        calls it).
+    summary_extras : SummaryExtras or None
+        When given, adds keys to the summary.
+    model_paths : mapping of str to str
+        The public scripts' model paths whose answer rules the variant follows, to their rule
+        (``--official-model`` is checked against every task's).
+    options : tuple of str
+        The resolved options (:attr:`ScoreOptions.extra`) its step takes as keywords; the others never
+        reach it.
+    former_names : tuple of str
+        Names it had before, still taken for it (``--variant paper`` on plus questions is ``toolkit``).
     """
 
     name: str
@@ -182,97 +121,21 @@ class Variant(Generic[S]):
     former_names: tuple[str, ...] = ()
 
 
-class Make(Protocol):
-    """Generates a task's question records from transit graphs, with the task's own settings as keywords."""
-
-    def __call__(
-        self, graphs: Iterable[TransitGraph], /, *, seed: int, progress: bool, **settings: Any
-    ) -> list[Any]: ...
-
-
-class CarriedMaps(Protocol):
-    """Writes the maps a question file carries into ``folder``: ``(written, problems)``, or ``None`` when it
-    carries none."""
-
-    def __call__(
-        self, source: Path, folder: Path, /, before_write: Callable[[Path], None] | None = None
-    ) -> tuple[list[Path], list[Problem]] | None: ...
-
-
-class Score(Protocol):
-    """Verdicts in input order under ``options.variant``, and one message per prediction skipped."""
-
-    def __call__(
-        self, loaded: Loaded, predictions: Sequence[Any], options: ScoreOptions, executor: Executor | None, /
-    ) -> tuple[list[Any], list[str]]: ...
-
-
-class Summarize(Protocol):
-    """The summary of a run: per model, the task's metrics (``models``), and what was read (``inputs``)."""
-
-    def __call__(
-        self,
-        verdicts: Sequence[Any],
-        loaded: Loaded,
-        options: ScoreOptions,
-        inputs: Mapping[str, Any],
-        problems: Sequence[str],
-        /,
-    ) -> dict[str, Any]: ...
-
-
-class WriteReport(Protocol):
-    """Writes ``summary.json``, ``table.md`` and, with ``figures``, the task's figures; returns their paths."""
-
-    def __call__(self, directory: str | Path, summary: Mapping[str, Any], /, *, figures: bool = True) -> list[Path]: ...
-
-
-class Explain(Protocol):
-    """Why two variants' numbers differ: the record (``compare.json``) and its markdown (``compare.md``)."""
-
-    def __call__(
-        self,
-        evaluations: Mapping[str, Any],
-        loaded: Loaded,
-        predictions: Sequence[Any],
-        variants: tuple[str, str],
-        options: ScoreOptions,
-        /,
-    ) -> tuple[dict[str, Any], str]: ...
-
-
-class Export(Protocol):
-    """Writes the questions as a Hugging Face dataset folder ``out``; returns how many."""
-
-    def __call__(
-        self, loaded: Loaded, out: Path, /, *, figure: Callable[[Any], bytes | None], metro: MetroData | None
-    ) -> int: ...
-
-
-class Solve(Protocol):
-    """Runs the solver ``name`` on the questions: its prediction records."""
-
-    def __call__(
-        self,
-        name: str,
-        questions: Iterable[Any],
-        graph_for: Callable[[Any], TransitGraph],
-        /,
-        *,
-        seed: int,
-        settings: Mapping[str, Any],
-    ) -> list[Any]: ...
-
-
 @dataclass(frozen=True, slots=True)
 class Generation:
     """How a task's questions are generated from transit graphs (``reasonmap generate --task``, ``eval --split``).
 
-    ``make(graphs, *, seed, progress, **settings)`` returns the question
-    records; ``defaults`` are the settings ``eval`` uses and the command line
-    shows (every key is one ``generate`` option, ``per_city`` → ``--per-city``);
-    ``describe(questions)`` is the small table printed after; ``noun`` names
-    the records in the closing line ("wrote 12 plus questions").
+    Attributes
+    ----------
+    make : Make
+        ``make(graphs, *, seed, progress, **settings)``: the question records.
+    defaults : mapping of str to object
+        The settings ``eval`` uses and the command line shows (every key is one ``generate`` option,
+        ``per_city`` → ``--per-city``).
+    describe : callable
+        ``describe(questions)``: the small table printed after.
+    noun : str
+        Names the records in the closing line ("wrote 12 plus questions").
     """
 
     make: Make
@@ -285,13 +148,15 @@ class Generation:
 class MapPolicy:
     """Where the map of a question comes from.
 
-    ``own_images``: each question names its own image (a path relative to
-    the maps folder, else to its question file's folder); otherwise a
-    question is asked about its city's map, ``<city>.png`` in the maps
-    folder. ``carried(source, folder, before_write)``, when given, writes the
-    maps a question file carries into ``folder`` (the public data set's
-    figures) and returns ``(written, problems)``, or ``None`` when ``source``
-    carries none.
+    Attributes
+    ----------
+    own_images : bool
+        Each question names its own image (a path relative to the maps folder, else to its question file's
+        folder); otherwise a question is asked about its city's map, ``<city>.png`` in the maps folder.
+    carried : CarriedMaps or None
+        ``carried(source, folder, before_write)``, when given, writes the maps a question file carries into
+        ``folder`` (the public data set's figures) and returns ``(written, problems)``, or ``None`` when
+        ``source`` carries none.
     """
 
     own_images: bool = False
@@ -302,18 +167,30 @@ class MapPolicy:
 class InspectSpec:
     """How a task runs as the Inspect AI task ``reasonmap/<name>`` (:mod:`reasonmap.inspect_tasks` builds it).
 
-    The task takes ``mode, split, questions, maps``, then its own ``options`` (name → default, in this
-    order), then ``seed, pixel_budget``; it is asked in the record's ``modes``. The module and function
-    ``question_set`` names (``module:function``, in the task's folder) gives, from ``(questions, split,
-    seed)``, the questions by id (the file's, else the split generated with the generator's defaults; a
-    file without one readable question raises ``ValueError``), the graph of a question's city (``None``:
-    the embedded city's), and the records skipped (shown in Inspect's log). ``scorer`` names the Inspect
-    scorer factory (its module imports Inspect), called with the task's settings its parameters name.
-    ``sample(question, kind)`` is the sample id and metadata of one request; ``kinds``, when given, are
-    the request kinds the ``kinds`` option picks from (``"both"``: all of them). ``dataset`` prefixes a
-    generated set's name (``<dataset>-<split>-seed<seed>``). ``carried_maps(questions, folder)``, when
-    given, writes the maps a question file carries into ``folder`` and returns ``(written, problems)``,
-    or ``None`` when it carries none.
+    The task takes ``mode, split, questions, maps``, then its own ``options``, then ``seed,
+    pixel_budget``; it is asked in the record's ``modes``.
+
+    Attributes
+    ----------
+    options : mapping of str to object
+        The task's own Inspect options (name → default, in this order).
+    question_set : str
+        The ``module:function`` (in the task's folder) that gives, from ``(questions, split, seed)``, the
+        questions by id (the file's, else the split generated with the generator's defaults; a file without
+        one readable question raises ``ValueError``), the graph of a question's city (``None``: the embedded
+        city's), and the records skipped (shown in Inspect's log).
+    scorer : str
+        The ``module:function`` of the Inspect scorer factory (its module imports Inspect), called with the
+        task's settings its parameters name.
+    sample : callable
+        ``sample(question, kind)``: the sample id and metadata of one request.
+    dataset : str
+        Prefixes a generated set's name (``<dataset>-<split>-seed<seed>``).
+    kinds : tuple of str
+        When given, the request kinds the ``kinds`` option picks from (``"both"``: all of them).
+    carried_maps : callable or None
+        ``carried_maps(questions, folder)``, when given, writes the maps a question file carries into
+        ``folder`` and returns ``(written, problems)``, or ``None`` when it carries none.
     """
 
     options: Mapping[str, Any]
@@ -332,7 +209,8 @@ class Task:
     The application (``reasonmap``) composes these fields and never asks a
     task's name what to do. Callables are plain functions of the task's
     module (a record's fields are not methods: nothing is bound), typed by the
-    protocols above (:class:`Reader`, :class:`Score`, :class:`Summarize`, ...).
+    protocols of :mod:`benchmarks.task_types` (:class:`Reader`,
+    :class:`Score`, :class:`Summarize`, ...).
 
     Attributes
     ----------
@@ -478,7 +356,23 @@ class Task:
 
 
 def imported(where: str) -> Any:
-    """The object a ``module:attribute`` string names, imported when first asked for."""
+    """The object a ``module:attribute`` string names, imported when first asked for.
+
+    Parameters
+    ----------
+    where : str
+        ``module:attribute``, the module's dotted name.
+
+    Returns
+    -------
+    object
+        The attribute.
+
+    Examples
+    --------
+    >>> imported("benchmarks.tasks:task_names") is task_names
+    True
+    """
     module, attribute = where.split(":")
     return getattr(importlib.import_module(module), attribute)
 
@@ -518,27 +412,57 @@ def task_names() -> tuple[str, ...]:
 
 
 def generated_task_names() -> tuple[str, ...]:
-    """The tasks whose questions are generated (their record has a ``generation``), in the registry's order."""
+    """The tasks whose questions are generated (their record has a ``generation``), in the registry's order.
+
+    Returns
+    -------
+    tuple of str
+        Their names (``generate --task`` and ``eval --tasks``' default).
+    """
     return tuple(name for name in TASKS if get_task(name).generation is not None)
 
 
 def variant_names() -> tuple[str, ...]:
-    """Every task's scoring variants, each once, in the registry's order."""
+    """Every task's scoring variants, each once, in the registry's order.
+
+    Returns
+    -------
+    tuple of str
+        Their names (``score --variant``'s choices; each task takes its own).
+    """
     return tuple(dict.fromkeys(name for task in TASKS for name in get_task(task).variant_names))
 
 
 def source_names() -> tuple[str, ...]:
-    """Every task's prediction sources (the harnesses of ``score --from``), each once, in the registry's order."""
+    """Every task's prediction sources (the harnesses of ``score --from``), each once, in the registry's order.
+
+    Returns
+    -------
+    tuple of str
+        The harnesses' names, the toolkit's own ``jsonl`` first (each task reads those of its ``readers``).
+    """
     return tuple(dict.fromkeys(name for task in TASKS for name in get_task(task).readers))
 
 
 def weighting_names() -> tuple[str, ...]:
-    """Every task's weightings, each once, in the registry's order."""
+    """Every task's weightings, each once, in the registry's order.
+
+    Returns
+    -------
+    tuple of str
+        Their names (``score --weighting``'s choices).
+    """
     return tuple(dict.fromkeys(name for task in TASKS for name in get_task(task).weightings))
 
 
 def solver_names() -> tuple[str, ...]:
-    """Every task's symbolic solvers, each once, in the registry's order."""
+    """Every task's symbolic solvers, each once, in the registry's order.
+
+    Returns
+    -------
+    tuple of str
+        Their names (``baseline``'s choices).
+    """
     return tuple(dict.fromkeys(name for task in TASKS for name in get_task(task).solvers))
 
 
@@ -596,6 +520,19 @@ def results_of(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
     """One row per model of a task's summary: ``model``, ``n``, ``n_invalid``, its scalar metrics and, where the
     summary has them, the headline metrics' ``intervals``.
 
+    Parameters
+    ----------
+    summary : mapping
+        A task's summary (``summary.json``).
+
+    Returns
+    -------
+    list of dict
+        One row per model, in the summary's order: ``model``, ``n``, ``n_invalid``, ``metrics`` (the scalar
+        ones, by name) and, where it has them, ``intervals``.
+
+    Examples
+    --------
     >>> results_of({"models": {"m": {"n": 4, "n_invalid": 1, "accuracy": 0.5, "per_type": {}}}})
     [{'model': 'm', 'n': 4, 'n_invalid': 1, 'metrics': {'accuracy': 0.5}}]
     """

@@ -427,6 +427,16 @@ def _add_mapqa_score(commands) -> None:
 
 
 def add_benchmark_commands(commands) -> None:
-    """Add ``generate``, ``score``, ``export``, ``predictions``, ``demo`` and ``mapqa-score`` to the subcommands."""
+    """Add ``generate``, ``score``, ``export``, ``predictions``, ``demo`` and ``mapqa-score`` to the subcommands.
+
+    Parameters
+    ----------
+    commands : argparse._SubParsersAction
+        The ``reasonmap`` parser's subcommands.
+
+    Returns
+    -------
+    None
+    """
     for add in (_add_generate, _add_score, _add_export, _add_predictions, _add_demo, _add_mapqa_score):
         add(commands)

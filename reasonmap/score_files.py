@@ -48,25 +48,59 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class Evaluation:
-    """What scoring files produced: the task, verdicts, summary, the problems reported and the report's files."""
+    """What scoring files produced: the task, verdicts, summary, the problems reported and the report's files.
+
+    Attributes
+    ----------
+    verdicts : tuple
+        The task's verdicts, as written to the scored rows.
+    summary : dict
+        What ``summary.json`` holds.
+    problems : tuple of str
+        The records skipped and the predictions not scored, one message each.
+    report_files : tuple of Path
+        The report's files, as written.
+    task : str
+        The task's name.
+    notes : tuple of str
+        How the predictions file was read, where the user should check it (how rows were matched to
+        questions).
+    """
 
     verdicts: tuple[Any, ...]
     summary: dict[str, Any]
     problems: tuple[str, ...]
     report_files: tuple[Path, ...]
     task: str = "route"
-    #: how the predictions file was read, where the user should check it (how rows were matched to questions)
     notes: tuple[str, ...] = ()
 
 
 def task_of(questions_path: str | Path, task: str | None = None) -> Task:
-    """The task named ``task``, else the one whose questions the file holds."""
+    """The task named ``task``, else the one whose questions the file holds.
+
+    Parameters
+    ----------
+    questions_path : str or Path
+        A question file of any task.
+    task : str, optional
+        A registered task's name (:func:`benchmarks.tasks.task_names`).
+
+    Returns
+    -------
+    Task
+        Its record.
+    """
     return get_task(task) if task is not None else detect_task(questions_path)
 
 
 def scoring_variants() -> tuple[str, ...]:
-    """Every task's scoring variants' names, each once, in the registry's order
-    (:func:`benchmarks.tasks.variant_names`)."""
+    """Every task's scoring variants' names, each once, in the registry's order.
+
+    Returns
+    -------
+    tuple of str
+        As :func:`benchmarks.tasks.variant_names`.
+    """
     from benchmarks.tasks import variant_names
 
     return variant_names()
@@ -114,6 +148,16 @@ def _public_models() -> dict[str, str]:
 
 def read_official_model(text: str) -> str | dict[str, str]:
     """``--official-model``: a model path of the public scripts, or a JSON file mapping run names to paths.
+
+    Parameters
+    ----------
+    text : str
+        The option's value: a model path, or a JSON file's path (a regular file).
+
+    Returns
+    -------
+    str or dict of str to str
+        The model path, or the file's run names to paths.
 
     Raises
     ------
@@ -248,6 +292,11 @@ def evaluate_files(
 def collector_paused() -> Iterator[None]:
     """Pause Python's cyclic garbage collector in the block, and restore it as it was.
 
+    Yields
+    ------
+    None
+        Inside the block, the collector is off.
+
     Scoring makes a few records per answer (rows read, sections, verdicts, their groups), none in a cycle,
     and keeps them to the end: each pass of the collector walks them all again (0.4 of the 5 CPU seconds of
     ``score`` at 22,876 answers). Reference counting still frees everything else at once; the few hundred
@@ -325,6 +374,22 @@ def read_prediction_files(
 
     Each file tells its own kind (lmms-eval: the task name in the file name, or the rows' documents);
     see :func:`benchmarks.harness_rows.harness_files` for the files a folder stands for.
+
+    Parameters
+    ----------
+    read : Reader
+        The task's reader of the harness that wrote the files.
+    files : sequence of str or Path
+        The prediction files, in order.
+    options : ReadOptions
+        What the reader is told beside each file.
+
+    Returns
+    -------
+    predictions : list
+        The task's prediction records, file after file.
+    problems : list of Problem
+        What each file's reading reported (records skipped, notes).
     """
     predictions: list[Any] = []
     problems: list[Problem] = []
@@ -337,7 +402,17 @@ def read_prediction_files(
 
 @dataclass(frozen=True, slots=True)
 class Explanation:
-    """What scoring files with two variants produced: each evaluation, why they differ, and the files."""
+    """What scoring files with two variants produced: each evaluation, why they differ, and the files.
+
+    Attributes
+    ----------
+    evaluations : mapping of str to Evaluation
+        Each variant's, by name, in the order asked.
+    explanation : dict
+        Why their numbers differ (``compare.json``).
+    files : tuple of Path
+        The explanation's files (``compare.json``, ``compare.md``).
+    """
 
     evaluations: Mapping[str, Evaluation]
     explanation: dict[str, Any]

@@ -36,6 +36,12 @@ def load_samples(path: str | Path, *, maps: str | Path | None = None, task: str 
     task : str, optional
         A registered task's name (:func:`benchmarks.tasks.task_names`); default: told from the file.
 
+    Returns
+    -------
+    SampleSet
+        The task's samples and how an answer is judged; the questions skipped (no readable image, a bad
+        record) among its problems.
+
     Raises
     ------
     ValueError
