@@ -5,7 +5,9 @@ what part of a response their parser reads (``main_closed_models.py`` reads
 every reply's content as it is). :data:`OFFICIAL_MODELS` lists every path of
 ``main.py`` and every ``--model`` of ``main_closed_models.py`` with its rule
 (:data:`ANSWER_RULES`); :func:`choose_rule` picks a prediction's rule from its
-model's name or from the path the user gives (``--official-model``).
+model's name or from the path the user gives (``--official-model``). A run's
+option is resolved once, to each model's rule (:func:`resolve_rules`); the
+scorers look a model up in that mapping (:func:`rule_for`).
 """
 
 from __future__ import annotations
@@ -27,6 +29,9 @@ __all__ = [
     "official_answer_text",
     "official_rules",
     "official_rules_lines",
+    "resolve_rules",
+    "rule_for",
+    "rules_record",
 ]
 
 #: How the public scripts turn a response into the answer text they score (rule: what is kept).
@@ -204,6 +209,110 @@ def choose_rule(
     return RuleChoice(DEFAULT_RULE, None, "default")
 
 
+def resolve_rules(
+    models: Iterable[str],
+    *,
+    given: str | Mapping[str, str] | None = None,
+    table: Mapping[str, str] = OFFICIAL_MODELS,
+    where: str | None = None,
+) -> dict[str, RuleChoice]:
+    """Each model's rule (sorted by model), chosen once for a run (:func:`choose_rule`).
+
+    ``where``, when given, names the predictions the models come from: a run name of a ``given`` mapping
+    that is none of ``models`` is then refused (a misspelt name would leave its model read with the default
+    rule, without a word).
+
+    Parameters
+    ----------
+    models : iterable of str
+        The models of a run.
+    given : str, mapping or None, optional
+        As :func:`check_official_models`.
+    table : mapping of str to str, optional
+        Model path to rule.
+    where : str, optional
+        The predictions' name, for the message.
+
+    Returns
+    -------
+    dict of str to RuleChoice
+        Per model, sorted by name: its rule and what chose it.
+
+    Raises
+    ------
+    ValueError
+        A run name of ``given`` that is none of ``models`` (with ``where``); the message names the close ones.
+
+    Examples
+    --------
+    >>> {model: choice.rule for model, choice in resolve_rules(["run", "Qwen/QVQ-72B-Preview"]).items()}
+    {'Qwen/QVQ-72B-Preview': 'qvq', 'run': 'whole'}
+    """
+    models = set(models)
+    if where is not None and isinstance(given, Mapping):
+        _check_runs(given, models, where)
+    return {model: choose_rule(model, given=given, table=table) for model in sorted(models)}
+
+
+def _check_runs(given: Mapping[str, str], models: set[str], where: str) -> None:
+    from graphkit.choices import close_choices
+
+    for name in given:
+        if name not in models:
+            close = close_choices(name, sorted(models))
+            hint = f"; did you mean {' or '.join(map(repr, close))}?" if close else ""
+            shown = sorted(models)[:5]
+            listed = f"{shown}{' and more' if len(models) > 5 else ''}"
+            raise ValueError(f"--official-model: run {name!r} is no model of {where} (its models: {listed}){hint}")
+
+
+def rule_for(model: str, rules: Mapping[str, RuleChoice], *, table: Mapping[str, str] = OFFICIAL_MODELS) -> str:
+    """The rule ``model``'s answers are read with: its resolved one (:func:`resolve_rules`), else the one its
+    own name chooses in ``table``.
+
+    Parameters
+    ----------
+    model : str
+        The model (a run name).
+    rules : mapping of str to RuleChoice
+        A run's resolved rules (:func:`resolve_rules`).
+    table : mapping of str to str, optional
+        Model path to rule.
+
+    Returns
+    -------
+    str
+        One of :data:`ANSWER_RULES`.
+
+    Examples
+    --------
+    >>> rule_for("Qwen/QVQ-72B-Preview", {}), rule_for("run", resolve_rules(["run"], given="Qwen/QVQ-72B-Preview"))
+    ('qvq', 'qvq')
+    """
+    choice = rules.get(model)
+    return (choice if choice is not None else choose_rule(model, table=table)).rule
+
+
+def rules_record(rules: Mapping[str, RuleChoice]) -> dict[str, dict[str, str | None]]:
+    """Per model, as a summary records it: the rule its answers were read with, the path it stands for and
+    what chose it.
+
+    Parameters
+    ----------
+    rules : mapping of str to RuleChoice
+        Each model's rule (:func:`resolve_rules`).
+
+    Returns
+    -------
+    dict
+        Per model, in ``rules``' order: ``rule``, ``model_path`` and ``chosen_by`` (JSON-ready).
+    """
+    return {
+        model: {"rule": choice.rule, "model_path": choice.model_path, "chosen_by": choice.chosen_by}
+        for model, choice in rules.items()
+    }
+
+
 def official_rules(
     models: Iterable[str], *, given: str | Mapping[str, str] | None = None, table: Mapping[str, str] = OFFICIAL_MODELS
 ) -> dict[str, dict[str, str | None]]:
@@ -223,11 +332,7 @@ def official_rules(
     dict
         Per model: ``rule``, ``model_path`` and ``chosen_by`` (JSON-ready).
     """
-    found = {}
-    for model in sorted(set(models)):
-        choice = choose_rule(model, given=given, table=table)
-        found[model] = {"rule": choice.rule, "model_path": choice.model_path, "chosen_by": choice.chosen_by}
-    return found
+    return rules_record(resolve_rules(models, given=given, table=table))
 
 
 def official_rules_lines(rules: Mapping[str, Mapping[str, str | None]]) -> list[str]:

@@ -24,22 +24,48 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from benchmarks.jsonl import Problem
+from benchmarks.task_types import (
+    CarriedMaps,
+    Explain,
+    Export,
+    Loaded,
+    Make,
+    Prompt,
+    Reader,
+    ReadOptions,
+    Resolve,
+    Score,
+    ScoreOptions,
+    Solve,
+    Summarize,
+    SummaryExtras,
+    WriteReport,
+)
 from graphkit.choices import check_choice
 
 if TYPE_CHECKING:
     from benchmarks.metrics import MetricSpec
     from benchmarks.samples import SampleSet
-    from graphkit.executors import Executor
-    from graphkit.graph import TransitGraph
 
 __all__ = [
     "Loaded",
     "Prompt",
+    "ReadOptions",
+    "Reader",
     "ScoreOptions",
+    "Resolve",
+    "SummaryExtras",
     "Variant",
+    "Make",
+    "CarriedMaps",
+    "Score",
+    "Summarize",
+    "WriteReport",
+    "Explain",
+    "Export",
+    "Solve",
     "Generation",
     "MapPolicy",
     "InspectSpec",
@@ -49,6 +75,7 @@ __all__ = [
     "task_names",
     "generated_task_names",
     "variant_names",
+    "source_names",
     "weighting_names",
     "solver_names",
     "get_task",
@@ -58,83 +85,39 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class Loaded:
-    """A question file as its task read it: questions by id, the records skipped and why, and what the file
-    carried beside them (route files of the public data set carry their cities' Metro Data: ``metro``)."""
-
-    questions: Mapping[str, Any]
-    problems: tuple[str, ...] = ()
-    context: Mapping[str, Any] = field(default_factory=dict)
+#: A variant's scoring step: its type is its task's own.
+S = TypeVar("S")
 
 
 @dataclass(frozen=True, slots=True)
-class Prompt:
-    """What one request asks, before a prompt mode dresses it.
-
-    ``kind`` tells the requests of one question apart (route: ``short`` and
-    ``long``; plus: the question's type; map QA: ``mapqa``). The map is the
-    city's (``city``, ``country``: looked up in a folder of maps, and the
-    Metro Data for the symbolic modes) or the question's own image (``image``,
-    a path relative to the maps folder).
-    """
-
-    id: str
-    kind: str
-    text: str
-    city: str | None = None
-    country: str | None = None
-    image: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class ScoreOptions:
-    """How answers are read and judged; each task uses what applies to it.
-
-    ``weighting`` ``None`` is the task's default. ``source``, ``model`` and
-    ``kind`` read another harness's prediction files; ``positions`` are the
-    question file's ids in order (harnesses that name a question by its
-    position), ``questions`` the question file's questions by id (what each row of
-    another harness's file is checked against), ``partial`` takes the finished samples of a run that failed;
-    ``graph`` and ``metro_dir`` say where cities' graphs come from (route).
-    ``official_model`` is the public scripts' model path of every model, or
-    a run name → path mapping, for variant ``official`` (route, plus).
-    ``cluster`` is what the summary's printed intervals resample: ``question``
-    or ``map`` (:data:`benchmarks.intervals.CLUSTERS`).
-    """
-
-    weighting: str | None = None
-    variant: str = "paper"
-    source: str = "jsonl"
-    model: str | None = None
-    kind: str | None = None
-    graph: TransitGraph | None = None
-    metro_dir: str | None = None
-    official_model: str | Mapping[str, str] | None = None
-    positions: tuple[str, ...] = ()
-    partial: bool = False
-    questions: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
-    cluster: str = "question"
-
-
-@dataclass(frozen=True, slots=True)
-class Variant:
+class Variant(Generic[S]):
     """A named way of judging a task's answers (``score --variant NAME``).
 
-    ``score`` is the task's scoring step under this variant; its signature is
-    the task's own (only the task's ``score`` calls it). ``summary_extras``,
-    when given, adds keys to the summary (``(verdicts, loaded, options) ->
-    mapping``). ``model_paths`` are the public scripts' model paths whose
-    answer rules the variant follows (``--official-model`` is checked
-    against every task's). ``former_names`` are names it had before, still
-    taken for it (``--variant paper`` on plus questions is ``toolkit``).
+    Attributes
+    ----------
+    name, description : str
+        Its name, and what it does in a line.
+    score : S
+        The task's scoring step under this variant; its type is the task's own (only the task's ``score``
+        calls it).
+    summary_extras : SummaryExtras or None
+        When given, adds keys to the summary.
+    model_paths : mapping of str to str
+        The public scripts' model paths whose answer rules the variant follows, to their rule
+        (``--official-model`` is checked against every task's).
+    options : tuple of str
+        The resolved options (:attr:`ScoreOptions.extra`) its step takes as keywords; the others never
+        reach it.
+    former_names : tuple of str
+        Names it had before, still taken for it (``--variant paper`` on plus questions is ``toolkit``).
     """
 
     name: str
     description: str
-    score: Callable[..., Any]
-    summary_extras: Callable[..., Mapping[str, Any]] | None = None
+    score: S
+    summary_extras: SummaryExtras | None = None
     model_paths: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    options: tuple[str, ...] = ()
     former_names: tuple[str, ...] = ()
 
 
@@ -142,14 +125,20 @@ class Variant:
 class Generation:
     """How a task's questions are generated from transit graphs (``reasonmap generate --task``, ``eval --split``).
 
-    ``make(graphs, *, seed, progress, **settings)`` returns the question
-    records; ``defaults`` are the settings ``eval`` uses and the command line
-    shows (every key is one ``generate`` option, ``per_city`` → ``--per-city``);
-    ``describe(questions)`` is the small table printed after; ``noun`` names
-    the records in the closing line ("wrote 12 plus questions").
+    Attributes
+    ----------
+    make : Make
+        ``make(graphs, *, seed, progress, **settings)``: the question records.
+    defaults : mapping of str to object
+        The settings ``eval`` uses and the command line shows (every key is one ``generate`` option,
+        ``per_city`` → ``--per-city``).
+    describe : callable
+        ``describe(questions)``: the small table printed after.
+    noun : str
+        Names the records in the closing line ("wrote 12 plus questions").
     """
 
-    make: Callable[..., list[Any]]
+    make: Make
     defaults: Mapping[str, Any]
     describe: Callable[[Sequence[Any]], str]
     noun: str = "questions"
@@ -159,35 +148,49 @@ class Generation:
 class MapPolicy:
     """Where the map of a question comes from.
 
-    ``own_images``: each question names its own image (a path relative to
-    the maps folder, else to its question file's folder); otherwise a
-    question is asked about its city's map, ``<city>.png`` in the maps
-    folder. ``carried(source, folder, before_write)``, when given, writes the
-    maps a question file carries into ``folder`` (the public data set's
-    figures) and returns ``(written, problems)``, or ``None`` when ``source``
-    carries none.
+    Attributes
+    ----------
+    own_images : bool
+        Each question names its own image (a path relative to the maps folder, else to its question file's
+        folder); otherwise a question is asked about its city's map, ``<city>.png`` in the maps folder.
+    carried : CarriedMaps or None
+        ``carried(source, folder, before_write)``, when given, writes the maps a question file carries into
+        ``folder`` (the public data set's figures) and returns ``(written, problems)``, or ``None`` when
+        ``source`` carries none.
     """
 
     own_images: bool = False
-    carried: Callable[..., tuple[list[Path], list[Problem]] | None] | None = None
+    carried: CarriedMaps | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class InspectSpec:
     """How a task runs as the Inspect AI task ``reasonmap/<name>`` (:mod:`reasonmap.inspect_tasks` builds it).
 
-    The task takes ``mode, split, questions, maps``, then its own ``options`` (name → default, in this
-    order), then ``seed, pixel_budget``; it is asked in the record's ``modes``. The module and function
-    ``question_set`` names (``module:function``, in the task's folder) gives, from ``(questions, split,
-    seed)``, the questions by id (the file's, else the split generated with the generator's defaults; a
-    file without one readable question raises ``ValueError``), the graph of a question's city (``None``:
-    the embedded city's), and the records skipped (shown in Inspect's log). ``scorer`` names the Inspect
-    scorer factory (its module imports Inspect), called with the task's settings its parameters name.
-    ``sample(question, kind)`` is the sample id and metadata of one request; ``kinds``, when given, are
-    the request kinds the ``kinds`` option picks from (``"both"``: all of them). ``dataset`` prefixes a
-    generated set's name (``<dataset>-<split>-seed<seed>``). ``carried_maps(questions, folder)``, when
-    given, writes the maps a question file carries into ``folder`` and returns ``(written, problems)``,
-    or ``None`` when it carries none.
+    The task takes ``mode, split, questions, maps``, then its own ``options``, then ``seed,
+    pixel_budget``; it is asked in the record's ``modes``.
+
+    Attributes
+    ----------
+    options : mapping of str to object
+        The task's own Inspect options (name → default, in this order).
+    question_set : str
+        The ``module:function`` (in the task's folder) that gives, from ``(questions, split, seed)``, the
+        questions by id (the file's, else the split generated with the generator's defaults; a file without
+        one readable question raises ``ValueError``), the graph of a question's city (``None``: the embedded
+        city's), and the records skipped (shown in Inspect's log).
+    scorer : str
+        The ``module:function`` of the Inspect scorer factory (its module imports Inspect), called with the
+        task's settings its parameters name.
+    sample : callable
+        ``sample(question, kind)``: the sample id and metadata of one request.
+    dataset : str
+        Prefixes a generated set's name (``<dataset>-<split>-seed<seed>``).
+    kinds : tuple of str
+        When given, the request kinds the ``kinds`` option picks from (``"both"``: all of them).
+    carried_maps : callable or None
+        ``carried_maps(questions, folder)``, when given, writes the maps a question file carries into
+        ``folder`` and returns ``(written, problems)``, or ``None`` when it carries none.
     """
 
     options: Mapping[str, Any]
@@ -205,7 +208,9 @@ class Task:
 
     The application (``reasonmap``) composes these fields and never asks a
     task's name what to do. Callables are plain functions of the task's
-    module (a record's fields are not methods: nothing is bound).
+    module (a record's fields are not methods: nothing is bound), typed by the
+    protocols of :mod:`benchmarks.task_types` (:class:`Reader`,
+    :class:`Score`, :class:`Summarize`, ...).
 
     Attributes
     ----------
@@ -228,8 +233,9 @@ class Task:
         The questions of a file; bad records are reported, never raised.
     prompts(question) -> list[Prompt]
         What is asked for one question, one prompt per request.
-    read_predictions(path, options) -> (predictions, problems)
-        The prediction rows of a file (its own or another harness's), and the records skipped.
+    readers
+        Harness name (``score --from``) → :class:`Reader` of its prediction files, the toolkit's own
+        (``jsonl``) first.
     answer_key(prediction) -> Hashable
         What makes a prediction a repeat of another (the first answer counts).
     score(loaded, predictions, options, executor) -> (verdicts, messages)
@@ -258,32 +264,40 @@ class Task:
         Writes its questions as a Hugging Face dataset folder ``out`` in the public data set's schema
         (``reasonmap export --format hf``; ``figure(question)`` the map's bytes or ``None``, ``metro`` a
         Metro Data for every question or ``None``) and returns how many; ``None``: it has no such schema.
+    options
+        Its own scoring options beyond :class:`ScoreOptions`' (name → default), given by name
+        (``ScoreSettings.options``; a name another task declares is left to that task).
+    resolve
+        Makes the given options what its scoring takes, once per run (:class:`Resolve`; ``None``: as given);
+        the result is :attr:`ScoreOptions.extra`.
     """
 
     name: str
     title: str
     modes: tuple[str, ...]
-    variants: tuple[Variant, ...]
+    variants: tuple[Variant[Any], ...]
     weightings: tuple[str, ...]
     default_weighting: str
     solvers: tuple[str, ...]
     recognise: Callable[[Path], bool]
     load: Callable[[str | Path], Loaded]
     prompts: Callable[[Any], list[Prompt]]
-    read_predictions: Callable[[str | Path, ScoreOptions], tuple[list[Any], list[Problem]]]
+    readers: Mapping[str, Reader]
     answer_key: Callable[[Any], Hashable]
-    score: Callable[[Loaded, Sequence[Any], ScoreOptions, Executor | None], tuple[list[Any], list[str]]]
-    summarize: Callable[..., dict[str, Any]]
-    write_report: Callable[..., list[Path]]
+    score: Score
+    summarize: Summarize
+    write_report: WriteReport
     table: Callable[[Mapping[str, Any]], str]
     samples: Callable[[Loaded, Path | None, Path], SampleSet]
     metrics: tuple[MetricSpec, ...]
     maps: MapPolicy = MapPolicy()
-    explain: Callable[..., tuple[dict[str, Any], str]] | None = None
+    explain: Explain | None = None
     generation: Generation | None = None
     solve: str | None = None
     inspect: InspectSpec | None = None
-    export: Callable[..., int] | None = None
+    export: Export | None = None
+    options: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    resolve: Resolve | None = None
 
     @property
     def variant_names(self) -> tuple[str, ...]:
@@ -307,7 +321,7 @@ class Task:
             return name
         return next((variant.name for variant in self.variants if name in variant.former_names), name)
 
-    def variant(self, name: str) -> Variant:
+    def variant(self, name: str) -> Variant[Any]:
         """The variant called ``name`` (or formerly called so: :meth:`resolve_variant`).
 
         Raises
@@ -318,7 +332,17 @@ class Task:
         chosen = check_choice(self.resolve_variant(name), self.variant_names, what=f"{self.name} scoring variant")
         return next(variant for variant in self.variants if variant.name == chosen)
 
-    def solver(self) -> Callable[..., list[Any]]:
+    def reader(self, source: str) -> Reader:
+        """The reader of prediction files written by ``source``.
+
+        Raises
+        ------
+        ValueError
+            The task reads no such files; the message lists those it reads.
+        """
+        return self.readers[check_choice(source, tuple(self.readers), what=f"{self.name} prediction source")]
+
+    def solver(self) -> Solve:
         """The function that runs this task's symbolic solvers (imported when first asked for).
 
         Raises
@@ -332,7 +356,23 @@ class Task:
 
 
 def imported(where: str) -> Any:
-    """The object a ``module:attribute`` string names, imported when first asked for."""
+    """The object a ``module:attribute`` string names, imported when first asked for.
+
+    Parameters
+    ----------
+    where : str
+        ``module:attribute``, the module's dotted name.
+
+    Returns
+    -------
+    object
+        The attribute.
+
+    Examples
+    --------
+    >>> imported("benchmarks.tasks:task_names") is task_names
+    True
+    """
     module, attribute = where.split(":")
     return getattr(importlib.import_module(module), attribute)
 
@@ -372,22 +412,57 @@ def task_names() -> tuple[str, ...]:
 
 
 def generated_task_names() -> tuple[str, ...]:
-    """The tasks whose questions are generated (their record has a ``generation``), in the registry's order."""
+    """The tasks whose questions are generated (their record has a ``generation``), in the registry's order.
+
+    Returns
+    -------
+    tuple of str
+        Their names (``generate --task`` and ``eval --tasks``' default).
+    """
     return tuple(name for name in TASKS if get_task(name).generation is not None)
 
 
 def variant_names() -> tuple[str, ...]:
-    """Every task's scoring variants, each once, in the registry's order."""
+    """Every task's scoring variants, each once, in the registry's order.
+
+    Returns
+    -------
+    tuple of str
+        Their names (``score --variant``'s choices; each task takes its own).
+    """
     return tuple(dict.fromkeys(name for task in TASKS for name in get_task(task).variant_names))
 
 
+def source_names() -> tuple[str, ...]:
+    """Every task's prediction sources (the harnesses of ``score --from``), each once, in the registry's order.
+
+    Returns
+    -------
+    tuple of str
+        The harnesses' names, the toolkit's own ``jsonl`` first (each task reads those of its ``readers``).
+    """
+    return tuple(dict.fromkeys(name for task in TASKS for name in get_task(task).readers))
+
+
 def weighting_names() -> tuple[str, ...]:
-    """Every task's weightings, each once, in the registry's order."""
+    """Every task's weightings, each once, in the registry's order.
+
+    Returns
+    -------
+    tuple of str
+        Their names (``score --weighting``'s choices).
+    """
     return tuple(dict.fromkeys(name for task in TASKS for name in get_task(task).weightings))
 
 
 def solver_names() -> tuple[str, ...]:
-    """Every task's symbolic solvers, each once, in the registry's order."""
+    """Every task's symbolic solvers, each once, in the registry's order.
+
+    Returns
+    -------
+    tuple of str
+        Their names (``baseline``'s choices).
+    """
     return tuple(dict.fromkeys(name for task in TASKS for name in get_task(task).solvers))
 
 
@@ -445,6 +520,19 @@ def results_of(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
     """One row per model of a task's summary: ``model``, ``n``, ``n_invalid``, its scalar metrics and, where the
     summary has them, the headline metrics' ``intervals``.
 
+    Parameters
+    ----------
+    summary : mapping
+        A task's summary (``summary.json``).
+
+    Returns
+    -------
+    list of dict
+        One row per model, in the summary's order: ``model``, ``n``, ``n_invalid``, ``metrics`` (the scalar
+        ones, by name) and, where it has them, ``intervals``.
+
+    Examples
+    --------
     >>> results_of({"models": {"m": {"n": 4, "n_invalid": 1, "accuracy": 0.5, "per_type": {}}}})
     [{'model': 'm', 'n': 4, 'n_invalid': 1, 'metrics': {'accuracy': 0.5}}]
     """

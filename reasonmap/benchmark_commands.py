@@ -12,8 +12,12 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from reasonmap.options import report_skipped, seed_value
+from reasonmap.options import RegistryHelp, report_skipped, seed_value
+
+if TYPE_CHECKING:
+    from reasonmap.score_files import ScoreSettings
 
 __all__ = ["add_benchmark_commands"]
 
@@ -86,30 +90,43 @@ def _nothing_scored(args: argparse.Namespace, problems: Sequence[str]) -> int:
     return 1
 
 
-def cmd_score(args: argparse.Namespace) -> int:
-    from benchmarks.tasks import get_task
+def score_settings(args: argparse.Namespace) -> ScoreSettings:
+    """The :class:`~reasonmap.score_files.ScoreSettings` of ``score``'s options (``--official-model`` read,
+    ``--metro`` opened)."""
     from graphkit.cities import open_graph
-    from reasonmap.batch import executor_from
-    from reasonmap.score_files import evaluate_files, explain_files, read_official_model
+    from reasonmap.score_files import ScoreSettings, read_official_model
 
-    graph = open_graph(metro=args.metro, overlay=args.overlay) if args.metro else None
-    given = dict(
-        out=args.out,
-        report_dir=args.report,
+    return ScoreSettings(
         task=args.task,
         weighting=args.weighting,
-        graph=graph,
+        variant=args.variant,
         source=args.source,
         model=args.model,
         kind=args.kind,
-        metro_dir=args.metro_dir,
-        official_model=read_official_model(args.official_model) if args.official_model else None,
-        figures=args.figures,
         partial=args.partial,
         cluster=args.cluster,
+        figures=args.figures,
+        options={  # the tasks' own options, those given (each task takes those it declares)
+            name: value
+            for name, value in (
+                ("graph", open_graph(metro=args.metro, overlay=args.overlay) if args.metro else None),
+                ("metro_dir", args.metro_dir),
+                ("official_model", read_official_model(args.official_model) if args.official_model else None),
+            )
+            if value is not None
+        },
     )
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    from benchmarks.tasks import get_task
+    from reasonmap.batch import executor_from
+    from reasonmap.score_files import evaluate_files, explain_files
+
+    settings = score_settings(args)
+    files = dict(out=args.out, report_dir=args.report)
     if args.explain:
-        explained = explain_files(args.questions, args.predictions, variants=args.explain, **given)
+        explained = explain_files(args.questions, args.predictions, variants=args.explain, settings=settings, **files)
         first = explained.evaluations[args.explain[0]]
         _print_notes(first.notes)
         report_skipped(first.problems, see=f"{args.report}/{args.explain[0]}/summary.json")
@@ -119,7 +136,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         print(f"explained {len(first.verdicts)} predictions; reports in {args.report}/", file=sys.stderr)
         return 0
     with executor_from(args) as executor:
-        result = evaluate_files(args.questions, args.predictions, variant=args.variant, executor=executor, **given)
+        result = evaluate_files(args.questions, args.predictions, settings=settings, executor=executor, **files)
     _print_notes(result.notes)
     report_skipped(result.problems, see=f"{args.report}/summary.json")
     if not result.verdicts:
@@ -207,20 +224,20 @@ def _add_score_files(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--report", required=True, metavar="DIR", help="folder for summary.json, table.md, plots")
 
 
-def add_benchmark_commands(commands) -> None:
-    """Add ``generate``, ``score``, ``export``, ``predictions``, ``demo`` and ``mapqa-score`` to the subcommands."""
-    from reasonmap.batch import add_executor_options
-    from reasonmap.options import (
-        DEFAULT_PER_TYPE,
-        GENERATED_TASKS,
-        KINDS,
-        SOURCES,
-        TASKS,
-        VARIANTS,
-        WEIGHTINGS,
-        add_cluster_option,
-        add_metro_dir,
-    )
+def _generation_help(setting: str, text: str) -> RegistryHelp:
+    """A ``generate`` option's help, led by the tasks whose generation takes it (read when the help is shown)."""
+    return RegistryHelp(f"{{takers_{setting}}}: {text}")
+
+
+def _harness_names() -> tuple[str, ...]:
+    """The harnesses ``reasonmap predictions`` converts from: every task's readers but the toolkit's own rows."""
+    from benchmarks.tasks import source_names
+
+    return tuple(name for name in source_names() if name != "jsonl")
+
+
+def _add_generate(commands) -> None:
+    from reasonmap.options import DEFAULT_PER_TYPE, GENERATED_TASKS
 
     generate = commands.add_parser("generate", help="questions of a task with references, seeded")
     generate.add_argument(
@@ -238,17 +255,31 @@ def add_benchmark_commands(commands) -> None:
     generate.add_argument(
         "--seed", type=seed_value, default=0, metavar="S", help="seeds the station pairs and templates (default: 0)"
     )
-    generate.add_argument("--per-city", type=int, default=40, help="route: questions per map at most")
-    generate.add_argument("--quota", default="20:15:5", help="route: EASY:MIDDLE:HARD questions per map")
     generate.add_argument(
-        "--per-type", type=int, default=DEFAULT_PER_TYPE, help="plus, probe: questions per type and map at most"
+        "--per-city", type=int, default=40, help=_generation_help("per_city", "questions per map at most")
     )
     generate.add_argument(
-        "--truth", metavar="MAP.truth.json", help="probe: the map's truth (lines named as drawn, its knobs recorded)"
+        "--quota", default="20:15:5", help=_generation_help("quota", "EASY:MIDDLE:HARD questions per map")
+    )
+    generate.add_argument(
+        "--per-type",
+        type=int,
+        default=DEFAULT_PER_TYPE,
+        help=_generation_help("per_type", "questions per type and map at most"),
+    )
+    generate.add_argument(
+        "--truth",
+        metavar="MAP.truth.json",
+        help=_generation_help("truth", "the map's truth (lines named as drawn, its knobs recorded)"),
     )
     generate.add_argument("--out", required=True, metavar="FILE", help="JSON Lines file of question records")
     generate.add_argument("--quiet", action="store_true", help="no progress bar")
     generate.set_defaults(run=cmd_generate)
+
+
+def _add_score(commands) -> None:
+    from reasonmap.batch import add_executor_options
+    from reasonmap.options import KINDS, SOURCES, TASKS, VARIANTS, WEIGHTINGS, add_cluster_option, add_metro_dir
 
     score = commands.add_parser("score", help="score predictions of any task: metrics, weighting, report")
     _add_score_files(score)
@@ -258,24 +289,21 @@ def add_benchmark_commands(commands) -> None:
         dest="source",
         choices=SOURCES,
         default="jsonl",
-        help="who wrote P: the toolkit (jsonl), an lmms-eval samples log, a VLMEvalKit sheet, an Inspect eval log",
+        help=RegistryHelp(
+            "who wrote P: the toolkit (jsonl), or another harness whose files the task reads ({harnesses})"
+        ),
     )
     score.add_argument("--model", help="--from: the model's name, where the file does not say it")
     score.add_argument("--kind", choices=KINDS, help="--from: the question kind, where the file does not say it")
     score.add_argument(
         "--partial", action="store_true", help="--from inspect: score the finished samples of a run that failed"
     )
-    score.add_argument(
-        "--weighting",
-        choices=WEIGHTINGS,
-        help="default: the task's (route paper, plus city, mapqa and probe none)",
-    )
+    score.add_argument("--weighting", choices=WEIGHTINGS, help=RegistryHelp("default: the task's ({weightings})"))
     score.add_argument(
         "--variant",
         choices=VARIANTS,
         default="paper",
-        help="scoring variant (official: the public evaluation code's numbers;"
-        " plus: toolkit, official or vlmevalkit, VLMEvalKit's own rule; map QA and probe: toolkit)",
+        help=RegistryHelp("scoring variant, one of the task's, its default first ({variants})"),
     )
     score.add_argument(
         "--explain",
@@ -301,6 +329,8 @@ def add_benchmark_commands(commands) -> None:
     add_executor_options(score)
     score.set_defaults(run=cmd_score)
 
+
+def _add_export(commands) -> None:
     export = commands.add_parser(
         "export", help="a question set as a Hugging Face dataset (the public set's schema), or a network as GTFS"
     )
@@ -323,6 +353,11 @@ def add_benchmark_commands(commands) -> None:
     )
     export.set_defaults(run=cmd_export)
 
+
+def _add_predictions(commands) -> None:
+    from graphkit.choices import Choices
+    from reasonmap.options import KINDS
+
     predictions = commands.add_parser(
         "predictions", help="another harness's predictions as the toolkit's rows (for diagnose and the rest)"
     )
@@ -337,8 +372,8 @@ def add_benchmark_commands(commands) -> None:
         "--from",
         dest="source",
         required=True,
-        choices=["lmms-eval", "vlmevalkit", "inspect"],
-        help="the harness that wrote FILE",
+        choices=Choices("reasonmap.benchmark_commands:_harness_names"),
+        help="the harness that wrote FILE (every task's readers but the toolkit's own rows)",
     )
     predictions.add_argument("--model", help="the model's name, where the file does not say it")
     predictions.add_argument("--kind", choices=KINDS, help="the question kind, where the file does not say it")
@@ -349,6 +384,8 @@ def add_benchmark_commands(commands) -> None:
     predictions.add_argument("--out", required=True, metavar="P", help="prediction rows to write (JSON Lines)")
     predictions.set_defaults(run=cmd_predictions)
 
+
+def _add_demo(commands) -> None:
     demo = commands.add_parser("demo", help="the main job: test split, symbolic solvers, scores, report")
     demo.add_argument("--out", default="demo-out", metavar="DIR", help="output folder")
     demo.add_argument(
@@ -356,6 +393,10 @@ def add_benchmark_commands(commands) -> None:
     )
     demo.add_argument("--quiet", action="store_true", help="no progress bars")
     demo.set_defaults(run=cmd_demo)
+
+
+def _add_mapqa_score(commands) -> None:
+    from reasonmap.options import add_cluster_option
 
     mapqa_score = commands.add_parser(
         "mapqa-score",
@@ -383,3 +424,19 @@ def add_benchmark_commands(commands) -> None:
         workers=1,
         ray_address=None,
     )
+
+
+def add_benchmark_commands(commands) -> None:
+    """Add ``generate``, ``score``, ``export``, ``predictions``, ``demo`` and ``mapqa-score`` to the subcommands.
+
+    Parameters
+    ----------
+    commands : argparse._SubParsersAction
+        The ``reasonmap`` parser's subcommands.
+
+    Returns
+    -------
+    None
+    """
+    for add in (_add_generate, _add_score, _add_export, _add_predictions, _add_demo, _add_mapqa_score):
+        add(commands)

@@ -471,7 +471,7 @@ def _ask_mode(
     from benchmarks.manifests import MANIFEST, record_outputs
     from benchmarks.tasks import results_of
     from reasonmap.paths import REPORT_FILES
-    from reasonmap.score_files import evaluate_files
+    from reasonmap.score_files import ScoreSettings, evaluate_files
 
     mode, budget, shown = mode_run
     settings, client, name = run.settings, run.client, task.name
@@ -507,10 +507,8 @@ def _ask_mode(
         predictions,
         out=folder / "scored.jsonl",
         report_dir=folder / "report",
-        task=name,
-        metro_dir=settings.metro_dir,
-        ordered=True,  # answers are appended as they come; the scored rows follow the questions
-        cluster=run.cluster,
+        # answers are appended as they come: ordered, the scored rows follow the questions
+        settings=ScoreSettings(task=name, ordered=True, cluster=run.cluster, options={"metro_dir": settings.metro_dir}),
     )
     write_jsonl(folder / "samples.jsonl", _samples(evaluation.verdicts, predictions, questions))
     names = (*_MODE_FILES, f"report/{MANIFEST}")

@@ -87,8 +87,8 @@ SERVED_SOLVERS = Choices("baselines.solvers:SOLVERS")
 TEXTUALIZATIONS = Choices("baselines.textualize:TEXTUALIZATIONS")
 #: how the alias mode renames stations
 ALIAS_STRATEGIES = Choices("baselines.alias:STRATEGIES")
-#: the harnesses whose prediction files ``score --from`` reads
-SOURCES = Choices("benchmarks.reasonmap.harnesses:SOURCES")
+#: the harnesses whose prediction files ``score --from`` reads: every task's readers (``Task.readers``)
+SOURCES = Choices("benchmarks.tasks:source_names")
 #: the cross-city splits of generated questions
 SPLITS = Choices("benchmarks.splits:SPLITS")
 #: the route questions' kinds
@@ -150,8 +150,8 @@ class RegistryHelp(str):
     """An option's help that names tasks, written from the task registry when the help is shown.
 
     The text is a :meth:`str.format` template over :func:`registry_fields` (``{tasks}``, ``{generated}``,
-    ``{solvers}``, ``{modes}``); building the parser reads no registry, and a new task appears in the help by
-    itself.
+    ``{solvers}``, ``{modes}``, ``{variants}``, ``{weightings}``, ``{harnesses}``, ``{takers_<setting>}``);
+    building the parser reads no registry, and a new task appears in the help by itself.
 
     Examples
     --------
@@ -179,18 +179,38 @@ def registry_fields() -> dict[str, str]:
     -------
     dict of str to str
         ``tasks``: every task, in the registry's order; ``generated``: those whose questions are generated;
-        ``solvers`` and ``modes``: each task's symbolic solvers and prompt modes (``none`` where it has none).
+        ``solvers``, ``modes`` and ``variants``: each task's symbolic solvers, prompt modes and scoring variants
+        (``none`` where it has none; the default variant first); ``weightings``: each task's default
+        weighting; ``harnesses``: the other harnesses whose files each task reads (the tasks reading only the
+        toolkit's rows left out); ``takers_<setting>``: the generated tasks whose generation takes
+        ``setting`` (``takers_per_type``: ``plus, probe``).
     """
     from benchmarks.tasks import generated_task_names, get_task, task_names
 
     def each(field: str) -> str:
         return "; ".join(f"{name}: {', '.join(getattr(get_task(name), field)) or 'none'}" for name in task_names())
 
+    generations = {name: get_task(name).generation for name in generated_task_names()}
+    settings = dict.fromkeys(setting for made in generations.values() if made is not None for setting in made.defaults)
+    harnesses = (
+        f"{name}: {', '.join(source for source in get_task(name).readers if source != 'jsonl')}"
+        for name in task_names()
+        if len(get_task(name).readers) > 1
+    )
     return {
         "tasks": ", ".join(task_names()),
         "generated": ", ".join(generated_task_names()),
         "solvers": each("solvers"),
         "modes": each("modes"),
+        "variants": each("variant_names"),
+        "weightings": ", ".join(f"{name} {get_task(name).default_weighting}" for name in task_names()),
+        "harnesses": "; ".join(harnesses),
+        **{
+            f"takers_{setting}": ", ".join(
+                name for name, made in generations.items() if made is not None and setting in made.defaults
+            )
+            for setting in settings
+        },
     }
 
 
@@ -235,7 +255,8 @@ class Parser(argparse.ArgumentParser):
         return super().format_help()
 
     def _read_choices(self) -> None:
-        """Read the registries this parser's options choose from, for the help to list them."""
+        """Read the registries this parser's options choose from, and their help texts made from them, for the
+        help to show."""
         for action in self._actions:
             if isinstance(action.choices, Choices):
                 action.choices.names  # noqa: B018 (read now, kept)

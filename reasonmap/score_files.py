@@ -16,25 +16,27 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from benchmarks.harness_rows import harness_files
 from benchmarks.jsonl import Note, PartialRun, Problem, first_answers, write_jsonl
 from benchmarks.manifests import MANIFEST, begin_outputs, write_manifest
 from benchmarks.provenance import input_entry
-from benchmarks.tasks import ScoreOptions, Task, detect_task, get_task, task_names
+from benchmarks.tasks import Loaded, Reader, ReadOptions, ScoreOptions, Task, detect_task, get_task, task_names
+from graphkit.choices import check_choice
 from graphkit.files import folder_lock
 
 if TYPE_CHECKING:
     from graphkit.executors import Executor
-    from graphkit.graph import TransitGraph
 
 __all__ = [
     "scoring_variants",
     "Evaluation",
     "Explanation",
+    "ScoreSettings",
     "task_of",
     "evaluate_files",
     "explain_files",
@@ -46,37 +48,92 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class Evaluation:
-    """What scoring files produced: the task, verdicts, summary, the problems reported and the report's files."""
+    """What scoring files produced: the task, verdicts, summary, the problems reported and the report's files.
+
+    Attributes
+    ----------
+    verdicts : tuple
+        The task's verdicts, as written to the scored rows.
+    summary : dict
+        What ``summary.json`` holds.
+    problems : tuple of str
+        The records skipped and the predictions not scored, one message each.
+    report_files : tuple of Path
+        The report's files, as written.
+    task : str
+        The task's name.
+    notes : tuple of str
+        How the predictions file was read, where the user should check it (how rows were matched to
+        questions).
+    """
 
     verdicts: tuple[Any, ...]
     summary: dict[str, Any]
     problems: tuple[str, ...]
     report_files: tuple[Path, ...]
     task: str = "route"
-    #: how the predictions file was read, where the user should check it (how rows were matched to questions)
     notes: tuple[str, ...] = ()
 
 
 def task_of(questions_path: str | Path, task: str | None = None) -> Task:
-    """The task named ``task``, else the one whose questions the file holds."""
+    """The task named ``task``, else the one whose questions the file holds.
+
+    Parameters
+    ----------
+    questions_path : str or Path
+        A question file of any task.
+    task : str, optional
+        A registered task's name (:func:`benchmarks.tasks.task_names`).
+
+    Returns
+    -------
+    Task
+        Its record.
+    """
     return get_task(task) if task is not None else detect_task(questions_path)
 
 
 def scoring_variants() -> tuple[str, ...]:
-    """Every task's scoring variants' names, each once, in the registry's order
-    (:func:`benchmarks.tasks.variant_names`)."""
+    """Every task's scoring variants' names, each once, in the registry's order.
+
+    Returns
+    -------
+    tuple of str
+        As :func:`benchmarks.tasks.variant_names`.
+    """
     from benchmarks.tasks import variant_names
 
     return variant_names()
 
 
-def _options(task: Task, variant: str, **given: Any) -> ScoreOptions:
+def _given(task: Task, settings: ScoreSettings) -> dict[str, Any]:
+    """The task's own options (:attr:`~benchmarks.tasks.Task.options`) as given, else their defaults; before
+    any work: a name no task declares, an unknown variant or official model path is refused (another task's
+    option is left to it: ``eval`` gives every task its ``metro_dir``)."""
     from benchmarks.official_rules import check_official_models
 
-    task.variant(variant)  # an unknown name lists the task's
-    if given.get("official_model") is not None:  # checked against every task's paths (each task imported)
-        check_official_models(given["official_model"], table=_public_models())
-    return ScoreOptions(variant=task.resolve_variant(variant), **given)
+    for name, value in settings.options.items():
+        if name not in task.options and value is not None:  # another task's, or none's (each task imported)
+            declared = {option for other in task_names() for option in get_task(other).options}
+            check_choice(name, sorted(declared), what="score option")
+    task.variant(settings.variant)  # an unknown name lists the task's
+    if settings.options.get("official_model") is not None:  # checked against every task's paths
+        check_official_models(settings.options["official_model"], table=_public_models())
+    return {name: settings.options.get(name, default) for name, default in task.options.items()}
+
+
+def _options(
+    task: Task, settings: ScoreSettings, given: Mapping[str, Any], models: set[str], where: str
+) -> ScoreOptions:
+    """What the task's scoring steps take: the settings', and its own options resolved for the run's models."""
+    extra = task.resolve(given, models, where) if task.resolve is not None else given
+    variant = task.resolve_variant(settings.variant)  # a former name is its variant's (summaries record it)
+    return ScoreOptions(settings.weighting, variant, settings.cluster, MappingProxyType(dict(extra)))
+
+
+def _reading(settings: ScoreSettings, loaded: Loaded) -> ReadOptions:
+    """What the readers of another harness's files are told: the settings' and the question file's."""
+    return ReadOptions(settings.model, settings.kind, tuple(loaded.questions), loaded.questions, settings.partial)
 
 
 def _public_models() -> dict[str, str]:
@@ -89,26 +146,18 @@ def _public_models() -> dict[str, str]:
     }
 
 
-def _check_official_runs(given: str | Mapping[str, str] | None, models: set[str], predictions: str | Path) -> None:
-    """Refuse a run name of ``--official-model FILE`` that is no model of the predictions: a misspelt name
-    would leave its model scored with the default rule, without a word."""
-    from graphkit.choices import close_choices
-
-    if given is None or isinstance(given, str):
-        return
-    for name in given:
-        if name not in models:
-            close = close_choices(name, sorted(models))
-            hint = f"; did you mean {' or '.join(map(repr, close))}?" if close else ""
-            shown = sorted(models)[:5]
-            listed = f"{shown}{' and more' if len(models) > 5 else ''}"
-            raise ValueError(
-                f"--official-model: run {name!r} is no model of {predictions} (its models: {listed}){hint}"
-            )
-
-
 def read_official_model(text: str) -> str | dict[str, str]:
     """``--official-model``: a model path of the public scripts, or a JSON file mapping run names to paths.
+
+    Parameters
+    ----------
+    text : str
+        The option's value: a model path, or a JSON file's path (a regular file).
+
+    Returns
+    -------
+    str or dict of str to str
+        The model path, or the file's run names to paths.
 
     Raises
     ------
@@ -146,74 +195,107 @@ def read_official_model(text: str) -> str | dict[str, str]:
     return mapping
 
 
+@dataclass(frozen=True, slots=True)
+class ScoreSettings:
+    """How files are scored (``reasonmap score``), everything but the files: built once by the command line.
+
+    Attributes
+    ----------
+    task : str or None
+        The task's name (default: told from the question file).
+    weighting : str or None
+        A weighting scheme of the task (default: the task's).
+    variant : str
+        A scoring variant of the task, or a former name of one (plus's ``paper`` is ``toolkit``).
+    source : str
+        Who wrote the predictions: the toolkit (``jsonl``), or another harness whose files are mapped onto
+        prediction rows (the task's ``readers``: route reads ``lmms-eval``, ``vlmevalkit`` and ``inspect``,
+        plus ``vlmevalkit``).
+    model, kind : str or None
+        What another harness's files leave out: the model's name, the question kind.
+    partial : bool
+        Take the finished samples of a run that failed.
+    cluster : str
+        What the printed intervals resample: ``question``, or ``map`` (maps, then questions).
+    figures : bool
+        ``False`` writes the report's tables only (no plotting library is imported).
+    ordered : bool
+        Write the verdicts in the question file's order (then kind, model and repeat) instead of the
+        predictions' (a model client appends answers as they come).
+    options : mapping of str to object
+        The task's own options (:attr:`benchmarks.tasks.Task.options`; each task takes those it declares):
+        route's ``graph``, every question's city when given, and ``metro_dir``, a folder of Metro Data files
+        named after their cities; route's and plus's ``official_model`` (their variant ``official``), the public
+        scripts' model path of every model, or a run name → path mapping (by default each model's own name
+        chooses its answer rule).
+    """
+
+    task: str | None = None
+    weighting: str | None = None
+    variant: str = "paper"
+    source: str = "jsonl"
+    model: str | None = None
+    kind: str | None = None
+    partial: bool = False
+    cluster: str = "question"
+    figures: bool = True
+    ordered: bool = False
+    options: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+
+
 def evaluate_files(
     questions_path: str | Path,
     predictions_path: str | Path | Sequence[str | Path],
     *,
     out: str | Path,
     report_dir: str | Path,
-    task: str | None = None,
-    weighting: str | None = None,
-    variant: str = "paper",
-    graph: TransitGraph | None = None,
-    source: str = "jsonl",
-    model: str | None = None,
-    kind: str | None = None,
-    metro_dir: str | Path | None = None,
+    settings: ScoreSettings = ScoreSettings(),
     executor: Executor | None = None,
-    ordered: bool = False,
-    official_model: str | Mapping[str, str] | None = None,
-    figures: bool = True,
-    partial: bool = False,
-    cluster: str = "question",
 ) -> Evaluation:
     """Score a predictions file against a question file of any task; write scored rows and the report.
 
-    ``task`` names the task (default: told from the file). ``weighting`` ``None`` is the task's default.
-    ``source`` names who wrote the predictions: the toolkit (``jsonl``), or, for route questions,
-    ``lmms-eval``, ``vlmevalkit`` or ``inspect``, whose files are mapped onto prediction rows (``model`` and
-    ``kind`` fill in what they leave out; see :mod:`benchmarks.reasonmap.harnesses`). ``graph``, when given,
-    is every route question's city; ``metro_dir`` is a folder of Metro Data files named after their cities.
-    With an ``executor`` (:mod:`graphkit.executors`), blocks of route predictions are scored by its workers;
-    the outputs are the same byte for byte. ``ordered`` writes the verdicts in the question file's order
-    (then kind, model and repeat) instead of the predictions' (a model client appends answers as they come).
-    ``official_model`` (variant ``official``) is the public scripts' model path of every model, or a run
-    name → path mapping; by default each model's own name chooses its answer rule.
-    ``figures`` ``False`` writes the report's tables only (no plotting library is imported).
-    ``cluster`` is what the printed intervals resample: ``question``, or ``map`` (maps, then questions).
     The cyclic garbage collector is paused meanwhile (:func:`collector_paused`).
+
+    Parameters
+    ----------
+    questions_path
+        Question records of any task (the toolkit's, or the public data sets').
+    predictions_path
+        One predictions file, or several (lmms-eval: the short and the long log, or the model's folder).
+    out
+        The scored rows to write (JSON Lines).
+    report_dir
+        The folder of ``summary.json``, ``table.md`` and, with ``settings.figures``, the figures.
+    settings
+        How the files are read and scored (:class:`ScoreSettings`).
+    executor
+        With one (:mod:`graphkit.executors`), blocks of route predictions are scored by its workers; the
+        outputs are the same byte for byte.
+
+    Returns
+    -------
+    Evaluation
+        The verdicts, the summary, the problems reported and the report's files.
 
     Raises
     ------
     ValueError
-        An unknown task, source or variant, or another harness's predictions of other than route questions.
+        An unknown task, source, variant or option, or another harness's predictions the task has no reader for.
     """
     with collector_paused():
         return _evaluate(
-            questions_path,
-            predictions_path,
-            out=out,
-            report_dir=report_dir,
-            task=task,
-            weighting=weighting,
-            variant=variant,
-            graph=graph,
-            source=source,
-            model=model,
-            kind=kind,
-            metro_dir=metro_dir,
-            executor=executor,
-            ordered=ordered,
-            official_model=official_model,
-            figures=figures,
-            partial=partial,
-            cluster=cluster,
+            questions_path, predictions_path, out=out, report_dir=report_dir, settings=settings, executor=executor
         )
 
 
 @contextmanager
 def collector_paused() -> Iterator[None]:
     """Pause Python's cyclic garbage collector in the block, and restore it as it was.
+
+    Yields
+    ------
+    None
+        Inside the block, the collector is off.
 
     Scoring makes a few records per answer (rows read, sections, verdicts, their groups), none in a cycle,
     and keeps them to the end: each pass of the collector walks them all again (0.4 of the 5 CPU seconds of
@@ -231,47 +313,23 @@ def collector_paused() -> Iterator[None]:
 
 def _evaluate(
     questions_path: str | Path,
-    predictions_path: str | Path,
+    predictions_path: str | Path | Sequence[str | Path],
     *,
     out: str | Path,
     report_dir: str | Path,
-    task: str | None,
-    weighting: str | None,
-    variant: str,
-    graph: TransitGraph | None,
-    source: str,
-    model: str | None,
-    kind: str | None,
-    metro_dir: str | Path | None,
+    settings: ScoreSettings,
     executor: Executor | None,
-    ordered: bool,
-    official_model: str | Mapping[str, str] | None,
-    figures: bool,
-    partial: bool,
-    cluster: str,
 ) -> Evaluation:
     """:func:`evaluate_files`, with the collector paused."""
-    found = task_of(questions_path, task)
-    options = _options(
-        found,
-        variant,
-        weighting=weighting,
-        source=source,
-        model=model,
-        kind=kind,
-        graph=graph,
-        metro_dir=str(metro_dir) if metro_dir is not None else None,
-        official_model=official_model,
-        partial=partial,
-        cluster=cluster,
-    )
+    found = task_of(questions_path, settings.task)
+    given = _given(found, settings)
+    read = found.reader(settings.source)  # a source the task has no reader for lists those it has
     loaded = found.load(questions_path)
-    options = replace(options, positions=tuple(loaded.questions), questions=loaded.questions)
-    files = harness_files(predictions_path, source)
+    files = harness_files(predictions_path, settings.source)
     label = files[0] if len(files) == 1 else ", ".join(str(path) for path in files)
-    predictions, prediction_problems = read_prediction_files(found, files, options)
+    predictions, prediction_problems = read_prediction_files(read, files, _reading(settings, loaded))
     kept, repeated = first_answers(predictions, found.answer_key, label)
-    _check_official_runs(official_model, {prediction.model for prediction in kept}, label)
+    options = _options(found, settings, given, {prediction.model for prediction in kept}, str(label))
     notes = tuple(str(problem) for problem in prediction_problems if isinstance(problem, Note))
     problems = [
         *loaded.problems,
@@ -280,7 +338,7 @@ def _evaluate(
     ]
     verdicts, skipped = found.score(loaded, kept, options, executor)
     problems.extend(f"{label}: {message}" for message in skipped)
-    if ordered:
+    if settings.ordered:
         position = {id: index for index, id in enumerate(loaded.questions)}
         verdicts.sort(
             key=lambda v: (
@@ -303,31 +361,58 @@ def _evaluate(
         partial = next((problem for problem in prediction_problems if isinstance(problem, PartialRun)), None)
         if partial is not None:  # marked in summary.json and table.md; compare and leaderboard refuse it unless told
             summary = {**summary, "partial": partial.to_dict()}
-        files = found.write_report(report_dir, summary, figures=figures)
+        files = found.write_report(report_dir, summary, figures=settings.figures)
         write_manifest(manifest, [out, *files], "score")
     return Evaluation(tuple(verdicts), summary, tuple(problems), tuple(files), found.name, notes)
 
 
 def read_prediction_files(
-    found: Task, files: Sequence[str | Path], options: ScoreOptions
+    read: Reader, files: Sequence[str | Path], options: ReadOptions
 ) -> tuple[list[Any], list[Problem]]:
-    """The task's predictions of every file, in order, and what each file's reading reported.
+    """The predictions ``read`` (a task's reader, :attr:`benchmarks.tasks.Task.readers`) finds in every file, in
+    order, and what each file's reading reported.
 
     Each file tells its own kind (lmms-eval: the task name in the file name, or the rows' documents);
     see :func:`benchmarks.harness_rows.harness_files` for the files a folder stands for.
+
+    Parameters
+    ----------
+    read : Reader
+        The task's reader of the harness that wrote the files.
+    files : sequence of str or Path
+        The prediction files, in order.
+    options : ReadOptions
+        What the reader is told beside each file.
+
+    Returns
+    -------
+    predictions : list
+        The task's prediction records, file after file.
+    problems : list of Problem
+        What each file's reading reported (records skipped, notes).
     """
     predictions: list[Any] = []
     problems: list[Problem] = []
     for path in files:
-        read, skipped = found.read_predictions(path, options)
-        predictions.extend(read)
+        found, skipped = read(path, options)
+        predictions.extend(found)
         problems.extend(skipped)
     return predictions, problems
 
 
 @dataclass(frozen=True, slots=True)
 class Explanation:
-    """What scoring files with two variants produced: each evaluation, why they differ, and the files."""
+    """What scoring files with two variants produced: each evaluation, why they differ, and the files.
+
+    Attributes
+    ----------
+    evaluations : mapping of str to Evaluation
+        Each variant's, by name, in the order asked.
+    explanation : dict
+        Why their numbers differ (``compare.json``).
+    files : tuple of Path
+        The explanation's files (``compare.json``, ``compare.md``).
+    """
 
     evaluations: Mapping[str, Evaluation]
     explanation: dict[str, Any]
@@ -341,17 +426,7 @@ def explain_files(
     out: str | Path,
     report_dir: str | Path,
     variants: tuple[str, str] = ("paper", "official"),
-    task: str | None = None,
-    weighting: str | None = None,
-    graph: TransitGraph | None = None,
-    source: str = "jsonl",
-    model: str | None = None,
-    kind: str | None = None,
-    metro_dir: str | Path | None = None,
-    official_model: str | Mapping[str, str] | None = None,
-    figures: bool = True,
-    partial: bool = False,
-    cluster: str = "question",
+    settings: ScoreSettings = ScoreSettings(),
 ) -> Explanation:
     """Score with two variants, side by side, and charge their difference to causes.
 
@@ -368,8 +443,8 @@ def explain_files(
     variants : (str, str)
         Two different variants of the task (a former name counts as its variant: plus's ``paper`` is
         ``toolkit``).
-    task, weighting, graph, source, model, kind, metro_dir, official_model, figures, partial, cluster
-        As for :func:`evaluate_files`.
+    settings : ScoreSettings, optional
+        As for :func:`evaluate_files` (their ``variant`` and ``ordered`` are not used).
 
     Returns
     -------
@@ -379,34 +454,29 @@ def explain_files(
     Raises
     ------
     ValueError
-        The task has no explanation, or the variants are not two different ones of the task.
+        The task has no explanation, the variants are not two different ones of the task, or what
+        :func:`evaluate_files` refuses.
     """
-    found = task_of(questions_path, task)
+    found = task_of(questions_path, settings.task)
     names = found.variant_names
     variants = tuple(found.resolve_variant(name) for name in variants)  # former names too (plus's paper)
     if found.explain is None or len(variants) != 2 or variants[0] == variants[1] or not set(variants) <= set(names):
         raise ValueError(f"explain needs two different variants of {list(names)}, got {list(variants)}")
     out, report = Path(out), Path(report_dir)
-    given = dict(
-        weighting=weighting,
-        graph=graph,
-        source=source,
-        model=model,
-        kind=kind,
-        metro_dir=metro_dir,
-        official_model=official_model,
-        partial=partial,
-        cluster=cluster,
-    )
-    options = _options(found, variants[0], **{**given, "metro_dir": str(metro_dir) if metro_dir else None})
+    first = replace(settings, variant=variants[0])
+    given = _given(found, first)
+    read = found.reader(settings.source)
     loaded = found.load(questions_path)
-    options = replace(options, positions=tuple(loaded.questions), questions=loaded.questions)
-    files = harness_files(predictions_path, source)
-    predictions, _ = read_prediction_files(found, files, options)
-    kept, _ = first_answers(predictions, found.answer_key, files[0] if len(files) == 1 else ", ".join(map(str, files)))
+    files = harness_files(predictions_path, settings.source)
+    predictions, _ = read_prediction_files(read, files, _reading(settings, loaded))
+    label = files[0] if len(files) == 1 else ", ".join(map(str, files))
+    kept, _ = first_answers(predictions, found.answer_key, label)
+    options = _options(found, first, given, {prediction.model for prediction in kept}, str(label))
+    # each variant's scoring: the settings as given, the task told, the rows in the predictions' order
+    each = replace(settings, task=found.name, ordered=False)
     with folder_lock(report, "score --explain"):  # one writer per report folder (each variant's: its own lock)
         return _explain_locked(
-            questions_path, predictions_path, found, variants, out, report, given, loaded, kept, options, figures
+            questions_path, predictions_path, found, variants, out, report, each, loaded, kept, options
         )
 
 
@@ -417,11 +487,10 @@ def _explain_locked(
     variants: tuple[str, str],
     out: Path,
     report: Path,
-    given: Mapping[str, Any],
+    settings: ScoreSettings,
     loaded: Any,
     kept: Sequence[Any],
     options: ScoreOptions,
-    figures: bool,
 ) -> Explanation:
     """:func:`explain_files`'s writing, once this process holds the report folder's lock."""
     from benchmarks.reasonmap.attribution import write_explanation
@@ -433,10 +502,7 @@ def _explain_locked(
             predictions_path,
             out=out.with_name(f"{out.stem}.{variant}{out.suffix}"),
             report_dir=report / variant,
-            task=found.name,
-            variant=variant,
-            figures=figures,
-            **given,
+            settings=replace(settings, variant=variant),
         )
         for variant in variants
     }

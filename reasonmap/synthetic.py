@@ -42,9 +42,36 @@ COUNTRY = "synthetic"
 class SynthOptions:
     """What every network of a set is made of, and what is made from it.
 
-    With ``difficulty``, each network takes the lines, stations and transfers of
-    an embedded city of that map tier, drawn with the seed (``stations``,
-    ``lines`` and ``transfers`` are then ignored).
+    Attributes
+    ----------
+    stations, lines : int
+        Each network's stations and lines (:func:`graphkit.synth.synthesize_network`).
+    transfers : int or None
+        Its interchange stations (``None``: :func:`graphkit.synth.default_transfers`).
+    loops, branches : int
+        Its lines that are loops, and lines with one branch (each line at most one of them; capped at its
+        lines).
+    script : str
+        The script of the station names (:data:`graphkit.synth.SCRIPTS`).
+    difficulty : str or None
+        A map tier: each network then takes the lines, stations and transfers of an embedded city of that
+        tier, drawn with the seed (``stations``, ``lines`` and ``transfers`` are then ignored).
+    seed : int
+        Seeds the networks, their questions and their maps.
+    questions : bool
+        Ask each network's route and ReasonMap-Plus questions (the tasks' generation records).
+    render : bool
+        Draw each network's map, with its truth.
+    per_city, quota : int, str
+        The route questions' generation settings (``generate --per-city``, ``--quota``).
+    per_type : int
+        The ReasonMap-Plus questions' and the probes' per type and map.
+    probes : bool
+        Ask perception probes (tied to the map's truth with ``render``).
+    label_scale, colour_distance, crossings : float, float or None, int or None
+        The map's knobs (:mod:`vision.knobs`).
+    sweep : (str, tuple of float) or None
+        One knob and its values: every network drawn once per value, with the same questions and probes.
     """
 
     stations: int = 60
@@ -69,7 +96,23 @@ class SynthOptions:
 
 @dataclass(frozen=True, slots=True)
 class SynthResult:
-    """What one worker made of one network (texts and bytes, ready to write)."""
+    """What one worker made of one network (texts and bytes, ready to write).
+
+    Attributes
+    ----------
+    city : str
+        The network's name (:func:`network_name`).
+    stats : dict
+        Its statistics (:func:`graphkit.stats.city_stats`), its lines' shapes and, with a sweep, each map's knobs.
+    metro_json, overlay_json : str, str or None
+        Its Metro Data and topology overlay (``None``: none needed).
+    questions, plus, probes : str
+        Its route questions, ReasonMap-Plus questions and probes as JSON Lines (empty: not asked).
+    png, truth : bytes or None, str or None
+        Its map and the map's truth (``None``: not drawn, or drawn per value of a sweep).
+    drawn : tuple of (str, bytes, str, str)
+        A sweep's maps: per value, the folder name, PNG, truth and probes.
+    """
 
     city: str
     stats: dict[str, Any]
@@ -85,6 +128,16 @@ class SynthResult:
 
 def network_name(index: int) -> str:
     """The city name of the ``index``-th network of a set.
+
+    Parameters
+    ----------
+    index : int
+        The network's position in the set, from 0.
+
+    Returns
+    -------
+    str
+        ``synth_`` and the index in four digits.
 
     Examples
     --------
@@ -124,12 +177,12 @@ def build_network(job: tuple[SynthOptions, int]) -> SynthResult:
     graph = compile_graph(network.metro, network.overlay)
     questions = plus = ""
     if options.questions:
-        from benchmarks.plus.questions import generate_plus_set
-        from benchmarks.reasonmap.generate import generate_questions, parse_quota
+        from benchmarks.tasks import get_task
 
-        quota = parse_quota(options.quota)
-        questions = _jsonl(generate_questions(graph, seed=options.seed, per_city=options.per_city, quota=quota))
-        plus = _jsonl(generate_plus_set([graph], seed=options.seed, per_type=options.per_type))
+        route, plus_set = get_task("route").generation, get_task("plus").generation
+        seeded = {"seed": options.seed, "progress": False}
+        questions = _jsonl(route.make([graph], **seeded, per_city=options.per_city, quota=options.quota))
+        plus = _jsonl(plus_set.make([graph], **seeded, per_type=options.per_type))
     png = truth = None
     probes = ""
     drawn: list[tuple[str, bytes, str, str]] = []
@@ -144,10 +197,11 @@ def build_network(job: tuple[SynthOptions, int]) -> SynthResult:
                 rendered.truth["knobs"] = realised_knobs(rendered.truth)
             png, truth = png_bytes(rendered), truth_json(rendered.truth)
         if options.probes:
-            from benchmarks.probe.questions import generate_probe_set
+            from benchmarks.tasks import get_task
 
             record = json.loads(truth) if truth is not None else None  # lines named as the map draws them
-            probes = _jsonl(generate_probe_set([graph], seed=options.seed, per_type=options.per_type, truth=record))
+            make = get_task("probe").generation.make
+            probes = _jsonl(make([graph], seed=options.seed, progress=False, per_type=options.per_type, truth=record))
         if folder and png is not None and truth is not None:
             drawn.append((folder, png, truth, probes))
     if drawn:
@@ -244,6 +298,26 @@ def build_synthetic_set(
     progress: bool = False,
 ) -> dict[str, Any]:
     """Write a synthetic benchmark of ``count`` networks into the folder ``out``; returns the manifest.
+
+    Parameters
+    ----------
+    out : str or Path
+        The folder to write (the module docstring lists its files).
+    count : int
+        How many networks.
+    options : SynthOptions, optional
+        What every network is made of, and what is made from it.
+    executor : Executor, optional
+        Runs one job per network (:mod:`graphkit.executors`; default: this process); the folder is the same
+        byte for byte whichever ran them.
+    progress : bool, optional
+        Show a progress bar.
+
+    Returns
+    -------
+    dict
+        The manifest written to ``manifest.json``: ``count``, the ``options`` asked (those left at the
+        defaults of later options omitted), each network's statistics and, with a sweep, its maps and probes.
 
     Raises
     ------

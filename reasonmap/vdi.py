@@ -50,6 +50,7 @@ from baselines.prompts import DEFAULT_PIXEL_BUDGET, image_data_url
 from baselines.requests import Request
 from benchmarks.manifests import MANIFEST, begin_outputs, write_manifest
 from benchmarks.provenance import versions
+from benchmarks.samples import Sample, SampleSet
 from benchmarks.vdi import (
     DESCRIBE_PROMPT,
     TEXT_PROMPT,
@@ -59,7 +60,6 @@ from benchmarks.vdi import (
     plot_vdi,
     vdi_table,
 )
-from reasonmap.vdi_samples import Sample, SampleSet
 
 __all__ = ["VDI_FILES", "VdiResult", "run_vdi"]
 
@@ -156,7 +156,8 @@ def run_vdi(
     Parameters
     ----------
     samples : SampleSet
-        From :func:`reasonmap.vdi_samples.load_samples` (or its ``mapqa_samples`` and ``reasonmap_samples``).
+        From :func:`reasonmap.vdi_samples.load_samples` (or a task's own, e.g.
+        :func:`benchmarks.reasonmap.task.reasonmap_samples`).
     endpoint, model
         The OpenAI-compatible base URL and the model name (see :func:`baselines.client.run_requests`).
     budgets

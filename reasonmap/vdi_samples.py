@@ -16,12 +16,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from benchmarks.mapqa.task import mapqa_samples
-from benchmarks.plus.task import plus_samples
-from benchmarks.reasonmap.task import reasonmap_samples
-from benchmarks.samples import Sample, SampleSet
+from benchmarks.samples import SampleSet
 
-__all__ = ["Sample", "SampleSet", "mapqa_samples", "reasonmap_samples", "plus_samples", "load_samples"]
+__all__ = ["load_samples"]
 
 
 def load_samples(path: str | Path, *, maps: str | Path | None = None, task: str | None = None) -> SampleSet:
@@ -36,7 +33,14 @@ def load_samples(path: str | Path, *, maps: str | Path | None = None, task: str 
     maps
         The folder of map images: for questions that name their own image (map QA), what ``image`` paths are
         relative to (default: the file's folder); for questions about a city's map (route, plus), required.
-    task : {"route", "plus", "mapqa"}, optional
+    task : str, optional
+        A registered task's name (:func:`benchmarks.tasks.task_names`); default: told from the file.
+
+    Returns
+    -------
+    SampleSet
+        The task's samples and how an answer is judged; the questions skipped (no readable image, a bad
+        record) among its problems.
 
     Raises
     ------

@@ -43,6 +43,12 @@ def test_every_field_of_the_task_record_is_described():
     assert fields - names == set()
 
 
+def test_the_records_callables_are_typed_by_protocols():
+    # a field typed Callable[..., X] says nothing of what it is called with: each names its protocol
+    source = (ROOT / "benchmarks" / "tasks.py").read_text(encoding="utf-8")
+    assert re.findall(r"Callable\[\.\.\.", source) == []
+
+
 def test_every_subcommand_module_it_lists_adds_parsers():
     for path in re.findall(r"`(reasonmap/\w+_commands?\.py)`", TEXT):
         source = (ROOT / path).read_text(encoding="utf-8")

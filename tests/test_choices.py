@@ -28,8 +28,10 @@ def _registries():
 
     rome = city_graph("rome")
     variants = [(f"{name} scoring variant", get_task(name).variant_names, get_task(name).variant) for name in TASKS]
+    sources = [(f"{name} prediction source", tuple(get_task(name).readers), get_task(name).reader) for name in TASKS]
     return [
         *variants,
+        *sources,
         ("variant", tuple(MAP_SCORE_RULES), get_map_score_rule),
         ("weighting", tuple(WEIGHTINGS), get_weighting),
         ("task", tuple(TASKS), get_task),

@@ -27,16 +27,11 @@ COMPLETE = (
     "reasonmap",
 )
 # every module of these groups is complete, not only the facade (``python -m tests.docstrings --modules``), but for
-# the modules other work of this round rewrites (the OCR of vision, the task contract of benchmarks, the score
-# pipeline and the synthetic sets of reasonmap)
+# the modules other work of this round rewrites (the OCR of vision, the task records and the route and plus
+# scoring modules of the task folders)
 COMPLETE_MODULES = ("graphkit", "baselines", "vision", "benchmarks", "reasonmap")
 PENDING_MODULES = {
     "vision.ocr",
-    "benchmarks.tasks",
-    "reasonmap.benchmark_commands",
-    "reasonmap.score_files",
-    "reasonmap.synthetic",
-    "reasonmap.vdi_samples",
     # the task contract (each task.py) and the route and plus scoring modules are being merged, the name
     # resolution of the route scorer rewritten
     "benchmarks.reasonmap.task",
@@ -62,12 +57,8 @@ PINNED_GROUPS = (
     "benchmarks.probe",
     "reasonmap",
 )
-# reasonmap/score_files.py and reasonmap/synthetic.py take one settings record and the task's generation next;
-# benchmarks/reasonmap/scoring.py is being merged
-PENDING = {
-    "reasonmap": {"evaluate_files", "build_synthetic_set", "SynthOptions"},
-    "benchmarks.reasonmap": {"score_prediction"},
-}
+# benchmarks/reasonmap/scoring.py is being rewritten
+PENDING = {"benchmarks.reasonmap": {"score_prediction"}}
 
 
 @pytest.mark.parametrize("package", COMPLETE)

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from benchmarks.jsonl import Problem
 from benchmarks.mapqa.io import is_mapqa_file, load_questions, read_predictions
 from benchmarks.mapqa.metrics import MAPQA_METRICS
 from benchmarks.mapqa.records import KIND, MapPrediction, MapQuestion, MapVerdict
@@ -32,12 +32,6 @@ def _load(path: str | Path) -> Loaded:
 
 def _prompts(question: MapQuestion) -> list[Prompt]:
     return [Prompt(question.id, KIND, question.text(), image=question.image)]
-
-
-def _read_predictions(path: str | Path, options: ScoreOptions) -> tuple[list[MapPrediction], list[Problem]]:
-    if options.source != "jsonl":
-        raise ValueError(f"--from {options.source} reads route answers; map QA predictions are JSON Lines rows")
-    return read_predictions(path)
 
 
 def _answer_key(prediction: MapPrediction) -> Hashable:
@@ -127,7 +121,7 @@ MAPQA = Task(
     recognise=is_mapqa_file,
     load=_load,
     prompts=_prompts,
-    read_predictions=_read_predictions,
+    readers=MappingProxyType({"jsonl": lambda path, options, /: read_predictions(path)}),  # the toolkit's rows only
     answer_key=_answer_key,
     score=_score,
     summarize=_summarize,

@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from benchmarks.official_rules import DEFAULT_RULE, choose_rule, official_answer_text
+from benchmarks.official_rules import DEFAULT_RULE, RuleChoice, official_answer_text, rule_for
 from benchmarks.plus.records import PlusPrediction, PlusQuestion
 from benchmarks.plus.scoring import PlusVerdict
 
@@ -156,11 +156,12 @@ def official_plus_verdict(
     question: PlusQuestion,
     weight: float,
     *,
-    official_model: str | Mapping[str, str] | None = None,
+    rules: Mapping[str, RuleChoice] | None = None,
 ) -> PlusVerdict:
-    """A plus verdict read the public way (``parsed``: the extracted string), by the model's rule
-    (:func:`~benchmarks.official_rules.choose_rule` over :data:`PLUS_MODELS`)."""
-    rule = choose_rule(prediction.model, given=official_model, table=PLUS_MODELS).rule
+    """A plus verdict read the public way (``parsed``: the extracted string), by the model's rule: ``rules``
+    (a run's ``--official-model`` resolved over :data:`PLUS_MODELS`,
+    :func:`~benchmarks.official_rules.resolve_rules`), else the one its name chooses."""
+    rule = rule_for(prediction.model, rules or {}, table=PLUS_MODELS)
     correct, chosen = score_official_plus(prediction.response, question, rule=rule)
     return PlusVerdict(
         prediction.id,

@@ -8,23 +8,24 @@ everything else (rows, weights, skips) being the same.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence, Set
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from benchmarks.difficulty import WEIGHTINGS
 from benchmarks.inspect_scores import one_sample_per_question
-from benchmarks.jsonl import Problem, read_jsonl
-from benchmarks.plus.loading import is_plus_file, load_questions, read_plus_sheet
+from benchmarks.jsonl import Problem
+from benchmarks.plus.loading import is_plus_file, load_questions, read_plus_sheet, read_predictions
 from benchmarks.plus.metrics import PLUS_METRICS
 from benchmarks.plus.official import PLUS_MODELS
 from benchmarks.plus.questions import DEFAULT_PER_TYPE
 from benchmarks.plus.records import PlusPrediction, PlusQuestion
 from benchmarks.repeats import with_repeats
-from benchmarks.tasks import Generation, InspectSpec, Loaded, Prompt, ScoreOptions, Task, Variant
+from benchmarks.tasks import Generation, InspectSpec, Loaded, Prompt, Reader, ReadOptions, ScoreOptions, Task, Variant
 
 if TYPE_CHECKING:
+    from benchmarks.official_rules import RuleChoice
     from benchmarks.plus.scoring import PlusVerdict
     from benchmarks.samples import SampleSet
     from graphkit.executors import Executor
@@ -35,37 +36,60 @@ __all__ = ["PLUS", "VARIANTS", "plus_samples"]
 DEFAULT_WEIGHTING = "city"
 
 
-def _as_written(verdicts: list[PlusVerdict], by_key: Mapping[Hashable, PlusPrediction], questions, options) -> list:
+class PlusReading(Protocol):
+    """A plus variant's reading: the toolkit's verdicts re-read (the same rows, weights and skips), from the
+    predictions by ``(id, model, repeat)`` and the questions by id (a variant's
+    :attr:`~benchmarks.tasks.Variant.options` come as keywords)."""
+
+    def __call__(
+        self,
+        verdicts: list[PlusVerdict],
+        by_key: Mapping[Hashable, PlusPrediction],
+        questions: Mapping[str, PlusQuestion],
+        /,
+        **options: Any,
+    ) -> list[PlusVerdict]: ...
+
+
+def _as_written(verdicts: list[PlusVerdict], by_key, questions, /) -> list[PlusVerdict]:
     """The toolkit's own reading of each answer: the verdicts as the scorer gave them."""
     return verdicts
 
 
-def _reread(read, verdicts: list[PlusVerdict], by_key, questions, given: Mapping[str, Any]) -> list:
+def _reread(read, verdicts: list[PlusVerdict], by_key, questions, given: Mapping[str, Any]) -> list[PlusVerdict]:
     # the same rows, weights and skips; only the reading of each answer differs
     return [read(by_key[(v.id, v.model, v.repeat)], questions[v.id], v.weight, **given) for v in verdicts]
 
 
-def _public_reading(verdicts, by_key, questions, options: ScoreOptions) -> list:
+def _public_reading(verdicts, by_key, questions, /, *, rules: Mapping[str, RuleChoice]) -> list[PlusVerdict]:
     from benchmarks.plus.official import official_plus_verdict
 
-    return _reread(official_plus_verdict, verdicts, by_key, questions, {"official_model": options.official_model})
+    return _reread(official_plus_verdict, verdicts, by_key, questions, {"rules": rules})
 
 
-def _vlmevalkit_reading(verdicts, by_key, questions, options: ScoreOptions) -> list:
+def _vlmevalkit_reading(verdicts, by_key, questions, /) -> list[PlusVerdict]:
     from benchmarks.plus.vlmevalkit import vlmevalkit_plus_verdict
 
     return _reread(vlmevalkit_plus_verdict, verdicts, by_key, questions, {})
 
 
-def _public_rules(verdicts: Sequence[Any], loaded: Loaded, options: ScoreOptions) -> dict[str, Any]:
-    from benchmarks.official_rules import official_rules
+def _public_rules(verdicts: Sequence[Any], loaded: Loaded, options: ScoreOptions, /) -> dict[str, Any]:
+    from benchmarks.official_rules import rules_record
 
-    models = (v.model for v in verdicts)
-    return {"official_rules": official_rules(models, given=options.official_model, table=PLUS_MODELS)}
+    rules = options.extra["rules"]
+    return {"official_rules": rules_record({model: rules[model] for model in sorted({v.model for v in verdicts})})}
+
+
+def _resolve(given: Mapping[str, Any], models: Set[str], where: str, /) -> dict[str, Any]:
+    """Plus's options for a run: each model's answer rule for variant ``official`` (``official_model`` resolved
+    once over :data:`~benchmarks.plus.official.PLUS_MODELS`)."""
+    from benchmarks.official_rules import resolve_rules
+
+    return {"rules": resolve_rules(models, given=given["official_model"], table=PLUS_MODELS, where=where)}
 
 
 #: The variants, the toolkit's reading first (``toolkit``, formerly ``paper``: the paper prints no reading rule).
-VARIANTS: tuple[Variant, ...] = (
+VARIANTS: tuple[Variant[PlusReading], ...] = (
     Variant(
         "toolkit", "the toolkit's reading of an answer (benchmarks.plus.scoring)", _as_written, former_names=("paper",)
     ),
@@ -75,6 +99,7 @@ VARIANTS: tuple[Variant, ...] = (
         _public_reading,
         summary_extras=_public_rules,
         model_paths=MappingProxyType(PLUS_MODELS),
+        options=("rules",),
     ),
     Variant(
         "vlmevalkit",
@@ -93,14 +118,15 @@ def _prompts(question: PlusQuestion) -> list[Prompt]:
     return [Prompt(question.id, question.type, question.question, question.city, question.country)]
 
 
-def _read_predictions(path: str | Path, options: ScoreOptions) -> tuple[list[PlusPrediction], list[Problem]]:
-    if options.source == "vlmevalkit":
-        return read_plus_sheet(path, model=options.model, questions=options.questions)
-    if options.source != "jsonl":
-        raise ValueError(
-            f"--from {options.source} reads route answers; plus predictions are JSON Lines rows or VLMEvalKit sheets"
-        )
-    return read_jsonl(path, PlusPrediction.from_dict)
+def _read_sheet(path: str | Path, options: ReadOptions, /) -> tuple[list[PlusPrediction], list[Problem]]:
+    return read_plus_sheet(path, model=options.model, questions=options.questions)
+
+
+#: The harnesses whose files plus predictions are read from (``score --from``): the toolkit's rows, VLMEvalKit's
+#: sheets of ReasonMap-Plus.
+READERS: Mapping[str, Reader] = MappingProxyType(
+    {"jsonl": lambda path, options, /: read_predictions(path), "vlmevalkit": _read_sheet}
+)
 
 
 def _answer_key(prediction: PlusPrediction) -> Hashable:
@@ -112,11 +138,12 @@ def _score(
 ) -> tuple[list[Any], list[str]]:
     from benchmarks.plus.scoring import score_predictions
 
-    reading = PLUS.variant(options.variant).score
+    variant = PLUS.variant(options.variant)
     questions = loaded.questions
     verdicts, skipped = score_predictions(questions, predictions, weighting=options.weighting or DEFAULT_WEIGHTING)
     by_key = {(p.id, p.model, p.repeat): p for p in predictions}
-    return reading(verdicts, by_key, questions, options), skipped
+    own = {name: options.extra[name] for name in variant.options}  # only what the variant reads reaches it
+    return variant.score(verdicts, by_key, questions, **own), skipped
 
 
 def _summarize(
@@ -210,7 +237,7 @@ PLUS = Task(
     recognise=is_plus_file,
     load=_load,
     prompts=_prompts,
-    read_predictions=_read_predictions,
+    readers=READERS,
     answer_key=_answer_key,
     score=_score,
     summarize=_summarize,
@@ -227,4 +254,6 @@ PLUS = Task(
         sample=one_sample_per_question,
         dataset="reasonmap-plus",
     ),
+    options={"official_model": None},
+    resolve=_resolve,
 )

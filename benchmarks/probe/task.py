@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from benchmarks.inspect_scores import one_sample_per_question
-from benchmarks.jsonl import Problem
 from benchmarks.probe.io import is_probe_file, load_questions, read_predictions
 from benchmarks.probe.metrics import PROBE_METRICS
 from benchmarks.probe.questions import DEFAULT_PER_TYPE, ProbePrediction, ProbeQuestion
@@ -33,12 +33,6 @@ def _load(path: str | Path) -> Loaded:
 
 def _prompts(question: ProbeQuestion) -> list[Prompt]:
     return [Prompt(question.id, question.type, question.question, question.city, question.country)]
-
-
-def _read_predictions(path: str | Path, options: ScoreOptions) -> tuple[list[ProbePrediction], list[Problem]]:
-    if options.source != "jsonl":
-        raise ValueError(f"--from {options.source} reads route answers; probe predictions are JSON Lines rows")
-    return read_predictions(path)
 
 
 def _answer_key(prediction: ProbePrediction) -> Hashable:
@@ -132,7 +126,7 @@ PROBE = Task(
     recognise=is_probe_file,
     load=_load,
     prompts=_prompts,
-    read_predictions=_read_predictions,
+    readers=MappingProxyType({"jsonl": lambda path, options, /: read_predictions(path)}),  # the toolkit's rows only
     answer_key=_answer_key,
     score=_score,
     summarize=_summarize,

@@ -40,7 +40,7 @@ from typing import Any
 
 from benchmarks.cells import markdown_code, markdown_text
 from benchmarks.metrics import number
-from benchmarks.official_rules import choose_rule, official_rules, official_rules_lines
+from benchmarks.official_rules import RuleChoice, official_rules_lines, resolve_rules, rule_for, rules_record
 from benchmarks.reasonmap.official_scoring import DEVIATIONS, official_metro, score_official
 from benchmarks.reasonmap.records import KINDS, Prediction, Question, Verdict
 from benchmarks.reasonmap.report import published_aggregate_table
@@ -82,14 +82,14 @@ _EPSILON = 1e-9
 
 
 def _scorer(
-    variant: str, weighting: str, official_model: str | Mapping[str, str] | None
+    variant: str, weighting: str, rules: Mapping[str, RuleChoice]
 ) -> Callable[[Prediction, Question, TransitGraph], tuple[int, float]]:
     if variant == "official":
         metros: dict[int, Any] = {}
 
         def official(prediction: Prediction, question: Question, graph: TransitGraph) -> tuple[int, float]:
             metro = metros.get(id(graph)) or metros.setdefault(id(graph), official_metro(graph))
-            rule = choose_rule(prediction.model, given=official_model).rule
+            rule = rule_for(prediction.model, rules)
             score = score_official(prediction.response, question, metro, kind=prediction.question, rule=rule)
             return score.correct, score.map_score
 
@@ -128,7 +128,7 @@ def _ordered(variants: Sequence[str]) -> tuple[str, str]:
 
 
 def _path_scorer(
-    first: str, second: str, weighting: str, official_model: str | Mapping[str, str] | None
+    first: str, second: str, weighting: str, rules: Mapping[str, RuleChoice]
 ) -> Callable[[Prediction, Question, TransitGraph], list[tuple[int, float]]]:
     """A function giving an answer's ``(correct, map score)`` at each step from ``first`` to ``second``.
 
@@ -138,8 +138,9 @@ def _path_scorer(
         The two variants, in :func:`_ordered`'s order.
     weighting : str
         The weighting of our variants' verdicts.
-    official_model : str or mapping, optional
-        The public scripts' model path of every model, or run name → path.
+    rules : mapping
+        Each model's answer rule (:func:`~benchmarks.official_rules.resolve_rules`); a model without one is
+        read with the rule its name chooses.
 
     Returns
     -------
@@ -147,9 +148,9 @@ def _path_scorer(
         ``(prediction, question, graph) -> path``: with ``second == "official"``, ``[P, O_0, …, O_n]`` (the
         deviations switched on cumulatively); otherwise ``[P, Q]``.
     """
-    score_first = _scorer(first, weighting, official_model)
+    score_first = _scorer(first, weighting, rules)
     if second != "official":
-        score_second = _scorer(second, weighting, official_model)
+        score_second = _scorer(second, weighting, rules)
 
         def both(prediction: Prediction, question: Question, graph: TransitGraph) -> list[tuple[int, float]]:
             return [score_first(prediction, question, graph), score_second(prediction, question, graph)]
@@ -162,7 +163,7 @@ def _path_scorer(
     def stepwise(prediction: Prediction, question: Question, graph: TransitGraph) -> list[tuple[int, float]]:
         path = [score_first(prediction, question, graph)]
         metro = metros.get(id(graph)) or metros.setdefault(id(graph), official_metro(graph))
-        rule = choose_rule(prediction.model, given=official_model).rule
+        rule = rule_for(prediction.model, rules)
         for on in steps:
             score = score_official(
                 prediction.response, question, metro, kind=prediction.question, deviations=on, rule=rule
@@ -255,7 +256,7 @@ def attribute(
     variants: Sequence[str] = ("paper", "official"),
     weighting: str = "paper",
     weights: Mapping[str, float] | None = None,
-    official_model: str | Mapping[str, str] | None = None,
+    rules: Mapping[str, RuleChoice] | None = None,
 ) -> dict[str, Any]:
     """Per model and question kind: both variants' figures and the causes of their difference.
 
@@ -269,8 +270,9 @@ def attribute(
         The weighting of both variants' figures.
     weights : mapping, optional
         Question id to weight; by default the weighting's.
-    official_model : str or mapping, optional
-        The public scripts' model path of every model, or run name → path (``--official-model``).
+    rules : mapping, optional
+        Each model's answer rule (``--official-model`` resolved, :func:`~benchmarks.official_rules.resolve_rules`);
+        by default the one its name chooses.
 
     Returns
     -------
@@ -291,7 +293,10 @@ def attribute(
     first, second = _ordered(variants)
     split = second == "official"
     causes = list(CAUSES) if split else ["variant"]
-    path_of = _path_scorer(first, second, weighting, official_model)
+    predictions = list(predictions)
+    # each model's rule: the run's resolved one, else the one its name chooses
+    rules = {**resolve_rules(prediction.model for prediction in predictions), **(rules or {})}
+    path_of = _path_scorer(first, second, weighting, rules)
     sums: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
     for prediction in predictions:
         question = questions.get(prediction.id)
@@ -319,7 +324,7 @@ def attribute(
         "models": models,
     }
     if split:
-        found["official_rules"] = official_rules(models, given=official_model)
+        found["official_rules"] = rules_record({model: rules[model] for model in models})
     return found
 
 

@@ -53,8 +53,9 @@ questions: :mod:`benchmarks.reasonmap.log_checks`).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from benchmarks.errors import InvalidRecord
@@ -66,9 +67,11 @@ from benchmarks.reasonmap.loading import read_predictions
 from benchmarks.reasonmap.log_checks import ROUTE_FIELDS, RowChecks
 from benchmarks.reasonmap.records import KINDS, Prediction
 from benchmarks.sheets import read_sheet, sheet_model
+from benchmarks.tasks import Reader, ReadOptions
 from graphkit.choices import check_choice
 
 __all__ = [
+    "READERS",
     "SOURCES",
     "read_harness_predictions",
     "read_lmms_eval",
@@ -76,8 +79,6 @@ __all__ = [
     "read_inspect_log",
 ]
 
-#: Where predictions may come from: the toolkit's own JSON Lines, or another harness's files.
-SOURCES: tuple[str, ...] = ("jsonl", "lmms-eval", "vlmevalkit", "inspect")
 
 _TASK_KIND = re.compile(r"(?:^|[_\-.])(short|long)$")
 _SAMPLES_FILE = re.compile(r"samples_(?P<task>.+)$")
@@ -376,6 +377,43 @@ def read_inspect_log(
     return predictions, [*notes, *sorted([*problems, *bad], key=lambda problem: problem.line)]
 
 
+def _checked_kind(read: Callable[[str | Path, ReadOptions], tuple[list[Prediction], list[Problem]]]) -> Reader:
+    """``read``, after refusing a ``kind`` that is neither ``short`` nor ``long``."""
+
+    def reader(path: str | Path, options: ReadOptions, /) -> tuple[list[Prediction], list[Problem]]:
+        if options.kind is not None and options.kind not in KINDS:
+            raise ValueError(f"kind must be one of {list(KINDS)}, got {options.kind!r}")
+        return read(path, options)
+
+    return reader
+
+
+#: The route task's readers (:attr:`benchmarks.tasks.Task.readers`): the toolkit's own JSON Lines, then
+#: another harness's files (``model`` and ``kind`` fill in what they do not say; see the module notes).
+READERS: Mapping[str, Reader] = MappingProxyType(
+    {
+        "jsonl": _checked_kind(lambda path, options: read_predictions(path)),
+        "lmms-eval": _checked_kind(
+            lambda path, options: read_lmms_eval(
+                path, model=options.model, kind=options.kind, positions=options.positions, questions=options.questions
+            )
+        ),
+        "vlmevalkit": _checked_kind(
+            lambda path, options: read_vlmevalkit(
+                path, model=options.model, kind=options.kind, questions=options.questions
+            )
+        ),
+        "inspect": _checked_kind(
+            lambda path, options: read_inspect_log(
+                path, model=options.model, kind=options.kind, partial=options.partial, questions=options.questions
+            )
+        ),
+    }
+)
+#: Where route predictions may come from: the toolkit's own JSON Lines, or another harness's files.
+SOURCES: tuple[str, ...] = tuple(READERS)
+
+
 def read_harness_predictions(
     path: str | Path,
     source: str = "jsonl",
@@ -386,7 +424,7 @@ def read_harness_predictions(
     partial: bool = False,
     questions: Mapping[str, Any] | None = None,
 ) -> tuple[list[Prediction], list[Problem]]:
-    """Prediction rows of a file written by ``source`` (one of :data:`SOURCES`).
+    """Prediction rows of a file written by ``source`` (one of :data:`SOURCES`, read by :data:`READERS`).
 
     ``model`` and ``kind`` fill in what the harness's files do not say (see
     the module notes); the toolkit's own rows (``jsonl``) say both.
@@ -424,13 +462,5 @@ def read_harness_predictions(
     InvalidRecord
         The file cannot be read.
     """
-    check_choice(source, SOURCES, what="source")
-    if kind is not None and kind not in KINDS:
-        raise ValueError(f"kind must be one of {list(KINDS)}, got {kind!r}")
-    if source == "jsonl":
-        return read_predictions(path)
-    if source == "lmms-eval":
-        return read_lmms_eval(path, model=model, kind=kind, positions=positions, questions=questions)
-    if source == "inspect":
-        return read_inspect_log(path, model=model, kind=kind, partial=partial, questions=questions)
-    return read_vlmevalkit(path, model=model, kind=kind, questions=questions)
+    read = READERS[check_choice(source, SOURCES, what="source")]
+    return read(path, ReadOptions(model, kind, tuple(positions), questions or {}, partial))

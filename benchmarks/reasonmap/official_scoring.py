@@ -68,7 +68,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from benchmarks.difficulty import get_weighting
-from benchmarks.official_rules import DEFAULT_RULE, choose_rule, official_answer_text
+from benchmarks.official_rules import DEFAULT_RULE, RuleChoice, official_answer_text, rule_for
 from benchmarks.reasonmap.records import KINDS, Prediction, Question, Verdict
 from benchmarks.reasonmap.weighting import weight_of
 from benchmarks.records import unmatched
@@ -485,13 +485,13 @@ def score_official_predictions(
     graph_for: Callable[[Question], TransitGraph],
     *,
     weighting: str = "paper",
-    official_model: str | Mapping[str, str] | None = None,
+    rules: Mapping[str, RuleChoice] | None = None,
 ) -> tuple[list[Verdict], list[str]]:
     """Score a batch the public code's way; the same shape as :func:`~benchmarks.reasonmap.scoring.score_predictions`.
 
-    Each answer is read with its model's rule (:func:`choose_rule`; ``official_model`` names the path of
-    every model, or maps run names to paths). A verdict's ``parsed`` holds the sections the public code
-    read, ``None`` when it read none.
+    Each answer is read with its model's rule: ``rules`` (a run's ``--official-model`` resolved,
+    :func:`~benchmarks.official_rules.resolve_rules`), else the one its name chooses. A verdict's ``parsed``
+    holds the sections the public code read, ``None`` when it read none.
     """
     from benchmarks.reasonmap.records import ParsedSection
 
@@ -499,7 +499,7 @@ def score_official_predictions(
     metros: dict[int, OfficialMetro] = {}
     verdicts: list[Verdict] = []
     skipped: list[str] = []
-    rules: dict[str, str] = {}
+    chosen: dict[str, str] = {}
     for prediction in predictions:
         question = questions.get(prediction.id)
         if question is None:
@@ -509,9 +509,9 @@ def score_official_predictions(
         metro = metros.get(id(graph))
         if metro is None:
             metro = metros[id(graph)] = official_metro(graph)
-        rule = rules.get(prediction.model)
+        rule = chosen.get(prediction.model)
         if rule is None:
-            rule = rules[prediction.model] = choose_rule(prediction.model, given=official_model).rule
+            rule = chosen[prediction.model] = rule_for(prediction.model, rules or {})
         score = score_official(prediction.response, question, metro, kind=prediction.question, rule=rule)
         parsed = tuple(ParsedSection(s.route_name, s.departure, s.arrival) for s in score.sections) or None
         verdicts.append(

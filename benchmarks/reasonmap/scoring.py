@@ -51,7 +51,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Protocol
 
 from benchmarks.difficulty import get_weighting
 from benchmarks.reasonmap.parsing import read_answer
@@ -75,6 +75,7 @@ __all__ = [
     "MAP_SCORE_RULES",
     "MapScoreRule",
     "Score",
+    "ReadAnswer",
     "max_map_score",
     "score_answer",
     "score_prediction",
@@ -83,6 +84,15 @@ __all__ = [
 ]
 
 Kind = Literal["short", "long"]
+
+
+class ReadAnswer(Protocol):
+    """How a response is read before it is judged: ``(response, long, template) -> ParsedAnswer | Invalid``
+    (:func:`~benchmarks.reasonmap.parsing.read_answer`, the toolkit's, by default). The extraction step of
+    scoring, a seam as plus's variants have one: it never raises."""
+
+    def __call__(self, response: str, long: bool, template: str | None, /) -> ParsedAnswer | Invalid: ...
+
 
 #: Map-score components of a :class:`Score` (the paper's Table A3 columns); ``None`` where not applicable.
 COMPONENTS: tuple[str, ...] = ("dep_arr", "route_name", "stops", "num_via", "via_stop", "bonus")
@@ -474,10 +484,11 @@ def _verdict(
     template: str,
     weight: float,
     chosen: MapScoreRule,
+    read: ReadAnswer,
 ) -> Verdict:
     kind = prediction.question
     long = kind == "long"
-    answer = read_answer(prediction.response, long, template if long else None)
+    answer = read(prediction.response, long, template if long else None)
     correct, map_score, components, failure, invalid_reason, judged = _judge(
         answer, names, prepared, template, long, chosen
     )
@@ -504,8 +515,11 @@ def score_prediction(
     *,
     weighting: str = "paper",
     variant: str = "paper",
+    read: ReadAnswer = read_answer,
 ) -> Verdict:
     """Parse and score one prediction; the verdict carries the question's weight.
+
+    ``read`` is how the response is read (:class:`ReadAnswer`; the toolkit's reading by default).
 
     Raises
     ------
@@ -531,9 +545,8 @@ def score_prediction(
         raise ValueError(f"prediction {prediction.id!r} answers another question than {question.id!r}")
     names = graph_names(graph)
     prepared = names.prepared(question)
-    return _verdict(
-        prediction, names, prepared, question.long_template, weight_of(question, weighting), get_map_score_rule(variant)
-    )
+    weight = weight_of(question, weighting)
+    return _verdict(prediction, names, prepared, question.long_template, weight, get_map_score_rule(variant), read)
 
 
 def score_predictions(
@@ -543,6 +556,7 @@ def score_predictions(
     *,
     weighting: str = "paper",
     variant: str = "paper",
+    read: ReadAnswer = read_answer,
 ) -> tuple[list[Verdict], list[str]]:
     """Score a batch of predictions.
 
@@ -555,6 +569,8 @@ def score_predictions(
         The graph of a question's city (called once per question).
     weighting, variant : str
         A weighting scheme and a map-score variant, by name.
+    read : ReadAnswer, optional
+        How each response is read (the toolkit's reading by default).
 
     Returns
     -------
@@ -599,5 +615,5 @@ def score_predictions(
                 question.long_template,
                 weight_of(question, scheme.name),
             )
-        verdicts.append(_verdict(prediction, *entry, chosen))
+        verdicts.append(_verdict(prediction, *entry, chosen, read))
     return verdicts, skipped

@@ -8,12 +8,12 @@ executor ran them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence, Set
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from benchmarks.difficulty import WEIGHTINGS
 from benchmarks.jsonl import Problem
@@ -23,13 +23,25 @@ from benchmarks.reasonmap.metrics import ROUTE_METRICS
 from benchmarks.reasonmap.records import KINDS, Prediction, Question, Verdict
 from benchmarks.reasonmap.scoring import MAP_SCORE_RULES, score_predictions
 from benchmarks.repeats import with_repeats
-from benchmarks.tasks import Generation, InspectSpec, Loaded, MapPolicy, Prompt, ScoreOptions, Task, Variant
+from benchmarks.tasks import (
+    Generation,
+    InspectSpec,
+    Loaded,
+    MapPolicy,
+    Prompt,
+    Reader,
+    ReadOptions,
+    ScoreOptions,
+    Task,
+    Variant,
+)
 from graphkit.errors import TransitError
 from graphkit.graph import TransitGraph
 from graphkit.metro import MetroData
 from graphkit.overlays import Overlay
 
 if TYPE_CHECKING:
+    from benchmarks.official_rules import RuleChoice
     from benchmarks.samples import SampleSet
     from graphkit.executors import Executor
 
@@ -44,12 +56,26 @@ _PREDICTIONS_PER_JOB = 10_000
 POOL_FROM = 100_000
 
 
+class RouteScoring(Protocol):
+    """A route variant's scoring step: verdicts in input order and one message per prediction skipped (a
+    variant's :attr:`~benchmarks.tasks.Variant.options` come as keywords)."""
+
+    def __call__(
+        self,
+        questions: dict[str, Question],
+        predictions: Iterable[Prediction],
+        graph_for: Callable[[Question], TransitGraph],
+        weighting: str,
+        /,
+        **options: Any,
+    ) -> tuple[list[Verdict], list[str]]: ...
+
+
 def _score_paper_like(
     questions: dict[str, Question],
     predictions: Iterable[Prediction],
     graph_for: Callable[[Question], TransitGraph],
     weighting: str,
-    official_model: str | Mapping[str, str] | None,
     *,
     variant: str,
 ) -> tuple[list[Verdict], list[str]]:
@@ -62,29 +88,43 @@ def _score_public(
     predictions: Iterable[Prediction],
     graph_for: Callable[[Question], TransitGraph],
     weighting: str,
-    official_model: str | Mapping[str, str] | None,
+    *,
+    rules: Mapping[str, RuleChoice],
 ) -> tuple[list[Verdict], list[str]]:
-    """The public evaluation code's engine (:mod:`benchmarks.reasonmap.official_scoring`)."""
+    """The public evaluation code's engine (:mod:`benchmarks.reasonmap.official_scoring`), each model's answers
+    read with its rule."""
     from benchmarks.reasonmap.official_scoring import score_official_predictions
 
-    return score_official_predictions(
-        questions, predictions, graph_for, weighting=weighting, official_model=official_model
-    )
+    return score_official_predictions(questions, predictions, graph_for, weighting=weighting, rules=rules)
 
 
 def _public_summary(verdicts: Sequence[Verdict], loaded: Loaded, options: ScoreOptions) -> dict[str, Any]:
     """What the public code's numbers add to a summary: its own aggregate, and the answer rule of each model."""
-    from benchmarks.official_rules import official_rules
+    from benchmarks.official_rules import rules_record
     from benchmarks.reasonmap.attribution import published_aggregate
 
+    rules = options.extra["rules"]
     return {
         "published_aggregate": published_aggregate(verdicts, loaded.questions),
-        "official_rules": official_rules((v.model for v in verdicts), given=options.official_model),
+        "official_rules": rules_record({model: rules[model] for model in sorted({v.model for v in verdicts})}),
+    }
+
+
+def _resolve(given: Mapping[str, Any], models: Set[str], where: str, /) -> dict[str, Any]:
+    """Route's options for a run: where its cities' graphs come from, and each model's answer rule for variant
+    ``official`` (``official_model`` resolved once over :data:`~benchmarks.official_rules.OFFICIAL_MODELS`)."""
+    from benchmarks.official_rules import resolve_rules
+
+    metro_dir = given["metro_dir"]
+    return {
+        "graph": given["graph"],
+        "metro_dir": str(metro_dir) if metro_dir is not None else None,
+        "rules": resolve_rules(models, given=given["official_model"], where=where),
     }
 
 
 #: Every variant route answers are scored with: the paper-faithful ones, then the public code's.
-VARIANTS: tuple[Variant, ...] = (
+VARIANTS: tuple[Variant[RouteScoring], ...] = (
     *(
         Variant(name, variant.description, partial(_score_paper_like, variant=name))
         for name, variant in MAP_SCORE_RULES.items()
@@ -95,6 +135,7 @@ VARIANTS: tuple[Variant, ...] = (
         _score_public,
         summary_extras=_public_summary,
         model_paths=MappingProxyType(OFFICIAL_MODELS),
+        options=("rules",),
     ),
 )
 #: Their names (``get_task("route").variant_names``; the route facade's ``VARIANT_NAMES``).
@@ -112,7 +153,8 @@ class ScoreJob:
     metro_dir: str | None
     weighting: str
     variant: str
-    official_model: str | Mapping[str, str] | None = None
+    #: the variant's own options (:attr:`benchmarks.tasks.Variant.options`), resolved
+    options: dict[str, Any] = field(default_factory=dict)
 
 
 def score_block(job: ScoreJob) -> tuple[list[Verdict], list[str]]:
@@ -121,18 +163,7 @@ def score_block(job: ScoreJob) -> tuple[list[Verdict], list[str]]:
 
     override = compile_graph(*job.network) if job.network is not None else None
     graph_for = graph_lookup(job.metro, override, job.metro_dir)
-    return _score(job.questions, job.predictions, graph_for, job.weighting, job.variant, job.official_model)
-
-
-def _score(
-    questions: dict[str, Question],
-    predictions: Iterable[Prediction],
-    graph_for: Callable[[Question], TransitGraph],
-    weighting: str,
-    variant: str,
-    official_model: str | Mapping[str, str] | None = None,
-) -> tuple[list[Verdict], list[str]]:
-    return ROUTE.variant(variant).score(questions, predictions, graph_for, weighting, official_model)
+    return ROUTE.variant(job.variant).score(job.questions, job.predictions, graph_for, job.weighting, **job.options)
 
 
 def _score_on(
@@ -199,7 +230,7 @@ def _with_repeats(
 
 
 def _graph_for(loaded: Loaded, options: ScoreOptions) -> Callable[[Question], TransitGraph]:
-    return graph_lookup(dict(loaded.context.get("metro", {})), options.graph, options.metro_dir)
+    return graph_lookup(dict(loaded.context.get("metro", {})), options.extra["graph"], options.extra["metro_dir"])
 
 
 def _recognise(path: Path) -> bool:
@@ -215,18 +246,22 @@ def _prompts(question: Question) -> list[Prompt]:
     return [Prompt(question.id, kind, question.text(kind), question.city, question.country) for kind in KINDS]
 
 
-def _read_predictions(path: str | Path, options: ScoreOptions) -> tuple[list[Prediction], list[Problem]]:
-    from benchmarks.reasonmap.harnesses import read_harness_predictions
+def _harness_reader(source: str) -> Reader:
+    """The reader of ``source``'s files (:data:`benchmarks.reasonmap.harnesses.READERS`), imported when first
+    used: scoring the toolkit's own rows imports no other harness's reading."""
 
-    return read_harness_predictions(
-        path,
-        options.source,
-        model=options.model,
-        kind=options.kind,
-        positions=options.positions,
-        partial=options.partial,
-        questions=options.questions,
-    )
+    def read(path: str | Path, options: ReadOptions, /) -> tuple[list[Prediction], list[Problem]]:
+        from benchmarks.reasonmap.harnesses import READERS
+
+        return READERS[source](path, options)
+
+    return read
+
+
+#: The harnesses whose files route predictions are read from (``score --from``), the toolkit's own first.
+READERS: Mapping[str, Reader] = MappingProxyType(
+    {source: _harness_reader(source) for source in ("jsonl", "lmms-eval", "vlmevalkit", "inspect")}
+)
 
 
 def _answer_key(prediction: Prediction) -> Hashable:
@@ -237,19 +272,17 @@ def _score_task(
     loaded: Loaded, predictions: Sequence[Prediction], options: ScoreOptions, executor: Executor | None
 ) -> tuple[list[Verdict], list[str]]:
     weighting = options.weighting or DEFAULT_WEIGHTING
-    ROUTE.variant(options.variant)  # an unknown name lists the known ones, before any work
+    variant = ROUTE.variant(options.variant)  # an unknown name lists the known ones, before any work
+    own = {name: options.extra[name] for name in variant.options}  # only what the variant reads reaches it
     questions = dict(loaded.questions)
     predictions, skipped = _with_graphs(questions, predictions, _graph_for(loaded, options))
     if executor is None or (executor.kind == "local" and len(predictions) < POOL_FROM):
-        verdicts, unmatched = _score(
-            questions, predictions, _graph_for(loaded, options), weighting, options.variant, options.official_model
-        )
+        verdicts, unmatched = variant.score(questions, predictions, _graph_for(loaded, options), weighting, **own)
     else:
-        network = (options.graph.metro, options.graph.overlay) if options.graph is not None else None
+        graph, metro_dir = options.extra["graph"], options.extra["metro_dir"]
+        network = (graph.metro, graph.overlay) if graph is not None else None
         metro = dict(loaded.context.get("metro", {}))
-        template = ScoreJob(
-            {}, (), metro, network, options.metro_dir, weighting, options.variant, options.official_model
-        )
+        template = ScoreJob({}, (), metro, network, metro_dir, weighting, variant.name, own)
         verdicts, unmatched = _score_on(executor, questions, list(predictions), template)
     return _with_repeats(verdicts, predictions, questions), [*skipped, *unmatched]
 
@@ -306,7 +339,7 @@ def _explain(
         _graph_for(loaded, options),
         variants=variants,
         weighting=options.weighting or DEFAULT_WEIGHTING,
-        official_model=options.official_model,
+        rules=options.extra["rules"],
     )
     comparison = with_intervals(comparison, {name: found.summary for name, found in evaluations.items()})
     # the public code's own aggregate, where one of the two variants is the public code's
@@ -436,7 +469,7 @@ ROUTE = Task(
     recognise=_recognise,
     load=_load,
     prompts=_prompts,
-    read_predictions=_read_predictions,
+    readers=READERS,
     answer_key=_answer_key,
     score=_score_task,
     summarize=_summarize,
@@ -457,4 +490,6 @@ ROUTE = Task(
         carried_maps=_inspect_maps,
     ),
     export=_export,
+    options={"graph": None, "metro_dir": None, "official_model": None},
+    resolve=_resolve,
 )

@@ -118,7 +118,11 @@ def _answers(task: str, texts: list[str]) -> list[Any]:
 
 
 def _score(task: str, variant: str, predictions: list[Any]) -> tuple[list[Any], list[str]]:
-    return get_task(task).score(_questions(task), predictions, ScoreOptions(variant=variant), None)
+    record = get_task(task)
+    # the task's own options at their defaults, resolved for these models as a run resolves them
+    given, models = dict(record.options), {prediction.model for prediction in predictions}
+    extra = record.resolve(given, models, "predictions") if record.resolve is not None else given
+    return record.score(_questions(task), predictions, ScoreOptions(variant=variant, extra=extra), None)
 
 
 def _station_text(task: str) -> st.SearchStrategy[str]:

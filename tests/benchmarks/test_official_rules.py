@@ -25,6 +25,7 @@ from benchmarks.official_rules import (
     choose_rule,
     official_answer_text,
     official_rules,
+    resolve_rules,
 )
 from benchmarks.plus.official import PLUS_MODELS, official_plus_answer, official_plus_verdict
 from benchmarks.plus.records import PlusPrediction
@@ -36,6 +37,7 @@ from tests.benchmarks.reasonmap.test_official_scoring import HANZI, ONE_RIDE, of
 Q = question(HANZI, "甲站", "丁站", ONE_RIDE)
 RIGHT = section("Line 1", "甲站", "丁站")
 DRAFT = section("Line 2", "戊站", "庚站")
+KIMI_INSTRUCT = "moonshotai/Kimi-VL-A3B-Instruct"
 
 
 def test_the_table_holds_every_model_path_of_the_public_scripts():
@@ -129,7 +131,7 @@ def test_a_batch_reads_each_model_with_its_own_rule():
     verdicts, _ = score_official_predictions({"q": Q}, predictions, lambda q: HANZI)
     assert [v.map_score for v in verdicts] == [14.0, 0.0]
     verdicts, _ = score_official_predictions(
-        {"q": Q}, predictions, lambda q: HANZI, official_model={"run": "moonshotai/Kimi-VL-A3B-Instruct"}
+        {"q": Q}, predictions, lambda q: HANZI, rules=resolve_rules(["run"], given={"run": KIMI_INSTRUCT})
     )
     assert [v.map_score for v in verdicts] == [14.0, 14.0]
 
@@ -145,9 +147,8 @@ def test_plus_answers_follow_main_plus_rules():
     for model, correct in (("moonshotai/Kimi-VL-A3B-Thinking", 1), ("Qwen/Qwen2.5-VL-7B-Instruct", 0), ("x", 0)):
         verdict = official_plus_verdict(PlusPrediction("0", model, text), counting, 1.0)
         assert verdict.correct == correct, model
-    given = official_plus_verdict(
-        PlusPrediction("0", "x", text), counting, 1.0, official_model={"x": "moonshotai/Kimi-VL-A3B-Instruct"}
-    )
+    rules = resolve_rules(["x"], given={"x": KIMI_INSTRUCT}, table=PLUS_MODELS)
+    given = official_plus_verdict(PlusPrediction("0", "x", text), counting, 1.0, rules=rules)
     assert given.correct == 1
 
 
@@ -165,3 +166,23 @@ def test_the_option_reads_a_path_or_a_file_of_runs(tmp_path):
         read_official_model(str(runs))
     with pytest.raises(ValueError, match="--official-model: 'Qwen' is no model path"):
         read_official_model("Qwen")
+
+
+def test_a_runs_official_model_is_resolved_once_and_reaches_only_the_variants_that_read_it():
+    from benchmarks.tasks import get_task
+
+    for name in ("route", "plus"):
+        task = get_task(name)
+        assert [variant.name for variant in task.variants if variant.options] == ["official"], name
+        given = {**task.options, "official_model": {"run": KIMI_INSTRUCT}}
+        rules = task.resolve(given, {"run", "Skywork/Skywork-R1V-38B"}, "p.jsonl")["rules"]
+        # the run named in the file: the Kimi path's rule; the other model: its own name's (main.py's or not)
+        expected = {"Skywork/Skywork-R1V-38B": "skywork" if name == "route" else "whole", "run": "kimi"}
+        assert {model: choice.rule for model, choice in rules.items()} == expected
+        assert rules["run"].chosen_by == "given"
+        misspelt = {**task.options, "official_model": {"runn": KIMI_INSTRUCT}}
+        with pytest.raises(
+            ValueError, match=r"^--official-model: run 'runn' is no model of p.jsonl .*did you mean 'run'\?$"
+        ):
+            task.resolve(misspelt, {"run"}, "p.jsonl")
+    assert [get_task(name).resolve for name in ("mapqa", "probe")] == [None, None]

@@ -442,3 +442,23 @@ def test_skipped_records_beyond_twenty_are_counted_with_where_to_see_them(capsys
 def test_ocr_takes_its_one_map_once(tmp_path, capsys):
     code, _, err = run(capsys, "ocr", tmp_path / "a.png", "--map", tmp_path / "b.png", "--city", "rome")
     assert code == 2 and "give the map once" in err
+
+
+def test_the_help_texts_that_name_tasks_come_from_the_registry(capsys):
+    from benchmarks.tasks import get_task, task_names
+
+    with pytest.raises(SystemExit):
+        main(["score", "--help"])
+    shown = " ".join(capsys.readouterr().out.split())  # the help's lines joined as one
+    for name in task_names():
+        task = get_task(name)
+        assert f"{name}: {', '.join(task.variant_names)}" in shown, name
+        assert f"{name} {task.default_weighting}" in shown, name
+    assert "route: lmms-eval, vlmevalkit, inspect; plus: vlmevalkit" in shown
+    with pytest.raises(SystemExit):
+        main(["generate", "--help"])
+    shown = " ".join(capsys.readouterr().out.split())
+    per_type = ", ".join(
+        name for name in task_names() if "per_type" in getattr(get_task(name).generation, "defaults", {})
+    )
+    assert per_type == "plus, probe" and f"--per-type PER_TYPE {per_type}: questions per type" in shown

@@ -174,7 +174,7 @@ def test_a_real_score_report(tmp_path):
     from benchmarks.jsonl import write_jsonl
     from benchmarks.reasonmap.generate import generate_questions
     from graphkit.cities import city_graph
-    from reasonmap.score_files import evaluate_files
+    from reasonmap.score_files import ScoreSettings, evaluate_files
 
     graph = city_graph("rome")
     questions = generate_questions(graph, seed=4, per_city=12)
@@ -189,7 +189,7 @@ def test_a_real_score_report(tmp_path):
         tmp_path / "predictions.jsonl",
         out=tmp_path / "elsewhere" / "scored.jsonl",
         report_dir=tmp_path / "report",
-        figures=False,
+        settings=ScoreSettings(figures=False),
     )
     record = compare_runs(tmp_path / "report", models=("baseline:direct-line", "baseline:noisy"), resamples=200)
     summary = json.loads((tmp_path / "report" / "summary.json").read_text(encoding="utf-8"))["models"]

@@ -19,7 +19,7 @@ from benchmarks.jsonl import write_jsonl
 from benchmarks.plus.questions import generate_plus_questions
 from benchmarks.reasonmap.generate import generate_questions
 from graphkit import city_graph
-from reasonmap.score_files import evaluate_files
+from reasonmap.score_files import ScoreSettings, evaluate_files
 
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("inspect_ai") is None, reason="the [inspect] extra is absent")
 
@@ -134,7 +134,11 @@ def test_the_metrics_carry_the_papers_weighting(route_run):
 def test_reasonmap_score_reads_the_inspect_log_and_agrees(route_run, tmp_path):
     questions, refused, path, log = route_run
     result = evaluate_files(
-        path, log.location, out=tmp_path / "scored.jsonl", report_dir=tmp_path / "report", source="inspect"
+        path,
+        log.location,
+        out=tmp_path / "scored.jsonl",
+        report_dir=tmp_path / "report",
+        settings=ScoreSettings(source="inspect"),
     )
     assert result.problems == ()
     inspect_scores = {sample.id: next(iter(sample.scores.values())) for sample in log.samples}
@@ -293,7 +297,11 @@ def test_logs_of_other_inspect_tasks_map_ids_kinds_and_epochs(tmp_path):
     assert sorted(p.repeat for p in predictions) == [0, 1]
     assert len(problems) == 2 and all("--kind" in problem.message for problem in problems)
     result = evaluate_files(
-        path, log.location, out=tmp_path / "s.jsonl", report_dir=tmp_path / "r", source="inspect", kind="short"
+        path,
+        log.location,
+        out=tmp_path / "s.jsonl",
+        report_dir=tmp_path / "r",
+        settings=ScoreSettings(source="inspect", kind="short"),
     )
     # each epoch is a repeat of its sample
     assert sorted((v.id, v.question, v.repeat, v.correct) for v in result.verdicts) == [
@@ -361,7 +369,13 @@ def test_epochs_are_repeats_and_inspects_metrics_agree_with_reasonmap_score(tmp_
         display="none",
     )
     metrics = {name: metric.value for name, metric in log.results.scores[0].metrics.items()}
-    result = evaluate_files(path, log.location, out=tmp_path / "s.jsonl", report_dir=tmp_path / "r", source="inspect")
+    result = evaluate_files(
+        path,
+        log.location,
+        out=tmp_path / "s.jsonl",
+        report_dir=tmp_path / "r",
+        settings=ScoreSettings(source="inspect"),
+    )
     assert len(result.verdicts) == 4 * len(questions) and result.problems == ()
     figures = result.summary["models"]["mockllm/model"]
     for kind in ("short", "long"):
@@ -401,10 +415,11 @@ def test_a_failed_run_is_refused_naming_its_status_unless_partial_is_asked(route
 
     questions, _, path, log = route_run
     failed = _failed_copy(log, tmp_path)
-    given = dict(out=tmp_path / "s.jsonl", report_dir=tmp_path / "r", source="inspect")
+    given = dict(out=tmp_path / "s.jsonl", report_dir=tmp_path / "r", settings=ScoreSettings(source="inspect"))
     with pytest.raises(InvalidRecord, match=r"status 'error' \(RuntimeError: the endpoint went away\); pass --partial"):
         evaluate_files(path, failed, **given)
-    result = evaluate_files(path, failed, partial=True, **given)
+    partial = ScoreSettings(source="inspect", partial=True)
+    result = evaluate_files(path, failed, out=tmp_path / "s.jsonl", report_dir=tmp_path / "r", settings=partial)
     assert len(result.verdicts) == 3  # the samples it finished
 
 
@@ -482,7 +497,9 @@ def test_an_unreadable_sample_is_reported_and_skipped_the_others_kept(route_run,
         "samples/deep_epoch_1.json",
     ]
     assert all("\n" not in str(problem) and "not a readable sample" in str(problem) for problem in problems)
-    result = evaluate_files(path, bad, out=tmp_path / "s.jsonl", report_dir=tmp_path / "r", source="inspect")
+    result = evaluate_files(
+        path, bad, out=tmp_path / "s.jsonl", report_dir=tmp_path / "r", settings=ScoreSettings(source="inspect")
+    )
     assert len(result.verdicts) == 2 * len(questions)
     assert sum("broken_epoch_1.json" in problem for problem in result.problems) == 1
 
@@ -505,7 +522,7 @@ def test_a_log_scored_against_another_seeds_questions_is_refused(route_run, tmp_
     questions, _, path, log = route_run
     other = tmp_path / "other.jsonl"
     write_jsonl(other, _other_seed(questions, 5))
-    given = dict(out=tmp_path / "s.jsonl", report_dir=tmp_path / "r", source="inspect")
+    given = dict(out=tmp_path / "s.jsonl", report_dir=tmp_path / "r", settings=ScoreSettings(source="inspect"))
     with pytest.raises(InvalidRecord, match=r"\.eval:1: not made from the question it is matched to .*'station_1'"):
         evaluate_files(other, log.location, **given)
     # a log of an older task, without the stations in its metadata: its prompt asks the way between others
@@ -535,7 +552,7 @@ def test_an_alias_log_is_checked_by_the_stations_its_samples_name(tmp_path):
     )
     asked = log.samples[0].input[0].content
     assert questions[0].question_short not in asked  # renamed
-    given = dict(out=tmp_path / "s.jsonl", report_dir=tmp_path / "r", source="inspect")
+    given = dict(out=tmp_path / "s.jsonl", report_dir=tmp_path / "r", settings=ScoreSettings(source="inspect"))
     assert len(evaluate_files(path, log.location, **given).verdicts) == len(questions)
     other = tmp_path / "other.jsonl"
     write_jsonl(other, _other_seed(questions, 2))

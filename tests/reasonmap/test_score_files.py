@@ -10,7 +10,7 @@ from benchmarks.errors import InvalidRecord
 from benchmarks.manifests import MANIFEST, check_manifest
 from benchmarks.reasonmap import report
 from reasonmap.cli import main
-from reasonmap.score_files import evaluate_files
+from reasonmap.score_files import ScoreSettings, evaluate_files
 
 
 @pytest.fixture
@@ -66,7 +66,7 @@ def test_a_score_refused_before_it_writes_leaves_the_good_report_vouched_for(inp
     given = dict(out=tmp_path / "scored.jsonl", report_dir=tmp_path / "report")
     evaluate_files(questions, predictions, **given)
     with pytest.raises(ValueError, match="got 'nonsense'"):
-        evaluate_files(questions, predictions, variant="nonsense", **given)
+        evaluate_files(questions, predictions, settings=ScoreSettings(variant="nonsense"), **given)
     assert check_manifest(tmp_path / "report") == []
     with pytest.raises(InvalidRecord, match="missing.jsonl"):
         evaluate_files(questions, tmp_path / "missing.jsonl", **given)
@@ -187,3 +187,25 @@ def test_scoring_pauses_the_cyclic_collector_and_restores_it_as_it_was(inputs, t
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+# -- the tasks' own options -------------------------------------------------------------------------------------------
+
+
+def test_an_option_no_task_declares_is_refused_and_another_tasks_is_left_to_it(inputs, tmp_path):
+    # route declares graph, metro_dir and official_model; a misspelt one is no task's: refused before any write
+    given = dict(out=tmp_path / "scored.jsonl", report_dir=tmp_path / "report")
+    misspelt = ScoreSettings(options={"oficial_model": "Qwen/QVQ-72B-Preview"})
+    expected = (
+        r"^score option must be one of \['graph', 'metro_dir', 'official_model'\], got 'oficial_model';"
+        r" did you mean 'official_model'\?$"
+    )
+    with pytest.raises(ValueError, match=expected):
+        evaluate_files(*inputs, settings=misspelt, **given)
+    assert not (tmp_path / "report").exists()
+    # the same answers scored with the default rules, and with every model named a path of the closed-model
+    # script's rule (the same rule): the same scored rows, byte for byte
+    evaluate_files(*inputs, settings=ScoreSettings(variant="official"), **given)
+    named = ScoreSettings(variant="official", options={"official_model": "o3"})
+    evaluate_files(*inputs, settings=named, out=tmp_path / "named.jsonl", report_dir=tmp_path / "named")
+    assert (tmp_path / "named.jsonl").read_bytes() == (tmp_path / "scored.jsonl").read_bytes()

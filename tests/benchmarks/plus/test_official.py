@@ -9,7 +9,7 @@ import pytest
 from benchmarks.errors import InvalidRecord
 from benchmarks.plus.official import official_plus_answer, score_official_plus
 from benchmarks.plus.public_dataset import hub_plus_question
-from reasonmap.score_files import evaluate_files, explain_files
+from reasonmap.score_files import ScoreSettings, evaluate_files, explain_files
 
 
 def hub(kind, answer, **extra):
@@ -100,7 +100,7 @@ def test_hub_files_score_with_both_readers_and_compare(tmp_path):
         tmp_path / "p.jsonl",
         out=tmp_path / "b.jsonl",
         report_dir=tmp_path / "b",
-        variant="official",
+        settings=ScoreSettings(variant="official"),
     )
     assert [v.correct for v in ours.verdicts] == [1, 1]
     assert [v.correct for v in theirs.verdicts] == [0, 1]
@@ -110,7 +110,7 @@ def test_hub_files_score_with_both_readers_and_compare(tmp_path):
         tmp_path / "p.jsonl",
         out=tmp_path / "c.jsonl",
         report_dir=tmp_path / "c",
-        weighting="none",
+        settings=ScoreSettings(weighting="none"),
     )
     torf = compared.explanation["models"]["m"]["TorF1"]
     # explain_files' default pair (paper, official) takes paper as plus's toolkit, its former name
@@ -145,7 +145,7 @@ def test_plus_reports_and_comparisons_say_which_rule_read_each_model(tmp_path):
     text = "◁think▷\\boxed{3}?◁/think▷The answer is 2"
     rows = [{"id": "0", "model": name, "response": text} for name in ("moonshotai/Kimi-VL-A3B-Thinking", "run")]
     (tmp_path / "p.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    files = dict(out=tmp_path / "c.jsonl", report_dir=tmp_path / "c", weighting="none")
+    files = dict(out=tmp_path / "c.jsonl", report_dir=tmp_path / "c", settings=ScoreSettings(weighting="none"))
     compared = explain_files(tmp_path / "q.jsonl", tmp_path / "p.jsonl", **files)
     official = compared.evaluations["official"]
     assert [v.correct for v in official.verdicts] == [1, 0]
@@ -159,7 +159,8 @@ def test_plus_reports_and_comparisons_say_which_rule_read_each_model(tmp_path):
         tmp_path / "p.jsonl",
         out=tmp_path / "g.jsonl",
         report_dir=tmp_path / "g",
-        variant="official",
-        official_model={"run": "moonshotai/Kimi-VL-A3B-Instruct"},
+        settings=ScoreSettings(
+            variant="official", options={"official_model": {"run": "moonshotai/Kimi-VL-A3B-Instruct"}}
+        ),
     )
     assert [v.correct for v in given.verdicts] == [1, 1]

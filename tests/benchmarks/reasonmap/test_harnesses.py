@@ -26,7 +26,7 @@ from benchmarks.reasonmap.harnesses import (
 )
 from graphkit import city_graph
 from reasonmap.convert import convert_predictions
-from reasonmap.score_files import evaluate_files, explain_files
+from reasonmap.score_files import ScoreSettings, evaluate_files, explain_files
 
 from .harness_writers import LMMS_EVAL_VERSIONS, lmms_eval_row, write_lmms_eval_log, write_vlmevalkit_sheet
 
@@ -103,7 +103,13 @@ def test_scoring_an_lmms_eval_log_gives_the_toolkits_figures(tmp_path, questions
     lines = [_lmms_line(i, {"id": q.id}, _answer(q, "short")) for i, q in enumerate((first, second))]
     lines.append(_lmms_line(2, {"id": third.id}, REFUSAL))
     log = _write_lines(tmp_path / "llava" / "samples_reasonmap_short.jsonl", lines)
-    result = evaluate_files(q_path, log, out=tmp_path / "scored.jsonl", report_dir=tmp_path / "r", source="lmms-eval")
+    result = evaluate_files(
+        q_path,
+        log,
+        out=tmp_path / "scored.jsonl",
+        report_dir=tmp_path / "r",
+        settings=ScoreSettings(source="lmms-eval"),
+    )
     assert [(v.id, v.correct, v.failure) for v in result.verdicts] == [
         (first.id, 1, None),
         (second.id, 1, None),
@@ -167,6 +173,29 @@ def test_a_sheet_without_predictions_and_unknown_sources_are_refused(tmp_path):
     assert SOURCES == ("jsonl", "lmms-eval", "vlmevalkit", "inspect")
 
 
+def test_each_task_reads_the_harnesses_its_record_names(tmp_path, plus_questions):
+    from benchmarks.tasks import get_task, source_names
+
+    # route reads every harness's files, plus VLMEvalKit sheets beside its own rows, the others their own rows
+    assert tuple(get_task("route").readers) == SOURCES == source_names()
+    assert [tuple(get_task(name).readers) for name in ("plus", "mapqa", "probe")] == [
+        ("jsonl", "vlmevalkit"),
+        ("jsonl",),
+        ("jsonl",),
+    ]
+    (tmp_path / "p.jsonl").write_text("", encoding="utf-8")
+    refused = r"^plus prediction source must be one of \['jsonl', 'vlmevalkit'\], got 'inspect'$"
+    with pytest.raises(ValueError, match=refused):
+        evaluate_files(
+            plus_questions,
+            tmp_path / "p.jsonl",
+            out=tmp_path / "s.jsonl",
+            report_dir=tmp_path / "r",
+            settings=ScoreSettings(source="inspect"),
+        )
+    assert not (tmp_path / "r").exists()  # refused before anything was read or written
+
+
 # -- lmms-eval, every version since 0.3 -------------------------------------------------------
 
 
@@ -193,7 +222,9 @@ def test_lmms_eval_logs_of_every_version_score_against_the_question_file(tmp_pat
     log = write_lmms_eval_log(tmp_path, "qwen2_vl", "reasonmap_short", rows)
     kept = json.loads(log.read_text(encoding="utf-8").splitlines()[0])
     assert ("doc" in kept, "arguments" in kept) == ((True, True) if version == "0.3" else (False, False))
-    result = evaluate_files(q_path, log, out=tmp_path / "s.jsonl", report_dir=tmp_path / "r", source="lmms-eval")
+    result = evaluate_files(
+        q_path, log, out=tmp_path / "s.jsonl", report_dir=tmp_path / "r", settings=ScoreSettings(source="lmms-eval")
+    )
     assert [(v.id, v.model, v.question, v.correct) for v in result.verdicts] == [
         (questions[0].id, "qwen2_vl", "short", 1),
         (questions[1].id, "qwen2_vl", "short", 1),
@@ -225,7 +256,9 @@ def test_lmms_eval_repeats_are_each_kept_as_a_repeat(tmp_path, questions, versio
     assert [p.response for p in predictions[:3]] == [_answer(questions[0], "long"), REFUSAL, predictions[0].response]
     # token_counts (0.7) are the first answer's
     assert [p.tokens for p in predictions[:3]] == ([40, None, None] if version == "0.7" else [None] * 3)
-    result = evaluate_files(q_path, log, out=tmp_path / "s.jsonl", report_dir=tmp_path / "r", source="lmms-eval")
+    result = evaluate_files(
+        q_path, log, out=tmp_path / "s.jsonl", report_dir=tmp_path / "r", settings=ScoreSettings(source="lmms-eval")
+    )
     assert len(result.verdicts) == 9 and result.problems == ()
     assert [v.repeat for v in result.verdicts[:3]] == [0, 1, 2]
     # the headline is the mean over every repeat: 2 of 3 answers to each question are right
@@ -300,7 +333,11 @@ def test_vlmevalkit_plus_sheets_score_as_plus_answers_in_every_pred_format(tmp_p
         pytest.importorskip("openpyxl")
     sheet = _plus_sheet(tmp_path, suffix)
     result = evaluate_files(
-        plus_questions, sheet, out=tmp_path / "s.jsonl", report_dir=tmp_path / "r", source="vlmevalkit"
+        plus_questions,
+        sheet,
+        out=tmp_path / "s.jsonl",
+        report_dir=tmp_path / "r",
+        settings=ScoreSettings(source="vlmevalkit"),
     )
     assert result.task == "plus" and result.problems == ()
     assert [(v.id, v.model, v.correct) for v in result.verdicts] == [(str(n), "GPT-4o", 1) for n in range(5)]
@@ -319,7 +356,7 @@ def test_the_vlmevalkit_variant_reads_answers_as_vlmevalkit_does(tmp_path, plus_
         out=tmp_path / "s.jsonl",
         report_dir=tmp_path / "r",
         variants=("paper", "vlmevalkit"),
-        source="vlmevalkit",
+        settings=ScoreSettings(source="vlmevalkit"),
     )
     vlmevalkit = compared.evaluations["vlmevalkit"].verdicts
     # "No, ..." is no answer to it; "a transfer" is option A; the rest as the paper's reading

@@ -30,7 +30,7 @@ from benchmarks.reasonmap.harnesses import read_lmms_eval, read_vlmevalkit
 from benchmarks.reasonmap.log_checks import route_mismatch
 from graphkit import city_graph
 from reasonmap.convert import convert_predictions
-from reasonmap.score_files import evaluate_files
+from reasonmap.score_files import ScoreSettings, evaluate_files
 
 from .harness_writers import LMMS_EVAL_VERSIONS, lmms_eval_row, write_lmms_eval_log, write_vlmevalkit_sheet
 
@@ -60,7 +60,9 @@ def _file(tmp_path, name, questions):
 
 
 def _score(tmp_path, questions_path, log, **given):
-    return evaluate_files(questions_path, log, out=tmp_path / "s.jsonl", report_dir=tmp_path / "r", **given)
+    return evaluate_files(
+        questions_path, log, out=tmp_path / "s.jsonl", report_dir=tmp_path / "r", settings=ScoreSettings(**given)
+    )
 
 
 @pytest.mark.parametrize("version", LMMS_EVAL_VERSIONS)
@@ -232,7 +234,7 @@ def test_score_compare_refuses_before_writing(tmp_path, seeds):
             log,
             out=tmp_path / "s.jsonl",
             report_dir=tmp_path / "r",
-            source="lmms-eval",
+            settings=ScoreSettings(source="lmms-eval"),
         )
     assert not (tmp_path / "r").exists() and not list(tmp_path.glob("s*.jsonl"))
 

@@ -12,7 +12,7 @@ from benchmarks.reasonmap.attribution import CAUSES, attribute, published_aggreg
 from benchmarks.reasonmap.records import Prediction, Verdict
 from graphkit.segments import Segment
 from reasonmap.cli import main
-from reasonmap.score_files import evaluate_files, explain_files
+from reasonmap.score_files import ScoreSettings, evaluate_files, explain_files
 from tests.benchmarks.reasonmap.test_official_scoring import LATIN, question, section
 
 Q = question(LATIN, "Alpha Station", "Gamma Station", [Segment("Line A", "Alpha Station", "Gamma Station")])
@@ -114,7 +114,11 @@ def files(tmp_path):
 @pytest.mark.slow
 def test_variant_official_report_carries_the_published_aggregate(files):
     result = evaluate_files(
-        files / "q.jsonl", files / "p.jsonl", out=files / "s.jsonl", report_dir=files / "r", variant="official"
+        files / "q.jsonl",
+        files / "p.jsonl",
+        out=files / "s.jsonl",
+        report_dir=files / "r",
+        settings=ScoreSettings(variant="official"),
     )
     # Rome: "Line B" reads as "Line Li" (0), departure +1, arrival compared with Colosseo (0): 1 + 1 = 2, +10
     assert [v.map_score for v in result.verdicts] == [12.0]
@@ -154,7 +158,11 @@ def test_explain_writes_both_reports_and_the_causes(files, capsys):
     assert (files / "s.paper.jsonl").exists() and (files / "s.official.jsonl").exists()
     assert (files / "r" / "paper" / "summary.json").exists() and (files / "r" / "official" / "table.md").exists()
     again = explain_files(
-        files / "q.jsonl", files / "p.jsonl", out=files / "s.jsonl", report_dir=files / "r2", weighting="none"
+        files / "q.jsonl",
+        files / "p.jsonl",
+        out=files / "s.jsonl",
+        report_dir=files / "r2",
+        settings=ScoreSettings(weighting="none"),
     )
     assert (files / "r2" / "compare.json").read_bytes() == (files / "r" / "compare.json").read_bytes()
     assert again.explanation["variants"] == ["paper", "official"]

@@ -13,7 +13,7 @@ from benchmarks.reasonmap.records import Question
 from benchmarks.reasonmap.report import REPORT_FILES, markdown_table
 from benchmarks.reasonmap.rewards import REWARDS, accuracy_reward, compute_score, format_reward
 from graphkit import city_graph
-from reasonmap.score_files import evaluate_files
+from reasonmap.score_files import ScoreSettings, evaluate_files
 
 
 def render(route, kind, template):
@@ -78,7 +78,11 @@ def test_weighted_and_unweighted_accuracy_differ_as_the_scheme_says(tmp_path, qu
     write_jsonl(tmp_path / "p.jsonl", rows)
     paper = evaluate_files(tmp_path / "q.jsonl", tmp_path / "p.jsonl", out=tmp_path / "a", report_dir=tmp_path / "ra")
     flat = evaluate_files(
-        tmp_path / "q.jsonl", tmp_path / "p.jsonl", out=tmp_path / "b", report_dir=tmp_path / "rb", weighting="none"
+        tmp_path / "q.jsonl",
+        tmp_path / "p.jsonl",
+        out=tmp_path / "b",
+        report_dir=tmp_path / "rb",
+        settings=ScoreSettings(weighting="none"),
     )
     weighted = paper.summary["models"]["m"]["weighted_accuracy_short"]
     unweighted = paper.summary["models"]["m"]["accuracy_short"]

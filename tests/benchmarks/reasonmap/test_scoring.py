@@ -706,3 +706,25 @@ def test_renaming_stations_consistently_changes_nothing(found, kind, data):
         )
     )
     assert judge(renamed_answer, renamed_question, renamed_graph, kind) == judge(candidate, question, graph, kind)
+
+
+def test_the_reading_of_a_response_is_a_seam():
+    # a harness that writes each response backwards: read as it is, nothing parses; read through a reader that
+    # turns it round first, it scores as the same answer written forwards
+    from benchmarks.reasonmap.parsing import read_answer
+    from benchmarks.reasonmap.scoring import score_prediction, score_predictions
+
+    graph = city_graph("rome")
+    question = generate_questions(graph, seed=1, per_city=1)[0]
+    text = "Route Name: Line B\nDeparture Stop: Colosseo Station\nArrival Stop: Marconi Station"
+    forwards = score_prediction(Prediction(question.id, "m", "short", text), question, graph)
+    backwards = Prediction(question.id, "m", "short", text[::-1])
+    assert forwards.correct == 1
+    assert score_prediction(backwards, question, graph).correct == 0
+
+    def turned(response: str, long: bool, template: str | None):
+        return read_answer(response[::-1], long, template)
+
+    assert score_prediction(backwards, question, graph, read=turned) == forwards
+    verdicts, _ = score_predictions({question.id: question}, [backwards], lambda q: graph, read=turned)
+    assert verdicts == [forwards]

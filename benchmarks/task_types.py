@@ -1,0 +1,239 @@
+"""What a task's record (:class:`benchmarks.tasks.Task`) is built from: the records its callables pass, and the
+protocols that type them.
+
+Each field of the record that holds a callable names one of these protocols, so that what it is called with and
+what it returns is written once, here, and checked by a type checker in every task folder. The records are
+what a question file becomes (:class:`Loaded`), what a request asks (:class:`Prompt`), what a reader of
+prediction files is told (:class:`ReadOptions`) and how answers are judged (:class:`ScoreOptions`).
+:mod:`benchmarks.tasks` re-exports them all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence, Set
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from benchmarks.jsonl import Problem
+    from graphkit.executors import Executor
+    from graphkit.graph import TransitGraph
+    from graphkit.metro import MetroData
+
+__all__ = [
+    "Loaded",
+    "Prompt",
+    "ReadOptions",
+    "ScoreOptions",
+    "Reader",
+    "Resolve",
+    "SummaryExtras",
+    "Make",
+    "CarriedMaps",
+    "Score",
+    "Summarize",
+    "WriteReport",
+    "Explain",
+    "Export",
+    "Solve",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    """A question file as its task read it.
+
+    Attributes
+    ----------
+    questions : mapping of str to object
+        The task's question records by id, in file order.
+    problems : tuple of str
+        The records skipped, and why.
+    context : mapping of str to object
+        What the file carried beside them (route files of the public data set carry their cities' Metro
+        Data: ``metro``).
+    """
+
+    questions: Mapping[str, Any]
+    problems: tuple[str, ...] = ()
+    context: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Prompt:
+    """What one request asks, before a prompt mode dresses it.
+
+    Attributes
+    ----------
+    id : str
+        The question's id.
+    kind : str
+        Tells the requests of one question apart (route: ``short`` and ``long``; plus: the question's type;
+        map QA: ``mapqa``).
+    text : str
+        The question as asked.
+    city, country : str or None
+        The city whose map is asked about (looked up in a folder of maps, and its Metro Data for the symbolic
+        modes).
+    image : str or None
+        Else the question's own image, a path relative to the maps folder.
+    """
+
+    id: str
+    kind: str
+    text: str
+    city: str | None = None
+    country: str | None = None
+    image: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ReadOptions:
+    """What a reader of prediction files may need beside the file (:attr:`~benchmarks.tasks.Task.readers`).
+
+    Attributes
+    ----------
+    model, kind : str or None
+        What another harness's files do not say: the model's name, the question kind.
+    positions : tuple of str
+        The question file's ids in order (harnesses that name a question by its position).
+    questions : mapping of str to object
+        The question file's questions by id (what each row of another harness's file is checked against).
+    partial : bool
+        Take the finished samples of a run that failed.
+    """
+
+    model: str | None = None
+    kind: str | None = None
+    positions: tuple[str, ...] = ()
+    questions: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    partial: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreOptions:
+    """How answers are judged: what every task takes, and the task's own options.
+
+    Attributes
+    ----------
+    weighting : str or None
+        A weighting scheme of the task; ``None``: the task's default.
+    variant : str
+        One of the task's :class:`~benchmarks.tasks.Variant` names.
+    cluster : str
+        What the summary's printed intervals resample: ``question`` or ``map``
+        (:data:`benchmarks.intervals.CLUSTERS`).
+    extra : mapping of str to object
+        The options the task declares (:attr:`~benchmarks.tasks.Task.options`), as its
+        :attr:`~benchmarks.tasks.Task.resolve` made them for the run's models (route: where its cities' graphs
+        come from, and each model's answer rule for variant ``official``).
+    """
+
+    weighting: str | None = None
+    variant: str = "paper"
+    cluster: str = "question"
+    extra: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+
+
+class Reader(Protocol):
+    """Reads one prediction file of one harness: the task's prediction records, and the records skipped."""
+
+    def __call__(self, path: str | Path, options: ReadOptions, /) -> tuple[list[Any], list[Problem]]: ...
+
+
+class Resolve(Protocol):
+    """Makes a task's declared options (name → value given, else its default) what its scoring takes, once per
+    run: ``models`` are the predictions' models, ``where`` names the predictions (for the messages).
+    ``ValueError`` for a value that does not fit them."""
+
+    def __call__(self, given: Mapping[str, Any], models: Set[str], where: str, /) -> Mapping[str, Any]: ...
+
+
+class SummaryExtras(Protocol):
+    """What a variant adds to a task's summary: keys and values from the verdicts, the questions and options."""
+
+    def __call__(self, verdicts: Sequence[Any], loaded: Loaded, options: ScoreOptions, /) -> Mapping[str, Any]: ...
+
+
+class Make(Protocol):
+    """Generates a task's question records from transit graphs, with the task's own settings as keywords."""
+
+    def __call__(
+        self, graphs: Iterable[TransitGraph], /, *, seed: int, progress: bool, **settings: Any
+    ) -> list[Any]: ...
+
+
+class CarriedMaps(Protocol):
+    """Writes the maps a question file carries into ``folder``: ``(written, problems)``, or ``None`` when it
+    carries none."""
+
+    def __call__(
+        self, source: Path, folder: Path, /, before_write: Callable[[Path], None] | None = None
+    ) -> tuple[list[Path], list[Problem]] | None: ...
+
+
+class Score(Protocol):
+    """Verdicts in input order under ``options.variant``, and one message per prediction skipped."""
+
+    def __call__(
+        self, loaded: Loaded, predictions: Sequence[Any], options: ScoreOptions, executor: Executor | None, /
+    ) -> tuple[list[Any], list[str]]: ...
+
+
+class Summarize(Protocol):
+    """The summary of a run: per model, the task's metrics (``models``), and what was read (``inputs``)."""
+
+    def __call__(
+        self,
+        verdicts: Sequence[Any],
+        loaded: Loaded,
+        options: ScoreOptions,
+        inputs: Mapping[str, Any],
+        problems: Sequence[str],
+        /,
+    ) -> dict[str, Any]: ...
+
+
+class WriteReport(Protocol):
+    """Writes ``summary.json``, ``table.md`` and, with ``figures``, the task's figures; returns their paths."""
+
+    def __call__(self, directory: str | Path, summary: Mapping[str, Any], /, *, figures: bool = True) -> list[Path]: ...
+
+
+class Explain(Protocol):
+    """Why two variants' numbers differ: the record (``compare.json``) and its markdown (``compare.md``)."""
+
+    def __call__(
+        self,
+        evaluations: Mapping[str, Any],
+        loaded: Loaded,
+        predictions: Sequence[Any],
+        variants: tuple[str, str],
+        options: ScoreOptions,
+        /,
+    ) -> tuple[dict[str, Any], str]: ...
+
+
+class Export(Protocol):
+    """Writes the questions as a Hugging Face dataset folder ``out``; returns how many."""
+
+    def __call__(
+        self, loaded: Loaded, out: Path, /, *, figure: Callable[[Any], bytes | None], metro: MetroData | None
+    ) -> int: ...
+
+
+class Solve(Protocol):
+    """Runs the solver ``name`` on the questions: its prediction records."""
+
+    def __call__(
+        self,
+        name: str,
+        questions: Iterable[Any],
+        graph_for: Callable[[Any], TransitGraph],
+        /,
+        *,
+        seed: int,
+        settings: Mapping[str, Any],
+    ) -> list[Any]: ...
