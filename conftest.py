@@ -12,3 +12,28 @@ collect_ignore = [
     "benchmarks/reasonmap/inspect_scorer.py",
     "benchmarks/plus/inspect_scorer.py",
 ]
+
+
+# --- testspeed: doctest collection reads a package module only when it has a doctest ---------------------------
+_PACKAGES = ("graphkit", "benchmarks", "baselines", "vision", "reasonmap")
+
+
+def pytest_ignore_collect(collection_path, config):
+    """A package module without ``>>>`` in its text is left out of the doctest collection (nothing to run).
+
+    ``--doctest-modules`` imports every module of the packages in every pytest-xdist worker to look for
+    doctests; a module whose source has no ``>>>`` has none, so reading its text is enough to know. Importing
+    every module is tested by tests/test_errors.py, which walks the packages.
+    """
+    if collection_path.suffix != ".py" or collection_path.name == "conftest.py":
+        return None
+    root = config.rootpath
+    try:
+        relative = collection_path.relative_to(root)
+    except ValueError:
+        return None
+    if relative.parts[0] not in _PACKAGES:
+        return None
+    if ">>>" in collection_path.read_text(encoding="utf-8", errors="replace"):
+        return None
+    return True
