@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import runpy
 import subprocess
 import sys
 from pathlib import Path
@@ -19,22 +20,40 @@ FILES = (*TABLES, "summary.json", "differences.json", "differences.png", "ablati
 MODES = ["full", "text-only", "symbolic", "alias"]
 
 
-def _run(out: Path, **settings: str) -> subprocess.CompletedProcess:
-    env = (
+def _settings(out: Path, **settings: str) -> dict[str, str]:
+    """The notebook's settings for a small built-in run into ``out``, with ``settings`` over them."""
+    return (
         dict(
-            os.environ,
             ABLATIONS_OUT=str(out),
             ABLATIONS_CITIES="rome,lisboa,singapore",
             ABLATIONS_QUESTIONS="8",
             ABLATIONS_SEED="2",
             ABLATIONS_RESAMPLES="300",
-            MPLBACKEND="Agg",
         )
         | settings
     )
+
+
+def _run(out: Path, **settings: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, MPLBACKEND="Agg") | _settings(out, **settings)
     return subprocess.run(
         [sys.executable, str(NOTEBOOK)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
     )
+
+
+def _stopped(monkeypatch, out: Path, **settings: str) -> str:
+    """The one line the notebook stops with, run in this process (a refused setting or run ends it with
+    ``SystemExit(message)``, which Python prints to stderr with exit status 1: checked as a process by
+    :func:`test_a_bad_setting_ends_the_process_with_status_1_and_one_line`). The test fails when nothing is
+    refused."""
+    monkeypatch.chdir(ROOT)
+    monkeypatch.delenv("ABLATIONS_RUNS", raising=False)
+    for name, value in _settings(out, **settings).items():
+        monkeypatch.setenv(name, value)
+    with pytest.raises(SystemExit) as stopped:
+        runpy.run_path(str(NOTEBOOK), run_name="__main__")
+    assert isinstance(stopped.value.code, str), stopped.value.code  # a message: exit status 1, the message on stderr
+    return stopped.value.code
 
 
 def _ran(out: Path) -> None:
@@ -141,7 +160,15 @@ BAD_SETTINGS = [
 
 
 @pytest.mark.parametrize(("settings", "says"), BAD_SETTINGS, ids=[str(case[0])[:60] for case in BAD_SETTINGS])
-def test_a_bad_setting_is_one_line_and_a_failure(tmp_path, settings, says):
+def test_a_bad_setting_is_one_line_and_a_failure(tmp_path, monkeypatch, settings, says):
+    error = _stopped(monkeypatch, tmp_path / "out", **settings)
+    assert error.startswith("ablations: ABLATIONS_") and "\n" not in error and says in error, error[-2000:]
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_bad_setting_ends_the_process_with_status_1_and_one_line(tmp_path):
+    """The notebook run as a script: a refused setting is its exit status 1 and one line on stderr."""
+    settings, says = BAD_SETTINGS[-1]
     done = _run(tmp_path / "out", **settings)
     assert done.returncode == 1
     error = done.stderr.strip()
@@ -157,7 +184,7 @@ def _a_run(folder: Path) -> Path:
     return folder
 
 
-def test_the_output_is_never_a_run_it_reads_nor_inside_one(tmp_path):
+def test_the_output_is_never_a_run_it_reads_nor_inside_one(tmp_path, monkeypatch):
     run = _a_run(tmp_path / "run")
     (tmp_path / "link").symlink_to(run)
     before = sorted(str(path) for path in run.rglob("*"))
@@ -167,14 +194,12 @@ def test_the_output_is_never_a_run_it_reads_nor_inside_one(tmp_path):
         (tmp_path / "link" / "sub", "is inside the folder"),  # through a symbolic link
         (run / "route" / "full" / "scored.jsonl", "scored.jsonl: a file, not a folder"),
     ]:
-        done = _run(out, ABLATIONS_RUNS=str(run))
-        assert done.returncode == 1 and says in done.stderr and "Traceback" not in done.stderr, done.stderr
+        assert says in _stopped(monkeypatch, out, ABLATIONS_RUNS=str(run))
     assert sorted(str(path) for path in run.rglob("*")) == before  # nothing written into the run
-    done = _run(tmp_path / "out", ABLATIONS_RUNS=str(tmp_path / "empty"))
-    assert "no such folder" in done.stderr
+    assert "no such folder" in _stopped(monkeypatch, tmp_path / "out", ABLATIONS_RUNS=str(tmp_path / "empty"))
     (tmp_path / "plus-only" / "plus" / "full").mkdir(parents=True)
-    done = _run(tmp_path / "out", ABLATIONS_RUNS=str(tmp_path / "plus-only"))
-    assert done.returncode == 1 and "plus-only: no route results (route/<mode>/scored.jsonl" in done.stderr
+    error = _stopped(monkeypatch, tmp_path / "out", ABLATIONS_RUNS=str(tmp_path / "plus-only"))
+    assert "plus-only: no route results (route/<mode>/scored.jsonl" in error
 
 
 @pytest.mark.slow

@@ -3,14 +3,35 @@
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 
 import pytest
 
+from benchmarks.speed import command
 from benchmarks.speed.command import main, write_inputs
 
 
-def test_benchmark_times_the_command_and_another_on_the_same_files_and_prints_one_json_object_last(capsys):
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory):
+    """The benchmark's inputs at its default seed, 30 and 40 answers: written once for this module's tests (the
+    questions on all 30 cities take most of a test's time)."""
+    folder = tmp_path_factory.mktemp("speed-command-inputs")
+    return write_inputs(folder, [30, 40], seed=0)
+
+
+def test_benchmark_times_the_command_and_another_on_the_same_files_and_prints_one_json_object_last(
+    capsys, monkeypatch, inputs
+):
+    questions, files = inputs
+
+    def written(folder, sizes, *, seed):  # what write_inputs writes for these sizes and seed, copied from the fixture
+        assert (sizes, seed) == ([30], 0)
+        for path in (questions, files[30]):
+            shutil.copy(path, folder / path.name)
+        return folder / questions.name, {30: folder / files[30].name}
+
+    monkeypatch.setattr(command, "write_inputs", written)
     # the other command counts the predictions it was given: it must see the same file ours scored
     other = f'{sys.executable} -c "import sys; assert sum(1 for _ in open(sys.argv[1])) == 30" {{predictions}}'
     assert main(["--answers", "30", "--repeat", "1", "--compare-with", other]) == 0
@@ -24,8 +45,8 @@ def test_benchmark_times_the_command_and_another_on_the_same_files_and_prints_on
     assert figures["other"] == other and [len(figures["load_average"][when]) for when in ("before", "after")] == [3, 3]
 
 
-def test_inputs_hold_as_many_distinct_answers_as_asked(tmp_path):
-    questions, files = write_inputs(tmp_path, [40], seed=1)
+def test_inputs_hold_as_many_distinct_answers_as_asked(inputs):
+    questions, files = inputs
     rows = [json.loads(line) for line in files[40].read_text(encoding="utf-8").splitlines()]
     assert len(rows) == 40 == len({row["response"] for row in rows})
     records = [json.loads(line) for line in questions.read_text(encoding="utf-8").splitlines()]
