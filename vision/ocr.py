@@ -36,7 +36,7 @@ __all__ = [
 ]
 
 Quad = tuple[tuple[float, float], ...]
-CACHE_FORMAT = 3  # raise when reading changes, so old results are not reused
+CACHE_FORMAT = 4  # raise when reading changes, so old results are not reused
 ROTATIONS = ("auto", "all", "none")
 
 
@@ -272,11 +272,14 @@ def _windows(image, settings: OcrSettings, progress):
             yield window, (x0, y0, x1, y1)
 
 
-def _read_tiled(engine: Engine, image, settings: OcrSettings, progress) -> list[tuple[TextBox, bool]]:
+def _read_tiled(
+    engine: Engine, image, settings: OcrSettings, progress, known: list[Quad] | None = None
+) -> list[tuple[TextBox, bool]]:
     """Read an array tile by tile; each box comes with whether it touches a cut tile edge.
 
     An engine that recognises apart (:class:`vision.engines.Recogniser`) only detects on the tiles: the quads
-    found twice where tiles overlap are merged first, and each label is recognised once, from ``image``.
+    found twice where tiles overlap are merged first, and each label is recognised once, from ``image``; a
+    quad that is one of the ``known`` labels (read well before, in ``image``'s frame) is not recognised again.
     """
     height, width = image.shape[:2]
     if not isinstance(engine, Recogniser):  # detected and recognised tile by tile
@@ -298,6 +301,9 @@ def _read_tiled(engine: Engine, image, settings: OcrSettings, progress) -> list[
     shapes = _shapes(quads)
     areas = [shape.area for shape in shapes]
     kept = _suppress(shapes, sorted(range(len(quads)), key=lambda i: (cuts[i], -areas[i], i)))
+    if known:
+        same = _same_places(shapes, _shapes(known))
+        kept = [(index, covered) for index, covered in kept if not same[index]]
     found: list[tuple[TextBox, bool]] = []
     again: list[int] = []  # what a keeper covered, read when the keeper itself reads as nothing
     for (index, covered), (text, score) in zip(kept, engine.recognise(image, [quads[i] for i, _ in kept])):
@@ -311,10 +317,11 @@ def _read_tiled(engine: Engine, image, settings: OcrSettings, progress) -> list[
     return found
 
 
-def _read_rotated(engine, image, matrix, strip, settings, progress) -> list[tuple[TextBox, bool]]:
+def _read_rotated(engine, image, matrix, strip, settings, progress, known: list[Quad]) -> list[tuple[TextBox, bool]]:
     """Read one strip (x0, y0, x1, y1) of the working image as turned by ``matrix``; boxes mapped back.
 
-    Only the strip is warped, so levelling a few slanted labels costs their area, not the map's.
+    Only the strip is warped, so levelling a few slanted labels costs their area, not the map's. ``known``:
+    labels the level pass read well (in the working image), which the strip does not recognise again.
     """
     import cv2
     import numpy
@@ -326,7 +333,7 @@ def _read_rotated(engine, image, matrix, strip, settings, progress) -> list[tupl
     back = cv2.invertAffineTransform(shifted)
     return [
         (TextBox(box.text, box.score, _map_quad(box.quad, back)), cut)
-        for box, cut in _read_tiled(engine, turned, settings, progress)
+        for box, cut in _read_tiled(engine, turned, settings, progress, [_map_quad(quad, shifted) for quad in known])
     ]
 
 
@@ -397,6 +404,22 @@ def _suppress(shapes: list, order: list[int]) -> list[tuple[int, list[int]]]:
     return kept
 
 
+def _same_places(shapes: list, others: list) -> list[bool]:
+    """For each shape, whether it is in the place of one of ``others``: their intersection is at least 0.7 of
+    their union (the same label, read from the same pixels)."""
+    from shapely import STRtree
+
+    tree = STRtree(others) if others else None
+    same = [False] * len(shapes)
+    for index, shape in enumerate(shapes):
+        for other in [] if tree is None else tree.query(shape):
+            union = shape.union(others[other]).area
+            if union > 0 and shape.intersection(others[other]).area / union >= 0.7:
+                same[index] = True
+                break
+    return same
+
+
 def _merge(found: list[tuple[TextBox, bool]]) -> list[TextBox]:
     """One box per label: where boxes overlap, a whole, confident, longer reading wins."""
     order = sorted(
@@ -462,12 +485,15 @@ def ocr_array(image, settings: OcrSettings = OcrSettings(), *, engine: Engine | 
     passes = {"level": len(found)}
     if settings.rotations != "none":
         level = [box for box, _ in found]
+        well_read = [box.quad for box, cut in found if box.score >= 0.8 and not cut]
         for degrees, matrix, strips in _slanted_strips(
             level, work_width, work_height, everything=settings.rotations == "all"
         ):
             with bar(f"OCR {degrees:+d}°", [(x1 - x0, y1 - y0) for x0, y0, x1, y1 in strips]) as turned_bar:
                 extra = [
-                    box for strip in strips for box in _read_rotated(engine, bgr, matrix, strip, settings, turned_bar)
+                    box
+                    for strip in strips
+                    for box in _read_rotated(engine, bgr, matrix, strip, settings, turned_bar, well_read)
                 ]
             passes[f"rotated{degrees:+d}"] = len(extra)
             found.extend(extra)
