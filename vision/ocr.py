@@ -3,9 +3,12 @@
 OCR engines shrink big inputs until small labels vanish, so a map is read in
 overlapping tiles at a working scale chosen from the height of its labels
 (measured on sample crops): big maps with big lettering are read smaller,
-which is what keeps a 278-megapixel map fast. Slanted labels (Rome's Line C
-stands at 45°) are read again in a pass rotated to make them level. Results
-are cached by image content and settings, so a second run is instant.
+which is what keeps a 278-megapixel map fast. Text is detected tile by tile,
+and the quads found twice where tiles overlap are merged before each label is
+recognised once (recognition is most of the time). Slanted labels (Rome's
+Line C stands at 45°) are read again in a pass rotated to make them level,
+which leaves alone the labels the level pass read well. Results are cached by
+image content and settings, so a second run is instant.
 """
 
 from __future__ import annotations
