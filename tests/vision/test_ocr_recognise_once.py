@@ -101,3 +101,9 @@ def test_words_in_the_overlap_of_two_tiles_are_recognised_once(engine, monkeypat
     found = ocr_array(numpy.asarray(canvas), OcrSettings(tile=512, overlap=200, rotations="none"), engine=engine)
     assert sorted(box.text for box in found.texts) == ["Cipro", "Flaminio", "Lepanto", "Ottaviano"]
     assert len(recognised) == 4
+
+
+def test_the_rapidocr_engine_keeps_its_memory_arena_between_tiles(engine):
+    # rapidocr's config.yaml turns onnxruntime's CPU arena off (EngineConfig.onnxruntime.enable_cpu_mem_arena:
+    # false); each tile's detection then allocated its buffers afresh
+    assert engine._engine.cfg.EngineConfig.onnxruntime.enable_cpu_mem_arena is True
