@@ -10,13 +10,22 @@ import os
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import Literal, Protocol, runtime_checkable
 
 from graphkit.choices import check_choice
 from graphkit.extras import install_hint
 from vision.errors import EngineUnavailable
 
-__all__ = ["ENGINES", "DEVICES", "Reading", "Engine", "EngineConfig", "open_engine", "cuda_available"]
+__all__ = [
+    "ENGINES",
+    "DEVICES",
+    "Reading",
+    "Engine",
+    "Recogniser",
+    "EngineConfig",
+    "open_engine",
+    "cuda_available",
+]
 
 ENGINES = ("rapidocr", "paddleocr")
 DEVICES = ("auto", "cpu", "cuda")
@@ -50,7 +59,16 @@ class Engine(Protocol):
         """Detect and recognise text in a BGR ``uint8`` array."""
 
     def detect(self, image) -> list[tuple[tuple[float, float], ...]]:
-        """Detect text-line quads only (used to measure label height)."""
+        """Detect text-line quads only: the quads :meth:`read` would recognise."""
+
+
+@runtime_checkable
+class Recogniser(Protocol):
+    """An engine that also recognises apart from detecting, so a map's tiles are detected and each label found
+    is recognised once, even where tiles overlap."""
+
+    def recognise(self, image, quads) -> list[tuple[str, float]]:
+        """The text and score of each quad of a BGR ``uint8`` array, in order (every reading, however low)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +150,10 @@ class _RapidOCR:
             "Det.limit_type": "max",
             "Det.limit_side_len": config.tile,
             "EngineConfig.onnxruntime.use_cuda": use_cuda,
+            # onnxruntime keeps the memory of one tile's detection for the next instead of allocating it again:
+            # 7% less CPU on Rome, about a fifth over the 11 real maps, for about 150 MB more (rapidocr's
+            # default is off)
+            "EngineConfig.onnxruntime.enable_cpu_mem_arena": True,
         }
         if config.threads is not None:
             params["EngineConfig.onnxruntime.intra_op_num_threads"] = config.threads
@@ -152,6 +174,18 @@ class _RapidOCR:
         result = self._engine(image, use_det=True, use_cls=False, use_rec=False)
         boxes = getattr(result, "boxes", None)
         return [] if boxes is None else [_quad(box) for box in boxes]
+
+    def recognise(self, image, quads) -> list[tuple[str, float]]:
+        # each quad straightened into a crop as read() does it (rapidocr.utils.process_img.get_rotate_crop_image),
+        # all of a map's crops recognised in one call: its recogniser sorts them by width into batches
+        import numpy
+        from rapidocr.utils.process_img import get_rotate_crop_image
+
+        if not quads:
+            return []
+        crops = [get_rotate_crop_image(image, numpy.array(quad, dtype=numpy.float32)) for quad in quads]
+        result = self._engine.recognize_txt(crops)
+        return [(str(text), float(score)) for text, score in zip(result.txts, result.scores)]
 
 
 class _PaddleOCR:

@@ -3,9 +3,12 @@
 OCR engines shrink big inputs until small labels vanish, so a map is read in
 overlapping tiles at a working scale chosen from the height of its labels
 (measured on sample crops): big maps with big lettering are read smaller,
-which is what keeps a 278-megapixel map fast. Slanted labels (Rome's Line C
-stands at 45°) are read again in a pass rotated to make them level. Results
-are cached by image content and settings, so a second run is instant.
+which is what keeps a 278-megapixel map fast. Text is detected tile by tile,
+and the quads found twice where tiles overlap are merged before each label is
+recognised once (recognition is most of the time). Slanted labels (Rome's
+Line C stands at 45°) are read again in a pass rotated to make them level,
+which leaves alone the labels the level pass read well. Results are cached by
+image content and settings, so a second run is instant.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from typing import Any, Literal
 
 from benchmarks.provenance import file_sha256
 from graphkit.choices import check_choice
-from vision.engines import Engine, EngineConfig, open_engine
+from vision.engines import Engine, EngineConfig, Recogniser, open_engine
 from vision.errors import InvalidCacheDir
 from vision.images import read_rgb
 
@@ -36,7 +39,7 @@ __all__ = [
 ]
 
 Quad = tuple[tuple[float, float], ...]
-CACHE_FORMAT = 3  # raise when reading changes, so old results are not reused
+CACHE_FORMAT = 4  # raise when reading changes, so old results are not reused
 ROTATIONS = ("auto", "all", "none")
 
 
@@ -249,35 +252,79 @@ def _map_quad(quad: Quad, matrix) -> Quad:
 # -- reading -------------------------------------------------------------------
 
 
-def _read_tiled(engine: Engine, image, settings: OcrSettings, progress) -> list[tuple[TextBox, bool]]:
-    """Read an array tile by tile; each box comes with whether it touches a cut tile edge."""
+def _is_cut(quad: Quad, tile: tuple[int, int, int, int], width: int, height: int) -> bool:
+    """Whether a quad read in ``tile`` (in the tile's own pixels) touches one of its edges that cuts the image."""
+    x0, y0, x1, y1 = tile
+    xs = [x for x, _ in quad]
+    ys = [y for _, y in quad]
+    return (
+        (x0 > 0 and min(xs) <= 2)
+        or (y0 > 0 and min(ys) <= 2)
+        or (x1 < width and max(xs) >= x1 - x0 - 3)
+        or (y1 < height and max(ys) >= y1 - y0 - 3)
+    )
+
+
+def _windows(image, settings: OcrSettings, progress):
+    """Each tile of ``image`` worth reading (not one flat colour), with its bounds."""
     height, width = image.shape[:2]
-    found: list[tuple[TextBox, bool]] = []
     for x0, y0, x1, y1 in _tiles(width, height, settings.tile, settings.overlap):
         window = image[y0:y1, x0:x1]
         progress.update((x1 - x0) * (y1 - y0))
-        if int(window.max()) - int(window.min()) < 40:
-            continue  # one flat colour: nothing to read
-        for reading in engine.read(window):
-            if reading.score < settings.min_score or not reading.text.strip():
-                continue
-            xs = [x for x, _ in reading.quad]
-            ys = [y for _, y in reading.quad]
-            cut = (
-                (x0 > 0 and min(xs) <= 2)
-                or (y0 > 0 and min(ys) <= 2)
-                or (x1 < width and max(xs) >= x1 - x0 - 3)
-                or (y1 < height and max(ys) >= y1 - y0 - 3)
-            )
-            quad = tuple((x + x0, y + y0) for x, y in reading.quad)
-            found.append((TextBox(reading.text.strip(), reading.score, quad), cut))
+        if int(window.max()) - int(window.min()) >= 40:  # one flat colour: nothing to read
+            yield window, (x0, y0, x1, y1)
+
+
+def _read_tiled(
+    engine: Engine, image, settings: OcrSettings, progress, known: list[Quad] | None = None
+) -> list[tuple[TextBox, bool]]:
+    """Read an array tile by tile; each box comes with whether it touches a cut tile edge.
+
+    An engine that recognises apart (:class:`vision.engines.Recogniser`) only detects on the tiles: the quads
+    found twice where tiles overlap are merged first, and each label is recognised once, from ``image``; a
+    quad that is one of the ``known`` labels (read well before, in ``image``'s frame) is not recognised again.
+    """
+    height, width = image.shape[:2]
+    if not isinstance(engine, Recogniser):  # detected and recognised tile by tile
+        found = []
+        for window, tile in _windows(image, settings, progress):
+            for reading in engine.read(window):
+                if reading.score >= settings.min_score and reading.text.strip():
+                    quad = tuple((x + tile[0], y + tile[1]) for x, y in reading.quad)
+                    found.append(
+                        (TextBox(reading.text.strip(), reading.score, quad), _is_cut(reading.quad, tile, width, height))
+                    )
+        return found
+    quads: list[Quad] = []
+    cuts: list[bool] = []
+    for window, tile in _windows(image, settings, progress):
+        for quad in engine.detect(window):
+            quads.append(tuple((x + tile[0], y + tile[1]) for x, y in quad))
+            cuts.append(_is_cut(quad, tile, width, height))
+    shapes = _shapes(quads)
+    areas = [shape.area for shape in shapes]
+    kept = _suppress(shapes, sorted(range(len(quads)), key=lambda i: (cuts[i], -areas[i], i)))
+    if known:
+        same = _same_places(shapes, _shapes(known))
+        kept = [(index, covered) for index, covered in kept if not same[index]]
+    found: list[tuple[TextBox, bool]] = []
+    again: list[int] = []  # what a keeper covered, read when the keeper itself reads as nothing
+    for (index, covered), (text, score) in zip(kept, engine.recognise(image, [quads[i] for i, _ in kept])):
+        if score >= settings.min_score and text.strip():
+            found.append((TextBox(text.strip(), score, quads[index]), cuts[index]))
+        else:
+            again.extend(covered)
+    for index, (text, score) in zip(again, engine.recognise(image, [quads[i] for i in again])):
+        if score >= settings.min_score and text.strip():
+            found.append((TextBox(text.strip(), score, quads[index]), cuts[index]))
     return found
 
 
-def _read_rotated(engine, image, matrix, strip, settings, progress) -> list[tuple[TextBox, bool]]:
+def _read_rotated(engine, image, matrix, strip, settings, progress, known: list[Quad]) -> list[tuple[TextBox, bool]]:
     """Read one strip (x0, y0, x1, y1) of the working image as turned by ``matrix``; boxes mapped back.
 
-    Only the strip is warped, so levelling a few slanted labels costs their area, not the map's.
+    Only the strip is warped, so levelling a few slanted labels costs their area, not the map's. ``known``:
+    labels the level pass read well (in the working image), which the strip does not recognise again.
     """
     import cv2
     import numpy
@@ -289,7 +336,7 @@ def _read_rotated(engine, image, matrix, strip, settings, progress) -> list[tupl
     back = cv2.invertAffineTransform(shifted)
     return [
         (TextBox(box.text, box.score, _map_quad(box.quad, back)), cut)
-        for box, cut in _read_tiled(engine, turned, settings, progress)
+        for box, cut in _read_tiled(engine, turned, settings, progress, [_map_quad(quad, shifted) for quad in known])
     ]
 
 
@@ -329,22 +376,24 @@ def _slanted_strips(boxes: list[TextBox], width: int, height: int, *, everything
     return plans
 
 
-def _merge(found: list[tuple[TextBox, bool]]) -> list[TextBox]:
-    """One box per label: where boxes overlap, a whole, confident, longer reading wins."""
-    from shapely import Polygon, STRtree
+def _shapes(quads: list[Quad]) -> list:
+    from shapely import Polygon
 
-    order = sorted(
-        range(len(found)),
-        key=lambda i: (found[i][1], found[i][0].score < 0.8, -len(found[i][0].text), -found[i][0].score, i),
-    )
-    shapes = [Polygon(found[i][0].quad).buffer(0) for i in range(len(found))]
+    return [Polygon(quad).buffer(0) for quad in quads]
+
+
+def _suppress(shapes: list, order: list[int]) -> list[tuple[int, list[int]]]:
+    """Greedily, in ``order``: each shape kept, with the later ones it covers (more than half of the smaller
+    shape's area overlaps it), which are dropped."""
+    from shapely import STRtree
+
     tree = STRtree(shapes) if shapes else None
-    kept: list[int] = []
-    taken = [False] * len(found)
+    kept: list[tuple[int, list[int]]] = []
+    taken = [False] * len(shapes)
     for index in order:
         if taken[index]:
             continue
-        kept.append(index)
+        covered: list[int] = []
         shape = shapes[index]
         for other in tree.query(shape):
             if other == index or taken[other]:
@@ -352,8 +401,35 @@ def _merge(found: list[tuple[TextBox, bool]]) -> list[TextBox]:
             smaller = min(shape.area, shapes[other].area)
             if smaller > 0 and shape.intersection(shapes[other]).area / smaller > 0.5:
                 taken[other] = True
+                covered.append(int(other))
         taken[index] = True
-    boxes = [found[i][0] for i in kept]
+        kept.append((index, covered))
+    return kept
+
+
+def _same_places(shapes: list, others: list) -> list[bool]:
+    """For each shape, whether it is in the place of one of ``others``: their intersection is at least 0.7 of
+    their union (the same label, read from the same pixels)."""
+    from shapely import STRtree
+
+    tree = STRtree(others) if others else None
+    same = [False] * len(shapes)
+    for index, shape in enumerate(shapes):
+        for other in [] if tree is None else tree.query(shape):
+            union = shape.union(others[other]).area
+            if union > 0 and shape.intersection(others[other]).area / union >= 0.7:
+                same[index] = True
+                break
+    return same
+
+
+def _merge(found: list[tuple[TextBox, bool]]) -> list[TextBox]:
+    """One box per label: where boxes overlap, a whole, confident, longer reading wins."""
+    order = sorted(
+        range(len(found)),
+        key=lambda i: (found[i][1], found[i][0].score < 0.8, -len(found[i][0].text), -found[i][0].score, i),
+    )
+    boxes = [found[i][0] for i, _ in _suppress(_shapes([box.quad for box, _ in found]), order)]
     return sorted(boxes, key=lambda b: (round(b.box[1]), round(b.box[0]), b.text))
 
 
@@ -412,12 +488,15 @@ def ocr_array(image, settings: OcrSettings = OcrSettings(), *, engine: Engine | 
     passes = {"level": len(found)}
     if settings.rotations != "none":
         level = [box for box, _ in found]
+        well_read = [box.quad for box, cut in found if box.score >= 0.8 and not cut]
         for degrees, matrix, strips in _slanted_strips(
             level, work_width, work_height, everything=settings.rotations == "all"
         ):
             with bar(f"OCR {degrees:+d}°", [(x1 - x0, y1 - y0) for x0, y0, x1, y1 in strips]) as turned_bar:
                 extra = [
-                    box for strip in strips for box in _read_rotated(engine, bgr, matrix, strip, settings, turned_bar)
+                    box
+                    for strip in strips
+                    for box in _read_rotated(engine, bgr, matrix, strip, settings, turned_bar, well_read)
                 ]
             passes[f"rotated{degrees:+d}"] = len(extra)
             found.extend(extra)

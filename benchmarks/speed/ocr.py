@@ -9,8 +9,9 @@ line per map. With no real maps at hand (``--rendered``, or when the folder
 is missing) it renders synthetic maps of a few embedded cities instead. The
 last line printed is one JSON object: ``seconds_per_megapixel`` (all the
 maps' seconds over all their megapixels; the engine is loaded first and
-its loading time reported apart as ``engine_seconds``), ``mean_recall``, ``device`` and
-per-map figures under ``maps``. On rendered maps it also checks the line
+its loading time reported apart as ``engine_seconds``), ``cpu_seconds_per_megapixel``
+(the process's CPU time over the same megapixels: on one thread, what the wall seconds would be on an idle
+machine), ``mean_recall``, ``device`` and per-map figures under ``maps``. On rendered maps it also checks the line
 colours estimated from the OCR's label boxes against the truth
 (``colours_within_10``: the share of lines within CIEDE2000 10).
 
@@ -123,11 +124,11 @@ def run(maps: list[tuple[str, Path]], settings: OcrSettings, *, pixel_limit: int
     cv2.setNumThreads(settings.threads or -1)  # -1: OpenCV's default, every core
     engine_seconds = _warm(settings)
     figures: dict[str, dict] = {}
-    total_seconds = total_megapixels = 0.0
+    total_seconds = total_megapixels = total_cpu = 0.0
     for city, path in maps:
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.process_time()
         result = read_map_texts(path, settings, pixel_limit=pixel_limit, use_cache=False, progress=True)
-        seconds = time.perf_counter() - started
+        seconds, cpu_seconds = time.perf_counter() - started, time.process_time() - cpu_started
         graph = city_graph(city)
         grounding = ground_stations(
             result.texts, graph.stations, shown={s: graph.display_name(s) for s in graph.stations}
@@ -135,12 +136,14 @@ def run(maps: list[tuple[str, Path]], settings: OcrSettings, *, pixel_limit: int
         megapixels = result.width * result.height / 1e6
         colours = _colour_check(path, grounding, graph)
         total_seconds += seconds
+        total_cpu += cpu_seconds
         total_megapixels += megapixels
         figures[path.stem] = {
             "city": city,
             "megapixels": round(megapixels, 2),
             "seconds": round(seconds, 2),
             "seconds_per_megapixel": round(seconds / megapixels, 3),
+            "cpu_seconds": round(cpu_seconds, 2),
             "recall": round(grounding.recall, 4),
             "stations": len(graph.stations),
             "scale": result.scale,
@@ -162,6 +165,8 @@ def run(maps: list[tuple[str, Path]], settings: OcrSettings, *, pixel_limit: int
         "megapixels": round(total_megapixels, 2),
         "seconds": round(total_seconds, 2),
         "seconds_per_megapixel": round(total_seconds / total_megapixels, 3) if total_megapixels else None,
+        "cpu_seconds": round(total_cpu, 2),
+        "cpu_seconds_per_megapixel": round(total_cpu / total_megapixels, 3) if total_megapixels else None,
         "mean_recall": round(sum(recalls) / len(recalls), 4) if recalls else None,
         "device": device if figures else None,
         "engine_seconds": round(engine_seconds, 2),
@@ -204,6 +209,7 @@ def main(argv: list[str] | None = None) -> int:
             by_threads[str(threads or "all")] = {
                 "seconds": figures["seconds"],
                 "seconds_per_megapixel": figures["seconds_per_megapixel"],
+                "cpu_seconds_per_megapixel": figures["cpu_seconds_per_megapixel"],
             }
     figures["source"] = source
     figures["by_threads"] = by_threads

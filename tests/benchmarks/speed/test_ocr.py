@@ -39,6 +39,7 @@ def test_benchmark_on_a_real_map(capsys):
     figures = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert figures["source"] == str(folder)
     assert set(figures["maps"]) == {"america__miami"} and figures["mean_recall"] >= 0.9
+    assert figures["cpu_seconds_per_megapixel"] > 0 and figures["maps"]["america__miami"]["cpu_seconds"] > 0
 
 
 def test_a_worktree_in_a_folder_of_worktrees_finds_the_shared_data_above_it(tmp_path, monkeypatch):
