@@ -31,7 +31,6 @@ COMPLETE = (
 # scoring modules of the task folders)
 COMPLETE_MODULES = ("graphkit", "baselines", "vision", "benchmarks", "reasonmap")
 PENDING_MODULES = {
-    "vision.ocr",
     # the task contract (each task.py) and the route and plus scoring modules are being merged, the name
     # resolution of the route scorer rewritten
     "benchmarks.reasonmap.task",

@@ -27,6 +27,7 @@ from graphkit.choices import check_choice
 from vision.engines import Engine, EngineConfig, Recogniser, open_engine
 from vision.errors import InvalidCacheDir
 from vision.images import read_rgb
+from vision.ocr_geometry import Quad, _is_cut, _map_quad, _rotation, _same_places, _shapes, _suppress, _tiles
 
 __all__ = [
     "TextBox",
@@ -38,14 +39,23 @@ __all__ = [
     "check_cache_dir",
 ]
 
-Quad = tuple[tuple[float, float], ...]
 CACHE_FORMAT = 4  # raise when reading changes, so old results are not reused
 ROTATIONS = ("auto", "all", "none")
 
 
 @dataclass(frozen=True, slots=True)
 class TextBox:
-    """A text line read on the map, in the original image's pixel coordinates."""
+    """A text line read on the map, in the original image's pixel coordinates.
+
+    Attributes
+    ----------
+    text : str
+        What the recogniser read.
+    score : float
+        The recogniser's confidence, 0 to 1.
+    quad : tuple of four (x, y)
+        The line's corners, clockwise from its top left as the detector gave them.
+    """
 
     text: str
     score: float
@@ -128,7 +138,25 @@ class OcrSettings:
 
 @dataclass(frozen=True, slots=True)
 class OcrResult:
-    """Every text line read on one map."""
+    """Every text line read on one map.
+
+    Attributes
+    ----------
+    texts : tuple of TextBox
+        The lines read, merged across tiles and passes.
+    width, height : int
+        The image's size in pixels.
+    scale : float
+        The working scale the image was read at (1.0: as it is).
+    seconds : float
+        How long the reading took (the original run's, for a cached result).
+    engine, device : str
+        The OCR engine and the device it ran on.
+    cached : bool
+        Whether the result came from the cache.
+    passes : dict of str to int
+        Lines found by each pass (``level``, ``rotated+30``, ...), before merging.
+    """
 
     texts: tuple[TextBox, ...]
     width: int
@@ -172,7 +200,13 @@ class OcrResult:
 
 
 def default_cache_dir() -> Path:
-    """``$REASONMAP_CACHE/ocr``, else ``~/.cache/reasonmap/ocr``."""
+    """The OCR cache folder when none is given.
+
+    Returns
+    -------
+    Path
+        ``$REASONMAP_CACHE/ocr``, else ``~/.cache/reasonmap/ocr``.
+    """
     root = os.environ.get("REASONMAP_CACHE")
     return Path(root) / "ocr" if root else Path.home() / ".cache" / "reasonmap" / "ocr"
 
@@ -183,6 +217,16 @@ def check_cache_dir(cache_dir: str | Path | None = None) -> Path:
     It may not exist yet (it is made when the first result is kept), but it
     may not be a file, nor lie under one: the OCR would run and its result be
     thrown away at the end.
+
+    Parameters
+    ----------
+    cache_dir : str or Path, optional
+        The folder; ``None``: :func:`default_cache_dir`.
+
+    Returns
+    -------
+    Path
+        The folder, as a path.
 
     Raises
     ------
@@ -201,68 +245,13 @@ def check_cache_dir(cache_dir: str | Path | None = None) -> Path:
     return folder
 
 
-# -- geometry of tiles and rotations -------------------------------------------
-
-
-def _spans(length: int, tile: int, overlap: int) -> list[tuple[int, int]]:
-    """As few windows of at most ``tile`` px as cover ``length``, evenly spread, overlapping by ``overlap`` or more.
-
-    Examples
-    --------
-    >>> _spans(2006, 1280, 320)
-    [(0, 1163), (843, 2006)]
-    """
-    if length <= tile:
-        return [(0, length)]
-    count = math.ceil((length - overlap) / (tile - overlap))
-    size = math.ceil((length + (count - 1) * overlap) / count)
-    starts = [round(i * (length - size) / (count - 1)) for i in range(count)]
-    return [(start, start + size) for start in starts]
-
-
-def _tiles(width: int, height: int, tile: int, overlap: int) -> list[tuple[int, int, int, int]]:
-    return [(x0, y0, x1, y1) for y0, y1 in _spans(height, tile, overlap) for x0, x1 in _spans(width, tile, overlap)]
-
-
 def _tiled_area(size: tuple[int, int], settings: OcrSettings) -> int:
     """The pixels the tiles of a ``size`` (width, height) image hold: more than its own, as the tiles overlap
     (what a progress bar counts, tile by tile, to end at its total)."""
     return sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in _tiles(*size, settings.tile, settings.overlap))
 
 
-def _rotation(width: int, height: int, degrees: float):
-    """The affine map rotating a ``width``×``height`` image by ``degrees`` onto a canvas that holds all of it."""
-    import cv2
-
-    matrix = cv2.getRotationMatrix2D((width / 2, height / 2), degrees, 1.0)
-    cos, sin = abs(matrix[0, 0]), abs(matrix[0, 1])
-    new_width, new_height = int(math.ceil(height * sin + width * cos)), int(math.ceil(height * cos + width * sin))
-    matrix[0, 2] += new_width / 2 - width / 2
-    matrix[1, 2] += new_height / 2 - height / 2
-    return matrix, (new_width, new_height)
-
-
-def _map_quad(quad: Quad, matrix) -> Quad:
-    return tuple(
-        (matrix[0][0] * x + matrix[0][1] * y + matrix[0][2], matrix[1][0] * x + matrix[1][1] * y + matrix[1][2])
-        for x, y in quad
-    )
-
-
 # -- reading -------------------------------------------------------------------
-
-
-def _is_cut(quad: Quad, tile: tuple[int, int, int, int], width: int, height: int) -> bool:
-    """Whether a quad read in ``tile`` (in the tile's own pixels) touches one of its edges that cuts the image."""
-    x0, y0, x1, y1 = tile
-    xs = [x for x, _ in quad]
-    ys = [y for _, y in quad]
-    return (
-        (x0 > 0 and min(xs) <= 2)
-        or (y0 > 0 and min(ys) <= 2)
-        or (x1 < width and max(xs) >= x1 - x0 - 3)
-        or (y1 < height and max(ys) >= y1 - y0 - 3)
-    )
 
 
 def _windows(image, settings: OcrSettings, progress):
@@ -376,53 +365,6 @@ def _slanted_strips(boxes: list[TextBox], width: int, height: int, *, everything
     return plans
 
 
-def _shapes(quads: list[Quad]) -> list:
-    from shapely import Polygon
-
-    return [Polygon(quad).buffer(0) for quad in quads]
-
-
-def _suppress(shapes: list, order: list[int]) -> list[tuple[int, list[int]]]:
-    """Greedily, in ``order``: each shape kept, with the later ones it covers (more than half of the smaller
-    shape's area overlaps it), which are dropped."""
-    from shapely import STRtree
-
-    tree = STRtree(shapes) if shapes else None
-    kept: list[tuple[int, list[int]]] = []
-    taken = [False] * len(shapes)
-    for index in order:
-        if taken[index]:
-            continue
-        covered: list[int] = []
-        shape = shapes[index]
-        for other in tree.query(shape):
-            if other == index or taken[other]:
-                continue
-            smaller = min(shape.area, shapes[other].area)
-            if smaller > 0 and shape.intersection(shapes[other]).area / smaller > 0.5:
-                taken[other] = True
-                covered.append(int(other))
-        taken[index] = True
-        kept.append((index, covered))
-    return kept
-
-
-def _same_places(shapes: list, others: list) -> list[bool]:
-    """For each shape, whether it is in the place of one of ``others``: their intersection is at least 0.7 of
-    their union (the same label, read from the same pixels)."""
-    from shapely import STRtree
-
-    tree = STRtree(others) if others else None
-    same = [False] * len(shapes)
-    for index, shape in enumerate(shapes):
-        for other in [] if tree is None else tree.query(shape):
-            union = shape.union(others[other]).area
-            if union > 0 and shape.intersection(others[other]).area / union >= 0.7:
-                same[index] = True
-                break
-    return same
-
-
 def _merge(found: list[tuple[TextBox, bool]]) -> list[TextBox]:
     """One box per label: where boxes overlap, a whole, confident, longer reading wins."""
     order = sorted(
@@ -462,7 +404,24 @@ def _working_scale(engine: Engine, image, settings: OcrSettings) -> float:
 
 
 def ocr_array(image, settings: OcrSettings = OcrSettings(), *, engine: Engine | None = None, progress: bool = False):
-    """Read an RGB ``uint8`` array; see :func:`read_map_texts` (which adds the file cache)."""
+    """Read an RGB ``uint8`` array; see :func:`read_map_texts` (which adds the file cache).
+
+    Parameters
+    ----------
+    image : numpy.ndarray
+        The map, ``height × width × 3``, RGB.
+    settings : OcrSettings
+        Engine, device, tiling, scale and rotated passes.
+    engine : Engine, optional
+        An engine already open (one per worker); ``None`` opens the settings' one.
+    progress : bool
+        Show a progress bar per pass on standard error.
+
+    Returns
+    -------
+    OcrResult
+        The lines read, in the image's own pixel coordinates; ``cached`` is ``False``.
+    """
     import cv2
     from tqdm import tqdm
 
@@ -549,6 +508,11 @@ def read_map_texts(
         ``False`` neither reads nor writes the cache.
     progress : bool
         Show a progress bar on standard error.
+
+    Returns
+    -------
+    OcrResult
+        The lines read (``cached`` says whether they came from the cache).
 
     Raises
     ------

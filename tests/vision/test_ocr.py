@@ -18,7 +18,8 @@ from vision.engines import EngineConfig, cuda_available, open_engine
 from vision.errors import EngineUnavailable, ImageTooLarge, InvalidImage
 from vision.grounding import ground_stations
 from vision.images import read_rgb
-from vision.ocr import OcrSettings, TextBox, _merge, _spans, ocr_array, read_map_texts
+from vision.ocr import OcrSettings, TextBox, _merge, ocr_array, read_map_texts
+from vision.ocr_geometry import _spans
 from vision.render import render_map
 
 
@@ -199,7 +200,8 @@ def test_a_tile_with_lines_but_no_text_reads_nothing(engine):
 
 
 def test_slanted_labels_are_levelled_by_their_strips():
-    from vision.ocr import _map_quad, _slanted_strips
+    from vision.ocr import _slanted_strips
+    from vision.ocr_geometry import _map_quad
 
     c, s = math.cos(math.radians(45)), math.sin(math.radians(45))
     for sign in (1, -1):  # rising and falling to the right

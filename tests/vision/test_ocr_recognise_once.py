@@ -8,7 +8,8 @@ import pytest
 from PIL import Image, ImageDraw
 
 from vision.engines import EngineConfig, Reading, Recogniser, open_engine
-from vision.ocr import OcrSettings, _read_tiled, _same_places, _shapes, ocr_array
+from vision.ocr import OcrSettings, _read_tiled, ocr_array
+from vision.ocr_geometry import _same_places, _shapes
 
 
 class _Progress:
