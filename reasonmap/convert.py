@@ -1,8 +1,10 @@
 """``reasonmap predictions``: another harness's files written as the toolkit's prediction rows.
 
-The route task reads lmms-eval, VLMEvalKit and Inspect files
-(:mod:`benchmarks.reasonmap.harnesses`); a VLMEvalKit sheet of ReasonMap-Plus
-gives the plus task's rows (:func:`benchmarks.plus.loading.plus_sheet_rows`).
+Each file is read by a task's reader (:attr:`benchmarks.tasks.Task.readers`): the one task that reads the
+harness's files, and where several do (VLMEvalKit's sheets: route and plus), the one the sheet's columns
+name: a ``type`` column and no ``kind`` one is a sheet of ReasonMap-Plus
+(:func:`benchmarks.plus.loading.read_plus_sheet`), any other a route sheet
+(:mod:`benchmarks.reasonmap.harnesses`).
 """
 
 from __future__ import annotations
@@ -11,11 +13,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from benchmarks.errors import InvalidRecord
 from benchmarks.harness_rows import harness_files
 from benchmarks.jsonl import Problem, write_jsonl
-from benchmarks.plus.loading import plus_sheet_rows
-from benchmarks.reasonmap.harnesses import read_harness_predictions
-from benchmarks.tasks import detect_task
+from benchmarks.sheets import sheet_columns
+from benchmarks.tasks import ReadOptions, Task, detect_task, get_task, task_names
 
 __all__ = ["convert_predictions"]
 
@@ -68,13 +70,24 @@ def convert_predictions(
     loaded: Mapping[str, Any] = {}
     if questions is not None:
         loaded = detect_task(questions).load(questions).questions
+    options = ReadOptions(model, kind, tuple(loaded), loaded, partial)
+    readers = [task for task in map(get_task, task_names()) if source in task.readers]
     rows: list[Any] = []
     problems: list[Problem] = []
     for file in harness_files(path, source):
-        plus = plus_sheet_rows(Path(file), model, loaded) if source == "vlmevalkit" else None
-        read, skipped = plus or read_harness_predictions(
-            file, source, model=model, kind=kind, positions=tuple(loaded), partial=partial, questions=loaded
-        )
+        task = _task_of(Path(file), readers) if len(readers) > 1 else (readers or [get_task("route")])[0]
+        read, skipped = task.reader(source)(file, options)
         rows.extend(read)
         problems.extend(skipped)
     return write_jsonl(out, rows), problems
+
+
+def _task_of(sheet: Path, tasks: list[Task]) -> Task:
+    """The task of a sheet more than one task reads: plus for a ``type`` column and no ``kind`` one, else route
+    (and route's reader names what is wrong with a sheet whose columns cannot be read)."""
+    try:
+        columns = sheet_columns(sheet)
+    except InvalidRecord:
+        columns = []
+    name = "plus" if "type" in columns and "kind" not in columns else "route"
+    return next(task for task in tasks if task.name == name)
