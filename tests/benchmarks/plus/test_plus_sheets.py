@@ -1,0 +1,95 @@
+"""One reading of VLMEvalKit's ReasonMap-Plus sheets serves scoring and ``reasonmap predictions``.
+
+The sheets are ``.json`` prediction sheets as VLMEvalKit's ``dump`` writes them (a list of row objects,
+``to_dict('records')``; see :mod:`benchmarks.sheets`). Before the two readers became one,
+``reasonmap predictions`` read a sheet its own way; each test below is a case where the two differed,
+now read the way the scorer reads it. The expected rows are written out by hand.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from benchmarks.errors import InvalidRecord
+from benchmarks.plus.loading import read_plus_sheet
+from reasonmap.convert import convert_predictions
+
+COMMON = {"country": "italy", "city": "rome", "station_1": "Termini", "station_2": "Jonio"}
+EXTRA = {"difficulty_city": "easy", "city_line_count": 3, "city_transfer_count": 2}
+HUB = [
+    {"type": "TorF1", "question": "Are Termini and Jonio on one line?", "answer": 0},
+    {"type": "Counting2", "question": "How many stops?", "answer": 3},
+]
+
+
+@pytest.fixture
+def questions(tmp_path):
+    path = tmp_path / "plus.jsonl"
+    path.write_text("".join(json.dumps({**COMMON, **r, **EXTRA}) + "\n" for r in HUB), encoding="utf-8")
+    return path
+
+
+def _sheet(tmp_path, rows, name="m_ReasonMap-Plus.json"):
+    path = tmp_path / name
+    path.write_text(json.dumps(rows), encoding="utf-8")
+    return path
+
+
+def _row(index, kind, prediction, **cells):
+    return {
+        "index": index,
+        "question": HUB[index]["question"] if isinstance(index, int) else "",
+        "type": kind,
+        "city": "rome",
+        "prediction": prediction,
+        **cells,
+    }
+
+
+def _convert(tmp_path, sheet, **options):
+    count, problems = convert_predictions(sheet, "vlmevalkit", tmp_path / "p.jsonl", **options)
+    rows = [json.loads(line) for line in (tmp_path / "p.jsonl").read_text(encoding="utf-8").splitlines()]
+    return count, rows, [(problem.line, problem.message) for problem in problems]
+
+
+def test_an_id_cell_is_read_without_its_spaces(tmp_path, questions):
+    sheet = _sheet(tmp_path, [_row(0, "TorF1", "no", id=" 0 ")])
+    count, rows, problems = _convert(tmp_path, sheet, questions=questions)
+    assert rows == [{"id": "0", "model": "m", "question": "TorF1", "response": "no", "tokens": None}]
+    assert [p.id for p in read_plus_sheet(sheet, questions={})[0]] == ["0"]
+
+
+def test_a_type_that_is_no_plus_type_is_read_as_none(tmp_path):
+    # before: written as "TorF9", a row the toolkit's own reader then refuses ("a plus type")
+    count, rows, problems = _convert(tmp_path, _sheet(tmp_path, [_row(1, "TorF9", "3"), _row(0, "TorF1", "no")]))
+    assert [row["question"] for row in rows] == [None, "TorF1"] and problems == []
+
+
+def test_a_header_without_rows_needs_no_prediction_column(tmp_path):
+    sheet = tmp_path / "m_ReasonMap-Plus.tsv"
+    sheet.write_text("index\tquestion\ttype\tcity\n", encoding="utf-8")
+    assert _convert(tmp_path, sheet) == (0, [], [])
+    sheet.write_text("index\tquestion\ttype\tcity\n0\tq\tTorF1\trome\n", encoding="utf-8")
+    with pytest.raises(InvalidRecord, match=r"no 'prediction' column"):
+        _convert(tmp_path, sheet)
+
+
+def test_a_row_that_cannot_be_read_is_skipped_unchecked(tmp_path, questions):
+    # the row names question 0 but was made from another (its question cell): before, the sheet was refused
+    bad = {**_row(0, "TorF1", ["no"]), "question": "How many stops?"}
+    count, rows, problems = _convert(tmp_path, _sheet(tmp_path, [bad, _row(1, "Counting2", "3")]), questions=questions)
+    assert [row["id"] for row in rows] == ["1"]
+    assert problems == [(1, "field 'response' must be a string, got list")]
+
+
+def test_bad_cells_are_named_as_the_scorer_names_them(tmp_path):
+    rows = [_row(0, "TorF1", True), {**_row(1, "Counting2", "3"), "index": None}]
+    count, written, problems = _convert(tmp_path, _sheet(tmp_path, rows))
+    assert count == 0
+    assert problems == [
+        (1, "field 'response' must be a string, got bool"),
+        (2, "field 'id' must be str or int, got None"),
+    ]
+    assert [(p.line, p.message) for p in read_plus_sheet(_sheet(tmp_path, rows))[1]] == problems
