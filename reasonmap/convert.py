@@ -1,10 +1,8 @@
 """``reasonmap predictions``: another harness's files written as the toolkit's prediction rows.
 
-Each file is read by a task's reader (:attr:`benchmarks.tasks.Task.readers`): the one task that reads the
-harness's files, and where several do (VLMEvalKit's sheets: route and plus), the one the sheet's columns
-name: a ``type`` column and no ``kind`` one is a sheet of ReasonMap-Plus
-(:func:`benchmarks.plus.loading.read_plus_sheet`), any other a route sheet
-(:mod:`benchmarks.reasonmap.harnesses`).
+Each file is read by a task's reader (:attr:`benchmarks.tasks.Task.readers`): of the tasks that read the
+harness's files, the one that claims the file (:attr:`benchmarks.tasks.Task.claims`: plus a VLMEvalKit sheet
+with a ``type`` column and no ``kind`` one), else the first (route: :mod:`benchmarks.reasonmap.harnesses`).
 """
 
 from __future__ import annotations
@@ -13,11 +11,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from benchmarks.errors import InvalidRecord
 from benchmarks.harness_rows import harness_files
 from benchmarks.jsonl import Problem, write_jsonl
-from benchmarks.sheets import sheet_columns
-from benchmarks.tasks import ReadOptions, Task, detect_task, get_task, task_names
+from benchmarks.tasks import ReadOptions, detect_task, get_task, task_names
 
 __all__ = ["convert_predictions"]
 
@@ -71,23 +67,13 @@ def convert_predictions(
     if questions is not None:
         loaded = detect_task(questions).load(questions).questions
     options = ReadOptions(model, kind, tuple(loaded), loaded, partial)
-    readers = [task for task in map(get_task, task_names()) if source in task.readers]
+    tasks = [get_task(name) for name in task_names()]
+    readers = [task for task in tasks if source in task.readers] or tasks[:1]  # none: the first names the choices
     rows: list[Any] = []
     problems: list[Problem] = []
     for file in harness_files(path, source):
-        task = _task_of(Path(file), readers) if len(readers) > 1 else (readers or [get_task("route")])[0]
-        read, skipped = task.reader(source)(file, options)
+        task = next((task for task in readers if task.claims is not None and task.claims(Path(file), source)), None)
+        read, skipped = (task or readers[0]).reader(source)(file, options)
         rows.extend(read)
         problems.extend(skipped)
     return write_jsonl(out, rows), problems
-
-
-def _task_of(sheet: Path, tasks: list[Task]) -> Task:
-    """The task of a sheet more than one task reads: plus for a ``type`` column and no ``kind`` one, else route
-    (and route's reader names what is wrong with a sheet whose columns cannot be read)."""
-    try:
-        columns = sheet_columns(sheet)
-    except InvalidRecord:
-        columns = []
-    name = "plus" if "type" in columns and "kind" not in columns else "route"
-    return next(task for task in tasks if task.name == name)

@@ -12,9 +12,9 @@ from benchmarks.harness_rows import collect_rows
 from benchmarks.jsonl import Problem, first_record, read_jsonl, read_jsonl_lines, unique_by_id
 from benchmarks.log_checks import Logged, Mismatch, field_mismatch, logged_fields, text_mismatch
 from benchmarks.plus.records import PLUS_TYPES, PlusPrediction, PlusQuestion
-from benchmarks.sheets import read_sheet, sheet_model
+from benchmarks.sheets import read_sheet, sheet_columns, sheet_model
 
-__all__ = ["is_plus_file", "load_questions", "read_predictions", "read_plus_sheet", "check_plus_row"]
+__all__ = ["is_plus_file", "load_questions", "read_predictions", "read_plus_sheet", "is_plus_sheet", "check_plus_row"]
 
 
 def _first(path: str | Path) -> Any:
@@ -152,6 +152,33 @@ def read_plus_sheet(
     except Mismatch as mismatch:
         raise InvalidRecord(str(mismatch)) from None
     return predictions, sorted([*unreadable, *problems], key=lambda problem: problem.line)
+
+
+def is_plus_sheet(path: str | Path, source: str = "vlmevalkit") -> bool:
+    """Whether a prediction file is a VLMEvalKit sheet of ReasonMap-Plus: a ``type`` column and no ``kind`` one.
+
+    Only the sheet's columns are read (:func:`benchmarks.sheets.sheet_columns`); a sheet whose columns cannot
+    be read is not claimed (the route reader then names what is wrong with it).
+
+    Parameters
+    ----------
+    path : str or Path
+        The file.
+    source : str, optional
+        The harness that wrote it (only ``vlmevalkit`` writes sheets).
+
+    Returns
+    -------
+    bool
+        True for a sheet of ReasonMap-Plus.
+    """
+    if source != "vlmevalkit":
+        return False
+    try:
+        columns = sheet_columns(path)
+    except InvalidRecord:
+        return False
+    return "type" in columns and "kind" not in columns
 
 
 def check_plus_row(questions: Mapping[str, PlusQuestion], identifier: str, row: Mapping[str, Any], where: str) -> None:
