@@ -93,3 +93,38 @@ def test_bad_cells_are_named_as_the_scorer_names_them(tmp_path):
         (2, "field 'id' must be str or int, got None"),
     ]
     assert [(p.line, p.message) for p in read_plus_sheet(_sheet(tmp_path, rows))[1]] == problems
+
+
+def test_the_plus_task_claims_only_its_own_sheets(tmp_path):
+    from benchmarks.tasks import get_task
+
+    claims = get_task("plus").claims
+    plus, route, both = (tmp_path / f"{name}.tsv" for name in ("plus", "route", "both"))
+    plus.write_text("index\ttype\tprediction\n", encoding="utf-8")
+    route.write_text("index\tkind\tprediction\n", encoding="utf-8")
+    both.write_text("index\ttype\tkind\tprediction\n", encoding="utf-8")
+    assert [claims(path, "vlmevalkit") for path in (plus, route, both)] == [True, False, False]
+    assert not claims(plus, "lmms-eval") and not claims(tmp_path / "missing.tsv", "vlmevalkit")
+
+
+@pytest.mark.parametrize(
+    "columns", ["index\tkind\tprediction\n0\tshort\tx\n", "index\ttype\tprediction\n0\tTorF1\tx\n"]
+)
+def test_each_sheet_is_read_once(tmp_path, monkeypatch, columns):
+    # before: a route sheet was read whole twice (once to find it is no plus sheet)
+    from benchmarks import sheets
+    from benchmarks.plus import loading
+    from benchmarks.reasonmap import harnesses
+
+    calls = []
+
+    def counted(path):
+        calls.append(path)
+        return sheets.read_sheet(path)
+
+    monkeypatch.setattr(loading, "read_sheet", counted)
+    monkeypatch.setattr(harnesses, "read_sheet", counted)
+    sheet = tmp_path / "m_ReasonMap.tsv"
+    sheet.write_text(columns, encoding="utf-8")
+    count, rows, problems = _convert(tmp_path, sheet)
+    assert count == 1 and len(calls) == 1
