@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.errors import InvalidRecord
-from benchmarks.harness_rows import collect_rows
+from benchmarks.harness_rows import collect_rows, question_id
 from benchmarks.jsonl import Problem, first_record, read_jsonl, read_jsonl_lines, unique_by_id
 from benchmarks.log_checks import Logged, Mismatch, field_mismatch, logged_fields, text_mismatch
 from benchmarks.plus.records import PLUS_TYPES, PlusPrediction, PlusQuestion
@@ -101,7 +101,8 @@ def read_plus_sheet(
     data set's position of the question, as the hub's ids are), the type the
     ``type`` column, the model the ``model`` option, else the file's stem
     without ``_ReasonMap-Plus``; an ``id`` cell is read without its surrounding
-    spaces, a ``type`` cell that is no plus type as no type. Bad rows are reported and skipped
+    spaces (an empty one, or ``true``/``false``, is a bad row), a ``type`` cell that is no plus type as
+    no type. Bad rows are reported and skipped
     (unchecked). Scoring and ``reasonmap predictions`` both read sheets so. With
     ``questions`` (by id), each row's ``question`` (the prompt VLMEvalKit's
     ``build_prompt`` sent), ``type`` and ``city`` cells are checked against the
@@ -138,7 +139,7 @@ def read_plus_sheet(
     def build(row: dict[str, Any], where: str) -> PlusPrediction:
         column = "id" if row.get("id") not in (None, "") else "index"
         record = {
-            "id": _position(row.get(column)),
+            "id": question_id(_position(row.get(column)), column, where),  # an empty or true/false cell: refused
             "model": name,
             "response": _cell(row.get("prediction")),
             "question": row.get("type") if row.get("type") in PLUS_TYPES else None,

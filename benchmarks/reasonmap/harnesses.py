@@ -30,7 +30,7 @@ request (lmms-eval ``repeats``, Inspect epochs) are kept, numbered by ``repeat``
     ``prediction``; the kind is the ``kind`` column, else the ``kind`` option;
     the model is the ``model`` option, else the file's stem without its
     ``_<dataset>`` ending. A sheet of ReasonMap-Plus (a ``type`` column) is
-    read by the plus task (:func:`benchmarks.plus.loading.read_plus_predictions`).
+    read by the plus task (:func:`benchmarks.plus.loading.read_plus_sheet`).
 ``inspect``
     An Inspect eval log (``.eval`` or ``.json``), read with Inspect's own
     models. A log whose run did not finish (status ``error``, ``cancelled`` or

@@ -67,6 +67,17 @@ def test_a_type_that_is_no_plus_type_is_read_as_none(tmp_path):
     assert [row["question"] for row in rows] == [None, "TorF1"] and problems == []
 
 
+def test_an_empty_or_true_false_id_cell_is_a_bad_row(tmp_path):
+    # before: the scorer read an empty .tsv cell as the id "" and a JSON true as the id "True"
+    sheet = tmp_path / "m_ReasonMap-Plus.tsv"
+    sheet.write_text("index\ttype\tprediction\n\tTorF1\tyes\n1\tCounting2\t3\n", encoding="utf-8")
+    predictions, problems = read_plus_sheet(sheet)
+    assert [p.id for p in predictions] == ["1"]
+    assert [(p.line, p.message) for p in problems] == [(2, "field 'index' must be a question id, got ''")]
+    predictions, problems = read_plus_sheet(_sheet(tmp_path, [_row(1, "Counting2", "3", id=True)]))
+    assert predictions == [] and [p.message for p in problems] == ["field 'id' must be a question id, got True"]
+
+
 def test_a_header_without_rows_needs_no_prediction_column(tmp_path):
     sheet = tmp_path / "m_ReasonMap-Plus.tsv"
     sheet.write_text("index\tquestion\ttype\tcity\n", encoding="utf-8")
@@ -90,7 +101,7 @@ def test_bad_cells_are_named_as_the_scorer_names_them(tmp_path):
     assert count == 0
     assert problems == [
         (1, "field 'response' must be a string, got bool"),
-        (2, "field 'id' must be str or int, got None"),
+        (2, "field 'index' must be a question id, got None"),
     ]
     assert [(p.line, p.message) for p in read_plus_sheet(_sheet(tmp_path, rows))[1]] == problems
 
