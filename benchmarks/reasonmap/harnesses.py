@@ -185,16 +185,22 @@ def read_lmms_eval(
         ) from None
     predictions = [prediction for row in built for prediction in row]
     problems = sorted([*unreadable, *bad], key=lambda problem: problem.line)
-    how = []
-    if by_document:
-        how.append(f"{by_document} rows by their logged document's id")
-    if by_position:
-        target = f"the question file ({len(positions)} questions)" if positions else "the public data set's ids"
-        how.append(f"{by_position} rows by doc_id as a position (0 to {last}) in {target}")
+    how = _matched(by_document, by_position, last, len(positions))
     if how:
         how.extend(checks.said())
         problems.insert(0, Note(str(path), 0, "lmms-eval rows matched to questions: " + "; ".join(how)))
     return predictions, problems
+
+
+def _matched(by_document: int, by_position: int, last: int, positions: int) -> list[str]:
+    """How many rows were matched by their document's id, and how many by ``doc_id`` (up to ``last``)."""
+    how = []
+    if by_document:
+        how.append(f"{by_document} rows by their logged document's id")
+    if by_position:
+        target = f"the question file ({positions} questions)" if positions else "the public data set's ids"
+        how.append(f"{by_position} rows by doc_id as a position (0 to {last}) in {target}")
+    return how
 
 
 class _Unmatched(Exception):
