@@ -16,14 +16,11 @@ from typing import Any, TypeVar
 
 from benchmarks.errors import InvalidRecord
 from benchmarks.jsonl import Problem
+from benchmarks.lmms_eval_logs import LMMS_EVAL_SAMPLES
 
-__all__ = ["LMMS_EVAL_SAMPLES", "cell_text", "question_id", "collect_rows", "harness_files"]
+__all__ = ["cell_text", "question_id", "collect_rows", "harness_files"]
 
 T = TypeVar("T")
-
-#: The per-sample logs in a model's folder of lmms-eval's ``--output_path``: its evaluation tracker's
-#: ``save_results_samples`` writes ``<date_id>_samples_<task>.jsonl``, one file per task.
-LMMS_EVAL_SAMPLES = "*_samples_*.jsonl"
 
 
 def cell_text(value: Any, name: str, where: str) -> str:
@@ -120,8 +117,9 @@ def collect_rows(
 def harness_files(paths: str | Path | Sequence[str | Path], source: str) -> tuple[str | Path, ...]:
     """The prediction files given: each file as it is, and for ``lmms-eval`` a folder's per-sample logs.
 
-    A folder given with ``source`` ``lmms-eval`` stands for the :data:`LMMS_EVAL_SAMPLES` files in it
-    (sorted by name: a run's short and long tasks each write one). A file is named as given, so that
+    A folder given with ``source`` ``lmms-eval`` stands for the
+    :data:`~benchmarks.lmms_eval_logs.LMMS_EVAL_SAMPLES` files in it (sorted by name: a run's short and
+    long tasks each write one). A file is named as given, so that
     one file reads and reports exactly as before.
 
     Parameters

@@ -27,7 +27,7 @@ from benchmarks.errors import InvalidRecord
 from benchmarks.jsonl import MAX_LINE_BYTES, Problem, open_regular
 from graphkit.extras import install_hint
 
-__all__ = ["MAX_SHEET_ROWS", "MAX_SHEET_BYTES", "MAX_CELL_CHARS", "Sheet", "read_sheet", "sheet_model"]
+__all__ = ["MAX_SHEET_ROWS", "MAX_SHEET_BYTES", "MAX_CELL_CHARS", "Sheet", "read_sheet", "sheet_columns", "sheet_model"]
 
 #: The most rows read: the largest sheet the benchmarks give (two answers to each of a few thousand questions,
 #: with repeats) is far below it, and a compressed sheet of millions of rows is refused before it is materialised.
@@ -118,16 +118,47 @@ def _with_formulas(
     return mended
 
 
-def _xlsx(path: Path, handle: BinaryIO) -> Sheet:
+def _openpyxl(path: Path) -> Any:
     try:
         import openpyxl
     except ImportError:
         raise InvalidRecord(f"{path}: reading .xlsx needs openpyxl ({install_hint('xlsx')})") from None
+    return openpyxl
+
+
+def _archive(path: Path, handle: BinaryIO) -> zipfile.ZipFile:
+    """The ``.xlsx`` archive, refused when it unpacks to more than :data:`MAX_SHEET_BYTES`."""
+    archive = zipfile.ZipFile(handle)
+    unpacked = sum(entry.file_size for entry in archive.infolist())
+    if unpacked > MAX_SHEET_BYTES:
+        raise InvalidRecord(f"{path}: {unpacked:,} bytes unpacked, over the {MAX_SHEET_BYTES:,} a sheet may hold")
+    return archive
+
+
+def _xlsx_header(path: Path, handle: BinaryIO) -> list[str]:
+    openpyxl = _openpyxl(path)
     try:
-        archive = zipfile.ZipFile(handle)
-        unpacked = sum(entry.file_size for entry in archive.infolist())
-        if unpacked > MAX_SHEET_BYTES:
-            raise InvalidRecord(f"{path}: {unpacked:,} bytes unpacked, over the {MAX_SHEET_BYTES:,} a sheet may hold")
+        _archive(path, handle)
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError, zlib.error) as error:
+        raise InvalidRecord(f"{path}: not a readable .xlsx file ({error})") from None
+    try:
+        handle.seek(0)
+        book = openpyxl.load_workbook(handle, read_only=True, data_only=True)
+        try:
+            first = next(_sheet_rows(book, path), (1, ()))[1]
+        finally:
+            book.close()
+    except InvalidRecord:
+        raise
+    except Exception as error:  # as _xlsx: the zip, openpyxl and the XML parser raise many kinds
+        raise InvalidRecord(f"{path}: not a readable .xlsx file ({type(error).__name__}: {error})") from None
+    return [_column(cell) for cell in first]
+
+
+def _xlsx(path: Path, handle: BinaryIO) -> Sheet:
+    openpyxl = _openpyxl(path)
+    try:
+        archive = _archive(path, handle)
         # counted in the raw XML first: parsing a compressed sheet of millions of rows takes minutes
         count, formulas = _scan_sheets(archive)
         if count > MAX_SHEET_ROWS + 1:
@@ -193,12 +224,7 @@ def _delimited(path: Path, handle: BinaryIO, delimiter: str) -> Sheet:
     try:
         lines = _BoundedLines(stream)
         reader = csv.reader(lines, delimiter=delimiter)
-        try:
-            header = [_column(name) for name in next(reader, [])]
-        except csv.Error as error:
-            raise InvalidRecord(f"{path}: cannot read the header row ({error})") from None
-        if lines.cut:
-            raise InvalidRecord(f"{path}: the header row is over {MAX_CELL_CHARS:,} characters")
+        header = _header(reader, lines, path)
         while True:
             number = reader.line_num + 1
             try:
@@ -229,6 +255,29 @@ def _delimited(path: Path, handle: BinaryIO, delimiter: str) -> Sheet:
     finally:
         csv.field_size_limit(limit)
     return header, rows, problems
+
+
+def _header(reader: Any, lines: _BoundedLines, path: Path) -> list[str]:
+    try:
+        header = [_column(name) for name in next(reader, [])]
+    except csv.Error as error:
+        raise InvalidRecord(f"{path}: cannot read the header row ({error})") from None
+    if lines.cut:
+        raise InvalidRecord(f"{path}: the header row is over {MAX_CELL_CHARS:,} characters")
+    return header
+
+
+def _delimited_header(path: Path, handle: BinaryIO, delimiter: str) -> list[str]:
+    stream = io.TextIOWrapper(handle, encoding="utf-8-sig", errors="surrogateescape", newline="")
+    limit = csv.field_size_limit()
+    csv.field_size_limit(MAX_CELL_CHARS)
+    try:
+        lines = _BoundedLines(stream)
+        return _header(csv.reader(lines, delimiter=delimiter), lines, path)
+    except OSError as error:
+        raise InvalidRecord(f"{path}: cannot read the prediction sheet ({error})") from None
+    finally:
+        csv.field_size_limit(limit)
 
 
 def _undecoded(text: str) -> bool:
@@ -293,6 +342,36 @@ def read_sheet(path: str | Path) -> Sheet:
         if suffix == ".json":
             return _json(path, handle)
         return _delimited(path, handle, "\t" if suffix == ".tsv" else ",")
+
+
+def sheet_columns(path: str | Path) -> list[str]:
+    """A sheet's column names, read without its rows (a ``.json`` sheet, a list of rows, is read whole).
+
+    What tells one data set's sheet from another's before the sheet is read (:func:`read_sheet`).
+
+    Parameters
+    ----------
+    path : str or Path
+        The sheet.
+
+    Returns
+    -------
+    list of str
+        The column names, as :func:`read_sheet` gives them.
+
+    Raises
+    ------
+    InvalidRecord
+        The file is missing or not a regular file, or its header cannot be read.
+    """
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix == ".json":
+        return read_sheet(path)[0]
+    with open_regular(path, "prediction sheet") as handle:
+        if suffix == ".xlsx":
+            return _xlsx_header(path, handle)
+        return _delimited_header(path, handle, "\t" if suffix == ".tsv" else ",")
 
 
 def sheet_model(path: str | Path) -> str:

@@ -236,6 +236,10 @@ class Task:
     readers
         Harness name (``score --from``) → :class:`Reader` of its prediction files, the toolkit's own
         (``jsonl``) first.
+    claims(path, source) -> bool
+        Whether a file of a harness another task reads too is this task's (``reasonmap predictions``, which
+        has no question file to tell; ``None``: it claims none, and the first task reading the harness in
+        the registry's order takes the files no task claims).
     answer_key(prediction) -> Hashable
         What makes a prediction a repeat of another (the first answer counts).
     score(loaded, predictions, options, executor) -> (verdicts, messages)
@@ -298,6 +302,7 @@ class Task:
     export: Export | None = None
     options: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     resolve: Resolve | None = None
+    claims: Callable[[Path, str], bool] | None = None
 
     @property
     def variant_names(self) -> tuple[str, ...]:

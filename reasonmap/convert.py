@@ -1,8 +1,8 @@
 """``reasonmap predictions``: another harness's files written as the toolkit's prediction rows.
 
-The route task reads lmms-eval, VLMEvalKit and Inspect files
-(:mod:`benchmarks.reasonmap.harnesses`); a VLMEvalKit sheet of ReasonMap-Plus
-gives the plus task's rows (:func:`benchmarks.plus.loading.plus_sheet_rows`).
+Each file is read by a task's reader (:attr:`benchmarks.tasks.Task.readers`): of the tasks that read the
+harness's files, the one that claims the file (:attr:`benchmarks.tasks.Task.claims`: plus a VLMEvalKit sheet
+with a ``type`` column and no ``kind`` one), else the first (route: :mod:`benchmarks.reasonmap.harnesses`).
 """
 
 from __future__ import annotations
@@ -13,9 +13,7 @@ from typing import Any
 
 from benchmarks.harness_rows import harness_files
 from benchmarks.jsonl import Problem, write_jsonl
-from benchmarks.plus.loading import plus_sheet_rows
-from benchmarks.reasonmap.harnesses import read_harness_predictions
-from benchmarks.tasks import detect_task
+from benchmarks.tasks import ReadOptions, detect_task, get_task, task_names
 
 __all__ = ["convert_predictions"]
 
@@ -68,13 +66,14 @@ def convert_predictions(
     loaded: Mapping[str, Any] = {}
     if questions is not None:
         loaded = detect_task(questions).load(questions).questions
+    options = ReadOptions(model, kind, tuple(loaded), loaded, partial)
+    tasks = [get_task(name) for name in task_names()]
+    readers = [task for task in tasks if source in task.readers] or tasks[:1]  # none: the first names the choices
     rows: list[Any] = []
     problems: list[Problem] = []
     for file in harness_files(path, source):
-        plus = plus_sheet_rows(Path(file), model, loaded) if source == "vlmevalkit" else None
-        read, skipped = plus or read_harness_predictions(
-            file, source, model=model, kind=kind, positions=tuple(loaded), partial=partial, questions=loaded
-        )
+        task = next((task for task in readers if task.claims is not None and task.claims(Path(file), source)), None)
+        read, skipped = (task or readers[0]).reader(source)(file, options)
         rows.extend(read)
         problems.extend(skipped)
     return write_jsonl(out, rows), problems

@@ -8,13 +8,13 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.errors import InvalidRecord
-from benchmarks.harness_rows import cell_text, collect_rows, question_id
+from benchmarks.harness_rows import collect_rows, question_id
 from benchmarks.jsonl import Problem, first_record, read_jsonl, read_jsonl_lines, unique_by_id
 from benchmarks.log_checks import Logged, Mismatch, field_mismatch, logged_fields, text_mismatch
 from benchmarks.plus.records import PLUS_TYPES, PlusPrediction, PlusQuestion
-from benchmarks.sheets import read_sheet, sheet_model
+from benchmarks.sheets import read_sheet, sheet_columns, sheet_model
 
-__all__ = ["is_plus_file", "load_questions", "read_predictions", "read_plus_sheet", "plus_sheet_rows", "check_plus_row"]
+__all__ = ["is_plus_file", "load_questions", "read_predictions", "read_plus_sheet", "is_plus_sheet", "check_plus_row"]
 
 
 def _first(path: str | Path) -> Any:
@@ -100,7 +100,10 @@ def read_plus_sheet(
     ``image``, plus ``prediction``: ``id`` is the ``index`` column (the
     data set's position of the question, as the hub's ids are), the type the
     ``type`` column, the model the ``model`` option, else the file's stem
-    without ``_ReasonMap-Plus``. Bad rows are reported and skipped. With
+    without ``_ReasonMap-Plus``; an ``id`` cell is read without its surrounding
+    spaces (an empty one, or ``true``/``false``, is a bad row), a ``type`` cell that is no plus type as
+    no type. Bad rows are reported and skipped
+    (unchecked). Scoring and ``reasonmap predictions`` both read sheets so. With
     ``questions`` (by id), each row's ``question`` (the prompt VLMEvalKit's
     ``build_prompt`` sent), ``type`` and ``city`` cells are checked against the
     question it is matched to (:func:`check_plus_row`).
@@ -127,82 +130,56 @@ def read_plus_sheet(
         The sheet cannot be read at all, has no ``prediction`` column, or a row was not made
         from the question it is matched to.
     """
-    header, rows, problems = read_sheet(path)
+    header, rows, unreadable = read_sheet(path)
     if rows and "prediction" not in header:
         raise InvalidRecord(f"{path}: no 'prediction' column (found {', '.join(header)})")
     name = model or sheet_model(path)
-    label = str(path)
-    predictions: list[PlusPrediction] = []
-    for number, row in rows:
+    known = questions or {}
+
+    def build(row: dict[str, Any], where: str) -> PlusPrediction:
         column = "id" if row.get("id") not in (None, "") else "index"
         record = {
-            "id": _position(row.get(column)),
+            "id": question_id(_position(row.get(column)), column, where),  # an empty or true/false cell: refused
             "model": name,
             "response": _cell(row.get("prediction")),
             "question": row.get("type") if row.get("type") in PLUS_TYPES else None,
         }
-        try:
-            predictions.append(PlusPrediction.from_dict(record, where=f"{label}:{number}"))
-        except InvalidRecord as error:
-            problems.append(Problem(label, number, str(error).removeprefix(f"{label}:{number}: ")))
-            continue
-        try:
-            check_plus_row(questions or {}, predictions[-1].id, row, f"{label}:{number}")
-        except Mismatch as mismatch:
-            raise InvalidRecord(str(mismatch)) from None
-    return predictions, sorted(problems, key=lambda problem: problem.line)
+        prediction = PlusPrediction.from_dict(record, where=where)  # a bad row is skipped, not checked
+        check_plus_row(known, prediction.id, row, where)
+        return prediction
+
+    try:
+        predictions, problems = collect_rows(rows, build, str(path))
+    except Mismatch as mismatch:
+        raise InvalidRecord(str(mismatch)) from None
+    return predictions, sorted([*unreadable, *problems], key=lambda problem: problem.line)
 
 
-def plus_sheet_rows(
-    path: Path, model: str | None, questions: Mapping[str, Any]
-) -> tuple[list[dict[str, Any]], list[Problem]] | None:
-    """A ReasonMap-Plus sheet's rows in the plus task's prediction shape.
+def is_plus_sheet(path: str | Path, source: str = "vlmevalkit") -> bool:
+    """Whether a prediction file is a VLMEvalKit sheet of ReasonMap-Plus: a ``type`` column and no ``kind`` one.
+
+    Only the sheet's columns are read (:func:`benchmarks.sheets.sheet_columns`); a sheet whose columns cannot
+    be read is not claimed (the route reader then names what is wrong with it).
 
     Parameters
     ----------
-    path : Path
-        The sheet.
-    model : str or None
-        The model (``None``: from the file's name).
-    questions : mapping
-        Plus questions by id: each row is checked against its question (:func:`check_plus_row`).
+    path : str or Path
+        The file.
+    source : str, optional
+        The harness that wrote it (only ``vlmevalkit`` writes sheets).
 
     Returns
     -------
-    (list of dict, list of Problem) or None
-        The prediction rows (``id``, ``model``, ``question``, ``response``, ``tokens``) and the rows skipped, by
-        line; ``None`` for a route sheet (no ``type`` column, or a ``kind`` one).
-
-    Raises
-    ------
-    InvalidRecord
-        A plus sheet without a ``prediction`` column, or a row not made from the question it is matched to.
+    bool
+        True for a sheet of ReasonMap-Plus.
     """
-    header, rows, unreadable = read_sheet(path)
-    if "type" not in header or "kind" in header:
-        return None
-    if "prediction" not in header:
-        raise InvalidRecord(f"{path}: no 'prediction' column (found {', '.join(header)})")
-    name = model or sheet_model(path)
-
-    def build(row: dict[str, Any], where: str) -> dict[str, Any]:
-        column = "id" if row.get("id") not in (None, "") else "index"
-        kind = row.get("type")
-        identifier = question_id(row.get(column), column, where)
-        check_plus_row(questions, identifier, row, where)
-        return {
-            "id": identifier,
-            "model": name,
-            "question": kind if isinstance(kind, str) and kind else None,
-            "response": cell_text(row.get("prediction"), "prediction", where),
-            "tokens": None,
-        }
-
+    if source != "vlmevalkit":
+        return False
     try:
-        records, problems = collect_rows(rows, build, str(path))
-    except Mismatch as mismatch:
-        raise InvalidRecord(str(mismatch)) from None
-    return records, sorted([*unreadable, *problems], key=lambda problem: problem.line)
+        columns = sheet_columns(path)
+    except InvalidRecord:
+        return False
+    return "type" in columns and "kind" not in columns
 
 
 def check_plus_row(questions: Mapping[str, PlusQuestion], identifier: str, row: Mapping[str, Any], where: str) -> None:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from benchmarks.difficulty import WEIGHTINGS
 from benchmarks.inspect_scores import one_sample_per_question
 from benchmarks.jsonl import Problem
-from benchmarks.plus.loading import is_plus_file, load_questions, read_plus_sheet, read_predictions
+from benchmarks.plus.loading import is_plus_file, is_plus_sheet, load_questions, read_plus_sheet, read_predictions
 from benchmarks.plus.metrics import PLUS_METRICS
 from benchmarks.plus.official import PLUS_MODELS
 from benchmarks.plus.questions import DEFAULT_PER_TYPE
@@ -238,6 +238,7 @@ PLUS = Task(
     load=_load,
     prompts=_prompts,
     readers=READERS,
+    claims=is_plus_sheet,
     answer_key=_answer_key,
     score=_score,
     summarize=_summarize,

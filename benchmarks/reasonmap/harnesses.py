@@ -8,6 +8,7 @@ request (lmms-eval ``repeats``, Inspect epochs) are kept, numbered by ``repeat``
 
 ``lmms-eval``
     A per-sample log (``--log_samples``: ``<model>/<date>_samples_<task>.jsonl``),
+    its rows read by :mod:`benchmarks.lmms_eval_logs`:
     one JSON object per document, as its evaluation tracker writes it in every
     version since 0.3 (``doc`` and ``arguments`` dropped since 0.4; a single
     response a plain string, and ``token_counts``, since 0.7). ``id`` is the
@@ -29,7 +30,7 @@ request (lmms-eval ``repeats``, Inspect epochs) are kept, numbered by ``repeat``
     ``prediction``; the kind is the ``kind`` column, else the ``kind`` option;
     the model is the ``model`` option, else the file's stem without its
     ``_<dataset>`` ending. A sheet of ReasonMap-Plus (a ``type`` column) is
-    read by the plus task (:func:`benchmarks.plus.loading.read_plus_predictions`).
+    read by the plus task (:func:`benchmarks.plus.loading.read_plus_sheet`).
 ``inspect``
     An Inspect eval log (``.eval`` or ``.json``), read with Inspect's own
     models. A log whose run did not finish (status ``error``, ``cancelled`` or
@@ -61,8 +62,9 @@ from typing import Any
 from benchmarks.errors import InvalidRecord
 from benchmarks.harness_rows import cell_text, collect_rows, question_id
 from benchmarks.inspect_logs import UNFINISHED, first_line, read_inspect_samples, sample_prompts
-from benchmarks.jsonl import Note, PartialRun, Problem, read_jsonl
-from benchmarks.log_checks import Logged, Mismatch, logged_fields, texts_in
+from benchmarks.jsonl import Note, PartialRun, Problem
+from benchmarks.lmms_eval_logs import LmmsEvalRow, logged_task, read_lmms_eval_rows
+from benchmarks.log_checks import Logged, Mismatch, logged_fields
 from benchmarks.reasonmap.loading import read_predictions
 from benchmarks.reasonmap.log_checks import ROUTE_FIELDS, RowChecks
 from benchmarks.reasonmap.records import KINDS, Prediction
@@ -81,7 +83,6 @@ __all__ = [
 
 
 _TASK_KIND = re.compile(r"(?:^|[_\-.])(short|long)$")
-_SAMPLES_FILE = re.compile(r"samples_(?P<task>.+)$")
 
 
 def _kind(found: Any, fallback: str | None, where: str) -> str:
@@ -94,37 +95,6 @@ def _kind(found: Any, fallback: str | None, where: str) -> str:
 
 
 # -- lmms-eval -------------------------------------------------------------------------------
-
-
-def _responses(record: Mapping[str, Any], where: str) -> list[str]:
-    """Every answer a row holds: ``resps`` (raw, all repeats), else ``filtered_resps``, in any version's nesting."""
-    for name in ("resps", "filtered_resps"):
-        if name not in record:
-            continue
-        value = record[name]
-        while isinstance(value, list) and len(value) == 1 and isinstance(value[0], list):
-            value = value[0]  # up to 0.6 one list per request: [[answer, ...]]
-        if isinstance(value, str):
-            return [value]  # 0.7: a single response is a plain string
-        if isinstance(value, list) and value and all(isinstance(answer, str) for answer in value):
-            return list(value)
-        if value is not None and value != []:
-            raise InvalidRecord(f"{where}: field {name!r} must hold the response text")
-    raise InvalidRecord(f"{where}: no response (fields 'resps' and 'filtered_resps' are missing or empty)")
-
-
-def _output_tokens(record: Mapping[str, Any]) -> int | None:
-    counts = record.get("token_counts")  # 0.7: one entry per request, the first answer's counts
-    first = counts[0] if isinstance(counts, list) and counts else None
-    tokens = first.get("output_tokens") if isinstance(first, Mapping) else None
-    return tokens if isinstance(tokens, int) and not isinstance(tokens, bool) and tokens >= 0 else None
-
-
-def _doc_id(record: Mapping[str, Any], where: str) -> int:
-    value = record.get("doc_id")
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise InvalidRecord(f"{where}: field 'doc_id' must be a position (a non-negative integer), got {value!r:.40}")
-    return value
 
 
 def read_lmms_eval(
@@ -174,23 +144,21 @@ def read_lmms_eval(
     positions = positions or tuple(questions or ())
     checks = RowChecks(questions)
     name = model or path.resolve().parent.name
-    task = _SAMPLES_FILE.search(path.stem)
-    task_kind = _TASK_KIND.search(task.group("task")) if task else None
+    task = logged_task(path)
+    task_kind = _TASK_KIND.search(task) if task else None
     fallback = kind or (task_kind.group(1) if task_kind else None)
     by_document, by_position, last = 0, 0, -1
 
-    def parse(record: Any, *, where: str) -> list[Prediction]:
+    def build(row: LmmsEvalRow, where: str) -> list[Prediction]:
         nonlocal by_document, by_position, last
-        if not isinstance(record, Mapping):
-            raise InvalidRecord(f"{where}: a sample must be a JSON object")
-        doc = record.get("doc") if isinstance(record.get("doc"), Mapping) else {}
+        doc = row.doc
         found = _kind(doc.get("kind"), fallback, where)
-        answers = _responses(record, where)
+        answers = row.responses(where)
         if "id" in doc:  # up to 0.3 the row keeps its document
             identifier = question_id(doc["id"], "doc.id", where)
             by_document += 1
         else:
-            position = _doc_id(record, where)
+            position = row.position(where)
             identifier = str(position)
             if positions:
                 if position >= len(positions):
@@ -198,16 +166,16 @@ def read_lmms_eval(
                 identifier = positions[position]
             by_position += 1
             last = max(last, position)
-        prompts = tuple(texts_in(record.get("input"))) if record.get("input") is not None else ()
-        checks.check(identifier, found, Logged(prompts, logged_fields(doc, ROUTE_FIELDS)), where)
-        tokens = _output_tokens(record)
+        checks.check(identifier, found, Logged(row.prompts, logged_fields(doc, ROUTE_FIELDS)), where)
+        tokens = row.tokens
         return [
             Prediction(identifier, name, found, answer, tokens if repeat == 0 else None, repeat)
             for repeat, answer in enumerate(answers)
         ]
 
+    raw, unreadable = read_lmms_eval_rows(path)
     try:
-        rows, problems = read_jsonl(path, parse)
+        built, bad = collect_rows(raw, build, str(path))
     except Mismatch as mismatch:
         raise InvalidRecord(str(mismatch)) from None
     except _Unmatched as unmatched:
@@ -215,17 +183,24 @@ def read_lmms_eval(
             f"{path}: doc_id {unmatched.position} names question {unmatched.position + 1}, but the question file"
             f" holds {len(positions)}: the log was not made from this question file (pass the one lmms-eval iterated)"
         ) from None
-    predictions = [prediction for row in rows for prediction in row]
-    how = []
-    if by_document:
-        how.append(f"{by_document} rows by their logged document's id")
-    if by_position:
-        target = f"the question file ({len(positions)} questions)" if positions else "the public data set's ids"
-        how.append(f"{by_position} rows by doc_id as a position (0 to {last}) in {target}")
+    predictions = [prediction for row in built for prediction in row]
+    problems = sorted([*unreadable, *bad], key=lambda problem: problem.line)
+    how = _matched(by_document, by_position, last, len(positions))
     if how:
         how.extend(checks.said())
         problems.insert(0, Note(str(path), 0, "lmms-eval rows matched to questions: " + "; ".join(how)))
     return predictions, problems
+
+
+def _matched(by_document: int, by_position: int, last: int, positions: int) -> list[str]:
+    """How many rows were matched by their document's id, and how many by ``doc_id`` (up to ``last``)."""
+    how = []
+    if by_document:
+        how.append(f"{by_document} rows by their logged document's id")
+    if by_position:
+        target = f"the question file ({positions} questions)" if positions else "the public data set's ids"
+        how.append(f"{by_position} rows by doc_id as a position (0 to {last}) in {target}")
+    return how
 
 
 class _Unmatched(Exception):

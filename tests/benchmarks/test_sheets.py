@@ -94,3 +94,13 @@ def test_the_vlmevalkit_reader_scores_a_formula_answer_as_written(tmp_path):
     path = _book(tmp_path / "m_ReasonMap.xlsx", [["rome-0000", "short", "=Route Name: Line A"]])
     (prediction,), problems = read_vlmevalkit(path)
     assert prediction.response == "=Route Name: Line A" and not problems
+
+
+def test_the_columns_are_read_without_the_rows(tmp_path):
+    book = _book(tmp_path / "m.xlsx", [[0, "short", "x"]])
+    assert sheets.sheet_columns(book) == read_sheet(book)[0] == ["index", "kind", "prediction"]
+    tsv = tmp_path / "m.tsv"
+    tsv.write_text('\ufeffindex\t"type"\tprediction\n0\tTorF1\t"torn\n', encoding="utf-8")  # a torn row after
+    assert sheets.sheet_columns(tsv) == ["index", "type", "prediction"]
+    with pytest.raises(InvalidRecord, match="not a readable .xlsx file"):
+        sheets.sheet_columns(tsv.rename(tmp_path / "not.xlsx"))
