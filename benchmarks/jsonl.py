@@ -162,6 +162,25 @@ def _lone_surrogate(value: Any) -> bool:
     return False
 
 
+# json.loads without its Python layers (json.decoder's JSONDecoder.decode and raw_decode, CPython 3.11): the
+# C scanner from the first non-blank character, then nothing but blanks to the end. What it refuses goes
+# through json.loads, for its message
+_SCAN_ONCE = json.JSONDecoder().scan_once
+_BLANKS = json.decoder.WHITESPACE.match
+_NOT_SCANNED = object()
+
+
+def _scanned(text: str) -> Any:
+    """``json.loads(text)`` for a text that holds one JSON value, else ``_NOT_SCANNED`` (nothing raised)."""
+    try:
+        value, end = _SCAN_ONCE(text, _BLANKS(text, 0).end())
+    except (StopIteration, ValueError, RecursionError):
+        return _NOT_SCANNED
+    if end != len(text) and _BLANKS(text, end).end() != len(text):
+        return _NOT_SCANNED
+    return value
+
+
 def decode_line(line: bytes) -> tuple[Any, str | None]:
     """One JSON Lines line decoded: ``(value, None)``, or ``(None, why not)``; never raises.
 
@@ -194,7 +213,12 @@ def decode_line(line: bytes) -> tuple[Any, str | None]:
         text = line.decode("utf-8")
     except UnicodeDecodeError as error:
         return None, f"not UTF-8 ({error.reason} at byte {error.start + 1})"
-    try:
+    value = _scanned(text)
+    if value is not _NOT_SCANNED:
+        if _SURROGATE_ESCAPE.search(line) and _lone_surrogate(value):
+            return None, "holds an unpaired surrogate escape (U+D800 to U+DFFF), which is not text"
+        return value, None
+    try:  # what the scanner refused, read again for json.loads's message
         value = json.loads(text)
     except json.JSONDecodeError as error:
         return None, f"not valid JSON ({error.msg} at column {error.colno})"
