@@ -45,6 +45,10 @@ _SEPARATORS = re.compile(r"[\s\-‐‑‒–—_/]+")
 _ASCII_SEPARATORS = re.compile(r"[\s\-_/]+")
 _ASCII_PUNCTUATION = re.compile(r"[^0-9a-z]+")  # after lower(): what str.isalnum() rejects in ASCII
 _ASCII_DELETIONS = dict.fromkeys(code for code in range(128) if not chr(code).isalnum() and chr(code) != " ")
+# ASCII and the CJK ideographs of _CJK (most Chinese names): NFKC, NFKD and casefold leave each ideograph as it is,
+# none is a combining mark or a blank, each is alphanumeric, so fold's ASCII path is right for these texts too
+_ASCII_OR_CJK = re.compile(r"[\x00-\x7f\u3400-\u9fff]*+")
+_ASCII_OR_CJK_PUNCTUATION = re.compile(r"[^0-9a-z\u3400-\u9fff]+")
 _DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 _CJK_NUMBER = re.compile(r"[零一二两三四五六七八九十]+(?=号线|号|线)")
 # English words for the generic endings of Chinese station names, so that the
@@ -82,6 +86,11 @@ def fold(text: str, *, keep_spaces: bool = False) -> str:
             # place leaves what joining the words without it gives (a word of punctuation alone, two spaces)
             return _ASCII_SEPARATORS.sub(" ", text).translate(_ASCII_DELETIONS).strip()
         return _ASCII_PUNCTUATION.sub("", text)
+    if _ASCII_OR_CJK.fullmatch(text) is not None:  # Chinese names: the same, the ideographs kept
+        text = text.lower()
+        if keep_spaces:
+            return _ASCII_SEPARATORS.sub(" ", text).translate(_ASCII_DELETIONS).strip()
+        return _ASCII_OR_CJK_PUNCTUATION.sub("", text)
     return _fold_unicode(text, keep_spaces)
 
 
