@@ -354,6 +354,19 @@ def read_jsonl_lines(path: str | Path, parse: Callable[..., T]) -> tuple[list[tu
     return records, problems
 
 
+def _line_encoder() -> Callable[[Any], str]:
+    """``json.dumps(value, ensure_ascii=False)`` as one function for many values: the C encoder that
+    ``JSONEncoder.encode`` makes for each value (json.encoder, CPython 3.11), made once here."""
+    encoder = json.JSONEncoder(ensure_ascii=False)
+    make = json.encoder.c_make_encoder
+    if make is None:  # an interpreter without json's C part
+        return encoder.encode
+    chunks = make(
+        {}, encoder.default, json.encoder.encode_basestring, None, ": ", ", ", False, False, encoder.allow_nan
+    )
+    return lambda value: "".join(chunks(value, 0))
+
+
 def write_jsonl(path: str | Path, records: Iterable[Any]) -> int:
     """Write records (objects with ``to_dict`` or plain dicts) atomically, one per line; returns the count.
 
@@ -373,7 +386,7 @@ def write_jsonl(path: str | Path, records: Iterable[Any]) -> int:
         The records written.
     """
     count = 0
-    encode = json.JSONEncoder(ensure_ascii=False).encode
+    encode = _line_encoder()
     with atomic_writer(path) as stream:
         lines: list[str] = []
         for record in records:
