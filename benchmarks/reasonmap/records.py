@@ -162,6 +162,20 @@ class Prediction:
 
     @classmethod
     def from_dict(cls, record: Any, *, where: str = "prediction") -> Prediction:
+        if cls is Prediction and record.__class__ is dict:  # a row as JSON gives it: every field checked at once
+            identifier, model, response = record.get("id"), record.get("model"), record.get("response")
+            kind, tokens, repeat = record.get("question"), record.get("tokens"), record.get("repeat", 0)
+            if (
+                identifier.__class__ is str
+                and model.__class__ is str
+                and response.__class__ is str
+                and (kind == "short" or kind == "long")
+                and kind.__class__ is str
+                and (tokens is None or tokens.__class__ is int and tokens >= 0)
+                and repeat.__class__ is int
+                and repeat >= 0
+            ):
+                return _new_prediction(identifier, model, kind, response, tokens, repeat)
         identifier, model, response, tokens = answer_fields(record, where)
         kind = _choice(record, "question", KINDS, where)
         build = _new_prediction if cls is Prediction else cls  # a subclass gets its own __init__
