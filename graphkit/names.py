@@ -79,6 +79,11 @@ def fold(text: str, *, keep_spaces: bool = False) -> str:
     >>> fold("Conca d'Oro", keep_spaces=True)
     'conca doro'
     """
+    return _fold(text, keep_spaces)
+
+
+def _fold(text: str, keep_spaces: bool) -> str:
+    """:func:`fold` without its cache (for the keys of a name, cached themselves)."""
     if text.isascii():  # most names: normalization changes nothing and the filter runs in C
         text = text.lower()
         if keep_spaces:
@@ -261,10 +266,12 @@ def romanize(name: str) -> tuple[str, ...]:
     ('lu ting lu', 'lu ting road')
     """
     forms = (_pinyin(text) + english for text, english in _romanized_parts(name))
-    return tuple(dict.fromkeys(fold(form, keep_spaces=True) for form in forms))
+    return tuple(dict.fromkeys(_fold(form, True) for form in forms))
 
 
 def _strip_station_suffix(spaced: str) -> str:
+    if "st" not in spaced and "站" not in spaced:  # no suffix can be there: most names, told in C
+        return spaced.strip() or spaced
     stripped = _STATION_SUFFIX.sub("", spaced).strip()
     return stripped or spaced
 
@@ -282,13 +289,13 @@ def station_keys(name: str) -> tuple[str, ...]:
     >>> station_keys("Xizhimen Station")
     ('xizhimen',)
     """
-    spaced = fold(name, keep_spaces=True)
-    keys = [fold(_strip_station_suffix(spaced))]
-    if has_cjk(name):
-        keys.extend(fold(_strip_station_suffix(form)) for form in romanize(name))
-    elif "v" in keys[0]:
-        keys.append(keys[0].replace("v", "u"))  # pinyin typed with v for ü (Lvting = 绿汀)
-    return tuple(dict.fromkeys(key for key in keys if key))
+    key = _fold(_strip_station_suffix(_fold(name, True)), False)
+    if _CJK.search(name) is not None:
+        keys = [key, *(_fold(_strip_station_suffix(form), False) for form in romanize(name))]
+        return tuple(dict.fromkeys(key for key in keys if key))
+    if "v" in key:
+        return (key, key.replace("v", "u"))  # pinyin typed with v for ü (Lvting = 绿汀)
+    return (key,) if key else ()
 
 
 def _cjk_number(match: re.Match[str]) -> str:

@@ -6,7 +6,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphkit.names import _fold_unicode, fold, has_cjk, line_keys, romanize, station_keys
+from graphkit.names import (
+    _STATION_SUFFIX,
+    _fold_unicode,
+    _strip_station_suffix,
+    fold,
+    has_cjk,
+    line_keys,
+    romanize,
+    station_keys,
+)
 
 _FULL_WIDTH = str.maketrans(
     "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz",
@@ -90,6 +99,13 @@ def test_every_ideograph_of_the_fast_path_folds_to_itself(keep_spaces):
         _fold_unicode(f"a-{ch}. B", keep_spaces) == fold.__wrapped__(f"a-{ch}. B", keep_spaces=keep_spaces)
         for ch in _IDEOGRAPHS[::97]
     )
+
+
+@given(st.text(alphabet="stationSTN.站 \n\tx", max_size=16))
+@settings(max_examples=300, deadline=None)
+def test_the_station_suffix_is_stripped_as_its_pattern_says(text):
+    # _strip_station_suffix looks for "st" or "站" before it runs its pattern: never another result
+    assert _strip_station_suffix(text) == (_STATION_SUFFIX.sub("", text).strip() or text)
 
 
 def test_has_cjk():
