@@ -54,12 +54,15 @@ def segment_from_dict(segment: Any, *, where: str = "segment") -> Segment:
     count = segment.get("num_via_stops", len(via))
     if count != len(via):
         raise InvalidRecord(f"{where}: num_via_stops is {count!r} but via_stops lists {len(via)}")
-    return Segment(
+    return _new_segment(
         field_of(segment, "route_name", str, where),
         field_of(segment, "departure_stop", str, where),
         field_of(segment, "arrival_stop", str, where),
         tuple(via),
     )
+
+
+_new_segment = record_builder(Segment)  # Segment(*fields), made for each segment of each question read
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,26 +121,30 @@ class Question:
             parsed_routes.append(
                 tuple(segment_from_dict(s, where=f"{where}, routes[{name!r}][{i}]") for i, s in enumerate(route))
             )
-        return cls(
-            id=str(field_of(record, "id", (str, int), where)),
-            country=field_of(record, "country", str, where),
-            city=field_of(record, "city", str, where),
-            station_1=field_of(record, "station_1", str, where),
-            station_2=field_of(record, "station_2", str, where),
-            question_short=field_of(record, "question_short", str, where),
-            question_long=field_of(record, "question_long", str, where),
-            long_template=_choice(record, "long_template", LONG_TEMPLATES, where),
-            routes=tuple(parsed_routes),
-            difficulty_question=_choice(record, "difficulty_question", DIFFICULTIES, where),
-            difficulty_city=_choice(record, "difficulty_city", DIFFICULTIES, where),
-            city_line_count=field_of(record, "city_line_count", int, where),
-            city_transfer_count=field_of(record, "city_transfer_count", int, where),
-            question_transfer_count=field_of(record, "question_transfer_count", int, where),
+        build = _new_question if cls is Question else cls  # a subclass gets its own __init__
+        return build(
+            str(field_of(record, "id", (str, int), where)),
+            field_of(record, "country", str, where),
+            field_of(record, "city", str, where),
+            field_of(record, "station_1", str, where),
+            field_of(record, "station_2", str, where),
+            field_of(record, "question_short", str, where),
+            field_of(record, "question_long", str, where),
+            _choice(record, "long_template", LONG_TEMPLATES, where),
+            tuple(parsed_routes),
+            _choice(record, "difficulty_question", DIFFICULTIES, where),
+            _choice(record, "difficulty_city", DIFFICULTIES, where),
+            field_of(record, "city_line_count", int, where),
+            field_of(record, "city_transfer_count", int, where),
+            field_of(record, "question_transfer_count", int, where),
         )
 
     def text(self, kind: Kind) -> str:
         """The question text asked for ``kind``."""
         return self.question_short if kind == "short" else self.question_long
+
+
+_new_question = record_builder(Question)  # Question(*fields), in the order of its fields
 
 
 def _route_number(name: str) -> tuple[int, str]:
