@@ -65,6 +65,27 @@ def segment_from_dict(segment: Any, *, where: str = "segment") -> Segment:
 _new_segment = record_builder(Segment)  # Segment(*fields), made for each segment of each question read
 
 
+def _plain_segment(segment: Any) -> Segment | None:
+    """:func:`segment_from_dict` of a segment as JSON gives it (every field of its exact type), checked in one
+    look, without the text naming where it is; ``None`` for any other, which :func:`segment_from_dict` reads."""
+    if segment.__class__ is not dict:
+        return None
+    via, route, departure, arrival = (segment.get(name) for name in _SEGMENT_FIELDS)
+    if (
+        via.__class__ is list
+        and route.__class__ is str
+        and departure.__class__ is str
+        and arrival.__class__ is str
+        and all(stop.__class__ is str for stop in via)
+        and segment.get("num_via_stops", len(via)) == len(via)
+    ):
+        return _new_segment(route, departure, arrival, tuple(via))
+    return None
+
+
+_SEGMENT_FIELDS = ("via_stops", "route_name", "departure_stop", "arrival_stop")
+
+
 @dataclass(frozen=True, slots=True)
 class Question:
     """One benchmark question: a station pair of a city, both question texts and the references."""
@@ -119,7 +140,10 @@ class Question:
             if not isinstance(route, list) or not route:
                 raise InvalidRecord(f"{where}: routes[{name!r}] must be a non-empty list of segments")
             parsed_routes.append(
-                tuple(segment_from_dict(s, where=f"{where}, routes[{name!r}][{i}]") for i, s in enumerate(route))
+                tuple(
+                    _plain_segment(s) or segment_from_dict(s, where=f"{where}, routes[{name!r}][{i}]")
+                    for i, s in enumerate(route)
+                )
             )
         build = _new_question if cls is Question else cls  # a subclass gets its own __init__
         return build(
