@@ -86,7 +86,7 @@ def test_a_line_decodes_as_json_loads_reads_it(line):
 def test_each_written_line_is_json_dumps_of_its_record(tmp_path):
     # write_jsonl keeps one C encoder for every line: each line must stay what json.dumps writes alone
     records = [
-        {"id": "q1", "score": 12.5, "parts": [1, 2.0, None, True], "name": "西直门站 «x» \u2028 \\ \"q\""},
+        {"id": "q1", "score": 12.5, "parts": [1, 2.0, None, True], "name": '西直门站 «x» \u2028 \\ "q"'},
         {"nested": {"a": {"b": [float("inf"), -0.0, 1e-300]}}, "empty": {}, "list": []},
         ["a list", 3],
         "a lone string\n",
