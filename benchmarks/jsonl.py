@@ -162,6 +162,25 @@ def _lone_surrogate(value: Any) -> bool:
     return False
 
 
+# json.loads without its Python layers (json.decoder's JSONDecoder.decode and raw_decode, CPython 3.11): the
+# C scanner from the first non-blank character, then nothing but blanks to the end. What it refuses goes
+# through json.loads, for its message
+_SCAN_ONCE = json.JSONDecoder().scan_once
+_BLANKS = json.decoder.WHITESPACE.match
+_NOT_SCANNED = object()
+
+
+def _scanned(text: str) -> Any:
+    """``json.loads(text)`` for a text that holds one JSON value, else ``_NOT_SCANNED`` (nothing raised)."""
+    try:
+        value, end = _SCAN_ONCE(text, _BLANKS(text, 0).end())
+    except (StopIteration, ValueError, RecursionError):
+        return _NOT_SCANNED
+    if end != len(text) and _BLANKS(text, end).end() != len(text):
+        return _NOT_SCANNED
+    return value
+
+
 def decode_line(line: bytes) -> tuple[Any, str | None]:
     """One JSON Lines line decoded: ``(value, None)``, or ``(None, why not)``; never raises.
 
@@ -194,7 +213,12 @@ def decode_line(line: bytes) -> tuple[Any, str | None]:
         text = line.decode("utf-8")
     except UnicodeDecodeError as error:
         return None, f"not UTF-8 ({error.reason} at byte {error.start + 1})"
-    try:
+    value = _scanned(text)
+    if value is not _NOT_SCANNED:
+        if _SURROGATE_ESCAPE.search(line) and _lone_surrogate(value):
+            return None, "holds an unpaired surrogate escape (U+D800 to U+DFFF), which is not text"
+        return value, None
+    try:  # what the scanner refused, read again for json.loads's message
         value = json.loads(text)
     except json.JSONDecodeError as error:
         return None, f"not valid JSON ({error.msg} at column {error.colno})"
@@ -330,6 +354,19 @@ def read_jsonl_lines(path: str | Path, parse: Callable[..., T]) -> tuple[list[tu
     return records, problems
 
 
+def _line_encoder() -> Callable[[Any], str]:
+    """``json.dumps(value, ensure_ascii=False)`` as one function for many values: the C encoder that
+    ``JSONEncoder.encode`` makes for each value (json.encoder, CPython 3.11), made once here."""
+    encoder = json.JSONEncoder(ensure_ascii=False)
+    make = json.encoder.c_make_encoder
+    if make is None:  # an interpreter without json's C part
+        return encoder.encode
+    chunks = make(
+        {}, encoder.default, json.encoder.encode_basestring, None, ": ", ", ", False, False, encoder.allow_nan
+    )
+    return lambda value: "".join(chunks(value, 0))
+
+
 def write_jsonl(path: str | Path, records: Iterable[Any]) -> int:
     """Write records (objects with ``to_dict`` or plain dicts) atomically, one per line; returns the count.
 
@@ -349,7 +386,7 @@ def write_jsonl(path: str | Path, records: Iterable[Any]) -> int:
         The records written.
     """
     count = 0
-    encode = json.JSONEncoder(ensure_ascii=False).encode
+    encode = _line_encoder()
     with atomic_writer(path) as stream:
         lines: list[str] = []
         for record in records:

@@ -45,6 +45,10 @@ _SEPARATORS = re.compile(r"[\s\-‐‑‒–—_/]+")
 _ASCII_SEPARATORS = re.compile(r"[\s\-_/]+")
 _ASCII_PUNCTUATION = re.compile(r"[^0-9a-z]+")  # after lower(): what str.isalnum() rejects in ASCII
 _ASCII_DELETIONS = dict.fromkeys(code for code in range(128) if not chr(code).isalnum() and chr(code) != " ")
+# ASCII and the CJK ideographs of _CJK (most Chinese names): NFKC, NFKD and casefold leave each ideograph as it is,
+# none is a combining mark or a blank, each is alphanumeric, so fold's ASCII path is right for these texts too
+_ASCII_OR_CJK = re.compile(r"[\x00-\x7f\u3400-\u9fff]*+")
+_ASCII_OR_CJK_PUNCTUATION = re.compile(r"[^0-9a-z\u3400-\u9fff]+")
 _DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 _CJK_NUMBER = re.compile(r"[零一二两三四五六七八九十]+(?=号线|号|线)")
 # English words for the generic endings of Chinese station names, so that the
@@ -75,6 +79,11 @@ def fold(text: str, *, keep_spaces: bool = False) -> str:
     >>> fold("Conca d'Oro", keep_spaces=True)
     'conca doro'
     """
+    return _fold(text, keep_spaces)
+
+
+def _fold(text: str, keep_spaces: bool) -> str:
+    """:func:`fold` without its cache (for the keys of a name, cached themselves)."""
     if text.isascii():  # most names: normalization changes nothing and the filter runs in C
         text = text.lower()
         if keep_spaces:
@@ -82,6 +91,11 @@ def fold(text: str, *, keep_spaces: bool = False) -> str:
             # place leaves what joining the words without it gives (a word of punctuation alone, two spaces)
             return _ASCII_SEPARATORS.sub(" ", text).translate(_ASCII_DELETIONS).strip()
         return _ASCII_PUNCTUATION.sub("", text)
+    if _ASCII_OR_CJK.fullmatch(text) is not None:  # Chinese names: the same, the ideographs kept
+        text = text.lower()
+        if keep_spaces:
+            return _ASCII_SEPARATORS.sub(" ", text).translate(_ASCII_DELETIONS).strip()
+        return _ASCII_OR_CJK_PUNCTUATION.sub("", text)
     return _fold_unicode(text, keep_spaces)
 
 
@@ -252,10 +266,12 @@ def romanize(name: str) -> tuple[str, ...]:
     ('lu ting lu', 'lu ting road')
     """
     forms = (_pinyin(text) + english for text, english in _romanized_parts(name))
-    return tuple(dict.fromkeys(fold(form, keep_spaces=True) for form in forms))
+    return tuple(dict.fromkeys(_fold(form, True) for form in forms))
 
 
 def _strip_station_suffix(spaced: str) -> str:
+    if "st" not in spaced and "站" not in spaced:  # no suffix can be there: most names, told in C
+        return spaced.strip() or spaced
     stripped = _STATION_SUFFIX.sub("", spaced).strip()
     return stripped or spaced
 
@@ -273,13 +289,13 @@ def station_keys(name: str) -> tuple[str, ...]:
     >>> station_keys("Xizhimen Station")
     ('xizhimen',)
     """
-    spaced = fold(name, keep_spaces=True)
-    keys = [fold(_strip_station_suffix(spaced))]
-    if has_cjk(name):
-        keys.extend(fold(_strip_station_suffix(form)) for form in romanize(name))
-    elif "v" in keys[0]:
-        keys.append(keys[0].replace("v", "u"))  # pinyin typed with v for ü (Lvting = 绿汀)
-    return tuple(dict.fromkeys(key for key in keys if key))
+    key = _fold(_strip_station_suffix(_fold(name, True)), False)
+    if _CJK.search(name) is not None:
+        keys = [key, *(_fold(_strip_station_suffix(form), False) for form in romanize(name))]
+        return tuple(dict.fromkeys(key for key in keys if key))
+    if "v" in key:
+        return (key, key.replace("v", "u"))  # pinyin typed with v for ü (Lvting = 绿汀)
+    return (key,) if key else ()
 
 
 def _cjk_number(match: re.Match[str]) -> str:

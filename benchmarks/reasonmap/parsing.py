@@ -120,6 +120,7 @@ _NUMBER_WORDS = {
 } | {"no": 0, "none": 0}
 _MAX_COUNT_DIGITS = 9
 _new_section = record_builder(ParsedSection)  # ParsedSection(*fields), made once per section read
+_new_answer = record_builder(ParsedAnswer)
 _MAX_LIST_LINES = 10 * MAX_VIA_STOPS
 
 # States of a via-stop list that may go on over the following lines.
@@ -224,7 +225,7 @@ def read_answer(text: str, long: bool, template: str | None) -> ParsedAnswer | I
         if not saw_field and mentions_refusal(answer):
             return Invalid("refusal", refusal=True)
         return Invalid("no route section")
-    return ParsedAnswer(tuple(found))
+    return _new_answer(tuple(found))
 
 
 def _last_answer_block(text: str) -> str:
@@ -287,21 +288,36 @@ def _whole_sections(text: str, edge: str, long: bool, template: str | None) -> l
     the form answers take. Python runs per section here, not per field line.
     """
     sections = []
-    text = "\n" + text
-    for match in _SECTIONS.finditer(text):
+    for match in _SECTIONS.finditer("\n" + text):
         found = match.lastindex
         if found is None:  # a section break: the section before it is kept already
             continue
         if found == _LONE_FIELD:
             return None
         route, departure, arrival, count, via = match.group(1, 2, 3, 4, 5)
-        route, departure, arrival = _clean(route, edge), _clean(departure, edge), _clean(arrival, edge)
+        # _clean's common case inline (a value without quotes, bold marks or a full stop): once per field
+        route, departure, arrival = route.strip(edge), departure.strip(edge), arrival.strip(edge)
+        if not (route and departure and arrival):
+            return None
+        if route[-1] in _TRAILING or route[0] in _QUOTES or "**" in route or "__" in route:
+            route = _clean(route, edge)
+        if departure[-1] in _TRAILING or departure[0] in _QUOTES or "**" in departure or "__" in departure:
+            departure = _clean(departure, edge)
+        if arrival[-1] in _TRAILING or arrival[0] in _QUOTES or "**" in arrival or "__" in arrival:
+            arrival = _clean(arrival, edge)
         if not (route and departure and arrival):
             return None
         if count is not None:
             count = _clean(count, edge)
             if not count:
                 return None
+        elif via is None and not long:  # _section's short case inline
+            if "(" in departure or "（" in departure:
+                departure = strip_annotations(departure)
+            if "(" in arrival or "（" in arrival:
+                arrival = strip_annotations(arrival)
+            sections.append(_new_section(route, departure, arrival, None, None))
+            continue
         stops = None
         if via is not None:
             stops = []

@@ -78,12 +78,36 @@ def segment_from_dict(segment: Any, *, where: str = "segment") -> Segment:
     count = segment.get("num_via_stops", len(via))
     if count != len(via):
         raise InvalidRecord(f"{where}: num_via_stops is {count!r} but via_stops lists {len(via)}")
-    return Segment(
+    return _new_segment(
         field_of(segment, "route_name", str, where),
         field_of(segment, "departure_stop", str, where),
         field_of(segment, "arrival_stop", str, where),
         tuple(via),
     )
+
+
+_new_segment = record_builder(Segment)  # Segment(*fields), made for each segment of each question read
+
+
+def _plain_segment(segment: Any) -> Segment | None:
+    """:func:`segment_from_dict` of a segment as JSON gives it (every field of its exact type), checked in one
+    look, without the text naming where it is; ``None`` for any other, which :func:`segment_from_dict` reads."""
+    if segment.__class__ is not dict:
+        return None
+    via, route, departure, arrival = (segment.get(name) for name in _SEGMENT_FIELDS)
+    if (
+        via.__class__ is list
+        and route.__class__ is str
+        and departure.__class__ is str
+        and arrival.__class__ is str
+        and all(stop.__class__ is str for stop in via)
+        and segment.get("num_via_stops", len(via)) == len(via)
+    ):
+        return _new_segment(route, departure, arrival, tuple(via))
+    return None
+
+
+_SEGMENT_FIELDS = ("via_stops", "route_name", "departure_stop", "arrival_stop")
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,28 +186,35 @@ class Question:
             if not isinstance(route, list) or not route:
                 raise InvalidRecord(f"{where}: routes[{name!r}] must be a non-empty list of segments")
             parsed_routes.append(
-                tuple(segment_from_dict(s, where=f"{where}, routes[{name!r}][{i}]") for i, s in enumerate(route))
+                tuple(
+                    _plain_segment(s) or segment_from_dict(s, where=f"{where}, routes[{name!r}][{i}]")
+                    for i, s in enumerate(route)
+                )
             )
-        return cls(
-            id=str(field_of(record, "id", (str, int), where)),
-            country=field_of(record, "country", str, where),
-            city=field_of(record, "city", str, where),
-            station_1=field_of(record, "station_1", str, where),
-            station_2=field_of(record, "station_2", str, where),
-            question_short=field_of(record, "question_short", str, where),
-            question_long=field_of(record, "question_long", str, where),
-            long_template=_choice(record, "long_template", LONG_TEMPLATES, where),
-            routes=tuple(parsed_routes),
-            difficulty_question=_choice(record, "difficulty_question", DIFFICULTIES, where),
-            difficulty_city=_choice(record, "difficulty_city", DIFFICULTIES, where),
-            city_line_count=field_of(record, "city_line_count", int, where),
-            city_transfer_count=field_of(record, "city_transfer_count", int, where),
-            question_transfer_count=field_of(record, "question_transfer_count", int, where),
+        build = _new_question if cls is Question else cls  # a subclass gets its own __init__
+        return build(
+            str(field_of(record, "id", (str, int), where)),
+            field_of(record, "country", str, where),
+            field_of(record, "city", str, where),
+            field_of(record, "station_1", str, where),
+            field_of(record, "station_2", str, where),
+            field_of(record, "question_short", str, where),
+            field_of(record, "question_long", str, where),
+            _choice(record, "long_template", LONG_TEMPLATES, where),
+            tuple(parsed_routes),
+            _choice(record, "difficulty_question", DIFFICULTIES, where),
+            _choice(record, "difficulty_city", DIFFICULTIES, where),
+            field_of(record, "city_line_count", int, where),
+            field_of(record, "city_transfer_count", int, where),
+            field_of(record, "question_transfer_count", int, where),
         )
 
     def text(self, kind: Kind) -> str:
         """The question text asked for ``kind``."""
         return self.question_short if kind == "short" else self.question_long
+
+
+_new_question = record_builder(Question)  # Question(*fields), in the order of its fields
 
 
 def _route_number(name: str) -> tuple[int, str]:
@@ -224,6 +255,20 @@ class Prediction:
 
     @classmethod
     def from_dict(cls, record: Any, *, where: str = "prediction") -> Prediction:
+        if cls is Prediction and record.__class__ is dict:  # a row as JSON gives it: every field checked at once
+            identifier, model, response = record.get("id"), record.get("model"), record.get("response")
+            kind, tokens, repeat = record.get("question"), record.get("tokens"), record.get("repeat", 0)
+            if (
+                identifier.__class__ is str
+                and model.__class__ is str
+                and response.__class__ is str
+                and (kind == "short" or kind == "long")
+                and kind.__class__ is str
+                and (tokens is None or tokens.__class__ is int and tokens >= 0)
+                and repeat.__class__ is int
+                and repeat >= 0
+            ):
+                return _new_prediction(identifier, model, kind, response, tokens, repeat)
         identifier, model, response, tokens = answer_fields(record, where)
         kind = _choice(record, "question", KINDS, where)
         build = _new_prediction if cls is Prediction else cls  # a subclass gets its own __init__

@@ -9,7 +9,7 @@ import pytest
 
 from baselines.solvers import run_solver
 from benchmarks.errors import InvalidRecord
-from benchmarks.jsonl import first_record, read_jsonl
+from benchmarks.jsonl import decode_line, first_record, read_jsonl, write_jsonl
 from benchmarks.reasonmap.generate import generate_questions
 from graphkit.cities import city_graph
 from reasonmap.cli import main
@@ -52,6 +52,51 @@ def test_lone_surrogates_and_deep_nesting_are_reported_per_line(tmp_path):
         (2, "holds an unpaired surrogate escape"),
         (4, "nested too deeply to read"),
     ]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        b'{"id": 1, "response": "x"}\n',
+        b'  \t{"id": 1}  \r\n',  # blanks around the value
+        b"[1, 2.5e3, null, true]",
+        b'"text"\n',
+        b'{"a": NaN, "b": -Infinity}',  # json.loads reads these too
+        b'{"id": 1} {"id": 2}\n',  # extra data
+        b'{"id": 1}\n\n x',
+        b'\xef\xbb\xbf{"id": 1}',  # a byte-order mark inside the line: json.loads refuses it
+        b'{"id": 1',  # unterminated
+        b'{"id": "a\x01b"}',  # a control character in a string
+        b"",
+        b" \n",
+        b"\x0c{}",  # a form feed is no JSON blank
+    ],
+)
+def test_a_line_decodes_as_json_loads_reads_it(line):
+    # decode_line skips json.loads's Python layers: its value and its refusal (the message json.loads gives)
+    # must stay json.loads's own, the expectation computed by json.loads here
+    try:
+        expected = (json.loads(line.decode("utf-8")), None)
+    except json.JSONDecodeError as error:
+        expected = (None, f"not valid JSON ({error.msg} at column {error.colno})")
+    value, why = decode_line(line)
+    assert (value, why) == expected or (why is None and json.dumps(value) == json.dumps(expected[0]))
+
+
+def test_each_written_line_is_json_dumps_of_its_record(tmp_path):
+    # write_jsonl keeps one C encoder for every line: each line must stay what json.dumps writes alone
+    records = [
+        {"id": "q1", "score": 12.5, "parts": [1, 2.0, None, True], "name": '西直门站 «x» \u2028 \\ "q"'},
+        {"nested": {"a": {"b": [float("inf"), -0.0, 1e-300]}}, "empty": {}, "list": []},
+        ["a list", 3],
+        "a lone string\n",
+        7,
+        None,
+        {"id": "q2", "nan": float("nan")},
+    ]
+    write_jsonl(tmp_path / "rows.jsonl", records)
+    lines = (tmp_path / "rows.jsonl").read_text(encoding="utf-8").split("\n")
+    assert lines == [json.dumps(record, ensure_ascii=False) for record in records] + [""]
 
 
 def test_a_bad_first_line_does_not_change_what_kind_of_file_it_is(tmp_path):

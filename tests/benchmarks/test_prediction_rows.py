@@ -3,6 +3,8 @@ answer_type); the expected rows are written out by hand."""
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
 import pytest
 
 from benchmarks.errors import InvalidRecord
@@ -40,3 +42,37 @@ def test_a_row_answering_another_type_is_refused_naming_the_types(kind, message)
     row = {"id": "q1", "model": "m", "question": "short", "response": "yes"}
     with pytest.raises(InvalidRecord, match=message):
         kind.from_dict(row, where="row 3")
+
+
+_ROW = {"id": "q1", "model": "m", "question": "long", "response": "Route: A", "tokens": 5}
+
+
+@pytest.mark.parametrize(
+    "row",
+    [
+        _ROW,
+        {**_ROW, "tokens": None, "repeat": 3},
+        {key: value for key, value in _ROW.items() if key != "tokens"},
+        {**_ROW, "id": 7},  # an integer id reads as its text
+        {**_ROW, "response": None},  # a failed call: an empty response
+        {**_ROW, "tokens": True},
+        {**_ROW, "tokens": -1},
+        {**_ROW, "repeat": False},
+        {**_ROW, "repeat": -2},
+        {**_ROW, "question": "medium"},
+        {**_ROW, "question": ["long"]},
+        {**_ROW, "model": 3},
+        {key: value for key, value in _ROW.items() if key != "response"},
+        {key: value for key, value in _ROW.items() if key != "model"},
+    ],
+)
+def test_a_route_row_reads_the_same_from_a_dict_as_from_any_mapping(row):
+    # a dict (what JSON gives) takes a one-look path, any other mapping the field-by-field checks: the same
+    # prediction, or the same refusal with the same message
+    def read(record):
+        try:
+            return Prediction.from_dict(record, where="p.jsonl:1")
+        except InvalidRecord as error:
+            return str(error)
+
+    assert read(dict(row)) == read(MappingProxyType(row))

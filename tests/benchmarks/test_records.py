@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
+from types import MappingProxyType
 
 import pytest
 
-from benchmarks.reasonmap.records import ParsedSection, Prediction, Verdict
+from benchmarks.errors import InvalidRecord
+from benchmarks.reasonmap.records import ParsedSection, Prediction, Question, Verdict
 from benchmarks.records import Invalid, record_builder
 
 
@@ -65,3 +67,39 @@ def test_only_frozen_slotted_records_without_a_post_init_get_a_builder():
             record_builder(cls)
     with pytest.raises(TypeError, match="__post_init__"):  # it would skip the check
         record_builder(Checked)
+
+
+_SEGMENT = {"route_name": "Line 1", "departure_stop": "A", "arrival_stop": "C", "via_stops": ["B"], "num_via_stops": 1}
+
+
+@pytest.mark.parametrize(
+    "segment",
+    [
+        _SEGMENT,
+        {key: value for key, value in _SEGMENT.items() if key != "num_via_stops"},
+        {**_SEGMENT, "num_via_stops": 1.0},  # equal to the list's length: taken
+        {**_SEGMENT, "num_via_stops": 2},
+        {**_SEGMENT, "num_via_stops": None},
+        {**_SEGMENT, "via_stops": ["B", 3]},
+        {**_SEGMENT, "via_stops": "B"},
+        {**_SEGMENT, "route_name": 1},
+        {key: value for key, value in _SEGMENT.items() if key != "arrival_stop"},
+        ["not", "an", "object"],
+    ],
+)
+def test_a_question_reads_the_same_from_dicts_as_from_any_mappings(segment):
+    # a question's segments as JSON gives them (dicts) are checked in one look, any other mapping field by
+    # field: the same question, or the same refusal naming the same segment
+    question = Question(
+        "q1", "x", "rome", "A", "C", "short?", "long?", "via_count", ((),), "easy", "easy", 1, 0, 0
+    ).to_dict()
+    question["routes"] = {"route_1": [segment]}
+
+    def read(routes):
+        try:
+            return Question.from_dict({**question, "routes": routes}, where="q.jsonl:1")
+        except InvalidRecord as error:
+            return str(error)
+
+    as_mapping = segment if not isinstance(segment, dict) else MappingProxyType(segment)
+    assert read({"route_1": [segment]}) == read({"route_1": [as_mapping]})

@@ -6,7 +6,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphkit.names import _fold_unicode, fold, has_cjk, line_keys, romanize, station_keys
+from graphkit.names import (
+    _STATION_SUFFIX,
+    _fold_unicode,
+    _strip_station_suffix,
+    fold,
+    has_cjk,
+    line_keys,
+    romanize,
+    station_keys,
+)
 
 _FULL_WIDTH = str.maketrans(
     "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz",
@@ -64,6 +73,39 @@ def test_fold_keeping_spaces_collapses_separators(words):
 def test_the_ascii_fast_path_folds_as_the_unicode_path_does(text, keep_spaces):
     # every ASCII character, controls and separators included: the regex path must agree with the per-character one
     assert fold(text, keep_spaces=keep_spaces) == _fold_unicode(text, keep_spaces)
+
+
+_IDEOGRAPHS = "".join(map(chr, [*range(0x3400, 0x4DC0), *range(0x4E00, 0xA000)]))
+
+
+@given(
+    st.text(alphabet=st.characters(max_codepoint=127) | st.sampled_from("西直门站号线路一十二（）·　"), max_size=30),
+    st.booleans(),
+)
+@settings(max_examples=300, deadline=None)
+def test_the_ascii_and_cjk_fast_path_folds_as_the_unicode_path_does(text, keep_spaces):
+    # ASCII mixed with ideographs takes the regex path; anything else (full-width brackets, a middle dot, an
+    # ideographic space) the per-character one: both must agree
+    assert fold(text, keep_spaces=keep_spaces) == _fold_unicode(text, keep_spaces)
+
+
+@pytest.mark.parametrize("keep_spaces", [False, True])
+def test_every_ideograph_of_the_fast_path_folds_to_itself(keep_spaces):
+    # what the fast path assumes of each ideograph (no normalization, case or combining change; alphanumeric;
+    # no blank), checked against the per-character path for this Python's Unicode, in one text and one by one
+    assert _fold_unicode(_IDEOGRAPHS, keep_spaces) == _IDEOGRAPHS
+    assert fold.__wrapped__(_IDEOGRAPHS, keep_spaces=keep_spaces) == _IDEOGRAPHS
+    assert all(
+        _fold_unicode(f"a-{ch}. B", keep_spaces) == fold.__wrapped__(f"a-{ch}. B", keep_spaces=keep_spaces)
+        for ch in _IDEOGRAPHS[::97]
+    )
+
+
+@given(st.text(alphabet="stationSTN.站 \n\tx", max_size=16))
+@settings(max_examples=300, deadline=None)
+def test_the_station_suffix_is_stripped_as_its_pattern_says(text):
+    # _strip_station_suffix looks for "st" or "站" before it runs its pattern: never another result
+    assert _strip_station_suffix(text) == (_STATION_SUFFIX.sub("", text).strip() or text)
 
 
 def test_has_cjk():
