@@ -97,6 +97,13 @@ def _messages(content: Any) -> tuple[dict[str, Any], ...]:
     return ({"role": "user", "content": content},)
 
 
+def _embedded_graph(question: Any) -> TransitGraph:
+    """The graph of ``question``'s city, from the embedded data (:func:`build_requests`'s default)."""
+    from graphkit.cities import city_graph
+
+    return city_graph(question.city)
+
+
 def build_requests(
     questions: Iterable[Any],
     *,
@@ -161,12 +168,7 @@ def build_requests(
     check_choice(mode, task.modes, what=f"{task.name} prompt mode")
     if mode == "full" and maps is None:
         raise ValueError("mode 'full' needs the folder of map images (maps=...; the toolkit ships none)")
-    if graph_for is None:
-        from graphkit.cities import city_graph
-
-        def graph_for(question: Any) -> TransitGraph:
-            return city_graph(question.city)
-
+    graph_for = _embedded_graph if graph_for is None else graph_for
     requests: list[Request] = []
     for question in questions:
         prompts = task.prompts(question)

@@ -312,18 +312,7 @@ def grouped_intervals(
         of = {str(answer.id): str(map_of(answer)) for group in groups for answer in group}  # type: ignore[misc]
         maps = [of[name] for name in tally.names]
         weights["map"] = resampling_weights(tally.names, resamples=resamples, seed=seed, maps=maps)
-    # the groups over one set of questions, and one clustering, share its weights
-    by_questions: dict[tuple[str, bytes], list[int]] = {}
-    for index, size in enumerate(tally.sizes.tolist()):
-        if size:
-            start = int(tally.first[index])
-            key = (clusters[index], tally.questions[start : start + size].tobytes())
-            by_questions.setdefault(key, []).append(index)
-    # the sets of one shape (clustering, groups sharing the set, questions) are one batch of matrix products
-    batches: dict[tuple[str, int, int], list[list[int]]] = {}
-    for (chosen_cluster, _), chosen in by_questions.items():
-        batches.setdefault((chosen_cluster, len(chosen), int(tally.sizes[chosen[0]])), []).append(chosen)
-    for (chosen_cluster, sharing, size), batch in batches.items():
+    for (chosen_cluster, sharing, size), batch in _batches(tally, clusters).items():
         if size == 1:  # one question: no interval, nothing to resample
             for group in (group for chosen in batch for group in chosen):
                 row = int(tally.first[group])
@@ -339,6 +328,22 @@ def grouped_intervals(
 #: the questions' weights one batch of :func:`_resampled` gathers at most (rows of resamples): its temporaries
 #: stay a few megabytes, fresh memory the kernel need not map for each
 _BATCH_ROWS = 256
+
+
+def _batches(tally: _Tally, clusters: Sequence[str]) -> dict[tuple[str, int, int], list[list[int]]]:
+    """The groups of :func:`grouped_intervals` that share weights, batched by (clustering, groups, questions)."""
+    # the groups over one set of questions, and one clustering, share its weights
+    by_questions: dict[tuple[str, bytes], list[int]] = {}
+    for index, size in enumerate(tally.sizes.tolist()):
+        if size:
+            start = int(tally.first[index])
+            key = (clusters[index], tally.questions[start : start + size].tobytes())
+            by_questions.setdefault(key, []).append(index)
+    # the sets of one shape (clustering, groups sharing the set, questions) are one batch of matrix products
+    batches: dict[tuple[str, int, int], list[list[int]]] = {}
+    for (chosen_cluster, _), chosen in by_questions.items():
+        batches.setdefault((chosen_cluster, len(chosen), int(tally.sizes[chosen[0]])), []).append(chosen)
+    return batches
 
 
 def _resampled(

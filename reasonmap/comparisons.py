@@ -278,18 +278,50 @@ def compare_runs(
         headline metric, as :func:`benchmarks.compare_scored` gives them) and what was joined, partial,
         unpaired or skipped (JSON-ready).
     """
-    from benchmarks.intervals import CLUSTERS, interval_method
+    _check_compare(b, models, modes, resamples, permutations, seed, cluster)
+    parts_a = read_run(a)
+    parts_b = parts_a if b is None else read_run(b)
+    sides = pair_sides(parts_a, parts_b, models=models, modes=modes)
+    used = list({id(part): part for side in sides for part in (side[0].part, side[1].part)}.values())
+    partial = refuse_incomplete(used, allow=allow_partial, command="compare")
+    differences = _differences(sides, join)
+    given = dict(resamples=resamples, permutations=permutations, seed=seed, level=level, cluster=cluster)
+    rows, problems = _compared_rows(sides, given)
+    return {
+        "a": str(a),
+        "b": str(a if b is None else b),
+        "models": list(models) if models else None,
+        "modes": list(modes) if modes else None,
+        "joined": sorted(set(differences)),
+        "partial": partial,
+        "unpaired": _unpaired(sides) if models is None else [],
+        "method": _method(**given),
+        "comparisons": rows,
+        "skipped_records": problems,
+    }
+
+
+def _check_compare(
+    b: str | Path | None,
+    models: tuple[str, str] | None,
+    modes: tuple[str, str] | None,
+    resamples: int,
+    permutations: int,
+    seed: int,
+    cluster: str,
+) -> None:
+    """Refuse :func:`compare_runs`'s arguments out of bounds, one line naming the option."""
+    from benchmarks.intervals import CLUSTERS
 
     if b is None and models is None and modes is None:
         raise RunError("compare needs two runs, or one run with --models A B or --modes A,B")
     check_resampling(resamples, seed)
     if permutations < 1 or cluster not in CLUSTERS:
         raise RunError(f"--permutations {permutations} (at least 1) or --cluster {cluster!r} ({', '.join(CLUSTERS)})")
-    parts_a = read_run(a)
-    parts_b = parts_a if b is None else read_run(b)
-    sides = pair_sides(parts_a, parts_b, models=models, modes=modes)
-    used = list({id(part): part for side in sides for part in (side[0].part, side[1].part)}.values())
-    partial = refuse_incomplete(used, allow=allow_partial, command="compare")
+
+
+def _differences(sides: Sequence[tuple[Side, Side]], join: bool) -> list[str]:
+    """Why each pair of ``sides`` is over different questions or settings; refused unless ``join``."""
     differences = []
     for first, second in sides:
         why = difference(first.part, second.part)
@@ -301,33 +333,33 @@ def compare_runs(
                 " pass --join to compare over the questions both answered"
             )
         differences.append(f"{first.part.label} and {second.part.label}: {why}")
+    return differences
+
+
+def _compared_rows(sides: Sequence[tuple[Side, Side]], given: Mapping[str, Any]) -> tuple[list[Any], list[str]]:
+    """The comparison rows of every pair of ``sides`` and the records skipped reading them."""
     cache: dict[Path, list[Mapping[str, Any]]] = {}
     problems: list[str] = []
     rows = []
-    given = dict(resamples=resamples, permutations=permutations, seed=seed, level=level, cluster=cluster)
     for first, second in sides:
         rows_a, rows_b = _rows(first.part, cache, problems), _rows(second.part, cache, problems)
         rows.extend(_compare_pair(first, second, rows_a, rows_b, **given))
+    return rows, problems
+
+
+def _method(*, resamples: int, permutations: int, seed: int, level: float, cluster: str) -> dict[str, Any]:
+    """The comparison record's ``method``: how the intervals and the tests were drawn."""
+    from benchmarks.intervals import interval_method
+
     return {
-        "a": str(a),
-        "b": str(a if b is None else b),
-        "models": list(models) if models else None,
-        "modes": list(modes) if modes else None,
-        "joined": sorted(set(differences)),
-        "partial": partial,
-        "unpaired": _unpaired(sides) if models is None else [],
-        "method": {
-            "interval": f"paired {interval_method(cluster=cluster)['method']}, percentile",
-            "cluster": cluster,
-            "unit": interval_method(cluster=cluster)["unit"],
-            "resamples": resamples,
-            "seed": seed,
-            "level": level,
-            "mcnemar": "exact, two-sided, on the discordant pairs",
-            "permutation": f"paired sign flips per question, two-sided, {permutations} drawn (exact when fewer)",
-        },
-        "comparisons": rows,
-        "skipped_records": problems,
+        "interval": f"paired {interval_method(cluster=cluster)['method']}, percentile",
+        "cluster": cluster,
+        "unit": interval_method(cluster=cluster)["unit"],
+        "resamples": resamples,
+        "seed": seed,
+        "level": level,
+        "mcnemar": "exact, two-sided, on the discordant pairs",
+        "permutation": f"paired sign flips per question, two-sided, {permutations} drawn (exact when fewer)",
     }
 
 

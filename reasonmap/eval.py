@@ -336,6 +336,34 @@ class _Asked:
     answered: bool
 
 
+def _announce(settings: EvalSettings, out: str | Path, log: Callable[[str], None], progress: bool) -> None:
+    """Log what the run asks, and the settings that may not do what was meant."""
+    if progress:
+        log(f"eval: {settings.name} on {', '.join(settings.tasks)} in {', '.join(settings.modes)}; outputs in {out}/")
+    if isinstance(settings.pixel_budget, tuple) and "full" not in settings.modes:
+        log(f"eval: --pixel-budget lists {len(settings.pixel_budget)} budgets, but only the full mode sends a map")
+    if settings.repeats > 1 and settings.temperature is None:  # said even when quiet: the answers may not differ
+        log(f"eval: {settings.repeats} answers per request at the server's default temperature (--temperature: set it)")
+
+
+def _write_sweep(
+    out: Path,
+    settings: EvalSettings,
+    results: Sequence[Mapping[str, Any]],
+    intervals: Mapping[tuple[str, int], Mapping[str, Any]],
+) -> tuple[Path, ...]:
+    """Write the files of a pixel-budget sweep (:data:`RESOLUTION_FILES`); returns their paths."""
+    from benchmarks.metrics import headline
+    from benchmarks.tasks import get_task
+    from reasonmap.pixel_sweep import write_resolution
+
+    accuracies = {  # each task's headline shares (its accuracies), as results.md shows them
+        task: [(spec.label, spec.name) for spec in headline(get_task(task).metrics) if spec.is_share]
+        for task in settings.tasks
+    }
+    return tuple(write_resolution(out, results, intervals, accuracies))
+
+
 def _run_locked(
     settings: EvalSettings,
     files: Mapping[str, Path],
@@ -348,12 +376,7 @@ def _run_locked(
 ) -> EvalResult:
     """:func:`run_eval`, once this process holds the folder's lock."""
     progress = bool(client.get("progress", True))
-    if progress:
-        log(f"eval: {settings.name} on {', '.join(settings.tasks)} in {', '.join(settings.modes)}; outputs in {out}/")
-    if isinstance(settings.pixel_budget, tuple) and "full" not in settings.modes:
-        log(f"eval: --pixel-budget lists {len(settings.pixel_budget)} budgets, but only the full mode sends a map")
-    if settings.repeats > 1 and settings.temperature is None:  # said even when quiet: the answers may not differ
-        log(f"eval: {settings.repeats} answers per request at the server's default temperature (--temperature: set it)")
+    _announce(settings, out, log, progress)
     from benchmarks.manifests import MANIFEST, begin_outputs, record_outputs, write_manifest
     from benchmarks.provenance import input_entry, versions
     from benchmarks.summaries import write_summary, write_text
@@ -417,14 +440,7 @@ def _run_locked(
         write_text(out / "results.md", results_markdown(record)),
     )
     if isinstance(settings.pixel_budget, tuple) and "full" in settings.modes:
-        from benchmarks.metrics import headline
-        from reasonmap.pixel_sweep import write_resolution
-
-        accuracies = {  # each task's headline shares (its accuracies), as results.md shows them
-            task: [(spec.label, spec.name) for spec in headline(get_task(task).metrics) if spec.is_share]
-            for task in settings.tasks
-        }
-        files_written += tuple(write_resolution(out, results, intervals, accuracies))
+        files_written += _write_sweep(out, settings, results, intervals)
     write_manifest(manifest, [*written, *files_written], "eval")
     return EvalResult(tuple(results), files_written, tuple(problems))
 

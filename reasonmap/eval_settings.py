@@ -208,7 +208,15 @@ def eval_settings(
     ValueError
         An unknown task; the message lists the known ones.
     """
-    from benchmarks.provenance import file_sha256
+    given = dict(locals())  # the arguments, named as the settings' fields
+    tasks, files, generated = _checked_tasks(tasks, questions, modes, limit)
+    return _settings(given, tasks, files, generated), files
+
+
+def _checked_tasks(
+    tasks: Sequence[str] | None, questions: Sequence[str | Path], modes: Sequence[str], limit: int | None
+) -> tuple[tuple[str, ...], dict[str, Path], list[str]]:
+    """The tasks, their question files and the tasks generated, checked with the modes and ``limit``."""
     from benchmarks.tasks import get_task, task_names
 
     if tasks is not None:
@@ -232,24 +240,28 @@ def eval_settings(
             raise EvalError(str(error)) from None
     if limit is not None and limit < 1:
         raise EvalError(f"--limit must be at least 1, got {limit}")
-    settings = EvalSettings(
-        endpoint=_endpoint_without_key(endpoint),
-        model=model,
-        name=name or model,
-        tasks=tasks,
-        modes=tuple(modes),
-        split=split if generated else None,
-        questions=tuple({"task": task, "file": path.name, "sha256": file_sha256(path)} for task, path in files.items()),
-        maps=str(Path(maps).resolve()) if maps else None,
-        metro_dir=str(Path(metro_dir).resolve()) if metro_dir else None,
-        limit=limit,
-        seed=seed,
-        temperature=temperature,
-        max_tokens=max_tokens,
-        pixel_budget=pixel_budget,
-        textualization=textualization,
-        alias_strategy=alias_strategy,
-        require_maps=require_maps,
-        repeats=repeats,
+    return tasks, files, generated
+
+
+def _settings(
+    given: dict[str, Any], tasks: tuple[str, ...], files: dict[str, Path], generated: list[str]
+) -> EvalSettings:
+    """The settings of :func:`eval_settings`'s arguments ``given``, normalized."""
+    from benchmarks.provenance import file_sha256
+
+    maps, metro_dir = given["maps"], given["metro_dir"]
+    return EvalSettings(
+        **{
+            **given,
+            "endpoint": _endpoint_without_key(given["endpoint"]),
+            "name": given["name"] or given["model"],
+            "tasks": tasks,
+            "modes": tuple(given["modes"]),
+            "split": given["split"] if generated else None,
+            "questions": tuple(
+                {"task": task, "file": path.name, "sha256": file_sha256(path)} for task, path in files.items()
+            ),
+            "maps": str(Path(maps).resolve()) if maps else None,
+            "metro_dir": str(Path(metro_dir).resolve()) if metro_dir else None,
+        }
     )
-    return settings, files

@@ -89,6 +89,40 @@ def _model_cells(parts: Sequence[RunPart]) -> dict[tuple[str, str, str | None], 
     return cells
 
 
+def _joined(parts: Sequence[RunPart], join: bool) -> list[str]:
+    """How each part differs from its task's first part (questions, settings); refused unless ``join``."""
+    joined = []
+    first_of: dict[str, RunPart] = {}
+    for part in parts:
+        reference = first_of.setdefault(part.task, part)
+        why = difference(reference, part)
+        if why is None:
+            continue
+        if not join:
+            raise RunError(
+                f"{reference.run} {reference.label} and {part.run} {part.label}: {why};"
+                " pass --join to put them in one table"
+            )
+        joined.append(f"{reference.run} {reference.label} and {part.run} {part.label}: {why}")
+    return joined
+
+
+def _interval_method(parts: Sequence[RunPart], cluster: str) -> dict[str, Any] | None:
+    """The first part's recorded interval method, for ``cluster`` (``None``: no part records one)."""
+    method = next(
+        (part.summary["interval_method"] for part in parts if isinstance(part.summary.get("interval_method"), dict)),
+        None,
+    )
+    if method is not None and method.get("cluster", "question") != cluster:
+        from benchmarks.intervals import interval_method
+
+        method = interval_method(
+            resamples=method.get("resamples", 2000), seed=method.get("seed", 0), level=method.get("level", 0.95),
+            cluster=cluster,
+        )  # fmt: skip
+    return method
+
+
 def build_leaderboard(
     runs: Sequence[str | Path],
     *,
@@ -135,19 +169,7 @@ def build_leaderboard(
         raise RunError("leaderboard needs at least one run folder")
     parts = [part for run in runs for part in read_run(run)]
     partial = refuse_incomplete(parts, allow=allow_partial, command="rank")
-    joined = []
-    first_of: dict[str, RunPart] = {}
-    for part in parts:
-        reference = first_of.setdefault(part.task, part)
-        why = difference(reference, part)
-        if why is None:
-            continue
-        if not join:
-            raise RunError(
-                f"{reference.run} {reference.label} and {part.run} {part.label}: {why};"
-                " pass --join to put them in one table"
-            )
-        joined.append(f"{reference.run} {reference.label} and {part.run} {part.label}: {why}")
+    joined = _joined(parts, join)
     cells = {key: (part, _clustered(part.summary, row, cluster)) for key, (part, row) in _model_cells(parts).items()}
     try:
         table = leaderboard_table(
@@ -165,17 +187,7 @@ def build_leaderboard(
             )
         }
     )
-    method = next(
-        (part.summary["interval_method"] for part in parts if isinstance(part.summary.get("interval_method"), dict)),
-        None,
-    )
-    if method is not None and method.get("cluster", "question") != cluster:
-        from benchmarks.intervals import interval_method
-
-        method = interval_method(
-            resamples=method.get("resamples", 2000), seed=method.get("seed", 0), level=method.get("level", 0.95),
-            cluster=cluster,
-        )  # fmt: skip
+    method = _interval_method(parts, cluster)
     return {
         "runs": [str(run) for run in runs],
         **table,

@@ -289,6 +289,30 @@ def _write_result(folder: Path, result: SynthResult) -> None:
         _write_text(maps / name / f"{result.city}.truth.json", truth)
 
 
+def _manifest(count: int, options: SynthOptions, networks: list[dict[str, Any]], swept: list[str]) -> dict[str, Any]:
+    """The manifest of :func:`build_synthetic_set`: ``count``, the options asked, the networks and the sweep."""
+    asked = asdict(options)
+    for name, default in (
+        ("probes", False),
+        ("label_scale", 1.0),
+        ("colour_distance", None),
+        ("crossings", None),
+        ("sweep", None),
+    ):
+        if asked[name] == default:  # a set without them keeps the manifest it always had
+            del asked[name]
+    manifest = {"count": count, "options": asked, "networks": networks}
+    if options.sweep is not None:
+        knob, values = options.sweep
+        manifest["sweep"] = {
+            "knob": knob,
+            "values": list(values),
+            "maps": [f"maps/{name}" for name in swept],
+            **({"probes": [f"probes/{name}.jsonl" for name in swept]} if options.probes else {}),
+        }
+    return manifest
+
+
 def build_synthetic_set(
     out: str | Path,
     count: int,
@@ -356,24 +380,6 @@ def build_synthetic_set(
     finally:
         if own:
             executor.close()
-    asked = asdict(options)
-    for name, default in (
-        ("probes", False),
-        ("label_scale", 1.0),
-        ("colour_distance", None),
-        ("crossings", None),
-        ("sweep", None),
-    ):
-        if asked[name] == default:  # a set without them keeps the manifest it always had
-            del asked[name]
-    manifest = {"count": count, "options": asked, "networks": networks}
-    if options.sweep is not None:
-        knob, values = options.sweep
-        manifest["sweep"] = {
-            "knob": knob,
-            "values": list(values),
-            "maps": [f"maps/{name}" for name in swept],
-            **({"probes": [f"probes/{name}.jsonl" for name in swept]} if options.probes else {}),
-        }
+    manifest = _manifest(count, options, networks, swept)
     _write_text(folder / "manifest.json", json.dumps(manifest, ensure_ascii=False, indent=1) + "\n")
     return manifest

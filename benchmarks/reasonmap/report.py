@@ -80,6 +80,33 @@ def _mean_of_column(spec: MetricSpec, values: list, rows: list[Verdict], weights
     return math.fsum(values) / len(values) if values else None
 
 
+def _grouped(
+    verdicts: Iterable[Verdict], questions: Mapping[str, Question]
+) -> tuple[
+    dict[str, dict[str, list[Verdict]]],
+    dict[str, dict[str, dict[str, list[Verdict]]]],
+    dict[str, dict[str, dict[str, list[Verdict]]]],
+    dict[str, dict[str, int]],
+    dict[str, str],
+]:
+    """The verdicts by model (and city, and difficulty pair) and kind; the failures; each city's difficulty."""
+    overall: dict[str, dict[str, list[Verdict]]] = defaultdict(lambda: defaultdict(list))
+    cities: dict[str, dict[str, dict[str, list[Verdict]]]] = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
+    pairs: dict[str, dict[str, dict[str, list[Verdict]]]] = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
+    failures: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    city_difficulty: dict[str, str] = {}
+    for verdict in verdicts:
+        question = questions[verdict.id]
+        city_difficulty.setdefault(question.city, question.difficulty_city)
+        overall[verdict.model][verdict.question].append(verdict)
+        cities[verdict.model][question.city][verdict.question].append(verdict)
+        pair = f"{question.difficulty_question}/{question.difficulty_city}"
+        pairs[verdict.model][pair][verdict.question].append(verdict)
+        if verdict.failure:
+            failures[verdict.model][verdict.failure] += 1
+    return overall, cities, pairs, failures, city_difficulty
+
+
 def summarize(
     verdicts: Iterable[Verdict],
     questions: Mapping[str, Question],
@@ -114,20 +141,7 @@ def summarize(
         city and per difficulty pair, the failures), ``interval_method``, ``clusters``, ``city_difficulty``,
         ``skipped_records``, ``inputs`` and ``versions``.
     """
-    overall: dict[str, dict[str, list[Verdict]]] = defaultdict(lambda: defaultdict(list))
-    cities: dict[str, dict[str, dict[str, list[Verdict]]]] = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
-    pairs: dict[str, dict[str, dict[str, list[Verdict]]]] = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
-    failures: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-    city_difficulty: dict[str, str] = {}
-    for verdict in verdicts:
-        question = questions[verdict.id]
-        city_difficulty.setdefault(question.city, question.difficulty_city)
-        overall[verdict.model][verdict.question].append(verdict)
-        cities[verdict.model][question.city][verdict.question].append(verdict)
-        pair = f"{question.difficulty_question}/{question.difficulty_city}"
-        pairs[verdict.model][pair][verdict.question].append(verdict)
-        if verdict.failure:
-            failures[verdict.model][verdict.failure] += 1
+    overall, cities, pairs, failures, city_difficulty = _grouped(verdicts, questions)
 
     # one bootstrap over each group's questions (a question's short and long answers are drawn together),
     # every group's at once once the rows are laid out: groups of one size share the draws

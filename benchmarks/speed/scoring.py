@@ -263,7 +263,8 @@ def build_predictions(
     return predictions, cases
 
 
-def main(argv=None) -> int:
+def _arguments(argv=None) -> argparse.Namespace:
+    """The command line's options, checked."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--answers", type=int, default=100_000, help="predictions to score (default 100,000)")
     parser.add_argument("--cities", default=",".join(TEST_CITIES), help="comma-separated cities (default: test split)")
@@ -274,6 +275,11 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if args.answers < 1 or args.distinct < 1 or args.repeat < 1:
         parser.error("--answers, --distinct and --repeat must be at least 1")
+    return args
+
+
+def main(argv=None) -> int:
+    args = _arguments(argv)
 
     started = time.perf_counter()
     graphs = {city: city_graph(city) for city in args.cities.split(",")}

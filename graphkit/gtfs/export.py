@@ -68,30 +68,12 @@ def _walks(topology: LineTopology, loop: bool) -> list[tuple[list[str], int]]:
     return walks
 
 
-def feed_bytes(graph: TransitGraph, *, agency: str = "ReasonMap toolkit") -> bytes:
-    """The network of ``graph`` as a zipped GTFS feed (the bytes of a ``.zip``), the same bytes every time.
-
-    Parameters
-    ----------
-    graph : TransitGraph
-        The network.
-    agency : str, optional
-        The agency's name in ``agency.txt``.
-
-    Returns
-    -------
-    bytes
-        The zip archive.
-    """
-    overlay = graph.overlay
-    loops = {loop.line for loop in overlay.loops} | {
-        line.name for line in graph.given_metro.lines if line.closes_on_itself
-    }
-    places = {place.station: place for place in overlay.places}
-    styles = {style.line: style for style in overlay.line_styles}
-    station_ids = {station: f"S{number + 1}" for number, station in enumerate(graph.stations)}
-    line_ids = {line: f"L{number + 1}" for number, line in enumerate(graph.lines)}
-    stops, routes, trips, stop_times, transfers = [], [], [], [], []
+def _stops(
+    graph: TransitGraph, station_ids: dict[str, str], line_ids: dict[str, str]
+) -> tuple[list[list[str]], list[list[str]]]:
+    """The rows of ``stops.txt`` (each station, then its platforms) and of ``transfers.txt``."""
+    places = {place.station: place for place in graph.overlay.places}
+    stops, transfers = [], []
     for number, station in enumerate(graph.stations):
         place = places.get(station)
         lat, lon = (
@@ -107,6 +89,19 @@ def feed_bytes(graph: TransitGraph, *, agency: str = "ReasonMap toolkit") -> byt
             for b in serving:
                 if a != b:
                     transfers.append([f"{sid}-{line_ids[a]}", f"{sid}-{line_ids[b]}", "2", "180"])
+    return stops, transfers
+
+
+def _routes(
+    graph: TransitGraph, station_ids: dict[str, str], line_ids: dict[str, str]
+) -> tuple[list[list[str]], list[list[str]], list[list[str]]]:
+    """The rows of ``routes.txt``, ``trips.txt`` and ``stop_times.txt``."""
+    overlay = graph.overlay
+    loops = {loop.line for loop in overlay.loops} | {
+        line.name for line in graph.given_metro.lines if line.closes_on_itself
+    }
+    styles = {style.line: style for style in overlay.line_styles}
+    routes, trips, stop_times = [], [], []
     for number, (line, topology) in enumerate(graph.lines.items()):
         style = styles.get(line)
         color = style.color.lstrip("#") if style else PALETTE[number % len(PALETTE)]
@@ -124,6 +119,28 @@ def feed_bytes(graph: TransitGraph, *, agency: str = "ReasonMap toolkit") -> byt
                         time = f"{minutes // 60:02d}:{minutes % 60:02d}:00"
                         stop = f"{station_ids[station]}-{line_ids[line]}"
                         stop_times.append([trip_id, time, time, stop, str(sequence)])
+    return routes, trips, stop_times
+
+
+def feed_bytes(graph: TransitGraph, *, agency: str = "ReasonMap toolkit") -> bytes:
+    """The network of ``graph`` as a zipped GTFS feed (the bytes of a ``.zip``), the same bytes every time.
+
+    Parameters
+    ----------
+    graph : TransitGraph
+        The network.
+    agency : str, optional
+        The agency's name in ``agency.txt``.
+
+    Returns
+    -------
+    bytes
+        The zip archive.
+    """
+    station_ids = {station: f"S{number + 1}" for number, station in enumerate(graph.stations)}
+    line_ids = {line: f"L{number + 1}" for number, line in enumerate(graph.lines)}
+    stops, transfers = _stops(graph, station_ids, line_ids)
+    routes, trips, stop_times = _routes(graph, station_ids, line_ids)
     files = {
         "agency.txt": _table(
             ["agency_name", "agency_url", "agency_timezone"], [[agency, "https://example.org", "UTC"]]
