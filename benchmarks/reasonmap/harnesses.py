@@ -143,39 +143,14 @@ def read_lmms_eval(
     path = Path(path)
     positions = positions or tuple(questions or ())
     checks = RowChecks(questions)
-    name = model or path.resolve().parent.name
     task = logged_task(path)
     task_kind = _TASK_KIND.search(task) if task else None
-    fallback = kind or (task_kind.group(1) if task_kind else None)
-    by_document, by_position, last = 0, 0, -1
-
-    def build(row: LmmsEvalRow, where: str) -> list[Prediction]:
-        nonlocal by_document, by_position, last
-        doc = row.doc
-        found = _kind(doc.get("kind"), fallback, where)
-        answers = row.responses(where)
-        if "id" in doc:  # up to 0.3 the row keeps its document
-            identifier = question_id(doc["id"], "doc.id", where)
-            by_document += 1
-        else:
-            position = row.position(where)
-            identifier = str(position)
-            if positions:
-                if position >= len(positions):
-                    raise _Unmatched(position)
-                identifier = positions[position]
-            by_position += 1
-            last = max(last, position)
-        checks.check(identifier, found, Logged(row.prompts, logged_fields(doc, ROUTE_FIELDS)), where)
-        tokens = row.tokens
-        return [
-            Prediction(identifier, name, found, answer, tokens if repeat == 0 else None, repeat)
-            for repeat, answer in enumerate(answers)
-        ]
-
+    mapper = _LmmsRows(
+        model or path.resolve().parent.name, kind or (task_kind.group(1) if task_kind else None), positions, checks
+    )
     raw, unreadable = read_lmms_eval_rows(path)
     try:
-        built, bad = collect_rows(raw, build, str(path))
+        built, bad = collect_rows(raw, mapper.build, str(path))
     except Mismatch as mismatch:
         raise InvalidRecord(str(mismatch)) from None
     except _Unmatched as unmatched:
@@ -185,11 +160,42 @@ def read_lmms_eval(
         ) from None
     predictions = [prediction for row in built for prediction in row]
     problems = sorted([*unreadable, *bad], key=lambda problem: problem.line)
-    how = _matched(by_document, by_position, last, len(positions))
+    how = _matched(mapper.by_document, mapper.by_position, mapper.last, len(positions))
     if how:
         how.extend(checks.said())
         problems.insert(0, Note(str(path), 0, "lmms-eval rows matched to questions: " + "; ".join(how)))
     return predictions, problems
+
+
+class _LmmsRows:
+    """Maps an lmms-eval log's rows onto route predictions, counting how each row found its question."""
+
+    def __init__(self, model: str, fallback: str | None, positions: Sequence[str], checks: RowChecks) -> None:
+        self.model, self.fallback, self.positions, self.checks = model, fallback, positions, checks
+        self.by_document, self.by_position, self.last = 0, 0, -1
+
+    def build(self, row: LmmsEvalRow, where: str) -> list[Prediction]:
+        doc = row.doc
+        found = _kind(doc.get("kind"), self.fallback, where)
+        answers = row.responses(where)
+        if "id" in doc:  # up to 0.3 the row keeps its document
+            identifier = question_id(doc["id"], "doc.id", where)
+            self.by_document += 1
+        else:
+            position = row.position(where)
+            identifier = str(position)
+            if self.positions:
+                if position >= len(self.positions):
+                    raise _Unmatched(position)
+                identifier = self.positions[position]
+            self.by_position += 1
+            self.last = max(self.last, position)
+        self.checks.check(identifier, found, Logged(row.prompts, logged_fields(doc, ROUTE_FIELDS)), where)
+        tokens = row.tokens
+        return [
+            Prediction(identifier, self.model, found, answer, tokens if repeat == 0 else None, repeat)
+            for repeat, answer in enumerate(answers)
+        ]
 
 
 def _matched(by_document: int, by_position: int, last: int, positions: int) -> list[str]:
