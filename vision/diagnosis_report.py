@@ -8,7 +8,7 @@ answer with :func:`vision.diagnose.diagnose`, and writes, atomically:
 - ``OUT`` (JSON Lines): one :class:`~vision.diagnose.Diagnosis` per prediction, in input order;
 - ``OUT.summary.json`` (``OUT`` without its suffix): :func:`summarize`'s counts and shares;
 - ``OUT.summary.md``: :func:`summary_markdown`'s tables;
-- with ``draw=DIR``: one PNG per wrong answer in ``DIR`` (:mod:`vision.route_drawing`; the manifest lists
+- with ``draw=DIR``: one PNG per wrong answer in ``DIR`` (:mod:`vision.diagnosis_drawings`; the manifest lists
   them), and in the summaries one drawn example per failure label (``examples``: label → the PNG, relative
   to the summaries).
 
@@ -547,7 +547,7 @@ def diagnose_files(
         Diagnose blocks of rows on its workers (:mod:`graphkit.executors`); ``graph_for`` must then
         be picklable, like :class:`OneNetwork`. The outputs are the same byte for byte.
     draw : str or Path, optional
-        A folder to draw every wrong answer in (:func:`vision.route_drawing.draw_diagnoses`), on the
+        A folder to draw every wrong answer in (:func:`vision.diagnosis_drawings.draw_diagnoses`), on the
         image ``images`` gives for its city (a path, or ``None``: drawn from the evidence alone).
     progress : bool
         Show a progress bar while drawing.
@@ -631,10 +631,10 @@ def _draw(
 
     from tqdm import tqdm
 
+    from vision.diagnosis_drawings import draw_diagnoses, drawing_name
     from vision.errors import EngineUnavailable
     from vision.fonts import find_font
     from vision.images import read_rgb
-    from vision.route_drawing import draw_diagnoses, drawing_name
 
     def image_for(city: str) -> Any:
         from PIL import Image
