@@ -8,7 +8,7 @@ answer with :func:`vision.diagnose.diagnose`, and writes, atomically:
 - ``OUT`` (JSON Lines): one :class:`~vision.diagnose.Diagnosis` per prediction, in input order;
 - ``OUT.summary.json`` (``OUT`` without its suffix): :func:`summarize`'s counts and shares;
 - ``OUT.summary.md``: :func:`summary_markdown`'s tables;
-- with ``draw=DIR``: one PNG per wrong answer in ``DIR`` (:mod:`vision.route_drawing`; the manifest lists
+- with ``draw=DIR``: one PNG per wrong answer in ``DIR`` (:mod:`vision.diagnosis_drawings`; the manifest lists
   them), and in the summaries one drawn example per failure label (``examples``: label → the PNG, relative
   to the summaries).
 
@@ -24,12 +24,9 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote
 
-from benchmarks.cells import markdown_text
 from benchmarks.jsonl import read_jsonl, write_jsonl
 from benchmarks.manifests import begin_outputs, manifest_beside, write_manifest
-from benchmarks.metrics import percent, ratio
 from benchmarks.reasonmap.loading import load_questions
 from benchmarks.reasonmap.records import Prediction, Question
 from benchmarks.summaries import write_summary, write_text
@@ -37,7 +34,8 @@ from graphkit.graph import TransitGraph, compile_graph
 from graphkit.metro import MetroData
 from graphkit.names import fold
 from graphkit.overlays import Overlay
-from vision.diagnose import CATEGORIES, DEFAULT_COLOUR_THRESHOLD, LABELS, Diagnosis, diagnose
+from vision.diagnose import DEFAULT_COLOUR_THRESHOLD, LABELS, Diagnosis, diagnose
+from vision.diagnosis_summary import summarize, summary_markdown, summary_paths
 from vision.errors import VisionError
 from vision.evidence import MapEvidence
 
@@ -59,8 +57,6 @@ __all__ = [
     "summary_markdown",
     "summary_paths",
 ]
-
-_FAILURE_CATEGORIES = ("grounding", "reasoning", "other")
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,139 +113,6 @@ def prediction_row(record: Any, *, where: str = "prediction") -> tuple[Predictio
     if error is not None and not isinstance(error, str):
         error = json.dumps(error, ensure_ascii=False, sort_keys=True)
     return prediction, error
-
-
-def _share(count: int, total: int) -> float:
-    return ratio(count, total, 4) or 0.0  # no answer: a share of 0, not None
-
-
-def _counts(diagnoses: list[Diagnosis]) -> dict[str, Any]:
-    total = len(diagnoses)
-    labels = Counter(diagnosis.label for diagnosis in diagnoses)
-    categories = Counter(diagnosis.category for diagnosis in diagnoses)
-    failures = sum(categories[category] for category in _FAILURE_CATEGORIES)
-    return {
-        "total": total,
-        "labels": {label: {"count": labels[label], "share": _share(labels[label], total)} for label in LABELS},
-        "categories": {
-            category: {"count": categories[category], "share": _share(categories[category], total)}
-            for category in CATEGORIES
-        },
-        # grounding vs reasoning vs other among the answers that are not labelled correct
-        "failure_split": {category: _share(categories[category], failures) for category in _FAILURE_CATEGORIES},
-    }
-
-
-def summarize(diagnoses: Iterable[Diagnosis]) -> dict[str, Any]:
-    """Counts and shares per label and category, per model and per model and city.
-
-    Models and cities are sorted; labels and categories follow :data:`~vision.diagnose.LABELS`
-    and :data:`~vision.diagnose.CATEGORIES` (every one is listed, zeros included).
-
-    Parameters
-    ----------
-    diagnoses : iterable of Diagnosis
-        The diagnoses to count.
-
-    Returns
-    -------
-    dict
-        ``labels``: each label's category and description; ``models``: per model, its ``total``, its
-        ``labels`` and ``categories`` (each a count and share), its ``failure_split`` (the shares of the
-        failure categories among the answers not correct) and the same per city in ``cities`` (JSON-ready).
-
-    Examples
-    --------
-    >>> rows = [Diagnosis("q1", "m", "short", "correct", "correct", {}, "rome"),
-    ...         Diagnosis("q2", "m", "short", "suboptimal", "reasoning", {}, "rome")]
-    >>> summary = summarize(rows)
-    >>> summary["models"]["m"]["labels"]["suboptimal"], summary["models"]["m"]["failure_split"]["reasoning"]
-    ({'count': 1, 'share': 0.5}, 1.0)
-    """
-    by_model: dict[str, list[Diagnosis]] = {}
-    for diagnosis in diagnoses:
-        by_model.setdefault(diagnosis.model, []).append(diagnosis)
-    models: dict[str, Any] = {}
-    for model in sorted(by_model):
-        rows = by_model[model]
-        by_city: dict[str, list[Diagnosis]] = {}
-        for diagnosis in rows:
-            by_city.setdefault(diagnosis.city, []).append(diagnosis)
-        models[model] = _counts(rows) | {"cities": {city: _counts(by_city[city]) for city in sorted(by_city)}}
-    return {
-        "labels": {label: {"category": category, "description": text} for label, (category, text) in LABELS.items()},
-        "models": models,
-    }
-
-
-def summary_markdown(summary: Mapping[str, Any]) -> str:
-    """Markdown tables of a :func:`summarize` result: categories, labels, and categories per city.
-
-    Parameters
-    ----------
-    summary : mapping
-        What :func:`summarize` returns.
-
-    Returns
-    -------
-    str
-        The tables, names escaped for Markdown.
-
-    Examples
-    --------
-    >>> rows = [Diagnosis("q1", "m", "short", "correct", "correct", {}, "rome")]
-    >>> print(summary_markdown(summarize(rows)).splitlines()[2])
-    | m | 1 | 100.0% | 0.0% | 0.0% | 0.0% |
-    """
-    models = summary["models"]
-    lines = [
-        "| model | answers | correct | grounding | reasoning | other |",
-        "|---|---:|---:|---:|---:|---:|",
-    ]
-    for model, found in models.items():
-        shares = [percent(found["categories"][category]["share"], 1, "%") for category in CATEGORIES]
-        lines.append(f"| {markdown_text(model)} | {found['total']} | {' | '.join(shares)} |")
-    labels = list(summary["labels"])
-    lines += ["", "| model | " + " | ".join(labels) + " |", "|---|" + "---:|" * len(labels)]
-    for model, found in models.items():
-        cells = [f"{found['labels'][label]['count']}" for label in labels]
-        lines.append(f"| {markdown_text(model)} | {' | '.join(cells)} |")
-    lines += [
-        "",
-        "| model | city | answers | correct | grounding | reasoning | other |",
-        "|---|---|---:|---:|---:|---:|---:|",
-    ]
-    for model, found in models.items():
-        for city, counts in found["cities"].items():
-            shares = [percent(counts["categories"][category]["share"], 1, "%") for category in CATEGORIES]
-            shown = markdown_text(city) if city else "-"
-            lines.append(f"| {markdown_text(model)} | {shown} | {counts['total']} | {' | '.join(shares)} |")
-    if summary.get("examples"):
-        lines += ["", "One wrong answer per failure label, drawn on its map:", "", "| label | drawing |", "|---|---|"]
-        lines += [f"| {label} | ![{label}]({quote(path)}) |" for label, path in summary["examples"].items()]
-    return "\n".join(lines) + "\n"
-
-
-def summary_paths(out: str | Path) -> tuple[Path, Path]:
-    """Where the summary JSON and markdown of ``out`` go: ``OUT.summary.json`` and ``OUT.summary.md``.
-
-    Parameters
-    ----------
-    out : str or Path
-        The diagnoses' JSON Lines file.
-
-    Returns
-    -------
-    json, markdown : Path
-        The two summary files.
-
-    Examples
-    --------
-    >>> [path.name for path in summary_paths("runs/diagnosis.jsonl")]
-    ['diagnosis.summary.json', 'diagnosis.summary.md']
-    """
-    out = Path(out)
-    return out.with_name(f"{out.stem}.summary.json"), out.with_name(f"{out.stem}.summary.md")
 
 
 Evidence = MapEvidence | Mapping[str, MapEvidence] | Callable[[str], MapEvidence | None] | None
@@ -547,7 +410,7 @@ def diagnose_files(
         Diagnose blocks of rows on its workers (:mod:`graphkit.executors`); ``graph_for`` must then
         be picklable, like :class:`OneNetwork`. The outputs are the same byte for byte.
     draw : str or Path, optional
-        A folder to draw every wrong answer in (:func:`vision.route_drawing.draw_diagnoses`), on the
+        A folder to draw every wrong answer in (:func:`vision.diagnosis_drawings.draw_diagnoses`), on the
         image ``images`` gives for its city (a path, or ``None``: drawn from the evidence alone).
     progress : bool
         Show a progress bar while drawing.
@@ -631,10 +494,10 @@ def _draw(
 
     from tqdm import tqdm
 
+    from vision.diagnosis_drawings import draw_diagnoses, drawing_name
     from vision.errors import EngineUnavailable
     from vision.fonts import find_font
     from vision.images import read_rgb
-    from vision.route_drawing import draw_diagnoses, drawing_name
 
     def image_for(city: str) -> Any:
         from PIL import Image

@@ -156,10 +156,10 @@ def test_power_of_a_run(tmp_path, capsys):
 def test_the_command_lines_bounds_are_the_librarys():
     # the options module imports no numpy (reasonmap --help stays quick): its copies must agree
     from benchmarks.intervals import CLUSTERS, RESAMPLE_RANGE, SEED_RANGE
-    from reasonmap import options
+    from reasonmap import options, resampling_options
 
     assert tuple(options.CLUSTERS) == CLUSTERS and options.RESAMPLE_RANGE == RESAMPLE_RANGE
-    assert options._SEED_MAX == SEED_RANGE[1]
+    assert resampling_options._SEED_MAX == SEED_RANGE[1]
 
 
 def test_the_leaderboard_shows_the_clustering_asked_for(tmp_path):

@@ -319,7 +319,7 @@ def test_diagnose_draws_any_model_name_into_a_file_name_the_file_system_takes(re
 
 def test_a_drawing_that_fails_is_reported_and_the_diagnoses_are_written(rendered, tmp_path, capsys):
     from vision.diagnose import Diagnosis
-    from vision.route_drawing import drawing_name
+    from vision.diagnosis_drawings import drawing_name
 
     questions = _refusals(tmp_path, {"rome": 3})
     blocked = drawing_name(Diagnosis(questions[1].id, "m", "short", "refusal", "other", {}, "rome"))

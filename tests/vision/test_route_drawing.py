@@ -12,9 +12,10 @@ from benchmarks.reasonmap.generate import generate_questions
 from graphkit.cities import city_graph
 from tests.vision.maps import real_map
 from vision.diagnose import Diagnosis
+from vision.diagnosis_drawings import draw_diagnoses, drawing_name
 from vision.evidence import MapEvidence, StationEvidence, hex_to_rgb
 from vision.render import render_map
-from vision.route_drawing import answer_route, draw_diagnoses, draw_routes, drawing_name, reference_route
+from vision.route_drawing import answer_route, draw_routes, reference_route
 
 pytestmark = pytest.mark.figures  # the drawings are written for real, and their pixels read back
 
