@@ -196,6 +196,16 @@ def _towards_half(p: float) -> tuple[float, float]:
     return (1.0, 1.0 - p) if p <= 0.5 else (-1.0, p)
 
 
+def _detectable_setup(p: float, n: int, alpha: float, power: float) -> tuple[float, float, float, float, float]:
+    """The checked rate ``p``, ``z_a``, ``z_b``, and the direction and room towards 50% for a detectable effect."""
+    p = _rate(p, "the rate")
+    if n < 1:
+        raise ValueError(f"the number of questions must be at least 1, got {n}")
+    za, zb = _z(alpha, power)
+    sign, room = _towards_half(p)
+    return p, za, zb, sign, room
+
+
 def detectable_independent(p: float, n: int, *, alpha: float = ALPHA, power: float = POWER) -> float | None:
     """The smallest difference (a share) that ``n`` questions a side detect from rate ``p`` at ``power``
     (towards 50%); ``None`` when no difference within [0, 1] is detectable.
@@ -220,11 +230,7 @@ def detectable_independent(p: float, n: int, *, alpha: float = ALPHA, power: flo
     >>> round(detectable_independent(0.4, 388), 3)  # the inverse of questions_independent(0.4, 0.5)
     0.1
     """
-    p = _rate(p, "the rate")
-    if n < 1:
-        raise ValueError(f"the number of questions must be at least 1, got {n}")
-    za, zb = _z(alpha, power)
-    sign, room = _towards_half(p)
+    p, za, zb, sign, room = _detectable_setup(p, n, alpha, power)
     return _solve(lambda delta: _independent(p, p + sign * delta, za, zb) if delta else math.inf, n, room)
 
 
@@ -256,11 +262,7 @@ def detectable_paired(
     >>> round(detectable_paired(0.4, 0.0, 391), 3)
     0.1
     """
-    p = _rate(p, "the rate")
-    if n < 1:
-        raise ValueError(f"the number of questions must be at least 1, got {n}")
-    za, zb = _z(alpha, power)
-    sign, room = _towards_half(p)
+    p, za, zb, sign, room = _detectable_setup(p, n, alpha, power)
 
     def needed(delta: float) -> float:
         if not delta:
