@@ -203,7 +203,7 @@ def line_bends(truth: Mapping[str, Any]) -> dict[str, int]:
     tolerance = _tolerance(truth)
     bends: dict[str, int] = {}
     for name, record in truth["lines"].items():
-        path = [(float(x), float(y)) for x, y in record.get("path", ())]
+        path = _points(record.get("path", ()))
         if len(path) < 3:
             bends[name] = 0
             continue
@@ -223,6 +223,18 @@ def _text_box(box) -> Any:
 
     x0, y0, x1, y1 = (float(v) for v in box)
     return shape(x0 + 0.5, y0 + 0.5, max(x0 + 0.5, x1 - 0.5), max(y0 + 0.5, y1 - 0.5))
+
+
+def _points(coordinates: Any) -> list[tuple[float, float]]:
+    """``[[x, y], ...]`` of a truth as float pairs."""
+    return [(float(x), float(y)) for x, y in coordinates]
+
+
+def _stroke(path: list[tuple[float, float]], half: float) -> Any:
+    """A line's drawn stroke: its path (a point when it has one) widened by ``half`` the line width."""
+    from shapely.geometry import LineString, Point
+
+    return (LineString(path) if len(path) > 1 else Point(path[0])).buffer(half)
 
 
 def label_crossings(truth: Mapping[str, Any]) -> dict[str, int]:
@@ -253,13 +265,13 @@ def label_crossings(truth: Mapping[str, Any]) -> dict[str, int]:
     >>> label_crossings(truth)
     {'leader_label': 1, 'leader_line': 1, 'line_label': 1}
     """
-    from shapely.geometry import LineString, Point
+    from shapely.geometry import LineString
 
     half = float(truth.get("line_width", 4)) / 2
     strokes = {
-        name: (LineString(path) if len(path) > 1 else Point(path[0])).buffer(half)
+        name: _stroke(path, half)
         for name, record in truth["lines"].items()
-        if (path := [(float(x), float(y)) for x, y in record.get("path", ())])
+        if (path := _points(record.get("path", ())))
     }
     texts = {name: _text_box(record["label_box"]) for name, record in truth["stations"].items()}
     others = [_text_box(badge["box"]) for record in truth["lines"].values() for badge in record.get("badges", ())] + [
@@ -268,7 +280,7 @@ def label_crossings(truth: Mapping[str, Any]) -> dict[str, int]:
     counts = {"leader_label": 0, "leader_line": 0, "line_label": 0}
     for name, record in truth["stations"].items():
         if record.get("leader"):
-            leader = LineString([(float(x), float(y)) for x, y in record["leader"]])
+            leader = LineString(_points(record["leader"]))
             counts["leader_label"] += sum(box.intersects(leader) for other, box in texts.items() if other != name)
             counts["leader_label"] += sum(box.intersects(leader) for box in others)
             own = set(record.get("lines", ()))
@@ -316,13 +328,13 @@ def marker_crossings(truth: Mapping[str, Any]) -> dict[str, int]:
     counts = {"leader_marker": 0, "line_marker": 0}
     for name, record in stations.items():
         if record.get("leader"):
-            leader = LineString([(float(x), float(y)) for x, y in record["leader"]])
+            leader = LineString(_points(record["leader"]))
             counts["leader_marker"] += sum(disc.intersects(leader) for other, disc in discs.items() if other != name)
     for line, record in truth["lines"].items():
-        path = [(float(x), float(y)) for x, y in record.get("path", ())]
+        path = _points(record.get("path", ()))
         if not path:
             continue
-        stroke = (LineString(path) if len(path) > 1 else Point(path[0])).buffer(width / 2)
+        stroke = _stroke(path, width / 2)
         counts["line_marker"] += sum(
             "lines" in stations[name] and line not in stations[name]["lines"] and disc.intersects(stroke)
             for name, disc in discs.items()
