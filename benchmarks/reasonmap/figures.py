@@ -139,6 +139,13 @@ def city_bars(summary: Mapping[str, Any], kind: str) -> dict[str, list[float | N
     return bars
 
 
+def _bounds(interval: Mapping[str, Any] | None) -> tuple[float, float] | None:
+    """An interval's ``(low, high)``; ``None`` without one or when it has none to give."""
+    if interval is None or interval["low"] is None or interval["high"] is None:
+        return None
+    return interval["low"], interval["high"]
+
+
 def city_errors(summary: Mapping[str, Any], kind: str) -> dict[str, list[tuple[float, float] | None]]:
     """Per model, each city's 95% interval of the bar (in :func:`city_order`).
 
@@ -170,9 +177,8 @@ def city_errors(summary: Mapping[str, Any], kind: str) -> dict[str, list[tuple[f
     for model, row in summary["models"].items():
         found: list[tuple[float, float] | None] = []
         for city in cities:
-            interval = row["per_city"].get(city, {}).get("intervals", {}).get(key)
-            bounded = interval is not None and interval["low"] is not None and interval["high"] is not None
-            found.append((100 * interval["low"], 100 * interval["high"]) if bounded else None)
+            bounds = _bounds(row["per_city"].get(city, {}).get("intervals", {}).get(key))
+            found.append(None if bounds is None else (100 * bounds[0], 100 * bounds[1]))
         errors[model] = found
     return errors
 
@@ -348,10 +354,8 @@ def _half_width(summary: Mapping[str, Any], model: str, kind: str, row: int, col
     weighs the same, so the weighted accuracy's interval is the accuracy's."""
     per = summary["models"].get(model, {}).get("per_difficulty", {})  # no model: an empty panel
     cell = per.get(f"{DIFFICULTIES[row]}/{DIFFICULTIES[column]}", {})
-    interval = cell.get("intervals", {}).get(f"weighted_accuracy_{kind}")
-    if interval is None or interval["low"] is None or interval["high"] is None:  # none, or none to give
-        return None
-    return 50 * (interval["high"] - interval["low"])
+    bounds = _bounds(cell.get("intervals", {}).get(f"weighted_accuracy_{kind}"))
+    return None if bounds is None else 50 * (bounds[1] - bounds[0])
 
 
 def plot_difficulty(summary: Mapping[str, Any], path: str | Path) -> tuple[Path, Path]:
