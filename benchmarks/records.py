@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields, is_dataclass
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from benchmarks.errors import InvalidRecord
 
@@ -18,9 +18,11 @@ __all__ = [
     "wrong_type",
     "prediction_row",
     "answer_type",
+    "TypedPrediction",
 ]
 
 R = TypeVar("R")
+P = TypeVar("P", bound="TypedPrediction")
 
 
 @dataclass(frozen=True, slots=True)
@@ -303,3 +305,47 @@ def record_builder(cls: type[R]) -> Callable[..., R]:
     build = namespace["build"]
     build.__qualname__ = build.__name__ = f"build_{cls.__name__}"
     return build
+
+
+@dataclass(frozen=True, slots=True)
+class TypedPrediction:
+    """One model answer to a question of a task with several question types (plus, probe): the row's
+    ``question`` says which type it answers. A task subclasses it, naming its types in ``types`` and ``what``.
+
+    Parameters
+    ----------
+    id : str
+        The question's id.
+    model : str
+        The model.
+    response : str
+        Its answer, as written.
+    tokens : int, optional
+        The output tokens, when reported.
+    question : str, optional
+        The type the row says it answers (``None``: not said).
+    repeat : int, optional
+        Which answer to the same request this is (0-based).
+    """
+
+    #: the task's question types, which a row's ``question`` must be one of
+    types: ClassVar[Sequence[str]] = ()
+    #: what a type is called in the message when a row's ``question`` is not one
+    what: ClassVar[str] = "a question type"
+
+    id: str
+    model: str
+    response: str
+    tokens: int | None = None
+    question: str | None = None
+    #: which answer to the same request this is (0-based)
+    repeat: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return prediction_row(self, self.question)
+
+    @classmethod
+    def from_dict(cls: type[P], record: Any, *, where: str = "prediction") -> P:
+        identifier, model, response, tokens = answer_fields(record, where)
+        kind = answer_type(record, cls.types, cls.what, where)
+        return cls(identifier, model, response, tokens, kind, repeat_of(record, where))

@@ -35,7 +35,7 @@ from typing import Any, Literal
 
 from benchmarks.errors import InvalidRecord
 from benchmarks.network_facts import balanced, between_draws, line_label, nameable_stations, same_line_draws
-from benchmarks.records import answer_fields, answer_type, field_of, prediction_row, repeat_of
+from benchmarks.records import TypedPrediction, field_of
 from benchmarks.splits import questions_of_maps, type_counts
 from graphkit.graph import TransitGraph
 
@@ -194,7 +194,7 @@ def _answer(record: Mapping[str, Any], kind: str, where: str) -> tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)
-class ProbePrediction:
+class ProbePrediction(TypedPrediction):
     """One model answer to a probe.
 
     Parameters
@@ -213,22 +213,8 @@ class ProbePrediction:
         Which answer to the same request this is (0-based).
     """
 
-    id: str
-    model: str
-    response: str
-    tokens: int | None = None
-    question: str | None = None
-    #: which answer to the same request this is (0-based)
-    repeat: int = 0
-
-    def to_dict(self) -> dict[str, Any]:
-        return prediction_row(self, self.question)
-
-    @classmethod
-    def from_dict(cls, record: Any, *, where: str = "prediction") -> ProbePrediction:
-        identifier, model, response, tokens = answer_fields(record, where)
-        kind = answer_type(record, PROBE_TYPES, "a probe type", where)
-        return cls(identifier, model, response, tokens, kind, repeat_of(record, where))
+    types = PROBE_TYPES
+    what = "a probe type"
 
 
 def probe_question_text(kind: str, **entities: str | None) -> str:
