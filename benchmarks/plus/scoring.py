@@ -20,7 +20,7 @@ from typing import Any
 
 from benchmarks.difficulty import get_weighting
 from benchmarks.plus.records import ANSWER_KINDS, OPTION_LETTERS, PLUS_TYPES, AnswerKind, PlusPrediction, PlusQuestion
-from benchmarks.records import Invalid, unmatched, wrong_type
+from benchmarks.records import Invalid, check_answers, score_matched
 from benchmarks.short_answers import read_short_answer
 
 __all__ = [
@@ -300,8 +300,7 @@ def score_prediction(prediction: PlusPrediction, question: PlusQuestion, *, weig
     ValueError
         The prediction answers another question, or ``weighting`` is not a scheme.
     """
-    if prediction.id != question.id:
-        raise ValueError(f"prediction {prediction.id!r} answers another question than {question.id!r}")
+    check_answers(prediction, question)
     return _verdict(prediction, question, plus_weight(question, weighting))
 
 
@@ -353,14 +352,4 @@ def score_predictions(
         ``weighting`` is not a scheme.
     """
     scheme = get_weighting(weighting)
-    verdicts: list[PlusVerdict] = []
-    skipped: list[str] = []
-    for prediction in predictions:
-        question = questions.get(prediction.id)
-        if question is None:
-            skipped.append(unmatched(prediction.id))
-        elif prediction.question is not None and prediction.question != question.type:
-            skipped.append(wrong_type(prediction.id, prediction.question, question.id, question.type))
-        else:
-            verdicts.append(_verdict(prediction, question, scheme.weight("easy", question.difficulty_city)))
-    return verdicts, skipped
+    return score_matched(questions, predictions, lambda p, q: _verdict(p, q, scheme.weight("easy", q.difficulty_city)))
