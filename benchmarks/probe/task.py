@@ -6,7 +6,7 @@ no weighting (every probe weighs 1), two solvers (``oracle``, ``echo``), every p
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -16,7 +16,8 @@ from benchmarks.probe.io import is_probe_file, load_questions, read_predictions
 from benchmarks.probe.metrics import PROBE_METRICS
 from benchmarks.probe.questions import DEFAULT_PER_TYPE, ProbePrediction, ProbeQuestion
 from benchmarks.repeats import with_repeats
-from benchmarks.tasks import Generation, InspectSpec, Loaded, Prompt, ScoreOptions, Task, Variant
+from benchmarks.task_types import deferred, loaded_by, prediction_key, typed_prompts
+from benchmarks.tasks import Generation, InspectSpec, Loaded, ScoreOptions, Task, Variant
 
 if TYPE_CHECKING:
     from benchmarks.samples import SampleSet
@@ -24,19 +25,6 @@ if TYPE_CHECKING:
     from graphkit.graph import TransitGraph
 
 __all__ = ["PROBE", "probe_samples"]
-
-
-def _load(path: str | Path) -> Loaded:
-    questions, problems = load_questions(path)
-    return Loaded(questions, tuple(str(problem) for problem in problems))
-
-
-def _prompts(question: ProbeQuestion) -> list[Prompt]:
-    return [Prompt(question.id, question.type, question.question, question.city, question.country)]
-
-
-def _answer_key(prediction: ProbePrediction) -> Hashable:
-    return (prediction.id, prediction.model, prediction.repeat)
 
 
 def _score_predictions(questions: Mapping[str, ProbeQuestion], predictions: Sequence[ProbePrediction]):
@@ -61,18 +49,6 @@ def _summarize(
     return with_repeats(summary, verdicts)
 
 
-def _write_report(directory: str | Path, summary: Mapping[str, Any], *, figures: bool = True) -> list[Path]:
-    from benchmarks.probe.report import write_report
-
-    return write_report(directory, summary, figures=figures)
-
-
-def _table(summary: Mapping[str, Any]) -> str:
-    from benchmarks.probe.report import markdown_table
-
-    return markdown_table(summary)
-
-
 def _generate(
     graphs: Iterable[TransitGraph], *, seed: int, progress: bool, per_type: int, truth: str | None
 ) -> list[ProbeQuestion]:
@@ -90,15 +66,10 @@ def _describe(questions: Sequence[ProbeQuestion]) -> str:
 def probe_samples(questions: Iterable[ProbeQuestion], *, maps: str | Path) -> SampleSet:
     """Samples of probes (asked as written; the request kind is the probe's type), maps from the folder ``maps``;
     correct as the probe scorer judges an answer (exactly)."""
-    from benchmarks.samples import typed_samples
+    from benchmarks.samples import judged_exactly, typed_samples
 
-    return typed_samples("probe", questions, maps, _correct)
-
-
-def _correct(question: ProbeQuestion, response: str) -> bool:
-    from benchmarks.probe.scoring import score_prediction
-
-    return score_prediction(ProbePrediction(question.id, "vdi", response), question).correct == 1
+    correct = judged_exactly(deferred("benchmarks.probe.scoring:score_prediction"), ProbePrediction)
+    return typed_samples("probe", questions, maps, correct)
 
 
 def _samples(loaded: Loaded, maps: Path, source: Path) -> SampleSet:
@@ -124,14 +95,14 @@ PROBE = Task(
     solvers=("oracle", "echo", "noisy"),
     solve="baselines.probe_solvers:solve_probe",
     recognise=is_probe_file,
-    load=_load,
-    prompts=_prompts,
+    load=loaded_by(load_questions),
+    prompts=typed_prompts,
     readers=MappingProxyType({"jsonl": lambda path, options, /: read_predictions(path)}),  # the toolkit's rows only
-    answer_key=_answer_key,
+    answer_key=prediction_key,
     score=_score,
     summarize=_summarize,
-    write_report=_write_report,
-    table=_table,
+    write_report=deferred("benchmarks.probe.report:write_report"),
+    table=deferred("benchmarks.probe.report:markdown_table"),
     generation=Generation(_generate, {"per_type": DEFAULT_PER_TYPE, "truth": None}, _describe, noun="probes"),
     samples=_samples,
     metrics=PROBE_METRICS,
