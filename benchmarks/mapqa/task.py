@@ -56,7 +56,21 @@ def _summarize(
 
 
 def mapqa_samples(questions: Iterable[MapQuestion], *, images: str | Path) -> SampleSet:
-    """Samples of map questions; images relative to ``images``; correct means an exact match."""
+    """Samples of map questions (one request each), with their own map images; correct means an exact match.
+
+    Parameters
+    ----------
+    questions : iterable of MapQuestion
+        The questions.
+    images : str or Path
+        The folder the questions' ``image`` paths are relative to.
+
+    Returns
+    -------
+    SampleSet
+        One sample per question whose image is there (the others in its problems, skipped), judged correct when
+        the map QA scorer gives the answer 1.
+    """
     from benchmarks.mapqa.io import image_path
     from benchmarks.mapqa.scoring import score_prediction
     from benchmarks.samples import Sample, SampleSet

@@ -183,8 +183,21 @@ def _describe(questions: Sequence[PlusQuestion]) -> str:
 
 
 def plus_samples(questions: Iterable[PlusQuestion], *, maps: str | Path) -> SampleSet:
-    """Samples of ReasonMap-Plus questions (asked as written; the request kind is the question's type), maps from
-    the folder ``maps``; correct as the plus scorer judges an answer."""
+    """Samples of ReasonMap-Plus questions (asked as written; the request kind is the question's type).
+
+    Parameters
+    ----------
+    questions : iterable of PlusQuestion
+        The questions.
+    maps : str or Path
+        The folder of city maps (:func:`benchmarks.samples.with_city_maps`).
+
+    Returns
+    -------
+    SampleSet
+        One sample per question with a map (the others in its problems, skipped), judged correct as the plus
+        scorer judges an answer.
+    """
     from benchmarks.samples import judged_exactly, typed_samples
 
     correct = judged_exactly(deferred("benchmarks.plus.scoring:score_prediction"), PlusPrediction)

@@ -64,8 +64,21 @@ def _describe(questions: Sequence[ProbeQuestion]) -> str:
 
 
 def probe_samples(questions: Iterable[ProbeQuestion], *, maps: str | Path) -> SampleSet:
-    """Samples of probes (asked as written; the request kind is the probe's type), maps from the folder ``maps``;
-    correct as the probe scorer judges an answer (exactly)."""
+    """Samples of probes (asked as written; the request kind is the probe's type).
+
+    Parameters
+    ----------
+    questions : iterable of ProbeQuestion
+        The probes.
+    maps : str or Path
+        The folder of city maps (:func:`benchmarks.samples.with_city_maps`).
+
+    Returns
+    -------
+    SampleSet
+        One sample per probe with a map (the others in its problems, skipped), judged correct when the probe
+        scorer gives the answer 1 (an exact answer).
+    """
     from benchmarks.samples import judged_exactly, typed_samples
 
     correct = judged_exactly(deferred("benchmarks.probe.scoring:score_prediction"), ProbePrediction)

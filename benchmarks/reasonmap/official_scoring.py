@@ -127,6 +127,16 @@ _ANSWER_LINE = (
 def clean_name(name: str) -> str:
     """A name as the public code compares it.
 
+    Parameters
+    ----------
+    name : str
+        A station or line name.
+
+    Returns
+    -------
+    str
+        Without its annotation marks, bracketed parts and blanks, lower-cased.
+
     Examples
     --------
     >>> clean_name("Metro Line-B (Transfer Station)"), clean_name("徐家汇站（换乘站）")
@@ -163,6 +173,19 @@ class OfficialSection:
     ``departure`` and ``arrival`` are already through :func:`clean_name` (``Wrong`` is not);
     ``extra`` is the raw via text or count text of a long answer, ``None`` for a short one;
     ``labelled`` says its label was there (when not, the public code takes the whole section).
+
+    Parameters
+    ----------
+    route_name : str
+        The route name as written (stripped).
+    departure : str
+        The departure stop, cleaned.
+    arrival : str
+        The arrival stop, cleaned.
+    extra : str, optional
+        A long answer's via text or count text.
+    labelled : bool, optional
+        Whether the ``extra`` label was there.
     """
 
     route_name: str
@@ -188,6 +211,20 @@ def official_sections(text: str, *, kind: Kind, counts: bool = False) -> tuple[O
     ``counts`` says the long question asks for via counts (its text holds
     ``Number of Via Stops:``); it chooses which label the long answer's
     ``extra`` follows.
+
+    Parameters
+    ----------
+    text : str
+        The answer text (after the rule took it from the response).
+    kind : {"short", "long"}
+        The question's kind.
+    counts : bool, optional
+        Whether the long question asks for via counts.
+
+    Returns
+    -------
+    tuple of OfficialSection
+        The sections with all three labels, in order.
 
     Examples
     --------
@@ -224,7 +261,19 @@ def official_sections(text: str, *, kind: Kind, counts: bool = False) -> tuple[O
 
 @dataclass(frozen=True, slots=True)
 class OfficialMetro:
-    """A city's Metro Data as the public code holds it: raw line keys to cleaned station names."""
+    """A city's Metro Data as the public code holds it: raw line keys to cleaned station names.
+
+    Parameters
+    ----------
+    country : str
+        The country.
+    city : str
+        The city.
+    stations : mapping of str to frozenset of str
+        Line key to its stations' cleaned names.
+    resolve_line : callable
+        A route name to its line key (``None`` when it names none).
+    """
 
     country: str
     city: str
@@ -233,7 +282,18 @@ class OfficialMetro:
 
 
 def official_metro(graph: TransitGraph) -> OfficialMetro:
-    """The public code's view of a graph's Metro Data (its four annotation marks removed, names cleaned)."""
+    """The public code's view of a graph's Metro Data (its four annotation marks removed, names cleaned).
+
+    Parameters
+    ----------
+    graph : TransitGraph
+        The city's graph.
+
+    Returns
+    -------
+    OfficialMetro
+        Its lines' cleaned station names, and the graph's line index to resolve route names.
+    """
     stations = {}
     for line, names in graph.metro.to_dict().items():
         cleaned = set()
@@ -252,6 +312,19 @@ class OfficialScore:
 
     ``failure`` is the first failing check (``invalid_format``, ``wrong_endpoints``,
     ``unknown_line``, ``station_not_on_line``, ``broken_chain``) of a wrong answer.
+
+    Parameters
+    ----------
+    correct : int
+        1 or 0.
+    map_score : float
+        The map score, the bonus of a correct answer included.
+    components : dict of str to float or None
+        The score's parts as the public code stores them.
+    failure : str or None
+        The first failing check, ``None`` when correct.
+    sections : tuple of OfficialSection
+        What the public code read.
     """
 
     correct: int
@@ -426,6 +499,11 @@ def score_official(
     rule : str
         How the answer text is taken from the response (:mod:`~benchmarks.official_rules`).
 
+    Returns
+    -------
+    OfficialScore
+        Correctness, map score and its parts, the first failing check and the sections read.
+
     Raises
     ------
     ValueError
@@ -492,6 +570,26 @@ def score_official_predictions(
     Each answer is read with its model's rule: ``rules`` (a run's ``--official-model`` resolved,
     :func:`~benchmarks.official_rules.resolve_rules`), else the one its name chooses. A verdict's ``parsed``
     holds the sections the public code read, ``None`` when it read none.
+
+    Parameters
+    ----------
+    questions : mapping
+        Question id to question.
+    predictions : iterable of Prediction
+        The answers.
+    graph_for : callable
+        A question's city graph.
+    weighting : str, optional
+        The weighting scheme whose weights the verdicts carry.
+    rules : mapping, optional
+        Model to its rule (a run's ``--official-model``).
+
+    Returns
+    -------
+    verdicts : list of Verdict
+        One per prediction that matches a question, in input order.
+    skipped : list of str
+        Why the others were skipped (:func:`benchmarks.records.unmatched`).
     """
     from benchmarks.reasonmap.records import ParsedSection
 
