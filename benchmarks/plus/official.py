@@ -209,18 +209,6 @@ def official_plus_verdict(
     """
     rule = rule_for(prediction.model, rules or {}, table=PLUS_MODELS)
     correct, chosen = score_official_plus(prediction.response, question, rule=rule)
-    return PlusVerdict(
-        prediction.id,
-        prediction.model,
-        question.type,
-        question.city,
-        question.difficulty_city,
-        official_plus_answer(prediction.response, rule=rule),
-        chosen,
-        question.answer,
-        correct,
-        weight,
-        None,
-        prediction.tokens,
-        prediction.repeat,
+    return PlusVerdict.of(
+        prediction, question, official_plus_answer(prediction.response, rule=rule), chosen, correct, weight
     )

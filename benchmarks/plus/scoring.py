@@ -172,6 +172,55 @@ class PlusVerdict:
             record["repeat"] = self.repeat
         return record
 
+    @classmethod
+    def of(
+        cls,
+        prediction: PlusPrediction,
+        question: PlusQuestion,
+        parsed: str | int | None,
+        chosen: str | int | None,
+        correct: int,
+        weight: float,
+        invalid_reason: str | None = None,
+    ) -> PlusVerdict:
+        """The verdict of ``prediction`` on ``question``, however the answer was read (the toolkit's way, the
+        public script's, VLMEvalKit's).
+
+        Parameters
+        ----------
+        prediction : PlusPrediction
+            The answer (its id, model, tokens and repeat are kept).
+        question : PlusQuestion
+            The question it answers (its type, city, map difficulty and answer are kept).
+        parsed, chosen : str, int or None
+            What was read, and that answer in the question's terms.
+        correct : int
+            1 or 0.
+        weight : float
+            The answer's weight.
+        invalid_reason : str, optional
+            Why the response was invalid.
+
+        Returns
+        -------
+        PlusVerdict
+        """
+        return cls(
+            prediction.id,
+            prediction.model,
+            question.type,
+            question.city,
+            question.difficulty_city,
+            parsed,
+            chosen,
+            question.answer,
+            correct,
+            weight,
+            invalid_reason,
+            prediction.tokens,
+            prediction.repeat,
+        )
+
 
 # -- parsing ---------------------------------------------------------------------
 
@@ -307,21 +356,9 @@ def score_prediction(prediction: PlusPrediction, question: PlusQuestion, *, weig
 def _verdict(prediction: PlusPrediction, question: PlusQuestion, weight: float) -> PlusVerdict:
     parsed = parse_answer(prediction.response, question.type)
     score = score_answer(parsed, question)
-    return PlusVerdict(
-        prediction.id,
-        prediction.model,
-        question.type,
-        question.city,
-        question.difficulty_city,
-        None if isinstance(parsed, Invalid) else parsed.value,
-        score.chosen,
-        question.answer,
-        score.correct,
-        weight,
-        parsed.reason if isinstance(parsed, Invalid) else None,
-        prediction.tokens,
-        prediction.repeat,
-    )
+    if isinstance(parsed, Invalid):
+        return PlusVerdict.of(prediction, question, None, score.chosen, score.correct, weight, parsed.reason)
+    return PlusVerdict.of(prediction, question, parsed.value, score.chosen, score.correct, weight)
 
 
 def score_predictions(
