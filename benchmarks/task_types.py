@@ -5,8 +5,8 @@ Each field of the record that holds a callable names one of these protocols, so 
 what it returns is written once, here, and checked by a type checker in every task folder. The records are
 what a question file becomes (:class:`Loaded`), what a request asks (:class:`Prompt`), what a reader of
 prediction files is told (:class:`ReadOptions`) and how answers are judged (:class:`ScoreOptions`). Last, the
-pieces several records are built from: :func:`loaded_by`, :func:`prediction_key`, :func:`typed_prompts`
-and :func:`deferred`.
+pieces several records are built from: :func:`loaded_by`, :func:`prediction_key`, :func:`typed_prompts`,
+:func:`variant_scorer` and :func:`deferred`.
 :mod:`benchmarks.tasks` re-exports them all.
 """
 
@@ -45,6 +45,7 @@ __all__ = [
     "prediction_key",
     "deferred",
     "typed_prompts",
+    "variant_scorer",
 ]
 
 
@@ -313,6 +314,29 @@ def typed_prompts(question: Any) -> list[Prompt]:
         The one request.
     """
     return [Prompt(question.id, question.type, question.question, question.city, question.country)]
+
+
+def variant_scorer(task: Callable[[], Any]) -> Score:
+    """A record's ``score`` for a task whose variants judge the questions and predictions alone (no graph, no
+    options, no executor): the chosen variant's ``score(questions, predictions)``.
+
+    Parameters
+    ----------
+    task : callable
+        ``task()``: the record (asked for when scoring, so that the record can name this before it exists).
+
+    Returns
+    -------
+    Score
+        ``score(loaded, predictions, options, executor)``: the verdicts and why the others were skipped.
+    """
+
+    def score(
+        loaded: Loaded, predictions: Sequence[Any], options: ScoreOptions, executor: Executor | None, /
+    ) -> tuple[list[Any], list[str]]:
+        return task().variant(options.variant).score(loaded.questions, predictions)
+
+    return score
 
 
 def deferred(where: str) -> Callable[..., Any]:

@@ -16,30 +16,17 @@ from benchmarks.mapqa.io import is_mapqa_file, load_questions, read_predictions
 from benchmarks.mapqa.metrics import MAPQA_METRICS
 from benchmarks.mapqa.records import KIND, MapPrediction, MapQuestion, MapVerdict
 from benchmarks.repeats import with_repeats
-from benchmarks.task_types import deferred, loaded_by, prediction_key
+from benchmarks.task_types import deferred, loaded_by, prediction_key, variant_scorer
 from benchmarks.tasks import Loaded, MapPolicy, Prompt, ScoreOptions, Task, Variant
 
 if TYPE_CHECKING:
     from benchmarks.samples import SampleSet
-    from graphkit.executors import Executor
 
 __all__ = ["MAPQA", "mapqa_samples"]
 
 
 def _prompts(question: MapQuestion) -> list[Prompt]:
     return [Prompt(question.id, KIND, question.text(), image=question.image)]
-
-
-def _score_predictions(questions: Mapping[str, MapQuestion], predictions: Sequence[MapPrediction]):
-    from benchmarks.mapqa.scoring import score_predictions
-
-    return score_predictions(questions, predictions)
-
-
-def _score(
-    loaded: Loaded, predictions: Sequence[MapPrediction], options: ScoreOptions, executor: Executor | None
-) -> tuple[list[MapVerdict], list[str]]:
-    return MAPQA.variant(options.variant).score(loaded.questions, predictions)
 
 
 def _summarize(
@@ -105,7 +92,7 @@ MAPQA = Task(
         Variant(
             "toolkit",
             "exact match, Jaccard and Kendall's tau per answer type",
-            _score_predictions,
+            deferred("benchmarks.mapqa.scoring:score_predictions"),
             former_names=("paper",),
         ),
     ),
@@ -117,7 +104,7 @@ MAPQA = Task(
     prompts=_prompts,
     readers=MappingProxyType({"jsonl": lambda path, options, /: read_predictions(path)}),  # the toolkit's rows only
     answer_key=prediction_key,
-    score=_score,
+    score=variant_scorer(lambda: MAPQA),
     summarize=_summarize,
     write_report=deferred("benchmarks.mapqa.report:write_report"),  # tables only: map QA draws no figure
     table=deferred("benchmarks.mapqa.report:markdown_table"),

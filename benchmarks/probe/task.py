@@ -16,27 +16,14 @@ from benchmarks.probe.io import is_probe_file, load_questions, read_predictions
 from benchmarks.probe.metrics import PROBE_METRICS
 from benchmarks.probe.questions import DEFAULT_PER_TYPE, ProbePrediction, ProbeQuestion
 from benchmarks.repeats import with_repeats
-from benchmarks.task_types import deferred, loaded_by, prediction_key, typed_prompts
+from benchmarks.task_types import deferred, loaded_by, prediction_key, typed_prompts, variant_scorer
 from benchmarks.tasks import Generation, InspectSpec, Loaded, ScoreOptions, Task, Variant
 
 if TYPE_CHECKING:
     from benchmarks.samples import SampleSet
-    from graphkit.executors import Executor
     from graphkit.graph import TransitGraph
 
 __all__ = ["PROBE", "probe_samples"]
-
-
-def _score_predictions(questions: Mapping[str, ProbeQuestion], predictions: Sequence[ProbePrediction]):
-    from benchmarks.probe.scoring import score_predictions
-
-    return score_predictions(questions, predictions)
-
-
-def _score(
-    loaded: Loaded, predictions: Sequence[ProbePrediction], options: ScoreOptions, executor: Executor | None
-) -> tuple[list[Any], list[str]]:
-    return PROBE.variant(options.variant).score(loaded.questions, predictions)
 
 
 def _summarize(
@@ -99,7 +86,7 @@ PROBE = Task(
         Variant(
             "toolkit",
             "exact answers, and partial: set F1 and edit similarity",
-            _score_predictions,
+            deferred("benchmarks.probe.scoring:score_predictions"),
             former_names=("paper",),
         ),
     ),
@@ -112,7 +99,7 @@ PROBE = Task(
     prompts=typed_prompts,
     readers=MappingProxyType({"jsonl": lambda path, options, /: read_predictions(path)}),  # the toolkit's rows only
     answer_key=prediction_key,
-    score=_score,
+    score=variant_scorer(lambda: PROBE),
     summarize=_summarize,
     write_report=deferred("benchmarks.probe.report:write_report"),
     table=deferred("benchmarks.probe.report:markdown_table"),
