@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Mapping
 from types import MappingProxyType
 from typing import Any
 
+from baselines.answers import typed_predictions
 from benchmarks.plus.records import OPTION_LETTERS, PlusPrediction, PlusQuestion
 from graphkit.choices import check_choice
 from graphkit.graph import TransitGraph
@@ -88,10 +89,7 @@ def plus_oracle_predictions(
     list of PlusPrediction
         One per question, in order, each the answer the graph gives.
     """
-    return [
-        PlusPrediction(question.id, model, plus_oracle_answer(question, graph_for(question)), None, question.type)
-        for question in questions
-    ]
+    return typed_predictions(PlusPrediction, questions, model, lambda q: plus_oracle_answer(q, graph_for(q)))
 
 
 def solve_plus(

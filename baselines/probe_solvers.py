@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Mapping
 from types import MappingProxyType
 from typing import Any
 
+from baselines.answers import typed_predictions
 from benchmarks.network_facts import line_label, share_a_line, stations_between
 from benchmarks.probe.questions import ProbePrediction, ProbeQuestion
 from graphkit.choices import check_choice
@@ -223,12 +224,11 @@ def solve_probe(
     check_choice(name, PROBE_SOLVERS, what="probe solver")
     model = f"baseline:probe-{name}"
     if name == "echo":
-        return [ProbePrediction(q.id, model, probe_echo_answer(q), None, q.type) for q in questions]
+        return typed_predictions(ProbePrediction, questions, model, probe_echo_answer)
     if name == "noisy":
-        return [
-            ProbePrediction(
-                q.id, model, probe_noisy_answer(q, graph_for(q), random.Random(f"{seed}:{q.id}")), None, q.type
-            )
-            for q in questions
-        ]
-    return [ProbePrediction(q.id, model, probe_oracle_answer(q, graph_for(q)), None, q.type) for q in questions]
+
+        def noisy(question: ProbeQuestion) -> str:  # each probe's draw keyed by the seed and its id
+            return probe_noisy_answer(question, graph_for(question), random.Random(f"{seed}:{question.id}"))
+
+        return typed_predictions(ProbePrediction, questions, model, noisy)
+    return typed_predictions(ProbePrediction, questions, model, lambda q: probe_oracle_answer(q, graph_for(q)))

@@ -45,6 +45,7 @@ __all__ = [
     "percent",
     "number",
     "interval_cell",
+    "row_cell",
     "MEAN_TOKENS",
 ]
 
@@ -384,3 +385,28 @@ def interval_cell(value: float | None, interval: Any, *, scale: float = 1.0, dig
     if low is None or high is None:
         return f"{value * scale:.{digits}f} ± –"
     return f"{value * scale:.{digits}f} ± {(high - low) / 2 * scale:.{digits}f}"
+
+
+def row_cell(row: Mapping[str, Any], key: str) -> str:
+    """A summary row's share ``key`` in %, with its interval when the row has one (its ``intervals``).
+
+    Parameters
+    ----------
+    row : mapping
+        A row of a task's summary (a model's, or one of its groups').
+    key : str
+        The share shown.
+
+    Returns
+    -------
+    str
+        What :func:`interval_cell` writes of it, scaled to %.
+
+    Examples
+    --------
+    >>> row_cell({"accuracy": 0.5, "intervals": {"accuracy": {"low": 0.4, "high": 0.6}}}, "accuracy")
+    '50.00 ± 10.00'
+    >>> row_cell({}, "accuracy")
+    '–'
+    """
+    return interval_cell(row.get(key), row.get("intervals", {}).get(key), scale=100)

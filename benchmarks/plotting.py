@@ -38,6 +38,7 @@ __all__ = [
     "PLOT_MODELS",
     "ModelCap",
     "top_models",
+    "type_figure",
     "figure_style",
     "save_figure",
     "save_png",
@@ -409,3 +410,63 @@ def type_bars(
                 fmt="none", ecolor="0.15", elinewidth=0.6, capsize=1.5, capthick=0.6, **label,
             )  # fmt: skip
     return width
+
+
+@contextmanager
+def type_figure(
+    summary: Mapping[str, Any],
+    cap: ModelCap,
+    kinds: Sequence[str],
+    metric: str,
+    path: Path,
+    *,
+    width_in: float,
+    title: str,
+    ylabel: str,
+    legend_extra: int = 0,
+    edgecolor: str | None = None,
+    interval_label: str | None = None,
+) -> Iterator[tuple[Any, float]]:
+    """A task's figure of ``metric`` per question type (:func:`type_bars`), saved to ``path`` when the block ends:
+    the block adds what is the task's own (lines of chance, tick sizes) to the axes it is given.
+
+    Parameters
+    ----------
+    summary : mapping
+        The task's summary.
+    cap : ModelCap
+        The models drawn (its note written under the figure when it has one).
+    kinds : sequence of str
+        The types, one group of bars each.
+    metric : str
+        The share drawn, in % from 0 to 100.
+    path : Path
+        The PNG written (and its vector twin: :func:`save_figure`).
+    width_in : float
+        The figure's width in inches.
+    title, ylabel : str
+        The axes' title and y label.
+    legend_extra : int, optional
+        Legend entries besides the models' (the legend has at most 3 columns).
+    edgecolor, interval_label : str, optional
+        As :func:`type_bars` takes them.
+
+    Yields
+    ------
+    tuple
+        The axes and the width of one bar.
+    """
+    models = list(cap.shown)
+    with figure_style() as plt:
+        figure, axis = plt.subplots(figsize=(width_in, 2.6), layout="constrained")
+        width = type_bars(axis, summary, models, kinds, metric, edgecolor=edgecolor, interval_label=interval_label)
+        yield axis, width
+        axis.set_xticks([x + width * (len(models) - 1) / 2 for x in range(len(kinds))], kinds)
+        axis.set_ylim(0, 100)
+        axis.set_ylabel(ylabel)
+        axis.set_title(title)
+        if models:  # outside the axes: bars reach 100%
+            figure.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=min(3, len(models) + legend_extra))
+        if cap.note:
+            figure.text(0.0, 0.0, cap.note, fontsize=6.5, ha="left", va="top")
+        save_figure(figure, path)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields, is_dataclass
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from benchmarks.errors import InvalidRecord
 
@@ -18,9 +18,14 @@ __all__ = [
     "wrong_type",
     "prediction_row",
     "answer_type",
+    "TypedPrediction",
+    "check_answers",
+    "score_matched",
 ]
 
 R = TypeVar("R")
+V = TypeVar("V")
+P = TypeVar("P", bound="TypedPrediction")
 
 
 @dataclass(frozen=True, slots=True)
@@ -303,3 +308,118 @@ def record_builder(cls: type[R]) -> Callable[..., R]:
     build = namespace["build"]
     build.__qualname__ = build.__name__ = f"build_{cls.__name__}"
     return build
+
+
+@dataclass(frozen=True, slots=True)
+class TypedPrediction:
+    """One model answer to a question of a task with several question types (plus, probe): the row's
+    ``question`` says which type it answers. A task subclasses it, naming its types in ``types`` and ``what``.
+
+    Parameters
+    ----------
+    id : str
+        The question's id.
+    model : str
+        The model.
+    response : str
+        Its answer, as written.
+    tokens : int, optional
+        The output tokens, when reported.
+    question : str, optional
+        The type the row says it answers (``None``: not said).
+    repeat : int, optional
+        Which answer to the same request this is (0-based).
+    """
+
+    #: the task's question types, which a row's ``question`` must be one of
+    types: ClassVar[Sequence[str]] = ()
+    #: what a type is called in the message when a row's ``question`` is not one
+    what: ClassVar[str] = "a question type"
+
+    id: str
+    model: str
+    response: str
+    tokens: int | None = None
+    question: str | None = None
+    #: which answer to the same request this is (0-based)
+    repeat: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return prediction_row(self, self.question)
+
+    @classmethod
+    def from_dict(cls: type[P], record: Any, *, where: str = "prediction") -> P:
+        identifier, model, response, tokens = answer_fields(record, where)
+        kind = answer_type(record, cls.types, cls.what, where)
+        return cls(identifier, model, response, tokens, kind, repeat_of(record, where))
+
+
+def check_answers(prediction: Any, question: Any) -> None:
+    """Refuse to score a prediction against a question it does not answer.
+
+    Parameters
+    ----------
+    prediction : Any
+        A prediction (read by its ``id``).
+    question : Any
+        A question (read by its ``id``).
+
+    Raises
+    ------
+    ValueError
+        Their ids differ.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as Record
+    >>> check_answers(Record(id="q2"), Record(id="q1"))
+    Traceback (most recent call last):
+    ValueError: prediction 'q2' answers another question than 'q1'
+    """
+    if prediction.id != question.id:
+        raise ValueError(f"prediction {prediction.id!r} answers another question than {question.id!r}")
+
+
+def score_matched(
+    questions: Mapping[str, Any], predictions: Iterable[Any], score: Callable[[Any, Any], V]
+) -> tuple[list[V], list[str]]:
+    """Score each prediction against the question with its id; skip, with a message, those that answer none
+    (:func:`unmatched`) or say they answer another type than their question's (:func:`wrong_type`).
+
+    Parameters
+    ----------
+    questions : mapping
+        Question id to question (with a ``type`` where predictions say one).
+    predictions : iterable
+        The predictions; one with a ``question`` that is not ``None`` names the type it answers.
+    score : callable
+        ``score(prediction, question)``: a verdict.
+
+    Returns
+    -------
+    verdicts : list
+        One per prediction that matches a question, in input order.
+    skipped : list of str
+        Why the others were skipped, one message each.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as Record
+    >>> questions = {"q1": Record(id="q1", type="TorF1")}
+    >>> rows = [Record(id="q1", question=None), Record(id="q9", question=None), Record(id="q1", question="TorF2")]
+    >>> verdicts, skipped = score_matched(questions, rows, lambda prediction, question: question.id)
+    >>> verdicts, len(skipped)
+    (['q1'], 2)
+    """
+    verdicts: list[V] = []
+    skipped: list[str] = []
+    for prediction in predictions:
+        question = questions.get(prediction.id)
+        said = getattr(prediction, "question", None)
+        if question is None:
+            skipped.append(unmatched(prediction.id))
+        elif said is not None and said != question.type:
+            skipped.append(wrong_type(prediction.id, said, question.id, question.type))
+        else:
+            verdicts.append(score(prediction, question))
+    return verdicts, skipped

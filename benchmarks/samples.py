@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Sample", "SampleSet", "find_map", "with_city_maps", "typed_samples"]
+__all__ = ["Sample", "SampleSet", "find_map", "with_city_maps", "typed_samples", "judged_exactly"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,3 +167,35 @@ def typed_samples(
         return correct(by_id[sample.id], response)
 
     return SampleSet(benchmark, tuple(samples), judge, tuple(problems))
+
+
+def judged_exactly(
+    score: Callable[[Any, Any], Any], prediction: Callable[[str, str, str], Any]
+) -> Callable[[Any, str], bool]:
+    """A ``correct`` for :func:`typed_samples`: an answer is correct when the task's scorer gives it 1.
+
+    Parameters
+    ----------
+    score : callable
+        The task's ``score_prediction(prediction, question)``: a verdict with ``correct``.
+    prediction : callable
+        The task's prediction record, made as ``prediction(id, model, response)``.
+
+    Returns
+    -------
+    callable
+        ``(question, response) -> bool``, the answer made a prediction of the model ``vdi``.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as Record
+    >>> score = lambda prediction, question: Record(correct=int(prediction.response == question.answer))
+    >>> correct = judged_exactly(score, lambda *fields: Record(response=fields[2]))
+    >>> correct(Record(id="q1", answer="yes"), "yes"), correct(Record(id="q1", answer="yes"), "no")
+    (True, False)
+    """
+
+    def correct(question: Any, response: str) -> bool:
+        return score(prediction(question.id, "vdi", response), question).correct == 1
+
+    return correct

@@ -9,8 +9,9 @@ ones with :func:`split_cities`, and names its questions
 
 from __future__ import annotations
 
+import random
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from graphkit.choices import UnknownChoice
@@ -18,7 +19,16 @@ from graphkit.choices import UnknownChoice
 if TYPE_CHECKING:
     from graphkit.graph import TransitGraph
 
-__all__ = ["TEST_CITIES", "Split", "SPLITS", "split_cities", "seeded_prefix", "questions_of_maps", "type_counts"]
+__all__ = [
+    "TEST_CITIES",
+    "Split",
+    "SPLITS",
+    "split_cities",
+    "seeded_prefix",
+    "questions_of_maps",
+    "type_counts",
+    "typed_draws",
+]
 
 Q = TypeVar("Q")
 
@@ -177,3 +187,60 @@ def type_counts(questions: Sequence[Any], shapes: Mapping[str, str], *, width: i
         rows.append(f"{kind:<{width}} {len(answers):>10}  {spread}".rstrip())
     rows.append(f"{'total':<{width}} {len(questions):>10}")
     return "\n".join(rows)
+
+
+def typed_draws(
+    graph: TransitGraph,
+    generators: Mapping[str, Callable[[TransitGraph, int, random.Random], Iterable[dict[str, Any]]]],
+    types: Iterable[str],
+    *,
+    per_type: int,
+    seed: int,
+    task: str,
+) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    """The draws of a task with question types (plus, probe) on one map: each asked type in the order of
+    ``generators``, each drawn with its own seeded generator, so that a type's questions do not depend on
+    which other types are asked.
+
+    Parameters
+    ----------
+    graph : TransitGraph
+        The map.
+    generators : mapping
+        Every type of the task, in order, to its ``generator(graph, count, rng)`` of at most ``count`` draws.
+    types : iterable of str
+        The types asked.
+    per_type : int
+        Questions per type at most.
+    seed : int
+        Seeds each type's draws (with the task, the city and the type).
+    task : str
+        The task's name, in the seeds and the ids.
+
+    Returns
+    -------
+    iterator of (str, str, dict)
+        ``(id, type, draw)``: ids ``<city>-<task>-<type>-000`` (with the seed: :func:`seeded_prefix`).
+
+    Raises
+    ------
+    ValueError
+        A type is not the task's, or ``per_type`` is negative (raised at once, before any draw).
+    """
+    wanted = set(types)
+    unknown = sorted(wanted - set(generators))
+    if unknown:
+        raise ValueError(f"types must be among {list(generators)}, got {unknown}")
+    if per_type < 0:
+        raise ValueError(f"per_type must be non-negative, got {per_type}")
+    city = graph.city or "custom"
+    prefix = seeded_prefix(city, seed)
+
+    def draws() -> Iterator[tuple[str, str, dict[str, Any]]]:
+        for kind, generator in generators.items():
+            if kind in wanted:
+                rng = random.Random(f"reasonmap-{task}:{seed}:{city}:{kind}")
+                for number, drawn in enumerate(generator(graph, per_type, rng)):
+                    yield f"{prefix}-{task}-{kind}-{number:03d}", kind, drawn
+
+    return draws()

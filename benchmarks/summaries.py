@@ -6,7 +6,8 @@ same bytes. The JSON is strict: a NaN or an infinity has no JSON token, so a
 summary holding one is refused, naming the field, instead of being written as
 ``NaN`` / ``Infinity`` (which strict readers reject). :func:`partial_lines` is
 what a report's table says of a run that scored only part of its log; :func:`write_report_files` writes a task's
-report folder (summary, table, figures or none).
+report folder (summary, table, figures or none); :func:`model_table` is a table of models × types (or
+another group) in markdown.
 """
 
 from __future__ import annotations
@@ -18,9 +19,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from benchmarks.cells import markdown_text
+from benchmarks.metrics import row_cell
 from graphkit.files import atomic_writer
 
-__all__ = ["summary_json", "write_summary", "write_text", "partial_lines", "write_report_files"]
+__all__ = ["summary_json", "write_summary", "write_text", "partial_lines", "write_report_files", "model_table"]
 
 #: What :func:`summary_json` lays out: ``json.dumps`` with these options, and a final newline.
 _OPTIONS = {"ensure_ascii": False, "indent": 2, "sort_keys": True, "allow_nan": False}
@@ -287,3 +290,58 @@ def write_report_files(
         return [out / name for name in files[:2]]
     plot(out)
     return [out / name for name in files]
+
+
+def model_table(
+    summary: Mapping[str, Any],
+    keys: Sequence[str],
+    metric: str,
+    *,
+    group: str = "per_type",
+    labels: Sequence[str] | None = None,
+    overall: bool = True,
+    invalid: bool = True,
+) -> list[str]:
+    """A markdown table of models × ``keys``: each model's ``metric`` (in %, with its interval) per key of its
+    ``group``, then overall and the invalid answers when asked.
+
+    Parameters
+    ----------
+    summary : mapping
+        A task's summary: ``summary["models"][model][group][key]`` holds ``metric`` (and its ``intervals``).
+    keys : sequence of str
+        The columns, in order (a key a model lacks shows ``–``).
+    metric : str
+        The share shown.
+    group : str, optional
+        The rows' group the keys index.
+    labels : sequence of str, optional
+        The columns' headers (the keys when not given).
+    overall : bool, optional
+        Whether an ``Overall`` column (the model's own row) follows.
+    invalid : bool, optional
+        Whether an ``Invalid`` column (``n_invalid/n``) ends the row.
+
+    Returns
+    -------
+    list of str
+        The header, the rule and one line per model (models in the summary's order; names escaped).
+
+    Examples
+    --------
+    >>> summary = {"models": {"m": {"accuracy": 0.5, "n": 2, "n_invalid": 0, "per_type": {"a": {"accuracy": 0.5}}}}}
+    >>> print("\\n".join(model_table(summary, ("a", "b"), "accuracy")))
+    | Model | a | b | Overall | Invalid |
+    |---|---:|---:|---:|---:|
+    | m | 50.00 | – | 50.00 | 0/2 |
+    """
+    tail = [" Overall |"] * overall + [" Invalid |"] * invalid
+    lines = [
+        "| Model | " + " | ".join(labels or keys) + " |" + "".join(tail),
+        "|---|" + "---:|" * (len(keys) + len(tail)),
+    ]
+    for model, row in summary["models"].items():
+        cells = [row_cell(row[group].get(key, {}), metric) for key in keys] + [row_cell(row, metric)] * overall
+        cells += [f"{row['n_invalid']}/{row['n']}"] * invalid
+        lines.append(f"| {markdown_text(model)} | " + " | ".join(cells) + " |")
+    return lines

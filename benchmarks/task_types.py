@@ -4,13 +4,16 @@ protocols that type them.
 Each field of the record that holds a callable names one of these protocols, so that what it is called with and
 what it returns is written once, here, and checked by a type checker in every task folder. The records are
 what a question file becomes (:class:`Loaded`), what a request asks (:class:`Prompt`), what a reader of
-prediction files is told (:class:`ReadOptions`) and how answers are judged (:class:`ScoreOptions`).
+prediction files is told (:class:`ReadOptions`) and how answers are judged (:class:`ScoreOptions`). Last, the
+pieces several records are built from: :func:`loaded_by`, :func:`prediction_key`, :func:`typed_prompts`,
+:func:`variant_scorer` and :func:`deferred`.
 :mod:`benchmarks.tasks` re-exports them all.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence, Set
+import importlib
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -38,6 +41,11 @@ __all__ = [
     "Explain",
     "Export",
     "Solve",
+    "loaded_by",
+    "prediction_key",
+    "deferred",
+    "typed_prompts",
+    "variant_scorer",
 ]
 
 
@@ -237,3 +245,123 @@ class Solve(Protocol):
         seed: int,
         settings: Mapping[str, Any],
     ) -> list[Any]: ...
+
+
+# -- pieces of a record ------------------------------------------------------------------------------------
+
+
+def loaded_by(load_questions: Callable[[str | Path], tuple[Mapping[str, Any], Sequence[Any]]]) -> Callable[..., Loaded]:
+    """A record's ``load`` for a task whose question reader returns the questions by id and the problems.
+
+    Parameters
+    ----------
+    load_questions : callable
+        ``path -> (questions, problems)``.
+
+    Returns
+    -------
+    callable
+        ``path -> Loaded``, each problem as its text.
+
+    Examples
+    --------
+    >>> load = loaded_by(lambda path: ({"q1": "question"}, ["f.jsonl:2: not JSON"]))
+    >>> load("f.jsonl")
+    Loaded(questions={'q1': 'question'}, problems=('f.jsonl:2: not JSON',), context={})
+    """
+
+    def load(path: str | Path) -> Loaded:
+        questions, problems = load_questions(path)
+        return Loaded(questions, tuple(str(problem) for problem in problems))
+
+    return load
+
+
+def prediction_key(prediction: Any) -> Hashable:
+    """A record's ``answer_key`` for a task with one request per question: ``(id, model, repeat)``.
+
+    Parameters
+    ----------
+    prediction : Any
+        A prediction (read by its ``id``, ``model`` and ``repeat``).
+
+    Returns
+    -------
+    tuple
+        What names the answer among the predictions.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as Prediction
+    >>> prediction_key(Prediction(id="q1", model="m", repeat=0))
+    ('q1', 'm', 0)
+    """
+    return (prediction.id, prediction.model, prediction.repeat)
+
+
+def typed_prompts(question: Any) -> list[Prompt]:
+    """A record's ``prompts`` for a task whose questions are asked as written, one request each, its kind the
+    question's type (plus, probe).
+
+    Parameters
+    ----------
+    question : Any
+        A question (read by its ``id``, ``type``, ``question``, ``city`` and ``country``).
+
+    Returns
+    -------
+    list of Prompt
+        The one request.
+    """
+    return [Prompt(question.id, question.type, question.question, question.city, question.country)]
+
+
+def variant_scorer(task: Callable[[], Any]) -> Score:
+    """A record's ``score`` for a task whose variants judge the questions and predictions alone (no graph, no
+    options, no executor): the chosen variant's ``score(questions, predictions)``.
+
+    Parameters
+    ----------
+    task : callable
+        ``task()``: the record (asked for when scoring, so that the record can name this before it exists).
+
+    Returns
+    -------
+    Score
+        ``score(loaded, predictions, options, executor)``: the verdicts and why the others were skipped.
+    """
+
+    def score(
+        loaded: Loaded, predictions: Sequence[Any], options: ScoreOptions, executor: Executor | None, /
+    ) -> tuple[list[Any], list[str]]:
+        return task().variant(options.variant).score(loaded.questions, predictions)
+
+    return score
+
+
+def deferred(where: str) -> Callable[..., Any]:
+    """A callable that imports the function a ``module:attribute`` string names when it is first called, and
+    calls it: a record names its heavier steps (reports, tables) without importing them.
+
+    Parameters
+    ----------
+    where : str
+        ``module:attribute``, the module's dotted name.
+
+    Returns
+    -------
+    callable
+        It takes what the function takes and returns what it returns.
+
+    Examples
+    --------
+    >>> deferred("math:hypot")(3, 4)
+    5.0
+    """
+    module, attribute = where.split(":")
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return getattr(importlib.import_module(module), attribute)(*args, **kwargs)
+
+    call.__qualname__ = call.__name__ = attribute
+    return call

@@ -1,6 +1,10 @@
-"""Small hand-made networks shared by the tests: Metro Data dicts and overlays."""
+"""Small hand-made networks shared by the tests: Metro Data dicts and overlays, and random ones (Hypothesis)."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+
+from hypothesis import strategies as st
 
 from graphkit.graph import TransitGraph, compile_graph
 from graphkit.metro import load_metro
@@ -86,3 +90,30 @@ def graph_of(data: dict, overlay: dict | None = None) -> TransitGraph:
     """Compile a hand-made network."""
     parsed = load_overlay(overlay)
     return compile_graph(load_metro(data, allowed_repeats=parsed.allowed_repeats), parsed)
+
+
+def random_lines(names: Sequence[str], *, min_stations: int = 2, max_stations: int = 6) -> st.SearchStrategy[dict]:
+    """Random Metro Data: 1 to 4 lines (``Line 1``, ...), each calling at distinct stations drawn from ``names``."""
+
+    @st.composite
+    def lines(draw) -> dict:
+        count = draw(st.integers(1, 4))
+        stations = st.lists(st.sampled_from(names), min_size=min_stations, max_size=max_stations, unique=True)
+        return {f"Line {number + 1}": draw(stations) for number in range(count)}
+
+    return lines()
+
+
+def random_networks(
+    names: Sequence[str], *, min_stations: int = 2, max_stations: int = 6
+) -> st.SearchStrategy[tuple[dict, dict]]:
+    """Random networks ``(lines, overlay)``: :func:`random_lines`, and an overlay drawing some lines of more than
+    two stations as loops."""
+
+    @st.composite
+    def networks(draw) -> tuple[dict, dict]:
+        lines = draw(random_lines(names, min_stations=min_stations, max_stations=max_stations))
+        loops = [name for name in lines if len(lines[name]) > 2 and draw(st.booleans())]
+        return lines, {"loops": [{"line": name, "note": "drawn as a loop"} for name in loops]}
+
+    return networks()

@@ -18,10 +18,10 @@ from benchmarks.intervals import interval_method, interval_note, question_maps, 
 from benchmarks.mapqa.metrics import MAPQA_METRICS
 from benchmarks.mapqa.records import LEVELS, QUESTION_TYPES, MapQuestion, MapVerdict
 from benchmarks.mapqa.scoring import METRICS
-from benchmarks.metrics import interval_cell, number
+from benchmarks.metrics import number, row_cell
 from benchmarks.provenance import versions
 from benchmarks.repeats import repeats_table
-from benchmarks.summaries import partial_lines
+from benchmarks.summaries import model_table, partial_lines
 
 __all__ = ["summarize", "markdown_table", "write_report", "REPORT_FILES"]
 
@@ -137,11 +137,6 @@ def summarize(
     }
 
 
-def _cell(row: Mapping[str, Any], key: str = "accuracy") -> str:
-    """A row's figure in %, with its interval when the row has one."""
-    return interval_cell(row.get(key), row.get("intervals", {}).get(key), scale=100)
-
-
 def markdown_table(summary: Mapping[str, Any]) -> str:
     """The summary's tables in markdown.
 
@@ -165,13 +160,13 @@ def markdown_table(summary: Mapping[str, Any]) -> str:
     for model, row in summary["models"].items():
         per_type, per_level = row["per_type"], row["per_level"]
         cells = [
-            _cell(row),
-            _cell(per_type.get("single", {})),
-            _cell(per_type.get("multiple", {})),
+            row_cell(row, "accuracy"),
+            row_cell(per_type.get("single", {}), "accuracy"),
+            row_cell(per_type.get("multiple", {}), "accuracy"),
             number(row["mean_jaccard"], 3),
-            _cell(per_type.get("sorting", {})),
+            row_cell(per_type.get("sorting", {}), "accuracy"),
             number(row["mean_kendall_tau"], 3),
-            *(_cell(per_level.get(str(level), {})) for level in LEVELS),
+            *(row_cell(per_level.get(str(level), {}), "accuracy") for level in LEVELS),
             f"{row['n_invalid']}/{row['n']}",
             str(row["n_unanswered"]),
         ]
@@ -180,12 +175,9 @@ def markdown_table(summary: Mapping[str, Any]) -> str:
         keys = sorted({key for row in summary["models"].values() for key in row[group]})
         if not keys:
             continue
-        lines += ["", f"Accuracy (%) by {title}:", "", "| Model | " + " | ".join(map(markdown_text, keys)) + " |"]
-        lines.append("|---|" + "---:|" * len(keys))
-        lines += [
-            f"| {markdown_text(model)} | " + " | ".join(_cell(row[group].get(key, {})) for key in keys) + " |"
-            for model, row in summary["models"].items()
-        ]
+        labels = [markdown_text(key) for key in keys]
+        table = model_table(summary, keys, "accuracy", group=group, labels=labels, overall=False, invalid=False)
+        lines += ["", f"Accuracy (%) by {title}:", "", *table]
     if interval_note(summary):
         lines += ["", interval_note(summary).strip()]
     lines += repeats_table(summary) + partial_lines(summary)

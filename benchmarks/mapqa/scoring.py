@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from benchmarks.mapqa.parsing import Choice, parse_answer
 from benchmarks.mapqa.records import QUESTION_TYPES, MapPrediction, MapQuestion, MapVerdict, QuestionType
-from benchmarks.records import Invalid, unmatched
+from benchmarks.records import Invalid, check_answers, score_matched
 
 __all__ = [
     "Metric",
@@ -291,8 +291,7 @@ def score_prediction(prediction: MapPrediction, question: MapQuestion) -> MapVer
     ValueError
         The prediction answers another question.
     """
-    if prediction.id != question.id:
-        raise ValueError(f"prediction {prediction.id!r} answers another question than {question.id!r}")
+    check_answers(prediction, question)
     parsed = parse_answer(prediction.response, question)
     return MapVerdict(
         prediction.id,
@@ -324,12 +323,4 @@ def score_predictions(
         Why the others were skipped, one message each (:func:`benchmarks.records.unmatched`: no question
         has their id); nothing else is lost.
     """
-    verdicts: list[MapVerdict] = []
-    skipped: list[str] = []
-    for prediction in predictions:
-        question = questions.get(prediction.id)
-        if question is None:
-            skipped.append(unmatched(prediction.id))
-            continue
-        verdicts.append(score_prediction(prediction, question))
-    return verdicts, skipped
+    return score_matched(questions, predictions, score_prediction)

@@ -7,7 +7,7 @@ Metro Data, so they are asked with the map (``full``) or without it
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -16,38 +16,17 @@ from benchmarks.mapqa.io import is_mapqa_file, load_questions, read_predictions
 from benchmarks.mapqa.metrics import MAPQA_METRICS
 from benchmarks.mapqa.records import KIND, MapPrediction, MapQuestion, MapVerdict
 from benchmarks.repeats import with_repeats
+from benchmarks.task_types import deferred, loaded_by, prediction_key, variant_scorer
 from benchmarks.tasks import Loaded, MapPolicy, Prompt, ScoreOptions, Task, Variant
 
 if TYPE_CHECKING:
     from benchmarks.samples import SampleSet
-    from graphkit.executors import Executor
 
 __all__ = ["MAPQA", "mapqa_samples"]
 
 
-def _load(path: str | Path) -> Loaded:
-    questions, problems = load_questions(path)
-    return Loaded(questions, tuple(str(problem) for problem in problems))
-
-
 def _prompts(question: MapQuestion) -> list[Prompt]:
     return [Prompt(question.id, KIND, question.text(), image=question.image)]
-
-
-def _answer_key(prediction: MapPrediction) -> Hashable:
-    return (prediction.id, prediction.model, prediction.repeat)
-
-
-def _score_predictions(questions: Mapping[str, MapQuestion], predictions: Sequence[MapPrediction]):
-    from benchmarks.mapqa.scoring import score_predictions
-
-    return score_predictions(questions, predictions)
-
-
-def _score(
-    loaded: Loaded, predictions: Sequence[MapPrediction], options: ScoreOptions, executor: Executor | None
-) -> tuple[list[MapVerdict], list[str]]:
-    return MAPQA.variant(options.variant).score(loaded.questions, predictions)
 
 
 def _summarize(
@@ -63,20 +42,22 @@ def _summarize(
     return with_repeats(summary, verdicts)
 
 
-def _write_report(directory: str | Path, summary: Mapping[str, Any], *, figures: bool = True) -> list[Path]:
-    from benchmarks.mapqa.report import write_report
-
-    return write_report(directory, summary, figures=figures)  # tables only: map QA draws no figure
-
-
-def _table(summary: Mapping[str, Any]) -> str:
-    from benchmarks.mapqa.report import markdown_table
-
-    return markdown_table(summary)
-
-
 def mapqa_samples(questions: Iterable[MapQuestion], *, images: str | Path) -> SampleSet:
-    """Samples of map questions; images relative to ``images``; correct means an exact match."""
+    """Samples of map questions (one request each), with their own map images; correct means an exact match.
+
+    Parameters
+    ----------
+    questions : iterable of MapQuestion
+        The questions.
+    images : str or Path
+        The folder the questions' ``image`` paths are relative to.
+
+    Returns
+    -------
+    SampleSet
+        One sample per question whose image is there (the others in its problems, skipped), judged correct when
+        the map QA scorer gives the answer 1.
+    """
     from benchmarks.mapqa.io import image_path
     from benchmarks.mapqa.scoring import score_prediction
     from benchmarks.samples import Sample, SampleSet
@@ -111,7 +92,7 @@ MAPQA = Task(
         Variant(
             "toolkit",
             "exact match, Jaccard and Kendall's tau per answer type",
-            _score_predictions,
+            deferred("benchmarks.mapqa.scoring:score_predictions"),
             former_names=("paper",),
         ),
     ),
@@ -119,14 +100,14 @@ MAPQA = Task(
     default_weighting="none",
     solvers=(),
     recognise=is_mapqa_file,
-    load=_load,
+    load=loaded_by(load_questions),
     prompts=_prompts,
     readers=MappingProxyType({"jsonl": lambda path, options, /: read_predictions(path)}),  # the toolkit's rows only
-    answer_key=_answer_key,
-    score=_score,
+    answer_key=prediction_key,
+    score=variant_scorer(lambda: MAPQA),
     summarize=_summarize,
-    write_report=_write_report,
-    table=_table,
+    write_report=deferred("benchmarks.mapqa.report:write_report"),  # tables only: map QA draws no figure
+    table=deferred("benchmarks.mapqa.report:markdown_table"),
     samples=_samples,
     maps=MapPolicy(own_images=True),
     metrics=MAPQA_METRICS,

@@ -113,6 +113,18 @@ def _find_math_answer(text: str) -> str:
 def official_plus_answer(response: str, *, rule: str = DEFAULT_RULE) -> str:
     """The answer string ``main_plus.py`` extracts from a response, its text taken by ``rule``.
 
+    Parameters
+    ----------
+    response : str
+        The model's full response.
+    rule : str, optional
+        How the answer text is taken from the response (:mod:`~benchmarks.official_rules`).
+
+    Returns
+    -------
+    str
+        The extracted answer (possibly empty).
+
     Examples
     --------
     >>> official_plus_answer("I count them. The answer is 4. Done.")
@@ -136,7 +148,24 @@ def official_plus_answer(response: str, *, rule: str = DEFAULT_RULE) -> str:
 def score_official_plus(
     response: str, question: PlusQuestion, *, rule: str = DEFAULT_RULE
 ) -> tuple[int, str | int | None]:
-    """``(correct, chosen)`` the public way; ``chosen`` is the answer in the question's terms, ``None`` if none."""
+    """``(correct, chosen)`` the public way; ``chosen`` is the answer in the question's terms, ``None`` if none.
+
+    Parameters
+    ----------
+    response : str
+        The model's full response.
+    question : PlusQuestion
+        The question it answers.
+    rule : str, optional
+        How the answer text is taken from the response.
+
+    Returns
+    -------
+    correct : int
+        1 or 0.
+    chosen : str, int or None
+        ``yes``/``no``, an option letter or a count, as the question's type reads it.
+    """
     answer = official_plus_answer(response, rule=rule)
     if question.type.startswith("TorF"):
         chosen: str | int | None = answer.lower() if answer.lower() in ("yes", "no") else None
@@ -160,21 +189,26 @@ def official_plus_verdict(
 ) -> PlusVerdict:
     """A plus verdict read the public way (``parsed``: the extracted string), by the model's rule: ``rules``
     (a run's ``--official-model`` resolved over :data:`PLUS_MODELS`,
-    :func:`~benchmarks.official_rules.resolve_rules`), else the one its name chooses."""
+    :func:`~benchmarks.official_rules.resolve_rules`), else the one its name chooses.
+
+    Parameters
+    ----------
+    prediction : PlusPrediction
+        The answer.
+    question : PlusQuestion
+        The question it answers.
+    weight : float
+        The verdict's weight (the toolkit's verdict's).
+    rules : mapping, optional
+        Model to its rule.
+
+    Returns
+    -------
+    PlusVerdict
+        The verdict, its ``parsed`` the extracted string.
+    """
     rule = rule_for(prediction.model, rules or {}, table=PLUS_MODELS)
     correct, chosen = score_official_plus(prediction.response, question, rule=rule)
-    return PlusVerdict(
-        prediction.id,
-        prediction.model,
-        question.type,
-        question.city,
-        question.difficulty_city,
-        official_plus_answer(prediction.response, rule=rule),
-        chosen,
-        question.answer,
-        correct,
-        weight,
-        None,
-        prediction.tokens,
-        prediction.repeat,
+    return PlusVerdict.of(
+        prediction, question, official_plus_answer(prediction.response, rule=rule), chosen, correct, weight
     )

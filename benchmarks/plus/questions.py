@@ -52,7 +52,7 @@ from benchmarks.network_facts import (
     same_line_draws,
 )
 from benchmarks.plus.records import ANSWER_KINDS, ENTITIES, OPTION_LETTERS, PLUS_TYPES, PlusQuestion
-from benchmarks.splits import questions_of_maps, seeded_prefix, type_counts
+from benchmarks.splits import questions_of_maps, type_counts, typed_draws
 from graphkit.graph import TransitGraph
 from graphkit.stats import city_stats
 
@@ -240,33 +240,24 @@ def generate_plus_questions(
     >>> [(q.id, q.answer) for q in questions if q.type == "Counting3"]
     [('rome-plus-Counting3-000', 27), ('rome-plus-Counting3-001', 22)]
     """
-    wanted = set(types)
-    unknown = sorted(wanted - set(PLUS_TYPES))
-    if unknown:
-        raise ValueError(f"types must be among {list(PLUS_TYPES)}, got {unknown}")
-    if per_type < 0:
-        raise ValueError(f"per_type must be non-negative, got {per_type}")
+    draws = typed_draws(graph, _GENERATORS, types, per_type=per_type, seed=seed, task="plus")
     city = graph.city or "custom"
     difficulty = city_stats(graph.metro).difficulty
     found: list[PlusQuestion] = []
-    for kind in PLUS_TYPES:
-        if kind not in wanted:
-            continue
-        rng = random.Random(f"reasonmap-plus:{seed}:{city}:{kind}")
-        for number, drawn in enumerate(_GENERATORS[kind](graph, per_type, rng)):
-            answer = drawn.pop("answer")
-            found.append(
-                PlusQuestion(
-                    id=f"{seeded_prefix(city, seed)}-plus-{kind}-{number:03d}",
-                    type=kind,
-                    country=graph.metro.country,
-                    city=city,
-                    question=plus_question_text(kind, **drawn),
-                    answer=answer,
-                    difficulty_city=difficulty,
-                    **drawn,
-                )
+    for identifier, kind, drawn in draws:
+        answer = drawn.pop("answer")
+        found.append(
+            PlusQuestion(
+                id=identifier,
+                type=kind,
+                country=graph.metro.country,
+                city=city,
+                question=plus_question_text(kind, **drawn),
+                answer=answer,
+                difficulty_city=difficulty,
+                **drawn,
             )
+        )
     return found
 
 

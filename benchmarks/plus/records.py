@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from benchmarks.difficulty import DIFFICULTIES, Difficulty
 from benchmarks.errors import InvalidRecord
-from benchmarks.records import answer_fields, answer_type, field_of, prediction_row, repeat_of
+from benchmarks.records import TypedPrediction, field_of
 from benchmarks.short_answers import OPTION_LETTERS, AnswerKind
 
 __all__ = [
@@ -144,7 +144,7 @@ def _options(options: Mapping[str, Any], where: str) -> tuple[int, ...]:
 
 
 @dataclass(frozen=True, slots=True)
-class PlusPrediction:
+class PlusPrediction(TypedPrediction):
     """One model answer to a plus question.
 
     Parameters
@@ -164,20 +164,5 @@ class PlusPrediction:
         Which answer to the same request this is (0-based).
     """
 
-    id: str
-    model: str
-    response: str
-    tokens: int | None = None
-    question: str | None = None
-    #: which answer to the same request this is (0-based; see :class:`~benchmarks.reasonmap.records.Prediction`)
-    repeat: int = 0
-
-    def to_dict(self) -> dict[str, Any]:
-        return prediction_row(self, self.question)
-
-    @classmethod
-    def from_dict(cls, record: Any, *, where: str = "prediction") -> PlusPrediction:
-        identifier, model, response, tokens = answer_fields(record, where)
-        kind = answer_type(record, PLUS_TYPES, "a plus type", where)
-        repeat = repeat_of(record, where)
-        return cls(id=identifier, model=model, response=response, tokens=tokens, question=kind, repeat=repeat)
+    types = PLUS_TYPES
+    what = "a plus type"

@@ -16,17 +16,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from benchmarks.cells import markdown_text
 from benchmarks.difficulty import DIFFICULTIES, get_weighting
 from benchmarks.intervals import interval_method, interval_note, question_maps, scored_row
-from benchmarks.metrics import interval_cell
 from benchmarks.plotting import ModelCap, top_models
 from benchmarks.plus.metrics import PLUS_METRICS
 from benchmarks.plus.records import ANSWER_KINDS, OPTION_LETTERS, PLUS_TYPES
 from benchmarks.plus.scoring import PlusVerdict
 from benchmarks.provenance import versions
 from benchmarks.repeats import repeats_table
-from benchmarks.summaries import partial_lines
+from benchmarks.summaries import model_table, partial_lines
 
 __all__ = ["REPORT_FILES", "summarize", "markdown_table", "write_report", "chance_accuracy"]
 
@@ -122,11 +120,6 @@ def _plotted_models(summary: Mapping[str, Any]) -> ModelCap:
     return top_models(scores, metric="overall weighted accuracy")
 
 
-def _cell(row: Mapping[str, Any], key: str = "weighted_accuracy") -> str:
-    """A row's figure in %, with its interval when the row has one."""
-    return interval_cell(row.get(key), row.get("intervals", {}).get(key), scale=100)
-
-
 def markdown_table(summary: Mapping[str, Any]) -> str:
     """Models × types (weighted accuracy, %), then models × map difficulty.
 
@@ -162,19 +155,18 @@ def markdown_table(summary: Mapping[str, Any]) -> str:
         f"Weighting: `{summary['weighting']}` (map difficulty: {weights}); weighted accuracy in %."
         + interval_note(summary),
         "",
-        "| Model | " + " | ".join(PLUS_TYPES) + " | Overall | Invalid |",
-        "|---|" + "---:|" * (len(PLUS_TYPES) + 2),
+        *model_table(summary, PLUS_TYPES, "weighted_accuracy"),
+        "",
+        *model_table(
+            summary,
+            DIFFICULTIES,
+            "weighted_accuracy",
+            group="per_difficulty",
+            labels=[f"{level} maps" for level in DIFFICULTIES],
+            overall=False,
+            invalid=False,
+        ),
     ]
-    for model, row in summary["models"].items():
-        cells = [_cell(row["per_type"].get(kind, {})) for kind in PLUS_TYPES]
-        lines.append(
-            f"| {markdown_text(model)} | " + " | ".join(cells) + f" | {_cell(row)} | {row['n_invalid']}/{row['n']} |"
-        )
-    lines += ["", "| Model | " + " | ".join(f"{level} maps" for level in DIFFICULTIES) + " |"]
-    lines.append("|---|" + "---:|" * len(DIFFICULTIES))
-    for model, row in summary["models"].items():
-        cells = [_cell(row["per_difficulty"].get(level, {})) for level in DIFFICULTIES]
-        lines.append(f"| {markdown_text(model)} | " + " | ".join(cells) + " |")
     note = _plotted_models(summary).note
     if note:
         lines += ["", note[0].upper() + note[1:] + "."]
@@ -214,31 +206,21 @@ def chance_accuracy(kind: str) -> float | None:
 
 
 def _plot_types(summary: Mapping[str, Any], path: Path) -> None:
-    from benchmarks.plotting import COLUMN_WIDTH, PAGE_WIDTH, figure_style, save_figure, type_bars
+    from benchmarks.plotting import COLUMN_WIDTH, PAGE_WIDTH, type_figure
 
     cap = _plotted_models(summary)
-    models = list(cap.shown)
-    with figure_style() as plt:
-        width_in = COLUMN_WIDTH if len(models) <= 3 else PAGE_WIDTH
-        figure, axis = plt.subplots(figsize=(width_in, 2.6), layout="constrained")
-        width = type_bars(
-            axis, summary, models, PLUS_TYPES, "weighted_accuracy", edgecolor="white", interval_label="95% interval"
-        )
+    width_in = COLUMN_WIDTH if len(cap.shown) <= 3 else PAGE_WIDTH
+    title = "ReasonMap-Plus accuracy per question type"
+    with type_figure(
+        summary, cap, PLUS_TYPES, "weighted_accuracy", path, width_in=width_in, title=title,
+        ylabel="weighted accuracy (%)", legend_extra=1, edgecolor="white", interval_label="95% interval",
+    ) as (axis, width):  # fmt: skip
+        end = width * (max(1, len(cap.shown)) - 0.5)
         chances = [(x, chance_accuracy(kind)) for x, kind in enumerate(PLUS_TYPES)]
-        end = width * (max(1, len(models)) - 0.5)
         for number, (x, chance) in enumerate((x, c) for x, c in chances if c is not None):  # a count has none
             label = None if number else "chance (a random answer)"
             axis.hlines(100 * chance, x - width / 2, x + end, colors="0.15", linestyles=(0, (3, 2)), linewidth=0.9,
                         label=label)  # fmt: skip
-        axis.set_xticks([x + width * (len(models) - 1) / 2 for x in range(len(PLUS_TYPES))], PLUS_TYPES)
-        axis.set_ylim(0, 100)
-        axis.set_ylabel("weighted accuracy (%)")
-        axis.set_title("ReasonMap-Plus accuracy per question type")
-        if models:  # outside the axes: bars reach 100%
-            figure.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=min(3, len(models) + 1))
-        if cap.note:
-            figure.text(0.0, 0.0, cap.note, fontsize=6.5, ha="left", va="top")
-        save_figure(figure, path)
 
 
 def write_report(directory: str | Path, summary: Mapping[str, Any], *, figures: bool = True) -> list[Path]:

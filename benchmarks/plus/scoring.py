@@ -20,7 +20,7 @@ from typing import Any
 
 from benchmarks.difficulty import get_weighting
 from benchmarks.plus.records import ANSWER_KINDS, OPTION_LETTERS, PLUS_TYPES, AnswerKind, PlusPrediction, PlusQuestion
-from benchmarks.records import Invalid, unmatched, wrong_type
+from benchmarks.records import Invalid, check_answers, score_matched
 from benchmarks.short_answers import read_short_answer
 
 __all__ = [
@@ -172,6 +172,55 @@ class PlusVerdict:
             record["repeat"] = self.repeat
         return record
 
+    @classmethod
+    def of(
+        cls,
+        prediction: PlusPrediction,
+        question: PlusQuestion,
+        parsed: str | int | None,
+        chosen: str | int | None,
+        correct: int,
+        weight: float,
+        invalid_reason: str | None = None,
+    ) -> PlusVerdict:
+        """The verdict of ``prediction`` on ``question``, however the answer was read (the toolkit's way, the
+        public script's, VLMEvalKit's).
+
+        Parameters
+        ----------
+        prediction : PlusPrediction
+            The answer (its id, model, tokens and repeat are kept).
+        question : PlusQuestion
+            The question it answers (its type, city, map difficulty and answer are kept).
+        parsed, chosen : str, int or None
+            What was read, and that answer in the question's terms.
+        correct : int
+            1 or 0.
+        weight : float
+            The answer's weight.
+        invalid_reason : str, optional
+            Why the response was invalid.
+
+        Returns
+        -------
+        PlusVerdict
+        """
+        return cls(
+            prediction.id,
+            prediction.model,
+            question.type,
+            question.city,
+            question.difficulty_city,
+            parsed,
+            chosen,
+            question.answer,
+            correct,
+            weight,
+            invalid_reason,
+            prediction.tokens,
+            prediction.repeat,
+        )
+
 
 # -- parsing ---------------------------------------------------------------------
 
@@ -300,29 +349,16 @@ def score_prediction(prediction: PlusPrediction, question: PlusQuestion, *, weig
     ValueError
         The prediction answers another question, or ``weighting`` is not a scheme.
     """
-    if prediction.id != question.id:
-        raise ValueError(f"prediction {prediction.id!r} answers another question than {question.id!r}")
+    check_answers(prediction, question)
     return _verdict(prediction, question, plus_weight(question, weighting))
 
 
 def _verdict(prediction: PlusPrediction, question: PlusQuestion, weight: float) -> PlusVerdict:
     parsed = parse_answer(prediction.response, question.type)
     score = score_answer(parsed, question)
-    return PlusVerdict(
-        prediction.id,
-        prediction.model,
-        question.type,
-        question.city,
-        question.difficulty_city,
-        None if isinstance(parsed, Invalid) else parsed.value,
-        score.chosen,
-        question.answer,
-        score.correct,
-        weight,
-        parsed.reason if isinstance(parsed, Invalid) else None,
-        prediction.tokens,
-        prediction.repeat,
-    )
+    if isinstance(parsed, Invalid):
+        return PlusVerdict.of(prediction, question, None, score.chosen, score.correct, weight, parsed.reason)
+    return PlusVerdict.of(prediction, question, parsed.value, score.chosen, score.correct, weight)
 
 
 def score_predictions(
@@ -353,14 +389,4 @@ def score_predictions(
         ``weighting`` is not a scheme.
     """
     scheme = get_weighting(weighting)
-    verdicts: list[PlusVerdict] = []
-    skipped: list[str] = []
-    for prediction in predictions:
-        question = questions.get(prediction.id)
-        if question is None:
-            skipped.append(unmatched(prediction.id))
-        elif prediction.question is not None and prediction.question != question.type:
-            skipped.append(wrong_type(prediction.id, prediction.question, question.id, question.type))
-        else:
-            verdicts.append(_verdict(prediction, question, scheme.weight("easy", question.difficulty_city)))
-    return verdicts, skipped
+    return score_matched(questions, predictions, lambda p, q: _verdict(p, q, scheme.weight("easy", q.difficulty_city)))

@@ -22,7 +22,8 @@ from benchmarks.plus.official import PLUS_MODELS
 from benchmarks.plus.questions import DEFAULT_PER_TYPE
 from benchmarks.plus.records import PlusPrediction, PlusQuestion
 from benchmarks.repeats import with_repeats
-from benchmarks.tasks import Generation, InspectSpec, Loaded, Prompt, Reader, ReadOptions, ScoreOptions, Task, Variant
+from benchmarks.task_types import deferred, loaded_by, prediction_key, typed_prompts
+from benchmarks.tasks import Generation, InspectSpec, Loaded, Reader, ReadOptions, ScoreOptions, Task, Variant
 
 if TYPE_CHECKING:
     from benchmarks.official_rules import RuleChoice
@@ -109,15 +110,6 @@ VARIANTS: tuple[Variant[PlusReading], ...] = (
 )
 
 
-def _load(path: str | Path) -> Loaded:
-    questions, problems = load_questions(path)
-    return Loaded(questions, tuple(str(problem) for problem in problems))
-
-
-def _prompts(question: PlusQuestion) -> list[Prompt]:
-    return [Prompt(question.id, question.type, question.question, question.city, question.country)]
-
-
 def _read_sheet(path: str | Path, options: ReadOptions, /) -> tuple[list[PlusPrediction], list[Problem]]:
     return read_plus_sheet(path, model=options.model, questions=options.questions)
 
@@ -127,10 +119,6 @@ def _read_sheet(path: str | Path, options: ReadOptions, /) -> tuple[list[PlusPre
 READERS: Mapping[str, Reader] = MappingProxyType(
     {"jsonl": lambda path, options, /: read_predictions(path), "vlmevalkit": _read_sheet}
 )
-
-
-def _answer_key(prediction: PlusPrediction) -> Hashable:
-    return (prediction.id, prediction.model, prediction.repeat)
 
 
 def _score(
@@ -169,18 +157,6 @@ def _summarize(
     return with_repeats(summary, verdicts)
 
 
-def _write_report(directory: str | Path, summary: Mapping[str, Any], *, figures: bool = True) -> list[Path]:
-    from benchmarks.plus.report import write_report
-
-    return write_report(directory, summary, figures=figures)
-
-
-def _table(summary: Mapping[str, Any]) -> str:
-    from benchmarks.plus.report import markdown_table
-
-    return markdown_table(summary)
-
-
 def _explain(
     evaluations: Mapping[str, Any],
     loaded: Loaded,
@@ -207,17 +183,25 @@ def _describe(questions: Sequence[PlusQuestion]) -> str:
 
 
 def plus_samples(questions: Iterable[PlusQuestion], *, maps: str | Path) -> SampleSet:
-    """Samples of ReasonMap-Plus questions (asked as written; the request kind is the question's type), maps from
-    the folder ``maps``; correct as the plus scorer judges an answer."""
-    from benchmarks.samples import typed_samples
+    """Samples of ReasonMap-Plus questions (asked as written; the request kind is the question's type).
 
-    return typed_samples("plus", questions, maps, _correct)
+    Parameters
+    ----------
+    questions : iterable of PlusQuestion
+        The questions.
+    maps : str or Path
+        The folder of city maps (:func:`benchmarks.samples.with_city_maps`).
 
+    Returns
+    -------
+    SampleSet
+        One sample per question with a map (the others in its problems, skipped), judged correct as the plus
+        scorer judges an answer.
+    """
+    from benchmarks.samples import judged_exactly, typed_samples
 
-def _correct(question: PlusQuestion, response: str) -> bool:
-    from benchmarks.plus.scoring import score_prediction
-
-    return score_prediction(PlusPrediction(question.id, "vdi", response), question).correct == 1
+    correct = judged_exactly(deferred("benchmarks.plus.scoring:score_prediction"), PlusPrediction)
+    return typed_samples("plus", questions, maps, correct)
 
 
 def _samples(loaded: Loaded, maps: Path, source: Path) -> SampleSet:
@@ -235,15 +219,15 @@ PLUS = Task(
     solvers=("oracle",),
     solve="baselines.plus_oracle:solve_plus",
     recognise=is_plus_file,
-    load=_load,
-    prompts=_prompts,
+    load=loaded_by(load_questions),
+    prompts=typed_prompts,
     readers=READERS,
     claims=is_plus_sheet,
-    answer_key=_answer_key,
+    answer_key=prediction_key,
     score=_score,
     summarize=_summarize,
-    write_report=_write_report,
-    table=_table,
+    write_report=deferred("benchmarks.plus.report:write_report"),
+    table=deferred("benchmarks.plus.report:markdown_table"),
     explain=_explain,
     generation=Generation(_generate, {"per_type": DEFAULT_PER_TYPE}, _describe, noun="plus questions"),
     samples=_samples,

@@ -161,18 +161,4 @@ def vlmevalkit_plus_verdict(prediction: PlusPrediction, question: PlusQuestion, 
         ``parsed`` and ``chosen`` both the answer VLMEvalKit reads; never an invalid reason.
     """
     correct, chosen = score_vlmevalkit_plus(prediction.response, question)
-    return PlusVerdict(
-        prediction.id,
-        prediction.model,
-        question.type,
-        question.city,
-        question.difficulty_city,
-        chosen,
-        chosen,
-        question.answer,
-        correct,
-        weight,
-        None,
-        prediction.tokens,
-        prediction.repeat,
-    )
+    return PlusVerdict.of(prediction, question, chosen, chosen, correct, weight)

@@ -35,8 +35,8 @@ from typing import Any, Literal
 
 from benchmarks.errors import InvalidRecord
 from benchmarks.network_facts import balanced, between_draws, line_label, nameable_stations, same_line_draws
-from benchmarks.records import answer_fields, answer_type, field_of, prediction_row, repeat_of
-from benchmarks.splits import questions_of_maps, type_counts
+from benchmarks.records import TypedPrediction, field_of
+from benchmarks.splits import questions_of_maps, type_counts, typed_draws
 from graphkit.graph import TransitGraph
 
 __all__ = [
@@ -194,7 +194,7 @@ def _answer(record: Mapping[str, Any], kind: str, where: str) -> tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)
-class ProbePrediction:
+class ProbePrediction(TypedPrediction):
     """One model answer to a probe.
 
     Parameters
@@ -213,22 +213,8 @@ class ProbePrediction:
         Which answer to the same request this is (0-based).
     """
 
-    id: str
-    model: str
-    response: str
-    tokens: int | None = None
-    question: str | None = None
-    #: which answer to the same request this is (0-based)
-    repeat: int = 0
-
-    def to_dict(self) -> dict[str, Any]:
-        return prediction_row(self, self.question)
-
-    @classmethod
-    def from_dict(cls, record: Any, *, where: str = "prediction") -> ProbePrediction:
-        identifier, model, response, tokens = answer_fields(record, where)
-        kind = answer_type(record, PROBE_TYPES, "a probe type", where)
-        return cls(identifier, model, response, tokens, kind, repeat_of(record, where))
+    types = PROBE_TYPES
+    what = "a probe type"
 
 
 def probe_question_text(kind: str, **entities: str | None) -> str:
@@ -415,41 +401,31 @@ def generate_probe_questions(
     >>> [q.id for q in generate_probe_questions(city_graph("rome"), per_type=2, types=["same_line"])]
     ['rome-probe-same_line-000', 'rome-probe-same_line-001']
     """
-    wanted = set(types)
-    unknown = sorted(wanted - set(PROBE_TYPES))
-    if unknown:
-        raise ValueError(f"types must be among {list(PROBE_TYPES)}, got {unknown}")
-    if per_type < 0:
-        raise ValueError(f"per_type must be non-negative, got {per_type}")
+    draws = typed_draws(graph, _GENERATORS, types, per_type=per_type, seed=seed, task="probe")
     names, knobs = read_map_truth(truth, graph) if truth is not None else ({}, {})
     city = graph.city or "custom"
-    prefix = city if seed == 0 else f"{city}-s{seed}"
 
     def label(line: str) -> str:
         return names.get(line) or line_label(line)
 
     found: list[ProbeQuestion] = []
-    for kind in PROBE_TYPES:
-        if kind not in wanted:
-            continue
-        rng = random.Random(f"reasonmap-probe:{seed}:{city}:{kind}")
-        for number, drawn in enumerate(_GENERATORS[kind](graph, per_type, rng)):
-            answer = tuple(label(line) for line in drawn.pop("lines")) if kind == "lines_at" else drawn.pop("answer")
-            line = drawn.get("line")
-            shown = dict(drawn, line=label(line)) if line is not None else drawn
-            found.append(
-                ProbeQuestion(
-                    id=f"{prefix}-probe-{kind}-{number:03d}",
-                    type=kind,
-                    country=graph.metro.country,
-                    city=city,
-                    question=probe_question_text(kind, **shown),
-                    answer=tuple(answer) if isinstance(answer, list | tuple) else answer,
-                    line_name=None if line is None else label(line),
-                    knobs=_pairs(knobs),
-                    **drawn,
-                )
+    for identifier, kind, drawn in draws:
+        answer = tuple(label(line) for line in drawn.pop("lines")) if kind == "lines_at" else drawn.pop("answer")
+        line = drawn.get("line")
+        shown = dict(drawn, line=label(line)) if line is not None else drawn
+        found.append(
+            ProbeQuestion(
+                id=identifier,
+                type=kind,
+                country=graph.metro.country,
+                city=city,
+                question=probe_question_text(kind, **shown),
+                answer=tuple(answer) if isinstance(answer, list | tuple) else answer,
+                line_name=None if line is None else label(line),
+                knobs=_pairs(knobs),
+                **drawn,
             )
+        )
     return found
 
 

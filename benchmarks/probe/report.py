@@ -14,13 +14,13 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.intervals import INTERVAL_METHOD, interval_note, scored_row
-from benchmarks.metrics import interval_cell
 from benchmarks.plotting import ModelCap, top_models
 from benchmarks.probe.metrics import PROBE_METRICS
 from benchmarks.probe.questions import PROBE_TYPES
 from benchmarks.probe.scoring import ProbeVerdict
 from benchmarks.provenance import versions
 from benchmarks.repeats import repeats_table
+from benchmarks.summaries import model_table
 
 __all__ = ["REPORT_FILES", "summarize", "markdown_table", "write_report"]
 
@@ -85,10 +85,6 @@ def _plotted_models(summary: Mapping[str, Any]) -> ModelCap:
     return top_models({model: row.get("accuracy") for model, row in summary["models"].items()}, metric="accuracy")
 
 
-def _cell(row: Mapping[str, Any], key: str = "accuracy") -> str:
-    return interval_cell(row.get(key), row.get("intervals", {}).get(key), scale=100)
-
-
 def markdown_table(summary: Mapping[str, Any]) -> str:
     """Models × probe types: accuracy (exact, %), then the mean partial score (%).
 
@@ -120,26 +116,15 @@ def markdown_table(summary: Mapping[str, Any]) -> str:
     | m | – | 75.00 | – | – | – | 75.00 |
     <BLANKLINE>
     """
-    header = "| Model | " + " | ".join(PROBE_TYPES)
     lines = [
         "Accuracy (exact answers) in %, every probe weighing 1." + interval_note(summary),
         "",
-        header + " | Overall | Invalid |",
-        "|---|" + "---:|" * (len(PROBE_TYPES) + 2),
-    ]
-    for model, row in summary["models"].items():
-        cells = [_cell(row["per_type"].get(kind, {})) for kind in PROBE_TYPES]
-        lines.append(f"| {model} | " + " | ".join(cells) + f" | {_cell(row)} | {row['n_invalid']}/{row['n']} |")
-    lines += [
+        *model_table(summary, PROBE_TYPES, "accuracy"),
         "",
         "Partial score in % (set F1; edit similarity of sequences; exact for yes/no and counts).",
         "",
-        header + " | Overall |",
-        "|---|" + "---:|" * (len(PROBE_TYPES) + 1),
+        *model_table(summary, PROBE_TYPES, "partial", invalid=False),
     ]
-    for model, row in summary["models"].items():
-        cells = [_cell(row["per_type"].get(kind, {}), "partial") for kind in PROBE_TYPES]
-        lines.append(f"| {model} | " + " | ".join(cells) + f" | {_cell(row, 'partial')} |")
     note = _plotted_models(summary).note
     if note:
         lines += ["", note[0].upper() + note[1:] + "."]
@@ -148,23 +133,13 @@ def markdown_table(summary: Mapping[str, Any]) -> str:
 
 
 def _plot_types(summary: Mapping[str, Any], path: Path) -> None:
-    from benchmarks.plotting import PAGE_WIDTH, figure_style, save_figure, type_bars
+    from benchmarks.plotting import PAGE_WIDTH, type_figure
 
-    cap = _plotted_models(summary)
-    models = list(cap.shown)
-    with figure_style() as plt:
-        figure, axis = plt.subplots(figsize=(PAGE_WIDTH, 2.6), layout="constrained")  # five type names side by side
-        width = type_bars(axis, summary, models, PROBE_TYPES, "accuracy")
-        axis.set_xticks([x + width * (len(models) - 1) / 2 for x in range(len(PROBE_TYPES))], PROBE_TYPES)
+    title = "Perception probes: accuracy per type"
+    cap = _plotted_models(summary)  # five type names side by side: the page's width
+    with type_figure(summary, cap, PROBE_TYPES, "accuracy", path, width_in=PAGE_WIDTH, title=title,
+                     ylabel="accuracy (%)") as (axis, _):  # fmt: skip
         axis.tick_params(axis="x", labelsize=6.5)
-        axis.set_ylim(0, 100)
-        axis.set_ylabel("accuracy (%)")
-        axis.set_title("Perception probes: accuracy per type")
-        if models:
-            figure.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=min(3, len(models)))
-        if cap.note:
-            figure.text(0.0, 0.0, cap.note, fontsize=6.5, ha="left", va="top")
-        save_figure(figure, path)
 
 
 def write_report(directory: str | Path, summary: Mapping[str, Any], *, figures: bool = True) -> list[Path]:

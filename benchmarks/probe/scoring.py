@@ -29,7 +29,7 @@ from typing import Any
 
 from benchmarks.answer_text import after_reasoning, mentions_refusal
 from benchmarks.probe.questions import ANSWER_SHAPES, PROBE_TYPES, ProbePrediction, ProbeQuestion
-from benchmarks.records import Invalid, unmatched, wrong_type
+from benchmarks.records import Invalid, check_answers, score_matched
 from benchmarks.short_answers import read_short_answer
 
 __all__ = [
@@ -333,8 +333,7 @@ def score_prediction(prediction: ProbePrediction, question: ProbeQuestion) -> Pr
     ValueError
         The prediction answers another question.
     """
-    if prediction.id != question.id:
-        raise ValueError(f"prediction {prediction.id!r} answers another question than {question.id!r}")
+    check_answers(prediction, question)
     parsed = parse_answer(prediction.response, question.type)
     score = score_answer(parsed, question)
     return ProbeVerdict(
@@ -372,14 +371,4 @@ def score_predictions(
         (:func:`benchmarks.records.unmatched`), or their ``question`` field names another type
         (:func:`benchmarks.records.wrong_type`).
     """
-    verdicts: list[ProbeVerdict] = []
-    skipped: list[str] = []
-    for prediction in predictions:
-        question = questions.get(prediction.id)
-        if question is None:
-            skipped.append(unmatched(prediction.id))
-        elif prediction.question is not None and prediction.question != question.type:
-            skipped.append(wrong_type(prediction.id, prediction.question, question.id, question.type))
-        else:
-            verdicts.append(score_prediction(prediction, question))
-    return verdicts, skipped
+    return score_matched(questions, predictions, score_prediction)

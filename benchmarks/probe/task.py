@@ -6,7 +6,7 @@ no weighting (every probe weighs 1), two solvers (``oracle``, ``echo``), every p
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -16,39 +16,14 @@ from benchmarks.probe.io import is_probe_file, load_questions, read_predictions
 from benchmarks.probe.metrics import PROBE_METRICS
 from benchmarks.probe.questions import DEFAULT_PER_TYPE, ProbePrediction, ProbeQuestion
 from benchmarks.repeats import with_repeats
-from benchmarks.tasks import Generation, InspectSpec, Loaded, Prompt, ScoreOptions, Task, Variant
+from benchmarks.task_types import deferred, loaded_by, prediction_key, typed_prompts, variant_scorer
+from benchmarks.tasks import Generation, InspectSpec, Loaded, ScoreOptions, Task, Variant
 
 if TYPE_CHECKING:
     from benchmarks.samples import SampleSet
-    from graphkit.executors import Executor
     from graphkit.graph import TransitGraph
 
 __all__ = ["PROBE", "probe_samples"]
-
-
-def _load(path: str | Path) -> Loaded:
-    questions, problems = load_questions(path)
-    return Loaded(questions, tuple(str(problem) for problem in problems))
-
-
-def _prompts(question: ProbeQuestion) -> list[Prompt]:
-    return [Prompt(question.id, question.type, question.question, question.city, question.country)]
-
-
-def _answer_key(prediction: ProbePrediction) -> Hashable:
-    return (prediction.id, prediction.model, prediction.repeat)
-
-
-def _score_predictions(questions: Mapping[str, ProbeQuestion], predictions: Sequence[ProbePrediction]):
-    from benchmarks.probe.scoring import score_predictions
-
-    return score_predictions(questions, predictions)
-
-
-def _score(
-    loaded: Loaded, predictions: Sequence[ProbePrediction], options: ScoreOptions, executor: Executor | None
-) -> tuple[list[Any], list[str]]:
-    return PROBE.variant(options.variant).score(loaded.questions, predictions)
 
 
 def _summarize(
@@ -59,18 +34,6 @@ def _summarize(
     summary = summarize(verdicts, inputs=inputs, problems=problems)
     summary["variant"] = options.variant
     return with_repeats(summary, verdicts)
-
-
-def _write_report(directory: str | Path, summary: Mapping[str, Any], *, figures: bool = True) -> list[Path]:
-    from benchmarks.probe.report import write_report
-
-    return write_report(directory, summary, figures=figures)
-
-
-def _table(summary: Mapping[str, Any]) -> str:
-    from benchmarks.probe.report import markdown_table
-
-    return markdown_table(summary)
 
 
 def _generate(
@@ -88,17 +51,25 @@ def _describe(questions: Sequence[ProbeQuestion]) -> str:
 
 
 def probe_samples(questions: Iterable[ProbeQuestion], *, maps: str | Path) -> SampleSet:
-    """Samples of probes (asked as written; the request kind is the probe's type), maps from the folder ``maps``;
-    correct as the probe scorer judges an answer (exactly)."""
-    from benchmarks.samples import typed_samples
+    """Samples of probes (asked as written; the request kind is the probe's type).
 
-    return typed_samples("probe", questions, maps, _correct)
+    Parameters
+    ----------
+    questions : iterable of ProbeQuestion
+        The probes.
+    maps : str or Path
+        The folder of city maps (:func:`benchmarks.samples.with_city_maps`).
 
+    Returns
+    -------
+    SampleSet
+        One sample per probe with a map (the others in its problems, skipped), judged correct when the probe
+        scorer gives the answer 1 (an exact answer).
+    """
+    from benchmarks.samples import judged_exactly, typed_samples
 
-def _correct(question: ProbeQuestion, response: str) -> bool:
-    from benchmarks.probe.scoring import score_prediction
-
-    return score_prediction(ProbePrediction(question.id, "vdi", response), question).correct == 1
+    correct = judged_exactly(deferred("benchmarks.probe.scoring:score_prediction"), ProbePrediction)
+    return typed_samples("probe", questions, maps, correct)
 
 
 def _samples(loaded: Loaded, maps: Path, source: Path) -> SampleSet:
@@ -115,7 +86,7 @@ PROBE = Task(
         Variant(
             "toolkit",
             "exact answers, and partial: set F1 and edit similarity",
-            _score_predictions,
+            deferred("benchmarks.probe.scoring:score_predictions"),
             former_names=("paper",),
         ),
     ),
@@ -124,14 +95,14 @@ PROBE = Task(
     solvers=("oracle", "echo", "noisy"),
     solve="baselines.probe_solvers:solve_probe",
     recognise=is_probe_file,
-    load=_load,
-    prompts=_prompts,
+    load=loaded_by(load_questions),
+    prompts=typed_prompts,
     readers=MappingProxyType({"jsonl": lambda path, options, /: read_predictions(path)}),  # the toolkit's rows only
-    answer_key=_answer_key,
-    score=_score,
+    answer_key=prediction_key,
+    score=variant_scorer(lambda: PROBE),
     summarize=_summarize,
-    write_report=_write_report,
-    table=_table,
+    write_report=deferred("benchmarks.probe.report:write_report"),
+    table=deferred("benchmarks.probe.report:markdown_table"),
     generation=Generation(_generate, {"per_type": DEFAULT_PER_TYPE, "truth": None}, _describe, noun="probes"),
     samples=_samples,
     metrics=PROBE_METRICS,

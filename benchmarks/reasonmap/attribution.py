@@ -331,6 +331,19 @@ def attribute(
 def published_aggregate(verdicts: Iterable[Verdict], questions: Mapping[str, Question]) -> dict[str, dict[str, Any]]:
     """Per model: ``cal_metrics.py``'s unweighted means over the test maps, from official verdicts.
 
+    Parameters
+    ----------
+    verdicts : iterable of Verdict
+        Verdicts of the official variant.
+    questions : mapping
+        Question id to question (read for its city: only the published test maps count).
+
+    Returns
+    -------
+    dict
+        Model to its aggregate: the accuracies, map scores, via-stop scores and tokens per kind, as the public
+        script prints them.
+
     Examples
     --------
     >>> from benchmarks.reasonmap.records import Verdict

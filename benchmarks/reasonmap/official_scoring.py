@@ -69,6 +69,7 @@ from typing import Literal
 
 from benchmarks.difficulty import get_weighting
 from benchmarks.official_rules import DEFAULT_RULE, RuleChoice, official_answer_text, rule_for
+from benchmarks.reasonmap.official_reading import OfficialSection, clean_name, official_sections
 from benchmarks.reasonmap.records import KINDS, Prediction, Question, Verdict
 from benchmarks.reasonmap.weighting import weight_of
 from benchmarks.records import unmatched
@@ -106,10 +107,6 @@ DEVIATIONS: dict[str, str] = {
 
 _ALL = frozenset(DEVIATIONS)
 _MARKS = ("（换乘站）", "（支线起始站）", " (Transfer Station)", " (Branch-starting Station)")
-_DROPPED = ("Metro", "metro", ",", "*", "\n")
-_OPENER = re.compile(r"[(（]")
-_CLOSER = re.compile(r"[)）]")
-_BLANKS = re.compile(r"[\s\-]+")
 _DIGITS = re.compile(r"\d+")
 _NUMBER = re.compile(r"(\d+)")
 _PARENTHESES = re.compile(r"\(.*?\)")
@@ -124,107 +121,19 @@ _ANSWER_LINE = (
 )
 
 
-def clean_name(name: str) -> str:
-    """A name as the public code compares it.
-
-    Examples
-    --------
-    >>> clean_name("Metro Line-B (Transfer Station)"), clean_name("徐家汇站（换乘站）")
-    ('lineb', '徐家汇站')
-    """
-    for dropped in _DROPPED:
-        name = name.replace(dropped, "")
-    return _BLANKS.sub("", _unbracketed(name)).lower()
-
-
-def _unbracketed(name: str) -> str:
-    """``name`` without each opening bracket and the text up to the first closing one after it.
-
-    The public code does this with a regular expression that takes quadratic time on many unclosed
-    brackets; this scan gives the same result in one pass.
-    """
-    kept = []
-    start = 0
-    while True:
-        opener = _OPENER.search(name, start)
-        closer = _CLOSER.search(name, opener.end()) if opener else None
-        if closer is None:
-            break
-        kept.append(name[start : opener.start()])
-        start = closer.end()
-    kept.append(name[start:])
-    return "".join(kept)
-
-
-@dataclass(frozen=True, slots=True)
-class OfficialSection:
-    """One section as the public code reads it (``Wrong`` for a field it could not read).
-
-    ``departure`` and ``arrival`` are already through :func:`clean_name` (``Wrong`` is not);
-    ``extra`` is the raw via text or count text of a long answer, ``None`` for a short one;
-    ``labelled`` says its label was there (when not, the public code takes the whole section).
-    """
-
-    route_name: str
-    departure: str
-    arrival: str
-    extra: str | None = None
-    labelled: bool = False
-
-
-def _line_field(part: str, label: str) -> str | None:
-    """The text from ``label`` to the next line break, or ``None`` when no line break follows."""
-    start = part.find(label)
-    if start < 0:
-        return None
-    start += len(label)
-    end = part.find("\n", start)
-    return None if end < 0 else part[start:end]
-
-
-def official_sections(text: str, *, kind: Kind, counts: bool = False) -> tuple[OfficialSection, ...]:
-    """The sections the public code reads from an answer text (never raises).
-
-    ``counts`` says the long question asks for via counts (its text holds
-    ``Number of Via Stops:``); it chooses which label the long answer's
-    ``extra`` follows.
-
-    Examples
-    --------
-    >>> official_sections("Route Name: Line 1\\nDeparture Stop: A\\nArrival Stop: B.", kind="short")
-    (OfficialSection(route_name='Line 1', departure='a', arrival='b.', extra=None, labelled=False),)
-    """
-    long = kind == "long"
-    sections = []
-    for part in text.split("--"):
-        if not part.strip() or any(label not in part for label in ("Route Name:", "Departure Stop:", "Arrival Stop:")):
-            continue
-        route = _line_field(part, "Route Name: ")
-        departure = _line_field(part, "Departure Stop: ")
-        if long:
-            arrival = _line_field(part, "Arrival Stop: ")
-            arrival_text = "Wrong" if arrival is None else clean_name(arrival)
-            label = "Number of Via Stops: " if counts else "Via Stops: "
-            extra: str | None = part.rsplit(label, 1)[-1].strip()
-            labelled = label in part
-        else:
-            arrival_text = clean_name(part.rsplit("Arrival Stop:", 1)[-1].strip())
-            extra, labelled = None, False
-        sections.append(
-            OfficialSection(
-                "Wrong" if route is None else route.strip(),
-                "Wrong" if departure is None else clean_name(departure),
-                arrival_text,
-                extra,
-                labelled,
-            )
-        )
-    return tuple(sections)
-
-
 @dataclass(frozen=True, slots=True)
 class OfficialMetro:
-    """A city's Metro Data as the public code holds it: raw line keys to cleaned station names."""
+    """A city's Metro Data as the public code holds it: raw line keys to cleaned station names.
+
+    Parameters
+    ----------
+    country, city : str
+        Where.
+    stations : mapping of str to frozenset of str
+        Line key to its stations' cleaned names.
+    resolve_line : callable
+        A route name to its line key (``None`` when it names none).
+    """
 
     country: str
     city: str
@@ -233,7 +142,18 @@ class OfficialMetro:
 
 
 def official_metro(graph: TransitGraph) -> OfficialMetro:
-    """The public code's view of a graph's Metro Data (its four annotation marks removed, names cleaned)."""
+    """The public code's view of a graph's Metro Data (its four annotation marks removed, names cleaned).
+
+    Parameters
+    ----------
+    graph : TransitGraph
+        The city's graph.
+
+    Returns
+    -------
+    OfficialMetro
+        Its lines' cleaned station names, and the graph's line index to resolve route names.
+    """
     stations = {}
     for line, names in graph.metro.to_dict().items():
         cleaned = set()
@@ -248,10 +168,21 @@ def official_metro(graph: TransitGraph) -> OfficialMetro:
 
 @dataclass(frozen=True, slots=True)
 class OfficialScore:
-    """The public code's judgement of one answer; ``components`` are the fields it stores.
+    """The public code's judgement of one answer.
 
-    ``failure`` is the first failing check (``invalid_format``, ``wrong_endpoints``,
-    ``unknown_line``, ``station_not_on_line``, ``broken_chain``) of a wrong answer.
+    Parameters
+    ----------
+    correct : int
+        1 or 0.
+    map_score : float
+        The map score, the bonus of a correct answer included.
+    components : dict of str to float or None
+        The score's parts, the fields the public code stores.
+    failure : str or None
+        The first failing check (``invalid_format``, ``wrong_endpoints``, ``unknown_line``,
+        ``station_not_on_line``, ``broken_chain``) of a wrong answer.
+    sections : tuple of OfficialSection
+        What the public code read.
     """
 
     correct: int
@@ -426,6 +357,11 @@ def score_official(
     rule : str
         How the answer text is taken from the response (:mod:`~benchmarks.official_rules`).
 
+    Returns
+    -------
+    OfficialScore
+        Correctness, map score and its parts, the first failing check and the sections read.
+
     Raises
     ------
     ValueError
@@ -492,6 +428,18 @@ def score_official_predictions(
     Each answer is read with its model's rule: ``rules`` (a run's ``--official-model`` resolved,
     :func:`~benchmarks.official_rules.resolve_rules`), else the one its name chooses. A verdict's ``parsed``
     holds the sections the public code read, ``None`` when it read none.
+
+    Parameters
+    ----------
+    questions, predictions, graph_for, weighting
+        As :func:`~benchmarks.reasonmap.scoring.score_predictions` takes them.
+    rules : mapping, optional
+        Model to its rule (a run's ``--official-model``).
+
+    Returns
+    -------
+    tuple of (list of Verdict, list of str)
+        The verdicts in input order, and why the others were skipped (:func:`benchmarks.records.unmatched`).
     """
     from benchmarks.reasonmap.records import ParsedSection
 

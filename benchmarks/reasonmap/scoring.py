@@ -451,6 +451,20 @@ def max_map_score(question: Question, kind: Kind, *, variant: str = "paper") -> 
     of the per-reference maxima: an upper bound that only one-reference
     questions reach.
 
+    Parameters
+    ----------
+    question : Question
+        The question.
+    kind : {"short", "long"}
+        The answer's kind.
+    variant : str, optional
+        The scoring variant (its map-score rule: :func:`get_map_score_rule`).
+
+    Returns
+    -------
+    float
+        The maximum, with the bonus of a correct answer.
+
     Examples
     --------
     >>> from graphkit import city_graph
@@ -519,7 +533,25 @@ def score_prediction(
 ) -> Verdict:
     """Parse and score one prediction; the verdict carries the question's weight.
 
-    ``read`` is how the response is read (:class:`ReadAnswer`; the toolkit's reading by default).
+    Parameters
+    ----------
+    prediction : Prediction
+        The answer.
+    question : Question
+        The question with the prediction's id.
+    graph : TransitGraph
+        Its city's graph.
+    weighting : str, optional
+        The weighting scheme whose weight the verdict carries.
+    variant : str, optional
+        The scoring variant.
+    read : ReadAnswer, optional
+        How the response is read (the toolkit's reading by default).
+
+    Returns
+    -------
+    Verdict
+        Correctness, map score and its components, the weight, the tokens and the repeat.
 
     Raises
     ------

@@ -144,7 +144,27 @@ VARIANT_NAMES: tuple[str, ...] = tuple(variant.name for variant in VARIANTS)
 
 @dataclass(frozen=True, slots=True)
 class ScoreJob:
-    """A block of predictions with their questions and where their cities' graphs come from (for a worker)."""
+    """A block of predictions with their questions and where their cities' graphs come from (for a worker).
+
+    Parameters
+    ----------
+    questions : dict of str to Question
+        The block's questions by id.
+    predictions : tuple of Prediction
+        The block's predictions.
+    metro : dict
+        City name to the Metro Data the question file carried (public data set files).
+    network : tuple of (MetroData, Overlay) or None
+        A network that answers every question (``--metro``), else ``None``.
+    metro_dir : str or None
+        A folder of Metro Data files to look cities up in.
+    weighting : str
+        The weighting scheme.
+    variant : str
+        The scoring variant.
+    options : dict, optional
+        The variant's own options (:attr:`benchmarks.tasks.Variant.options`), resolved.
+    """
 
     questions: dict[str, Question]
     predictions: tuple[Prediction, ...]
@@ -158,7 +178,20 @@ class ScoreJob:
 
 
 def score_block(job: ScoreJob) -> tuple[list[Verdict], list[str]]:
-    """The verdicts of one block and why the others were skipped (run by a worker)."""
+    """The verdicts of one block and why the others were skipped (run by a worker).
+
+    Parameters
+    ----------
+    job : ScoreJob
+        The block.
+
+    Returns
+    -------
+    verdicts : list of Verdict
+        One per prediction scored, in input order.
+    skipped : list of str
+        Why the others were skipped.
+    """
     from graphkit.graph import compile_graph
 
     override = compile_graph(*job.network) if job.network is not None else None
@@ -376,9 +409,23 @@ def _carried_maps(
 def reasonmap_samples(
     questions: Iterable[Question], *, maps: str | Path, graph_for: Callable[[Question], TransitGraph] | None = None
 ) -> SampleSet:
-    """Samples of ReasonMap questions (their short form); maps from the folder ``maps`` (``<city>.png`` or
-    ``<country>__<city>.png``); correct as Algorithm 1 judges it against ``graph_for(question)`` (default: the
-    embedded city)."""
+    """Samples of ReasonMap questions (their short form), each with its city's map.
+
+    Parameters
+    ----------
+    questions : iterable of Question
+        The route questions.
+    maps : str or Path
+        The folder of city maps (``<city>.png`` or ``<country>__<city>.png``).
+    graph_for : callable, optional
+        A question's graph (default: its embedded city's).
+
+    Returns
+    -------
+    SampleSet
+        One sample per question with a map (the others in its problems, skipped), judged correct as Algorithm 1
+        judges the short answer against ``graph_for(question)``.
+    """
     from benchmarks.reasonmap.scoring import score_prediction
     from benchmarks.samples import Sample, SampleSet, with_city_maps
 

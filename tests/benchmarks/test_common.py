@@ -27,10 +27,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from benchmarks.mapqa.records import MapPrediction
-from benchmarks.plus.questions import generate_plus_questions
 from benchmarks.plus.records import PlusPrediction
-from benchmarks.probe.questions import ProbePrediction, generate_probe_questions
-from benchmarks.reasonmap.generate import Quota, generate_questions
+from benchmarks.probe.questions import ProbePrediction
 from benchmarks.reasonmap.records import Prediction
 from benchmarks.reasonmap.rewards import REWARDS, compute_score
 from benchmarks.tasks import Loaded, ScoreOptions, get_task, task_names
@@ -92,19 +90,23 @@ def _pairs() -> list[tuple[str, str]]:
     return [(task, variant) for task in task_names() for variant in get_task(task).variant_names]
 
 
+#: The generation settings kept small for the suite (every task that generates its questions names its own in
+#: ``Generation.defaults``; these replace the ones they name).
+SMALL = {"per_city": 3, "quota": "1:1:1", "per_type": 1}
+#: The question files of the tasks that generate none.
+FIXTURES = {"mapqa": MAPQA_FILE}
+
+
 @cache
 def _questions(task: str) -> Loaded:
-    """A few questions of each task, made once: route, plus and probes from Rome's graph, map QA from the fixture."""
-    if task == "route":
-        questions = generate_questions(city_graph("rome"), seed=0, per_city=3, quota=Quota(1, 1, 1))
-        return Loaded({question.id: question for question in questions})
-    if task == "plus":
-        questions = generate_plus_questions(city_graph("rome"), seed=0, per_type=1)
-        return Loaded({question.id: question for question in questions})
-    if task == "probe":
-        questions = generate_probe_questions(city_graph("rome"), seed=0, per_type=1)
-        return Loaded({question.id: question for question in questions})
-    return get_task(task).load(MAPQA_FILE)
+    """A few questions of each task, made once: a generating task's from Rome's graph (its record's generation,
+    :data:`SMALL`), any other's from its fixture (:data:`FIXTURES`)."""
+    record = get_task(task)
+    if record.generation is None:
+        return record.load(FIXTURES[task])
+    settings = {name: SMALL.get(name, value) for name, value in record.generation.defaults.items()}
+    questions = record.generation.make([city_graph("rome")], seed=0, progress=False, **settings)
+    return Loaded({question.id: question for question in questions})
 
 
 def _answers(task: str, texts: list[str]) -> list[Any]:

@@ -37,6 +37,7 @@ from tests.networks import (
     SPLIT,
     SPLIT_OVERLAY,
     graph_of,
+    random_networks,
 )
 
 
@@ -288,14 +289,9 @@ def _chunks_text(graph, **options) -> str:
     return text
 
 
-@st.composite
-def odd_networks(draw):
-    lines = {}
-    for number in range(draw(st.integers(1, 4))):
-        stations = draw(st.lists(st.sampled_from(ODD_NAMES), min_size=2, max_size=7, unique=True))
-        lines[f"Line {number + 1}"] = stations
-    loops = [name for name in lines if len(lines[name]) > 2 and draw(st.booleans())]
-    return lines, {"loops": [{"line": name, "note": "drawn as a loop"} for name in loops]}
+def odd_networks():
+    """Random networks over :data:`ODD_NAMES` (:func:`tests.networks.random_networks`)."""
+    return random_networks(ODD_NAMES, max_stations=7)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

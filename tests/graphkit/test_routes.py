@@ -22,6 +22,7 @@ from tests.networks import (
     ONE_LINE,
     ONE_STATION,
     graph_of,
+    random_networks,
 )
 
 
@@ -205,15 +206,9 @@ def test_real_routes_are_valid_and_optimal(city):
 STATIONS = [f"S{i}" for i in range(9)]
 
 
-@st.composite
-def networks(draw):
-    lines = {}
-    for number in range(draw(st.integers(1, 4))):
-        stations = draw(st.lists(st.sampled_from(STATIONS), min_size=2, max_size=6, unique=True))
-        lines[f"Line {number + 1}"] = stations
-    loops = [name for name in lines if len(lines[name]) > 2 and draw(st.booleans())]
-    overlay = {"loops": [{"line": name, "note": "drawn as a loop"} for name in loops]}
-    return lines, overlay
+def networks():
+    """Random networks over :data:`STATIONS` (:func:`tests.networks.random_networks`)."""
+    return random_networks(STATIONS)
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -12,7 +12,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graphkit.cities import city_graph
-from tests.networks import BRANCH, BRANCH_OVERLAY, CHINESE, HOMONYMS, LOOP, LOOP_OVERLAY, ONE_STATION, graph_of
+from tests.networks import (
+    BRANCH,
+    BRANCH_OVERLAY,
+    CHINESE,
+    HOMONYMS,
+    LOOP,
+    LOOP_OVERLAY,
+    ONE_STATION,
+    graph_of,
+    random_lines,
+)
 from tests.vision.fonts import needs_cjk_font
 from tests.vision.maps import rendered_city
 from vision.errors import EngineUnavailable
@@ -263,14 +273,8 @@ def test_find_font_refuses_a_missing_file(monkeypatch):
 _NAMES = [f"{word} Station" for word in ("Oak", "Elm", "Pine", "Bay", "Hill", "Port", "Mill", "Lake", "Glen", "Ash")]
 
 
-@st.composite
-def _networks(draw):
-    count = draw(st.integers(1, 4))
-    data = {}
-    for index in range(count):
-        stations = draw(st.lists(st.sampled_from(_NAMES), min_size=1, max_size=7, unique=True))
-        data[f"Line {index + 1}"] = stations
-    return data
+def _networks():
+    return random_lines(_NAMES, min_stations=1, max_stations=7)
 
 
 @settings(max_examples=12)

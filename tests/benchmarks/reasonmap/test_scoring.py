@@ -27,7 +27,7 @@ from benchmarks.reasonmap.scoring import (
 from benchmarks.records import Invalid
 from graphkit import city_graph, shortest_routes
 from graphkit.names import has_cjk, line_keys
-from tests.networks import HOMONYMS, graph_of
+from tests.networks import HOMONYMS, graph_of, random_lines
 
 # -- helpers -------------------------------------------------------------------
 
@@ -510,12 +510,9 @@ def test_score_prediction_checks_the_id_and_matches_the_batch():
 STATIONS = [f"S{i} Station" for i in range(12)]
 
 
-@st.composite
-def networks(draw):
-    lines = {}
-    for number in range(draw(st.integers(1, 4))):
-        lines[f"Line {number + 1}"] = draw(st.lists(st.sampled_from(STATIONS), min_size=2, max_size=6, unique=True))
-    return lines
+def networks():
+    """Random Metro Data over :data:`STATIONS` (:func:`tests.networks.random_lines`)."""
+    return random_lines(STATIONS)
 
 
 @st.composite
