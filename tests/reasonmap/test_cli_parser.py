@@ -104,7 +104,8 @@ def test_the_table_of_builders_matches_each_modules_own(monkeypatch):
 def test_a_subcommand_imports_no_other_subcommands_module():
     root = Path(__file__).resolve().parents[2]
     code = (
-        "import sys\nfrom reasonmap.cli import main\ntry:\n    main(['score', '--help'])\nexcept SystemExit:\n    pass\n"
+        "import sys\nfrom reasonmap.cli import main\n"
+        "try:\n    main(['score', '--help'])\nexcept SystemExit:\n    pass\n"
         "print(sorted(m for m in sys.modules if m.endswith(('_commands', '_command'))), file=sys.stderr)"
     )
     done = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True)
