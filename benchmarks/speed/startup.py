@@ -1,6 +1,7 @@
 """Start-up of a ``reasonmap`` command: the command line's parse, and short commands as fresh processes.
 
-Run ``python -m benchmarks.speed.startup [--answers 500] [--repeat 5] [--other ROOT]``. It times, for this
+Run ``python -m benchmarks.speed.startup [--answers 500] [--repeat 5] [--other ROOT] [--questions Q
+--predictions P]``. It times, for this
 checkout (and, with ``--other``, a second checkout of the toolkit such as the code before a change, alternating
 with it run by run):
 
@@ -9,7 +10,8 @@ with it run by run):
   one process whose imports are done: timeit);
 - ``help``: CPU seconds (user + system) of ``python -m reasonmap score --help`` as a fresh process;
 - ``score``: CPU seconds of ``python -m reasonmap score`` of the first ``--answers`` answers of the demo's
-  predictions (``reasonmap demo --out DIR``, run once with this checkout), as a fresh process.
+  predictions (``reasonmap demo --out DIR``, run once with this checkout), or of ``--predictions P`` to
+  ``--questions Q``, as a fresh process.
 
 Each fresh process is the best of ``--repeat`` runs after one untimed run (the bytecode is compiled then, as an
 installation has it); CPU seconds vary less than wall seconds on a loaded machine, and both are given. One line
@@ -102,12 +104,17 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--answers", type=int, default=500, help="answers scored by the score command")
     parser.add_argument("--repeat", type=int, default=5, help="runs of each figure; the best is kept")
     parser.add_argument("--other", type=Path, help="a second checkout of the toolkit to time the same way")
+    parser.add_argument("--questions", type=Path, help="with --predictions: score these files, not the demo's")
+    parser.add_argument("--predictions", type=Path, help="the answers scored (all of them)")
     args = parser.parse_args(argv)
     roots = {"this": HERE} | ({"other": args.other.resolve()} if args.other else {})
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)
-        questions, predictions = _small_set(folder, args.answers)
+        if args.questions and args.predictions:
+            questions, predictions = args.questions.resolve(), args.predictions.resolve()
+        else:
+            questions, predictions = _small_set(folder, args.answers)
         score = ["score", "--questions", str(questions), "--predictions", str(predictions)]
         score += ["--out", str(folder / "scored.jsonl"), "--report", str(folder / "report"), "--quiet"]
         commands = {"help": ["score", "--help"], "score": score}
@@ -135,7 +142,7 @@ def main(argv: list[str] | None = None) -> dict:
     if "other" in runs:
         ratio = {key: round(runs["other"][key] / runs["this"][key], 2) for key in runs["this"] if runs["this"][key]}
     result = {
-        "answers": args.answers,
+        "answers": None if args.questions and args.predictions else args.answers,
         "repeat": args.repeat,
         "runs": runs,
         "ratio": ratio,
