@@ -426,17 +426,31 @@ def _add_mapqa_score(commands) -> None:
     )
 
 
-def add_benchmark_commands(commands) -> None:
+#: the builder of each subcommand, in the order ``reasonmap --help`` lists them
+_BUILDERS = {
+    "generate": _add_generate,
+    "score": _add_score,
+    "export": _add_export,
+    "predictions": _add_predictions,
+    "demo": _add_demo,
+    "mapqa-score": _add_mapqa_score,
+}
+
+
+def add_benchmark_commands(commands, only: str | None = None) -> None:
     """Add ``generate``, ``score``, ``export``, ``predictions``, ``demo`` and ``mapqa-score`` to the subcommands.
 
     Parameters
     ----------
     commands : argparse._SubParsersAction
         The ``reasonmap`` parser's subcommands.
+    only : str, optional
+        Add this one of them only (the command asked for: the others' options are not built).
 
     Returns
     -------
     None
     """
-    for add in (_add_generate, _add_score, _add_export, _add_predictions, _add_demo, _add_mapqa_score):
-        add(commands)
+    for name, add in _BUILDERS.items():
+        if only in (None, name):
+            add(commands)

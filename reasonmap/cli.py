@@ -15,6 +15,7 @@ import argparse
 import errno
 import functools
 import gc
+import importlib
 import os
 import signal
 import sys
@@ -23,11 +24,39 @@ from typing import NoReturn
 
 from reasonmap.options import report_skipped
 
-__all__ = ["build_parser", "main", "run", "report_skipped"]
+__all__ = ["COMMANDS", "COMMAND_BUILDERS", "build_parser", "main", "run", "report_skipped"]
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The parser of every subcommand; each subcommand module adds its own.
+#: every subcommand's builder, in the order ``reasonmap --help`` lists them: its module, its function, and the
+#: subcommands it adds (a builder adding several takes ``only``: the one to add)
+COMMAND_BUILDERS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("reasonmap.graph_commands", "add_graph_commands", ("cities", "route", "references", "lint", "gtfs")),
+    (
+        "reasonmap.benchmark_commands",
+        "add_benchmark_commands",
+        ("generate", "score", "export", "predictions", "demo", "mapqa-score"),
+    ),
+    ("reasonmap.model_commands", "add_model_commands", ("baseline", "prompts", "run", "vdi", "serve")),
+    ("reasonmap.vision_commands", "add_vision_commands", ("ocr", "render", "diagnose")),
+    ("reasonmap.batch", "add_synth_command", ("synth",)),
+    ("reasonmap.eval_command", "add_eval_command", ("eval",)),
+    ("reasonmap.compare_commands", "add_compare_commands", ("compare", "leaderboard", "power")),
+    ("reasonmap.knobs_command", "add_knobs_command", ("knobs",)),
+)
+
+#: the subcommands' names
+COMMANDS = frozenset(name for _, _, names in COMMAND_BUILDERS for name in names)
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every subcommand, or of one; each subcommand module adds its own.
+
+    Parameters
+    ----------
+    command : str, optional
+        Build this subcommand only (one of :data:`COMMANDS`): its arguments parse, its ``--help`` reads and its
+        errors read as with every subcommand built, in a fraction of the time. None: every subcommand, for
+        ``reasonmap --help``, a mistyped command and the tests that walk them all.
 
     Returns
     -------
@@ -35,15 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
         The ``reasonmap`` parser (building it imports no library).
     """
     # nothing heavy here (no graphkit: it loads igraph): the libraries' choices and defaults are in options
-    from reasonmap.batch import add_synth_command
-    from reasonmap.benchmark_commands import add_benchmark_commands
-    from reasonmap.compare_commands import add_compare_commands
-    from reasonmap.eval_command import add_eval_command
-    from reasonmap.graph_commands import add_city_options, add_graph_commands
-    from reasonmap.knobs_command import add_knobs_command
-    from reasonmap.model_commands import add_model_commands
     from reasonmap.options import Help, Parser
-    from reasonmap.vision_commands import add_vision_commands
 
     parser = Parser(prog="reasonmap", description=__doc__.splitlines()[0], formatter_class=Help)
     parser.add_argument("--version", action=_Version)
@@ -53,18 +74,22 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="COMMAND",
         parser_class=functools.partial(Parser, formatter_class=Help),
     )
-    add_graph_commands(commands)
-    add_benchmark_commands(commands)
-    add_model_commands(commands)
-    add_vision_commands(commands, add_city_options)
-    add_synth_command(commands)
-    add_eval_command(commands)
-    add_compare_commands(commands)
-    add_knobs_command(commands)
-    for command in commands.choices.values():  # one set of flags: every command takes --quiet
-        if "--quiet" not in command._option_string_actions:
-            command.add_argument("--quiet", action="store_true", help="no progress bars on stderr (errors still)")
+    for module, builder, names in COMMAND_BUILDERS:
+        if command is None or command in names:
+            add = getattr(importlib.import_module(module), builder)
+            add(commands, only=command) if len(names) > 1 else add(commands)
+    for parsed in commands.choices.values():  # one set of flags: every command takes --quiet
+        if "--quiet" not in parsed._option_string_actions:
+            parsed.add_argument("--quiet", action="store_true", help="no progress bars on stderr (errors still)")
     return parser
+
+
+def _asked(argv: Sequence[str] | None) -> str | None:
+    """The subcommand ``argv`` asks for when its first argument names one (the parser builds only that one);
+    else None (an option first, such as ``--help`` or ``--version``, no argument, or a mistyped command: every
+    subcommand is built, to list them or to name the closest)."""
+    arguments = sys.argv[1:] if argv is None else argv
+    return arguments[0] if arguments and arguments[0] in COMMANDS else None
 
 
 class _Version(argparse._VersionAction):
@@ -177,7 +202,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     _mend_standard_streams()
     _one_blas_thread()
-    args = build_parser().parse_args(argv)
+    args = build_parser(_asked(argv)).parse_args(argv)
     # after parsing: `--help` and usage errors import no library
     from baselines.errors import EndpointUnreachable
     from graphkit.errors import TransitError, shorten

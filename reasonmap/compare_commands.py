@@ -193,14 +193,22 @@ def _add_power_command(commands: Any) -> None:
     power.set_defaults(run=cmd_power)
 
 
-def add_compare_commands(commands: Any) -> None:
+def add_compare_commands(commands: Any, only: str | None = None) -> None:
     """Register ``reasonmap compare``, ``reasonmap leaderboard`` and ``reasonmap power``.
 
     Parameters
     ----------
     commands : argparse._SubParsersAction
         The command line's subcommands.
+    only : str, optional
+        Add this one of them only (the command asked for: the others' options are not built).
     """
+    for name, add in _BUILDERS.items():
+        if only in (None, name):
+            add(commands)
+
+
+def _add_compare_command(commands: Any) -> None:
     from reasonmap.options import add_cluster_option, add_resampling_options
 
     compare = commands.add_parser(
@@ -231,6 +239,10 @@ def add_compare_commands(commands: Any) -> None:
     add_figure_options(compare, "comparison")
     compare.set_defaults(run=cmd_compare)
 
+
+def _add_leaderboard_command(commands: Any) -> None:
+    from reasonmap.options import add_cluster_option
+
     leaderboard = commands.add_parser(
         "leaderboard",
         help="one ranked table of models × (task, mode) across runs, with intervals and tied ranks",
@@ -249,4 +261,11 @@ def add_compare_commands(commands: Any) -> None:
     leaderboard.add_argument("--out", required=True, metavar="DIR", help="folder for leaderboard.md/.json/.csv/.png")
     add_figure_options(leaderboard, "leaderboard")
     leaderboard.set_defaults(run=cmd_leaderboard)
-    _add_power_command(commands)
+
+
+#: the builder of each subcommand, in the order ``reasonmap --help`` lists them
+_BUILDERS = {
+    "compare": _add_compare_command,
+    "leaderboard": _add_leaderboard_command,
+    "power": _add_power_command,
+}

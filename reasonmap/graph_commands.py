@@ -168,20 +168,29 @@ def _report_colours(city: str, overlay_json: str) -> None:
         )
 
 
-def add_graph_commands(commands) -> None:
+def add_graph_commands(commands, only: str | None = None) -> None:
     """Add ``cities``, ``route``, ``references``, ``lint`` and ``gtfs`` to the subcommands.
 
     Parameters
     ----------
     commands : argparse._SubParsersAction
         The command line's subcommands.
+    only : str, optional
+        Add this one of them only (the command asked for: the others' options are not built).
     """
-    from reasonmap.batch import add_executor_options
-    from reasonmap.options import DEFAULT_MAX_ROUTES, comma_list
+    for name, add in _BUILDERS.items():
+        if only in (None, name):
+            add(commands)
 
+
+def _add_cities(commands) -> None:
     cities = commands.add_parser("cities", help="the embedded cities and their statistics")
     cities.add_argument("--json", action="store_true", help="print a JSON array")
     cities.set_defaults(run=cmd_cities)
+
+
+def _add_route(commands) -> None:
+    from reasonmap.options import DEFAULT_MAX_ROUTES
 
     route = commands.add_parser("route", help="fewest-transfer routes between two stations")
     add_city_options(route)
@@ -197,6 +206,11 @@ def add_graph_commands(commands) -> None:
     route.add_argument("--json", action="store_true", help='print {"transfers": N, "routes": [[segment, ...], ...]}')
     route.set_defaults(run=cmd_route)
 
+
+def _add_references(commands) -> None:
+    from reasonmap.batch import add_executor_options
+    from reasonmap.options import DEFAULT_MAX_ROUTES
+
     references = commands.add_parser("references", help="reference routes of every ordered station pair")
     add_city_options(references, allow_all=True, allow_dir=True)
     references.add_argument("--out", required=True, metavar="FILE", help="JSON Lines file to write")
@@ -210,10 +224,17 @@ def add_graph_commands(commands) -> None:
     add_executor_options(references)
     references.set_defaults(run=cmd_references)
 
+
+def _add_lint(commands) -> None:
     lint = commands.add_parser("lint", help="doubtful spots of the Metro Data")
     add_city_options(lint, allow_all=True)
     lint.add_argument("--json", action="store_true", help="print the findings as JSON")
     lint.set_defaults(run=cmd_lint)
+
+
+def _add_gtfs(commands) -> None:
+    from reasonmap.batch import add_executor_options
+    from reasonmap.options import comma_list
 
     gtfs = commands.add_parser("gtfs", help="compile GTFS feeds into Metro Data and overlays (one city each)")
     gtfs.add_argument("feeds", nargs="+", metavar="FEED", help="a GTFS feed: a zip archive or a folder")
@@ -231,3 +252,13 @@ def add_graph_commands(commands) -> None:
     gtfs.add_argument("--route", nargs="+", metavar="ID", help="only these route ids")
     add_executor_options(gtfs)
     gtfs.set_defaults(run=cmd_gtfs)
+
+
+#: the builder of each subcommand, in the order ``reasonmap --help`` lists them
+_BUILDERS = {
+    "cities": _add_cities,
+    "route": _add_route,
+    "references": _add_references,
+    "lint": _add_lint,
+    "gtfs": _add_gtfs,
+}

@@ -222,14 +222,22 @@ def _add_questions(parser: argparse.ArgumentParser, *, required: bool = True) ->
     add_task_option(parser)
 
 
-def add_model_commands(commands) -> None:
-    """Add ``baseline``, ``prompts``, ``run`` and ``vdi`` to the subcommands.
+def add_model_commands(commands, only: str | None = None) -> None:
+    """Add ``baseline``, ``prompts``, ``run``, ``vdi`` and ``serve`` to the subcommands.
 
     Parameters
     ----------
     commands : argparse._SubParsersAction
         The command line's subcommands.
+    only : str, optional
+        Add this one of them only (the command asked for: the others' options are not built).
     """
+    for name, add in _BUILDERS.items():
+        if only in (None, name):
+            add(commands)
+
+
+def _add_baseline(commands) -> None:
     baseline = commands.add_parser("baseline", help="answers of a symbolic solver, in the predictions format")
     baseline.add_argument("name", choices=SOLVERS, help=RegistryHelp("each task's: {solvers}"))
     _add_questions(baseline)
@@ -246,6 +254,8 @@ def add_model_commands(commands) -> None:
     add_metro_dir(baseline)
     baseline.set_defaults(run=cmd_baseline)
 
+
+def _add_prompts(commands) -> None:
     prompts = commands.add_parser("prompts", help="the exact requests of a prompt mode, for any harness")
     prompts.add_argument("--mode", required=True, choices=MODES, help=RegistryHelp("one of the task's modes ({modes})"))
     _add_questions(prompts)
@@ -254,6 +264,8 @@ def add_model_commands(commands) -> None:
     add_metro_dir(prompts)
     prompts.set_defaults(run=cmd_prompts)
 
+
+def _add_run(commands) -> None:
     run = commands.add_parser("run", help="ask an OpenAI-compatible endpoint; resumable, appends to --out")
     add_client_options(run)
     given = run.add_mutually_exclusive_group(required=True)
@@ -268,6 +280,8 @@ def add_model_commands(commands) -> None:
     run.add_argument("--quiet", action="store_true", help="no progress bar")
     run.set_defaults(run=cmd_run)
 
+
+def _add_vdi(commands) -> None:
     vdi = commands.add_parser("vdi", help="visual dependency (VDI) and descriptive saturation (DSI) per token budget")
     add_client_options(vdi, max_tokens_help="max_tokens of the answer calls (default: the server's)")
     _add_questions(vdi)
@@ -279,6 +293,8 @@ def add_model_commands(commands) -> None:
     vdi.add_argument("--quiet", action="store_true", help="no progress bars")
     vdi.set_defaults(run=cmd_vdi)
 
+
+def _add_serve(commands) -> None:
     serve = commands.add_parser(
         "serve", help="an OpenAI-compatible chat endpoint answered by a symbolic solver, to try eval on any machine"
     )
@@ -292,3 +308,13 @@ def add_model_commands(commands) -> None:
     where.add_argument("--city", help="answer from these embedded cities only (comma-separated)")
     where.add_argument("--metro", help="answer from this Metro Data file (and its overlay) only")
     serve.set_defaults(run=cmd_serve)
+
+
+#: the builder of each subcommand, in the order ``reasonmap --help`` lists them
+_BUILDERS = {
+    "baseline": _add_baseline,
+    "prompts": _add_prompts,
+    "run": _add_run,
+    "vdi": _add_vdi,
+    "serve": _add_serve,
+}

@@ -381,18 +381,27 @@ def _add_map_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
-def add_vision_commands(commands, add_city_options) -> None:
+def add_vision_commands(commands, add_city_options=None, only: str | None = None) -> None:
     """Add ``ocr``, ``render`` and ``diagnose`` to the subcommands.
 
     Parameters
     ----------
     commands : argparse._SubParsersAction
         The command line's subcommands.
-    add_city_options : callable
-        :func:`reasonmap.graph_commands.add_city_options`.
+    add_city_options : callable, optional
+        :func:`reasonmap.graph_commands.add_city_options` (the default).
+    only : str, optional
+        Add this one of them only (the command asked for: the others' options are not built).
     """
-    from reasonmap.batch import add_executor_options, add_knob_options
-    from reasonmap.options import PALETTES
+    if add_city_options is None:
+        from reasonmap.graph_commands import add_city_options
+    for name, add in _BUILDERS.items():
+        if only in (None, name):
+            add(commands, add_city_options)
+
+
+def _add_ocr(commands, add_city_options) -> None:
+    from reasonmap.batch import add_executor_options
 
     ocr = commands.add_parser("ocr", help="read a map: station recall, boxes, unmatched texts (and line colours)")
     ocr.add_argument("map", metavar="MAP", nargs="?", help="the map image (as --map FILE)")
@@ -406,6 +415,11 @@ def add_vision_commands(commands, add_city_options) -> None:
     ocr.add_argument("--evidence-dir", metavar="DIR", help="--maps: one <map>.evidence.json per map")
     add_executor_options(ocr)
     ocr.set_defaults(run=cmd_ocr)
+
+
+def _add_render(commands, add_city_options) -> None:
+    from reasonmap.batch import add_executor_options, add_knob_options
+    from reasonmap.options import PALETTES
 
     render = commands.add_parser("render", help="draw a synthetic map with its ground truth (MAP.truth.json)")
     add_city_options(render, allow_all=True, allow_dir=True)
@@ -427,6 +441,10 @@ def add_vision_commands(commands, add_city_options) -> None:
     render.add_argument("--quiet", action="store_true", help="no progress bar")
     add_executor_options(render)
     render.set_defaults(run=cmd_render)
+
+
+def _add_diagnose(commands, add_city_options) -> None:
+    from reasonmap.batch import add_executor_options
 
     diagnose = commands.add_parser("diagnose", help="label each answer: a grounding or a reasoning failure")
     diagnose.add_argument("--questions", required=True, help="the question records the answers are to")
@@ -467,3 +485,11 @@ def add_vision_commands(commands, add_city_options) -> None:
     diagnose.add_argument("--probe-questions", metavar="FILE", help="with --probes: the probes they answer")
     add_executor_options(diagnose)
     diagnose.set_defaults(run=cmd_diagnose)
+
+
+#: the builder of each subcommand, in the order ``reasonmap --help`` lists them
+_BUILDERS = {
+    "ocr": _add_ocr,
+    "render": _add_render,
+    "diagnose": _add_diagnose,
+}
