@@ -34,7 +34,13 @@ __all__ = [
 
 
 class Unresolved:
-    """A station name that did not resolve; equal to nothing but itself."""
+    """A station name that did not resolve; equal to nothing but itself.
+
+    Parameters
+    ----------
+    failure : str
+        The failure label it stands for (``unknown_station``, ``ambiguous_station``, ``station_not_on_line``).
+    """
 
     __slots__ = ("failure",)
 
@@ -57,6 +63,11 @@ class GraphNames:
     """Memoized name resolution against one graph, and the references of its questions, prepared.
 
     Get the one for a graph with :func:`graph_names`.
+
+    Parameters
+    ----------
+    graph : TransitGraph
+        The city's graph, whose line and station indexes it reads.
 
     Examples
     --------
@@ -218,6 +229,16 @@ _GRAPH_NAMES: dict[int, GraphNames] = {}
 def graph_names(graph: TransitGraph) -> GraphNames:
     """The name resolver of ``graph`` (one per graph, kept for the most recent graphs).
 
+    Parameters
+    ----------
+    graph : TransitGraph
+        The city's graph.
+
+    Returns
+    -------
+    GraphNames
+        The same resolver for the same graph object while it is among the most recent.
+
     Raises
     ------
     TypeError
@@ -234,7 +255,17 @@ def graph_names(graph: TransitGraph) -> GraphNames:
 
 
 class Reference:
-    """One reference route with its names resolved (an unresolvable name stays as written)."""
+    """One reference route with its names resolved (an unresolvable name stays as written).
+
+    Parameters
+    ----------
+    names : GraphNames
+        The resolver of the question's graph.
+    route : tuple of segments
+        The reference route's segments (``route_name``, ``departure_stop``, ``arrival_stop``, ``via_stops``).
+    station_1, station_2 : str
+        The question's endpoints as resolved, which settle a shared name at the route's two ends.
+    """
 
     __slots__ = ("lines", "contexts", "departures", "arrivals", "via_sets", "via_counts", "size")
 
@@ -260,7 +291,15 @@ class Reference:
 
 
 class PreparedQuestion:
-    """A question's endpoints and references, resolved against its graph."""
+    """A question's endpoints and references, resolved against its graph.
+
+    Parameters
+    ----------
+    station_1, station_2 : str
+        The endpoints' identities.
+    references : tuple of Reference
+        The reference routes, resolved.
+    """
 
     __slots__ = ("station_1", "station_2", "references")
 

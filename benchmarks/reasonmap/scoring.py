@@ -54,8 +54,20 @@ from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from benchmarks.difficulty import get_weighting
+from benchmarks.reasonmap.map_score_rules import (
+    LONG_BONUS,
+    LONG_CAP,
+    MAP_SCORE_RULES,
+    SHORT_BONUS,
+    SHORT_CAP,
+    VIA_CAP,
+    MapScoreRule,
+    get_map_score_rule,
+    is_long,
+    max_map_score,
+)
 from benchmarks.reasonmap.parsing import read_answer
-from benchmarks.reasonmap.records import KINDS, ParsedAnswer, ParsedSection, Prediction, Question, Verdict
+from benchmarks.reasonmap.records import ParsedAnswer, ParsedSection, Prediction, Question, Verdict
 from benchmarks.reasonmap.resolution import (
     OFF_LINE,
     GraphNames,
@@ -66,7 +78,6 @@ from benchmarks.reasonmap.resolution import (
 )
 from benchmarks.reasonmap.weighting import weight_of
 from benchmarks.records import Invalid, record_builder, unmatched
-from graphkit.choices import check_choice
 from graphkit.graph import TransitGraph
 
 __all__ = [
@@ -109,80 +120,7 @@ FAILURES: dict[str, str] = {
     "broken_chain": "a section does not depart where the previous one arrived",
 }
 
-# floats throughout, so that every score and component is written the same way
-_SHORT_CAP, _SHORT_BONUS = 10.0, 10.0
-_LONG_CAP, _LONG_BONUS = 20.0, 20.0
-_VIA_CAP = 10.0
 _new_verdict = record_builder(Verdict)  # Verdict(*fields), made once per answer
-
-
-@dataclass(frozen=True, slots=True)
-class MapScoreRule:
-    """A map-score aggregation rule: how per-reference points become one map score (the paper's Table A4).
-
-    Each rule is also a scoring variant of the route task under the same name; the task adds ``official``,
-    which is no aggregation rule (see :func:`benchmarks.get_task`).
-
-    Attributes
-    ----------
-    name, description : str
-    aggregate : {"best", "mean"}
-        The best reference's score, or the mean over references.
-    endpoint_point : bool
-        Whether right endpoints earn the ``dep_arr`` point.
-    gated : bool
-        Whether every point needs right endpoints (Algorithm 2 as printed).
-    """
-
-    name: str
-    description: str
-    aggregate: Literal["best", "mean"]
-    endpoint_point: bool
-    gated: bool = True
-
-
-#: Map-score aggregation rules by name (each a route scoring variant of the same name).
-MAP_SCORE_RULES: dict[str, MapScoreRule] = {
-    "paper": MapScoreRule("paper", "Algorithm 2 as printed: the best over the reference routes", "best", True),
-    "C1": MapScoreRule("C1", "Table A4 C1: the mean over the reference routes instead of the best", "mean", True),
-    "C2": MapScoreRule("C2", "Table A4 C2: no point for right endpoints", "best", False),
-    # partial credit for answers that miss an endpoint: a denser signal for RL rewards, not the paper's number
-    "ungated": MapScoreRule(
-        "ungated", "the paper's points, each earned on its own, also when an endpoint is wrong", "best", True, False
-    ),
-}
-
-
-def get_map_score_rule(name: str) -> MapScoreRule:
-    """The map-score aggregation rule called ``name``.
-
-    Parameters
-    ----------
-    name : str
-        A :data:`MAP_SCORE_RULES` name (the route variant it serves).
-
-    Returns
-    -------
-    MapScoreRule
-
-    Raises
-    ------
-    ValueError
-        No variant has that name; the message lists the valid ones.
-
-    Examples
-    --------
-    >>> get_map_score_rule("C1").aggregate
-    'mean'
-    """
-    return MAP_SCORE_RULES[check_choice(name, MAP_SCORE_RULES, what="variant")]
-
-
-def _kind(kind: str) -> bool:
-    """Whether ``kind`` is ``"long"``; checks it is a kind."""
-    if kind not in KINDS:
-        raise ValueError(f"kind must be one of {list(KINDS)}, got {kind!r}")
-    return kind == "long"
 
 
 @dataclass(frozen=True, slots=True)
@@ -258,7 +196,7 @@ def _via_count_points(sections: tuple[ParsedSection, ...], reference: Reference,
             points += 4.0
         else:
             points += max(0.0, 4 - abs(answer - expected) / max(answer, expected) * 4)
-    return min(_VIA_CAP, points)
+    return min(VIA_CAP, points)
 
 
 def _via_stop_points(
@@ -290,7 +228,7 @@ def _via_stop_points(
         iou = len(given & expected) / len(union)
     else:  # exact empty lists are right; absent ones, or no right line at all, are not
         iou = 1.0 if pooled and not missing else 0.0
-    return (iou * 10 + min(_VIA_CAP, matched)) / 2
+    return (iou * 10 + min(VIA_CAP, matched)) / 2
 
 
 def score_answer(
@@ -340,7 +278,7 @@ def score_answer(
     >>> score.correct, score.failure, score.components["bonus"]
     (1, None, 10.0)
     """
-    long = _kind(kind)
+    long = is_long(kind)
     chosen = MAP_SCORE_RULES.get(variant) if isinstance(variant, str) else None
     if chosen is None:
         get_map_score_rule(variant)  # raises, listing the choices
@@ -393,7 +331,7 @@ def _judge(
     if chosen.gated and not endpoints:
         return 0, 0.0, _empty_components(via), failure, None, sections
     dep_arr = 1.0 if chosen.endpoint_point and endpoints else 0.0
-    cap = _LONG_CAP if long else _SHORT_CAP
+    cap = LONG_CAP if long else SHORT_CAP
     size = len(sections)
     mean = chosen.aggregate == "mean"
     best = None
@@ -429,7 +367,7 @@ def _judge(
         count = len(prepared.references)
         best = (sums[0] / count, sums[1] / count, sums[2] / count, sums[3] / count)
     total, route_points, stop_points, via_points = best
-    bonus = 0.0 if failure is not None else (_LONG_BONUS if long else _SHORT_BONUS)
+    bonus = 0.0 if failure is not None else (LONG_BONUS if long else SHORT_BONUS)
     components = {
         "dep_arr": dep_arr,
         "route_name": route_points,
@@ -439,53 +377,6 @@ def _judge(
         "bonus": bonus,
     }
     return (0 if failure else 1), total + bonus, components, failure, None, sections
-
-
-def max_map_score(question: Question, kind: Kind, *, variant: str = "paper") -> float:
-    """The highest map score an answer can get on ``question``.
-
-    A reference route written out as the answer gets it. It is 20 (short) or
-    40 (long) only when the references are long enough to reach the caps: a
-    one-section reference route earns at most 1 + 4 segment points (+ the via
-    part), so its short maximum is 15. For a ``mean`` variant this is the mean
-    of the per-reference maxima: an upper bound that only one-reference
-    questions reach.
-
-    Parameters
-    ----------
-    question : Question
-        The question.
-    kind : {"short", "long"}
-        The answer's kind.
-    variant : str, optional
-        The scoring variant (its map-score rule: :func:`get_map_score_rule`).
-
-    Returns
-    -------
-    float
-        The maximum, with the bonus of a correct answer.
-
-    Examples
-    --------
-    >>> from graphkit import city_graph
-    >>> from benchmarks.reasonmap.generate import generate_questions
-    >>> question = generate_questions(city_graph("rome"), seed=1, per_city=1)[0]
-    >>> len(question.routes[0]), max_map_score(question, "short")
-    (1, 15.0)
-    """
-    long = _kind(kind)
-    chosen = get_map_score_rule(variant)
-    endpoint = 1 if chosen.endpoint_point else 0
-    maxima = []
-    for route in question.routes:
-        points = endpoint + 4 * len(route)
-        if long and question.long_template == "via_count":
-            points += min(_VIA_CAP, 4 * len(route))
-        elif long:
-            points += (10 + min(_VIA_CAP, sum(len(segment.via_stops) for segment in route))) / 2
-        maxima.append(min(_LONG_CAP if long else _SHORT_CAP, points))
-    best = max(maxima) if chosen.aggregate == "best" else sum(maxima) / len(maxima)
-    return float(best + (_LONG_BONUS if long else _SHORT_BONUS))
 
 
 # -- predictions -------------------------------------------------------------
