@@ -254,7 +254,8 @@ def write_references(
     # otherwise re-scan them again and again while millions of routes come and go.
     gc.freeze()
     try:
-        if executor is None:
+        if executor is None or _inline(executor):
+            # each departure's text written as it is made: a block's, joined, would be copied once more
             texts = (
                 (graph.city, pairs, text)
                 for graph in graphs
@@ -265,6 +266,11 @@ def write_references(
         return _write(path, graphs, texts, progress=progress)
     finally:
         gc.unfreeze()
+
+
+def _inline(executor: Executor) -> bool:
+    """Whether ``executor`` runs every job in this process (the local one with one worker)."""
+    return getattr(executor, "kind", None) == "local" and getattr(executor, "workers", None) == 1
 
 
 def reference_texts(

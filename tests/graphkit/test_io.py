@@ -53,6 +53,24 @@ def test_write_references_covers_several_graphs(tmp_path):
     assert count == len(lines) == 10 * 9 + 52 * 51
 
 
+def test_one_inline_worker_writes_each_departure_as_made_not_blocks_of_jobs(tmp_path, monkeypatch):
+    """A job's block, joined into one text, would copy the output once more (and recompile each network)."""
+    import graphkit.io as io_module
+    from graphkit.executors import LocalExecutor
+
+    graphs = [graph_of(LOOP, LOOP_OVERLAY), city_graph("dubai")]
+    plain = write_references(tmp_path / "plain.jsonl", graphs, progress=False)
+
+    def no_jobs(job):
+        raise AssertionError("a job ran: the inline executor should stream the departures")
+
+    monkeypatch.setattr(io_module, "reference_block", no_jobs)
+    with LocalExecutor(1) as executor:
+        count = write_references(tmp_path / "inline.jsonl", graphs, progress=False, executor=executor)
+    assert count == plain == 10 * 9 + 52 * 51
+    assert (tmp_path / "inline.jsonl").read_bytes() == (tmp_path / "plain.jsonl").read_bytes()
+
+
 def test_an_interrupted_write_leaves_nothing_behind(tmp_path):
     target = tmp_path / "out.jsonl"
     target.write_text("old\n", encoding="utf-8")
