@@ -35,7 +35,7 @@ def add_executor_options(parser: argparse.ArgumentParser, *, local_workers: str 
     """
     from reasonmap.options import EXECUTORS
 
-    default = f"local: {local_workers}; ray: every CPU" if local_workers else "every CPU; 1: inline"
+    default = f"{local_workers}; every CPU on Ray" if local_workers else "every CPU; 1: inline"
     parser.add_argument("--executor", choices=EXECUTORS, default="local", help="a local process pool or a Ray cluster")
     parser.add_argument("--workers", type=int, help=f"processes, or Ray tasks at once (default: {default})")
     parser.add_argument("--ray-address", metavar="ADDR", help="the Ray cluster to join (default: start a local one)")

@@ -93,7 +93,8 @@ def cmd_references(args: argparse.Namespace) -> int:
     graphs = _graphs(args)
     if args.workers is None and args.executor == "local":
         # a local pool hands every byte of the text back to this process through a pipe, which costs more than
-        # making it (the 30 cities: 5.4 to 6.8 CPU s on two workers, 1.8 to 2.7 inline): --workers N asks for one
+        # making it (the 30 cities, back to back: 6.1 to 6.9 CPU s on two workers, 1.8 to 2.2 inline); --workers N
+        # still asks for a pool
         args = argparse.Namespace(**{**vars(args), "workers": 1})
     with executor_from(args) as executor:
         count = write_references(
@@ -211,7 +212,7 @@ def add_graph_commands(commands) -> None:
         help="references kept per pair at most (default: %(default)s)",
     )
     references.add_argument("--quiet", action="store_true", help="no progress bar")
-    add_executor_options(references, local_workers="1: inline, cheaper than a pool that hands the text back")
+    add_executor_options(references, local_workers="1, inline: a pool would hand the text back through pipes")
     references.set_defaults(run=cmd_references)
 
     lint = commands.add_parser("lint", help="doubtful spots of the Metro Data")
