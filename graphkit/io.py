@@ -254,7 +254,8 @@ def write_references(
     # otherwise re-scan them again and again while millions of routes come and go.
     gc.freeze()
     try:
-        if executor is None:
+        if executor is None or _inline(executor):
+            # each departure's text written as it is made: a block's, joined, would be copied once more
             texts = (
                 (graph.city, pairs, text)
                 for graph in graphs
@@ -265,6 +266,11 @@ def write_references(
         return _write(path, graphs, texts, progress=progress)
     finally:
         gc.unfreeze()
+
+
+def _inline(executor: Executor) -> bool:
+    """Whether ``executor`` runs every job in this process (the local one with one worker)."""
+    return getattr(executor, "kind", None) == "local" and getattr(executor, "workers", None) == 1
 
 
 def reference_texts(
@@ -416,6 +422,21 @@ def _write(
 
 
 def _progress(total: int, *, enabled: bool):
+    if not enabled:  # tqdm is not even imported (a twentieth of a second, more than the smaller cities take)
+        return _NoBar()
     from tqdm import tqdm
 
-    return tqdm(total=total, unit="pair", disable=not enabled, unit_scale=True, dynamic_ncols=True)
+    return tqdm(total=total, unit="pair", unit_scale=True, dynamic_ncols=True)
+
+
+class _NoBar:
+    """What :func:`_write` calls on a progress bar, doing nothing."""
+
+    def set_description(self, description: str, refresh: bool = True) -> None:
+        pass
+
+    def update(self, count: int) -> None:
+        pass
+
+    def close(self) -> None:
+        pass

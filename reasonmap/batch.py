@@ -22,18 +22,22 @@ if TYPE_CHECKING:
     from graphkit.overlays import Overlay
 
 
-def add_executor_options(parser: argparse.ArgumentParser) -> None:
+def add_executor_options(parser: argparse.ArgumentParser, *, local_workers: str | None = None) -> None:
     """Add the options that choose where a batch command's work runs (see :mod:`graphkit.executors`).
 
     Parameters
     ----------
     parser : argparse.ArgumentParser
         A command's parser.
+    local_workers : str, optional
+        The command's own default of ``--workers`` on the local executor, as its help says it (the command
+        applies it); otherwise every CPU.
     """
     from reasonmap.options import EXECUTORS
 
+    default = f"{local_workers}; every CPU on Ray" if local_workers else "every CPU; 1: inline"
     parser.add_argument("--executor", choices=EXECUTORS, default="local", help="a local process pool or a Ray cluster")
-    parser.add_argument("--workers", type=int, help="processes, or Ray tasks at once (default: every CPU; 1: inline)")
+    parser.add_argument("--workers", type=int, help=f"processes, or Ray tasks at once (default: {default})")
     parser.add_argument("--ray-address", metavar="ADDR", help="the Ray cluster to join (default: start a local one)")
 
 

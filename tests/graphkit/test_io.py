@@ -54,6 +54,38 @@ def test_write_references_covers_several_graphs(tmp_path):
     assert count == len(lines) == 10 * 9 + 52 * 51
 
 
+def test_one_inline_worker_writes_each_departure_as_made_not_blocks_of_jobs(tmp_path, monkeypatch):
+    """A job's block, joined into one text, would copy the output once more (and recompile each network)."""
+    import graphkit.io as io_module
+    from graphkit.executors import LocalExecutor
+
+    graphs = [graph_of(LOOP, LOOP_OVERLAY), city_graph("dubai")]
+    plain = write_references(tmp_path / "plain.jsonl", graphs, progress=False)
+
+    def no_jobs(job):
+        raise AssertionError("a job ran: the inline executor should stream the departures")
+
+    monkeypatch.setattr(io_module, "reference_block", no_jobs)
+    with LocalExecutor(1) as executor:
+        count = write_references(tmp_path / "inline.jsonl", graphs, progress=False, executor=executor)
+    assert count == plain == 10 * 9 + 52 * 51
+    assert (tmp_path / "inline.jsonl").read_bytes() == (tmp_path / "plain.jsonl").read_bytes()
+
+
+def test_references_without_a_progress_bar_do_not_import_tqdm(tmp_path):
+    script = (
+        "import sys\n"
+        "from graphkit import city_graph\n"
+        "from graphkit.io import write_references\n"
+        f"write_references({str(tmp_path / 'r.jsonl')!r}, [city_graph('miami')], progress=False)\n"
+        "print('tqdm' in sys.modules)\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    found = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=root, check=True)
+    assert found.stdout.strip() == "False"
+    assert len((tmp_path / "r.jsonl").read_bytes().splitlines()) == 23 * 22
+
+
 def test_an_interrupted_write_leaves_nothing_behind(tmp_path):
     target = tmp_path / "out.jsonl"
     target.write_text("old\n", encoding="utf-8")

@@ -99,6 +99,27 @@ def test_references_writes_one_record_per_ordered_pair(tmp_path, capsys):
     assert f"wrote {len(records)}" in err
 
 
+def test_references_run_inline_unless_workers_are_asked_for(tmp_path, capsys, monkeypatch):
+    """A pool hands the whole text back through pipes: dearer than making it, so the default is one worker."""
+    import graphkit.io as io_module
+
+    folder = tmp_path / "metro"
+    folder.mkdir()
+    (folder / "a.json").write_text(json.dumps({"L1": ["A", "B", "C"]}), encoding="utf-8")
+    (folder / "b.json").write_text(json.dumps({"L1": ["D", "E"], "L2": ["E", "F"]}), encoding="utf-8")
+
+    def jobs(graphs, executor, **options):  # the departures handed to the executor's workers
+        raise RuntimeError(f"a pool of {executor.workers} ran the departures")
+
+    monkeypatch.setattr(io_module, "reference_texts", jobs)
+    monkeypatch.setattr(os, "cpu_count", lambda: 4)  # a pool of 4 workers by the executors' own default
+    out = tmp_path / "refs.jsonl"
+    assert main(["references", "--metro-dir", str(folder), "--out", str(out), "--quiet"]) == 0
+    assert len(out.read_text(encoding="utf-8").splitlines()) == 3 * 2 + 3 * 2
+    with pytest.raises(RuntimeError, match="a pool of 2 ran"):
+        main(["references", "--metro-dir", str(folder), "--out", str(out), "--quiet", "--workers", "2"])
+
+
 def test_references_are_byte_identical_across_runs(tmp_path, capsys):
     first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
     for path in (first, second):
