@@ -1,7 +1,8 @@
 """The transit graph of a city, compiled to python-igraph.
 
-This module is the only one that touches igraph: it owns the mapping between
-station names and vertex ids and hands back names, segments and routes. The
+This module is the only one that searches with igraph (imported by
+:mod:`graphkit.igraph_import`): it owns the mapping between station names and
+vertex ids and hands back names, segments and routes. The
 graph's name queries (resolving and showing stations and lines) are
 :mod:`graphkit.graph_names`.
 
@@ -21,15 +22,14 @@ least-cost routes from a station are read back from the weights at its stops.
 from __future__ import annotations
 
 import math
-import sys
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from graphkit.errors import TransitError
 from graphkit.graph_names import StationNames
 from graphkit.identities import station_identities
+from graphkit.igraph_import import igraph_module, unimportable
 from graphkit.matching import NameIndex
 from graphkit.metro import MetroData
 from graphkit.overlays import Overlay, check_overlay
@@ -57,30 +57,6 @@ _HELD_STOPS = 20_000_000
 # rides (a line of L stops has L²) up to which the texts of hops are also kept in a table by ride (9 bytes
 # each): every network of lines of tens of stations; a line of thousands looks its hops up in the memo
 _RIDES_IN_TABLE = 4_000_000
-
-
-@contextmanager
-def _unimportable(name: str) -> Iterator[None]:
-    """``import name`` raises ImportError inside the block, unless the module is loaded already; after it,
-    the module imports as usual."""
-    if name in sys.modules:
-        yield
-        return
-    sys.modules[name] = None  # type: ignore[assignment]  # how the import system spells "not importable"
-    try:
-        yield
-    finally:
-        del sys.modules[name]
-
-
-def _igraph():
-    """igraph, imported when a graph is first searched (scoring reads names and lines only, and the import takes
-    a tenth of a second). ``import igraph`` imports ``matplotlib.pyplot`` for its drawing module (about a second),
-    though no graph here is drawn: without it, igraph's drawing helpers are placeholders."""
-    if "igraph" not in sys.modules:
-        with _unimportable("matplotlib"):
-            import igraph  # noqa: F401 (loaded into sys.modules)
-    return sys.modules["igraph"]
 
 
 def _index_or_end(options: tuple, value: object) -> int:
@@ -203,8 +179,8 @@ class TransitGraph(StationNames):
         if self._search is None:
             vertices, edges = self._search_edges
             stops = vertices - len(self.stations)
-            with _unimportable("numpy"):  # igraph imports it to ask whether the edges are an array: they are a list
-                graph = _igraph().Graph(n=vertices, edges=edges, directed=True)
+            with unimportable("numpy"):  # igraph imports it to ask whether the edges are an array: they are a list
+                graph = igraph_module().Graph(n=vertices, edges=edges, directed=True)
             graph.es["weight"] = [RIDE_WEIGHT] * stops + [0] * stops + [1] * (len(edges) - 2 * stops)
             self._search, self._search_edges = graph, None  # the edges live in igraph now
         return self._search
@@ -451,7 +427,7 @@ class TransitGraph(StationNames):
                     numpy.stack((self._ride_tails, self._ride_heads), axis=1),
                 )
             )
-            graph = _igraph().Graph(n=stops + len(shared), edges=edges.tolist(), directed=True)
+            graph = igraph_module().Graph(n=stops + len(shared), edges=edges.tolist(), directed=True)
             graph.es["weight"] = [RIDE_WEIGHT] * len(boarding) + [0] * len(boarding) + [1] * len(self._ride_tails)
             only_stop = numpy.zeros(n, dtype=numpy.int64)
             only_stop[stop_station] = numpy.arange(stops)  # a station's stop (its only one, where that matters)
