@@ -109,21 +109,30 @@ def block_routes(
         owner = after[which]
         order = _in_key_order(owner, rank[parent], segment_keys[segment])
         owner, parent, segment = owner[order], parent[order], segment[order]
-        group = numpy.ones(len(owner), dtype=bool)
-        group[1:] = owner[1:] != owner[:-1]
-        group_starts = numpy.flatnonzero(group)
-        sizes = numpy.diff(group_starts, append=len(owner))
-        if max_routes is not None and int(sizes.max()) > max_routes:
-            kept = numpy.arange(len(owner)) - numpy.repeat(group_starts, sizes) < max_routes
-            owner, parent, segment = owner[kept], parent[kept], segment[kept]
-            group_starts = numpy.flatnonzero(group[kept])
-            sizes = numpy.minimum(sizes, max_routes)
+        owner, parent, segment, group_starts, sizes = _cut(owner, parent, segment, max_routes)
         first[owner[group_starts]], count[owner[group_starts]] = total + group_starts, sizes
         rank = numpy.concatenate((rank, _ranks(rank[parent], segment_keys[segment])))
         owners.append(owner), parents.append(parent), segments.append(segment)
         levels.append(numpy.full(len(owner), level))
         total += len(owner)
     return _gather(rows, stations, *(numpy.concatenate(part) for part in (owners, parents, segments, levels)))
+
+
+def _cut(
+    owner: numpy.ndarray, parent: numpy.ndarray, segment: numpy.ndarray, max_routes: int | None
+) -> tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray, numpy.ndarray, numpy.ndarray]:
+    """New routes, grouped by owner cell in key order, cut to ``max_routes`` a cell; with each group's start
+    and size."""
+    group = numpy.ones(len(owner), dtype=bool)
+    group[1:] = owner[1:] != owner[:-1]
+    group_starts = numpy.flatnonzero(group)
+    sizes = numpy.diff(group_starts, append=len(owner))
+    if max_routes is not None and int(sizes.max()) > max_routes:
+        kept = numpy.arange(len(owner)) - numpy.repeat(group_starts, sizes) < max_routes
+        owner, parent, segment = owner[kept], parent[kept], segment[kept]
+        group_starts = numpy.flatnonzero(group[kept])
+        sizes = numpy.minimum(sizes, max_routes)
+    return owner, parent, segment, group_starts, sizes
 
 
 def _in_key_order(owner: numpy.ndarray, prefix: numpy.ndarray, key: numpy.ndarray) -> numpy.ndarray:
