@@ -102,7 +102,9 @@ def grid_layout(
     >>> len(set(layout.cells.values())) == len(layout.cells) == 23
     True
     """
-    import igraph  # the layout only: station names never leave this module as vertex ids
+    from graphkit.igraph_import import igraph_module
+
+    igraph = igraph_module()  # without matplotlib; the layout only: station names never leave it as vertex ids
 
     names = graph.stations
     n = len(names)
