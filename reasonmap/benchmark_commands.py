@@ -127,9 +127,9 @@ def cmd_score(args: argparse.Namespace) -> int:
     files = dict(out=args.out, report_dir=args.report)
     if args.explain:
         explained = explain_files(args.questions, args.predictions, variants=args.explain, settings=settings, **files)
-        first = explained.evaluations[args.explain[0]]
+        name, first = next(iter(explained.evaluations.items()))  # by the names the task resolved (plus's paper)
         _print_notes(first.notes)
-        report_skipped(first.problems, see=f"{args.report}/{args.explain[0]}/summary.json")
+        report_skipped(first.problems, see=f"{args.report}/{name}/summary.json")
         if not first.verdicts:
             return _nothing_scored(args, first.problems)
         print(explained.files[-1].read_text(encoding="utf-8"), end="")

@@ -295,6 +295,18 @@ def test_paper_is_the_former_name_of_the_plus_and_map_qa_toolkit_variant(plus_fi
     assert code == 2 and "mapqa scoring variant must be one of ['toolkit'], got 'official'" in err
 
 
+def test_explaining_plus_under_the_former_name_reports_under_the_present_one(plus_file, tmp_path, capsys):
+    # score --explain paper,official on a plus file: the first variant's report folder is toolkit
+    predictions = tmp_path / "oracle.jsonl"
+    assert run(capsys, "baseline", "oracle", "--questions", plus_file, "--out", predictions)[0] == 0
+    code, out, err = run(
+        capsys, "score", "--questions", plus_file, "--predictions", predictions, "--out", tmp_path / "s.jsonl",
+        "--report", tmp_path / "why", "--explain", "paper,official",
+    )  # fmt: skip
+    assert code == 0 and "explained 5 predictions" in err and "Traceback" not in err
+    assert sorted(path.name for path in (tmp_path / "why").iterdir() if path.is_dir()) == ["official", "toolkit"]
+
+
 def test_a_solver_the_task_lacks_is_one_line_naming_its_solvers(plus_file, tmp_path, capsys):
     code, _, err = run(capsys, "baseline", "echo", "--questions", plus_file, "--out", tmp_path / "p.jsonl")
     assert code == 2 and err.strip().count("\n") == 0
