@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from benchmarks.errors import InvalidRecord
 from benchmarks.harness_rows import harness_files
 from benchmarks.jsonl import Problem, write_jsonl
 from benchmarks.tasks import ReadOptions, detect_task, get_task, task_names
@@ -64,8 +65,10 @@ def convert_predictions(
         The rows skipped (and notes on how the files were read).
     """
     loaded: Mapping[str, Any] = {}
+    asked = None
     if questions is not None:
-        loaded = detect_task(questions).load(questions).questions
+        asked = detect_task(questions)
+        loaded = asked.load(questions).questions
     options = ReadOptions(model, kind, tuple(loaded), loaded, partial)
     tasks = [get_task(name) for name in task_names()]
     readers = [task for task in tasks if source in task.readers] or tasks[:1]  # none: the first names the choices
@@ -73,7 +76,13 @@ def convert_predictions(
     problems: list[Problem] = []
     for file in harness_files(path, source):
         task = next((task for task in readers if task.claims is not None and task.claims(Path(file), source)), None)
-        read, skipped = (task or readers[0]).reader(source)(file, options)
+        task = task or readers[0]
+        if asked is not None and asked.name != task.name:  # its rows would be checked against no question
+            raise InvalidRecord(
+                f"{file}: read as {task.name} predictions, but --questions {questions} holds {asked.name} questions;"
+                " pass the question file the predictions were made from"
+            )
+        read, skipped = task.reader(source)(file, options)
         rows.extend(read)
         problems.extend(skipped)
     return write_jsonl(out, rows), problems

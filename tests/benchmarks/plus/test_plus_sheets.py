@@ -139,3 +139,16 @@ def test_each_sheet_is_read_once(tmp_path, monkeypatch, columns):
     sheet.write_text(columns, encoding="utf-8")
     count, rows, problems = _convert(tmp_path, sheet)
     assert count == 1 and len(calls) == 1
+
+
+def test_a_sheet_is_refused_against_another_tasks_questions(tmp_path, questions):
+    # a plus sheet with route questions, a route sheet with plus questions: no row could be checked
+    route = tmp_path / "route.jsonl"
+    route.write_text(json.dumps({"id": "rome-0000", "city": "rome", "question_short": "q"}) + "\n", encoding="utf-8")
+    plus_sheet = _sheet(tmp_path, [_row(0, "TorF1", "no")])
+    with pytest.raises(InvalidRecord, match=r"read as plus predictions, but --questions .*route.jsonl holds route"):
+        convert_predictions(plus_sheet, "vlmevalkit", tmp_path / "p.jsonl", questions=route)
+    route_sheet = _sheet(tmp_path, [{"index": "rome-0000", "kind": "short", "prediction": "x"}], "m_ReasonMap.json")
+    with pytest.raises(InvalidRecord, match=r"read as route predictions, but --questions .*plus.jsonl holds plus"):
+        convert_predictions(route_sheet, "vlmevalkit", tmp_path / "p.jsonl", questions=questions)
+    assert not (tmp_path / "p.jsonl").exists()

@@ -206,7 +206,10 @@ def test_route_rows_matched_to_plus_questions_are_refused(tmp_path):
     plus = generate_plus_questions(city_graph("rome"), seed=0, per_type=1)
     rows = [[p.id, "short", "Route Name: Line A"] for p in plus]
     sheet = write_vlmevalkit_sheet(tmp_path / "m_ReasonMap.csv", rows, ("id", "kind", "prediction"))
-    with pytest.raises(InvalidRecord, match=rf"\.csv:2: a route answer matched to '{plus[0].id}', a PlusQuestion"):
+    # refused before any row is read: the sheet is read as route predictions, the file holds plus questions
+    with pytest.raises(
+        InvalidRecord, match=r"\.csv: read as route predictions, but --questions .*plus\.jsonl holds plus"
+    ):
         convert_predictions(sheet, "vlmevalkit", tmp_path / "p.jsonl", questions=_file(tmp_path, "plus.jsonl", plus))
 
 
