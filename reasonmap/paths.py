@@ -32,7 +32,9 @@ __all__ = [
     "REPORT_FILES",
     "INPUTS",
     "OverwriteRefused",
+    "EmptyPath",
     "check_paths",
+    "refuse_empty",
     "refuse_overwrite",
     "warn_incomplete_runs",
 ]
@@ -121,6 +123,10 @@ OUTPUTS: Mapping[str, tuple[Output, ...]] = {
 
 class OverwriteRefused(ReasonmapError, ValueError):
     """An output that would replace an input; the message names both options."""
+
+
+class EmptyPath(ReasonmapError, ValueError):
+    """An empty path given to a file or folder option; the message names the option."""
 
 
 def _flag(dest: str) -> str:
@@ -273,6 +279,30 @@ def check_paths(args: argparse.Namespace) -> list[str]:
     ------
     OverwriteRefused
         An output that is, or would write over, an input (see :func:`refuse_overwrite`).
+    EmptyPath
+        An empty path given to a file or folder option (see :func:`refuse_empty`).
     """
+    refuse_empty(args)
     refuse_overwrite(args)
     return warn_incomplete_runs(args)
+
+
+def refuse_empty(args: argparse.Namespace) -> None:
+    """Refuse an empty path given to a file or folder option (it would name the current folder).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Raises
+    ------
+    EmptyPath
+        ``--out: an empty path (it would name the current folder); name a file or folder``.
+    """
+    dests = dict.fromkeys([*INPUTS, "out", "report", *(output.dest for output in _outputs(args))])
+    for dest in dests:
+        value = getattr(args, dest, None)
+        for item in value if isinstance(value, list | tuple) else [value]:
+            if isinstance(item, str) and not item:
+                raise EmptyPath(f"{_flag(dest)}: an empty path (it would name the current folder); name one")

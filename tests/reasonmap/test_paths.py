@@ -291,3 +291,25 @@ def test_a_fifo_out_is_streamed_to_its_reader(files, tmp_path):
         json.loads(line)["id"] for line in files[1].read_text(encoding="utf-8").splitlines()
     ]
     assert [path.name for path in tmp_path.iterdir()] == ["rows"]
+
+
+@pytest.mark.parametrize(
+    "argv, flag",
+    [
+        (["references", "--city", "rome", "--out", ""], "--out"),
+        (["demo", "--out", ""], "--out"),
+        (["generate", "--cities", "rome", "--out", ""], "--out"),
+        (["predictions", "--from", "vlmevalkit", "", "--out", "p.jsonl"], "FILE"),
+    ],
+)
+def test_an_empty_path_is_refused_before_anything_is_written(argv, flag, tmp_path, monkeypatch, capsys):
+    # an empty path names the current folder: demo wrote into it, the others failed naming a temporary file
+    monkeypatch.chdir(tmp_path)
+    assert main(argv) == 2
+    assert (
+        capsys.readouterr()
+        .err.strip()
+        .splitlines()[-1]
+        .endswith(f"error: {flag}: an empty path (it would name the current folder); name one")
+    )
+    assert list(tmp_path.iterdir()) == []
