@@ -217,6 +217,14 @@ def _render_folder(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_route_questions(path: str) -> None:
+    """Refuse another task's question file: every answer would be left out, and an empty diagnosis written."""
+    from benchmarks.tasks import detect_task
+
+    if os.path.isfile(path) and (task := detect_task(path)).name != "route":
+        raise ValueError(f"--questions {path}: {task.name} questions; diagnose labels route answers (route questions)")
+
+
 def cmd_diagnose(args: argparse.Namespace) -> int:
     """``reasonmap diagnose``: label why each answer went wrong, with the map evidence behind it."""
     from graphkit.cities import CityGraphs
@@ -228,6 +236,7 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
     from vision.render import truth_path
 
     _check_cache(args)
+    _check_route_questions(args.questions)
     if (args.probes is None) != (args.probe_questions is None):
         raise ValueError("--probes and --probe-questions go together (the scored probes and the probes they answer)")
     if args.draw and os.path.exists(args.draw) and not os.path.isdir(args.draw):

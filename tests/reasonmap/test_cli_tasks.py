@@ -474,3 +474,16 @@ def test_the_help_texts_that_name_tasks_come_from_the_registry(capsys):
         name for name in task_names() if "per_type" in getattr(get_task(name).generation, "defaults", {})
     )
     assert per_type == "plus, probe" and f"--per-type PER_TYPE {per_type}: questions per type" in shown
+
+
+def test_diagnose_refuses_another_tasks_questions(capsys, plus_file, tmp_path):
+    # plus questions were read as route questions, none found: an empty diagnosis was written with exit 0
+    predictions = tmp_path / "p.jsonl"
+    assert main(["baseline", "oracle", "--questions", str(plus_file), "--out", str(predictions)]) == 0
+    assert main(["render", "--city", "rome", "--out", str(tmp_path / "rome.png")]) == 0
+    out = tmp_path / "diagnosis.jsonl"
+    argv = ["diagnose", "--questions", plus_file, "--predictions", predictions, "--map", tmp_path / "rome.png"]
+    code, _, err = run(capsys, *argv, "--city", "rome", "--truth", "--out", out, "--quiet")
+    assert code == 2 and not out.exists()
+    expected = f"--questions {plus_file}: plus questions; diagnose labels route answers (route questions)"
+    assert err.splitlines()[-1] == f"reasonmap diagnose: error: {expected}"
