@@ -280,6 +280,16 @@ def read_vlmevalkit(
 # -- Inspect ---------------------------------------------------------------------------------
 
 
+def _refuse_other_task(label: str, task: str) -> None:
+    """Refuse a log of the toolkit's Inspect task of another benchmark (``reasonmap/plus``): its samples are no
+    route answers, and each was skipped as of no kind."""
+    from benchmarks.tasks import task_names
+
+    name = task.removeprefix("reasonmap/")
+    if name != "route" and name in task_names():
+        raise InvalidRecord(f"{label}: a log of the Inspect task {task}; only reasonmap/route logs are read")
+
+
 def read_inspect_log(
     path: str | Path,
     *,
@@ -322,6 +332,7 @@ def read_inspect_log(
     """
     label = str(path)
     log, samples, problems = read_inspect_samples(path, partial=partial)
+    _refuse_other_task(label, str(log.eval.task))
     name = model or log.eval.model
     checks = RowChecks(questions)
     # alias mode renames the stations in the prompt: only the sample's metadata can be compared

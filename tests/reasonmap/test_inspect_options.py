@@ -162,6 +162,19 @@ def test_the_plus_task_checks_its_options_too(files, server, tmp_path, monkeypat
         assert server.hits() == 0
 
 
+def test_a_plus_log_is_refused_by_reasonmap_predictions(files, server, tmp_path, monkeypatch):
+    # its samples were read as route answers and skipped one by one ("cannot tell a short from a long answer"):
+    # 0 rows written, exit 0
+    from benchmarks.errors import InvalidRecord
+    from reasonmap.convert import convert_predictions
+
+    given = {"questions": str(files / "plus.jsonl"), "mode": "text-only"}
+    (log,) = _eval(server, tmp_path, "reasonmap/plus", given, monkeypatch)
+    assert log.status == "success"
+    with pytest.raises(InvalidRecord, match=r"a log of the Inspect task reasonmap/plus; only reasonmap/route logs"):
+        convert_predictions(log.location, "inspect", tmp_path / "p.jsonl")
+
+
 @pytest.mark.slow
 def test_inspect_eval_prints_one_line_and_no_traceback(files, tmp_path):
     """``inspect eval reasonmap/route -T pixel_budget=-5`` from the shell: Inspect's own command line, in a fresh
