@@ -459,9 +459,12 @@ def explain_files(
     """
     found = task_of(questions_path, settings.task)
     names = found.variant_names
-    variants = tuple(found.resolve_variant(name) for name in variants)  # former names too (plus's paper)
+    given_names, variants = list(variants), tuple(found.resolve_variant(name) for name in variants)  # plus's paper
     if found.explain is None or len(variants) != 2 or variants[0] == variants[1] or not set(variants) <= set(names):
-        raise ValueError(f"explain needs two different variants of {list(names)}, got {list(variants)}")
+        resolved = dict(zip(given_names, variants, strict=False))
+        former = [f"{name} is the former name of {now}" for name, now in resolved.items() if now != name]
+        said = f" ({', '.join(former)})" if former else ""
+        raise ValueError(f"explain needs two different variants of {list(names)}, got {given_names}{said}")
     out, report = Path(out), Path(report_dir)
     first = replace(settings, variant=variants[0])
     given = _given(found, first)

@@ -307,6 +307,17 @@ def test_explaining_plus_under_the_former_name_reports_under_the_present_one(plu
     assert sorted(path.name for path in (tmp_path / "why").iterdir() if path.is_dir()) == ["official", "toolkit"]
 
 
+def test_explaining_a_variant_against_its_former_name_says_so(plus_file, tmp_path, capsys):
+    # paper,toolkit is one variant twice; the error showed ['toolkit', 'toolkit'], neither as the user wrote it
+    predictions = tmp_path / "oracle.jsonl"
+    assert run(capsys, "baseline", "oracle", "--questions", plus_file, "--out", predictions)[0] == 0
+    code, _, err = run(
+        capsys, "score", "--questions", plus_file, "--predictions", predictions, "--out", tmp_path / "s.jsonl",
+        "--report", tmp_path / "why", "--explain", "paper,toolkit",
+    )  # fmt: skip
+    assert code == 2 and err.splitlines()[-1].endswith("got ['paper', 'toolkit'] (paper is the former name of toolkit)")
+
+
 def test_a_solver_the_task_lacks_is_one_line_naming_its_solvers(plus_file, tmp_path, capsys):
     code, _, err = run(capsys, "baseline", "echo", "--questions", plus_file, "--out", tmp_path / "p.jsonl")
     assert code == 2 and err.strip().count("\n") == 0
