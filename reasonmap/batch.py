@@ -387,11 +387,19 @@ def metro_files(folder: str | Path) -> list[Path]:
     Returns
     -------
     list of Path
+
+    Raises
+    ------
+    ValueError
+        ``folder`` is no folder, or holds no Metro Data file.
     """
     root = Path(folder)
     if not root.is_dir():
         raise ValueError(f"{root}: no such folder of Metro Data")
-    return [path for path in sorted(root.rglob("*.json")) if not path.name.endswith(".overlay.json")]
+    found = [path for path in sorted(root.rglob("*.json")) if not path.name.endswith(".overlay.json")]
+    if not found:  # an empty output would be written as if the folder held networks without pairs
+        raise ValueError(f"{root}: no Metro Data file (*.json, overlays aside) in this folder")
+    return found
 
 
 def map_files(folder: str | Path) -> list[tuple[str, Path]]:

@@ -120,6 +120,18 @@ def test_references_run_inline_unless_workers_are_asked_for(tmp_path, capsys, mo
         main(["references", "--metro-dir", str(folder), "--out", str(out), "--quiet", "--workers", "2"])
 
 
+@pytest.mark.parametrize("command", [["references", "--out", "refs.jsonl"], ["render", "--out", "maps"]])
+def test_a_metro_dir_without_metro_data_is_refused(tmp_path, capsys, monkeypatch, command):
+    # references wrote an empty file ("wrote 0 station pairs") with exit 0
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "metro").mkdir()
+    (tmp_path / "metro" / "a.overlay.json").write_text("{}", encoding="utf-8")  # an overlay is no network
+    assert main([*command, "--metro-dir", "metro", "--quiet"]) == 2
+    expected = "error: metro: no Metro Data file (*.json, overlays aside) in this folder"
+    assert capsys.readouterr().err.splitlines()[-1].endswith(expected)
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["metro"]
+
+
 def test_references_are_byte_identical_across_runs(tmp_path, capsys):
     first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
     for path in (first, second):
