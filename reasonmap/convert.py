@@ -13,7 +13,7 @@ from typing import Any
 
 from benchmarks.errors import InvalidRecord
 from benchmarks.harness_rows import harness_files
-from benchmarks.jsonl import Problem, write_jsonl
+from benchmarks.jsonl import Note, Problem, write_jsonl
 from benchmarks.tasks import ReadOptions, detect_task, get_task, task_names
 
 __all__ = ["convert_predictions"]
@@ -63,6 +63,12 @@ def convert_predictions(
         The rows written.
     problems : list of Problem
         The rows skipped (and notes on how the files were read).
+
+    Raises
+    ------
+    InvalidRecord
+        A file cannot be read, is read as another task's predictions than ``questions`` holds, or every row
+        was skipped (nothing is written).
     """
     loaded: Mapping[str, Any] = {}
     asked = None
@@ -85,4 +91,7 @@ def convert_predictions(
         read, skipped = task.reader(source)(file, options)
         rows.extend(read)
         problems.extend(skipped)
+    skipped = [problem for problem in problems if not isinstance(problem, Note)]
+    if not rows and skipped:  # an empty file would look like a harness run that asked nothing
+        raise InvalidRecord(f"nothing written: every row was skipped ({len(skipped)}; the first: {skipped[0]})")
     return write_jsonl(out, rows), problems

@@ -96,9 +96,9 @@ def test_a_row_that_cannot_be_read_is_skipped_unchecked(tmp_path, questions):
 
 
 def test_bad_cells_are_named_as_the_scorer_names_them(tmp_path):
-    rows = [_row(0, "TorF1", True), {**_row(1, "Counting2", "3"), "index": None}]
+    rows = [_row(0, "TorF1", True), {**_row(1, "Counting2", "3"), "index": None}, _row(1, "Counting2", "3")]
     count, written, problems = _convert(tmp_path, _sheet(tmp_path, rows))
-    assert count == 0
+    assert count == 1  # the good row (with none, nothing is written: see below)
     assert problems == [
         (1, "field 'response' must be a string, got bool"),
         (2, "field 'index' must be a question id, got None"),
@@ -152,3 +152,12 @@ def test_a_sheet_is_refused_against_another_tasks_questions(tmp_path, questions)
     with pytest.raises(InvalidRecord, match=r"read as route predictions, but --questions .*plus.jsonl holds plus"):
         convert_predictions(route_sheet, "vlmevalkit", tmp_path / "p.jsonl", questions=questions)
     assert not (tmp_path / "p.jsonl").exists()
+
+
+def test_a_sheet_whose_every_row_is_skipped_writes_nothing(tmp_path):
+    # an empty prediction file with exit 0 looked like a run that asked nothing
+    sheet = _sheet(tmp_path, ["a", "b"])
+    with pytest.raises(InvalidRecord, match=r"^nothing written: every row was skipped \(2; the first: .*:1: a row"):
+        convert_predictions(sheet, "vlmevalkit", tmp_path / "p.jsonl")
+    assert not (tmp_path / "p.jsonl").exists()
+    assert _convert(tmp_path, _sheet(tmp_path, []))[0] == 0  # a sheet of no rows: an empty file, as before
