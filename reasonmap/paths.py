@@ -35,6 +35,7 @@ __all__ = [
     "EmptyPath",
     "check_paths",
     "refuse_empty",
+    "refuse_misplaced",
     "refuse_overwrite",
     "warn_incomplete_runs",
 ]
@@ -126,7 +127,8 @@ class OverwriteRefused(ReasonmapError, ValueError):
 
 
 class EmptyPath(ReasonmapError, ValueError):
-    """An empty path given to a file or folder option; the message names the option."""
+    """An empty path given to a file or folder option, a file given as a folder output, or two outputs given
+    one path; the message names the option."""
 
 
 def _flag(dest: str) -> str:
@@ -283,8 +285,37 @@ def check_paths(args: argparse.Namespace) -> list[str]:
         An empty path given to a file or folder option (see :func:`refuse_empty`).
     """
     refuse_empty(args)
+    refuse_misplaced(args)
     refuse_overwrite(args)
     return warn_incomplete_runs(args)
+
+
+def refuse_misplaced(args: argparse.Namespace) -> None:
+    """Refuse a folder output given an existing file, and two outputs given one path.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Raises
+    ------
+    EmptyPath
+        ``--report r.json: a file, not a folder (the command writes a folder there)``, or
+        ``--out and --report name one path (same)``.
+    """
+    named: dict[str, str] = {}
+    for output in _outputs(args):
+        for path in _paths(args, output.dest):
+            folder = output.writes and not output.beside  # a file output may be a folder's too (render)
+            if folder and os.path.lexists(path) and not os.path.isdir(path):
+                raise EmptyPath(
+                    f"{_flag(output.dest)} {path}: a file, not a folder (the command writes a folder there)"
+                )
+            real = os.path.realpath(path)
+            if real in named and named[real] != output.dest:
+                raise EmptyPath(f"{_flag(named[real])} and {_flag(output.dest)} name one path ({path})")
+            named.setdefault(real, output.dest)
 
 
 def refuse_empty(args: argparse.Namespace) -> None:

@@ -313,3 +313,20 @@ def test_an_empty_path_is_refused_before_anything_is_written(argv, flag, tmp_pat
         .endswith(f"error: {flag}: an empty path (it would name the current folder); name one")
     )
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_file_given_as_a_folder_output_or_one_path_for_two_outputs_is_refused(files, tmp_path, capsys):
+    # --report FILE said "[Errno 17] File exists"; --out X --report X wrote the report, then failed on --out
+    questions, predictions = files
+    (tmp_path / "r.json").write_text("{}", encoding="utf-8")
+    argv = ["score", "--questions", questions, "--predictions", predictions, "--out", tmp_path / "s.jsonl"]
+    refused(
+        capsys,
+        [*argv, "--report", tmp_path / "r.json"],
+        f"reasonmap score: error: --report {tmp_path / 'r.json'}: a file, not a folder (the command writes a folder"
+        " there)",
+    )
+    same = tmp_path / "same"
+    argv = ["score", "--questions", questions, "--predictions", predictions, "--out", same, "--report", same]
+    refused(capsys, argv, f"reasonmap score: error: --out and --report name one path ({same})")
+    assert not same.exists() and (tmp_path / "r.json").read_text(encoding="utf-8") == "{}"

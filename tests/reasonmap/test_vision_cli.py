@@ -288,7 +288,7 @@ def test_diagnose_draw_must_name_a_folder(rendered, tmp_path, capsys):
         capsys, "diagnose", "--questions", tmp_path / "q.jsonl", "--predictions", tmp_path / "p.jsonl",
         "--map", rendered, "--truth", "--city", "rome", "--out", tmp_path / "d.jsonl", "--draw", tmp_path / "afile",
     )  # fmt: skip
-    assert code == 2 and "afile: not a folder" in err and not (tmp_path / "d.jsonl").exists()
+    assert code == 2 and "afile: a file, not a folder" in err and not (tmp_path / "d.jsonl").exists()
 
 
 def _diagnose_and_draw(capsys, rendered, tmp_path, draw):
