@@ -122,6 +122,10 @@ OUTPUTS: Mapping[str, tuple[Output, ...]] = {
 }
 
 
+#: The commands whose folder output may be one file instead (``export --format gtfs``, ``synth`` without --count).
+_FILE_OR_FOLDER = frozenset({"export", "synth"})
+
+
 class OverwriteRefused(ReasonmapError, ValueError):
     """An output that would replace an input; the message names both options."""
 
@@ -307,7 +311,8 @@ def refuse_misplaced(args: argparse.Namespace) -> None:
     named: dict[str, str] = {}
     for output in _outputs(args):
         for path in _paths(args, output.dest):
-            folder = output.writes and not output.beside  # a file output may be a folder's too (render)
+            # a file output may be a folder's too: render's map, export's feed (gtfs), synth's city.json
+            folder = output.writes and not output.beside and getattr(args, "command", "") not in _FILE_OR_FOLDER
             if folder and os.path.lexists(path) and not os.path.isdir(path):
                 raise EmptyPath(
                     f"{_flag(output.dest)} {path}: a file, not a folder (the command writes a folder there)"

@@ -330,3 +330,12 @@ def test_a_file_given_as_a_folder_output_or_one_path_for_two_outputs_is_refused(
     argv = ["score", "--questions", questions, "--predictions", predictions, "--out", same, "--report", same]
     refused(capsys, argv, f"reasonmap score: error: --out and --report name one path ({same})")
     assert not same.exists() and (tmp_path / "r.json").read_text(encoding="utf-8") == "{}"
+
+
+@pytest.mark.parametrize("argv", [["export", "--format", "gtfs", "--city", "rome"], ["synth", "--quiet"]])
+def test_an_output_that_may_be_a_file_is_not_refused_as_a_folder(argv, tmp_path, capsys):
+    # export --format gtfs writes FEED.zip, synth without --count city.json: an existing one is written over
+    out = tmp_path / ("feed.zip" if argv[0] == "export" else "city.json")
+    out.write_text("old", encoding="utf-8")
+    assert main([*argv, "--out", str(out)]) == 0
+    assert out.read_bytes() != b"old"
