@@ -220,9 +220,13 @@ def _render_folder(args: argparse.Namespace) -> int:
 def _check_route_questions(path: str) -> None:
     """Refuse another task's question file: every answer would be left out, and an empty diagnosis written."""
     from benchmarks.tasks import detect_task
+    from vision.diagnosis_report import DIAGNOSED_TASK
 
-    if os.path.isfile(path) and (task := detect_task(path)).name != "route":
-        raise ValueError(f"--questions {path}: {task.name} questions; diagnose labels route answers (route questions)")
+    if os.path.isfile(path) and (task := detect_task(path)).name != DIAGNOSED_TASK:
+        raise ValueError(
+            f"--questions {path}: {task.name} questions; diagnose labels {DIAGNOSED_TASK} answers"
+            f" ({DIAGNOSED_TASK} questions)"
+        )
 
 
 def cmd_diagnose(args: argparse.Namespace) -> int:

@@ -46,6 +46,7 @@ if TYPE_CHECKING:
 _ROWS_PER_JOB = 10_000
 
 __all__ = [
+    "DIAGNOSED_TASK",
     "DiagnosisRun",
     "prediction_row",
     "diagnose_predictions",
@@ -57,6 +58,9 @@ __all__ = [
     "summary_markdown",
     "summary_paths",
 ]
+
+#: The task whose answers a diagnosis labels (route answers, read with the route task's records).
+DIAGNOSED_TASK = "route"
 
 
 @dataclass(frozen=True, slots=True)
