@@ -22,6 +22,17 @@ if TYPE_CHECKING:
     from graphkit.overlays import Overlay
 
 
+def _workers(text: str) -> int:
+    """``--workers``: a positive integer (argparse names the option in its error)."""
+    try:
+        count = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if count < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {count}")
+    return count
+
+
 def add_executor_options(parser: argparse.ArgumentParser, *, local_workers: str | None = None) -> None:
     """Add the options that choose where a batch command's work runs (see :mod:`graphkit.executors`).
 
@@ -37,7 +48,7 @@ def add_executor_options(parser: argparse.ArgumentParser, *, local_workers: str 
 
     default = f"{local_workers}; every CPU on Ray" if local_workers else "every CPU; 1: inline"
     parser.add_argument("--executor", choices=EXECUTORS, default="local", help="a local process pool or a Ray cluster")
-    parser.add_argument("--workers", type=int, help=f"processes, or Ray tasks at once (default: {default})")
+    parser.add_argument("--workers", type=_workers, help=f"processes, or Ray tasks at once (default: {default})")
     parser.add_argument("--ray-address", metavar="ADDR", help="the Ray cluster to join (default: start a local one)")
 
 

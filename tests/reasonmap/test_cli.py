@@ -319,3 +319,13 @@ def test_python_dash_m_reasonmap_runs_the_command_and_exits_with_its_status(tmp_
     done = subprocess.run([sys.executable, "-m", "reasonmap", "route", "--city", "nowhere", "A", "B"],
                           capture_output=True, text=True)  # fmt: skip
     assert done.returncode == 2 and "nowhere" in done.stderr
+
+
+@pytest.mark.parametrize("given", ["0", "-2", "two"])
+def test_a_bad_workers_count_is_one_line_naming_the_option(capsys, tmp_path, given):
+    out = tmp_path / "refs.jsonl"
+    with pytest.raises(SystemExit) as stopped:
+        main(["references", "--city", "rome", "--out", str(out), "--workers", given])
+    err = capsys.readouterr().err
+    assert stopped.value.code == 2 and "argument --workers: expected a positive integer" in err
+    assert err.strip().splitlines()[-1].startswith("reasonmap references: error:") and not out.exists()
