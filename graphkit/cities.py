@@ -13,7 +13,7 @@ from pathlib import Path
 from graphkit.errors import UnknownCity, shorten
 from graphkit.graph import TransitGraph, compile_graph
 from graphkit.metro import MetroData, load_metro
-from graphkit.names import fold, pinyin_table
+from graphkit.names import fold, pinyin_table, unsafe_character
 from graphkit.overlays import Overlay, load_overlay, overlay_path_for
 
 __all__ = [
@@ -101,6 +101,9 @@ def city_path(name: str) -> Path:
     UnknownCity
         No embedded city has that name; the error lists the close ones.
     """
+    unsafe = unsafe_character(name)
+    if unsafe is not None:  # spaces do not matter, but a control character is no part of a name
+        raise UnknownCity(f"no embedded city named {shorten(name)!r}: it holds {unsafe}")
     catalogue = _catalogue()
     wanted = fold(name)
     for city, path in catalogue.items():

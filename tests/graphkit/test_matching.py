@@ -289,3 +289,13 @@ def test_a_city_spelt_with_two_letters_swapped_is_suggested():
     # (difflib's matching blocks, "mi" and one letter, fell under its 0.5 and suggested nothing)
     with pytest.raises(UnknownCity, match=r"did you mean miami\?"):
         city_path("maimi")
+
+
+@pytest.mark.parametrize("name", ["ro\nme", "rome\x1b[31m", "\u202erome"])
+def test_a_city_name_with_a_control_character_is_no_city(name):
+    # spaces do not matter in a city's name ("new york" is new_york), but a control character is no part of one
+    from graphkit.errors import UnknownCity
+
+    with pytest.raises(UnknownCity, match=r"it holds U\+"):
+        city_graph(name)
+    assert city_graph(" Rome ").city == "rome"
