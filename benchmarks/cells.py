@@ -155,8 +155,13 @@ def figure_text(value: Any) -> str:
     --------
     >>> figure_text(chr(9) + "=1+1") == chr(0xFFFD) + "=1+1", figure_text("two" + chr(10) + "lines")
     (True, 'two lines')
+    >>> figure_text(""), figure_text(" "), figure_text("_hidden")  # matplotlib's legend leaves these out
+    ("''", "' '", ' _hidden')
     """
-    return _one_line(str(value).replace("\t", "\x00"))
+    text = _one_line(str(value).replace("\t", "\x00"))
+    if not text.strip():
+        return repr(text)  # a blank name drawn as nothing could not be told from another
+    return " " + text if text.startswith("_") else text
 
 
 def markdown_code(value: Any) -> str:
