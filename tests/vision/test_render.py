@@ -8,7 +8,7 @@ import math
 
 import numpy
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from graphkit.cities import city_graph
@@ -279,6 +279,17 @@ def _networks():
 
 @settings(max_examples=12)
 @given(data=_networks(), seed=st.integers(0, 2**16), rotate=st.booleans(), size=st.sampled_from([None, 600, 1500]))
+@example(  # Glen Station, on 4 lines, has a 39 px marker: its leader starts 40 px from the centre (found in CI)
+    data={
+        "Line 1": ["Elm Station", "Port Station", "Glen Station", "Lake Station"],
+        "Line 2": ["Bay Station", "Pine Station", "Lake Station", "Ash Station", "Glen Station", "Port Station"],
+        "Line 3": ["Oak Station", "Glen Station", "Port Station"],
+        "Line 4": ["Oak Station", "Glen Station", "Port Station", "Bay Station", "Lake Station"],
+    },
+    seed=0,
+    rotate=False,
+    size=1500,
+)
 def test_random_networks_keep_the_truth_invariants(data, seed, rotate, size):
     graph = graph_of(data)
     rendered = render_map(graph, seed=seed, size=size, rotate_labels=rotate)
@@ -300,7 +311,8 @@ def _assert_unambiguous(rendered) -> None:
     for name, record in stations.items():
         if "leader" in record:
             (x0, y0), (x1, y1) = record["leader"][0], record["leader"][-1]
-            assert math.dist((x0, y0), (record["x"], record["y"])) < 40  # starts at its own marker's rim
+            # starts at its own marker's rim (a 4-line interchange's marker is 39 px: a fixed 40 was too tight)
+            assert math.dist((x0, y0), (record["x"], record["y"])) <= record["radius"] + 1.5
             bx0, by0, bx1, by1 = record["label_box"]
             assert bx0 <= x1 <= bx1 and by0 <= y1 <= by1  # and ends on its own label
             continue
