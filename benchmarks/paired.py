@@ -342,7 +342,8 @@ def spread_arrays(resampled: np.ndarray, level: float) -> tuple[np.ndarray, np.n
     and the number of finite resamples of each row.
 
     The same numbers, bit for bit, in less time and memory than numpy's ``quantile`` of each row: the rows are
-    sorted once, their kept resamples first, and each quantile
+    partitioned at the quantiles' order statistics (sorted, their kept resamples first, where some resamples
+    are not kept), and each quantile
     is numpy's ``linear`` one taken from them: the order statistics are the ones a partition finds, the virtual
     index ``(n - 1) q`` and the interpolation (``a + (b - a) g``, or ``b - (b - a)(1 - g)`` from ``g = 0.5``)
     are its own operations. The standard error is ``std(ddof=1)`` of the kept resamples in their order, the
@@ -364,11 +365,18 @@ def spread_arrays(resampled: np.ndarray, level: float) -> tuple[np.ndarray, np.n
                 chosen = np.flatnonzero(kept == size)
                 values = resampled[chosen] if size == width else resampled[chosen][finite[chosen]]
                 errors[chosen] = np.std(values.reshape(len(chosen), size), axis=1, ddof=1)
-    # nan sorts last, so a row's kept resamples are its first ones, in order (an infinite one is no kept one)
-    ordered = np.sort(resampled if finite.all() else np.where(finite, resampled, np.nan), axis=1)
     usable = np.flatnonzero(kept >= 2)
+    shares = ((1.0 - level) / 2.0, (1.0 + level) / 2.0)
+    if width >= 2 and full.all():
+        # every row keeps every resample: the same order statistics of each row, which a partition finds
+        # (the values a sort puts there) in less time than the sort
+        wanted = sorted({int(np.floor((width - 1) * share)) + step for share in shares for step in (0, 1)})
+        ordered = np.partition(resampled, wanted, axis=1)
+    else:
+        # nan sorts last, so a row's kept resamples are its first ones, in order (an infinite one is no kept one)
+        ordered = np.sort(resampled if finite.all() else np.where(finite, resampled, np.nan), axis=1)
     bounds = []
-    for share in ((1.0 - level) / 2.0, (1.0 + level) / 2.0):
+    for share in shares:
         found = np.full(rows, np.nan)
         virtual = (kept[usable] - 1) * np.array([share])  # below n - 1 and at least 0: no index to clip
         previous = np.floor(virtual)
