@@ -32,6 +32,7 @@ every resample gives the same figure (no variance: all right, all wrong),
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -262,7 +263,8 @@ def grouped_intervals(
     The same numbers as one :func:`intervals` call per group, digit for digit, in less time: each question's
     weights are drawn once for every group, the groups over one set of questions (every model's row, when
     the models answered the same questions) are one matrix product, and an answer that sits in several
-    groups is read once.
+    groups is read once. The batches of products run on up to four threads where the process may use as many
+    cores; the intervals are the same on any number.
 
     Parameters
     ----------
@@ -312,6 +314,7 @@ def grouped_intervals(
         of = {str(answer.id): str(map_of(answer)) for group in groups for answer in group}  # type: ignore[misc]
         maps = [of[name] for name in tally.names]
         weights["map"] = resampling_weights(tally.names, resamples=resamples, seed=seed, maps=maps)
+    jobs = []
     for (chosen_cluster, sharing, size), batch in _batches(tally, clusters).items():
         if size == 1:  # one question: no interval, nothing to resample
             for group in (group for chosen in batch for group in chosen):
@@ -320,14 +323,48 @@ def grouped_intervals(
                     found[group][specs[column].name] = Interval(1, None, None, None)
             continue
         step = max(1, _BATCH_ROWS // (size * sharing))
-        for part in range(0, len(batch), step):
-            _resampled(batch[part : part + step], specs, tally, weights[chosen_cluster], level, found)
+        jobs += [(batch[part : part + step], weights[chosen_cluster]) for part in range(0, len(batch), step)]
+    _run_batches(jobs, specs, tally, level, found)
     return [{spec.name: group[spec.name] for spec in specs if spec.name in group} for group in found]
 
 
 #: the questions' weights one batch of :func:`_resampled` gathers at most (rows of resamples): its temporaries
 #: stay a few megabytes, fresh memory the kernel need not map for each
 _BATCH_ROWS = 256
+
+
+#: threads that resample batches at once at most: numpy's products, partitions and sums release the interpreter
+#: lock, and each batch writes only its own groups' intervals, so any number gives the same ones
+_MAX_THREADS = 4
+
+
+def _run_batches(
+    jobs: list[tuple[list[list[int]], np.ndarray]],
+    specs: Sequence[MetricSpec],
+    tally: _Tally,
+    level: float,
+    found: list[dict[str, Interval]],
+) -> None:
+    """:func:`_resampled` of every batch, on up to :data:`_MAX_THREADS` threads (one per available core)."""
+    threads = min(_MAX_THREADS, _cores(), len(jobs))
+    if threads <= 1:
+        for batch, weights in jobs:
+            _resampled(batch, specs, tally, weights, level, found)
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(threads) as pool:
+        # consumed in order: a batch's error is raised here, as without threads
+        for _ in pool.map(lambda job: _resampled(job[0], specs, tally, job[1], level, found), jobs):
+            pass
+
+
+def _cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
 
 
 def _batches(tally: _Tally, clusters: Sequence[str]) -> dict[tuple[str, int, int], list[list[int]]]:

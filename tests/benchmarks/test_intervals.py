@@ -193,6 +193,34 @@ def test_spreads_of_many_rows_are_each_rows_spread():
         _spreads(rows, 1.0)
 
 
+def test_spreads_of_rows_that_keep_every_resample_are_numpys_quantiles():
+    # every resample kept: the order statistics come from a partition, not a sort; rows with ties (rounded),
+    # constant rows and resample counts whose quantiles fall between two order statistics (2000) or on one (201)
+    rng = np.random.default_rng(3)
+    for width in (2000, 201, 2):
+        rows = rng.random((12, width)) * 40
+        rows[::3] = np.round(rows[::3])
+        rows[5] = 7.0
+        for level in (0.95, 0.9, 0.5):
+            assert _spreads(rows, level) == [_spread(row, level) for row in rows]
+            low, high = np.quantile(rows, [(1 - level) / 2, (1 + level) / 2], axis=1)
+            assert [(found["low"], found["high"]) for found in _spreads(rows, level)] == list(zip(low, high))
+
+
+def test_intervals_are_the_same_on_one_thread_or_several(monkeypatch):
+    # batches run on up to 4 threads where the cores allow; each writes only its own groups' intervals
+    import benchmarks.intervals as module
+
+    rng = random.Random(11)
+    answers = [SimpleNamespace(id=f"q{i % 90}", correct=rng.randint(0, 1), weight=1.0) for i in range(400)]
+    groups = [answers[start : start + size] for size in (3, 7, 20, 60) for start in range(0, 300, size)]
+    monkeypatch.setattr(module, "_cores", lambda: 1)
+    alone = grouped_intervals([WEIGHTED], groups)
+    monkeypatch.setattr(module, "_cores", lambda: 4)
+    assert repr(grouped_intervals([WEIGHTED], groups)) == repr(alone)
+    assert sum(bool(found) and found["accuracy"].low is not None for found in alone) > 100
+
+
 def test_spreads_leave_infinite_resamples_out_as_nan_ones():
     # an infinite resampled figure (a weight summing to zero under a nonzero numerator) is dropped like nan:
     # the kept 1, 3, 2 and 5 sort to 1, 2, 3, 5; at level 0.5 numpy's linear quantiles sit at virtual indexes
