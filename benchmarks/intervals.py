@@ -353,10 +353,15 @@ def _run_batches(
         return
     from concurrent.futures import ThreadPoolExecutor
 
-    with ThreadPoolExecutor(threads) as pool:
+    pool = ThreadPoolExecutor(threads)
+    try:
         # consumed in order: a batch's error is raised here, as without threads
         for _ in pool.map(lambda job: _resampled(job[0], specs, tally, job[1], level, found), jobs):
             pass
+    finally:
+        # after an error or Ctrl-C, even one that came while the batches were being handed out, the batches
+        # not yet started are dropped, not waited for
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _cores() -> int:

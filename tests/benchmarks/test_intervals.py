@@ -221,6 +221,33 @@ def test_intervals_are_the_same_on_one_thread_or_several(monkeypatch):
     assert sum(bool(found) and found["accuracy"].low is not None for found in alone) > 100
 
 
+def test_an_interrupted_bootstrap_runs_no_more_batches(monkeypatch):
+    # Ctrl-C while the threads work (SIGINT, which Python raises in the main thread, waiting for a batch): it
+    # reaches the caller, and the batches not yet started are dropped rather than run to the end first
+    import os
+    import signal
+    import time
+
+    import benchmarks.intervals as module
+
+    started = []
+
+    def batch(*args):
+        started.append(args)
+        if len(started) == 1:
+            os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.05)
+
+    answers = [SimpleNamespace(id=f"q{i}", correct=i % 2, weight=1.0) for i in range(200)]
+    groups = [answers[start : start + 2] for start in range(0, 200, 2)]  # 100 groups of 2: 100 batches' work
+    monkeypatch.setattr(module, "_cores", lambda: 2)
+    monkeypatch.setattr(module, "_BATCH_ROWS", 1)  # a group a batch
+    monkeypatch.setattr(module, "_resampled", batch)
+    with pytest.raises(KeyboardInterrupt):
+        grouped_intervals([WEIGHTED], groups)
+    assert len(started) < 20
+
+
 def test_spreads_leave_infinite_resamples_out_as_nan_ones():
     # an infinite resampled figure (a weight summing to zero under a nonzero numerator) is dropped like nan:
     # the kept 1, 3, 2 and 5 sort to 1, 2, 3, 5; at level 0.5 numpy's linear quantiles sit at virtual indexes
