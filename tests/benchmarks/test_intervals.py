@@ -221,6 +221,34 @@ def test_intervals_are_the_same_on_one_thread_or_several(monkeypatch):
     assert sum(bool(found) and found["accuracy"].low is not None for found in alone) > 100
 
 
+def test_large_batches_run_on_fewer_threads(monkeypatch):
+    # many resamples make each batch's gathered weights large: the threads that may hold them at once are
+    # limited by memory (here 36 questions × 2,000 resamples × 8 bytes = 576,000 bytes a batch, the budget one
+    # and a half batches: no thread beside the caller's), and the intervals stay the same
+    import threading
+
+    import benchmarks.intervals as module
+
+    ran_on = set()
+    original = module._resampled
+
+    def batch(*args):
+        ran_on.add(threading.get_ident())
+        return original(*args)
+
+    answers = [SimpleNamespace(id=f"q{i % 40}", correct=i % 3 == 0, weight=1.0) for i in range(400)]
+    groups = [[a for a in answers if int(a.id[1:]) % 10 != k] for k in range(10)]  # 10 sets of 36 questions
+    monkeypatch.setattr(module, "_cores", lambda: 4)
+    monkeypatch.setattr(module, "_BATCH_ROWS", 1)  # a set a batch
+    monkeypatch.setattr(module, "_resampled", batch)
+    threaded = grouped_intervals([WEIGHTED], groups)
+    assert ran_on and threading.get_ident() not in ran_on  # the pool's threads ran them
+    ran_on.clear()
+    monkeypatch.setattr(module, "_THREAD_BYTES", 36 * 2000 * 8 * 3 // 2)
+    assert repr(grouped_intervals([WEIGHTED], groups)) == repr(threaded)
+    assert ran_on == {threading.get_ident()}  # the caller's thread alone
+
+
 def test_an_interrupted_bootstrap_runs_no_more_batches(monkeypatch):
     # Ctrl-C while the threads work (SIGINT, which Python raises in the main thread, waiting for a batch): it
     # reaches the caller, and the batches not yet started are dropped rather than run to the end first
