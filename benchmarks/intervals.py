@@ -264,7 +264,7 @@ def grouped_intervals(
     weights are drawn once for every group, the groups over one set of questions (every model's row, when
     the models answered the same questions) are one matrix product, and an answer that sits in several
     groups is read once. The batches of products run on up to four threads where the process may use as many
-    cores; the intervals are the same on any number.
+    cores (fewer where many resamples make a batch's weights large); the intervals are the same on any number.
 
     Parameters
     ----------
