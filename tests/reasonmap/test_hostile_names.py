@@ -204,3 +204,30 @@ def test_results_resolution_and_diagnosis_tables_hold_the_name_in_one_cell(name)
     _check_markdown(resolution_markdown({"budgets": [1000], "curves": [curve]}))
     diagnosis = Diagnosis("q1", name, "short", "correct", "correct", {}, name)  # the city too
     _check_markdown(summary_markdown(summarize([diagnosis])))
+
+
+@pytest.mark.parametrize("task", ["plus", "probe", "mapqa"])
+def test_the_other_tasks_reports_and_leaderboards_hold_each_name_in_one_cell(task, tmp_path, monkeypatch):
+    # the same names as every other task's models: its table.md, and a leaderboard of its run (Markdown and CSV)
+    from benchmarks.tasks import get_task
+    from tests.benchmarks.test_common import FIXTURES, _questions
+
+    monkeypatch.chdir(tmp_path)
+    loaded, record = _questions(task), get_task(task)
+    questions = FIXTURES.get(task, tmp_path / "q.jsonl")
+    if task not in FIXTURES:
+        write_jsonl(questions, list(loaded.questions.values()))
+    rows = [
+        {"id": prompt.id, "model": model, "question": prompt.kind, "response": "yes", "tokens": 3}
+        for model in HOSTILE
+        for question in loaded.questions.values()
+        for prompt in record.prompts(question)
+    ]
+    write_jsonl(tmp_path / "p.jsonl", rows)
+    command = ["score", "--questions", str(questions), "--predictions", "p.jsonl", "--out", "s.jsonl"]
+    assert main([*command, "--report", "=run", "--quiet"]) == 0
+    _check_markdown((tmp_path / "=run" / "table.md").read_text(encoding="utf-8"))
+    assert main(["leaderboard", "=run", "--out", "board", "--quiet"]) == 0
+    _check_markdown((tmp_path / "board" / "leaderboard.md").read_text(encoding="utf-8"))
+    board = _check_csv((tmp_path / "board" / "leaderboard.csv").read_text(encoding="utf-8"))
+    assert len({row["model"] for row in board}) == len(HOSTILE)  # no name merged into another or split
