@@ -7,8 +7,8 @@ models answering 22,876 answers over 1,634 questions of 30 cities, drawn as its 
 :func:`benchmarks.reasonmap.report.summarize` on them, and within it the calls of ``grouped_intervals``
 (the bootstrap: its draws and matrix products), the best of ``--repeat`` runs, in CPU seconds of this
 process (``summary_cpu_seconds``, ``bootstrap_cpu_seconds``: every thread's) and in wall seconds
-(``summary_seconds``, ``bootstrap_seconds``: the bootstrap's batches run on ``threads`` threads, one per
-core the process may use, at most four; the best run is the fastest by the wall). It reads only what every
+(``summary_seconds``, ``bootstrap_seconds``: the bootstrap's batches run on up to ``threads`` threads, one
+per core the process may use, at most four; the best run is the fastest by the wall). It reads only what every
 version of the report has, so run as a file with another checkout first on ``PYTHONPATH`` it times that
 checkout's bootstrap on the same verdicts (back to back, under the same load). The last line printed is one
 JSON object.
@@ -86,7 +86,8 @@ def measure(models: int, questions: int, answers: int, repeat: int, seed: int) -
 
 
 def _threads() -> int:
-    """The threads the bootstrap's batches run on (none where the checkout timed has no such limit: 1)."""
+    """The most threads the bootstrap's batches may run on here (fewer where a batch's weights are large; 1 for
+    a checkout timed that has no threads)."""
     import benchmarks.intervals as intervals
 
     limit, cores = getattr(intervals, "_MAX_THREADS", None), getattr(intervals, "_cores", None)
